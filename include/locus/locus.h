@@ -1,0 +1,19 @@
+/* Locus: moves computation to data. One header that includes every part. */
+#ifndef LOCUS_H
+#define LOCUS_H
+
+#define LOCUS_VERSION_STRING "0.1.0"
+#define LOCUS_VERSION_MAJOR 0
+#define LOCUS_VERSION_MINOR 1
+#define LOCUS_VERSION_PATCH 0
+
+#include "locus/error.h"
+#include "locus/log.h"
+#include "locus/rng.h"
+#include "locus/heap.h"
+#include "locus/platform.h"
+#include "locus/dataset.h"
+#include "locus/locality.h"
+#include "locus/place.h"
+
+#endif

@@ -1,0 +1,297 @@
+/* Catalogs: hosts, datasets, chunks and the problems a source reported. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "locus/dataset.h"
+#include "locus/platform.h"
+
+struct catalog_priv {
+	size_t hosts_cap, datasets_cap, problems_cap;
+	size_t *chunks_cap; /* per dataset */
+	struct locus__strmap host_index;
+	struct locus__strmap dataset_index;
+};
+
+int locus_catalog_create(struct locus_catalog **out)
+{
+	struct locus_catalog *cat = calloc(1, sizeof *cat);
+	struct catalog_priv *pv = calloc(1, sizeof *pv);
+	if (!cat || !pv) {
+		free(cat);
+		free(pv);
+		*out = NULL;
+		return LOCUS_ENOMEM;
+	}
+	locus__strmap_init(&pv->host_index);
+	locus__strmap_init(&pv->dataset_index);
+	cat->priv = pv;
+	*out = cat;
+	return 0;
+}
+
+void locus_catalog_destroy(struct locus_catalog *cat)
+{
+	if (!cat)
+		return;
+	struct catalog_priv *pv = cat->priv;
+	for (size_t i = 0; i < cat->n_hosts; i++) {
+		free(cat->hosts[i].name);
+		free(cat->hosts[i].rack);
+	}
+	free(cat->hosts);
+	for (size_t d = 0; d < cat->n_datasets; d++) {
+		struct locus_dataset *ds = &cat->datasets[d];
+		for (size_t c = 0; c < ds->n_chunks; c++)
+			free(ds->chunks[c].replicas);
+		free(ds->chunks);
+		free(ds->name);
+	}
+	free(cat->datasets);
+	for (size_t i = 0; i < cat->n_problems; i++)
+		free(cat->problems[i].detail);
+	free(cat->problems);
+	free(pv->chunks_cap);
+	locus__strmap_fini(&pv->host_index);
+	locus__strmap_fini(&pv->dataset_index);
+	free(pv);
+	free(cat);
+}
+
+long locus_catalog_add_host(struct locus_catalog *cat, const char *name,
+			    const char *rack)
+{
+	struct catalog_priv *pv = cat->priv;
+	size_t id;
+	if (!name || !*name)
+		return LOCUS_EINVAL;
+	if (locus__strmap_get(&pv->host_index, name, &id)) {
+		struct locus_host *h = &cat->hosts[id];
+		if (!h->rack && rack && *rack) {
+			h->rack = locus__strdup(rack);
+			if (!h->rack)
+				return LOCUS_ENOMEM;
+		}
+		return (long)id;
+	}
+	if (locus__grow(&cat->hosts, &pv->hosts_cap, cat->n_hosts + 1, sizeof *cat->hosts))
+		return LOCUS_ENOMEM;
+	struct locus_host *h = &cat->hosts[cat->n_hosts];
+	h->name = locus__strdup(name);
+	h->rack = rack && *rack ? locus__strdup(rack) : NULL;
+	if (!h->name || (rack && *rack && !h->rack) ||
+	    locus__strmap_put(&pv->host_index, name, cat->n_hosts)) {
+		free(h->name);
+		free(h->rack);
+		return LOCUS_ENOMEM;
+	}
+	return (long)cat->n_hosts++;
+}
+
+long locus_catalog_find_host(const struct locus_catalog *cat, const char *name)
+{
+	const struct catalog_priv *pv = cat->priv;
+	size_t id;
+	if (!name)
+		return -1;
+	if (locus__strmap_get(&pv->host_index, name, &id))
+		return (long)id;
+	for (size_t i = 0; i < cat->n_hosts; i++)
+		if (locus_host_match(cat->hosts[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+static int valid_name(const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+long locus_catalog_add_dataset(struct locus_catalog *cat, const char *name)
+{
+	struct catalog_priv *pv = cat->priv;
+	if (!valid_name(name))
+		return LOCUS_EINVAL;
+	if (locus__strmap_get(&pv->dataset_index, name, NULL))
+		return LOCUS_EEXIST;
+	size_t cap = pv->datasets_cap;
+	if (locus__grow(&cat->datasets, &pv->datasets_cap, cat->n_datasets + 1,
+			sizeof *cat->datasets))
+		return LOCUS_ENOMEM;
+	if (pv->datasets_cap != cap) {
+		size_t *cc = locus__reallocarray(pv->chunks_cap, pv->datasets_cap,
+						 sizeof *cc);
+		if (!cc)
+			return LOCUS_ENOMEM;
+		pv->chunks_cap = cc;
+	}
+	struct locus_dataset *ds = &cat->datasets[cat->n_datasets];
+	memset(ds, 0, sizeof *ds);
+	ds->name = locus__strdup(name);
+	if (!ds->name || locus__strmap_put(&pv->dataset_index, name, cat->n_datasets)) {
+		free(ds->name);
+		return LOCUS_ENOMEM;
+	}
+	pv->chunks_cap[cat->n_datasets] = 0;
+	return (long)cat->n_datasets++;
+}
+
+long locus_catalog_find_dataset(const struct locus_catalog *cat, const char *name)
+{
+	const struct catalog_priv *pv = cat->priv;
+	size_t id;
+	if (name && locus__strmap_get(&pv->dataset_index, name, &id))
+		return (long)id;
+	return -1;
+}
+
+long locus_catalog_add_chunk(struct locus_catalog *cat, size_t d,
+			     uint64_t length, const uint32_t *replicas,
+			     uint32_t n_replicas, uint32_t flags)
+{
+	struct catalog_priv *pv = cat->priv;
+	if (d >= cat->n_datasets)
+		return LOCUS_EINVAL;
+	struct locus_dataset *ds = &cat->datasets[d];
+	if (length > UINT64_MAX - ds->size)
+		return LOCUS_ERANGE;
+	for (uint32_t i = 0; i < n_replicas; i++) {
+		if (replicas[i] >= cat->n_hosts)
+			return LOCUS_EINVAL;
+		for (uint32_t j = 0; j < i; j++)
+			if (replicas[i] == replicas[j])
+				return LOCUS_EINVAL;
+	}
+	if (locus__grow(&ds->chunks, &pv->chunks_cap[d], ds->n_chunks + 1,
+			sizeof *ds->chunks))
+		return LOCUS_ENOMEM;
+	struct locus_chunk *c = &ds->chunks[ds->n_chunks];
+	c->replicas = locus__calloc(n_replicas, sizeof *c->replicas);
+	if (!c->replicas)
+		return LOCUS_ENOMEM;
+	if (n_replicas)
+		memcpy(c->replicas, replicas, n_replicas * sizeof *replicas);
+	c->n_replicas = n_replicas;
+	c->offset = ds->size;
+	c->length = length;
+	c->flags = flags | (n_replicas ? 0 : LOCUS_CHUNK_MISSING);
+	ds->size += length;
+	return (long)ds->n_chunks++;
+}
+
+int locus_catalog_add_problem(struct locus_catalog *cat, size_t ds,
+			      size_t chunk, uint32_t flags, const char *detail)
+{
+	struct catalog_priv *pv = cat->priv;
+	if (locus__grow(&cat->problems, &pv->problems_cap, cat->n_problems + 1,
+			sizeof *cat->problems))
+		return LOCUS_ENOMEM;
+	struct locus_problem *p = &cat->problems[cat->n_problems];
+	p->dataset = ds;
+	p->chunk = chunk;
+	p->flags = flags;
+	p->detail = locus__strdup(detail ? detail : "");
+	if (!p->detail)
+		return LOCUS_ENOMEM;
+	cat->n_problems++;
+	return 0;
+}
+
+int locus_catalog_merge(struct locus_catalog *dst, const struct locus_catalog *src,
+			struct locus_error *err)
+{
+	for (size_t d = 0; d < src->n_datasets; d++)
+		if (locus_catalog_find_dataset(dst, src->datasets[d].name) >= 0)
+			return locus__err(err, LOCUS_EEXIST, NULL, 0, 0,
+					  "dataset \"%s\" is described by two sources",
+					  src->datasets[d].name);
+	/* Hosts first, so chunk replica ids can be translated. */
+	uint32_t *map = locus__calloc(src->n_hosts, sizeof *map);
+	uint32_t *reps = NULL;
+	size_t reps_cap = 0;
+	int rc = 0;
+	if (!map)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t h = 0; h < src->n_hosts && !rc; h++) {
+		long id = locus_catalog_add_host(dst, src->hosts[h].name, src->hosts[h].rack);
+		if (id < 0)
+			rc = (int)id;
+		else
+			map[h] = (uint32_t)id;
+	}
+	size_t base = dst->n_datasets;
+	for (size_t d = 0; d < src->n_datasets && !rc; d++) {
+		const struct locus_dataset *s = &src->datasets[d];
+		long nd = locus_catalog_add_dataset(dst, s->name);
+		if (nd < 0) {
+			rc = (int)nd;
+			break;
+		}
+		dst->datasets[nd].flags = s->flags;
+		for (size_t c = 0; c < s->n_chunks && !rc; c++) {
+			const struct locus_chunk *ch = &s->chunks[c];
+			if (locus__grow(&reps, &reps_cap, ch->n_replicas + 1, sizeof *reps)) {
+				rc = LOCUS_ENOMEM;
+				break;
+			}
+			for (uint32_t r = 0; r < ch->n_replicas; r++)
+				reps[r] = map[ch->replicas[r]];
+			long ci = locus_catalog_add_chunk(dst, (size_t)nd, ch->length, reps,
+							  ch->n_replicas, ch->flags);
+			if (ci < 0)
+				rc = (int)ci;
+		}
+	}
+	for (size_t i = 0; i < src->n_problems && !rc; i++) {
+		const struct locus_problem *p = &src->problems[i];
+		rc = locus_catalog_add_problem(dst, base + p->dataset, p->chunk, p->flags,
+					       p->detail);
+	}
+	free(map);
+	free(reps);
+	if (rc)
+		return locus__err(err, rc, NULL, 0, 0, "cannot merge catalogs: %s",
+				  locus_strerror(rc));
+	return 0;
+}
+
+int locus_chunk_on_host(const struct locus_chunk *c, uint32_t host)
+{
+	for (uint32_t i = 0; i < c->n_replicas; i++)
+		if (c->replicas[i] == host)
+			return 1;
+	return 0;
+}
+
+long locus_dataset_find_offset(const struct locus_dataset *ds, uint64_t offset)
+{
+	size_t lo = 0, hi = ds->n_chunks;
+	if (offset >= ds->size)
+		return -1;
+	/* Chunks are contiguous and sorted: find the last one starting at or
+	 * before `offset`, skipping empty chunks. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ds->chunks[mid].offset + ds->chunks[mid].length <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ds->n_chunks ? (long)lo : -1;
+}
+
+void locus_catalog_replica_counts(const struct locus_catalog *cat, size_t *counts)
+{
+	memset(counts, 0, cat->n_hosts * sizeof *counts);
+	for (size_t d = 0; d < cat->n_datasets; d++)
+		for (size_t c = 0; c < cat->datasets[d].n_chunks; c++) {
+			const struct locus_chunk *ch = &cat->datasets[d].chunks[c];
+			for (uint32_t r = 0; r < ch->n_replicas; r++)
+				counts[ch->replicas[r]]++;
+		}
+}

@@ -1,0 +1,80 @@
+/*
+ * Names shared inside the library (locus__ prefix), not installed.
+ */
+#ifndef LOCUS_INTERNAL_H
+#define LOCUS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "locus/error.h"
+#include "locus/log.h"
+
+/* Fills `err` (may be NULL) and returns `code`, so readers can write
+ * `return locus__err(err, LOCUS_EPARSE, file, line, col, "expected ...")`.
+ * `file` may be NULL, `line`/`col` 0 when they do not apply. */
+int locus__err(struct locus_error *err, int code, const char *file, long line,
+	       long col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Allocation helpers that return NULL on overflow as on failure. */
+void *locus__calloc(size_t n, size_t size);
+void *locus__reallocarray(void *p, size_t n, size_t size);
+char *locus__strdup(const char *s);
+char *locus__strndup(const char *s, size_t n);
+
+/* Grows *array (of *cap elements of `size` bytes) so it holds at least
+ * `need` elements. Returns 0 or LOCUS_ENOMEM. */
+int locus__grow(void *array, size_t *cap, size_t need, size_t size);
+
+/* Open-addressing map from strings (copied) to size_t values. */
+struct locus__strmap {
+	char **keys;
+	size_t *vals;
+	size_t cap;   /* power of two or 0 */
+	size_t count;
+};
+void locus__strmap_init(struct locus__strmap *m);
+void locus__strmap_fini(struct locus__strmap *m);
+/* Inserts or replaces. Returns 0 or LOCUS_ENOMEM. */
+int locus__strmap_put(struct locus__strmap *m, const char *key, size_t val);
+/* Returns 1 and sets *val when found, else 0. */
+int locus__strmap_get(const struct locus__strmap *m, const char *key, size_t *val);
+
+/* Growable byte buffer (always NUL-terminated when data != NULL). */
+struct locus__buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+int locus__buf_append(struct locus__buf *b, const char *s, size_t n);
+int locus__buf_printf(struct locus__buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void locus__buf_fini(struct locus__buf *b);
+
+/* Line iteration over a text buffer: sets *line and *len to the next line
+ * without its "\n" or "\r\n" and advances *pos. Returns 0 at the end. */
+int locus__next_line(const char *text, size_t size, size_t *pos,
+		     const char **line, size_t *len);
+
+/* Parses an unsigned decimal integer at s[0..n): all characters must be
+ * digits, at least one, no overflow. Returns 0 or LOCUS_ERANGE/EPARSE. */
+int locus__parse_u64(const char *s, size_t n, uint64_t *out);
+
+/* Parses a size with an optional suffix: K, M, G, T (powers of 1024),
+ * KB/MB/GB/TB (powers of 1000), B. Returns 0 or LOCUS_EPARSE/ERANGE. */
+int locus__parse_size(const char *s, uint64_t *out);
+
+/* Writes `n` bytes to `path` atomically: a temporary file in the same
+ * directory, fsync, rename. On failure nothing is left behind. */
+int locus__write_atomic(const char *path, const void *data, size_t n,
+			struct locus_error *err);
+
+/* Removes a directory tree (best effort); returns 0 or LOCUS_EIO. */
+int locus__rmtree(const char *path);
+
+/* Creates every missing directory of `path` (like mkdir -p). */
+int locus__mkdirs(const char *path, struct locus_error *err);
+
+#define LOCUS__ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

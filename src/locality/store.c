@@ -1,0 +1,437 @@
+/*
+ * The node-local store: ROOT/<node>/<dataset>/<chunk files>, one directory
+ * per node (on a real cluster, each on that node's own disk).
+ *
+ * A chunk file is named "chunk-<index>-<offset>" and holds exactly the
+ * chunk's bytes. Each node's copy of a dataset also holds a manifest,
+ * ".locus-dataset", with the dataset's size and chunk count, so a scan
+ * tells a chunk that no node holds (a lost chunk) from one that never
+ * existed. Names starting with '.' are otherwise ignored by the scan: that
+ * is where writers keep their temporaries.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "locus/locality.h"
+#include "locus/place.h"
+
+#define MANIFEST ".locus-dataset"
+#define MANIFEST_MAGIC "locus-store-dataset"
+#define MANIFEST_VERSION 1
+
+void locus_store_chunk_name(char *buf, size_t size, size_t index, uint64_t offset)
+{
+	snprintf(buf, size, "chunk-%06zu-%" PRIu64, index, offset);
+}
+
+/* Parses a chunk file name; returns 1 on success. */
+static int parse_chunk_name(const char *name, uint64_t *index, uint64_t *offset)
+{
+	if (strncmp(name, "chunk-", 6) != 0)
+		return 0;
+	const char *a = name + 6;
+	const char *dash = strchr(a, '-');
+	if (!dash)
+		return 0;
+	return locus__parse_u64(a, (size_t)(dash - a), index) == 0 &&
+	       locus__parse_u64(dash + 1, strlen(dash + 1), offset) == 0;
+}
+
+/* ---- scan ------------------------------------------------------------ */
+
+struct piece {
+	char *dataset;
+	uint64_t index, offset, length;
+	uint32_t host;
+};
+
+struct manifest {
+	char *dataset;
+	uint64_t size, chunks;
+	uint32_t host;
+};
+
+struct scan {
+	const char *root;
+	struct locus_error *err;
+	struct locus_catalog *cat;
+	struct piece *pieces;
+	size_t n_pieces, pieces_cap;
+	struct manifest *mans;
+	size_t n_mans, mans_cap;
+	struct locus__buf path;
+};
+
+static int read_manifest(struct scan *s, const char *file, const char *dataset,
+			 uint32_t host)
+{
+	char *text;
+	size_t len;
+	int rc = locus_read_file(file, &text, &len, s->err);
+	if (rc)
+		return rc;
+	uint64_t v, size, chunks;
+	char extra;
+	if (sscanf(text, MANIFEST_MAGIC " %" SCNu64 " size %" SCNu64 " chunks %" SCNu64 " %c",
+		   &v, &size, &chunks, &extra) != 3 ||
+	    v != MANIFEST_VERSION) {
+		free(text);
+		return locus__err(s->err, LOCUS_EPARSE, file, 1, 1,
+				  "expected \"" MANIFEST_MAGIC " %d\" then \"size N\" and \"chunks N\"",
+				  MANIFEST_VERSION);
+	}
+	free(text);
+	if (locus__grow(&s->mans, &s->mans_cap, s->n_mans + 1, sizeof *s->mans))
+		return LOCUS_ENOMEM;
+	struct manifest *m = &s->mans[s->n_mans];
+	m->dataset = locus__strdup(dataset);
+	if (!m->dataset)
+		return LOCUS_ENOMEM;
+	m->size = size;
+	m->chunks = chunks;
+	m->host = host;
+	s->n_mans++;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lists the entries of a directory, sorted, skipping "." and "..". */
+static int list_dir(const char *path, char ***names, size_t *n, struct locus_error *err)
+{
+	DIR *d = opendir(path);
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot read directory: %s",
+				  strerror(errno));
+	size_t cap = 0;
+	struct dirent *e;
+	int rc = 0;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (locus__grow(names, &cap, *n + 1, sizeof **names) ||
+		    !((*names)[*n] = locus__strdup(e->d_name))) {
+			rc = LOCUS_ENOMEM;
+			break;
+		}
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*names, *n, sizeof **names, cmp_str);
+	return rc;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Walks s->path (a directory under a node), whose dataset name relative to
+ * the node directory is `rel` ("" at the node's top). */
+static int walk(struct scan *s, const char *rel, uint32_t host, int depth)
+{
+	char **names;
+	size_t n;
+	if (depth > 64)
+		return locus__err(s->err, LOCUS_ERANGE, s->path.data, 0, 0,
+				  "directories nested too deeply");
+	int rc = list_dir(s->path.data, &names, &n, s->err);
+	size_t base = s->path.len;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const char *nm = names[i];
+		s->path.len = base;
+		s->path.data[base] = 0;
+		if ((rc = locus__buf_printf(&s->path, "/%s", nm)))
+			break;
+		uint64_t index, offset;
+		if (strcmp(nm, MANIFEST) == 0 && *rel) {
+			rc = read_manifest(s, s->path.data, rel, host);
+			continue;
+		}
+		if (nm[0] == '.')
+			continue;
+		struct stat st;
+		if (stat(s->path.data, &st) != 0) {
+			rc = locus__err(s->err, LOCUS_EIO, s->path.data, 0, 0, "cannot stat: %s",
+					strerror(errno));
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			char *sub = malloc(strlen(rel) + strlen(nm) + 2);
+			if (!sub) {
+				rc = LOCUS_ENOMEM;
+				break;
+			}
+			sprintf(sub, "%s%s%s", rel, *rel ? "/" : "", nm);
+			rc = walk(s, sub, host, depth + 1);
+			free(sub);
+		} else if (S_ISREG(st.st_mode) && *rel && parse_chunk_name(nm, &index, &offset)) {
+			if (locus__grow(&s->pieces, &s->pieces_cap, s->n_pieces + 1,
+					sizeof *s->pieces)) {
+				rc = LOCUS_ENOMEM;
+				break;
+			}
+			struct piece *p = &s->pieces[s->n_pieces];
+			p->dataset = locus__strdup(rel);
+			if (!p->dataset) {
+				rc = LOCUS_ENOMEM;
+				break;
+			}
+			p->index = index;
+			p->offset = offset;
+			p->length = (uint64_t)st.st_size;
+			p->host = host;
+			s->n_pieces++;
+		}
+		/* Any other file is not Locus's and is left alone. */
+	}
+	s->path.len = base;
+	if (s->path.data)
+		s->path.data[base] = 0;
+	free_names(names, n);
+	return rc;
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+	int c = strcmp(x->dataset, y->dataset);
+	if (c)
+		return c;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return x->host < y->host ? -1 : x->host > y->host;
+}
+
+static const struct manifest *find_manifest(const struct scan *s, const char *ds)
+{
+	for (size_t i = 0; i < s->n_mans; i++)
+		if (strcmp(s->mans[i].dataset, ds) == 0)
+			return &s->mans[i];
+	return NULL;
+}
+
+/* Builds the catalog from the sorted pieces. */
+static int assemble(struct scan *s)
+{
+	char detail[512];
+	uint32_t *reps = NULL;
+	size_t reps_cap = 0;
+	int rc = 0;
+	/* Manifests of one dataset must agree across nodes. */
+	for (size_t i = 0; i < s->n_mans; i++) {
+		const struct manifest *m = find_manifest(s, s->mans[i].dataset);
+		if (m->size != s->mans[i].size || m->chunks != s->mans[i].chunks)
+			return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+					  "dataset \"%s\": node %s says %" PRIu64 " bytes in %" PRIu64
+					  " chunks, node %s says %" PRIu64 " in %" PRIu64,
+					  m->dataset, s->cat->hosts[m->host].name, m->size, m->chunks,
+					  s->cat->hosts[s->mans[i].host].name, s->mans[i].size,
+					  s->mans[i].chunks);
+	}
+	size_t i = 0;
+	while (i < s->n_pieces && !rc) {
+		const char *name = s->pieces[i].dataset;
+		size_t end = i;
+		while (end < s->n_pieces && strcmp(s->pieces[end].dataset, name) == 0)
+			end++;
+		long d = locus_catalog_add_dataset(s->cat, name);
+		if (d < 0) {
+			rc = locus__err(s->err, (int)d, s->root, 0, 0,
+					"dataset \"%s\": %s", name, locus_strerror((int)d));
+			break;
+		}
+		const struct manifest *m = find_manifest(s, name);
+		uint64_t next = 0; /* next expected chunk index */
+		size_t j = i;
+		while (j < end && !rc) {
+			const struct piece *p = &s->pieces[j];
+			struct locus_dataset *ds = &s->cat->datasets[d];
+			if (p->index > next || p->offset > ds->size) {
+				/* Chunks nobody holds: the gap is known from offsets. */
+				if (p->offset <= ds->size || p->index <= next) {
+					rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+							"dataset \"%s\": chunk %" PRIu64 " at offset %" PRIu64
+							" does not follow the chunks before it",
+							name, p->index, p->offset);
+					break;
+				}
+				for (uint64_t k = next; k < p->index && !rc; k++) {
+					/* Only the total of the gap is known; record one
+					 * missing chunk per index, the last taking the rest. */
+					uint64_t len = k + 1 < p->index ? 0 : p->offset - ds->size;
+					long c = locus_catalog_add_chunk(s->cat, (size_t)d, len, NULL, 0,
+									 LOCUS_CHUNK_MISSING);
+					snprintf(detail, sizeof detail,
+						 "chunk %" PRIu64 " is on no node of the store", k);
+					rc = c < 0 ? (int)c
+						   : locus_catalog_add_problem(s->cat, (size_t)d, (size_t)c,
+									       LOCUS_CHUNK_MISSING, detail);
+				}
+				next = p->index;
+				continue;
+			}
+			if (p->index < next || p->offset != ds->size) {
+				rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+						"dataset \"%s\": chunk %" PRIu64 " on node %s starts at %" PRIu64
+						", expected %" PRIu64,
+						name, p->index, s->cat->hosts[p->host].name, p->offset,
+						ds->size);
+				break;
+			}
+			/* All replicas of this chunk: the first length wins, a replica
+			 * of another length is dropped as corrupt and reported. */
+			size_t k = j;
+			uint32_t n = 0, flags = 0;
+			while (k < end && s->pieces[k].index == p->index) {
+				const struct piece *q = &s->pieces[k];
+				if (q->offset != p->offset || q->length != p->length) {
+					flags |= LOCUS_CHUNK_CORRUPT;
+					snprintf(detail, sizeof detail,
+						 "chunk %" PRIu64 " on node %s is %" PRIu64
+						 " bytes at offset %" PRIu64 ", on node %s %" PRIu64
+						 " bytes at %" PRIu64 "; the former replica is ignored",
+						 q->index, s->cat->hosts[q->host].name, q->length, q->offset,
+						 s->cat->hosts[p->host].name, p->length, p->offset);
+					rc = locus_catalog_add_problem(s->cat, (size_t)d, (size_t)p->index,
+								       LOCUS_CHUNK_CORRUPT, detail);
+				} else {
+					if (locus__grow(&reps, &reps_cap, (size_t)n + 1, sizeof *reps)) {
+						rc = LOCUS_ENOMEM;
+						break;
+					}
+					reps[n++] = q->host;
+				}
+				k++;
+			}
+			if (rc)
+				break;
+			long c = locus_catalog_add_chunk(s->cat, (size_t)d, p->length, reps, n, flags);
+			if (c < 0)
+				rc = c == LOCUS_ERANGE
+					     ? locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+							  "dataset \"%s\" is too large", name)
+					     : (int)c;
+			next = p->index + 1;
+			j = k;
+		}
+		if (!rc && m) {
+			struct locus_dataset *ds = &s->cat->datasets[d];
+			if (ds->n_chunks > m->chunks || ds->size > m->size) {
+				rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+						"dataset \"%s\": the manifest says %" PRIu64
+						" chunks and %" PRIu64 " bytes, the store holds more",
+						name, m->chunks, m->size);
+			} else if (ds->n_chunks < m->chunks) {
+				/* Trailing chunks that no node holds. */
+				uint64_t rest = m->size - ds->size;
+				for (uint64_t k = ds->n_chunks; k < m->chunks && !rc; k++) {
+					uint64_t len = k + 1 == m->chunks ? rest : 0;
+					long c = locus_catalog_add_chunk(s->cat, (size_t)d, len, NULL, 0,
+									 LOCUS_CHUNK_MISSING);
+					snprintf(detail, sizeof detail,
+						 "chunk %" PRIu64 " is on no node of the store", k);
+					rc = c < 0 ? (int)c
+						   : locus_catalog_add_problem(s->cat, (size_t)d, (size_t)c,
+									       LOCUS_CHUNK_MISSING, detail);
+				}
+			} else if (ds->size != m->size) {
+				rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+						"dataset \"%s\": the manifest says %" PRIu64
+						" bytes, the chunks hold %" PRIu64,
+						name, m->size, ds->size);
+			}
+		}
+		i = end;
+	}
+	/* Datasets with a manifest but no chunk file anywhere. */
+	for (size_t k = 0; k < s->n_mans && !rc; k++) {
+		const struct manifest *m = &s->mans[k];
+		if (locus_catalog_find_dataset(s->cat, m->dataset) >= 0)
+			continue;
+		long d = locus_catalog_add_dataset(s->cat, m->dataset);
+		for (uint64_t c = 0; d >= 0 && c < m->chunks && !rc; c++) {
+			long ci = locus_catalog_add_chunk(s->cat, (size_t)d,
+							  c + 1 == m->chunks ? m->size : 0, NULL, 0,
+							  LOCUS_CHUNK_MISSING);
+			snprintf(detail, sizeof detail, "chunk %" PRIu64 " is on no node of the store",
+				 c);
+			rc = ci < 0 ? (int)ci
+				    : locus_catalog_add_problem(s->cat, (size_t)d, (size_t)ci,
+								LOCUS_CHUNK_MISSING, detail);
+		}
+		if (d < 0)
+			rc = (int)d;
+	}
+	free(reps);
+	if (rc && s->err && !s->err->code)
+		locus__err(s->err, rc, s->root, 0, 0, "%s", locus_strerror(rc));
+	return rc;
+}
+
+int locus_store_scan(struct locus_catalog **out, const char *root,
+		     struct locus_error *err)
+{
+	struct scan s = { .root = root, .err = err };
+	char **nodes = NULL;
+	size_t n_nodes = 0;
+	*out = NULL;
+	locus_error_clear(err);
+	int rc = locus_catalog_create(&s.cat);
+	if (!rc)
+		rc = list_dir(root, &nodes, &n_nodes, err);
+	for (size_t i = 0; i < n_nodes && !rc; i++) {
+		if (nodes[i][0] == '.')
+			continue;
+		s.path.len = 0;
+		if ((rc = locus__buf_printf(&s.path, "%s/%s", root, nodes[i])))
+			break;
+		struct stat st;
+		if (stat(s.path.data, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue; /* a stray file at the top is not a node */
+		long h = locus_catalog_add_host(s.cat, nodes[i], NULL);
+		if (h < 0) {
+			rc = (int)h;
+			break;
+		}
+		rc = walk(&s, "", (uint32_t)h, 0);
+	}
+	if (!rc) {
+		qsort(s.pieces, s.n_pieces, sizeof *s.pieces, cmp_piece);
+		rc = assemble(&s);
+	}
+	for (size_t i = 0; i < s.n_pieces; i++)
+		free(s.pieces[i].dataset);
+	free(s.pieces);
+	for (size_t i = 0; i < s.n_mans; i++)
+		free(s.mans[i].dataset);
+	free(s.mans);
+	free_names(nodes, n_nodes);
+	locus__buf_fini(&s.path);
+	if (rc) {
+		if (err && !err->code)
+			locus__err(err, rc, root, 0, 0, "%s", locus_strerror(rc));
+		locus_catalog_destroy(s.cat);
+		return rc;
+	}
+	locus_log(LOCUS_LOG_LOCALITY, "store %s: %zu nodes, %zu datasets", root,
+		  s.cat->n_hosts, s.cat->n_datasets);
+	*out = s.cat;
+	return 0;
+}

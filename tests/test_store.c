@@ -1,0 +1,273 @@
+/* The node-local store: writing all or nothing, scanning, round trips. */
+#include <dirent.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "locus/locus.h"
+#include "test.h"
+#include "test_util.h"
+
+static char *print_to_string(const struct locus_catalog *cat)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+	locus_catalog_print(cat, fp);
+	fclose(fp);
+	return buf;
+}
+
+static int pattern(void *user, uint64_t offset, void *buf, size_t len)
+{
+	(void)user;
+	for (size_t i = 0; i < len; i++)
+		((unsigned char *)buf)[i] = (unsigned char)((offset + i) % 251);
+	return 0;
+}
+
+/* Fails once `offset` reaches *(uint64_t *)user. */
+static int failing(void *user, uint64_t offset, void *buf, size_t len)
+{
+	if (offset >= *(uint64_t *)user)
+		return LOCUS_EIO;
+	return pattern(NULL, offset, buf, len);
+}
+
+static const char canonical[] =
+	"locus-catalog\t1\n"
+	"host\tn1\t-\nhost\tn2\t-\nhost\tn3\t-\nhost\tn4\t-\n"
+	"dataset\tdb/frag\t2500000\t3\t-\n"
+	"chunk\t0\t0\t1048576\tn1,n3\t-\n"
+	"chunk\t1\t1048576\t1048576\tn2,n3,n4\t-\n"
+	"chunk\t2\t2097152\t402848\tn4\t-\n"
+	"dataset\tq\t7\t1\t-\n"
+	"chunk\t0\t0\t7\tn2\t-\n"
+	"end\t2\t4\n";
+
+static struct locus_catalog *parse(const char *text)
+{
+	struct locus_catalog *cat = NULL;
+	struct locus_error err;
+	locus_catalog_parse(&cat, text, strlen(text), "t", &err);
+	return cat;
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static int write_all(const struct locus_catalog *cat, const char *root, bool force)
+{
+	struct locus_error err = { 0 };
+	for (size_t d = 0; d < cat->n_datasets; d++) {
+		int rc = locus_store_write(cat, d, root, pattern, NULL, force, &err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+TEST(catalog_store_catalog_round_trip)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat = parse(canonical), *back;
+	struct locus_error err = { 0 };
+	CHECK(cat != NULL);
+	CHECK_EQ_INT(write_all(cat, root, false), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	char *text = print_to_string(back);
+	CHECK_EQ_STR(text, canonical);
+	free(text);
+	CHECK_EQ_INT(back->n_problems, 0);
+	locus_catalog_destroy(back);
+
+	/* Every replica holds exactly its bytes. */
+	char path[1024], name[64];
+	locus_store_chunk_name(name, sizeof name, 1, 1048576);
+	CHECK_EQ_STR(name, "chunk-000001-1048576");
+	snprintf(path, sizeof path, "%s/n4/db/frag/%s", root, name);
+	size_t len;
+	unsigned char *bytes = (unsigned char *)test_slurp(path, &len);
+	CHECK(bytes != NULL);
+	CHECK_EQ_INT(len, 1048576);
+	int same = 1;
+	for (size_t i = 0; i < len; i++)
+		same &= bytes[i] == (unsigned char)((1048576 + i) % 251);
+	free(bytes);
+	CHECK(same);
+	/* No temporaries are left, and n1 holds only db. */
+	snprintf(path, sizeof path, "%s/n1", root);
+	CHECK_EQ_INT(count_entries(path), 1);
+	locus_catalog_destroy(cat);
+}
+
+TEST(existing_dataset_needs_force)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat = parse(canonical), *back;
+	struct locus_error err = { 0 };
+	CHECK_EQ_INT(write_all(cat, root, false), 0);
+	CHECK_EQ_INT(locus_store_write(cat, 1, root, pattern, NULL, false, &err), LOCUS_EEXIST);
+	CHECK(strstr(err.message, "--force") != NULL);
+	/* Replace q with a different placement: only the new one remains. */
+	struct locus_catalog *moved = parse("locus-catalog\t1\nhost\tn3\t-\n"
+					    "dataset\tq\t7\t1\t-\nchunk\t0\t0\t7\tn3\t-\nend\t1\t1\n");
+	CHECK(moved != NULL);
+	CHECK_EQ_INT(locus_store_write(moved, 0, root, pattern, NULL, true, &err), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	long q = locus_catalog_find_dataset(back, "q");
+	CHECK(q >= 0);
+	CHECK_EQ_INT(back->datasets[q].chunks[0].n_replicas, 1); /* the n2 copy went too */
+	CHECK_EQ_STR(back->hosts[back->datasets[q].chunks[0].replicas[0]].name, "n3");
+	locus_catalog_destroy(back);
+	locus_catalog_destroy(moved);
+	locus_catalog_destroy(cat);
+}
+
+TEST(failure_leaves_store_untouched)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat = parse(canonical), *back;
+	struct locus_error err = { 0 };
+	CHECK_EQ_INT(locus_store_write(cat, 1, root, pattern, NULL, false, &err), 0);
+	char *before;
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	before = print_to_string(back);
+	locus_catalog_destroy(back);
+	/* Reading the data fails in the middle of chunk 1. */
+	uint64_t fail_at = 1048576 + 4096;
+	int rc = locus_store_write(cat, 0, root, failing, &fail_at, false, &err);
+	CHECK_EQ_INT(rc, LOCUS_EIO);
+	CHECK(strstr(err.message, "db/frag") != NULL);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	char *after = print_to_string(back);
+	CHECK_EQ_STR(after, before);
+	locus_catalog_destroy(back);
+	/* Node directories the failed write created are gone again, and the
+	 * others hold no temporaries. */
+	char path[1024];
+	snprintf(path, sizeof path, "%s/n1", root);
+	CHECK_EQ_INT(count_entries(path), -1);
+	snprintf(path, sizeof path, "%s/n2", root);
+	CHECK_EQ_INT(count_entries(path), 1); /* q */
+	/* And a forced replacement that fails keeps the old copy. */
+	fail_at = 0;
+	CHECK_EQ_INT(locus_store_write(cat, 1, root, failing, &fail_at, true, &err), LOCUS_EIO);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	char *again = print_to_string(back);
+	CHECK_EQ_STR(again, before);
+	locus_catalog_destroy(back);
+	free(before);
+	free(after);
+	free(again);
+	locus_catalog_destroy(cat);
+}
+
+TEST(lost_and_corrupt_replicas_are_reported)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat = parse(canonical), *back;
+	struct locus_error err = { 0 };
+	char path[1024];
+	CHECK_EQ_INT(write_all(cat, root, false), 0);
+	/* Chunk 0 of db/frag is lost (both replicas), the last chunk too
+	 * (only the manifest knows it existed), and n4's copy of chunk 1 is
+	 * truncated. */
+	snprintf(path, sizeof path, "%s/n1/db/frag/chunk-000000-0", root);
+	CHECK_EQ_INT(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/n3/db/frag/chunk-000000-0", root);
+	CHECK_EQ_INT(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/n4/db/frag/chunk-000002-2097152", root);
+	CHECK_EQ_INT(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/n4/db/frag/chunk-000001-1048576", root);
+	CHECK_EQ_INT(truncate(path, 1000), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	long d = locus_catalog_find_dataset(back, "db/frag");
+	CHECK(d >= 0);
+	const struct locus_dataset *ds = &back->datasets[d];
+	CHECK_EQ_INT(ds->n_chunks, 3);
+	CHECK_EQ_INT(ds->size, 2500000);
+	CHECK_EQ_INT(ds->chunks[0].n_replicas, 0);
+	CHECK_EQ_INT(ds->chunks[0].flags, LOCUS_CHUNK_MISSING);
+	CHECK_EQ_INT(ds->chunks[0].length, 1048576);
+	CHECK_EQ_INT(ds->chunks[1].n_replicas, 2);
+	CHECK_EQ_INT(ds->chunks[1].flags, LOCUS_CHUNK_CORRUPT);
+	CHECK_EQ_INT(ds->chunks[2].flags, LOCUS_CHUNK_MISSING);
+	CHECK_EQ_INT(ds->chunks[2].length, 402848);
+	CHECK_EQ_INT(back->n_problems, 3);
+	locus_catalog_destroy(back);
+	locus_catalog_destroy(cat);
+}
+
+TEST(bad_names_and_bad_stores)
+{
+	const char *root = test_tmpdir();
+	struct locus_error err = { 0 };
+	static const char *bad[] = { "/abs", "../up", "a/../b", "a//b", "a/", ".hidden", "a/.x" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct locus_catalog *cat;
+		CHECK_EQ_INT(locus_catalog_create(&cat), 0);
+		long h = locus_catalog_add_host(cat, "n1", NULL);
+		long d = locus_catalog_add_dataset(cat, bad[i]);
+		uint32_t r = (uint32_t)h;
+		CHECK(d >= 0 && locus_catalog_add_chunk(cat, (size_t)d, 1, &r, 1, 0) == 0);
+		CHECK_EQ_INT(locus_store_write(cat, (size_t)d, root, pattern, NULL, false, &err),
+			     LOCUS_EINVAL);
+		locus_catalog_destroy(cat);
+	}
+	CHECK_EQ_INT(count_entries(root), 0);
+	/* A scan of a missing root fails with the path. */
+	struct locus_catalog *cat;
+	char path[600];
+	snprintf(path, sizeof path, "%s/nothing-here", root);
+	CHECK_EQ_INT(locus_store_scan(&cat, path, &err), LOCUS_EIO);
+	CHECK(strstr(err.file, "nothing-here") != NULL);
+	CHECK(cat == NULL);
+	/* Nodes disagreeing on a dataset's manifest is an error. */
+	struct locus_catalog *two = parse("locus-catalog\t1\ndataset\tx\t4\t1\t-\n"
+					  "chunk\t0\t0\t4\ta,b\t-\nend\t1\t1\n");
+	CHECK_EQ_INT(write_all(two, root, false), 0);
+	snprintf(path, sizeof path, "%s/b/x/.locus-dataset", root);
+	CHECK_EQ_INT(test_write(path, "locus-store-dataset 1\nsize 9\nchunks 1\n"), 0);
+	CHECK_EQ_INT(locus_store_scan(&cat, root, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.message, "says") != NULL);
+	CHECK_EQ_INT(test_write(path, "garbage\n"), 0);
+	CHECK_EQ_INT(locus_store_scan(&cat, root, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.file, ".locus-dataset") != NULL);
+	locus_catalog_destroy(two);
+}
+
+TEST(stray_files_are_ignored)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat = parse(canonical), *back;
+	struct locus_error err = { 0 };
+	char path[1024];
+	CHECK_EQ_INT(write_all(cat, root, false), 0);
+	snprintf(path, sizeof path, "%s/README", root);
+	CHECK_EQ_INT(test_write(path, "not a node\n"), 0);
+	snprintf(path, sizeof path, "%s/n1/db/frag/notes.txt", root);
+	CHECK_EQ_INT(test_write(path, "mine\n"), 0);
+	snprintf(path, sizeof path, "%s/n1/.locus-tmp.1.1", root);
+	CHECK_EQ_INT(mkdir(path, 0755), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	char *text = print_to_string(back);
+	CHECK_EQ_STR(text, canonical);
+	free(text);
+	locus_catalog_destroy(back);
+	locus_catalog_destroy(cat);
+}
+
+TEST_MAIN(TEST_ENTRY(catalog_store_catalog_round_trip), TEST_ENTRY(existing_dataset_needs_force),
+	  TEST_ENTRY(failure_leaves_store_untouched), TEST_ENTRY(lost_and_corrupt_replicas_are_reported),
+	  TEST_ENTRY(bad_names_and_bad_stores), TEST_ENTRY(stray_files_are_ignored))
