@@ -160,12 +160,29 @@ long locus_catalog_add_chunk(struct locus_catalog *cat, size_t d,
 	struct locus_dataset *ds = &cat->datasets[d];
 	if (length > UINT64_MAX - ds->size)
 		return LOCUS_ERANGE;
-	for (uint32_t i = 0; i < n_replicas; i++) {
+	for (uint32_t i = 0; i < n_replicas; i++)
 		if (replicas[i] >= cat->n_hosts)
 			return LOCUS_EINVAL;
-		for (uint32_t j = 0; j < i; j++)
-			if (replicas[i] == replicas[j])
+	if (n_replicas <= 16) {
+		for (uint32_t i = 0; i < n_replicas; i++)
+			for (uint32_t j = 0; j < i; j++)
+				if (replicas[i] == replicas[j])
+					return LOCUS_EINVAL;
+	} else {
+		/* Long replica lists (erasure-coded groups, fuzzed input):
+		 * a bitmap keeps the check linear. */
+		unsigned char *seen = locus__calloc(cat->n_hosts / 8 + 1, 1);
+		if (!seen)
+			return LOCUS_ENOMEM;
+		for (uint32_t i = 0; i < n_replicas; i++) {
+			uint32_t h = replicas[i];
+			if (seen[h / 8] & (1u << (h % 8))) {
+				free(seen);
 				return LOCUS_EINVAL;
+			}
+			seen[h / 8] |= (unsigned char)(1u << (h % 8));
+		}
+		free(seen);
 	}
 	if (locus__grow(&ds->chunks, &pv->chunks_cap[d], ds->n_chunks + 1,
 			sizeof *ds->chunks))

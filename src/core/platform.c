@@ -772,42 +772,6 @@ int locus_platform_parse(struct locus_platform **out, const char *text, size_t l
 	return 0;
 }
 
-/* Reads the whole file at `path`. */
-static int read_all(const char *path, char **text, size_t *len, struct locus_error *err)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-	int e = 0;
-
-	if (!fp) {
-		e = errno;
-		return locus__err(err, e == ENOENT ? LOCUS_ENOENT : LOCUS_EIO, path, 0, 0,
-				  "cannot open: %s", strerror(e));
-	}
-	for (;;) {
-		if (locus__grow(&buf, &cap, n + 65536, 1)) {
-			fclose(fp);
-			free(buf);
-			return locus__err(err, LOCUS_ENOMEM, path, 0, 0, "out of memory");
-		}
-		size_t r = fread(buf + n, 1, cap - n, fp);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(fp))
-		e = errno ? errno : EIO;
-	fclose(fp);
-	if (e) {
-		free(buf);
-		return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot read: %s", strerror(e));
-	}
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
 int locus_platform_load(struct locus_platform **out, const char *path, struct locus_error *err)
 {
 	char *text = NULL;
@@ -817,7 +781,7 @@ int locus_platform_load(struct locus_platform **out, const char *path, struct lo
 	if (!out || !path)
 		return locus__err(err, LOCUS_EINVAL, path, 0, 0, "no output or no path");
 	*out = NULL;
-	if ((rc = read_all(path, &text, &len, err)))
+	if ((rc = locus__read_file(path, &text, &len, err)))
 		return rc;
 	rc = locus_platform_parse(out, text, len, path, err);
 	free(text);

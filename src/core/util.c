@@ -336,3 +336,31 @@ int locus__mkdirs(const char *path, struct locus_error *err)
 	free(p);
 	return 0;
 }
+
+int locus__read_file(const char *path, char **text, size_t *len,
+		     struct locus_error *err)
+{
+	*text = NULL;
+	*len = 0;
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return locus__err(err, errno == ENOENT ? LOCUS_ENOENT : LOCUS_EIO, path, 0,
+				  0, "cannot open: %s", strerror(errno));
+	struct locus__buf b = { 0 };
+	char chunk[65536];
+	size_t n;
+	int rc = locus__buf_append(&b, "", 0);
+	while (!rc && (n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		rc = locus__buf_append(&b, chunk, n);
+	int e = ferror(fp) ? (errno ? errno : EIO) : 0;
+	fclose(fp);
+	if (rc || e) {
+		locus__buf_fini(&b);
+		return rc ? locus__err(err, rc, path, 0, 0, "out of memory")
+			  : locus__err(err, LOCUS_EIO, path, 0, 0, "cannot read: %s",
+				       strerror(e));
+	}
+	*text = b.data;
+	*len = b.len;
+	return 0;
+}

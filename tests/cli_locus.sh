@@ -1,0 +1,132 @@
+#!/bin/bash
+# End-to-end tests of the locus CLI: exit statuses, messages, outputs.
+# Usage: cli_locus.sh LOCUS_BINARY TESTS_DIR
+set -u
+locus=$1
+tests=$2
+fixtures=$tests/fixtures
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# run NAME EXPECTED_STATUS CMD...: runs CMD, keeps stdout/stderr in $out/$err.
+run() {
+	local name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local got=$?
+	out=$(cat "$tmp/out")
+	err=$(cat "$tmp/err")
+	if [ "$got" -ne "$want" ]; then
+		echo "FAIL $name: exit $got, expected $want" >&2
+		echo "  stdout: $out" | head -5 >&2
+		echo "  stderr: $err" | head -5 >&2
+		failed=$((failed + 1))
+		return 1
+	fi
+	return 0
+}
+ok() { passed=$((passed + 1)); }
+fail() {
+	echo "FAIL $1" >&2
+	echo "  stdout: $out" | head -8 >&2
+	echo "  stderr: $err" | head -8 >&2
+	failed=$((failed + 1))
+}
+# expect NAME PATTERN TEXT: TEXT contains PATTERN (grep -E).
+expect() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok; else fail "$1: no /$2/"; fi
+}
+
+run version 0 "$locus" --version && expect version '^locus [0-9]+\.[0-9]+\.[0-9]+$' "$out"
+run help 0 "$locus" --help && expect help 'place' "$out"
+run help-cmd 0 "$locus" help locate && expect help-cmd 'check-data DATASET PROCESS OFFSET' "$out"
+run no-args 2 "$locus" && expect no-args 'usage: locus' "$err"
+run unknown-cmd 2 "$locus" frobnicate && expect unknown-cmd 'unknown command "frobnicate"' "$err"
+run place-help 0 "$locus" place --help && expect place-help 'skew-std' "$out"
+run place-no-data 2 "$locus" place --store "$tmp/s" && expect place-no-data 'exactly one of --input' "$err"
+run place-no-out 2 "$locus" place --chunks 3 && expect place-no-out '--store DIR and/or --catalog' "$err"
+run place-bad-size 2 "$locus" place --generate 12Q --store "$tmp/s" && expect place-bad-size 'expects a size' "$err"
+run place-bad-policy 2 "$locus" place --chunks 3 --policy best --catalog "$tmp/c" && expect place-bad-policy 'hdfs, random or skewed' "$err"
+run place-too-many-replicas 2 "$locus" place --chunks 3 --nodes 2 --catalog "$tmp/c" && expect place-too-many-replicas 'between 1 and the number of nodes \(2\)' "$err"
+run place-missing-input 1 "$locus" place --input "$tmp/none" --store "$tmp/s" && expect place-missing-input "none.*No such file" "$err"
+[ ! -e "$tmp/s" ] && ok || fail "failed place left a store behind"
+
+# A real file, placed into a store and a catalog.
+printf '>a\nACGT\n>b\nGGGG\nCCCC\n>c\nTTTT\n' >"$tmp/in.fa"
+run place-file 0 "$locus" place --input "$tmp/in.fa" --chunk-size 8 --split fasta --nodes 4 --replicas 2 \
+	--store "$tmp/s" --catalog "$tmp/c.cat" && expect place-file 'placed in.fa: 29 bytes in 3 chunks' "$out"
+cat "$tmp"/s/node0*/in.fa/chunk-000000-0 | head -c 8 >"$tmp/first"
+[ "$(cat "$tmp/first")" = "$(printf '>a\nACGT\n')" ] && ok || fail "chunk 0 holds the first record"
+run place-exists 1 "$locus" place --input "$tmp/in.fa" --chunk-size 8 --nodes 4 --store "$tmp/s" && expect place-exists 'already in the store \(use --force' "$err"
+run place-exists-catalog 1 "$locus" place --input "$tmp/in.fa" --chunk-size 8 --nodes 4 --catalog "$tmp/c.cat" && expect place-exists-catalog 'already in the catalog' "$err"
+run place-add-catalog 0 "$locus" place --chunks 2 --nodes 4 --dataset second --catalog "$tmp/c.cat"
+run locate-two 0 "$locus" locate "$tmp/c.cat" && expect locate-two '2 datasets on 4 hosts' "$out"
+
+# Store and catalog answer alike.
+run locate-store 0 "$locus" locate --json "$tmp/s" chunks-process in.fa node01 node02 node03 node04
+store_json=$out
+run locate-cat 0 "$locus" locate --json "$tmp/c.cat" chunks-process in.fa node01 node02 node03 node04
+# A node without a replica has no directory in the store, so only the
+# catalog knows it as a host; the maps are otherwise equal.
+strip() { printf '%s' "$1" | sed 's/"known_host": [a-z]*, //g'; }
+[ "$(strip "$store_json")" = "$(strip "$out")" ] && ok || fail "store and catalog give different maps"
+expect locate-store '"call": "chunks-process"' "$store_json"
+
+# Determinism: the same seed writes the same catalog byte for byte.
+"$locus" place --chunks 500 --nodes 16 --racks 4 --seed 9 --catalog "$tmp/a.cat" >/dev/null
+"$locus" place --chunks 500 --nodes 16 --racks 4 --seed 9 --catalog "$tmp/b.cat" >/dev/null
+"$locus" place --chunks 500 --nodes 16 --racks 4 --seed 10 --catalog "$tmp/d.cat" >/dev/null
+cmp -s "$tmp/a.cat" "$tmp/b.cat" && ok || fail "same seed, different catalogs"
+cmp -s "$tmp/a.cat" "$tmp/d.cat" && fail "different seeds, same catalogs" || ok
+
+# ScalScheduling Fig. 6: 1024 processes, 30 local chunks on average.
+for target in 6.05 7.42 8.82; do
+	run "skew-$target" 0 "$locus" place --chunks 30720 --nodes 1024 --replicas 1 --policy skewed \
+		--skew-std "$target" --seed 3 --catalog "$tmp/skew.cat" --force --json || continue
+	std=$(printf '%s' "$out" | grep -o '"std": [0-9.]*' | grep -o '[0-9.]*$')
+	awk -v s="$std" -v t="$target" 'BEGIN { d = (s - t) / t; exit !(d < 0.02 && d > -0.02) }' \
+		&& ok || fail "skewed std $std not within 2% of $target"
+done
+
+# The six calls from the shell, on the known layout.
+cat="$fixtures/dli/layout.cat"
+run total 0 "$locus" locate "$cat" total-chunks dir/a dn1 && [ "$out" = 3 ] && ok || fail "total-chunks"
+run pct 0 "$locus" locate "$cat" data-percentage dir/a dn4 && [ "$out" = "66.67%" ] && ok || fail "data-percentage"
+run check-local 0 "$locus" locate "$cat" check-data dir/a dn1 200 && [ "$out" = local ] && ok || fail "check-data local"
+run check-remote 0 "$locus" locate "$cat" check-data dir/a dn1 100 && [ "$out" = remote ] && ok || fail "check-data remote"
+run check-past 1 "$locus" locate "$cat" check-data dir/a dn1 450 && expect check-past 'past the end' "$err"
+run pchunks 0 "$locus" locate --json "$cat" process-chunks dir/a dn4 && expect pchunks '"chunks": \[1, 2, 3\]' "$out"
+run dirmap 0 "$locus" locate --json "$cat" dprocess-dchunks dir dn2 && expect dirmap '"dataset": "dir/sub/b"' "$out"
+run map-unknown 0 "$locus" locate "$cat" chunks-process dir/a dn1 nohost && expect map-unknown 'no host "nohost"' "$err"
+run no-dataset 1 "$locus" locate "$cat" summary nope && expect no-dataset 'no dataset "nope"' "$err"
+run no-dir 1 "$locus" locate "$cat" dprocess-dchunks nope && expect no-dir 'no dataset under directory "nope"' "$err"
+run bad-call 2 "$locus" locate "$cat" teleport && expect bad-call 'unknown call "teleport"' "$err"
+run few-args 2 "$locus" locate "$cat" check-data dir/a && expect few-args 'expects DATASET PROCESS OFFSET' "$err"
+
+# Every source kind through the CLI.
+run fsck 0 "$locus" locate "fsck:$fixtures/dli/layout.fsck?hosts=$fixtures/dli/hosts" total-chunks /dir/a dn4 && [ "$out" = 3 ] && ok || fail "fsck source"
+run fsck-sniff 0 "$locus" locate "$fixtures/dli/layout.fsck" && expect fsck-sniff '/dir/a +450' "$out"
+run webhdfs 0 "$locus" locate "webhdfs:$fixtures/dli/layout-a.json?dataset=dir/a" total-chunks dir/a dn1 && [ "$out" = 3 ] && ok || fail "webhdfs source"
+run bad-option 1 "$locus" locate "webhdfs:$fixtures/dli/layout-a.json?colour=red" && expect bad-option 'unknown option "colour"' "$err"
+run missing-source 1 "$locus" locate "$tmp/nothing" && expect missing-source 'nothing: cannot open' "$err"
+
+# Bad input: one clear message with file, line and column.
+printf 'locus-catalog\t1\ndataset\td\t10\t1\t-\nchunk\t0\t0\tten\tn1\t-\nend\t1\t1\n' >"$tmp/bad.cat"
+run bad-catalog 1 "$locus" locate "$tmp/bad.cat" && expect bad-catalog "bad.cat:3:11: expected the chunk length" "$err"
+[ -z "$out" ] && ok || fail "a bad catalog printed a partial result"
+head -c 300 "$fixtures/dli/layout.fsck" >"$tmp/cut.fsck"
+printf '0. BP-1-10.0.0.1-1:blk_1_1 len=100 Live_repl=1  [DatanodeInfoWithStorage[10.0.0.1:9866,DS-1,DISK]]\n' >>"$tmp/cut.fsck"
+run bad-fsck 1 "$locus" locate "fsck:$tmp/cut.fsck" && expect bad-fsck 'cut.fsck:[0-9]+' "$err"
+printf '{"BlockLocations": {"BlockLocation": [\n  {"offset": 0, "length": -5}\n]}}\n' >"$tmp/bad.json"
+run bad-webhdfs 1 "$locus" locate "$tmp/bad.json" && expect bad-webhdfs 'bad.json' "$err"
+printf '{"format": "locus-platform", "version": 1,\n "nodes": [ {"name": "a" ]}\n' >"$tmp/bad-platform.json"
+run bad-platform 1 "$locus" place --chunks 2 --platform "$tmp/bad-platform.json" --catalog "$tmp/x.cat" && expect bad-platform 'bad-platform.json:2:' "$err"
+[ ! -e "$tmp/x.cat" ] && ok || fail "failed place wrote a catalog"
+
+# Problems are reported, not dropped.
+run problems 0 "$locus" locate "fsck:$fixtures/fsck/hadoop3-missing.txt" && expect problems 'warning: the source reports [0-9]+ problem' "$err"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
