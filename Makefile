@@ -9,6 +9,7 @@ FUZZ_BUILD ?= build-fuzz
 PREFIX     ?= /usr/local
 FUZZ_TIME  ?= 10
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+MAKEFLAGS  += --no-print-directory
 
 .PHONY: all deps build demo check test test-asan fuzz-build fuzz-smoke fuzz install clean
 
