@@ -29,6 +29,7 @@
 #include <jansson.h>
 
 #include "core/internal.h"
+#include "core/json.h"
 #include "locus/platform.h"
 
 /* Most nodes a platform holds: bounds what a "range" may expand to, so a
@@ -228,79 +229,6 @@ long locus_platform_find(const struct locus_platform *p, const char *name)
 
 /* ---- small formatting helpers -------------------------------------------- */
 
-/* Shortest text that reads back as exactly `v` (finite), in JSON syntax. */
-static void fmt_double(char *buf, size_t size, double v)
-{
-	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(buf, size, "%.0f", v);
-		return;
-	}
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	/* JSON wants '.', whatever LC_NUMERIC the program chose. */
-	for (char *s = buf; *s; s++)
-		if (*s == ',')
-			*s = '.';
-}
-
-/* `s` in double quotes for a message: at most about 40 bytes (cut at a
- * character boundary), control characters shown as '?'. */
-static const char *quote(char *buf, size_t size, const char *s)
-{
-	size_t n = 0;
-
-	buf[n++] = '"';
-	for (size_t i = 0; s[i]; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if ((ch & 0xc0) != 0x80 && (i >= 40 || n + 12 > size)) {
-			memcpy(buf + n, "...", 3);
-			n += 3;
-			break;
-		}
-		if (n + 4 > size)
-			break;
-		if (ch < 0x20 || ch == 0x7f)
-			ch = '?';
-		if (ch == '"' || ch == '\\')
-			buf[n++] = '\\';
-		buf[n++] = (char)ch;
-	}
-	buf[n++] = '"';
-	buf[n] = 0;
-	return buf;
-}
-
-/* What a JSON value is, for "got ..." in messages. */
-static const char *describe(json_t *v, char *buf, size_t size)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return quote(buf, size, json_string_value(v));
-	case JSON_INTEGER:
-		snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		return buf;
-	case JSON_REAL:
-		fmt_double(buf, size, json_real_value(v));
-		/* Show 4.0 as a real: "expected an integer, got 4" would puzzle. */
-		if (!strpbrk(buf, ".eE") && strlen(buf) + 3 <= size)
-			strcat(buf, ".0");
-		return buf;
-	case JSON_TRUE:
-		return "true";
-	case JSON_FALSE:
-		return "false";
-	default:
-		return "null";
-	}
-}
-
 /* Edit distance of two short strings, capped: used to suggest the key a
  * typo meant. Returns a large value for long strings. */
 static size_t edit_distance(const char *a, const char *b)
@@ -402,7 +330,7 @@ static int check_keys(struct pctx *c, json_t *obj, const char *path, const char 
 			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
 				 i ? ", " : "", allowed[i]);
 		}
-		quote(q, sizeof q, key);
+		locus__json_quote(q, sizeof q, key, 40);
 		if (near)
 			return perr(c, path, NULL,
 				    "unknown key %s (did you mean \"%s\"?); allowed keys: %s", q,
@@ -424,7 +352,7 @@ static int get_int(struct pctx *c, json_t *obj, const char *path, const char *ke
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
 		return perr(c, path, key, "expected %s, got %s", expect,
-			    describe(v, got, sizeof got));
+			    locus__json_describe(v, got, sizeof got));
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -442,7 +370,7 @@ static int get_num(struct pctx *c, json_t *obj, const char *path, const char *ke
 	if (!json_is_number(v) || json_number_value(v) < 0 ||
 	    (!zero_ok && json_number_value(v) == 0))
 		return perr(c, path, key, "expected a number %s 0, got %s", zero_ok ? ">=" : ">",
-			    describe(v, got, sizeof got));
+			    locus__json_describe(v, got, sizeof got));
 	*out = json_number_value(v);
 	return 0;
 }
@@ -458,7 +386,7 @@ static int get_str(struct pctx *c, json_t *obj, const char *path, const char *ke
 		return 0;
 	if (!json_is_string(v))
 		return perr(c, path, key, "expected a string, got %s",
-			    describe(v, got, sizeof got));
+			    locus__json_describe(v, got, sizeof got));
 	*out = json_string_value(v);
 	return 0;
 }
@@ -480,7 +408,7 @@ static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struc
 		return perr(c, path, "rack",
 			    "expected a rack path starting with '/' and without spaces or control "
 			    "characters, got %s",
-			    quote(got, sizeof got, a->rack));
+			    locus__json_quote(got, sizeof got, a->rack, 40));
 	if ((rc = get_int(c, obj, path, "cores", 1, INT_MAX, "an integer >= 1", &cores)) ||
 	    (rc = get_num(c, obj, path, "speed", 0, &a->speed)) ||
 	    (rc = get_num(c, obj, path, "disk_bw", 0, &a->disk_bw)) ||
@@ -520,8 +448,8 @@ static int add_node(struct pctx *c, const char *name, const struct node_attrs *a
 	if (rc > 0) {
 		char q1[64], q2[64];
 		const char *other = p->nodes[clash].name;
-		quote(q1, sizeof q1, name);
-		quote(q2, sizeof q2, other);
+		locus__json_quote(q1, sizeof q1, name, 40);
+		locus__json_quote(q2, sizeof q2, other, 40);
 		if (strcmp(name, other) == 0)
 			return perr(c, path, NULL, "duplicate node name %s (also in nodes[%zu])",
 				    q1, c->origin[clash]);
@@ -555,7 +483,7 @@ static int read_range(struct pctx *c, json_t *r, const char *path, const struct 
 		return perr(c, path, NULL,
 			    "expected an object {\"prefix\", \"from\", \"to\"[, \"width\", "
 			    "\"suffix\"]}, got %s",
-			    describe(r, got, sizeof got));
+			    locus__json_describe(r, got, sizeof got));
 	if ((rc = check_keys(c, r, path, range_keys)) ||
 	    (rc = get_str(c, r, path, "prefix", &prefix)) ||
 	    (rc = get_str(c, r, path, "suffix", &suffix)) ||
@@ -581,12 +509,12 @@ static int read_range(struct pctx *c, json_t *r, const char *path, const struct 
 		return perr(c, path, "prefix",
 			    "expected the start of a host name (no spaces or control characters, "
 			    "no leading '.'), got %s",
-			    quote(got, sizeof got, prefix));
+			    locus__json_quote(got, sizeof got, prefix, 40));
 	if (!valid_chars(suffix))
 		return perr(
 		    c, path, "suffix",
 		    "expected the end of a host name (no spaces or control characters), got %s",
-		    quote(got, sizeof got, suffix));
+		    locus__json_quote(got, sizeof got, suffix, 40));
 	if ((unsigned long long)(to - from) >= PLATFORM_MAX_NODES - c->p->n_nodes)
 		return perr(c, path, NULL,
 			    "expands to %lld nodes, too many: a platform holds at most %zu",
@@ -617,7 +545,7 @@ static int read_node(struct pctx *c, json_t *e, size_t i)
 	snprintf(path, sizeof path, "nodes[%zu]", i);
 	if (!json_is_object(e))
 		return perr(c, path, NULL, "expected a node object, got %s",
-			    describe(e, got, sizeof got));
+			    locus__json_describe(e, got, sizeof got));
 	if ((rc = check_keys(c, e, path, node_keys)))
 		return rc;
 	name = json_object_get(e, "name");
@@ -638,7 +566,7 @@ static int read_node(struct pctx *c, json_t *e, size_t i)
 		return perr(c, sub, NULL,
 			    "expected a host name (no spaces or control characters, no leading "
 			    "'.'), got %s",
-			    describe(name, got, sizeof got));
+			    locus__json_describe(name, got, sizeof got));
 	return add_node(c, json_string_value(name), &a, i, sub);
 }
 
@@ -653,7 +581,7 @@ static int read_platform(struct pctx *c, json_t *root)
 
 	if (!json_is_object(root))
 		return perr(c, "", NULL, "expected a JSON object with \"format\": \"%s\", got %s",
-			    LOCUS_PLATFORM_FORMAT, describe(root, got, sizeof got));
+			    LOCUS_PLATFORM_FORMAT, locus__json_describe(root, got, sizeof got));
 	/* Format and version first: a newer file's keys are not typos. */
 	v = json_object_get(root, "format");
 	if (!v)
@@ -663,14 +591,14 @@ static int read_platform(struct pctx *c, json_t *root)
 		    LOCUS_PLATFORM_FORMAT);
 	if (!json_is_string(v) || strcmp(json_string_value(v), LOCUS_PLATFORM_FORMAT))
 		return perr(c, "format", NULL, "expected \"%s\", got %s", LOCUS_PLATFORM_FORMAT,
-			    describe(v, got, sizeof got));
+			    locus__json_describe(v, got, sizeof got));
 	v = json_object_get(root, "version");
 	if (!v)
 		return perr(c, "", NULL, "missing key \"version\" (this Locus reads version %d)",
 			    LOCUS_PLATFORM_VERSION);
 	if (!json_is_integer(v))
 		return perr(c, "version", NULL, "expected an integer, got %s",
-			    describe(v, got, sizeof got));
+			    locus__json_describe(v, got, sizeof got));
 	if (json_integer_value(v) > LOCUS_PLATFORM_VERSION)
 		return perr(c, "version", NULL,
 			    "version %" JSON_INTEGER_FORMAT
@@ -688,7 +616,7 @@ static int read_platform(struct pctx *c, json_t *root)
 	if (v) {
 		if (!json_is_object(v))
 			return perr(c, "network", NULL, "expected an object, got %s",
-				    describe(v, got, sizeof got));
+				    locus__json_describe(v, got, sizeof got));
 		if ((rc = check_keys(c, v, "network", network_keys)) ||
 		    (rc = get_num(c, v, "network", "latency", 1, &c->p->latency)) ||
 		    (rc = get_num(c, v, "network", "backbone_bw", 1, &c->p->backbone_bw)))
@@ -699,7 +627,7 @@ static int read_platform(struct pctx *c, json_t *root)
 	if (v) {
 		if (!json_is_object(v))
 			return perr(c, "defaults", NULL, "expected an object, got %s",
-				    describe(v, got, sizeof got));
+				    locus__json_describe(v, got, sizeof got));
 		if ((rc = check_keys(c, v, "defaults", attr_keys)) ||
 		    (rc = read_attrs(c, v, "defaults", &builtin_attrs, &c->def)))
 			return rc;
@@ -709,7 +637,7 @@ static int read_platform(struct pctx *c, json_t *root)
 		return perr(c, "", NULL, "missing key \"nodes\"");
 	if (!json_is_array(nodes))
 		return perr(c, "nodes", NULL, "expected an array of nodes, got %s",
-			    describe(nodes, got, sizeof got));
+			    locus__json_describe(nodes, got, sizeof got));
 	if (json_array_size(nodes) == 0)
 		return perr(c, "nodes", NULL, "expected at least one node, got none");
 	for (size_t i = 0; i < json_array_size(nodes); i++)
@@ -930,7 +858,7 @@ static int put_string(struct locus__buf *b, const char *s)
 static int put_number(struct locus__buf *b, double v)
 {
 	char num[64];
-	fmt_double(num, sizeof num, v);
+	locus__json_number(num, sizeof num, v);
 	return locus__buf_append(b, num, strlen(num));
 }
 

@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "core/internal.h"
+#include "core/json.h"
 #include "locus/locality.h"
 
 struct wctx {
@@ -54,60 +55,6 @@ struct wblock {
 	json_t *names; /* or NULL */
 	json_t *paths; /* topologyPaths, or NULL */
 };
-
-/* `s` in double quotes for a message: at most `max` bytes (cut at a
- * character boundary), control characters shown as '?'. */
-static const char *quote(char *buf, size_t size, const char *s, size_t max)
-{
-	size_t n = 0;
-
-	buf[n++] = '"';
-	for (size_t i = 0; s[i]; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if ((ch & 0xc0) != 0x80 && (i >= max || n + 12 > size)) {
-			memcpy(buf + n, "...", 3);
-			n += 3;
-			break;
-		}
-		if (n + 4 > size)
-			break;
-		if (ch < 0x20 || ch == 0x7f)
-			ch = '?';
-		if (ch == '"' || ch == '\\')
-			buf[n++] = '\\';
-		buf[n++] = (char)ch;
-	}
-	buf[n++] = '"';
-	buf[n] = 0;
-	return buf;
-}
-
-/* What a JSON value is, for "got ..." in messages. */
-static const char *describe(json_t *v, char *buf, size_t size)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return quote(buf, size, json_string_value(v), 40);
-	case JSON_INTEGER:
-		snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		return buf;
-	case JSON_REAL:
-		snprintf(buf, size, "%.17g", json_real_value(v));
-		if (!strpbrk(buf, ".eE") && strlen(buf) + 3 <= size)
-			strcat(buf, ".0");
-		return buf;
-	case JSON_TRUE:
-		return "true";
-	case JSON_FALSE:
-		return "false";
-	default:
-		return "null";
-	}
-}
 
 /* Reports a semantic error at the path of block `index` (SIZE_MAX: at
  * `key` alone) extended by `key` (may be NULL), e.g.
@@ -158,7 +105,7 @@ static int get_u64(struct wctx *c, json_t *e, size_t index, const char *key, uin
 		return perr(c, index, NULL, "missing key \"%s\"", key);
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
 		return perr(c, index, key, "expected an integer >= 0, got %s",
-			    describe(v, got, sizeof got));
+			    locus__json_describe(v, got, sizeof got));
 	*out = (uint64_t)json_integer_value(v);
 	return 0;
 }
@@ -179,13 +126,13 @@ static int get_strings(struct wctx *c, json_t *e, size_t index, const char *key,
 	}
 	if (!json_is_array(v))
 		return perr(c, index, key, "expected an array of strings, got %s",
-			    describe(v, got, sizeof got));
+			    locus__json_describe(v, got, sizeof got));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_t *s = json_array_get(v, i);
 		if (!json_is_string(s)) {
 			snprintf(sub, sizeof sub, "%s[%zu]", key, i);
 			return perr(c, index, sub, "expected a string, got %s",
-				    describe(s, got, sizeof got));
+				    locus__json_describe(s, got, sizeof got));
 		}
 	}
 	*out = v;
@@ -225,7 +172,7 @@ static int replica_host(struct wctx *c, const struct wblock *b, size_t j, char *
 			return perr(
 			    c, b->index, sub,
 			    "expected a host name without spaces or control characters, got %s",
-			    quote(got, sizeof got, h, 40));
+			    locus__json_quote(got, sizeof got, h, 40));
 		*out = locus__strdup(h);
 		return *out ? 0 : nomem(c);
 	}
@@ -240,7 +187,7 @@ static int replica_host(struct wctx *c, const struct wblock *b, size_t j, char *
 		snprintf(sub, sizeof sub, "hosts[%zu]", j);
 		return perr(c, b->index, sub,
 			    "empty host name, and names[%zu] (%s) gives no usable host name either",
-			    j, quote(got, sizeof got, addr, 40));
+			    j, locus__json_quote(got, sizeof got, addr, 40));
 	}
 	return 0;
 }
@@ -269,7 +216,7 @@ static int replica_rack(struct wctx *c, const struct wblock *b, size_t j, char *
 		snprintf(sub, sizeof sub, "topologyPaths[%zu]", j);
 		return perr(c, b->index, sub,
 			    "expected a topology path without spaces or control characters, got %s",
-			    quote(got, sizeof got, path, 40));
+			    locus__json_quote(got, sizeof got, path, 40));
 	}
 	return 0;
 }
@@ -287,14 +234,14 @@ static int read_block(struct wctx *c, json_t *e, size_t index, struct wblock *b)
 	b->index = index;
 	if (!json_is_object(e))
 		return perr(c, index, NULL, "expected a block location object, got %s",
-			    describe(e, got, sizeof got));
+			    locus__json_describe(e, got, sizeof got));
 	if ((rc = get_u64(c, e, index, "offset", &b->offset)) ||
 	    (rc = get_u64(c, e, index, "length", &b->length)))
 		return rc;
 	v = json_object_get(e, "corrupt");
 	if (v && !json_is_boolean(v))
 		return perr(c, index, "corrupt", "expected true or false, got %s",
-			    describe(v, got, sizeof got));
+			    locus__json_describe(v, got, sizeof got));
 	b->corrupt = json_is_true(v);
 	if ((rc = get_strings(c, e, index, "hosts", 1, &b->hosts)))
 		return rc;
@@ -401,8 +348,8 @@ static int add_block(struct wctx *c, struct locus_catalog *cat, const struct wbl
 			snprintf(sub, sizeof sub, "topologyPaths[%zu]", j);
 			rc = perr(c, b->index, sub,
 				  "host %s is in rack %s here but in rack %s in an earlier block",
-				  quote(q1, sizeof q1, host, 40), quote(q2, sizeof q2, rack, 40),
-				  quote(q3, sizeof q3, cat->hosts[id].rack, 40));
+				  locus__json_quote(q1, sizeof q1, host, 40), locus__json_quote(q2, sizeof q2, rack, 40),
+				  locus__json_quote(q3, sizeof q3, cat->hosts[id].rack, 40));
 		} else {
 			/* Several datanodes on one host (a test cluster) are one
 			 * host to the catalog. */
@@ -459,7 +406,7 @@ static int remote_error(struct wctx *c, json_t *re)
 	return locus__err(
 	    c->err, ex && strcmp(ex, "FileNotFoundException") == 0 ? LOCUS_ENOENT : LOCUS_EIO,
 	    c->file, 0, 0, "the WebHDFS server answered with an error, not block locations: %s: %s",
-	    ex ? ex : "RemoteException", msg ? quote(q, sizeof q, msg, 300) : "(no message)");
+	    ex ? ex : "RemoteException", msg ? locus__json_quote(q, sizeof q, msg, 300) : "(no message)");
 }
 
 /* Finds the array of block locations in `root`; sets c->base. */
@@ -478,14 +425,14 @@ static int find_blocks(struct wctx *c, json_t *root, json_t **out)
 		return perr(
 		    c, SIZE_MAX, NULL,
 		    "expected a GETFILEBLOCKLOCATIONS document (an object or an array), got %s",
-		    describe(root, got, sizeof got));
+		    locus__json_describe(root, got, sizeof got));
 	if ((v = json_object_get(root, "RemoteException")))
 		return remote_error(c, v);
 	if ((v = json_object_get(root, "BlockLocations"))) {
 		if (!json_is_object(v))
 			return perr(c, SIZE_MAX, "BlockLocations",
 				    "expected an object with a \"BlockLocation\" array, got %s",
-				    describe(v, got, sizeof got));
+				    locus__json_describe(v, got, sizeof got));
 		arr = json_object_get(v, "BlockLocation");
 		if (!arr)
 			return perr(c, SIZE_MAX, "BlockLocations", "missing key \"BlockLocation\"");
@@ -504,7 +451,7 @@ static int find_blocks(struct wctx *c, json_t *root, json_t **out)
 	}
 	if (!json_is_array(arr))
 		return perr(c, SIZE_MAX, c->base, "expected an array of block locations, got %s",
-			    describe(arr, got, sizeof got));
+			    locus__json_describe(arr, got, sizeof got));
 	*out = arr;
 	return 0;
 }
@@ -569,7 +516,7 @@ int locus_webhdfs_parse(struct locus_catalog **out, const char *text, size_t len
 			 ? nomem(&c)
 			 : locus__err(err, LOCUS_EINVAL, name, 0, 0,
 				      "invalid dataset name %s (empty or with control characters)",
-				      quote(q, sizeof q, dataset, 40));
+				      locus__json_quote(q, sizeof q, dataset, 40));
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
