@@ -15,5 +15,10 @@
 #include "locus/dataset.h"
 #include "locus/locality.h"
 #include "locus/place.h"
+#include "locus/workload.h"
+#include "locus/policy.h"
+#include "locus/bounds.h"
+#include "locus/sim.h"
+#include "locus/report.h"
 
 #endif

@@ -1,0 +1,73 @@
+/* Collecting a policy's actions for one event. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "sched/actions.h"
+
+static struct locus__action *push(struct locus_actions *a)
+{
+	if (locus__grow(&a->list, &a->cap, a->n + 1, sizeof *a->list)) {
+		a->oom = 1;
+		return NULL;
+	}
+	struct locus__action *x = &a->list[a->n++];
+	memset(x, 0, sizeof *x);
+	return x;
+}
+
+void locus_act_send(struct locus_actions *a, const struct locus_msg *m)
+{
+	struct locus__action *x = push(a);
+	if (!x)
+		return;
+	x->kind = LOCUS__ACT_SEND;
+	x->msg = *m;
+	x->proc = m->to;
+}
+
+void locus_act_assign(struct locus_actions *a, uint32_t from, uint32_t worker, uint32_t task,
+		      int32_t source)
+{
+	struct locus_msg m = { .type = LOCUS_MSG_ASSIGN, .from = from, .to = worker, .n_args = 2 };
+	m.arg[0] = task;
+	m.arg[1] = source;
+	locus_act_send(a, &m);
+}
+
+void locus_act_timer(struct locus_actions *a, uint32_t proc, double delay, uint64_t tag)
+{
+	struct locus__action *x = push(a);
+	if (!x)
+		return;
+	x->kind = LOCUS__ACT_TIMER;
+	x->proc = proc;
+	x->delay = delay < 0 ? 0 : delay;
+	x->tag = tag;
+}
+
+void locus_act_stop(struct locus_actions *a, uint32_t worker)
+{
+	struct locus__action *x = push(a);
+	if (!x)
+		return;
+	x->kind = LOCUS__ACT_STOP;
+	x->proc = worker;
+}
+
+void locus_act_cost(struct locus_actions *a, uint64_t entries)
+{
+	a->entries += entries;
+}
+
+void locus__actions_reset(struct locus_actions *a)
+{
+	a->n = 0;
+	a->entries = 0;
+}
+
+void locus__actions_fini(struct locus_actions *a)
+{
+	free(a->list);
+	memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,38 @@
+/*
+ * The actions a policy answers with, as the engines read them. Shared by
+ * the simulator, the MPI engine and the policy tests.
+ */
+#ifndef LOCUS_SCHED_ACTIONS_H
+#define LOCUS_SCHED_ACTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "locus/policy.h"
+
+enum locus__action_kind {
+	LOCUS__ACT_SEND,  /* msg */
+	LOCUS__ACT_TIMER, /* proc, delay, tag */
+	LOCUS__ACT_STOP   /* proc (a worker) */
+};
+
+struct locus__action {
+	enum locus__action_kind kind;
+	uint32_t proc;
+	double delay;
+	uint64_t tag;
+	struct locus_msg msg;
+};
+
+struct locus_actions {
+	struct locus__action *list;
+	size_t n, cap;
+	uint64_t entries; /* locus_act_cost total for this event */
+	int oom;          /* an append failed: the engine reports it */
+};
+
+/* Empties the list for the next event (keeps the storage). */
+void locus__actions_reset(struct locus_actions *a);
+void locus__actions_fini(struct locus_actions *a);
+
+#endif

@@ -1,0 +1,98 @@
+/* key=value option lists for policies ("delay=0.5,tau=2"). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "locus/policy.h"
+
+int locus_kv_parse(struct locus_kv *kv, const char *text, struct locus_error *err)
+{
+	memset(kv, 0, sizeof *kv);
+	if (!text || !*text)
+		return 0;
+	size_t cap = 0;
+	const char *p = text;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		const char *eq = memchr(p, '=', n);
+		if (!eq || eq == p || eq + 1 == p + n) {
+			locus_kv_fini(kv);
+			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+					  "policy option \"%.*s\": expected KEY=VALUE", (int)n, p);
+		}
+		if (locus__grow(&kv->keys, &cap, kv->n + 1, sizeof *kv->keys)) {
+			locus_kv_fini(kv);
+			return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		}
+		size_t c2 = cap;
+		/* vals and used grow with keys. */
+		char **v = locus__reallocarray(kv->vals, c2, sizeof *v);
+		unsigned char *u = v ? locus__reallocarray(kv->used, c2, 1) : NULL;
+		if (v)
+			kv->vals = v;
+		if (u)
+			kv->used = u;
+		if (!v || !u) {
+			locus_kv_fini(kv);
+			return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		}
+		kv->keys[kv->n] = locus__strndup(p, (size_t)(eq - p));
+		kv->vals[kv->n] = locus__strndup(eq + 1, (size_t)(p + n - eq - 1));
+		kv->used[kv->n] = 0;
+		kv->n++;
+		if (!kv->keys[kv->n - 1] || !kv->vals[kv->n - 1]) {
+			locus_kv_fini(kv);
+			return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+void locus_kv_fini(struct locus_kv *kv)
+{
+	for (size_t i = 0; i < kv->n; i++) {
+		free(kv->keys[i]);
+		free(kv->vals[i]);
+	}
+	free(kv->keys);
+	free(kv->vals);
+	free(kv->used);
+	memset(kv, 0, sizeof *kv);
+}
+
+int locus_kv_double(struct locus_kv *kv, const char *key, double def, double min, double max,
+		    double *out, struct locus_error *err)
+{
+	*out = def;
+	if (!kv)
+		return 0;
+	/* The last occurrence wins; every occurrence counts as used. */
+	for (size_t k = 0; k < kv->n; k++)
+		if (strcmp(kv->keys[k], key) == 0)
+			kv->used[k] = 1;
+	for (size_t i = kv->n; i-- > 0;) {
+		if (strcmp(kv->keys[i], key) != 0)
+			continue;
+		char *end;
+		double v = strtod(kv->vals[i], &end);
+		if (!*kv->vals[i] || *end || isnan(v) || v < min || v > max)
+			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+					  "policy option %s=%s: expected a number from %g to %g", key,
+					  kv->vals[i], min, max);
+		*out = v;
+		return 0;
+	}
+	return 0;
+}
+
+const char *locus_kv_unused(const struct locus_kv *kv)
+{
+	for (size_t i = 0; kv && i < kv->n; i++)
+		if (!kv->used[i])
+			return kv->keys[i];
+	return NULL;
+}
