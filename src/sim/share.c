@@ -1,0 +1,1018 @@
+/*
+ * Max-min fair sharing of resources by flows, in simulated time (share.h).
+ *
+ * The allocation is exact; what makes it cheap is that it is computed per
+ * class of flows, not per flow, and only where something changed.
+ *
+ * Classes. Flows that cross the same shared resources with the same
+ * effective cap get the same rate (the max-min fair allocation is unique,
+ * so symmetric flows get equal rates). A resource that carries one flow
+ * only constrains that flow: it is a cap on it. So a flow's class key is
+ * the set of its resources that carry two flows or more, plus its
+ * effective cap, the least of its own cap and the capacities of the
+ * resources it has to itself. Resources of infinite capacity constrain
+ * nothing and are left out. In the star case (thousands of flows share a
+ * master link, each also crosses its own receiver link) every flow is in
+ * one class; reads alone on their disk are in one class per capacity.
+ *
+ * Virtual time. All flows of a class advance at the class's rate, so a
+ * class keeps the service each of its flows has received since the class
+ * began (vtime, at time t); a flow keeps the vtime at which it will be done
+ * (target), and the class keeps its flows in a heap by (target, start
+ * order). A rate change touches the class, never its flows. The class's
+ * next completion is t + (head's target - vtime) / rate, and a global heap
+ * orders the classes by (that time, head's start order).
+ *
+ * Components. A start or an end changes the class of the flow itself and of
+ * at most one other flow per resource (the one left alone on it, or no
+ * longer alone). Rates change only in the connected components (shared
+ * resources linked by classes) of the classes whose membership changed; a
+ * breadth-first search from their resources finds them and progressive
+ * filling runs on them, over classes: the common level rises to the next
+ * event, either the least cap of an unfrozen class (classes sorted by cap)
+ * or the least saturation level (capacity - frozen load) / unfrozen flows
+ * of a resource (a heap with lazy deletion: a level only rises as flows
+ * freeze). That is O((K + R) log(K + R)) for K classes and R resources in
+ * the component; a disk read alone on its disk or a star costs O(log F).
+ *
+ * Failure. Everything an event may need is allocated before it changes
+ * anything, so after LOCUS_ENOMEM the state is as it was.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "sim/share.h"
+
+#define MAXR LOCUS__SHARE_MAX_RES
+#define NONE UINT32_MAX
+/* Flows one event moves between classes: the flow itself and one flow per
+ * resource of it (left alone there, or no longer alone). */
+#define PLAN (1 + MAXR)
+/* Seeds of the component search in one event: each class change names at
+ * most MAXR resources and an event removes and adds PLAN flows. */
+#define MAX_SEEDS (2 * PLAN * MAXR)
+/* Remaining bytes below REL_EPS of a flow's size, or lost in the rounding
+ * of its class's vtime, count as none: no flow keeps a vanishing tail. */
+#define REL_EPS 1e-12
+/* A class rebases its vtime to 0 once it exceeds REBASE times the largest
+ * remaining size in it, so that targets keep their precision. */
+#define REBASE 4.0
+
+struct key {
+	uint32_t res[MAXR]; /* shared resources, ascending; NONE past n */
+	uint32_t n;
+	double cap; /* effective per-flow cap; INFINITY: none */
+};
+
+struct flow {
+	uint64_t user;
+	uint64_t seq;       /* start order: breaks ties */
+	double bytes;
+	double cap;         /* its own cap; INFINITY: none */
+	double target;      /* vtime of its class when it is done (instant class: time) */
+	uint32_t res[MAXR]; /* resources of finite capacity, ascending */
+	uint32_t n_res;     /* 0 for a flow of 0 bytes: it holds no resource */
+	uint32_t cls;       /* its class; NONE when the slot is free */
+	uint32_t pos;       /* index in its class's heap; when free, the next free slot */
+};
+
+struct cls {
+	struct key key;
+	uint64_t hash;
+	uint32_t res_pos[MAXR]; /* index in each shared resource's class list */
+	uint32_t *heap;         /* flow ids by (target, seq); kept when the slot is free */
+	size_t heap_cap;
+	uint32_t n;             /* flows in it; 0 when the slot is free */
+	uint32_t gpos;          /* index in the global heap; NONE: not there */
+	uint32_t next_free;
+	uint32_t qmark;         /* event that queued it for refresh */
+	uint32_t bmark;         /* event whose component search reached it */
+	int frozen;             /* progressive filling */
+	double fill_rate;
+	double rate;            /* per flow; INFINITY for the instant class */
+	double vtime;           /* service per flow at time t */
+	double t;
+	double scale;           /* no flow in it has more than this left */
+	double done_at;         /* completion time of the head */
+};
+
+struct res {
+	double capacity;
+	uint32_t n_flows;
+	uint32_t xor_flows; /* xor of its flows' ids: the flow itself when alone */
+	uint32_t *cls;      /* classes whose key holds it */
+	size_t n_cls, cls_cap;
+	/* progressive filling */
+	uint32_t mark;      /* event whose component search reached it */
+	uint32_t ver;       /* version of its level in the level heap */
+	int saturated;
+	double load;        /* bytes/s taken by frozen flows */
+	double open;        /* flows not yet frozen */
+};
+
+struct level {
+	double level;
+	uint32_t res, ver;
+};
+
+struct by_cap {
+	double cap;
+	uint32_t cls;
+};
+
+struct locus__share {
+	struct res *res;
+	size_t n_res;
+
+	struct flow *flows;
+	size_t flows_cap, flows_used; /* slots allocated, slots ever used */
+	uint32_t free_flow;
+	size_t count;
+	uint64_t seq;
+
+	struct cls *cls;
+	size_t cls_cap, cls_used;     /* slots allocated, slots set up */
+	uint32_t free_cls;
+	size_t n_free_cls;
+	uint32_t *table;              /* open addressing: class ids, NONE empty */
+	size_t table_size;            /* power of two, >= 2 cls_used */
+	uint32_t *gheap;              /* classes by (done_at, head's seq) */
+	size_t gn;
+
+	double now;                   /* time of the last change */
+	uint32_t epoch;               /* events so far */
+
+	/* Scratch of one event, sized for cls_used classes. */
+	uint32_t seeds[MAX_SEEDS];
+	size_t n_seeds;
+	uint32_t *queue;              /* classes to refresh */
+	size_t n_queue;
+	uint32_t *comp_res;           /* n_res */
+	size_t n_comp_res;
+	uint32_t *comp_cls;
+	size_t n_comp_cls;
+	struct by_cap *by_cap;
+	struct level *levels;         /* n_res + MAXR cls_used */
+	size_t n_levels;
+	size_t scratch_for;           /* cls_used the scratch is sized for */
+};
+
+/* ---- keys and the class table ------------------------------------- */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t key_hash(const struct key *k)
+{
+	uint64_t h = mix(k->n + 0x9e3779b97f4a7c15ull);
+	for (uint32_t i = 0; i < k->n; i++)
+		h = mix(h ^ k->res[i]);
+	uint64_t bits;
+	memcpy(&bits, &k->cap, sizeof bits);
+	return mix(h ^ bits);
+}
+
+static int key_eq(const struct key *a, const struct key *b)
+{
+	if (a->n != b->n || a->cap != b->cap)
+		return 0;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->res[i] != b->res[i])
+			return 0;
+	return 1;
+}
+
+static uint32_t table_find(const struct locus__share *s, const struct key *k, uint64_t h)
+{
+	size_t mask = s->table_size - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		uint32_t c = s->table[i];
+		if (c == NONE || (s->cls[c].hash == h && key_eq(&s->cls[c].key, k)))
+			return c;
+	}
+}
+
+static void table_put(uint32_t *table, size_t size, uint32_t c, uint64_t h)
+{
+	size_t mask = size - 1, i = h & mask;
+	while (table[i] != NONE)
+		i = (i + 1) & mask;
+	table[i] = c;
+}
+
+/* Removes class c, shifting back the entries after it so that no probe
+ * sequence has a hole (no tombstones). */
+static void table_del(struct locus__share *s, uint32_t c)
+{
+	size_t mask = s->table_size - 1, i = s->cls[c].hash & mask;
+	while (s->table[i] != c)
+		i = (i + 1) & mask;
+	for (size_t j = i;;) {
+		j = (j + 1) & mask;
+		uint32_t d = s->table[j];
+		if (d == NONE)
+			break;
+		size_t home = s->cls[d].hash & mask;
+		/* d may move to the hole at i unless its home lies in (i, j]. */
+		int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+		if (!stays) {
+			s->table[i] = d;
+			i = j;
+		}
+	}
+	s->table[i] = NONE;
+}
+
+/* The class key of flow f under the current flow counts. */
+static void flow_key(const struct locus__share *s, const struct flow *f, struct key *k)
+{
+	k->n = 0;
+	k->cap = f->cap;
+	for (uint32_t i = 0; i < f->n_res; i++) {
+		const struct res *r = &s->res[f->res[i]];
+		if (r->n_flows >= 2)
+			k->res[k->n++] = f->res[i];
+		else if (r->capacity < k->cap)
+			k->cap = r->capacity;
+	}
+	for (uint32_t i = k->n; i < MAXR; i++)
+		k->res[i] = NONE;
+}
+
+/* The class of flows that nothing limits: they complete when they start. */
+static int is_instant(const struct cls *c)
+{
+	return c->key.n == 0 && c->key.cap == INFINITY;
+}
+
+/* ---- heaps ---------------------------------------------------------- */
+
+static int flow_before(const struct flow *a, const struct flow *b)
+{
+	return a->target < b->target || (a->target == b->target && a->seq < b->seq);
+}
+
+static void fheap_up(struct locus__share *s, struct cls *c, uint32_t i)
+{
+	uint32_t id = c->heap[i];
+	struct flow *f = &s->flows[id];
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		struct flow *pf = &s->flows[c->heap[p]];
+		if (!flow_before(f, pf))
+			break;
+		c->heap[i] = c->heap[p];
+		pf->pos = i;
+		i = p;
+	}
+	c->heap[i] = id;
+	f->pos = i;
+}
+
+static void fheap_down(struct locus__share *s, struct cls *c, uint32_t i)
+{
+	uint32_t id = c->heap[i];
+	struct flow *f = &s->flows[id];
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = l;
+		if (l >= c->n)
+			break;
+		if (l + 1 < c->n && flow_before(&s->flows[c->heap[l + 1]], &s->flows[c->heap[l]]))
+			m = l + 1;
+		struct flow *mf = &s->flows[c->heap[m]];
+		if (!flow_before(mf, f))
+			break;
+		c->heap[i] = c->heap[m];
+		mf->pos = i;
+		i = m;
+	}
+	c->heap[i] = id;
+	f->pos = i;
+}
+
+static void fheap_del(struct locus__share *s, struct cls *c, uint32_t i)
+{
+	uint32_t last = c->heap[--c->n];
+	if (i == c->n)
+		return;
+	c->heap[i] = last;
+	fheap_up(s, c, i);
+	fheap_down(s, c, s->flows[last].pos);
+}
+
+static int cls_before(const struct locus__share *s, const struct cls *a, const struct cls *b)
+{
+	if (a->done_at != b->done_at)
+		return a->done_at < b->done_at;
+	return s->flows[a->heap[0]].seq < s->flows[b->heap[0]].seq;
+}
+
+static void gheap_up(struct locus__share *s, uint32_t i)
+{
+	uint32_t id = s->gheap[i];
+	struct cls *c = &s->cls[id];
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		struct cls *pc = &s->cls[s->gheap[p]];
+		if (!cls_before(s, c, pc))
+			break;
+		s->gheap[i] = s->gheap[p];
+		pc->gpos = i;
+		i = p;
+	}
+	s->gheap[i] = id;
+	c->gpos = i;
+}
+
+static void gheap_down(struct locus__share *s, uint32_t i)
+{
+	uint32_t id = s->gheap[i];
+	struct cls *c = &s->cls[id];
+	for (;;) {
+		size_t l = 2 * (size_t)i + 1, m = l;
+		if (l >= s->gn)
+			break;
+		if (l + 1 < s->gn && cls_before(s, &s->cls[s->gheap[l + 1]], &s->cls[s->gheap[l]]))
+			m = l + 1;
+		struct cls *mc = &s->cls[s->gheap[m]];
+		if (!cls_before(s, mc, c))
+			break;
+		s->gheap[i] = s->gheap[m];
+		mc->gpos = i;
+		i = (uint32_t)m;
+	}
+	s->gheap[i] = id;
+	c->gpos = i;
+}
+
+static void gheap_del(struct locus__share *s, uint32_t i)
+{
+	uint32_t last = s->gheap[--s->gn];
+	if (i == s->gn)
+		return;
+	s->gheap[i] = last;
+	gheap_up(s, i);
+	gheap_down(s, s->cls[last].gpos);
+}
+
+/* Places class c in the global heap after its done_at or head changed. */
+static void gheap_fix(struct locus__share *s, uint32_t c)
+{
+	if (s->cls[c].gpos == NONE) {
+		s->gheap[s->gn] = c;
+		s->cls[c].gpos = (uint32_t)s->gn++;
+		gheap_up(s, s->cls[c].gpos);
+	} else {
+		gheap_up(s, s->cls[c].gpos);
+		gheap_down(s, s->cls[c].gpos);
+	}
+}
+
+static int level_before(const struct level *a, const struct level *b)
+{
+	return a->level < b->level || (a->level == b->level && a->res < b->res);
+}
+
+static void level_push(struct locus__share *s, const struct level *lv)
+{
+	size_t i = s->n_levels++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!level_before(lv, &s->levels[p]))
+			break;
+		s->levels[i] = s->levels[p];
+		i = p;
+	}
+	s->levels[i] = *lv;
+}
+
+static void level_pop(struct locus__share *s)
+{
+	struct level last = s->levels[--s->n_levels];
+	size_t i = 0, n = s->n_levels;
+	if (!n)
+		return;
+	for (;;) {
+		size_t l = 2 * i + 1, m = l;
+		if (l >= n)
+			break;
+		if (l + 1 < n && level_before(&s->levels[l + 1], &s->levels[l]))
+			m = l + 1;
+		if (!level_before(&s->levels[m], &last))
+			break;
+		s->levels[i] = s->levels[m];
+		i = m;
+	}
+	s->levels[i] = last;
+}
+
+/* ---- reservations: every allocation an event needs, made first ------ */
+
+static int grow_scratch(struct locus__share *s)
+{
+	size_t n = s->cls_used;
+	if (n <= s->scratch_for)
+		return 0;
+	uint32_t *q = locus__reallocarray(s->queue, n, sizeof *q);
+	if (!q)
+		return LOCUS_ENOMEM;
+	s->queue = q;
+	uint32_t *cc = locus__reallocarray(s->comp_cls, n, sizeof *cc);
+	if (!cc)
+		return LOCUS_ENOMEM;
+	s->comp_cls = cc;
+	struct by_cap *bc = locus__reallocarray(s->by_cap, n, sizeof *bc);
+	if (!bc)
+		return LOCUS_ENOMEM;
+	s->by_cap = bc;
+	uint32_t *g = locus__reallocarray(s->gheap, n, sizeof *g);
+	if (!g)
+		return LOCUS_ENOMEM;
+	s->gheap = g;
+	if (n > (SIZE_MAX / sizeof(struct level) - s->n_res) / MAXR)
+		return LOCUS_ENOMEM;
+	struct level *lv = locus__reallocarray(s->levels, s->n_res + MAXR * n, sizeof *lv);
+	if (!lv)
+		return LOCUS_ENOMEM;
+	s->levels = lv;
+	if (2 * n > s->table_size) {
+		size_t size = s->table_size;
+		while (size < 2 * n)
+			size *= 2;
+		uint32_t *t = locus__reallocarray(NULL, size, sizeof *t);
+		if (!t)
+			return LOCUS_ENOMEM;
+		for (size_t i = 0; i < size; i++)
+			t[i] = NONE;
+		for (size_t i = 0; i < s->table_size; i++)
+			if (s->table[i] != NONE)
+				table_put(t, size, s->table[i], s->cls[s->table[i]].hash);
+		free(s->table);
+		s->table = t;
+		s->table_size = size;
+	}
+	s->scratch_for = n;
+	return 0;
+}
+
+/* Makes sure at least m class slots are free, each with room for PLAN
+ * flows, and the scratch is sized for all slots. */
+static int reserve_slots(struct locus__share *s, size_t m)
+{
+	while (s->n_free_cls < m) {
+		if (s->cls_used >= NONE - 1)
+			return LOCUS_ENOMEM;
+		if (locus__grow(&s->cls, &s->cls_cap, s->cls_used + 1, sizeof *s->cls))
+			return LOCUS_ENOMEM;
+		struct cls *c = &s->cls[s->cls_used];
+		memset(c, 0, sizeof *c);
+		c->heap_cap = 8;
+		c->heap = malloc(c->heap_cap * sizeof *c->heap);
+		if (!c->heap)
+			return LOCUS_ENOMEM;
+		c->gpos = NONE;
+		c->next_free = s->free_cls;
+		s->free_cls = (uint32_t)s->cls_used++;
+		s->n_free_cls++;
+	}
+	return grow_scratch(s);
+}
+
+/* Room for the n planned moves of flows into classes of keys k[]. */
+static int reserve(struct locus__share *s, const struct key *k, unsigned n)
+{
+	if (reserve_slots(s, 2 * (size_t)n))
+		return LOCUS_ENOMEM;
+	for (unsigned j = 0; j < n; j++) {
+		uint32_t c = table_find(s, &k[j], key_hash(&k[j]));
+		if (c != NONE && locus__grow(&s->cls[c].heap, &s->cls[c].heap_cap,
+					     s->cls[c].n + n, sizeof *s->cls[c].heap))
+			return LOCUS_ENOMEM;
+		for (uint32_t i = 0; i < k[j].n; i++) {
+			struct res *r = &s->res[k[j].res[i]];
+			if (locus__grow(&r->cls, &r->cls_cap, r->n_cls + n, sizeof *r->cls))
+				return LOCUS_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* ---- classes -------------------------------------------------------- */
+
+/* Brings the class's vtime to the current time. */
+static void cls_touch(struct locus__share *s, struct cls *c)
+{
+	if (c->t < s->now) {
+		if (!is_instant(c))
+			c->vtime += c->rate * (s->now - c->t);
+		c->t = s->now;
+	}
+}
+
+/* Queues class c for a new completion time and names its resources as
+ * seeds of the component search. */
+static void cls_changed(struct locus__share *s, uint32_t c)
+{
+	struct cls *k = &s->cls[c];
+	if (k->qmark != s->epoch) {
+		k->qmark = s->epoch;
+		s->queue[s->n_queue++] = c;
+	}
+	for (uint32_t i = 0; i < k->key.n; i++)
+		s->seeds[s->n_seeds++] = k->key.res[i];
+}
+
+static uint32_t cls_make(struct locus__share *s, const struct key *k, uint64_t h)
+{
+	uint32_t c = s->free_cls;
+	struct cls *x = &s->cls[c];
+	s->free_cls = x->next_free;
+	s->n_free_cls--;
+	x->key = *k;
+	x->hash = h;
+	x->n = 0;
+	x->gpos = NONE;
+	/* A class on shared resources gets its rate from the filling. */
+	x->rate = k->n ? 0 : k->cap;
+	x->vtime = 0;
+	x->t = s->now;
+	x->scale = 0;
+	x->done_at = INFINITY;
+	table_put(s->table, s->table_size, c, h);
+	for (uint32_t i = 0; i < k->n; i++) {
+		struct res *r = &s->res[k->res[i]];
+		x->res_pos[i] = (uint32_t)r->n_cls;
+		r->cls[r->n_cls++] = c;
+	}
+	return c;
+}
+
+static void cls_free(struct locus__share *s, uint32_t c)
+{
+	struct cls *x = &s->cls[c];
+	table_del(s, c);
+	for (uint32_t i = 0; i < x->key.n; i++) {
+		struct res *r = &s->res[x->key.res[i]];
+		uint32_t p = x->res_pos[i], last = r->cls[--r->n_cls];
+		if (p != r->n_cls) {
+			/* The last class of the list takes p: find which of its
+			 * resources this is to update its index. */
+			struct cls *y = &s->cls[last];
+			r->cls[p] = last;
+			for (uint32_t j = 0; j < y->key.n; j++)
+				if (y->key.res[j] == x->key.res[i])
+					y->res_pos[j] = p;
+		}
+	}
+	if (x->gpos != NONE)
+		gheap_del(s, x->gpos);
+	x->gpos = NONE;
+	x->next_free = s->free_cls;
+	s->free_cls = c;
+	s->n_free_cls++;
+}
+
+/* Adds flow f with `rem` bytes left to the class of key k. */
+static void cls_add(struct locus__share *s, const struct key *k, uint32_t f, double rem)
+{
+	uint64_t h = key_hash(k);
+	uint32_t c = table_find(s, k, h);
+	if (c == NONE)
+		c = cls_make(s, k, h);
+	struct cls *x = &s->cls[c];
+	struct flow *fl = &s->flows[f];
+	cls_touch(s, x);
+	fl->target = is_instant(x) ? s->now : x->vtime + rem;
+	if (rem > x->scale)
+		x->scale = rem;
+	fl->cls = c;
+	x->heap[x->n++] = f;
+	fheap_up(s, x, x->n - 1);
+	cls_changed(s, c);
+}
+
+/* Takes flow f out of its class; returns the bytes it has left. */
+static double cls_remove(struct locus__share *s, uint32_t f)
+{
+	struct flow *fl = &s->flows[f];
+	uint32_t c = fl->cls;
+	struct cls *x = &s->cls[c];
+	cls_touch(s, x);
+	double rem = is_instant(x) ? 0 : fl->target - x->vtime;
+	fheap_del(s, x, fl->pos);
+	fl->cls = NONE;
+	cls_changed(s, c);
+	if (!x->n)
+		cls_free(s, c);
+	return rem > 0 ? rem : 0;
+}
+
+/* Subtracts vtime from every target, so targets stay small next to the
+ * sizes they measure. Rounding may tie targets: the heap is rebuilt. */
+static void cls_rebase(struct locus__share *s, struct cls *c)
+{
+	double v = c->vtime, top = 0;
+	for (uint32_t i = 0; i < c->n; i++) {
+		struct flow *f = &s->flows[c->heap[i]];
+		f->target -= v;
+		if (f->target > top)
+			top = f->target;
+	}
+	c->vtime = 0;
+	c->scale = top;
+	for (uint32_t i = c->n / 2; i-- > 0;)
+		fheap_down(s, c, i);
+}
+
+/* Recomputes the completion time of class c's head. */
+static void cls_refresh(struct locus__share *s, uint32_t c)
+{
+	struct cls *x = &s->cls[c];
+	if (!x->n)
+		return;
+	cls_touch(s, x);
+	const struct flow *f = &s->flows[x->heap[0]];
+	if (is_instant(x)) {
+		x->done_at = f->target;
+	} else {
+		if (x->vtime > REBASE * x->scale) {
+			cls_rebase(s, x);
+			f = &s->flows[x->heap[0]];
+		}
+		double rem = f->target - x->vtime;
+		double tol = REL_EPS * f->bytes + 4 * DBL_EPSILON * fabs(x->vtime);
+		x->done_at = rem <= tol ? x->t : x->t + rem / x->rate;
+	}
+	gheap_fix(s, c);
+}
+
+/* ---- progressive filling --------------------------------------------- */
+
+static void reach_res(struct locus__share *s, uint32_t r)
+{
+	struct res *x = &s->res[r];
+	if (x->mark == s->epoch)
+		return;
+	x->mark = s->epoch;
+	x->load = 0;
+	x->open = 0;
+	x->saturated = 0;
+	x->ver = 0;
+	s->comp_res[s->n_comp_res++] = r;
+}
+
+static void push_level(struct locus__share *s, uint32_t r)
+{
+	struct res *x = &s->res[r];
+	struct level lv = { (x->capacity - x->load) / x->open, r, ++x->ver };
+	level_push(s, &lv);
+}
+
+/* Freezes class c at `rate`: its flows stop rising and their load on each
+ * resource is fixed, which raises those resources' saturation levels. */
+static void freeze(struct locus__share *s, struct cls *c, double rate)
+{
+	c->frozen = 1;
+	c->fill_rate = rate;
+	for (uint32_t i = 0; i < c->key.n; i++) {
+		struct res *r = &s->res[c->key.res[i]];
+		r->load += c->n * rate;
+		r->open -= c->n;
+		if (!r->saturated && r->open > 0)
+			push_level(s, c->key.res[i]);
+	}
+}
+
+static int by_cap_cmp(const void *a, const void *b)
+{
+	const struct by_cap *x = a, *y = b;
+	if (x->cap != y->cap)
+		return x->cap < y->cap ? -1 : 1;
+	return (x->cls > y->cls) - (x->cls < y->cls);
+}
+
+/* Finds the components of the seeds, fills them and gives the classes
+ * whose rate changed their new rate (queued for refresh). */
+static void refill(struct locus__share *s)
+{
+	s->n_comp_res = s->n_comp_cls = 0;
+	for (size_t i = 0; i < s->n_seeds; i++)
+		reach_res(s, s->seeds[i]);
+	for (size_t i = 0; i < s->n_comp_res; i++) {
+		const struct res *r = &s->res[s->comp_res[i]];
+		for (size_t j = 0; j < r->n_cls; j++) {
+			uint32_t c = r->cls[j];
+			struct cls *x = &s->cls[c];
+			if (x->bmark == s->epoch)
+				continue;
+			x->bmark = s->epoch;
+			x->frozen = 0;
+			s->by_cap[s->n_comp_cls].cap = x->key.cap;
+			s->by_cap[s->n_comp_cls].cls = c;
+			s->comp_cls[s->n_comp_cls++] = c;
+			for (uint32_t k = 0; k < x->key.n; k++) {
+				reach_res(s, x->key.res[k]);
+				s->res[x->key.res[k]].open += x->n;
+			}
+		}
+	}
+	size_t n = s->n_comp_cls, next = 0, left = n;
+	if (n > 1)
+		qsort(s->by_cap, n, sizeof *s->by_cap, by_cap_cmp);
+	s->n_levels = 0;
+	for (size_t i = 0; i < s->n_comp_res; i++)
+		if (s->res[s->comp_res[i]].open > 0)
+			push_level(s, s->comp_res[i]);
+
+	double lam = 0;
+	while (left) {
+		while (next < n && s->cls[s->by_cap[next].cls].frozen)
+			next++;
+		double cap = next < n ? s->by_cap[next].cap : INFINITY;
+		while (s->n_levels) {
+			const struct level *top = &s->levels[0];
+			const struct res *r = &s->res[top->res];
+			if (!r->saturated && top->ver == r->ver)
+				break;
+			level_pop(s);
+		}
+		double sat = s->n_levels ? s->levels[0].level : INFINITY;
+		if (cap == INFINITY && sat == INFINITY) {
+			/* Cannot happen (a shared resource is finite); stay safe. */
+			for (size_t i = 0; i < n; i++)
+				if (!s->cls[s->comp_cls[i]].frozen)
+					freeze(s, &s->cls[s->comp_cls[i]], INFINITY);
+			break;
+		}
+		if (cap <= sat) {
+			/* Exactly its cap, even if rounding put the level past it. */
+			lam = cap > lam ? cap : lam;
+			freeze(s, &s->cls[s->by_cap[next].cls], cap);
+			left--;
+		} else {
+			uint32_t rid = s->levels[0].res;
+			struct res *r = &s->res[rid];
+			level_pop(s);
+			lam = sat > lam ? sat : lam;
+			r->saturated = 1;
+			for (size_t j = 0; j < r->n_cls; j++) {
+				struct cls *x = &s->cls[r->cls[j]];
+				if (!x->frozen) {
+					freeze(s, x, lam);
+					left--;
+				}
+			}
+		}
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = s->comp_cls[i];
+		struct cls *x = &s->cls[c];
+		if (x->fill_rate != x->rate) {
+			cls_touch(s, x);
+			x->rate = x->fill_rate;
+			if (x->qmark != s->epoch) {
+				x->qmark = s->epoch;
+				s->queue[s->n_queue++] = c;
+			}
+		}
+	}
+}
+
+/* ---- events --------------------------------------------------------- */
+
+static void event_begin(struct locus__share *s, double t)
+{
+	s->epoch++;
+	s->now = t;
+	s->n_seeds = 0;
+	s->n_queue = 0;
+}
+
+static void event_end(struct locus__share *s)
+{
+	if (s->n_seeds)
+		refill(s);
+	for (size_t i = 0; i < s->n_queue; i++)
+		cls_refresh(s, s->queue[i]);
+}
+
+/* Moves flow f, whose key changed to k, to its new class. */
+static void move(struct locus__share *s, uint32_t f, const struct key *k)
+{
+	double rem = cls_remove(s, f);
+	cls_add(s, k, f, rem);
+}
+
+static void add_unique(uint32_t *list, unsigned *n, uint32_t x)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (list[i] == x)
+			return;
+	list[(*n)++] = x;
+}
+
+/* ---- the interface --------------------------------------------------- */
+
+int locus__share_create(struct locus__share **out, size_t n_res, const double *capacity)
+{
+	if (!out || (n_res && !capacity) || n_res >= NONE)
+		return LOCUS_EINVAL;
+	*out = NULL;
+	for (size_t i = 0; i < n_res; i++)
+		if (!(capacity[i] > 0))
+			return LOCUS_EINVAL;
+	struct locus__share *s = calloc(1, sizeof *s);
+	if (!s)
+		return LOCUS_ENOMEM;
+	s->n_res = n_res;
+	s->free_flow = NONE;
+	s->free_cls = NONE;
+	s->res = locus__calloc(n_res, sizeof *s->res);
+	s->comp_res = locus__calloc(n_res, sizeof *s->comp_res);
+	s->table_size = 16;
+	s->table = malloc(s->table_size * sizeof *s->table);
+	if (!s->res || !s->comp_res || !s->table) {
+		locus__share_destroy(s);
+		return LOCUS_ENOMEM;
+	}
+	for (size_t i = 0; i < s->table_size; i++)
+		s->table[i] = NONE;
+	for (size_t i = 0; i < n_res; i++)
+		s->res[i].capacity = capacity[i];
+	*out = s;
+	return 0;
+}
+
+void locus__share_destroy(struct locus__share *s)
+{
+	if (!s)
+		return;
+	if (s->res)
+		for (size_t i = 0; i < s->n_res; i++)
+			free(s->res[i].cls);
+	for (size_t i = 0; i < s->cls_used; i++)
+		free(s->cls[i].heap);
+	free(s->res);
+	free(s->flows);
+	free(s->cls);
+	free(s->table);
+	free(s->gheap);
+	free(s->queue);
+	free(s->comp_res);
+	free(s->comp_cls);
+	free(s->by_cap);
+	free(s->levels);
+	free(s);
+}
+
+int locus__share_start(struct locus__share *s, double now, const uint32_t *res, unsigned n,
+		       double cap, double bytes, uint64_t user)
+{
+	if (!s || n > MAXR || (n && !res) || isnan(now) || !(cap >= 0) || !(bytes >= 0) ||
+	    bytes == INFINITY)
+		return LOCUS_EINVAL;
+	if (cap == 0)
+		cap = INFINITY;
+	if (!n && cap == INFINITY)
+		return LOCUS_EINVAL;
+	struct flow nf = { .user = user, .bytes = bytes, .cap = cap, .cls = NONE };
+	for (unsigned i = 0; i < n; i++) {
+		if (res[i] >= s->n_res)
+			return LOCUS_EINVAL;
+		for (unsigned j = 0; j < i; j++)
+			if (res[j] == res[i])
+				return LOCUS_EINVAL;
+		/* An infinite resource constrains nothing; a flow of 0 bytes
+		 * is done at once and takes nothing from anyone. */
+		if (s->res[res[i]].capacity == INFINITY || bytes == 0)
+			continue;
+		uint32_t j = nf.n_res++;
+		for (; j > 0 && nf.res[j - 1] > res[i]; j--)
+			nf.res[j] = nf.res[j - 1];
+		nf.res[j] = res[i];
+	}
+
+	if (s->free_flow == NONE) {
+		if (s->flows_used >= NONE - 1 ||
+		    locus__grow(&s->flows, &s->flows_cap, s->flows_used + 1, sizeof *s->flows))
+			return LOCUS_ENOMEM;
+		s->flows[s->flows_used].cls = NONE;
+		s->flows[s->flows_used].pos = NONE;
+		s->free_flow = (uint32_t)s->flows_used++;
+	}
+	uint32_t f = s->free_flow;
+
+	/* Count the flow on its resources; a resource that had one flow is
+	 * now shared, which changes that flow's key. */
+	uint32_t alone[MAXR];
+	unsigned n_alone = 0;
+	for (uint32_t i = 0; i < nf.n_res; i++) {
+		struct res *r = &s->res[nf.res[i]];
+		r->n_flows++;
+		r->xor_flows ^= f;
+		if (r->n_flows == 2)
+			add_unique(alone, &n_alone, r->xor_flows ^ f);
+	}
+	struct key keys[PLAN];
+	for (unsigned j = 0; j < n_alone; j++)
+		flow_key(s, &s->flows[alone[j]], &keys[j]);
+	flow_key(s, &nf, &keys[n_alone]);
+	if (reserve(s, keys, n_alone + 1)) {
+		for (uint32_t i = 0; i < nf.n_res; i++) {
+			s->res[nf.res[i]].n_flows--;
+			s->res[nf.res[i]].xor_flows ^= f;
+		}
+		return LOCUS_ENOMEM;
+	}
+
+	s->free_flow = s->flows[f].pos;
+	nf.seq = s->seq++;
+	s->flows[f] = nf;
+	event_begin(s, now > s->now ? now : s->now);
+	for (unsigned j = 0; j < n_alone; j++)
+		move(s, alone[j], &keys[j]);
+	cls_add(s, &keys[n_alone], f, bytes);
+	event_end(s);
+	s->count++;
+	return 0;
+}
+
+double locus__share_next(const struct locus__share *s)
+{
+	return s && s->gn ? s->cls[s->gheap[0]].done_at : INFINITY;
+}
+
+int locus__share_pop(struct locus__share *s, double now, uint64_t *user)
+{
+	if (!s || !s->gn)
+		return 0;
+	uint32_t c = s->gheap[0];
+	double at = s->cls[c].done_at;
+	if (!(at <= now))
+		return 0;
+	uint32_t f = s->cls[c].heap[0];
+	struct flow *fl = &s->flows[f];
+
+	/* Uncount the flow; a resource left with one flow makes it its own,
+	 * which changes that flow's key. */
+	uint32_t alone[MAXR];
+	unsigned n_alone = 0;
+	for (uint32_t i = 0; i < fl->n_res; i++) {
+		struct res *r = &s->res[fl->res[i]];
+		r->n_flows--;
+		r->xor_flows ^= f;
+		if (r->n_flows == 1)
+			add_unique(alone, &n_alone, r->xor_flows);
+	}
+	struct key keys[MAXR];
+	for (unsigned j = 0; j < n_alone; j++)
+		flow_key(s, &s->flows[alone[j]], &keys[j]);
+	if (reserve(s, keys, n_alone)) {
+		for (uint32_t i = 0; i < fl->n_res; i++) {
+			s->res[fl->res[i]].n_flows++;
+			s->res[fl->res[i]].xor_flows ^= f;
+		}
+		return LOCUS_ENOMEM;
+	}
+
+	/* The rates change when the flow completes, not later. */
+	event_begin(s, at > s->now ? at : s->now);
+	cls_remove(s, f);
+	for (unsigned j = 0; j < n_alone; j++)
+		move(s, alone[j], &keys[j]);
+	event_end(s);
+
+	fl = &s->flows[f];
+	if (user)
+		*user = fl->user;
+	fl->pos = s->free_flow;
+	s->free_flow = f;
+	s->count--;
+	return 1;
+}
+
+double locus__share_rate(const struct locus__share *s, uint64_t user)
+{
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < s->flows_used; i++)
+		if (s->flows[i].cls != NONE && s->flows[i].user == user)
+			return s->cls[s->flows[i].cls].rate;
+	return -1;
+}
+
+size_t locus__share_count(const struct locus__share *s)
+{
+	return s ? s->count : 0;
+}
