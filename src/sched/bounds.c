@@ -1,0 +1,716 @@
+/*
+ * Bounds: the makespan no schedule beats, the balanced share of tasks per
+ * node, the most tasks that can read locally under those shares, and
+ * DL-MPI's integer program (Eq. 1-2) solved exactly on small instances.
+ *
+ * The locality bound is a maximum b-matching of tasks to the nodes holding
+ * their chunk (task side capacity 1, node n capacity cap[n]). It is solved
+ * here by Hopcroft-Karp phases (Dinic on the unit network) started from a
+ * greedy matching, because it must run at the scale of the simulator
+ * (hundreds of thousands of tasks) in a fraction of a second; GLPK's
+ * min-cost flow solves the same problem independently, to cross-check.
+ */
+#include <glpk.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "locus/bounds.h"
+#include "locus/heap.h"
+
+/* No node, no level: the value of an unset entry of the arrays below. */
+#define NONE UINT32_MAX
+
+/* A node's capacity to run tasks, in speed-1 cores. */
+static double node_power(const struct locus_node *n)
+{
+	return (double)n->cores * n->speed;
+}
+
+double locus_bound_makespan(const struct locus_workload *wl, double *work_bound, double *longest)
+{
+	const struct locus_platform *p = wl->platform;
+	double speed = 0, fastest = 0, biggest = 0, wb, lt;
+
+	/* One worker per core, each running at its node's speed. */
+	for (size_t w = 0; w < wl->n_workers; w++)
+		speed += p->nodes[wl->worker_node[w]].speed;
+	for (size_t n = 0; n < p->n_nodes; n++)
+		if (p->nodes[n].speed > fastest)
+			fastest = p->nodes[n].speed;
+	for (size_t t = 0; t < wl->n_tasks; t++)
+		if (wl->tasks[t].work > biggest)
+			biggest = wl->tasks[t].work;
+	/* Work with nowhere to run never finishes. */
+	wb = wl->total_work > 0 ? (speed > 0 ? wl->total_work / speed : INFINITY) : 0;
+	lt = biggest > 0 ? (fastest > 0 ? biggest / fastest : INFINITY) : 0;
+	if (work_bound)
+		*work_bound = wb;
+	if (longest)
+		*longest = lt;
+	return wb > lt ? wb : lt;
+}
+
+void locus_bound_balanced_caps(const struct locus_workload *wl, uint32_t *cap)
+{
+	const struct locus_platform *p = wl->platform;
+	double total = 0;
+	uint64_t sum = 0;
+
+	if (!p->n_nodes)
+		return;
+	for (size_t n = 0; n < p->n_nodes; n++)
+		total += node_power(&p->nodes[n]);
+	for (size_t n = 0; n < p->n_nodes; n++) {
+		double x = (double)wl->n_tasks * node_power(&p->nodes[n]) / total;
+		double r = floor(x + 0.5), c;
+
+		/* A share that is an integer up to rounding (30 tasks over speeds
+		 * 0.3, 0.6, 0.9 give 5.000000000000001) is that integer, not
+		 * one more. */
+		c = fabs(x - r) <= 1e-9 * (x > 1 ? x : 1) ? r : ceil(x);
+		cap[n] = c >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+		sum += cap[n];
+	}
+	/* Exact shares sum to n_tasks, and ceilings to at least that; snapping
+	 * could only fall short by rounding: give the missing tasks to the
+	 * nodes whose exact share exceeds their cap the most. */
+	while (sum < wl->n_tasks) {
+		size_t pick = 0;
+		double most = -INFINITY;
+
+		for (size_t n = 0; n < p->n_nodes; n++) {
+			double over = (double)wl->n_tasks * node_power(&p->nodes[n]) / total - cap[n];
+
+			if (cap[n] < UINT32_MAX && over > most) {
+				most = over;
+				pick = n;
+			}
+		}
+		cap[pick]++;
+		sum++;
+	}
+}
+
+/* Caps as given, or the balanced caps in `own` (allocated, caller frees). */
+static const uint32_t *caps_or_balanced(const struct locus_workload *wl, const uint32_t *cap,
+					uint32_t **own)
+{
+	*own = NULL;
+	if (cap)
+		return cap;
+	*own = locus__calloc(wl->platform->n_nodes, sizeof **own);
+	if (*own)
+		locus_bound_balanced_caps(wl, *own);
+	return *own;
+}
+
+/*
+ * The b-matching. Task t is matched to node match[t] (or NONE); node n has
+ * load[n] <= cap[n] tasks matched to it, listed in
+ * slot[node_at[n] .. node_at[n] + load[n]) (they are all local to n, so
+ * its share of node_tasks' length has room). An augmenting path runs from a
+ * free task to a node with spare capacity, alternating an unmatched edge
+ * task -> holder and a matched edge node -> one of its tasks.
+ *
+ * Each phase labels tasks and nodes with their distance from the free
+ * tasks (BFS, stopped at the first level holding a node with spare
+ * capacity), then augments along vertex-disjoint shortest paths found by a
+ * depth-first search that only steps one level down and keeps a current
+ * arc per vertex (Dinic's blocking flow). With unit task capacities this
+ * needs O(sqrt(V)) phases of O(E) each (Hopcroft-Karp).
+ */
+struct bmatch {
+	const struct locus_workload *wl;
+	const uint32_t *cap;
+	uint32_t *match;      /* per task */
+	uint32_t *load;       /* per node */
+	uint32_t *slot;       /* the tasks matched to each node, see above */
+	uint32_t *pos;        /* per matched task: its index in slot */
+	uint32_t *tdist;      /* per task: BFS level, NONE when unreached or dead */
+	uint32_t *ndist;      /* per node: same */
+	uint32_t *tarc;       /* per task: current holder index */
+	uint32_t *narc;       /* per node: current index into its matched tasks */
+	uint32_t *queue;      /* BFS queue of tasks; the free tasks first */
+	uint32_t *stack;      /* the path being grown: tasks at even depths */
+	size_t n_free;
+	uint32_t limit;       /* the level of the nodes ending shortest paths */
+	size_t matched;
+};
+
+/* Matches task t to node `to`, unmatching it from its node if any. The
+ * task that took t's place in that node's list is the next one a search
+ * standing at t's index looks at, so no current arc skips it. */
+static void bm_move(struct bmatch *g, uint32_t t, uint32_t to)
+{
+	const uint32_t *at = g->wl->node_at;
+	uint32_t from = g->match[t];
+
+	if (from != NONE) {
+		uint32_t moved = g->slot[at[from] + --g->load[from]];
+
+		g->slot[g->pos[t]] = moved;
+		g->pos[moved] = g->pos[t];
+	}
+	g->pos[t] = at[to] + g->load[to]++;
+	g->slot[g->pos[t]] = t;
+	g->match[t] = to;
+}
+
+/* Greedy start: each task in turn to the holder with the most room left. */
+static void bm_greedy(struct bmatch *g)
+{
+	const struct locus_workload *wl = g->wl;
+
+	for (size_t t = 0; t < wl->n_tasks; t++) {
+		const struct locus_task *tk = &wl->tasks[t];
+		uint32_t pick = NONE, room = 0;
+
+		for (uint32_t k = 0; k < tk->n_holders; k++) {
+			uint32_t n = wl->holders[tk->holders_at + k];
+
+			if (g->cap[n] - g->load[n] > room) {
+				room = g->cap[n] - g->load[n];
+				pick = n;
+			}
+		}
+		if (pick != NONE) {
+			bm_move(g, (uint32_t)t, pick);
+			g->matched++;
+		}
+	}
+}
+
+/* Labels the levels of a phase. Returns whether any augmenting path is
+ * left. The free tasks are queue[0 .. n_free). */
+static int bm_levels(struct bmatch *g)
+{
+	const struct locus_workload *wl = g->wl;
+	size_t head = 0, tail = g->n_free;
+
+	memset(g->tdist, 0xff, wl->n_tasks * sizeof *g->tdist);
+	memset(g->ndist, 0xff, wl->platform->n_nodes * sizeof *g->ndist);
+	for (size_t i = 0; i < g->n_free; i++)
+		g->tdist[g->queue[i]] = 0;
+	g->limit = NONE;
+	while (head < tail) {
+		uint32_t t = g->queue[head++];
+		const struct locus_task *tk = &wl->tasks[t];
+
+		/* Tasks past the first level with room are on no shortest path. */
+		if (g->limit != NONE && g->tdist[t] > g->limit)
+			break;
+		for (uint32_t k = 0; k < tk->n_holders; k++) {
+			uint32_t n = wl->holders[tk->holders_at + k];
+
+			if (n == g->match[t] || g->ndist[n] != NONE)
+				continue;
+			g->ndist[n] = g->tdist[t] + 1;
+			if (g->load[n] < g->cap[n]) {
+				g->limit = g->ndist[n];
+				continue;
+			}
+			if (g->limit != NONE)
+				continue;
+			for (uint32_t i = wl->node_at[n]; i < wl->node_at[n] + g->load[n]; i++) {
+				uint32_t u = g->slot[i];
+
+				if (g->tdist[u] == NONE) {
+					g->tdist[u] = g->ndist[n] + 1;
+					g->queue[tail++] = u;
+				}
+			}
+		}
+	}
+	return g->limit != NONE;
+}
+
+/* Looks for a shortest augmenting path from free task `root` in the level
+ * graph and applies it. Iterative, since paths can be long. Vertices found
+ * to lead nowhere lose their level for the rest of the phase. */
+static int bm_augment(struct bmatch *g, uint32_t root)
+{
+	const struct locus_workload *wl = g->wl;
+	uint32_t *st = g->stack;
+	size_t d = 0;
+
+	st[0] = root;
+	for (;;) {
+		uint32_t v = st[d], next = NONE;
+
+		if (!(d & 1)) {
+			/* A task: step to a holder one level down. */
+			const struct locus_task *tk = &wl->tasks[v];
+
+			for (; g->tarc[v] < tk->n_holders; g->tarc[v]++) {
+				uint32_t n = wl->holders[tk->holders_at + g->tarc[v]];
+
+				if (n != g->match[v] && g->ndist[n] == g->tdist[v] + 1) {
+					next = n;
+					break;
+				}
+			}
+			if (next == NONE) {
+				g->tdist[v] = NONE;
+				if (d == 0)
+					return 0;
+				g->narc[st[--d]]++;
+				continue;
+			}
+		} else {
+			/* A node: done if it has room, else on to one of its tasks. */
+			const uint32_t *mine = g->slot + wl->node_at[v];
+
+			if (g->load[v] < g->cap[v])
+				break;
+			for (; g->ndist[v] < g->limit && g->narc[v] < g->load[v]; g->narc[v]++) {
+				uint32_t u = mine[g->narc[v]];
+
+				if (g->tdist[u] == g->ndist[v] + 1) {
+					next = u;
+					break;
+				}
+			}
+			if (next == NONE) {
+				g->ndist[v] = NONE;
+				g->tarc[st[--d]]++;
+				continue;
+			}
+		}
+		st[++d] = next;
+	}
+	/* Each task on the path moves to the node after it; only the last
+	 * node gains a task. */
+	for (size_t k = 0; k < d; k += 2)
+		bm_move(g, st[k], st[k + 1]);
+	g->matched++;
+	return 1;
+}
+
+static void bm_solve(struct bmatch *g)
+{
+	const struct locus_workload *wl = g->wl;
+
+	bm_greedy(g);
+	for (;;) {
+		g->n_free = 0;
+		for (size_t t = 0; t < wl->n_tasks; t++)
+			if (g->match[t] == NONE && wl->tasks[t].n_holders)
+				g->queue[g->n_free++] = (uint32_t)t;
+		if (!g->n_free || !bm_levels(g))
+			break;
+		memset(g->tarc, 0, wl->n_tasks * sizeof *g->tarc);
+		memset(g->narc, 0, wl->platform->n_nodes * sizeof *g->narc);
+		/* bm_levels left the free tasks at the head of the queue. */
+		for (size_t i = 0; i < g->n_free; i++)
+			bm_augment(g, g->queue[i]);
+	}
+}
+
+/* Overflow order when the caps leave no room: fewest tasks per unit of
+ * power after taking one more, ties to the lower node id. */
+struct overflow {
+	double after;
+	uint32_t node;
+};
+
+static int overflow_cmp(const void *a, const void *b)
+{
+	const struct overflow *x = a, *y = b;
+
+	if (x->after != y->after)
+		return x->after < y->after ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* Gives every unmatched task a node: one with room left (the lowest id
+ * first), then, when the caps sum to fewer than n_tasks, the node that
+ * stays least loaded for its power. `load` is updated. */
+static int place_rest(const struct locus_workload *wl, const uint32_t *cap, uint32_t *load,
+		      const uint32_t *match, uint32_t *task_node)
+{
+	const struct locus_platform *p = wl->platform;
+	struct locus_heap heap;
+	int heap_ready = 0;
+	size_t cursor = 0;
+
+	for (size_t t = 0; t < wl->n_tasks; t++) {
+		struct overflow o;
+
+		if (match[t] != NONE) {
+			task_node[t] = match[t];
+			continue;
+		}
+		while (cursor < p->n_nodes && load[cursor] >= cap[cursor])
+			cursor++;
+		if (cursor < p->n_nodes) {
+			task_node[t] = (uint32_t)cursor;
+			load[cursor]++;
+			continue;
+		}
+		if (!heap_ready) {
+			if (locus_heap_init(&heap, sizeof o, overflow_cmp))
+				return LOCUS_ENOMEM;
+			heap_ready = 1;
+			for (size_t n = 0; n < p->n_nodes; n++) {
+				o.node = (uint32_t)n;
+				o.after = (load[n] + 1.0) / node_power(&p->nodes[n]);
+				if (locus_heap_push(&heap, &o)) {
+					locus_heap_fini(&heap);
+					return LOCUS_ENOMEM;
+				}
+			}
+		}
+		locus_heap_pop(&heap, &o);
+		task_node[t] = o.node;
+		load[o.node]++;
+		o.after = (load[o.node] + 1.0) / node_power(&p->nodes[o.node]);
+		if (locus_heap_push(&heap, &o)) {
+			locus_heap_fini(&heap);
+			return LOCUS_ENOMEM;
+		}
+	}
+	if (heap_ready)
+		locus_heap_fini(&heap);
+	return 0;
+}
+
+int locus_bound_locality(const struct locus_workload *wl, const uint32_t *cap, long *best,
+			 uint32_t *task_node, struct locus_error *err)
+{
+	size_t n_tasks = wl->n_tasks, n_nodes = wl->platform->n_nodes;
+	struct bmatch g = { .wl = wl };
+	uint32_t *own;
+	int rc = 0;
+
+	if (task_node && n_tasks && !n_nodes)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "no node to assign %zu tasks to", n_tasks);
+	g.cap = caps_or_balanced(wl, cap, &own);
+	g.match = locus__calloc(n_tasks, sizeof *g.match);
+	g.tdist = locus__calloc(n_tasks, sizeof *g.tdist);
+	g.tarc = locus__calloc(n_tasks, sizeof *g.tarc);
+	g.queue = locus__calloc(n_tasks, sizeof *g.queue);
+	g.stack = locus__calloc(n_tasks + n_nodes + 1, sizeof *g.stack);
+	g.load = locus__calloc(n_nodes, sizeof *g.load);
+	g.slot = locus__calloc(wl->node_at[n_nodes], sizeof *g.slot);
+	g.pos = locus__calloc(n_tasks, sizeof *g.pos);
+	g.ndist = locus__calloc(n_nodes, sizeof *g.ndist);
+	g.narc = locus__calloc(n_nodes, sizeof *g.narc);
+	if (!g.cap || !g.match || !g.tdist || !g.tarc || !g.queue || !g.stack || !g.load ||
+	    !g.slot || !g.pos || !g.ndist || !g.narc) {
+		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	memset(g.match, 0xff, n_tasks * sizeof *g.match);
+	bm_solve(&g);
+	if (best)
+		*best = (long)g.matched;
+	if (task_node && place_rest(wl, g.cap, g.load, g.match, task_node))
+		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+out:
+	free(own);
+	free(g.match);
+	free(g.tdist);
+	free(g.tarc);
+	free(g.queue);
+	free(g.stack);
+	free(g.load);
+	free(g.slot);
+	free(g.pos);
+	free(g.ndist);
+	free(g.narc);
+	return rc;
+}
+
+/*
+ * The same optimum as a min-cost flow for GLPK's out-of-kilter solver:
+ * every task supplies one unit that reaches the sink either through a
+ * holder (cost -1, capacity 1, then the holder's arc to the sink with
+ * capacity cap[n]) or directly (cost 0: read remotely or not at all). The
+ * least cost is minus the most local tasks.
+ */
+struct flow_vertex {
+	double rhs;
+};
+
+struct flow_arc {
+	double low, cap, cost;
+};
+
+static void flow_arc(glp_graph *G, int from, int to, double cap, double cost)
+{
+	glp_arc *a = glp_add_arc(G, from, to);
+	struct flow_arc *d = a->data;
+
+	d->low = 0;
+	d->cap = cap;
+	d->cost = cost;
+}
+
+int locus_bound_locality_glpk(const struct locus_workload *wl, const uint32_t *cap, long *best,
+			      struct locus_error *err)
+{
+	size_t n_tasks = wl->n_tasks, n_nodes = wl->platform->n_nodes;
+	uint32_t *own;
+	const uint32_t *caps;
+	glp_graph *G;
+	double sol = 0;
+	int rc, term, sink;
+
+	if (!n_tasks) {
+		if (best)
+			*best = 0;
+		return 0;
+	}
+	/* GLPK numbers vertices and arcs with int. */
+	if (n_tasks + n_nodes + 1 > INT_MAX / 4)
+		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
+				  "too large for GLPK's min-cost flow (%zu tasks)", n_tasks);
+	caps = caps_or_balanced(wl, cap, &own);
+	if (!caps)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	G = glp_create_graph(sizeof(struct flow_vertex), sizeof(struct flow_arc));
+	/* Vertices: tasks 1..T, nodes T+1..T+N, the sink T+N+1. */
+	sink = (int)(n_tasks + n_nodes + 1);
+	glp_add_vertices(G, sink);
+	for (size_t t = 0; t < n_tasks; t++) {
+		const struct locus_task *tk = &wl->tasks[t];
+		int v = (int)t + 1;
+
+		((struct flow_vertex *)G->v[v]->data)->rhs = 1;
+		for (uint32_t k = 0; k < tk->n_holders; k++)
+			flow_arc(G, v, (int)(n_tasks + wl->holders[tk->holders_at + k]) + 1, 1, -1);
+		flow_arc(G, v, sink, 1, 0);
+	}
+	for (size_t n = 0; n < n_nodes; n++) {
+		int v = (int)(n_tasks + n) + 1;
+
+		((struct flow_vertex *)G->v[v]->data)->rhs = 0;
+		/* More than n_tasks is as good as unbounded, and fits an int. */
+		flow_arc(G, v, sink, caps[n] < n_tasks ? caps[n] : (double)n_tasks, 0);
+	}
+	((struct flow_vertex *)G->v[sink]->data)->rhs = -(double)n_tasks;
+	term = glp_term_out(GLP_OFF);
+	rc = glp_mincost_okalg(G, offsetof(struct flow_vertex, rhs), offsetof(struct flow_arc, low),
+			       offsetof(struct flow_arc, cap), offsetof(struct flow_arc, cost), &sol,
+			       -1, -1);
+	glp_term_out(term);
+	glp_delete_graph(G);
+	free(own);
+	if (rc)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "GLPK's min-cost flow failed (glp_mincost_okalg code %d)", rc);
+	if (best)
+		*best = -lround(sol);
+	return 0;
+}
+
+/*
+ * DL-MPI Eq. 1-2, exactly.
+ *
+ * With L(x) the local tasks of assignment x and M(x) = max_i T(F_i), the
+ * objective f(x) = alpha L(x) / n + beta OPT / M(x) grows with L and falls
+ * with M (alpha, beta >= 0), so an optimum lies on the Pareto front of
+ * (L, M); since L is an integer in [0, n] that front has at most n + 1
+ * points. For a level l let M*(l) be the least makespan over assignments
+ * with L >= l (a MIP). Then
+ *
+ *   max_x f(x) = max_l  alpha l / n + beta OPT / M*(l):
+ *
+ * every x with L(x) = l has M(x) >= M*(l), so f(x) is at most the right
+ * side at l; and the MIP's optimum x_l at level l has L(x_l) >= l and
+ * M(x_l) = M*(l), so f(x_l) is at least it. We walk the levels upwards:
+ * since M* never decreases, the optimum x_l also settles every level up to
+ * L(x_l) (there M* = M(x_l)), so the next level is L(x_l) + 1; and once
+ * alpha Lmax / n + beta OPT / M*(l) cannot beat the best found, no higher
+ * level can either, and we stop. At most Lmax + 1 MIPs, usually a few.
+ *
+ * Eq. 2 is written as a cover (sum_i F_i >= 1); we require every task on
+ * exactly one node. With ">=" a second, local copy of a chunk would add to
+ * P(D) at no cost to a node that is not the slowest, so the optimum would
+ * process chunks twice, which neither the paper's "assign chunks" nor
+ * Locus's model (each task runs once) means; "= 1" also keeps P(D) <= 1.
+ *
+ * The objective is evaluated from the integer assignment GLPK returns, not
+ * from its floating-point objective, so the value reported is the value of
+ * the assignment reported.
+ */
+
+/* f(x) of an assignment; `power` per node, `opt` the work bound. */
+static double dlmpi_value(const struct locus_workload *wl, const uint32_t *task_node,
+			  const double *power, double *time, double opt, double alpha, double beta,
+			  size_t *local, double *makespan)
+{
+	size_t n_nodes = wl->platform->n_nodes, l = 0;
+	double m = 0, pd, pt;
+
+	memset(time, 0, n_nodes * sizeof *time);
+	for (size_t t = 0; t < wl->n_tasks; t++) {
+		time[task_node[t]] += wl->tasks[t].work;
+		l += (size_t)locus_workload_is_local(wl, (uint32_t)t, task_node[t]);
+	}
+	for (size_t n = 0; n < n_nodes; n++)
+		if (time[n] / power[n] > m)
+			m = time[n] / power[n];
+	/* No tasks: nothing is read remotely; no work: nothing is late. */
+	pd = wl->n_tasks ? (double)l / (double)wl->n_tasks : 1;
+	pt = m > 0 ? opt / m : 1;
+	*local = l;
+	*makespan = m;
+	return alpha * pd + beta * pt;
+}
+
+int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, size_t max_tasks,
+		   uint32_t *task_node, double *objective, struct locus_error *err)
+{
+	size_t n = wl->n_tasks, m = wl->platform->n_nodes, lmax = 0, n_nz = 0;
+	double opt, best_value = -INFINITY;
+	double *power = NULL, *time = NULL, *ar = NULL;
+	uint32_t *assign = NULL, *best = NULL;
+	int *ia = NULL, *ja = NULL;
+	glp_prob *P = NULL;
+	glp_iocp parm;
+	int rc = 0, term;
+
+	if (!(alpha >= 0) || !(beta >= 0) || isinf(alpha) || isinf(beta))
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "DL-MPI weights must be finite and >= 0 (alpha %g, beta %g)", alpha,
+				  beta);
+	if (n > max_tasks)
+		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
+				  "%zu tasks: the exact DL-MPI program is limited to %zu", n, max_tasks);
+	if (!m)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "the platform has no node");
+	if (n > (size_t)INT_MAX / 4 / m)
+		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
+				  "%zu tasks x %zu nodes: too large for GLPK", n, m);
+	locus_bound_makespan(wl, &opt, NULL);
+	if (!n) {
+		if (objective)
+			*objective = alpha + beta;
+		return 0;
+	}
+	power = locus__calloc(m, sizeof *power);
+	time = locus__calloc(m, sizeof *time);
+	assign = locus__calloc(n, sizeof *assign);
+	best = locus__calloc(n, sizeof *best);
+	/* Non-zeros: x_ti in its task row, its node row and the locality row,
+	 * and M in every node row. */
+	ia = locus__calloc(3 * n * m + m + 1, sizeof *ia);
+	ja = locus__calloc(3 * n * m + m + 1, sizeof *ja);
+	ar = locus__calloc(3 * n * m + m + 1, sizeof *ar);
+	if (!power || !time || !assign || !best || !ia || !ja || !ar) {
+		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < m; i++)
+		power[i] = node_power(&wl->platform->nodes[i]);
+	for (size_t t = 0; t < n; t++)
+		lmax += wl->tasks[t].n_holders > 0;
+
+	/* Columns: x_ti = column 1 + t m + i (binary), M = column n m + 1.
+	 * Rows: task t = row t + 1 (sum_i x_ti = 1), node i = row n + i + 1
+	 * (sum_t w_t / power_i x_ti - M <= 0), locality = row n + m + 1
+	 * (sum of local x_ti >= l). */
+	term = glp_term_out(GLP_OFF);
+	P = glp_create_prob();
+	glp_set_obj_dir(P, GLP_MIN);
+	glp_add_cols(P, (int)(n * m + 1));
+	glp_add_rows(P, (int)(n + m + 1));
+	for (size_t t = 0; t < n; t++) {
+		glp_set_row_bnds(P, (int)t + 1, GLP_FX, 1, 1);
+		for (size_t i = 0; i < m; i++) {
+			int col = (int)(t * m + i) + 1;
+
+			glp_set_col_kind(P, col, GLP_BV);
+			n_nz++;
+			ia[n_nz] = (int)t + 1;
+			ja[n_nz] = col;
+			ar[n_nz] = 1;
+			n_nz++;
+			ia[n_nz] = (int)(n + i) + 1;
+			ja[n_nz] = col;
+			ar[n_nz] = wl->tasks[t].work / power[i];
+			if (locus_workload_is_local(wl, (uint32_t)t, (uint32_t)i)) {
+				n_nz++;
+				ia[n_nz] = (int)(n + m) + 1;
+				ja[n_nz] = col;
+				ar[n_nz] = 1;
+			}
+		}
+	}
+	glp_set_col_bnds(P, (int)(n * m) + 1, GLP_LO, 0, 0);
+	glp_set_obj_coef(P, (int)(n * m) + 1, 1);
+	for (size_t i = 0; i < m; i++) {
+		glp_set_row_bnds(P, (int)(n + i) + 1, GLP_UP, 0, 0);
+		n_nz++;
+		ia[n_nz] = (int)(n + i) + 1;
+		ja[n_nz] = (int)(n * m) + 1;
+		ar[n_nz] = -1;
+	}
+	glp_load_matrix(P, (int)n_nz, ia, ja, ar);
+	glp_init_iocp(&parm);
+	parm.presolve = GLP_ON;
+	parm.msg_lev = GLP_MSG_OFF;
+
+	for (size_t level = 0; level <= lmax;) {
+		size_t local;
+		double makespan, value;
+		int status;
+
+		glp_set_row_bnds(P, (int)(n + m) + 1, GLP_LO, (double)level, 0);
+		status = glp_intopt(P, &parm);
+		if (status || glp_mip_status(P) != GLP_OPT) {
+			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+					"GLPK found no optimal assignment with %zu local tasks "
+					"(glp_intopt code %d, status %d)",
+					level, status, glp_mip_status(P));
+			break;
+		}
+		/* Each task to its largest x (1 up to GLPK's tolerance). */
+		for (size_t t = 0; t < n; t++) {
+			double most = -1;
+
+			for (size_t i = 0; i < m; i++) {
+				double x = glp_mip_col_val(P, (int)(t * m + i) + 1);
+
+				if (x > most) {
+					most = x;
+					assign[t] = (uint32_t)i;
+				}
+			}
+		}
+		value = dlmpi_value(wl, assign, power, time, opt, alpha, beta, &local, &makespan);
+		if (value > best_value) {
+			best_value = value;
+			memcpy(best, assign, n * sizeof *best);
+		}
+		/* Higher levels have M* >= makespan: stop when even all of Lmax
+		 * local at this makespan would not do better. */
+		if (alpha * (double)lmax / (double)n + (makespan > 0 ? beta * opt / makespan : beta) <=
+		    best_value)
+			break;
+		level = (local > level ? local : level) + 1;
+	}
+	glp_delete_prob(P);
+	glp_term_out(term);
+	if (!rc) {
+		if (task_node)
+			memcpy(task_node, best, n * sizeof *best);
+		if (objective)
+			*objective = best_value;
+	}
+out:
+	free(power);
+	free(time);
+	free(assign);
+	free(best);
+	free(ia);
+	free(ja);
+	free(ar);
+	return rc;
+}
