@@ -1,0 +1,16 @@
+/*
+ * The task policies the registry (registry.c) lists, one per file.
+ * Internal: users find them by name with locus_policy_find.
+ */
+#ifndef LOCUS_SCHED_POLICIES_H
+#define LOCUS_SCHED_POLICIES_H
+
+#include "locus/policy.h"
+
+extern const struct locus_policy locus__policy_fifo;	   /* fifo.c */
+extern const struct locus_policy locus__policy_monolithic; /* monolithic.c */
+extern const struct locus_policy locus__policy_dlmpi;	   /* dlmpi.c */
+extern const struct locus_policy locus__policy_delay;	   /* delay.c */
+/* ScalScheduling (scal.c) joins here: locus__policy_scal. */
+
+#endif
