@@ -5,9 +5,10 @@
  *
  * Model (docs/sim.md):
  *  - every process (worker or scheduler) is a serial server: it handles one
- *    event at a time, and each costs cost_per_msg plus cost_per_entry per
- *    metadata entry the policy says it examined; events that arrive while
- *    it is busy wait in its queue, so a busy single master shows contention;
+ *    event at a time; a message costs cost_per_msg to handle, and any
+ *    decision cost_per_entry per metadata entry the policy says it
+ *    examined; events that arrive while it is busy wait in its queue, so a
+ *    busy single master shows contention;
  *  - a message takes the latency plus its size over the slower of the two
  *    nodes' network bandwidths;
  *  - a task first reads its chunk, then computes: a local read is a flow
@@ -46,7 +47,7 @@ struct locus_sim_config {
 	size_t schedulers;           /* 0: the policy's default */
 	uint64_t seed;
 	double latency;              /* message latency, s; < 0: the platform's */
-	double cost_per_msg;         /* s per event a process handles */
+	double cost_per_msg;         /* s per message a process handles */
 	double cost_per_entry;       /* s per metadata entry examined */
 	double shared_fs_bw;         /* > 0: reads come from a shared file system */
 	const struct locus_speed_change *speed; /* sorted by time */

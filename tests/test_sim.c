@@ -1,0 +1,408 @@
+/*
+ * The simulator engine, checked against schedules computed by hand with a
+ * test policy whose decisions are fixed in advance, and the conformance of
+ * every registered policy: each task executed exactly once, locality never
+ * above the optimum, makespan never below the bound, same seed same result.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locus/locus.h"
+#include "test.h"
+#include "test_util.h"
+
+/* ---- a scripted policy: worker w runs script[w][0], script[w][1], ... --- */
+
+#define MAXW 8
+#define MAXT 16
+#define REQ (LOCUS_MSG_USER + 1)
+
+struct scripted {
+	size_t n_workers;
+	int script[MAXW][MAXT]; /* task ids, -1 ends */
+	int next[MAXW];
+	double request_time[MAXW][MAXT];
+	int requests;
+	double cost_entries;
+};
+
+static struct scripted script_state;
+
+static size_t scripted_schedulers(size_t n, size_t req)
+{
+	(void)n;
+	(void)req;
+	return 1;
+}
+
+static int scripted_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *e)
+{
+	(void)e;
+	script_state.n_workers = ctx->n_workers;
+	*state = &script_state;
+	return 0;
+}
+
+static void scripted_destroy(void *state)
+{
+	(void)state;
+}
+
+static void scripted_event(void *state, const struct locus_event *ev, struct locus_actions *act)
+{
+	struct scripted *s = state;
+	uint32_t master = (uint32_t)s->n_workers;
+	if (ev->proc < master) {
+		if (ev->kind == LOCUS_EV_START || ev->kind == LOCUS_EV_DONE) {
+			struct locus_msg m = { .type = REQ, .from = ev->proc, .to = master, .n_args = 1 };
+			m.arg[0] = ev->proc;
+			locus_act_send(act, &m);
+		}
+		return;
+	}
+	if (ev->kind != LOCUS_EV_MESSAGE || ev->msg->type != REQ)
+		return;
+	uint32_t w = (uint32_t)ev->msg->arg[0];
+	int k = s->next[w];
+	s->request_time[w][k] = ev->now;
+	s->requests++;
+	locus_act_cost(act, (uint64_t)s->cost_entries);
+	int t = s->script[w][k];
+	if (t < 0) {
+		locus_act_stop(act, w);
+		return;
+	}
+	s->next[w]++;
+	locus_act_assign(act, master, w, (uint32_t)t, -1);
+}
+
+static const struct locus_policy scripted_policy = {
+	"scripted", "test", scripted_schedulers, scripted_create, scripted_destroy, scripted_event, NULL,
+};
+
+static void script(int w, const int *tasks, int n)
+{
+	for (int i = 0; i < n; i++)
+		script_state.script[w][i] = tasks[i];
+	script_state.script[w][n] = -1;
+}
+
+/* A platform of `n` nodes with `cores` each: disks 100 MB/s, links
+ * 125 MB/s, speed 1, latency `lat`. */
+static struct locus_platform *platform(int n, int cores, double lat, const char *racks)
+{
+	char json[4096];
+	int k = snprintf(json, sizeof json,
+			 "{\"format\": \"locus-platform\", \"version\": 1, \"network\": {\"latency\": %g},"
+			 " \"defaults\": {\"cores\": %d, \"disk_bw\": 1e8, \"net_bw\": 1.25e8}, \"nodes\": [",
+			 lat, cores);
+	for (int i = 0; i < n; i++)
+		k += snprintf(json + k, sizeof json - (size_t)k, "%s{\"name\": \"n%d\", \"rack\": \"/r%c\"}",
+			      i ? ", " : "", i, racks ? racks[i] : 'a');
+	snprintf(json + k, sizeof json - (size_t)k, "]}");
+	struct locus_platform *p = NULL;
+	struct locus_error err;
+	locus_platform_parse(&p, json, strlen(json), "test", &err);
+	return p;
+}
+
+/* A catalog of one dataset whose chunk t is `bytes[t]` bytes on the nodes
+ * listed in holders[t] (a string of node digits, "" for none). */
+static struct locus_catalog *catalog(int n_nodes, int n, const uint64_t *bytes, const char **holders)
+{
+	struct locus_catalog *cat;
+	locus_catalog_create(&cat);
+	for (int i = 0; i < n_nodes; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "n%d", i);
+		locus_catalog_add_host(cat, name, NULL);
+	}
+	long d = locus_catalog_add_dataset(cat, "d");
+	for (int t = 0; t < n; t++) {
+		uint32_t reps[8];
+		uint32_t k = 0;
+		for (const char *h = holders[t]; *h; h++)
+			reps[k++] = (uint32_t)(*h - '0');
+		locus_catalog_add_chunk(cat, (size_t)d, bytes[t], reps, k, 0);
+	}
+	return cat;
+}
+
+static struct locus_workload *workload(struct locus_platform *p, struct locus_catalog *cat,
+				       const char *work)
+{
+	struct locus_work_spec spec;
+	struct locus_error err;
+	struct locus_workload *wl = NULL;
+	if (locus_work_spec_parse(&spec, work, &err))
+		return NULL;
+	locus_workload_build(&wl, p, cat, NULL, &spec, 1, &err);
+	locus_work_spec_fini(&spec);
+	return wl;
+}
+
+/* Message delay on these platforms: latency + bytes / 125 MB/s; a request
+ * carries one argument (24 bytes), an assignment two (32 bytes). */
+#define REQ_D(lat) ((lat) + 24 / 1.25e8)
+#define ASG_D(lat) ((lat) + 32 / 1.25e8)
+
+TEST(local_reads_and_compute_exactly)
+{
+	double lat = 1e-3;
+	struct locus_platform *p = platform(2, 1, lat, NULL);
+	uint64_t bytes[] = { 100000000, 50000000, 100000000 };
+	const char *holders[] = { "0", "0", "1" };
+	struct locus_catalog *cat = catalog(2, 3, bytes, holders);
+	struct locus_workload *wl = workload(p, cat, "fixed:2");
+	CHECK(wl != NULL);
+	memset(&script_state, 0, sizeof script_state);
+	script(0, (int[]){ 0, 1 }, 2);
+	script(1, (int[]){ 2 }, 1);
+	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = -1 };
+	struct locus_result *r;
+	struct locus_error err = { 0 };
+	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	/* Worker 0: request reaches the master, the assignment comes back,
+	 * 1 s to read 100 MB at 100 MB/s, 2 s to compute. */
+	double a0 = REQ_D(lat) + ASG_D(lat);
+	CHECK_NEAR(r->tasks[0].assigned, a0, 1e-12);
+	CHECK_NEAR(r->tasks[0].read_end, a0 + 1.0, 1e-9);
+	CHECK_NEAR(r->tasks[0].end, a0 + 3.0, 1e-9);
+	double a1 = a0 + 3.0 + REQ_D(lat) + ASG_D(lat);
+	CHECK_NEAR(r->tasks[1].assigned, a1, 1e-9);
+	CHECK_NEAR(r->tasks[1].end, a1 + 0.5 + 2.0, 1e-9);
+	CHECK_NEAR(r->tasks[2].end, a0 + 3.0, 1e-9);
+	CHECK_NEAR(r->makespan, a1 + 2.5, 1e-9);
+	CHECK_EQ_INT(r->local_tasks, 3);
+	CHECK_EQ_INT(r->bytes_remote, 0);
+	CHECK_EQ_INT(r->tasks[1].worker, 0);
+	CHECK_EQ_INT(r->tasks[2].node, 1);
+	/* Waits: each assignment comes a round trip after the worker is free. */
+	CHECK_NEAR(r->wait_max, a0, 1e-9);
+	CHECK_NEAR(r->workers[0].busy, 5.5, 1e-9);
+	/* Every request got an answer, including the two final ones. */
+	CHECK_EQ_INT(script_state.requests, 5);
+	CHECK_EQ_INT(r->messages, 5 + 3);
+	/* Lower bound: 6 s of work over 2 workers, or one 2 s task. */
+	CHECK_NEAR(r->lb_makespan, 3.0, 1e-12);
+	CHECK(r->makespan >= r->lb_makespan);
+	locus_result_destroy(r);
+	locus_workload_destroy(wl);
+	locus_catalog_destroy(cat);
+	locus_platform_destroy(p);
+}
+
+TEST(shared_disk_and_remote_reads)
+{
+	/* Two workers on node 0 read at once from its disk: 50 MB/s each.
+	 * A worker on node 1 reads a chunk held only by node 0: its disk,
+	 * node 0's outgoing link and node 1's incoming link, so max-min gives
+	 * all three readers 100/3 MB/s while the disk is the bottleneck. */
+	struct locus_platform *p = platform(2, 2, 0, NULL);
+	uint64_t bytes[] = { 100000000, 100000000, 100000000 };
+	const char *holders[] = { "0", "0", "0" };
+	struct locus_catalog *cat = catalog(2, 3, bytes, holders);
+	struct locus_workload *wl = workload(p, cat, "fixed:0");
+	memset(&script_state, 0, sizeof script_state);
+	script(0, (int[]){ 0 }, 1);
+	script(1, (int[]){ 1 }, 1);
+	script(2, (int[]){ 2 }, 1);
+	script(3, NULL, 0);
+	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = 0 };
+	struct locus_result *r;
+	struct locus_error err = { 0 };
+	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	double d = REQ_D(0) + ASG_D(0);
+	/* All three finish together: 300 MB through a 100 MB/s disk. */
+	CHECK_NEAR(r->tasks[0].end, d + 3.0, 1e-9);
+	CHECK_NEAR(r->tasks[2].end, d + 3.0, 1e-9);
+	CHECK_EQ_INT(r->tasks[2].local, 0);
+	CHECK_EQ_INT(r->tasks[2].source, 0);
+	CHECK_EQ_INT(r->local_tasks, 2);
+	CHECK_EQ_INT(r->bytes_remote, 100000000);
+	locus_result_destroy(r);
+	locus_workload_destroy(wl);
+	locus_catalog_destroy(cat);
+	locus_platform_destroy(p);
+}
+
+TEST(busy_master_queues_requests)
+{
+	/* Each decision costs the master 0.5 s: four workers asking at once
+	 * are answered at 0.5, 1.0, 1.5 and 2.0 s. */
+	struct locus_platform *p = platform(4, 1, 0, NULL);
+	uint64_t bytes[] = { 0, 0, 0, 0 };
+	const char *holders[] = { "0", "1", "2", "3" };
+	struct locus_catalog *cat = catalog(4, 4, bytes, holders);
+	struct locus_workload *wl = workload(p, cat, "fixed:10");
+	memset(&script_state, 0, sizeof script_state);
+	for (int w = 0; w < 4; w++)
+		script(w, (int[]){ w }, 1);
+	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = 0,
+					.cost_per_msg = 0.25, .cost_per_entry = 0.125 };
+	script_state.cost_entries = 2;
+	struct locus_result *r;
+	struct locus_error err = { 0 };
+	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	double q = REQ_D(0), a = ASG_D(0);
+	for (int w = 0; w < 4; w++)
+		CHECK_NEAR(r->tasks[w].assigned, q + 0.5 * (w + 1) + a, 1e-9);
+	CHECK_NEAR(r->wait_max, q + 2.0 + a, 1e-9);
+	CHECK_NEAR(r->scheds[0].busy, 8 * 0.5, 1e-9); /* 4 requests + 4 final ones */
+	CHECK_EQ_INT(r->scheds[0].events, 1 + 8);      /* its start + 8 requests */
+	locus_result_destroy(r);
+	locus_workload_destroy(wl);
+	locus_catalog_destroy(cat);
+	locus_platform_destroy(p);
+}
+
+TEST(speed_changes_stretch_compute)
+{
+	/* 4 s of work on node 0, whose speed halves at t = 1: 1 s done, the
+	 * other 3 take 6 s: the task ends at 7. */
+	struct locus_platform *p = platform(1, 1, 0, NULL);
+	uint64_t bytes[] = { 0 };
+	const char *holders[] = { "0" };
+	struct locus_catalog *cat = catalog(1, 1, bytes, holders);
+	struct locus_workload *wl = workload(p, cat, "fixed:4");
+	memset(&script_state, 0, sizeof script_state);
+	script(0, (int[]){ 0 }, 1);
+	struct locus_speed_change sc[] = { { 1.0, 0, 0.5 }, { 100.0, 0, 2.0 } };
+	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = 0,
+					.speed = sc, .n_speed = 2 };
+	struct locus_result *r;
+	struct locus_error err = { 0 };
+	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	double s = REQ_D(0) + ASG_D(0);
+	CHECK_NEAR(r->tasks[0].end, 1.0 + (4.0 - (1.0 - s)) / 0.5, 1e-9);
+	locus_result_destroy(r);
+	locus_workload_destroy(wl);
+	locus_catalog_destroy(cat);
+	locus_platform_destroy(p);
+}
+
+TEST(policy_mistakes_are_caught)
+{
+	struct locus_platform *p = platform(2, 1, 0, NULL);
+	uint64_t bytes[] = { 10, 10 };
+	const char *holders[] = { "0", "1" };
+	struct locus_catalog *cat = catalog(2, 2, bytes, holders);
+	struct locus_workload *wl = workload(p, cat, "fixed:1");
+	struct locus_result *r;
+	struct locus_error err = { 0 };
+	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = 0 };
+	/* The same task to both workers. */
+	memset(&script_state, 0, sizeof script_state);
+	script(0, (int[]){ 0 }, 1);
+	script(1, (int[]){ 0 }, 1);
+	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), LOCUS_EINCOMPLETE);
+	CHECK(strstr(err.message, "task 0 twice") != NULL);
+	/* A task nobody runs. */
+	memset(&script_state, 0, sizeof script_state);
+	script(0, (int[]){ 0 }, 1);
+	script(1, NULL, 0);
+	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), LOCUS_EINCOMPLETE);
+	CHECK(strstr(err.message, "task 1 was never assigned") != NULL);
+	locus_workload_destroy(wl);
+	locus_catalog_destroy(cat);
+	locus_platform_destroy(p);
+}
+
+/* ---- every registered policy ------------------------------------------ */
+
+static struct locus_workload *random_workload(uint64_t seed, struct locus_platform **pp,
+					      struct locus_catalog **cp)
+{
+	struct locus_rng rng;
+	locus_rng_init(&rng, seed);
+	size_t nodes = 2 + locus_rng_below(&rng, 14);
+	int cores = 1 + (int)locus_rng_below(&rng, 3);
+	struct locus_platform *p;
+	locus_platform_generate(&p, nodes, 1 + locus_rng_below(&rng, 3), cores, "n");
+	for (size_t i = 0; i < nodes; i++)
+		p->nodes[i].speed = 1.0 + 9.0 * locus_rng_uniform(&rng); /* spread 1:10 */
+	size_t n = 1 + locus_rng_below(&rng, 120);
+	unsigned r = 1 + (unsigned)locus_rng_below(&rng, nodes < 3 ? nodes : 3);
+	struct locus_place_options po = { .policy = (enum locus_place_policy)locus_rng_below(&rng, 2),
+					  .replicas = r, .seed = seed };
+	uint32_t *where = calloc(n * r, sizeof *where);
+	struct locus_error err;
+	locus_place(p, n, &po, where, &err);
+	struct locus_catalog *cat;
+	locus_catalog_create(&cat);
+	for (size_t i = 0; i < nodes; i++)
+		locus_catalog_add_host(cat, p->nodes[i].name, NULL);
+	long d = locus_catalog_add_dataset(cat, "d");
+	for (size_t t = 0; t < n; t++)
+		locus_catalog_add_chunk(cat, (size_t)d, 1000000 * (1 + locus_rng_below(&rng, 8)),
+					where + t * r, r, 0);
+	free(where);
+	struct locus_work_spec spec = { .dist = LOCUS_WORK_UNIFORM, .lo = 0.5, .hi = 2 };
+	struct locus_workload *wl;
+	locus_workload_build(&wl, p, cat, NULL, &spec, seed, &err);
+	*pp = p;
+	*cp = cat;
+	return wl;
+}
+
+TEST(every_policy_conforms)
+{
+	int runs = 0;
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		struct locus_platform *p;
+		struct locus_catalog *cat;
+		struct locus_workload *wl = random_workload(seed, &p, &cat);
+		CHECK(wl != NULL);
+		long opt;
+		struct locus_error err = { 0 };
+		CHECK_EQ_INT(locus_bound_locality(wl, NULL, &opt, NULL, &err), 0);
+		for (const struct locus_policy *const *pol = locus_policies(); *pol; pol++) {
+			struct locus_sim_config cfg = { .wl = wl, .policy = *pol, .seed = seed,
+							.latency = -1, .cost_per_msg = 1e-5,
+							.cost_per_entry = 1e-7 };
+			struct locus_result *r;
+			int rc = locus_sim_run(&cfg, &r, &err);
+			if (rc)
+				fprintf(stderr, "%s seed %llu: %s\n", (*pol)->name,
+					(unsigned long long)seed, err.message);
+			CHECK_EQ_INT(rc, 0);
+			/* Every task exactly once (the engine refuses a second
+			 * assignment), each by one worker, none lost. */
+			size_t total = 0;
+			for (size_t w = 0; w < r->n_workers; w++)
+				total += r->workers[w].tasks;
+			CHECK_EQ_INT(total, wl->n_tasks);
+			for (size_t t = 0; t < wl->n_tasks; t++) {
+				CHECK(r->tasks[t].end > 0 || wl->tasks[t].work == 0);
+				CHECK(r->tasks[t].end >= r->tasks[t].read_end);
+				CHECK(r->tasks[t].read_end >= r->tasks[t].assigned);
+			}
+			/* Bounds hold. */
+			CHECK(r->makespan >= r->lb_makespan * (1 - 1e-12));
+			CHECK((long)r->local_tasks <= (long)wl->n_tasks);
+			/* The optimum is for balanced loads; a policy may read
+			 * more locally by unbalancing, so compare with the
+			 * unconstrained best: every task with a holder. */
+			CHECK(r->local_tasks <= wl->n_tasks - wl->n_unplaced);
+			/* Same seed, same result. */
+			struct locus_result *r2;
+			CHECK_EQ_INT(locus_sim_run(&cfg, &r2, &err), 0);
+			CHECK(r2->makespan == r->makespan);
+			CHECK_EQ_INT(r2->local_tasks, r->local_tasks);
+			CHECK_EQ_INT(r2->events, r->events);
+			CHECK(memcmp(r2->tasks, r->tasks, wl->n_tasks * sizeof *r->tasks) == 0);
+			locus_result_destroy(r2);
+			locus_result_destroy(r);
+			runs++;
+		}
+		locus_workload_destroy(wl);
+		locus_catalog_destroy(cat);
+		locus_platform_destroy(p);
+	}
+	CHECK(runs >= 60 * 4);
+}
+
+TEST_MAIN(TEST_ENTRY(local_reads_and_compute_exactly), TEST_ENTRY(shared_disk_and_remote_reads),
+	  TEST_ENTRY(busy_master_queues_requests), TEST_ENTRY(speed_changes_stretch_compute),
+	  TEST_ENTRY(policy_mistakes_are_caught), TEST_ENTRY(every_policy_conforms))
