@@ -1,0 +1,251 @@
+/*
+ * Several runs of one workload side by side: an aligned text table for a
+ * person, and a "locus-compare" JSON document with the same values for a
+ * program (docs/formats.md).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locus/report.h"
+#include "report/out.h"
+
+#define COMPARE_FORMAT	"locus-compare"
+#define COMPARE_VERSION 1
+#define CELL		48
+
+enum {
+	COL_POLICY,
+	COL_MAKESPAN,
+	COL_BOUND,
+	COL_LOCAL,
+	COL_OPTIMAL,
+	COL_WAIT_MEAN,
+	COL_WAIT_P99,
+	COL_WAIT_MAX,
+	COL_MESSAGES,
+	COL_SCHED,
+	N_COL
+};
+
+static const char *const headers[N_COL] = {
+	"policy", "makespan", "/bound", "local %", "/optimal", "wait mean", "wait p99",
+	"wait max", "messages", "sched busy",
+};
+
+/* Columns of times share the decimals that give their largest value about
+ * four significant digits. */
+static int time_decimals(const struct locus_result *const *runs, size_t n, int col)
+{
+	double max = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct locus_result *r = runs[i];
+		double v = col == COL_MAKESPAN	 ? r->makespan
+			   : col == COL_WAIT_MEAN ? r->wait_mean
+			   : col == COL_WAIT_P99  ? r->wait_p99
+			   : col == COL_WAIT_MAX  ? r->wait_max
+						  : r->sched_busy_total;
+		if (isfinite(v) && fabs(v) > max)
+			max = fabs(v);
+	}
+	if (max == 0)
+		return 3;
+	int dec = 3 - (int)floor(log10(max));
+	return dec < 0 ? 0 : dec > 6 ? 6 : dec;
+}
+
+static void cell_fixed(char *cell, double v, int decimals)
+{
+	if (isfinite(v))
+		locus__fmt_fixed(cell, v, decimals, 0);
+	else
+		strcpy(cell, "-");
+}
+
+/* The policy name as printable text (control characters as '?'). */
+static void cell_policy(char *cell, const struct locus_result *r)
+{
+	size_t n = locus__policy_len(r);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)r->policy[i];
+		cell[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	cell[n] = 0;
+}
+
+/* Display width: UTF-8 characters, not bytes. */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void pad(struct locus__out *o, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		locus__out_char(o, ' ');
+}
+
+static void table_row(struct locus__out *o, char (*cells)[CELL], const size_t *width)
+{
+	for (int c = 0; c < N_COL; c++) {
+		size_t w = text_width(cells[c]);
+		if (c)
+			locus__out_write(o, "  ", 2);
+		if (c == COL_POLICY) {
+			locus__out_str(o, cells[c]);
+			if (c + 1 < N_COL)
+				pad(o, width[c] - w);
+		} else {
+			pad(o, width[c] - w);
+			locus__out_str(o, cells[c]);
+		}
+	}
+	locus__out_char(o, '\n');
+}
+
+int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE *fp)
+{
+	struct locus__out o;
+	size_t width[N_COL];
+	int dec[N_COL] = { 0 };
+
+	if ((!runs && n) || !fp)
+		return LOCUS_EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!runs[i])
+			return LOCUS_EINVAL;
+	char(*cells)[CELL] = calloc((n + 1) * N_COL, CELL);
+	if (!cells)
+		return LOCUS_ENOMEM;
+	for (int c = 0; c < N_COL; c++)
+		strcpy(cells[c], headers[c]);
+	dec[COL_MAKESPAN] = time_decimals(runs, n, COL_MAKESPAN);
+	dec[COL_WAIT_MEAN] = time_decimals(runs, n, COL_WAIT_MEAN);
+	dec[COL_WAIT_P99] = time_decimals(runs, n, COL_WAIT_P99);
+	dec[COL_WAIT_MAX] = time_decimals(runs, n, COL_WAIT_MAX);
+	dec[COL_SCHED] = time_decimals(runs, n, COL_SCHED);
+	for (size_t i = 0; i < n; i++) {
+		const struct locus_result *r = runs[i];
+		char(*row)[CELL] = cells + (i + 1) * N_COL;
+		cell_policy(row[COL_POLICY], r);
+		cell_fixed(row[COL_MAKESPAN], r->makespan, dec[COL_MAKESPAN]);
+		cell_fixed(row[COL_BOUND], locus__makespan_ratio(r), 3);
+		cell_fixed(row[COL_LOCAL], locus__local_fraction(r) * 100, 1);
+		cell_fixed(row[COL_OPTIMAL], locus__local_vs_optimal(r), 3);
+		cell_fixed(row[COL_WAIT_MEAN], r->wait_mean, dec[COL_WAIT_MEAN]);
+		cell_fixed(row[COL_WAIT_P99], r->wait_p99, dec[COL_WAIT_P99]);
+		cell_fixed(row[COL_WAIT_MAX], r->wait_max, dec[COL_WAIT_MAX]);
+		snprintf(row[COL_MESSAGES], CELL, "%llu", (unsigned long long)r->messages);
+		cell_fixed(row[COL_SCHED], r->sched_busy_total, dec[COL_SCHED]);
+	}
+	for (int c = 0; c < N_COL; c++) {
+		width[c] = 0;
+		for (size_t i = 0; i <= n; i++) {
+			size_t w = text_width(cells[i * N_COL + c]);
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	locus__out_init(&o, fp);
+	table_row(&o, cells, width);
+	for (int c = 0; c < N_COL; c++) {
+		if (c)
+			locus__out_write(&o, "  ", 2);
+		for (size_t k = 0; k < width[c]; k++)
+			locus__out_char(&o, '-');
+	}
+	locus__out_char(&o, '\n');
+	for (size_t i = 0; i < n; i++)
+		table_row(&o, cells + (i + 1) * N_COL, width);
+	locus__out_str(&o, "times in seconds; /bound: makespan over its lower bound; "
+			   "/optimal: local tasks over the most that can be local\n");
+	free(cells);
+	return locus__out_fini(&o);
+}
+
+static void field_num(struct locus__out *o, const char *k, double v)
+{
+	locus__out_key(o, k);
+	locus__out_num(o, v);
+}
+
+static void field_u64(struct locus__out *o, const char *k, uint64_t v)
+{
+	locus__out_key(o, k);
+	locus__out_u64(o, v);
+}
+
+static void run_json(struct locus__out *o, const struct locus_result *r)
+{
+	locus__out_str(o, "{\"policy\": ");
+	locus__out_json_str(o, r->policy, locus__policy_len(r));
+	locus__out_str(o, ", \"seed\": ");
+	locus__out_seed(o, r->seed);
+	locus__out_str(o, ", ");
+	field_u64(o, "tasks", r->n_tasks);
+	locus__out_str(o, ", ");
+	field_u64(o, "workers", r->n_workers);
+	locus__out_str(o, ", ");
+	field_u64(o, "schedulers", r->n_schedulers);
+	locus__out_str(o, ",\n     ");
+	field_num(o, "makespan", r->makespan);
+	locus__out_str(o, ", ");
+	field_num(o, "makespan_lower", r->lb_makespan);
+	locus__out_str(o, ", ");
+	field_num(o, "makespan_ratio", locus__makespan_ratio(r));
+	locus__out_str(o, ",\n     ");
+	field_u64(o, "local_tasks", r->local_tasks);
+	locus__out_str(o, ", ");
+	field_num(o, "local_fraction", locus__local_fraction(r));
+	locus__out_str(o, ", \"optimal_local_tasks\": ");
+	if (r->opt_local < 0)
+		locus__out_str(o, "null");
+	else
+		locus__out_i64(o, r->opt_local);
+	locus__out_str(o, ", ");
+	field_num(o, "local_vs_optimal", locus__local_vs_optimal(r));
+	locus__out_str(o, ",\n     \"wait\": {");
+	field_num(o, "mean", r->wait_mean);
+	locus__out_str(o, ", ");
+	field_num(o, "p50", r->wait_p50);
+	locus__out_str(o, ", ");
+	field_num(o, "p99", r->wait_p99);
+	locus__out_str(o, ", ");
+	field_num(o, "max", r->wait_max);
+	locus__out_str(o, "},\n     ");
+	field_u64(o, "messages", r->messages);
+	locus__out_str(o, ", ");
+	field_u64(o, "message_bytes", r->message_bytes);
+	locus__out_str(o, ", \"scheduler_busy\": {");
+	field_num(o, "total", r->sched_busy_total);
+	locus__out_str(o, ", ");
+	field_num(o, "max", r->sched_busy_max);
+	locus__out_str(o, "}, ");
+	field_num(o, "worker_idle_total", r->worker_idle_total);
+	locus__out_char(o, '}');
+}
+
+int locus_report_compare_json(const struct locus_result *const *runs, size_t n, FILE *fp)
+{
+	struct locus__out o;
+
+	if ((!runs && n) || !fp)
+		return LOCUS_EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!runs[i])
+			return LOCUS_EINVAL;
+	locus__out_init(&o, fp);
+	locus__out_str(&o, "{\n  \"format\": \"" COMPARE_FORMAT "\",\n  \"version\": ");
+	locus__out_u64(&o, COMPARE_VERSION);
+	locus__out_str(&o, ",\n  \"runs\": [");
+	for (size_t i = 0; i < n; i++) {
+		locus__out_str(&o, i ? ",\n    " : "\n    ");
+		run_json(&o, runs[i]);
+	}
+	locus__out_str(&o, n ? "\n  ]\n}\n" : "]\n}\n");
+	return locus__out_fini(&o);
+}

@@ -1,0 +1,108 @@
+/*
+ * What the report writers share (internal to src/report): a buffered
+ * writer into a FILE, numbers written exactly and independently of the
+ * locale, JSON strings and XML text escaped, and the result's derived
+ * ratios.
+ *
+ * The writer keeps the first error (rc) and drops every later write, so a
+ * report is written straight through and its status read once at the end.
+ */
+#ifndef LOCUS_REPORT_OUT_H
+#define LOCUS_REPORT_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "locus/sim.h"
+
+struct locus__out {
+	FILE *fp;
+	char *buf;
+	size_t len, cap;
+	int rc; /* first error: LOCUS_EIO or LOCUS_ENOMEM */
+};
+
+/* Starts writing to `fp` (rc is LOCUS_ENOMEM when no buffer could be had). */
+void locus__out_init(struct locus__out *o, FILE *fp);
+/* Flushes, frees the buffer and returns the first error, or 0. */
+int locus__out_fini(struct locus__out *o);
+/* Writes what is buffered to the FILE. */
+void locus__out_flush(struct locus__out *o);
+void locus__out_write_slow(struct locus__out *o, const char *s, size_t n);
+
+static inline void locus__out_write(struct locus__out *o, const char *s, size_t n)
+{
+	if (o->len + n > o->cap) {
+		locus__out_write_slow(o, s, n);
+		return;
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static inline void locus__out_str(struct locus__out *o, const char *s)
+{
+	locus__out_write(o, s, strlen(s));
+}
+
+static inline void locus__out_char(struct locus__out *o, char c)
+{
+	locus__out_write(o, &c, 1);
+}
+
+/* Writes an unsigned or signed integer in decimal. */
+void locus__out_u64(struct locus__out *o, uint64_t v);
+void locus__out_i64(struct locus__out *o, int64_t v);
+
+/* `"k": ` for a key `k` that needs no escaping. */
+void locus__out_key(struct locus__out *o, const char *k);
+/* A seed as a JSON integer; above 2^63 - 1 as a string of digits, since
+ * readers with signed 64-bit integers (jansson) refuse larger ones. */
+void locus__out_seed(struct locus__out *o, uint64_t seed);
+
+/* Room for any text the locus__fmt_* functions write, with its NUL. */
+#define LOCUS__NUM_MAX 40
+
+/*
+ * Writes the shortest of the %.15g, %.16g and %.17g forms of finite `v`
+ * that reads back as exactly `v`, with '.' whatever the locale: the same
+ * bytes as locus__json_number, about ten times faster. Integral values
+ * below 1e15 have no decimal point. Returns the length.
+ */
+size_t locus__fmt_number(char *buf, double v);
+/* `v` rounded to `decimals` (0 to 9) places; with `trim`, trailing zeros
+ * and a bare point are dropped. Non-finite values write "0". */
+size_t locus__fmt_fixed(char *buf, double v, int decimals, int trim);
+/* `v` with about four significant digits, for labels ("0.0123", "1234"). */
+size_t locus__fmt_short(char *buf, double v);
+
+/* An exact number for JSON: null when `v` is not finite. */
+void locus__out_num(struct locus__out *o, double v);
+/* An exact number for CSV: nothing (an empty field) when not finite. */
+void locus__out_csv_num(struct locus__out *o, double v);
+void locus__out_fixed(struct locus__out *o, double v, int decimals);
+void locus__out_short(struct locus__out *o, double v);
+
+/* `s[0..n)` as a JSON string in double quotes: '"', '\' and control
+ * characters escaped, bytes that are not UTF-8 written as U+FFFD. */
+void locus__out_json_str(struct locus__out *o, const char *s, size_t n);
+/* `s[0..n)` as XML character data (also fine in a quoted attribute):
+ * markup characters as entities, control characters as '?', bytes that are
+ * not UTF-8 as U+FFFD. */
+void locus__out_xml(struct locus__out *o, const char *s, size_t n);
+
+/* The length of the policy name (r->policy need not end with a NUL). */
+size_t locus__policy_len(const struct locus_result *r);
+
+/* a / b, or NaN (written as null, "-" or nothing) when b <= 0 or either
+ * is not finite. */
+double locus__ratio(double a, double b);
+/* makespan over its lower bound; local tasks over all tasks; local tasks
+ * over the most possible (NaN when not computed). */
+double locus__makespan_ratio(const struct locus_result *r);
+double locus__local_fraction(const struct locus_result *r);
+double locus__local_vs_optimal(const struct locus_result *r);
+
+#endif
