@@ -14,6 +14,7 @@ static const struct {
 } commands[] = {
 	{ "place", cmd_place, "split data into chunks and place replicas on nodes" },
 	{ "locate", cmd_locate, "ask where chunks live (DL-MPI's locality calls)" },
+	{ "sim", cmd_sim, "run scheduling policies in the simulator, with bounds" },
 };
 
 static void usage(FILE *fp)
