@@ -11,7 +11,7 @@ FUZZ_TIME  ?= 10
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all deps build demo check test test-asan fuzz-build fuzz-smoke fuzz install clean
+.PHONY: all deps build demo check test test-asan fuzz-build fuzz-smoke fuzz install format clean
 
 all: build
 
@@ -50,6 +50,10 @@ check: test test-asan fuzz-smoke
 
 install: build
 	@cmake --install $(BUILD)
+
+# Rewrites every C file with .clang-format.
+format:
+	@git ls-files '*.c' '*.h' | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -45,8 +45,8 @@ static int timer_cmp(const void *a, const void *b)
 struct bench {
 	const char *name;
 	size_t workers;
-	unsigned per;             /* flows per worker */
-	double think;             /* seconds between flows; < 0: exponential, mean -think */
+	unsigned per; /* flows per worker */
+	double think; /* seconds between flows; < 0: exponential, mean -think */
 	double bytes;
 	/* Resources of worker w's next flow. */
 	unsigned (*route)(struct bench *b, uint32_t w, uint32_t *res);
@@ -117,7 +117,7 @@ static int run(struct bench *b, const double *capacity)
 			if (b->think != 0) {
 				double d = b->think > 0 ? b->think
 							: locus_rng_exponential(&b->rng, -b->think);
-				struct timer x = { now + d, seq++, w };
+				struct timer x = {now + d, seq++, w};
 				if (locus_heap_push(&timers, &x))
 					return 1;
 				continue;
@@ -136,8 +136,10 @@ static int run(struct bench *b, const double *capacity)
 	printf("%-9s %6zu workers %7llu flows  think %-4s  peak %5zu running  "
 	       "simulated %9.3f s  wall %7.4f s  %10.0f flows/s\n",
 	       b->name, b->workers, (unsigned long long)flows,
-	       b->think == 0 ? "0" : b->think > 0 ? "1 s" : "exp", peak, now, wall,
-	       (double)flows / wall);
+	       b->think == 0  ? "0"
+	       : b->think > 0 ? "1 s"
+			      : "exp",
+	       peak, now, wall, (double)flows / wall);
 	locus_heap_fini(&timers);
 	locus__share_destroy(s);
 	free(left);
@@ -153,8 +155,13 @@ static int star(const char *name, size_t n, double think, double (*speed)(size_t
 	cap[0] = 1.25e9;
 	for (size_t i = 0; i < n; i++)
 		cap[1 + i] = speed(i, n);
-	struct bench b = { .name = name, .workers = n, .per = 10, .think = think, .bytes = 1e6,
-			   .route = route_star, .n_res = n + 1 };
+	struct bench b = {.name = name,
+			  .workers = n,
+			  .per = 10,
+			  .think = think,
+			  .bytes = 1e6,
+			  .route = route_star,
+			  .n_res = n + 1};
 	int rc = run(&b, cap);
 	free(cap);
 	return rc;
@@ -181,8 +188,13 @@ int main(void)
 	static double disk[DISKS];
 	for (size_t i = 0; i < DISKS; i++)
 		disk[i] = 1e8;
-	struct bench d = { .name = "disks", .workers = DISKS, .per = 10, .think = -1.0,
-			   .bytes = 64e6, .route = route_disk, .n_res = DISKS };
+	struct bench d = {.name = "disks",
+			  .workers = DISKS,
+			  .per = 10,
+			  .think = -1.0,
+			  .bytes = 64e6,
+			  .route = route_disk,
+			  .n_res = DISKS};
 	if (run(&d, disk))
 		return 1;
 	if (star("star", 8192, 0, same_speed) || star("star", 8192, 1, same_speed) ||

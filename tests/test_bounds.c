@@ -26,13 +26,14 @@ static struct locus_platform *platform(int k, int racks, const int *cores, const
 
 	if (!json)
 		return NULL;
-	at = (size_t)snprintf(json, size, "{\"format\": \"locus-platform\", \"version\": 1, \"nodes\": [");
+	at = (size_t)snprintf(json, size,
+			      "{\"format\": \"locus-platform\", \"version\": 1, \"nodes\": [");
 	for (int i = 0; i < k; i++)
 		at += (size_t)snprintf(json + at, size - at,
 				       "%s{\"name\": \"n%d\", \"rack\": \"/r%d\", \"cores\": %d, "
 				       "\"speed\": %.17g}",
-				       i ? ", " : "", i, racks ? i % racks : 0, cores ? cores[i] : 1,
-				       speed ? speed[i] : 1.0);
+				       i ? ", " : "", i, racks ? i % racks : 0,
+				       cores ? cores[i] : 1, speed ? speed[i] : 1.0);
 	snprintf(json + at, size - at, "]}");
 	if (locus_platform_parse(&p, json, strlen(json), "test", &err))
 		fprintf(stderr, "platform: %s\n", err.message);
@@ -49,7 +50,7 @@ static struct locus_workload *workload(const struct locus_platform *p, size_t n,
 {
 	struct locus_catalog *cat = NULL;
 	struct locus_workload *wl = NULL;
-	struct locus_work_spec spec = { .dist = LOCUS_WORK_FIXED, .mean = 1 };
+	struct locus_work_spec spec = {.dist = LOCUS_WORK_FIXED, .mean = 1};
 	struct locus_error err;
 
 	if (locus_catalog_create(&cat))
@@ -122,11 +123,11 @@ static int assignment_ok(const struct locus_workload *wl, const uint32_t *cap,
 TEST(makespan_on_a_heterogeneous_platform)
 {
 	/* Power per node: 2 x 1, 1 x 3, 4 x 0.5 = 7 speed-1 workers. */
-	int cores[] = { 2, 1, 4 };
-	double speed[] = { 1, 3, 0.5 };
+	int cores[] = {2, 1, 4};
+	double speed[] = {1, 3, 0.5};
 	struct locus_platform *p = platform(3, 1, cores, speed);
-	const char *holders[] = { "0", "1", "2", "01" };
-	double w1[] = { 7, 14, 21, 6 }, w2[] = { 20, 20, 20, 10 };
+	const char *holders[] = {"0", "1", "2", "01"};
+	double w1[] = {7, 14, 21, 6}, w2[] = {20, 20, 20, 10};
 	double wb, lt;
 
 	CHECK(p);
@@ -156,8 +157,8 @@ TEST(makespan_on_a_heterogeneous_platform)
 
 TEST(balanced_caps)
 {
-	int cores[] = { 2, 1, 4 };
-	double speed[] = { 1, 3, 0.5 }, tenths[] = { 0.3, 0.6, 0.9 };
+	int cores[] = {2, 1, 4};
+	double speed[] = {1, 3, 0.5}, tenths[] = {0.3, 0.6, 0.9};
 	static const char *h[32];
 	uint32_t cap[3];
 
@@ -204,8 +205,8 @@ TEST(balanced_caps_force_a_remote_read)
 	/* Four chunks, all on n0, two equal nodes: each takes 2, so two tasks
 	 * must read remotely. */
 	struct locus_platform *p = platform(2, 1, NULL, NULL);
-	const char *holders[] = { "0", "0", "0", "0" };
-	uint32_t task_node[4], cap[2], all_on_0[2] = { 4, 0 };
+	const char *holders[] = {"0", "0", "0", "0"};
+	uint32_t task_node[4], cap[2], all_on_0[2] = {4, 0};
 	struct locus_error err;
 	long best = -1, ref = -1;
 
@@ -220,7 +221,7 @@ TEST(balanced_caps_force_a_remote_read)
 	CHECK_EQ_INT(ref, 2);
 	CHECK(assignment_ok(wl, cap, task_node, best));
 	CHECK_EQ_INT((task_node[0] == 1) + (task_node[1] == 1) + (task_node[2] == 1) +
-			     (task_node[3] == 1),
+			 (task_node[3] == 1),
 		     2);
 	/* Caps that let n0 take everything. */
 	CHECK_EQ_INT(locus_bound_locality(wl, all_on_0, &best, task_node, &err), 0);
@@ -238,8 +239,8 @@ TEST(long_augmenting_path)
 	 * greedy start puts task i on n_i, leaving task 4 out; only the path
 	 * 4 -> n0 -> 0 -> n1 -> 1 -> ... -> 3 -> n4 makes all five local. */
 	struct locus_platform *p = platform(5, 1, NULL, NULL);
-	const char *holders[] = { "01", "12", "23", "34", "0" };
-	uint32_t cap[5] = { 1, 1, 1, 1, 1 }, task_node[5];
+	const char *holders[] = {"01", "12", "23", "34", "0"};
+	uint32_t cap[5] = {1, 1, 1, 1, 1}, task_node[5];
 	struct locus_error err;
 	long best = -1, ref = -1;
 
@@ -262,10 +263,10 @@ TEST(unplaced_and_overflowing_tasks)
 	/* Task 2 has no replica; caps sum to 2 < 4 tasks: two tasks local at
 	 * most, every task still gets a node, and the overflow goes to the
 	 * node with the least load per power (n1, four times the power). */
-	double speed[] = { 1, 4 };
+	double speed[] = {1, 4};
 	struct locus_platform *p = platform(2, 1, NULL, speed);
-	const char *holders[] = { "0", "0", "", "1" };
-	uint32_t cap[2] = { 1, 1 }, task_node[4];
+	const char *holders[] = {"0", "0", "", "1"};
+	uint32_t cap[2] = {1, 1}, task_node[4];
 	struct locus_error err;
 	long best = -1, ref = -1;
 
@@ -315,7 +316,7 @@ static struct locus_workload *random_instance(struct locus_rng *rng, int m, size
 {
 	int cores[64];
 	double speed[64];
-	struct locus_place_options opt = { .replicas = (unsigned)r, .seed = locus_rng_next(rng) };
+	struct locus_place_options opt = {.replicas = (unsigned)r, .seed = locus_rng_next(rng)};
 	struct locus_error err;
 	uint32_t *reps = calloc(n * (size_t)r + 1, sizeof *reps);
 	uint32_t *n_reps = calloc(n + 1, sizeof *n_reps);
@@ -329,8 +330,9 @@ static struct locus_workload *random_instance(struct locus_rng *rng, int m, size
 	if (!*pp || !reps || !n_reps)
 		abort();
 	if (mode < 3) {
-		opt.policy = mode == 0 ? LOCUS_PLACE_HDFS
-				       : mode == 1 ? LOCUS_PLACE_RANDOM : LOCUS_PLACE_SKEWED;
+		opt.policy = mode == 0	 ? LOCUS_PLACE_HDFS
+			     : mode == 1 ? LOCUS_PLACE_RANDOM
+					 : LOCUS_PLACE_SKEWED;
 		/* A spread of up to 1.5 times the mean replicas per node, within
 		 * what locus_place can reach. */
 		double mean = (double)n * r / m, widest = sqrt(mean * ((double)n - mean));
@@ -348,8 +350,8 @@ static struct locus_workload *random_instance(struct locus_rng *rng, int m, size
 				int dup;
 				do {
 					v = locus_rng_uniform(rng) < 0.7
-						    ? (uint32_t)locus_rng_below(rng, m < 2 ? 1 : 2)
-						    : (uint32_t)locus_rng_below(rng, (uint64_t)m);
+						? (uint32_t)locus_rng_below(rng, m < 2 ? 1 : 2)
+						: (uint32_t)locus_rng_below(rng, (uint64_t)m);
 					dup = 0;
 					for (int k = 0; k < j; k++)
 						dup |= reps[c * r + k] == v;
@@ -421,7 +423,8 @@ TEST(max_flow_agrees_with_glpk)
 		CHECK_EQ_INT(locus_bound_locality(wl, use, &best, task_node, &err), 0);
 		CHECK_EQ_INT(locus_bound_locality_glpk(wl, use, &ref, &err), 0);
 		if (best != ref)
-			fprintf(stderr, "  instance %d: %d nodes, %zu tasks, r %d\n", iter, m, n, r);
+			fprintf(stderr, "  instance %d: %d nodes, %zu tasks, r %d\n", iter, m, n,
+				r);
 		CHECK_EQ_INT(best, ref);
 		CHECK(assignment_ok(wl, cap, task_node, best));
 		remote += best < (long)(n - wl->n_unplaced);
@@ -467,7 +470,7 @@ static double eq1(const struct locus_workload *wl, const uint32_t *task_node, do
 		  double beta)
 {
 	const struct locus_platform *p = wl->platform;
-	double t_i[8] = { 0 }, power = 0, worst = 0, local = 0;
+	double t_i[8] = {0}, power = 0, worst = 0, local = 0;
 
 	for (size_t i = 0; i < p->n_nodes; i++)
 		power += p->nodes[i].cores * p->nodes[i].speed;
@@ -507,7 +510,7 @@ TEST(dlmpi_ip_hand_computed)
 	/* Four unit tasks on n0 of two equal nodes; OPT = 2. All on n0 gives
 	 * P(D) = 1, P(T) = 1/2; three on n0: 3/4, 2/3; two each: 1/2, 1. */
 	struct locus_platform *p = platform(2, 1, NULL, NULL);
-	const char *holders[] = { "0", "0", "0", "0" };
+	const char *holders[] = {"0", "0", "0", "0"};
 	uint32_t task_node[4];
 	struct locus_error err;
 	double obj = 0;
@@ -523,7 +526,7 @@ TEST(dlmpi_ip_hand_computed)
 	CHECK_EQ_INT(locus_dlmpi_ip(wl, 0.4, 0.6, 16, task_node, &obj, &err), 0);
 	CHECK_NEAR(obj, 0.8, 1e-9);
 	CHECK_EQ_INT((task_node[0] == 0) + (task_node[1] == 0) + (task_node[2] == 0) +
-			     (task_node[3] == 0),
+			 (task_node[3] == 0),
 		     2);
 	/* Only time counts: the balanced split, P(T) = 1. */
 	CHECK_EQ_INT(locus_dlmpi_ip(wl, 0, 1, 16, NULL, &obj, &err), 0);
@@ -539,8 +542,8 @@ TEST(dlmpi_ip_hand_computed)
 
 TEST(dlmpi_ip_agrees_with_brute_force)
 {
-	static const double weights[][2] = { { 0.5, 0.5 }, { 1, 0 }, { 0, 1 }, { 0.2, 0.8 },
-					      { 0.8, 0.2 }, { 0.35, 0.65 } };
+	static const double weights[][2] = {{0.5, 0.5}, {1, 0},	    {0, 1},
+					    {0.2, 0.8}, {0.8, 0.2}, {0.35, 0.65}};
 	struct locus_rng rng;
 	struct locus_error err;
 	int solved = 0;
@@ -575,8 +578,8 @@ TEST(dlmpi_ip_agrees_with_brute_force)
 
 		CHECK_EQ_INT(locus_dlmpi_ip(wl, alpha, beta, 6, task_node, &obj, &err), 0);
 		if (fabs(obj - want) > 1e-6)
-			fprintf(stderr, "  instance %d: %zu tasks, %d nodes, alpha %g beta %g\n", iter,
-				n, m, alpha, beta);
+			fprintf(stderr, "  instance %d: %zu tasks, %d nodes, alpha %g beta %g\n",
+				iter, n, m, alpha, beta);
 		CHECK_NEAR(obj, want, 1e-6);
 		/* The objective is that of the assignment returned. */
 		CHECK_NEAR(eq1(wl, task_node, alpha, beta), obj, 1e-12);
@@ -599,12 +602,13 @@ static double now(void)
 static struct locus_workload *big_instance(size_t m, size_t n, enum locus_place_policy policy,
 					   struct locus_platform **pp)
 {
-	struct locus_place_options opt = { .policy = policy, .replicas = 3, .seed = 42 };
+	struct locus_place_options opt = {.policy = policy, .replicas = 3, .seed = 42};
 	struct locus_error err;
 	uint32_t *reps = calloc(n * 3, sizeof *reps);
 
 	opt.skew_std = 2 * 3.0 * (double)n / (double)m;
-	if (!reps || locus_platform_generate(pp, m, 32, 1, "n") || locus_place(*pp, n, &opt, reps, &err))
+	if (!reps || locus_platform_generate(pp, m, 32, 1, "n") ||
+	    locus_place(*pp, n, &opt, reps, &err))
 		abort();
 	struct locus_workload *wl = workload(*pp, n, reps, 3, NULL, NULL);
 	free(reps);
@@ -618,10 +622,10 @@ TEST(locality_at_scale)
 		enum locus_place_policy policy;
 		int glpk;
 	} runs[] = {
-		{ 1024, 30720, LOCUS_PLACE_HDFS, 1 },
-		{ 1024, 30720, LOCUS_PLACE_SKEWED, 1 },
-		{ 32768, 327680, LOCUS_PLACE_HDFS, 0 },
-		{ 32768, 327680, LOCUS_PLACE_SKEWED, 0 },
+	    {1024, 30720, LOCUS_PLACE_HDFS, 1},
+	    {1024, 30720, LOCUS_PLACE_SKEWED, 1},
+	    {32768, 327680, LOCUS_PLACE_HDFS, 0},
+	    {32768, 327680, LOCUS_PLACE_SKEWED, 0},
 	};
 	struct locus_error err;
 

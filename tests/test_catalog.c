@@ -34,7 +34,7 @@ TEST(reads_fixture_exactly)
 {
 	size_t len;
 	char *text = test_slurp(test_fixture("dli/layout.cat"), &len);
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	struct locus_catalog *cat;
 	CHECK(text != NULL);
 	CHECK_EQ_INT(locus_catalog_parse(&cat, text, len, "layout.cat", &err), 0);
@@ -60,22 +60,22 @@ TEST(reads_fixture_exactly)
 /* A catalog with every feature: racks and none, flags, missing chunks,
  * problems, an empty dataset, names with spaces and unicode. */
 static const char full[] =
-	"locus-catalog\t1\n"
-	"host\tn1\t/r1\n"
-	"host\tn2\t-\n"
-	"host\tn 3\t/r é\n"
-	"dataset\t/user/x/data set.txt\t300\t3\terasure-coded\n"
-	"chunk\t0\t0\t100\tn1,n2\t-\n"
-	"chunk\t1\t100\t100\t-\tmissing\n"
-	"chunk\t2\t200\t100\tn 3\tunder-construction,corrupt\n"
-	"dataset\tempty\t0\t0\t-\n"
-	"problem\t/user/x/data set.txt\t1\tmissing\tblock blk_1 has no live replica\n"
-	"problem\tempty\t-\tcorrupt\twhole file\n"
-	"end\t2\t3\n";
+    "locus-catalog\t1\n"
+    "host\tn1\t/r1\n"
+    "host\tn2\t-\n"
+    "host\tn 3\t/r é\n"
+    "dataset\t/user/x/data set.txt\t300\t3\terasure-coded\n"
+    "chunk\t0\t0\t100\tn1,n2\t-\n"
+    "chunk\t1\t100\t100\t-\tmissing\n"
+    "chunk\t2\t200\t100\tn 3\tunder-construction,corrupt\n"
+    "dataset\tempty\t0\t0\t-\n"
+    "problem\t/user/x/data set.txt\t1\tmissing\tblock blk_1 has no live replica\n"
+    "problem\tempty\t-\tcorrupt\twhole file\n"
+    "end\t2\t3\n";
 
 TEST(round_trip_is_exact)
 {
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	struct locus_catalog *cat = parse(full, &err);
 	CHECK(cat != NULL);
 	CHECK_EQ_INT(cat->datasets[0].flags, LOCUS_DATASET_ERASURE_CODED);
@@ -108,7 +108,7 @@ TEST(normalises_hand_written_catalogs)
 			   "chunk\t0\t0\t10\tb,a\t-\r\n"
 			   "chunk\t1\t10\t5\t-\t-\r\n"
 			   "end\t1\t2\r\n";
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	struct locus_catalog *cat = parse(hand, &err);
 	CHECK(cat != NULL);
 	CHECK_EQ_INT(cat->n_hosts, 2);
@@ -123,13 +123,13 @@ TEST(normalises_hand_written_catalogs)
 
 static void expect_error(const char *text, long line, long col, const char *needle)
 {
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	struct locus_catalog *cat = (struct locus_catalog *)1;
 	int rc = locus_catalog_parse(&cat, text, strlen(text), "bad.cat", &err);
 	if (rc != LOCUS_EPARSE || cat != NULL || err.line != line || (col && err.column != col) ||
 	    !strstr(err.message, needle) || strcmp(err.file, "bad.cat") != 0) {
-		fprintf(stderr, "for input:\n%s\ngot rc %d line %ld col %ld: %s\n", text, rc, err.line,
-			err.column, err.message);
+		fprintf(stderr, "for input:\n%s\ngot rc %d line %ld col %ld: %s\n", text, rc,
+			err.line, err.column, err.message);
 		test__failures++;
 	}
 }
@@ -152,31 +152,35 @@ TEST(bad_input_names_line_column_and_expectation)
 	expect_error("locus-catalog\t1\ndataset\td\t20\t2\t-\nchunk\t0\t0\t10\tn1\t-\n"
 		     "chunk\t1\t11\t10\tn1\t-\nend\t1\t2\n",
 		     4, 9, "expected offset 10");
-	expect_error("locus-catalog\t1\ndataset\td\t10\t1\t-\nchunk\t0\t0\t10\tn1,n1\t-\nend\t1\t1\n",
-		     3, 17, "listed twice");
-	expect_error("locus-catalog\t1\ndataset\td\t10\t1\t-\nchunk\t0\t0\t10\tn1,\t-\nend\t1\t1\n", 3,
-		     17, "expected a host name");
-	expect_error("locus-catalog\t1\ndataset\td\t10\t1\t-\nchunk\t0\t0\t10\tn1\tbroken\nend\t1\t1\n",
-		     3, 17, "unknown flag \"broken\"");
-	expect_error("locus-catalog\t1\ndataset\td\t10\t2\t-\nchunk\t0\t0\t10\tn1\t-\nend\t1\t1\n", 4,
-		     1, "declares 2 chunks but 1 follow");
-	expect_error("locus-catalog\t1\ndataset\td\t11\t1\t-\nchunk\t0\t0\t10\tn1\t-\nend\t1\t1\n", 4,
-		     1, "declares 11 bytes");
-	expect_error("locus-catalog\t1\ndataset\td\t0\t0\t-\ndataset\td\t0\t0\t-\nend\t2\t0\n", 3, 9,
-		     "listed twice");
+	expect_error(
+	    "locus-catalog\t1\ndataset\td\t10\t1\t-\nchunk\t0\t0\t10\tn1,n1\t-\nend\t1\t1\n", 3, 17,
+	    "listed twice");
+	expect_error("locus-catalog\t1\ndataset\td\t10\t1\t-\nchunk\t0\t0\t10\tn1,\t-\nend\t1\t1\n",
+		     3, 17, "expected a host name");
+	expect_error(
+	    "locus-catalog\t1\ndataset\td\t10\t1\t-\nchunk\t0\t0\t10\tn1\tbroken\nend\t1\t1\n", 3,
+	    17, "unknown flag \"broken\"");
+	expect_error("locus-catalog\t1\ndataset\td\t10\t2\t-\nchunk\t0\t0\t10\tn1\t-\nend\t1\t1\n",
+		     4, 1, "declares 2 chunks but 1 follow");
+	expect_error("locus-catalog\t1\ndataset\td\t11\t1\t-\nchunk\t0\t0\t10\tn1\t-\nend\t1\t1\n",
+		     4, 1, "declares 11 bytes");
+	expect_error("locus-catalog\t1\ndataset\td\t0\t0\t-\ndataset\td\t0\t0\t-\nend\t2\t0\n", 3,
+		     9, "listed twice");
 	expect_error("locus-catalog\t1\ndataset\td\t0\t0\t-\nend\t1\t5\n", 3, 1, "end record says");
 	expect_error("locus-catalog\t1\nend\t0\t0\nhost\tx\t-\n", 3, 1, "nothing may follow");
 	expect_error("locus-catalog\t1\nfrobnicate\n", 2, 1, "expected a record type");
 	expect_error("locus-catalog\t1\nhost\tn1\n", 2, 1, "expected \"host");
 	expect_error("locus-catalog\t1\nhost\tn1\t-\nhost\tn1\t-\n", 3, 6, "listed twice");
 	expect_error("locus-catalog\t1\nproblem\tnope\t-\tmissing\tx\n", 2, 9, "unknown dataset");
-	expect_error("locus-catalog\t1\ndataset\td\t0\t0\t-\nproblem\td\t3\tmissing\tx\nend\t1\t0\n", 3,
-		     11, "no such chunk");
-	expect_error("locus-catalog\t1\ndataset\td\t18446744073709551615\t2\t-\n"
-		     "chunk\t0\t0\t18446744073709551615\ta\t-\nchunk\t1\t18446744073709551615\t1\ta\t-\n",
-		     4, 0, "overflow");
+	expect_error(
+	    "locus-catalog\t1\ndataset\td\t0\t0\t-\nproblem\td\t3\tmissing\tx\nend\t1\t0\n", 3, 11,
+	    "no such chunk");
+	expect_error(
+	    "locus-catalog\t1\ndataset\td\t18446744073709551615\t2\t-\n"
+	    "chunk\t0\t0\t18446744073709551615\ta\t-\nchunk\t1\t18446744073709551615\t1\ta\t-\n",
+	    4, 0, "overflow");
 	const char nul[] = "locus-catalog\t1\nho\0st\n";
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	struct locus_catalog *cat;
 	CHECK_EQ_INT(locus_catalog_parse(&cat, nul, sizeof nul - 1, "nul.cat", &err), LOCUS_EPARSE);
 	CHECK_EQ_INT(err.line, 2);
@@ -187,7 +191,7 @@ TEST(save_is_atomic_and_round_trips)
 {
 	const char *dir = test_tmpdir();
 	char path[600];
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	snprintf(path, sizeof path, "%s/out.cat", dir);
 	struct locus_catalog *cat = parse(full, &err), *back;
 	CHECK(cat != NULL);
@@ -208,7 +212,7 @@ TEST(save_is_atomic_and_round_trips)
 
 TEST(merge_combines_and_refuses_duplicates)
 {
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	struct locus_catalog *a = parse(full, &err);
 	struct locus_catalog *b = parse("locus-catalog\t1\nhost\tn2\t/late\nhost\tz\t-\n"
 					"dataset\tother\t5\t1\t-\nchunk\t0\t0\t5\tz,n2\t-\n"
@@ -245,7 +249,7 @@ TEST(model_rules)
 	CHECK_EQ_INT(locus_catalog_add_dataset(cat, "a\tb"), LOCUS_EINVAL);
 	CHECK_EQ_INT(locus_catalog_add_dataset(cat, "d"), 0);
 	CHECK_EQ_INT(locus_catalog_add_dataset(cat, "d"), LOCUS_EEXIST);
-	uint32_t dup[2] = { 0, 0 }, bad[1] = { 7 };
+	uint32_t dup[2] = {0, 0}, bad[1] = {7};
 	CHECK_EQ_INT(locus_catalog_add_chunk(cat, 0, 10, dup, 2, 0), LOCUS_EINVAL);
 	CHECK_EQ_INT(locus_catalog_add_chunk(cat, 0, 10, bad, 1, 0), LOCUS_EINVAL);
 	CHECK_EQ_INT(locus_catalog_add_chunk(cat, 0, 10, dup, 1, 0), 0);
@@ -267,5 +271,5 @@ TEST(model_rules)
 TEST_MAIN(TEST_ENTRY(reads_fixture_exactly), TEST_ENTRY(round_trip_is_exact),
 	  TEST_ENTRY(normalises_hand_written_catalogs),
 	  TEST_ENTRY(bad_input_names_line_column_and_expectation),
-	  TEST_ENTRY(save_is_atomic_and_round_trips), TEST_ENTRY(merge_combines_and_refuses_duplicates),
-	  TEST_ENTRY(model_rules))
+	  TEST_ENTRY(save_is_atomic_and_round_trips),
+	  TEST_ENTRY(merge_combines_and_refuses_duplicates), TEST_ENTRY(model_rules))

@@ -37,7 +37,7 @@ TEST(rng_known_sequence)
 TEST(rng_below_uniform)
 {
 	struct locus_rng r;
-	size_t counts[10] = { 0 };
+	size_t counts[10] = {0};
 	locus_rng_init(&r, 7);
 	for (int i = 0; i < 100000; i++) {
 		uint64_t v = locus_rng_below(&r, 10);
@@ -77,7 +77,7 @@ TEST(rng_normal_and_exponential_moments)
 TEST(rng_shuffle_permutes)
 {
 	struct locus_rng r;
-	int a[100], seen[100] = { 0 };
+	int a[100], seen[100] = {0};
 	for (int i = 0; i < 100; i++)
 		a[i] = i;
 	locus_rng_init(&r, 3);
@@ -113,11 +113,11 @@ TEST(heap_orders_with_ties_by_sequence)
 	CHECK_EQ_INT(locus_heap_init(&h, sizeof(struct ev), cmp_ev), 0);
 	locus_rng_init(&r, 5);
 	for (uint64_t i = 0; i < 5000; i++) {
-		struct ev e = { (double)locus_rng_below(&r, 50), i };
+		struct ev e = {(double)locus_rng_below(&r, 50), i};
 		CHECK_EQ_INT(locus_heap_push(&h, &e), 0);
 	}
 	CHECK_EQ_INT(locus_heap_count(&h), 5000);
-	struct ev prev = { -1, 0 }, e;
+	struct ev prev = {-1, 0}, e;
 	for (int i = 0; i < 5000; i++) {
 		const struct ev *top = locus_heap_peek(&h);
 		CHECK(top != NULL);

@@ -34,18 +34,18 @@ static int bytes_of_layout(void *user, uint64_t offset, void *buf, size_t len)
 /* Opens the four sources; returns the number opened (4 on success). */
 static int open_sources(struct source *s)
 {
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	char buf[512];
-	s[0] = (struct source){ "catalog", "", "dir/a", "dir/sub/b", "dir", "dir/sub", NULL };
+	s[0] = (struct source){"catalog", "", "dir/a", "dir/sub/b", "dir", "dir/sub", NULL};
 	snprintf(s[0].spec, sizeof s[0].spec, "catalog:%s", test_fixture("dli/layout.cat"));
-	s[1] = (struct source){ "fsck", "", "/dir/a", "/dir/sub/b", "/dir", "/dir/sub", NULL };
+	s[1] = (struct source){"fsck", "", "/dir/a", "/dir/sub/b", "/dir", "/dir/sub", NULL};
 	snprintf(s[1].spec, sizeof s[1].spec, "fsck:%s?hosts=%s", test_fixture("dli/layout.fsck"),
 		 LOCUS_TEST_DIR "/fixtures/dli/hosts");
-	s[2] = (struct source){ "webhdfs", "", "dir/a", NULL, "dir", NULL, NULL };
+	s[2] = (struct source){"webhdfs", "", "dir/a", NULL, "dir", NULL, NULL};
 	snprintf(s[2].spec, sizeof s[2].spec, "webhdfs:%s?dataset=dir/a",
 		 test_fixture("dli/layout-a.json"));
 	/* The store is written from the catalog, then scanned back. */
-	s[3] = (struct source){ "store", "", "dir/a", "dir/sub/b", "dir", "dir/sub", NULL };
+	s[3] = (struct source){"store", "", "dir/a", "dir/sub/b", "dir", "dir/sub", NULL};
 	const char *root = test_tmpdir();
 	snprintf(s[3].spec, sizeof s[3].spec, "store:%s", root);
 	struct locus_catalog *cat;
@@ -53,14 +53,16 @@ static int open_sources(struct source *s)
 		return 0;
 	for (size_t d = 0; d < cat->n_datasets; d++)
 		if (locus_store_write(cat, d, root, bytes_of_layout, NULL, false, &err)) {
-			fprintf(stderr, "store write: %s\n", locus_error_format(&err, buf, sizeof buf));
+			fprintf(stderr, "store write: %s\n",
+				locus_error_format(&err, buf, sizeof buf));
 			locus_catalog_destroy(cat);
 			return 0;
 		}
 	locus_catalog_destroy(cat);
 	for (int i = 0; i < 4; i++) {
 		if (locus_source_open(&s[i].cat, s[i].spec, &err)) {
-			fprintf(stderr, "%s: %s\n", s[i].label, locus_error_format(&err, buf, sizeof buf));
+			fprintf(stderr, "%s: %s\n", s[i].label,
+				locus_error_format(&err, buf, sizeof buf));
 			return i;
 		}
 	}
@@ -88,8 +90,8 @@ TEST(map_process_chunks)
 	struct source s[4];
 	int opened = open_sources(s);
 	CHECK_EQ_INT(opened, 4);
-	static const size_t dn1[] = { 0, 2, 4 }, dn2[] = { 0, 1, 4 }, dn3[] = { 0, 1, 2 },
-			    dn4[] = { 1, 2, 3 };
+	static const size_t dn1[] = {0, 2, 4}, dn2[] = {0, 1, 4}, dn3[] = {0, 1, 2},
+			    dn4[] = {1, 2, 3};
 	for (int i = 0; i < 4; i++) {
 		struct locus_idlist l;
 		CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, s[i].a, "dn1", &l), 0);
@@ -110,7 +112,7 @@ TEST(map_process_chunks)
 		locus_idlist_fini(&l);
 		CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, "nope", "dn1", &l), LOCUS_ENOENT);
 		if (s[i].b) {
-			static const size_t b1[] = { 1 }, b2[] = { 0 };
+			static const size_t b1[] = {1}, b2[] = {0};
 			CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, s[i].b, "dn1", &l), 0);
 			CHECK(same_ids(&l, b1, 1));
 			locus_idlist_fini(&l);
@@ -128,8 +130,8 @@ TEST(map_chunks_process)
 	CHECK_EQ_INT(open_sources(s), 4);
 	/* Two processes on dn4 share its chunks; "dn1.example.org" and "DN1"
 	 * name dn1. */
-	const char *procs[] = { "dn4", "dn1.example.org", "dn4", "nowhere", "DN1" };
-	static const size_t dn1[] = { 0, 2, 4 }, dn4[] = { 1, 2, 3 };
+	const char *procs[] = {"dn4", "dn1.example.org", "dn4", "nowhere", "DN1"};
+	static const size_t dn1[] = {0, 2, 4}, dn4[] = {1, 2, 3};
 	for (int i = 0; i < 4; i++) {
 		struct locus_chunk_map m;
 		CHECK_EQ_INT(locus_map_chunks_process(s[i].cat, s[i].a, procs, 5, &m), 0);
@@ -141,7 +143,8 @@ TEST(map_chunks_process)
 		CHECK_EQ_INT(m.local[3].n, 0);
 		CHECK(same_ids(&m.local[4], dn1, 3));
 		locus_chunk_map_fini(&m);
-		CHECK_EQ_INT(locus_map_chunks_process(s[i].cat, "nope", procs, 5, &m), LOCUS_ENOENT);
+		CHECK_EQ_INT(locus_map_chunks_process(s[i].cat, "nope", procs, 5, &m),
+			     LOCUS_ENOENT);
 	}
 	close_sources(s);
 }
@@ -150,7 +153,7 @@ TEST(map_dprocess_dchunks)
 {
 	struct source s[4];
 	CHECK_EQ_INT(open_sources(s), 4);
-	const char *procs[] = { "dn1", "dn2", "dn3", "dn4" };
+	const char *procs[] = {"dn1", "dn2", "dn3", "dn4"};
 	for (int i = 0; i < 4; i++) {
 		struct locus_dir_map m;
 		CHECK_EQ_INT(locus_map_dprocess_dchunks(s[i].cat, s[i].dir, procs, 4, &m), 0);
@@ -158,7 +161,7 @@ TEST(map_dprocess_dchunks)
 		CHECK_EQ_STR(s[i].cat->datasets[m.maps[0].dataset].name, s[i].a);
 		CHECK_EQ_INT(m.maps[0].local[3].n, 3);
 		if (s[i].b) {
-			static const size_t b1[] = { 1 }, b3[] = { 1 };
+			static const size_t b1[] = {1}, b3[] = {1};
 			CHECK_EQ_STR(s[i].cat->datasets[m.maps[1].dataset].name, s[i].b);
 			CHECK(same_ids(&m.maps[1].local[0], b1, 1));
 			CHECK_EQ_INT(m.maps[1].local[1].n, 1);
@@ -173,14 +176,16 @@ TEST(map_dprocess_dchunks)
 		CHECK_EQ_INT(m.n_datasets, s[i].b ? 2 : 1);
 		locus_dir_map_fini(&m);
 		if (s[i].subdir) {
-			CHECK_EQ_INT(locus_map_dprocess_dchunks(s[i].cat, s[i].subdir, procs, 4, &m), 0);
+			CHECK_EQ_INT(
+			    locus_map_dprocess_dchunks(s[i].cat, s[i].subdir, procs, 4, &m), 0);
 			CHECK_EQ_INT(m.n_datasets, 1);
 			CHECK_EQ_STR(s[i].cat->datasets[m.maps[0].dataset].name, s[i].b);
 			locus_dir_map_fini(&m);
 		}
 		/* "di" is a prefix of "dir" but not a directory above it. */
-		CHECK_EQ_INT(locus_map_dprocess_dchunks(s[i].cat, i == 1 ? "/di" : "di", procs, 4, &m),
-			     LOCUS_ENOENT);
+		CHECK_EQ_INT(
+		    locus_map_dprocess_dchunks(s[i].cat, i == 1 ? "/di" : "di", procs, 4, &m),
+		    LOCUS_ENOENT);
 		/* The whole catalog. */
 		CHECK_EQ_INT(locus_map_dprocess_dchunks(s[i].cat, "", procs, 4, &m), 0);
 		CHECK_EQ_INT(m.n_datasets, s[i].cat->n_datasets);
@@ -238,16 +243,16 @@ TEST(check_data)
 		uint64_t off;
 		bool local;
 	} cases[] = {
-		{ "dn1", 0, true },     { "dn1", 99, true },   { "dn1", 100, false },
-		{ "dn1", 199, false },  { "dn1", 200, true },  { "dn1", 449, true },
-		{ "dn4", 0, false },    { "dn4", 350, true },  { "dn4", 400, false },
-		{ "dn3", 250, true },   { "dn9", 0, false },
+	    {"dn1", 0, true},	 {"dn1", 99, true},  {"dn1", 100, false}, {"dn1", 199, false},
+	    {"dn1", 200, true},	 {"dn1", 449, true}, {"dn4", 0, false},	  {"dn4", 350, true},
+	    {"dn4", 400, false}, {"dn3", 250, true}, {"dn9", 0, false},
 	};
 	for (int i = 0; i < 4; i++) {
 		for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 			bool local = !cases[k].local;
-			CHECK_EQ_INT(locus_check_data(s[i].cat, s[i].a, cases[k].proc, cases[k].off, &local),
-				     0);
+			CHECK_EQ_INT(
+			    locus_check_data(s[i].cat, s[i].a, cases[k].proc, cases[k].off, &local),
+			    0);
 			if (local != cases[k].local)
 				fprintf(stderr, "%s: %s offset %llu\n", s[i].label, cases[k].proc,
 					(unsigned long long)cases[k].off);

@@ -23,20 +23,18 @@ typedef int (*writer_fn)(const struct locus_result *, FILE *);
 /* ---- a small run: 2 nodes, 3 workers, 5 tasks -------------------------- */
 
 static struct locus_task_result small_tasks[5] = {
-	{ 0, 0, 0, 1, 0, 0.001, 0.5, 1.5 },
-	{ 1, 0, 1, 0, 0, 0.002, 1.25, 2.25 },
-	{ 2, 1, 1, 1, 0, 0.003, 0.25, 1.75 },
-	{ 0, 0, UINT32_MAX, 0, 1.5, 1.5078125, 2, 3 },
-	{ 2, 1, 0, 0, 1.75, 1.75, 2.5, 3.5 },
+    {0, 0, 0, 1, 0, 0.001, 0.5, 1.5},	{1, 0, 1, 0, 0, 0.002, 1.25, 2.25},
+    {2, 1, 1, 1, 0, 0.003, 0.25, 1.75}, {0, 0, UINT32_MAX, 0, 1.5, 1.5078125, 2, 3},
+    {2, 1, 0, 0, 1.75, 1.75, 2.5, 3.5},
 };
 
 static struct locus_worker_result small_workers[3] = {
-	{ 0, 2, 1, 100, 100, 2.9921875, 0.0088125, 0.0078125 },
-	{ 0, 1, 0, 0, 100, 2.248, 0.002, 0.002 },
-	{ 1, 2, 1, 100, 100, 3.497, 0.003, 0.003 },
+    {0, 2, 1, 100, 100, 2.9921875, 0.0088125, 0.0078125},
+    {0, 1, 0, 0, 100, 2.248, 0.002, 0.002},
+    {1, 2, 1, 100, 100, 3.497, 0.003, 0.003},
 };
 
-static struct locus_sched_result small_scheds[1] = { { 20, 0.01 } };
+static struct locus_sched_result small_scheds[1] = {{20, 0.01}};
 
 static void small_result(struct locus_result *r)
 {
@@ -109,9 +107,9 @@ static struct locus_result *big_result(size_t n_tasks, size_t n_workers, size_t 
 		tr->worker = (uint32_t)w;
 		tr->node = r->workers[w].node;
 		tr->local = t % 3 == 0;
-		tr->source = tr->local ? tr->node
-				       : (t % 7 == 0 ? UINT32_MAX
-						     : (uint32_t)((tr->node + 1) % r->n_nodes));
+		tr->source =
+		    tr->local ? tr->node
+			      : (t % 7 == 0 ? UINT32_MAX : (uint32_t)((tr->node + 1) % r->n_nodes));
 		tr->idle_since = clock[w];
 		tr->assigned = clock[w] + 1e-4 / 3;
 		tr->read_end = tr->assigned + read;
@@ -199,7 +197,7 @@ static size_t count(const char *hay, const char *needle)
 
 static int xml_entity(const char **p)
 {
-	static const char *const names[] = { "lt;", "gt;", "amp;", "quot;", "apos;" };
+	static const char *const names[] = {"lt;", "gt;", "amp;", "quot;", "apos;"};
 	const char *s = *p + 1;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strncmp(s, names[i], strlen(names[i])) == 0) {
@@ -259,7 +257,8 @@ static long xml_check(const char *s)
 			continue;
 		}
 		const char *name = p + 1;
-		size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:");
+		size_t n = strspn(
+		    name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:");
 		if (!n)
 			return -1;
 		if (depth == 0 && roots++)
@@ -269,7 +268,8 @@ static long xml_check(const char *s)
 			p += strspn(p, " \n\t");
 			if (*p == '>' || (p[0] == '/' && p[1] == '>'))
 				break;
-			size_t an = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:");
+			size_t an = strspn(
+			    p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:");
 			if (!an || p[an] != '=' || (p[an + 1] != '"' && p[an + 1] != '\''))
 				return -1;
 			char q = p[an + 1];
@@ -482,11 +482,28 @@ TEST(numbers_match_core_formatter)
 {
 	char a[64], b[LOCUS__NUM_MAX];
 	uint64_t s = 0x9e3779b97f4a7c15ull;
-	static const double special[] = { 0.1, 0.2, 0.1 + 0.2, 1.0 / 3, 2.0 / 3, 1e-5, 1.5e-5,
-					  123456.789, 1e14 + 0.5, 999999999999999.9, 1e15,
-					  1e16, -0.0, 0.0, 5e-324, 2.2250738585072014e-308,
-					  1.7976931348623157e308, 0x1p-72, 0x1p-73, 4.35,
-					  9.999999999999999e-5, -1234.5 };
+	static const double special[] = {0.1,
+					 0.2,
+					 0.1 + 0.2,
+					 1.0 / 3,
+					 2.0 / 3,
+					 1e-5,
+					 1.5e-5,
+					 123456.789,
+					 1e14 + 0.5,
+					 999999999999999.9,
+					 1e15,
+					 1e16,
+					 -0.0,
+					 0.0,
+					 5e-324,
+					 2.2250738585072014e-308,
+					 1.7976931348623157e308,
+					 0x1p-72,
+					 0x1p-73,
+					 4.35,
+					 9.999999999999999e-5,
+					 -1234.5};
 	for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) {
 		locus__json_number(a, sizeof a, special[i]);
 		locus__fmt_number(b, special[i]);
@@ -521,7 +538,7 @@ TEST(numbers_match_core_formatter)
 
 TEST(output_ignores_locale)
 {
-	static const char *const locales[] = { "de_DE.UTF-8", "fr_FR.UTF-8", "de_DE", "ru_RU.UTF-8" };
+	static const char *const locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8", "de_DE", "ru_RU.UTF-8"};
 	struct locus_result r;
 	int rc;
 	small_result(&r);
@@ -548,7 +565,7 @@ TEST(writer_errors)
 	CHECK_EQ_INT(locus_report_json(NULL, stdout), LOCUS_EINVAL);
 	CHECK_EQ_INT(locus_report_csv(&r, NULL), LOCUS_EINVAL);
 	CHECK_EQ_INT(locus_report_compare(NULL, 1, stdout), LOCUS_EINVAL);
-	const struct locus_result *runs[2] = { &r, NULL };
+	const struct locus_result *runs[2] = {&r, NULL};
 	CHECK_EQ_INT(locus_report_compare_json(runs, 2, stdout), LOCUS_EINVAL);
 	FILE *full = fopen("/dev/full", "w");
 	if (full) {
@@ -654,8 +671,8 @@ TEST(trace_events)
 	json_array_foreach(events, i, e)
 	{
 		const char *name = json_string_value(json_object_get(e, "name"));
-		const char *label = json_string_value(
-			json_object_get(json_object_get(e, "args"), "name"));
+		const char *label =
+		    json_string_value(json_object_get(json_object_get(e, "args"), "name"));
 		long pid = (long)json_integer_value(json_object_get(e, "pid"));
 		long tid = (long)json_integer_value(json_object_get(e, "tid"));
 		if (strcmp(name, "process_name") == 0 && pid == 2)
@@ -690,8 +707,8 @@ TEST(trace_events)
 static int svg_ok(const char *text, size_t len)
 {
 	static const char head[] = "<svg xmlns=\"http://www.w3.org/2000/svg\" ";
-	return strncmp(text, head, strlen(head)) == 0 &&
-	       len > 7 && strcmp(text + len - 7, "</svg>\n") == 0 && xml_check(text) > 0;
+	return strncmp(text, head, strlen(head)) == 0 && len > 7 &&
+	       strcmp(text + len - 7, "</svg>\n") == 0 && xml_check(text) > 0;
 }
 
 TEST(svg_gantt_small)
@@ -802,7 +819,7 @@ TEST(compare_table)
 	b.makespan = 4.125;
 	b.local_tasks = 1;
 	b.opt_local = -1;
-	const struct locus_result *runs[2] = { &a, &b };
+	const struct locus_result *runs[2] = {&a, &b};
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *fp = open_memstream(&buf, &n);
@@ -890,7 +907,7 @@ static size_t dir_entries(const char *path)
 TEST(save_is_atomic)
 {
 	struct locus_result r;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	char path[600];
 	int rc;
 	small_result(&r);
@@ -935,9 +952,9 @@ TEST(large_result_speed)
 		const char *name;
 		writer_fn fn;
 	} writers[] = {
-		{ "json", locus_report_json },	       { "csv", locus_report_csv },
-		{ "trace", locus_report_trace },       { "svg gantt", locus_report_svg_gantt },
-		{ "svg load", locus_report_svg_load },
+	    {"json", locus_report_json},	 {"csv", locus_report_csv},
+	    {"trace", locus_report_trace},	 {"svg gantt", locus_report_svg_gantt},
+	    {"svg load", locus_report_svg_load},
 	};
 	struct locus_result *r = big_result(327680, 4096, 16);
 	CHECK(r != NULL);
@@ -983,21 +1000,21 @@ TEST(samples)
 		const struct locus_result *r;
 		writer_fn fn;
 	} out[] = {
-		{ "small-gantt.svg", &small, locus_report_svg_gantt },
-		{ "small-load.svg", &small, locus_report_svg_load },
-		{ "small.json", &small, locus_report_json },
-		{ "small.csv", &small, locus_report_csv },
-		{ "small-trace.json", &small, locus_report_trace },
-		{ "mid-gantt.svg", mid, locus_report_svg_gantt },
-		{ "mid-load.svg", mid, locus_report_svg_load },
-		{ "big-gantt.svg", big, locus_report_svg_gantt },
-		{ "big-load.svg", big, locus_report_svg_load },
+	    {"small-gantt.svg", &small, locus_report_svg_gantt},
+	    {"small-load.svg", &small, locus_report_svg_load},
+	    {"small.json", &small, locus_report_json},
+	    {"small.csv", &small, locus_report_csv},
+	    {"small-trace.json", &small, locus_report_trace},
+	    {"mid-gantt.svg", mid, locus_report_svg_gantt},
+	    {"mid-load.svg", mid, locus_report_svg_load},
+	    {"big-gantt.svg", big, locus_report_svg_gantt},
+	    {"big-load.svg", big, locus_report_svg_load},
 	};
 	for (size_t i = 0; i < sizeof out / sizeof out[0]; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, out[i].file);
 		CHECK_EQ_INT(locus_report_save(out[i].r, out[i].fn, path, NULL), 0);
 	}
-	const struct locus_result *runs[2] = { &small, mid };
+	const struct locus_result *runs[2] = {&small, mid};
 	locus_report_compare(runs, 2, stdout);
 	big_free(mid);
 	big_free(big);

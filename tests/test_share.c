@@ -9,8 +9,8 @@
 #include "test.h"
 
 /* Relative agreement asked of every time and rate. */
-#define REL 1e-9
-#define CHECK_REL(a, b) CHECK_NEAR((a), (b), REL * fabs((double)(b)) + 1e-12)
+#define REL		1e-9
+#define CHECK_REL(a, b) CHECK_NEAR((a), (b), REL *fabs((double)(b)) + 1e-12)
 
 static int start1(struct locus__share *s, double now, uint32_t r, double cap, double bytes,
 		  uint64_t user)
@@ -21,7 +21,7 @@ static int start1(struct locus__share *s, double now, uint32_t r, double cap, do
 static int start2(struct locus__share *s, double now, uint32_t r0, uint32_t r1, double cap,
 		  double bytes, uint64_t user)
 {
-	uint32_t r[2] = { r0, r1 };
+	uint32_t r[2] = {r0, r1};
 	return locus__share_start(s, now, r, 2, cap, bytes, user);
 }
 
@@ -38,7 +38,7 @@ static long long pop_next(struct locus__share *s, double *t)
 TEST(one_flow_gets_full_capacity)
 {
 	struct locus__share *s;
-	double cap[1] = { 100 };
+	double cap[1] = {100};
 	CHECK_EQ_INT(locus__share_create(&s, 1, cap), 0);
 	CHECK(locus__share_next(s) == INFINITY);
 	CHECK_EQ_INT(start1(s, 0, 0, 0, 500, 7), 0);
@@ -59,7 +59,7 @@ TEST(one_flow_gets_full_capacity)
 TEST(two_flows_share_equally_and_survivor_speeds_up)
 {
 	struct locus__share *s;
-	double cap[1] = { 100 };
+	double cap[1] = {100};
 	CHECK_EQ_INT(locus__share_create(&s, 1, cap), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 0, 100, 1), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 0, 300, 2), 0);
@@ -80,7 +80,7 @@ TEST(staggered_start)
 	/* A alone from 0 to 5 (50 of 100 bytes); B's 20 bytes at 5/s end at
 	 * 9; A's last 30 bytes at 10/s end at 12. */
 	struct locus__share *s;
-	double cap[1] = { 10 };
+	double cap[1] = {10};
 	CHECK_EQ_INT(locus__share_create(&s, 1, cap), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 0, 100, 'A'), 0);
 	CHECK_REL(locus__share_next(s), 10.0);
@@ -99,7 +99,7 @@ TEST(cap_leaves_the_rest)
 	/* Capacity 100, caps 30 and none: 30 and 70. The capped flow's 30
 	 * bytes end at 1; the other has 70 left, at 100/s: 1.7. */
 	struct locus__share *s;
-	double cap[1] = { 100 };
+	double cap[1] = {100};
 	CHECK_EQ_INT(locus__share_create(&s, 1, cap), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 30, 30, 1), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, INFINITY, 140, 2), 0);
@@ -118,7 +118,7 @@ TEST(several_caps_on_one_resource)
 {
 	/* Caps 10 and 20 freeze first; the two uncapped flows split 70. */
 	struct locus__share *s;
-	double cap[1] = { 100 };
+	double cap[1] = {100};
 	CHECK_EQ_INT(locus__share_create(&s, 1, cap), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 20, 1000, 1), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 0, 1000, 2), 0);
@@ -142,7 +142,7 @@ TEST(classic_three_resources)
 	 * d over R2, e over R1. Filling: R2 saturates first (c = d = 1.5),
 	 * then R1 ((10 - 1.5) / 2: a = e = 4.25), then R0 (b = 12 - 4.25). */
 	struct locus__share *s;
-	double cap[3] = { 12, 10, 3 };
+	double cap[3] = {12, 10, 3};
 	CHECK_EQ_INT(locus__share_create(&s, 3, cap), 0);
 	CHECK_EQ_INT(start2(s, 0, 0, 1, 0, 17, 'a'), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 0, 15.5, 'b'), 0);
@@ -182,7 +182,7 @@ TEST(three_flows_finish_in_turn)
 	/* 30, 60, 90 bytes on 90/s: 30/s each until 1; then 45/s each, the
 	 * second's 30 left end at 1 + 2/3; the third's last 30 at 90/s: 2. */
 	struct locus__share *s;
-	double cap[1] = { 90 };
+	double cap[1] = {90};
 	CHECK_EQ_INT(locus__share_create(&s, 1, cap), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 0, 30, 1), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 0, 60, 2), 0);
@@ -202,7 +202,7 @@ TEST(late_pop_reallocates_at_completion_time)
 	/* 10, 20, 30 bytes on 10/s: ends at 3, 5, 6. Popping with a later
 	 * `now` still gives each flow its own completion time. */
 	struct locus__share *s;
-	double cap[1] = { 10 };
+	double cap[1] = {10};
 	CHECK_EQ_INT(locus__share_create(&s, 1, cap), 0);
 	for (int i = 1; i <= 3; i++)
 		CHECK_EQ_INT(start1(s, 0, 0, 0, 10.0 * i, (uint64_t)i), 0);
@@ -260,7 +260,7 @@ TEST(two_flows_on_one_receiver)
 	/* Two flows to receiver 1 share its link (10) under the master (100);
 	 * a third to receiver 2 gets its own 10. */
 	struct locus__share *s;
-	double cap[3] = { 100, 10, 10 };
+	double cap[3] = {100, 10, 10};
 	CHECK_EQ_INT(locus__share_create(&s, 3, cap), 0);
 	CHECK_EQ_INT(start2(s, 0, 0, 1, 0, 10, 1), 0);
 	CHECK_EQ_INT(start2(s, 0, 0, 1, 0, 20, 2), 0);
@@ -283,7 +283,7 @@ TEST(two_flows_on_one_receiver)
 TEST(zero_byte_flows_complete_at_start)
 {
 	struct locus__share *s;
-	double cap[1] = { 10 };
+	double cap[1] = {10};
 	CHECK_EQ_INT(locus__share_create(&s, 1, cap), 0);
 	CHECK_EQ_INT(start1(s, 0, 0, 0, 100, 1), 0);
 	/* Two empty flows at 1, one on the busy resource, one on none. */
@@ -309,7 +309,7 @@ TEST(zero_byte_flows_complete_at_start)
 TEST(infinite_resource)
 {
 	struct locus__share *s;
-	double cap[2] = { INFINITY, 10 };
+	double cap[2] = {INFINITY, 10};
 	CHECK_EQ_INT(locus__share_create(&s, 2, cap), 0);
 	/* Capped flows on an infinite resource do not meet. */
 	CHECK_EQ_INT(start1(s, 0, 0, 50, 100, 1), 0);
@@ -358,7 +358,7 @@ TEST(same_instant_ties_in_start_order)
 	/* 100 equal flows from one instant end together; they come out in
 	 * start order, whatever their user values. */
 	struct locus__share *s;
-	double cap[1] = { 100 };
+	double cap[1] = {100};
 	CHECK_EQ_INT(locus__share_create(&s, 1, cap), 0);
 	for (int i = 0; i < 100; i++)
 		CHECK_EQ_INT(start1(s, 0, 0, 0, 10, (uint64_t)(1000 - i)), 0);
@@ -370,7 +370,7 @@ TEST(same_instant_ties_in_start_order)
 	/* Equal completion times in different classes (different disks):
 	 * 40 bytes at 20/s and 20 bytes at 10/s both end at exactly 2. */
 	struct locus__share *d;
-	double caps[2] = { 10, 20 };
+	double caps[2] = {10, 20};
 	CHECK_EQ_INT(locus__share_create(&d, 2, caps), 0);
 	CHECK_EQ_INT(start1(d, 0, 1, 0, 40, 9), 0);
 	CHECK_EQ_INT(start1(d, 0, 0, 0, 20, 8), 0);
@@ -386,19 +386,19 @@ TEST(same_instant_ties_in_start_order)
 TEST(invalid_arguments)
 {
 	struct locus__share *s = NULL;
-	double bad[2] = { 10, 0 };
+	double bad[2] = {10, 0};
 	CHECK_EQ_INT(locus__share_create(&s, 2, bad), LOCUS_EINVAL);
 	bad[1] = NAN;
 	CHECK_EQ_INT(locus__share_create(&s, 2, bad), LOCUS_EINVAL);
 	bad[1] = -1;
 	CHECK_EQ_INT(locus__share_create(&s, 2, bad), LOCUS_EINVAL);
 	CHECK_EQ_INT(locus__share_create(&s, 2, NULL), LOCUS_EINVAL);
-	double cap[2] = { 10, 10 };
+	double cap[2] = {10, 10};
 	CHECK_EQ_INT(locus__share_create(&s, 2, cap), 0);
-	uint32_t r[5] = { 0, 1, 0, 1, 0 };
+	uint32_t r[5] = {0, 1, 0, 1, 0};
 	CHECK_EQ_INT(locus__share_start(s, 0, r, 3, 0, 1, 1), LOCUS_EINVAL); /* repeated */
 	CHECK_EQ_INT(locus__share_start(s, 0, r, 5, 0, 1, 1), LOCUS_EINVAL); /* too many */
-	uint32_t out[1] = { 2 };
+	uint32_t out[1] = {2};
 	CHECK_EQ_INT(locus__share_start(s, 0, out, 1, 0, 1, 1), LOCUS_EINVAL);
 	CHECK_EQ_INT(locus__share_start(s, 0, r, 1, 0, -1, 1), LOCUS_EINVAL);
 	CHECK_EQ_INT(locus__share_start(s, 0, r, 1, 0, NAN, 1), LOCUS_EINVAL);
@@ -417,7 +417,7 @@ TEST(invalid_arguments)
 /* ---- random scenarios against a naive reference ---------------------- */
 
 #define MAX_FLOWS 48
-#define MAX_RES 7
+#define MAX_RES	  7
 
 struct sflow {
 	double start, bytes, cap; /* cap: 0 or INFINITY for none */
@@ -444,8 +444,8 @@ static double pick(struct locus_rng *r, const double *v, size_t n)
  * common; half from continuous ones. */
 static void scen_make(struct scen *sc, uint64_t seed)
 {
-	static const double caps[] = { 10, 40, 100 }, fcaps[] = { 5, 10, 15 },
-			    sizes[] = { 10, 20, 50 }, most[] = { 48, 48, 6 };
+	static const double caps[] = {10, 40, 100}, fcaps[] = {5, 10, 15}, sizes[] = {10, 20, 50},
+			    most[] = {48, 48, 6};
 	struct locus_rng r;
 	locus_rng_init(&r, seed);
 	int discrete = (int)locus_rng_below(&r, 2);
@@ -457,8 +457,8 @@ static void scen_make(struct scen *sc, uint64_t seed)
 		if (locus_rng_below(&r, 10) == 0)
 			sc->capacity[i] = INFINITY;
 		else
-			sc->capacity[i] = discrete ? pick(&r, caps, 3)
-						   : 1 + 99 * locus_rng_uniform(&r);
+			sc->capacity[i] =
+			    discrete ? pick(&r, caps, 3) : 1 + 99 * locus_rng_uniform(&r);
 	}
 	sc->n_flows = 1 + locus_rng_below(&r, (uint64_t)most[shape]);
 	double t = 0;
@@ -496,7 +496,8 @@ static void scen_make(struct scen *sc, uint64_t seed)
 		if (locus_rng_below(&r, 20) == 0)
 			f->bytes = 0;
 		else
-			f->bytes = discrete ? pick(&r, sizes, 3) : 0.1 + 200 * locus_rng_uniform(&r);
+			f->bytes =
+			    discrete ? pick(&r, sizes, 3) : 0.1 + 200 * locus_rng_uniform(&r);
 	}
 }
 
@@ -527,7 +528,8 @@ static void ref_rates(const struct scen *sc, const int *active, double *rate)
 			int open = 0;
 			for (size_t i = 0; i < sc->n_flows; i++)
 				for (unsigned j = 0; j < sc->f[i].n; j++)
-					if (sc->f[i].res[j] == r && active[i] && sc->f[i].bytes > 0) {
+					if (sc->f[i].res[j] == r && active[i] &&
+					    sc->f[i].bytes > 0) {
 						used += rate[i];
 						open += !frozen[i];
 					}
@@ -575,7 +577,7 @@ static void ref_rates(const struct scen *sc, const int *active, double *rate)
  * start or completion, again. Completions before starts at equal times. */
 static void ref_run(const struct scen *sc, double *done)
 {
-	int active[MAX_FLOWS] = { 0 };
+	int active[MAX_FLOWS] = {0};
 	double rem[MAX_FLOWS], rate[MAX_FLOWS], t = 0;
 	size_t next = 0;
 	for (;;) {
@@ -625,7 +627,7 @@ static int share_run(const struct scen *sc, double *done, uint64_t *order, doubl
 	int bad = 0;
 	if (locus__share_create(&s, sc->n_res, sc->capacity))
 		return 1;
-	int active[MAX_FLOWS] = { 0 };
+	int active[MAX_FLOWS] = {0};
 	size_t next = 0, k = 0;
 	double last = 0;
 	for (;;) {
@@ -751,20 +753,12 @@ TEST(closed_loop_star_makespan)
 }
 
 TEST_MAIN(TEST_ENTRY(one_flow_gets_full_capacity),
-	  TEST_ENTRY(two_flows_share_equally_and_survivor_speeds_up),
-	  TEST_ENTRY(staggered_start),
-	  TEST_ENTRY(cap_leaves_the_rest),
-	  TEST_ENTRY(several_caps_on_one_resource),
-	  TEST_ENTRY(classic_three_resources),
-	  TEST_ENTRY(three_flows_finish_in_turn),
-	  TEST_ENTRY(late_pop_reallocates_at_completion_time),
-	  TEST_ENTRY(star_with_receiver_links),
-	  TEST_ENTRY(two_flows_on_one_receiver),
-	  TEST_ENTRY(zero_byte_flows_complete_at_start),
-	  TEST_ENTRY(infinite_resource),
-	  TEST_ENTRY(flow_without_resources),
-	  TEST_ENTRY(same_instant_ties_in_start_order),
-	  TEST_ENTRY(invalid_arguments),
-	  TEST_ENTRY(random_against_reference),
-	  TEST_ENTRY(deterministic),
+	  TEST_ENTRY(two_flows_share_equally_and_survivor_speeds_up), TEST_ENTRY(staggered_start),
+	  TEST_ENTRY(cap_leaves_the_rest), TEST_ENTRY(several_caps_on_one_resource),
+	  TEST_ENTRY(classic_three_resources), TEST_ENTRY(three_flows_finish_in_turn),
+	  TEST_ENTRY(late_pop_reallocates_at_completion_time), TEST_ENTRY(star_with_receiver_links),
+	  TEST_ENTRY(two_flows_on_one_receiver), TEST_ENTRY(zero_byte_flows_complete_at_start),
+	  TEST_ENTRY(infinite_resource), TEST_ENTRY(flow_without_resources),
+	  TEST_ENTRY(same_instant_ties_in_start_order), TEST_ENTRY(invalid_arguments),
+	  TEST_ENTRY(random_against_reference), TEST_ENTRY(deterministic),
 	  TEST_ENTRY(closed_loop_star_makespan))

@@ -16,7 +16,7 @@
 
 #define MAXW 8
 #define MAXT 16
-#define REQ (LOCUS_MSG_USER + 1)
+#define REQ  (LOCUS_MSG_USER + 1)
 
 struct scripted {
 	size_t n_workers;
@@ -55,7 +55,8 @@ static void scripted_event(void *state, const struct locus_event *ev, struct loc
 	uint32_t master = (uint32_t)s->n_workers;
 	if (ev->proc < master) {
 		if (ev->kind == LOCUS_EV_START || ev->kind == LOCUS_EV_DONE) {
-			struct locus_msg m = { .type = REQ, .from = ev->proc, .to = master, .n_args = 1 };
+			struct locus_msg m = {
+			    .type = REQ, .from = ev->proc, .to = master, .n_args = 1};
 			m.arg[0] = ev->proc;
 			locus_act_send(act, &m);
 		}
@@ -78,7 +79,8 @@ static void scripted_event(void *state, const struct locus_event *ev, struct loc
 }
 
 static const struct locus_policy scripted_policy = {
-	"scripted", "test", scripted_schedulers, scripted_create, scripted_destroy, scripted_event, NULL,
+    "scripted",	    "test", scripted_schedulers, scripted_create, scripted_destroy,
+    scripted_event, NULL,
 };
 
 static void script(int w, const int *tasks, int n)
@@ -93,13 +95,15 @@ static void script(int w, const int *tasks, int n)
 static struct locus_platform *platform(int n, int cores, double lat, const char *racks)
 {
 	char json[4096];
-	int k = snprintf(json, sizeof json,
-			 "{\"format\": \"locus-platform\", \"version\": 1, \"network\": {\"latency\": %g},"
-			 " \"defaults\": {\"cores\": %d, \"disk_bw\": 1e8, \"net_bw\": 1.25e8}, \"nodes\": [",
-			 lat, cores);
+	int k = snprintf(
+	    json, sizeof json,
+	    "{\"format\": \"locus-platform\", \"version\": 1, \"network\": {\"latency\": %g},"
+	    " \"defaults\": {\"cores\": %d, \"disk_bw\": 1e8, \"net_bw\": 1.25e8}, \"nodes\": [",
+	    lat, cores);
 	for (int i = 0; i < n; i++)
-		k += snprintf(json + k, sizeof json - (size_t)k, "%s{\"name\": \"n%d\", \"rack\": \"/r%c\"}",
-			      i ? ", " : "", i, racks ? racks[i] : 'a');
+		k += snprintf(json + k, sizeof json - (size_t)k,
+			      "%s{\"name\": \"n%d\", \"rack\": \"/r%c\"}", i ? ", " : "", i,
+			      racks ? racks[i] : 'a');
 	snprintf(json + k, sizeof json - (size_t)k, "]}");
 	struct locus_platform *p = NULL;
 	struct locus_error err;
@@ -109,7 +113,8 @@ static struct locus_platform *platform(int n, int cores, double lat, const char 
 
 /* A catalog of one dataset whose chunk t is `bytes[t]` bytes on the nodes
  * listed in holders[t] (a string of node digits, "" for none). */
-static struct locus_catalog *catalog(int n_nodes, int n, const uint64_t *bytes, const char **holders)
+static struct locus_catalog *catalog(int n_nodes, int n, const uint64_t *bytes,
+				     const char **holders)
 {
 	struct locus_catalog *cat;
 	locus_catalog_create(&cat);
@@ -151,17 +156,17 @@ TEST(local_reads_and_compute_exactly)
 {
 	double lat = 1e-3;
 	struct locus_platform *p = platform(2, 1, lat, NULL);
-	uint64_t bytes[] = { 100000000, 50000000, 100000000 };
-	const char *holders[] = { "0", "0", "1" };
+	uint64_t bytes[] = {100000000, 50000000, 100000000};
+	const char *holders[] = {"0", "0", "1"};
 	struct locus_catalog *cat = catalog(2, 3, bytes, holders);
 	struct locus_workload *wl = workload(p, cat, "fixed:2");
 	CHECK(wl != NULL);
 	memset(&script_state, 0, sizeof script_state);
-	script(0, (int[]){ 0, 1 }, 2);
-	script(1, (int[]){ 2 }, 1);
-	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = -1 };
+	script(0, (int[]){0, 1}, 2);
+	script(1, (int[]){2}, 1);
+	struct locus_sim_config cfg = {.wl = wl, .policy = &scripted_policy, .latency = -1};
 	struct locus_result *r;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
 	/* Worker 0: request reaches the master, the assignment comes back,
 	 * 1 s to read 100 MB at 100 MB/s, 2 s to compute. */
@@ -200,18 +205,18 @@ TEST(shared_disk_and_remote_reads)
 	 * node 0's outgoing link and node 1's incoming link, so max-min gives
 	 * all three readers 100/3 MB/s while the disk is the bottleneck. */
 	struct locus_platform *p = platform(2, 2, 0, NULL);
-	uint64_t bytes[] = { 100000000, 100000000, 100000000 };
-	const char *holders[] = { "0", "0", "0" };
+	uint64_t bytes[] = {100000000, 100000000, 100000000};
+	const char *holders[] = {"0", "0", "0"};
 	struct locus_catalog *cat = catalog(2, 3, bytes, holders);
 	struct locus_workload *wl = workload(p, cat, "fixed:0");
 	memset(&script_state, 0, sizeof script_state);
-	script(0, (int[]){ 0 }, 1);
-	script(1, (int[]){ 1 }, 1);
-	script(2, (int[]){ 2 }, 1);
+	script(0, (int[]){0}, 1);
+	script(1, (int[]){1}, 1);
+	script(2, (int[]){2}, 1);
 	script(3, NULL, 0);
-	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = 0 };
+	struct locus_sim_config cfg = {.wl = wl, .policy = &scripted_policy, .latency = 0};
 	struct locus_result *r;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
 	double d = REQ_D(0) + ASG_D(0);
 	/* All three finish together: 300 MB through a 100 MB/s disk. */
@@ -232,25 +237,28 @@ TEST(busy_master_queues_requests)
 	/* Each decision costs the master 0.5 s: four workers asking at once
 	 * are answered at 0.5, 1.0, 1.5 and 2.0 s. */
 	struct locus_platform *p = platform(4, 1, 0, NULL);
-	uint64_t bytes[] = { 0, 0, 0, 0 };
-	const char *holders[] = { "0", "1", "2", "3" };
+	uint64_t bytes[] = {0, 0, 0, 0};
+	const char *holders[] = {"0", "1", "2", "3"};
 	struct locus_catalog *cat = catalog(4, 4, bytes, holders);
 	struct locus_workload *wl = workload(p, cat, "fixed:10");
 	memset(&script_state, 0, sizeof script_state);
 	for (int w = 0; w < 4; w++)
-		script(w, (int[]){ w }, 1);
-	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = 0,
-					.cost_per_msg = 0.25, .cost_per_entry = 0.125 };
+		script(w, (int[]){w}, 1);
+	struct locus_sim_config cfg = {.wl = wl,
+				       .policy = &scripted_policy,
+				       .latency = 0,
+				       .cost_per_msg = 0.25,
+				       .cost_per_entry = 0.125};
 	script_state.cost_entries = 2;
 	struct locus_result *r;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
 	double q = REQ_D(0), a = ASG_D(0);
 	for (int w = 0; w < 4; w++)
 		CHECK_NEAR(r->tasks[w].assigned, q + 0.5 * (w + 1) + a, 1e-9);
 	CHECK_NEAR(r->wait_max, q + 2.0 + a, 1e-9);
 	CHECK_NEAR(r->scheds[0].busy, 8 * 0.5, 1e-9); /* 4 requests + 4 final ones */
-	CHECK_EQ_INT(r->scheds[0].events, 1 + 8);      /* its start + 8 requests */
+	CHECK_EQ_INT(r->scheds[0].events, 1 + 8);     /* its start + 8 requests */
 	locus_result_destroy(r);
 	locus_workload_destroy(wl);
 	locus_catalog_destroy(cat);
@@ -262,17 +270,17 @@ TEST(speed_changes_stretch_compute)
 	/* 4 s of work on node 0, whose speed halves at t = 1: 1 s done, the
 	 * other 3 take 6 s: the task ends at 7. */
 	struct locus_platform *p = platform(1, 1, 0, NULL);
-	uint64_t bytes[] = { 0 };
-	const char *holders[] = { "0" };
+	uint64_t bytes[] = {0};
+	const char *holders[] = {"0"};
 	struct locus_catalog *cat = catalog(1, 1, bytes, holders);
 	struct locus_workload *wl = workload(p, cat, "fixed:4");
 	memset(&script_state, 0, sizeof script_state);
-	script(0, (int[]){ 0 }, 1);
-	struct locus_speed_change sc[] = { { 1.0, 0, 0.5 }, { 100.0, 0, 2.0 } };
-	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = 0,
-					.speed = sc, .n_speed = 2 };
+	script(0, (int[]){0}, 1);
+	struct locus_speed_change sc[] = {{1.0, 0, 0.5}, {100.0, 0, 2.0}};
+	struct locus_sim_config cfg = {
+	    .wl = wl, .policy = &scripted_policy, .latency = 0, .speed = sc, .n_speed = 2};
 	struct locus_result *r;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
 	double s = REQ_D(0) + ASG_D(0);
 	CHECK_NEAR(r->tasks[0].end, 1.0 + (4.0 - (1.0 - s)) / 0.5, 1e-9);
@@ -285,22 +293,22 @@ TEST(speed_changes_stretch_compute)
 TEST(policy_mistakes_are_caught)
 {
 	struct locus_platform *p = platform(2, 1, 0, NULL);
-	uint64_t bytes[] = { 10, 10 };
-	const char *holders[] = { "0", "1" };
+	uint64_t bytes[] = {10, 10};
+	const char *holders[] = {"0", "1"};
 	struct locus_catalog *cat = catalog(2, 2, bytes, holders);
 	struct locus_workload *wl = workload(p, cat, "fixed:1");
 	struct locus_result *r;
-	struct locus_error err = { 0 };
-	struct locus_sim_config cfg = { .wl = wl, .policy = &scripted_policy, .latency = 0 };
+	struct locus_error err = {0};
+	struct locus_sim_config cfg = {.wl = wl, .policy = &scripted_policy, .latency = 0};
 	/* The same task to both workers. */
 	memset(&script_state, 0, sizeof script_state);
-	script(0, (int[]){ 0 }, 1);
-	script(1, (int[]){ 0 }, 1);
+	script(0, (int[]){0}, 1);
+	script(1, (int[]){0}, 1);
 	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), LOCUS_EINCOMPLETE);
 	CHECK(strstr(err.message, "task 0 twice") != NULL);
 	/* A task nobody runs. */
 	memset(&script_state, 0, sizeof script_state);
-	script(0, (int[]){ 0 }, 1);
+	script(0, (int[]){0}, 1);
 	script(1, NULL, 0);
 	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), LOCUS_EINCOMPLETE);
 	CHECK(strstr(err.message, "task 1 was never assigned") != NULL);
@@ -324,8 +332,10 @@ static struct locus_workload *random_workload(uint64_t seed, struct locus_platfo
 		p->nodes[i].speed = 1.0 + 9.0 * locus_rng_uniform(&rng); /* spread 1:10 */
 	size_t n = 1 + locus_rng_below(&rng, 120);
 	unsigned r = 1 + (unsigned)locus_rng_below(&rng, nodes < 3 ? nodes : 3);
-	struct locus_place_options po = { .policy = (enum locus_place_policy)locus_rng_below(&rng, 2),
-					  .replicas = r, .seed = seed };
+	struct locus_place_options po = {.policy =
+					     (enum locus_place_policy)locus_rng_below(&rng, 2),
+					 .replicas = r,
+					 .seed = seed};
 	uint32_t *where = calloc(n * r, sizeof *where);
 	struct locus_error err;
 	locus_place(p, n, &po, where, &err);
@@ -338,7 +348,7 @@ static struct locus_workload *random_workload(uint64_t seed, struct locus_platfo
 		locus_catalog_add_chunk(cat, (size_t)d, 1000000 * (1 + locus_rng_below(&rng, 8)),
 					where + t * r, r, 0);
 	free(where);
-	struct locus_work_spec spec = { .dist = LOCUS_WORK_UNIFORM, .lo = 0.5, .hi = 2 };
+	struct locus_work_spec spec = {.dist = LOCUS_WORK_UNIFORM, .lo = 0.5, .hi = 2};
 	struct locus_workload *wl;
 	locus_workload_build(&wl, p, cat, NULL, &spec, seed, &err);
 	*pp = p;
@@ -355,12 +365,15 @@ TEST(every_policy_conforms)
 		struct locus_workload *wl = random_workload(seed, &p, &cat);
 		CHECK(wl != NULL);
 		long opt;
-		struct locus_error err = { 0 };
+		struct locus_error err = {0};
 		CHECK_EQ_INT(locus_bound_locality(wl, NULL, &opt, NULL, &err), 0);
 		for (const struct locus_policy *const *pol = locus_policies(); *pol; pol++) {
-			struct locus_sim_config cfg = { .wl = wl, .policy = *pol, .seed = seed,
-							.latency = -1, .cost_per_msg = 1e-5,
-							.cost_per_entry = 1e-7 };
+			struct locus_sim_config cfg = {.wl = wl,
+						       .policy = *pol,
+						       .seed = seed,
+						       .latency = -1,
+						       .cost_per_msg = 1e-5,
+						       .cost_per_entry = 1e-7};
 			struct locus_result *r;
 			int rc = locus_sim_run(&cfg, &r, &err);
 			if (rc)

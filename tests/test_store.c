@@ -34,16 +34,15 @@ static int failing(void *user, uint64_t offset, void *buf, size_t len)
 	return pattern(NULL, offset, buf, len);
 }
 
-static const char canonical[] =
-	"locus-catalog\t1\n"
-	"host\tn1\t-\nhost\tn2\t-\nhost\tn3\t-\nhost\tn4\t-\n"
-	"dataset\tdb/frag\t2500000\t3\t-\n"
-	"chunk\t0\t0\t1048576\tn1,n3\t-\n"
-	"chunk\t1\t1048576\t1048576\tn2,n3,n4\t-\n"
-	"chunk\t2\t2097152\t402848\tn4\t-\n"
-	"dataset\tq\t7\t1\t-\n"
-	"chunk\t0\t0\t7\tn2\t-\n"
-	"end\t2\t4\n";
+static const char canonical[] = "locus-catalog\t1\n"
+				"host\tn1\t-\nhost\tn2\t-\nhost\tn3\t-\nhost\tn4\t-\n"
+				"dataset\tdb/frag\t2500000\t3\t-\n"
+				"chunk\t0\t0\t1048576\tn1,n3\t-\n"
+				"chunk\t1\t1048576\t1048576\tn2,n3,n4\t-\n"
+				"chunk\t2\t2097152\t402848\tn4\t-\n"
+				"dataset\tq\t7\t1\t-\n"
+				"chunk\t0\t0\t7\tn2\t-\n"
+				"end\t2\t4\n";
 
 static struct locus_catalog *parse(const char *text)
 {
@@ -68,7 +67,7 @@ static int count_entries(const char *dir)
 
 static int write_all(const struct locus_catalog *cat, const char *root, bool force)
 {
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	for (size_t d = 0; d < cat->n_datasets; d++) {
 		int rc = locus_store_write(cat, d, root, pattern, NULL, force, &err);
 		if (rc)
@@ -81,7 +80,7 @@ TEST(catalog_store_catalog_round_trip)
 {
 	const char *root = test_tmpdir();
 	struct locus_catalog *cat = parse(canonical), *back;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	CHECK(cat != NULL);
 	CHECK_EQ_INT(write_all(cat, root, false), 0);
 	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
@@ -115,13 +114,14 @@ TEST(existing_dataset_needs_force)
 {
 	const char *root = test_tmpdir();
 	struct locus_catalog *cat = parse(canonical), *back;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	CHECK_EQ_INT(write_all(cat, root, false), 0);
 	CHECK_EQ_INT(locus_store_write(cat, 1, root, pattern, NULL, false, &err), LOCUS_EEXIST);
 	CHECK(strstr(err.message, "--force") != NULL);
 	/* Replace q with a different placement: only the new one remains. */
-	struct locus_catalog *moved = parse("locus-catalog\t1\nhost\tn3\t-\n"
-					    "dataset\tq\t7\t1\t-\nchunk\t0\t0\t7\tn3\t-\nend\t1\t1\n");
+	struct locus_catalog *moved =
+	    parse("locus-catalog\t1\nhost\tn3\t-\n"
+		  "dataset\tq\t7\t1\t-\nchunk\t0\t0\t7\tn3\t-\nend\t1\t1\n");
 	CHECK(moved != NULL);
 	CHECK_EQ_INT(locus_store_write(moved, 0, root, pattern, NULL, true, &err), 0);
 	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
@@ -138,7 +138,7 @@ TEST(failure_leaves_store_untouched)
 {
 	const char *root = test_tmpdir();
 	struct locus_catalog *cat = parse(canonical), *back;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	CHECK_EQ_INT(locus_store_write(cat, 1, root, pattern, NULL, false, &err), 0);
 	char *before;
 	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
@@ -177,7 +177,7 @@ TEST(lost_and_corrupt_replicas_are_reported)
 {
 	const char *root = test_tmpdir();
 	struct locus_catalog *cat = parse(canonical), *back;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	char path[1024];
 	CHECK_EQ_INT(write_all(cat, root, false), 0);
 	/* Chunk 0 of db/frag is lost (both replicas), the last chunk too
@@ -212,8 +212,8 @@ TEST(lost_and_corrupt_replicas_are_reported)
 TEST(bad_names_and_bad_stores)
 {
 	const char *root = test_tmpdir();
-	struct locus_error err = { 0 };
-	static const char *bad[] = { "/abs", "../up", "a/../b", "a//b", "a/", ".hidden", "a/.x" };
+	struct locus_error err = {0};
+	static const char *bad[] = {"/abs", "../up", "a/../b", "a//b", "a/", ".hidden", "a/.x"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct locus_catalog *cat;
 		CHECK_EQ_INT(locus_catalog_create(&cat), 0);
@@ -251,7 +251,7 @@ TEST(stray_files_are_ignored)
 {
 	const char *root = test_tmpdir();
 	struct locus_catalog *cat = parse(canonical), *back;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	char path[1024];
 	CHECK_EQ_INT(write_all(cat, root, false), 0);
 	snprintf(path, sizeof path, "%s/README", root);
@@ -269,5 +269,6 @@ TEST(stray_files_are_ignored)
 }
 
 TEST_MAIN(TEST_ENTRY(catalog_store_catalog_round_trip), TEST_ENTRY(existing_dataset_needs_force),
-	  TEST_ENTRY(failure_leaves_store_untouched), TEST_ENTRY(lost_and_corrupt_replicas_are_reported),
-	  TEST_ENTRY(bad_names_and_bad_stores), TEST_ENTRY(stray_files_are_ignored))
+	  TEST_ENTRY(failure_leaves_store_untouched),
+	  TEST_ENTRY(lost_and_corrupt_replicas_are_reported), TEST_ENTRY(bad_names_and_bad_stores),
+	  TEST_ENTRY(stray_files_are_ignored))

@@ -27,10 +27,10 @@ extern "C" {
 
 /* Chunk and dataset flags. */
 enum {
-	LOCUS_CHUNK_MISSING = 1u << 0,            /* no live replica */
+	LOCUS_CHUNK_MISSING = 1u << 0,		  /* no live replica */
 	LOCUS_CHUNK_UNDER_CONSTRUCTION = 1u << 1, /* still being written */
-	LOCUS_CHUNK_CORRUPT = 1u << 2,            /* a replica was dropped as corrupt */
-	LOCUS_DATASET_ERASURE_CODED = 1u << 8     /* replicas hold stripes */
+	LOCUS_CHUNK_CORRUPT = 1u << 2,		  /* a replica was dropped as corrupt */
+	LOCUS_DATASET_ERASURE_CODED = 1u << 8	  /* replicas hold stripes */
 };
 
 struct locus_host {
@@ -56,10 +56,10 @@ struct locus_dataset {
 
 /* One problem a source reported about its data. */
 struct locus_problem {
-	size_t dataset;  /* dataset index */
-	size_t chunk;    /* chunk index, or SIZE_MAX for the whole dataset */
-	uint32_t flags;  /* LOCUS_CHUNK_* that describes it */
-	char *detail;    /* human-readable, e.g. "block blk_1073_1001 missing" */
+	size_t dataset; /* dataset index */
+	size_t chunk;	/* chunk index, or SIZE_MAX for the whole dataset */
+	uint32_t flags; /* LOCUS_CHUNK_* that describes it */
+	char *detail;	/* human-readable, e.g. "block blk_1073_1001 missing" */
 };
 
 struct locus_catalog {
@@ -80,8 +80,7 @@ void locus_catalog_destroy(struct locus_catalog *cat);
  * absent. Names are compared exactly here; use locus_catalog_find_host for
  * the lenient match. If the host exists without a rack and `rack` is given,
  * the rack is recorded. Returns the id (>= 0) or LOCUS_ENOMEM. */
-long locus_catalog_add_host(struct locus_catalog *cat, const char *name,
-			    const char *rack);
+long locus_catalog_add_host(struct locus_catalog *cat, const char *name, const char *rack);
 
 /* Host id for a process or node name (locus_host_match rules), or -1. */
 long locus_catalog_find_host(const struct locus_catalog *cat, const char *name);
@@ -97,13 +96,12 @@ long locus_catalog_find_dataset(const struct locus_catalog *cat, const char *nam
 /* Appends a chunk to dataset `ds` at offset = the dataset's current size.
  * `replicas` are host ids (duplicates are an error: LOCUS_EINVAL). A chunk
  * with no replica gets LOCUS_CHUNK_MISSING. Returns the chunk index. */
-long locus_catalog_add_chunk(struct locus_catalog *cat, size_t ds,
-			     uint64_t length, const uint32_t *replicas,
-			     uint32_t n_replicas, uint32_t flags);
+long locus_catalog_add_chunk(struct locus_catalog *cat, size_t ds, uint64_t length,
+			     const uint32_t *replicas, uint32_t n_replicas, uint32_t flags);
 
 /* Records a problem (the detail string is copied). */
-int locus_catalog_add_problem(struct locus_catalog *cat, size_t ds,
-			      size_t chunk, uint32_t flags, const char *detail);
+int locus_catalog_add_problem(struct locus_catalog *cat, size_t ds, size_t chunk, uint32_t flags,
+			      const char *detail);
 
 /* Merges every dataset and host of `src` into `dst`. A dataset name present
  * in both is LOCUS_EEXIST (and `dst` is left unchanged). */

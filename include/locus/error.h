@@ -17,14 +17,14 @@ extern "C" {
 
 enum {
 	LOCUS_OK = 0,
-	LOCUS_EINVAL = -1,  /* invalid argument */
-	LOCUS_ENOMEM = -2,  /* out of memory */
-	LOCUS_EIO = -3,     /* a system call on a file failed */
-	LOCUS_EPARSE = -4,  /* malformed input */
-	LOCUS_ENOENT = -5,  /* no such dataset, host, file or name */
-	LOCUS_EEXIST = -6,  /* refusing to overwrite */
-	LOCUS_ERANGE = -7,  /* value out of range */
-	LOCUS_ENOTSUP = -8, /* not supported */
+	LOCUS_EINVAL = -1,     /* invalid argument */
+	LOCUS_ENOMEM = -2,     /* out of memory */
+	LOCUS_EIO = -3,	       /* a system call on a file failed */
+	LOCUS_EPARSE = -4,     /* malformed input */
+	LOCUS_ENOENT = -5,     /* no such dataset, host, file or name */
+	LOCUS_EEXIST = -6,     /* refusing to overwrite */
+	LOCUS_ERANGE = -7,     /* value out of range */
+	LOCUS_ENOTSUP = -8,    /* not supported */
 	LOCUS_EINCOMPLETE = -9 /* input is valid but describes lost data */
 };
 

@@ -43,7 +43,10 @@ int locus_heap_pop(struct locus_heap *h, void *out);
 /* The least element, or NULL when empty; valid until the next change. */
 const void *locus_heap_peek(const struct locus_heap *h);
 
-static inline size_t locus_heap_count(const struct locus_heap *h) { return h->count; }
+static inline size_t locus_heap_count(const struct locus_heap *h)
+{
+	return h->count;
+}
 
 #ifdef __cplusplus
 }

@@ -37,22 +37,21 @@ extern "C" {
  * comments. The first name of a line is the host name. */
 struct locus_hostmap;
 
-int locus_hostmap_load(struct locus_hostmap **out, const char *path,
-		       struct locus_error *err);
-int locus_hostmap_parse(struct locus_hostmap **out, const char *text,
-			size_t len, const char *name, struct locus_error *err);
+int locus_hostmap_load(struct locus_hostmap **out, const char *path, struct locus_error *err);
+int locus_hostmap_parse(struct locus_hostmap **out, const char *text, size_t len, const char *name,
+			struct locus_error *err);
 /* Host name for `addr` (an address with or without ":port"), or NULL. */
 const char *locus_hostmap_lookup(const struct locus_hostmap *map, const char *addr);
 void locus_hostmap_destroy(struct locus_hostmap *map);
 
 /* ---- readers ------------------------------------------------------------ */
 
-#define LOCUS_CATALOG_MAGIC "locus-catalog"
+#define LOCUS_CATALOG_MAGIC   "locus-catalog"
 #define LOCUS_CATALOG_VERSION 1
 
 /* Locus catalog text. `name` labels errors (usually the file name). */
-int locus_catalog_parse(struct locus_catalog **out, const char *text,
-			size_t len, const char *name, struct locus_error *err);
+int locus_catalog_parse(struct locus_catalog **out, const char *text, size_t len, const char *name,
+			struct locus_error *err);
 
 /* Writes the canonical catalog text of `cat` to `fp`. Returns 0 or
  * LOCUS_EIO. Parsing the output gives back an equal catalog, and writing
@@ -61,36 +60,31 @@ int locus_catalog_print(const struct locus_catalog *cat, FILE *fp);
 
 /* Writes the catalog to `path` atomically (temporary file + rename): on
  * failure the old file, if any, is untouched and no temporary is left. */
-int locus_catalog_save(const struct locus_catalog *cat, const char *path,
-		       struct locus_error *err);
+int locus_catalog_save(const struct locus_catalog *cat, const char *path, struct locus_error *err);
 
 /* `hdfs fsck` output; `hosts` (may be NULL) maps datanode addresses to host
  * names, else the address without port is the host name. */
-int locus_fsck_parse(struct locus_catalog **out, const char *text, size_t len,
-		     const char *name, const struct locus_hostmap *hosts,
-		     struct locus_error *err);
+int locus_fsck_parse(struct locus_catalog **out, const char *text, size_t len, const char *name,
+		     const struct locus_hostmap *hosts, struct locus_error *err);
 
 /* WebHDFS GETFILEBLOCKLOCATIONS JSON. `dataset` names the file the document
  * describes (the document itself does not say); NULL uses `name`. */
-int locus_webhdfs_parse(struct locus_catalog **out, const char *text,
-			size_t len, const char *name, const char *dataset,
-			const struct locus_hostmap *hosts, struct locus_error *err);
+int locus_webhdfs_parse(struct locus_catalog **out, const char *text, size_t len, const char *name,
+			const char *dataset, const struct locus_hostmap *hosts,
+			struct locus_error *err);
 
 /* Scans a node-local store rooted at `root`. */
-int locus_store_scan(struct locus_catalog **out, const char *root,
-		     struct locus_error *err);
+int locus_store_scan(struct locus_catalog **out, const char *root, struct locus_error *err);
 
 /* Opens a source named by `spec`:
  *   catalog:PATH   fsck:PATH[?hosts=FILE]
  *   webhdfs:PATH[?dataset=NAME][&hosts=FILE]   store:ROOT
  * or a bare PATH: a directory is a store, a file is sniffed (catalog magic,
  * JSON object, else fsck). */
-int locus_source_open(struct locus_catalog **out, const char *spec,
-		      struct locus_error *err);
+int locus_source_open(struct locus_catalog **out, const char *spec, struct locus_error *err);
 
 /* Reads a whole file into a NUL-terminated buffer the caller frees. */
-int locus_read_file(const char *path, char **text, size_t *len,
-		    struct locus_error *err);
+int locus_read_file(const char *path, char **text, size_t *len, struct locus_error *err);
 
 /* ---- Table I ------------------------------------------------------------ */
 
@@ -126,15 +120,13 @@ int locus_map_process_chunks(const struct locus_catalog *cat, const char *datase
 /* DLI_map_chunks_process: the map of chunks local to each process of a
  * group. */
 int locus_map_chunks_process(const struct locus_catalog *cat, const char *dataset,
-			     const char *const *procs, size_t n_procs,
-			     struct locus_chunk_map *out);
+			     const char *const *procs, size_t n_procs, struct locus_chunk_map *out);
 
 /* DLI_map_Dprocess_Dchunks: the same for every dataset under directory
  * `dir` (datasets named "dir/..." at any depth; "" or "/" is every dataset
  * the catalog holds), in catalog order. LOCUS_ENOENT when none is under it. */
 int locus_map_dprocess_dchunks(const struct locus_catalog *cat, const char *dir,
-			       const char *const *procs, size_t n_procs,
-			       struct locus_dir_map *out);
+			       const char *const *procs, size_t n_procs, struct locus_dir_map *out);
 
 /* DLI_get_total_chunks: how many chunks of `dataset` are local to `process`. */
 int locus_get_total_chunks(const struct locus_catalog *cat, const char *dataset,
@@ -147,8 +139,8 @@ int locus_get_data_percentage(const struct locus_catalog *cat, const char *datas
 
 /* DLI_check_data: whether byte `offset` of `dataset` is local to
  * `process`. LOCUS_ERANGE when the offset is past the end. */
-int locus_check_data(const struct locus_catalog *cat, const char *dataset,
-		     const char *process, uint64_t offset, bool *out);
+int locus_check_data(const struct locus_catalog *cat, const char *dataset, const char *process,
+		     uint64_t offset, bool *out);
 
 #ifdef __cplusplus
 }

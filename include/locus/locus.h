@@ -3,22 +3,22 @@
 #define LOCUS_H
 
 #define LOCUS_VERSION_STRING "0.1.0"
-#define LOCUS_VERSION_MAJOR 0
-#define LOCUS_VERSION_MINOR 1
-#define LOCUS_VERSION_PATCH 0
+#define LOCUS_VERSION_MAJOR  0
+#define LOCUS_VERSION_MINOR  1
+#define LOCUS_VERSION_PATCH  0
 
-#include "locus/error.h"
-#include "locus/log.h"
-#include "locus/rng.h"
-#include "locus/heap.h"
-#include "locus/platform.h"
-#include "locus/dataset.h"
-#include "locus/locality.h"
-#include "locus/place.h"
-#include "locus/workload.h"
-#include "locus/policy.h"
 #include "locus/bounds.h"
-#include "locus/sim.h"
+#include "locus/dataset.h"
+#include "locus/error.h"
+#include "locus/heap.h"
+#include "locus/locality.h"
+#include "locus/log.h"
+#include "locus/place.h"
+#include "locus/platform.h"
+#include "locus/policy.h"
 #include "locus/report.h"
+#include "locus/rng.h"
+#include "locus/sim.h"
+#include "locus/workload.h"
 
 #endif

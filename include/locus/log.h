@@ -44,8 +44,7 @@ unsigned locus_log_parts(void);
 void locus_log_set_sink(locus_log_sink_fn fn, void *user);
 
 /* Logs a printf-style message for `part` if that part is enabled. */
-void locus_log(unsigned part, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void locus_log(unsigned part, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #ifdef __cplusplus
 }

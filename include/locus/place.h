@@ -27,18 +27,14 @@
 extern "C" {
 #endif
 
-enum locus_place_policy {
-	LOCUS_PLACE_HDFS,
-	LOCUS_PLACE_RANDOM,
-	LOCUS_PLACE_SKEWED
-};
+enum locus_place_policy { LOCUS_PLACE_HDFS, LOCUS_PLACE_RANDOM, LOCUS_PLACE_SKEWED };
 
 struct locus_place_options {
 	enum locus_place_policy policy;
-	unsigned replicas;   /* r >= 1, at most the number of nodes */
+	unsigned replicas; /* r >= 1, at most the number of nodes */
 	uint64_t seed;
-	const char *writer;  /* hdfs: the writer's node name, or NULL */
-	double skew_std;     /* skewed: target std of replicas per node */
+	const char *writer; /* hdfs: the writer's node name, or NULL */
+	double skew_std;    /* skewed: target std of replicas per node */
 };
 
 /* Parses "hdfs", "random" or "skewed". Returns 0 or LOCUS_EINVAL. */
@@ -49,8 +45,7 @@ const char *locus_place_policy_name(enum locus_place_policy p);
  * index (into p->nodes) of replica j of chunk c; the r nodes of a chunk are
  * distinct. `out` has n_chunks * r entries, allocated by the caller. */
 int locus_place(const struct locus_platform *p, size_t n_chunks,
-		const struct locus_place_options *opt, uint32_t *out,
-		struct locus_error *err);
+		const struct locus_place_options *opt, uint32_t *out, struct locus_error *err);
 
 /* How to cut a file into chunks of about `chunk_size` bytes. */
 enum locus_split_mode {
@@ -63,9 +58,8 @@ int locus_split_mode_parse(const char *name, enum locus_split_mode *out);
 
 /* Computes the chunk lengths of file `path`; *lengths is allocated (caller
  * frees), *n receives the count. An empty file gives zero chunks. */
-int locus_split_file(const char *path, uint64_t chunk_size,
-		     enum locus_split_mode mode, uint64_t **lengths, size_t *n,
-		     struct locus_error *err);
+int locus_split_file(const char *path, uint64_t chunk_size, enum locus_split_mode mode,
+		     uint64_t **lengths, size_t *n, struct locus_error *err);
 
 /* Supplies the bytes of a dataset for locus_store_write: fills `buf` with
  * `len` bytes starting at `offset`. Returns 0 or a LOCUS_E* code. */
@@ -78,9 +72,8 @@ typedef int (*locus_bytes_fn)(void *user, uint64_t offset, void *buf, size_t len
  * complete; on any failure all temporaries are removed and the store is as
  * it was. An existing dataset is LOCUS_EEXIST unless `force`, which
  * replaces it. */
-int locus_store_write(const struct locus_catalog *cat, size_t ds,
-		      const char *root, locus_bytes_fn bytes, void *user,
-		      bool force, struct locus_error *err);
+int locus_store_write(const struct locus_catalog *cat, size_t ds, const char *root,
+		      locus_bytes_fn bytes, void *user, bool force, struct locus_error *err);
 
 /* The file name of chunk `index` at `offset` in a store. */
 void locus_store_chunk_name(char *buf, size_t size, size_t index, uint64_t offset);
@@ -96,8 +89,8 @@ int locus_synth_kind_parse(const char *name, enum locus_synth_kind *out);
 
 /* Writes `size` bytes of synthetic content to `path` atomically, the same
  * bytes for the same seed. */
-int locus_synth_write(const char *path, uint64_t size, enum locus_synth_kind kind,
-		      uint64_t seed, struct locus_error *err);
+int locus_synth_write(const char *path, uint64_t size, enum locus_synth_kind kind, uint64_t seed,
+		      struct locus_error *err);
 
 #ifdef __cplusplus
 }

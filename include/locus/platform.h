@@ -15,48 +15,46 @@
 extern "C" {
 #endif
 
-#define LOCUS_PLATFORM_FORMAT "locus-platform"
+#define LOCUS_PLATFORM_FORMAT  "locus-platform"
 #define LOCUS_PLATFORM_VERSION 1
 
 struct locus_node {
-	char *name;       /* host name, unique in the platform */
-	char *rack;       /* rack path, e.g. "/rack-a"; never NULL */
-	int cores;        /* worker processes the node runs, >= 1 */
-	double speed;     /* relative compute speed, > 0 (1 = reference) */
-	double disk_bw;   /* local disk read bandwidth, bytes/s, > 0 */
-	double net_bw;    /* network interface bandwidth, bytes/s, > 0 */
+	char *name;	/* host name, unique in the platform */
+	char *rack;	/* rack path, e.g. "/rack-a"; never NULL */
+	int cores;	/* worker processes the node runs, >= 1 */
+	double speed;	/* relative compute speed, > 0 (1 = reference) */
+	double disk_bw; /* local disk read bandwidth, bytes/s, > 0 */
+	double net_bw;	/* network interface bandwidth, bytes/s, > 0 */
 };
 
 struct locus_platform {
 	struct locus_node *nodes;
 	size_t n_nodes;
-	double latency;      /* one-way network latency, seconds, >= 0 */
-	double backbone_bw;  /* aggregate network cap, bytes/s; 0 = none */
-	void *index;         /* name lookup, private */
+	double latency;	    /* one-way network latency, seconds, >= 0 */
+	double backbone_bw; /* aggregate network cap, bytes/s; 0 = none */
+	void *index;	    /* name lookup, private */
 };
 
 /* Defaults for generated nodes and omitted JSON fields. */
 #define LOCUS_DEFAULT_DISK_BW (100e6)
-#define LOCUS_DEFAULT_NET_BW (125e6)
+#define LOCUS_DEFAULT_NET_BW  (125e6)
 #define LOCUS_DEFAULT_LATENCY (50e-6)
 
 /* Loads a platform JSON file. Errors carry file, line and column. */
-int locus_platform_load(struct locus_platform **out, const char *path,
-			struct locus_error *err);
+int locus_platform_load(struct locus_platform **out, const char *path, struct locus_error *err);
 
 /* Parses a platform from a JSON text; `name` labels error messages. */
-int locus_platform_parse(struct locus_platform **out, const char *text,
-			 size_t len, const char *name, struct locus_error *err);
+int locus_platform_parse(struct locus_platform **out, const char *text, size_t len,
+			 const char *name, struct locus_error *err);
 
 /* Generates `n_nodes` nodes named "<prefix>NNN" spread round-robin over
  * `n_racks` racks ("/rack-N"), each with `cores` cores, speed 1 and the
  * default bandwidths. */
-int locus_platform_generate(struct locus_platform **out, size_t n_nodes,
-			    size_t n_racks, int cores, const char *prefix);
+int locus_platform_generate(struct locus_platform **out, size_t n_nodes, size_t n_racks, int cores,
+			    const char *prefix);
 
 /* Writes the platform as JSON to `path` atomically (temporary + rename). */
-int locus_platform_save(const struct locus_platform *p, const char *path,
-			struct locus_error *err);
+int locus_platform_save(const struct locus_platform *p, const char *path, struct locus_error *err);
 
 /* Index of the node named `name` (host-name matching as in
  * locus_host_match), or -1. */

@@ -42,33 +42,33 @@ enum {
 
 struct locus_msg {
 	uint32_t type;
-	uint32_t from, to;   /* process ids */
-	uint32_t bytes;      /* size on the wire; 0: 16 + 8 per used arg */
-	uint32_t n_args;     /* used entries of arg (for the size) */
+	uint32_t from, to; /* process ids */
+	uint32_t bytes;	   /* size on the wire; 0: 16 + 8 per used arg */
+	uint32_t n_args;   /* used entries of arg (for the size) */
 	int64_t arg[LOCUS_MSG_ARGS];
 	double value;
 };
 
 enum locus_event_kind {
-	LOCUS_EV_START,   /* the process starts (time 0) */
+	LOCUS_EV_START,	  /* the process starts (time 0) */
 	LOCUS_EV_MESSAGE, /* msg arrived at proc */
-	LOCUS_EV_DONE,    /* worker proc finished task */
-	LOCUS_EV_TIMER,   /* a timer proc set fired */
-	LOCUS_EV_SPEED    /* node's speed changed (to every scheduler) */
+	LOCUS_EV_DONE,	  /* worker proc finished task */
+	LOCUS_EV_TIMER,	  /* a timer proc set fired */
+	LOCUS_EV_SPEED	  /* node's speed changed (to every scheduler) */
 };
 
 struct locus_event {
 	enum locus_event_kind kind;
 	uint32_t proc;
-	double now;                  /* engine time, seconds */
+	double now;		     /* engine time, seconds */
 	const struct locus_msg *msg; /* MESSAGE */
-	uint32_t task;               /* DONE */
-	double duration;             /* DONE: read + compute, seconds */
-	double compute;              /* DONE: compute part */
-	int remote;                  /* DONE: 1 if the chunk came over the network */
-	uint64_t tag;                /* TIMER */
-	uint32_t node;               /* SPEED */
-	double speed;                /* SPEED: the node's new relative speed */
+	uint32_t task;		     /* DONE */
+	double duration;	     /* DONE: read + compute, seconds */
+	double compute;		     /* DONE: compute part */
+	int remote;		     /* DONE: 1 if the chunk came over the network */
+	uint64_t tag;		     /* TIMER */
+	uint32_t node;		     /* SPEED */
+	double speed;		     /* SPEED: the node's new relative speed */
 };
 
 /* Where a policy writes its actions for one event; owned by the engine. */
@@ -106,7 +106,7 @@ struct locus_policy_ctx {
 	const struct locus_workload *wl;
 	size_t n_workers;
 	size_t n_schedulers;
-	uint64_t seed;        /* for the instance's own generator */
+	uint64_t seed; /* for the instance's own generator */
 	struct locus_kv *opts;
 };
 
@@ -115,8 +115,8 @@ struct locus_policy_stats {
 	uint64_t entries_examined;
 	uint64_t local_assignments;
 	uint64_t remote_assignments;
-	uint64_t counters[8];          /* policy-specific, named below */
-	const char *counter_names[8];  /* NULL ends the list */
+	uint64_t counters[8];	      /* policy-specific, named below */
+	const char *counter_names[8]; /* NULL ends the list */
 };
 
 struct locus_policy {

@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define LOCUS_RESULT_FORMAT "locus-result"
+#define LOCUS_RESULT_FORMAT  "locus-result"
 #define LOCUS_RESULT_VERSION 1
 
 int locus_report_json(const struct locus_result *r, FILE *fp);

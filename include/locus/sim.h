@@ -43,16 +43,16 @@ struct locus_speed_change {
 struct locus_sim_config {
 	const struct locus_workload *wl;
 	const struct locus_policy *policy;
-	const char *policy_opts;     /* "key=value,..." or NULL */
-	size_t schedulers;           /* 0: the policy's default */
+	const char *policy_opts; /* "key=value,..." or NULL */
+	size_t schedulers;	 /* 0: the policy's default */
 	uint64_t seed;
-	double latency;              /* message latency, s; < 0: the platform's */
-	double cost_per_msg;         /* s per message a process handles */
-	double cost_per_entry;       /* s per metadata entry examined */
-	double shared_fs_bw;         /* > 0: reads come from a shared file system */
+	double latency;				/* message latency, s; < 0: the platform's */
+	double cost_per_msg;			/* s per message a process handles */
+	double cost_per_entry;			/* s per metadata entry examined */
+	double shared_fs_bw;			/* > 0: reads come from a shared file system */
 	const struct locus_speed_change *speed; /* sorted by time */
 	size_t n_speed;
-	int no_task_results;         /* 1: do not keep per-task results */
+	int no_task_results; /* 1: do not keep per-task results */
 	/* Called now and then (about every 1 % of tasks); may be NULL. */
 	void (*progress)(void *user, size_t done, size_t total, double now);
 	void *progress_user;
@@ -60,9 +60,9 @@ struct locus_sim_config {
 
 struct locus_task_result {
 	uint32_t worker;
-	uint32_t node;     /* the worker's node */
+	uint32_t node;	   /* the worker's node */
 	uint32_t source;   /* node read from (== node when local); UINT32_MAX: shared FS */
-	uint32_t local;    /* 1 if read from the worker's own node */
+	uint32_t local;	   /* 1 if read from the worker's own node */
 	double idle_since; /* when the worker became free for it */
 	double assigned;   /* when the assignment reached the worker */
 	double read_end;
@@ -73,14 +73,14 @@ struct locus_worker_result {
 	uint32_t node;
 	uint32_t tasks, local_tasks;
 	uint64_t bytes_local, bytes_remote;
-	double busy;       /* reading + computing */
-	double idle;       /* waiting for work until its last task ended */
-	double max_wait;   /* longest wait for an assignment */
+	double busy;	 /* reading + computing */
+	double idle;	 /* waiting for work until its last task ended */
+	double max_wait; /* longest wait for an assignment */
 };
 
 struct locus_sched_result {
-	uint64_t events;   /* events handled */
-	double busy;       /* time spent deciding */
+	uint64_t events; /* events handled */
+	double busy;	 /* time spent deciding */
 };
 
 struct locus_result {

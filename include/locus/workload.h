@@ -25,51 +25,50 @@ extern "C" {
 
 /* How a task's compute work is drawn (seconds on a speed-1 node). */
 enum locus_work_dist {
-	LOCUS_WORK_FIXED,       /* every task `mean` */
-	LOCUS_WORK_UNIFORM,     /* uniform in [lo, hi] */
+	LOCUS_WORK_FIXED,	/* every task `mean` */
+	LOCUS_WORK_UNIFORM,	/* uniform in [lo, hi] */
 	LOCUS_WORK_EXPONENTIAL, /* exponential with mean `mean` */
-	LOCUS_WORK_PER_BYTE,    /* `mean` seconds per MiB of the task's chunk */
-	LOCUS_WORK_TRACE        /* one value per task from `trace` (cycled) */
+	LOCUS_WORK_PER_BYTE,	/* `mean` seconds per MiB of the task's chunk */
+	LOCUS_WORK_TRACE	/* one value per task from `trace` (cycled) */
 };
 
 struct locus_work_spec {
 	enum locus_work_dist dist;
-	double mean;         /* FIXED, EXPONENTIAL, PER_BYTE */
-	double lo, hi;       /* UNIFORM */
+	double mean;	     /* FIXED, EXPONENTIAL, PER_BYTE */
+	double lo, hi;	     /* UNIFORM */
 	const double *trace; /* TRACE values, `n_trace` of them */
 	size_t n_trace;
 };
 
 /* Parses "fixed:2", "uniform:1:3", "exp:2", "per-mib:0.05" or
  * "trace:FILE" (one number per line). Errors name what was expected. */
-int locus_work_spec_parse(struct locus_work_spec *out, const char *text,
-			  struct locus_error *err);
+int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct locus_error *err);
 /* Frees a trace loaded by locus_work_spec_parse. */
 void locus_work_spec_fini(struct locus_work_spec *spec);
 
 struct locus_task {
-	uint32_t dataset;      /* catalog dataset index */
-	uint32_t chunk;        /* chunk index in that dataset */
-	uint64_t bytes;        /* bytes the task reads */
-	double work;           /* compute seconds on a speed-1 node */
-	uint32_t holders_at;   /* first entry in locus_workload.holders */
-	uint32_t n_holders;    /* nodes holding a replica */
+	uint32_t dataset;    /* catalog dataset index */
+	uint32_t chunk;	     /* chunk index in that dataset */
+	uint64_t bytes;	     /* bytes the task reads */
+	double work;	     /* compute seconds on a speed-1 node */
+	uint32_t holders_at; /* first entry in locus_workload.holders */
+	uint32_t n_holders;  /* nodes holding a replica */
 };
 
 struct locus_workload {
 	const struct locus_platform *platform;
 	size_t n_tasks;
 	struct locus_task *tasks;
-	uint32_t *holders;     /* platform node ids, by task (holders_at) */
+	uint32_t *holders; /* platform node ids, by task (holders_at) */
 	/* Worker processes: one per core of each node, in node order. */
 	size_t n_workers;
 	uint32_t *worker_node; /* node of each worker */
 	/* The tasks local to each node: node_tasks[node_at[n] .. node_at[n+1]). */
-	uint32_t *node_at;     /* n_nodes + 1 offsets */
+	uint32_t *node_at; /* n_nodes + 1 offsets */
 	uint32_t *node_tasks;
-	double total_work;     /* sum of work */
-	uint64_t total_bytes;  /* sum of bytes */
-	size_t n_unplaced;     /* tasks whose chunk no platform node holds */
+	double total_work;    /* sum of work */
+	uint64_t total_bytes; /* sum of bytes */
+	size_t n_unplaced;    /* tasks whose chunk no platform node holds */
 };
 
 /* Builds the workload of every chunk of every dataset of `cat` (or only

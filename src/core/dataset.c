@@ -58,8 +58,7 @@ void locus_catalog_destroy(struct locus_catalog *cat)
 	free(cat);
 }
 
-long locus_catalog_add_host(struct locus_catalog *cat, const char *name,
-			    const char *rack)
+long locus_catalog_add_host(struct locus_catalog *cat, const char *name, const char *rack)
 {
 	struct catalog_priv *pv = cat->priv;
 	size_t id;
@@ -124,8 +123,7 @@ long locus_catalog_add_dataset(struct locus_catalog *cat, const char *name)
 			sizeof *cat->datasets))
 		return LOCUS_ENOMEM;
 	if (pv->datasets_cap != cap) {
-		size_t *cc = locus__reallocarray(pv->chunks_cap, pv->datasets_cap,
-						 sizeof *cc);
+		size_t *cc = locus__reallocarray(pv->chunks_cap, pv->datasets_cap, sizeof *cc);
 		if (!cc)
 			return LOCUS_ENOMEM;
 		pv->chunks_cap = cc;
@@ -150,9 +148,8 @@ long locus_catalog_find_dataset(const struct locus_catalog *cat, const char *nam
 	return -1;
 }
 
-long locus_catalog_add_chunk(struct locus_catalog *cat, size_t d,
-			     uint64_t length, const uint32_t *replicas,
-			     uint32_t n_replicas, uint32_t flags)
+long locus_catalog_add_chunk(struct locus_catalog *cat, size_t d, uint64_t length,
+			     const uint32_t *replicas, uint32_t n_replicas, uint32_t flags)
 {
 	struct catalog_priv *pv = cat->priv;
 	if (d >= cat->n_datasets)
@@ -184,8 +181,7 @@ long locus_catalog_add_chunk(struct locus_catalog *cat, size_t d,
 		}
 		free(seen);
 	}
-	if (locus__grow(&ds->chunks, &pv->chunks_cap[d], ds->n_chunks + 1,
-			sizeof *ds->chunks))
+	if (locus__grow(&ds->chunks, &pv->chunks_cap[d], ds->n_chunks + 1, sizeof *ds->chunks))
 		return LOCUS_ENOMEM;
 	struct locus_chunk *c = &ds->chunks[ds->n_chunks];
 	c->replicas = locus__calloc(n_replicas, sizeof *c->replicas);
@@ -201,8 +197,8 @@ long locus_catalog_add_chunk(struct locus_catalog *cat, size_t d,
 	return (long)ds->n_chunks++;
 }
 
-int locus_catalog_add_problem(struct locus_catalog *cat, size_t ds,
-			      size_t chunk, uint32_t flags, const char *detail)
+int locus_catalog_add_problem(struct locus_catalog *cat, size_t ds, size_t chunk, uint32_t flags,
+			      const char *detail)
 {
 	struct catalog_priv *pv = cat->priv;
 	if (locus__grow(&cat->problems, &pv->problems_cap, cat->n_problems + 1,

@@ -9,17 +9,28 @@
 const char *locus_strerror(int code)
 {
 	switch (code) {
-	case LOCUS_OK: return "success";
-	case LOCUS_EINVAL: return "invalid argument";
-	case LOCUS_ENOMEM: return "out of memory";
-	case LOCUS_EIO: return "input/output error";
-	case LOCUS_EPARSE: return "malformed input";
-	case LOCUS_ENOENT: return "not found";
-	case LOCUS_EEXIST: return "already exists";
-	case LOCUS_ERANGE: return "value out of range";
-	case LOCUS_ENOTSUP: return "not supported";
-	case LOCUS_EINCOMPLETE: return "data incomplete";
-	default: return "unknown error";
+	case LOCUS_OK:
+		return "success";
+	case LOCUS_EINVAL:
+		return "invalid argument";
+	case LOCUS_ENOMEM:
+		return "out of memory";
+	case LOCUS_EIO:
+		return "input/output error";
+	case LOCUS_EPARSE:
+		return "malformed input";
+	case LOCUS_ENOENT:
+		return "not found";
+	case LOCUS_EEXIST:
+		return "already exists";
+	case LOCUS_ERANGE:
+		return "value out of range";
+	case LOCUS_ENOTSUP:
+		return "not supported";
+	case LOCUS_EINCOMPLETE:
+		return "data incomplete";
+	default:
+		return "unknown error";
 	}
 }
 
@@ -37,13 +48,13 @@ char *locus_error_format(const struct locus_error *err, char *buf, size_t size)
 	if (!err)
 		return buf;
 	size_t n = 0;
-#define APPEND(...)                                                          \
-	do {                                                                 \
-		if (n < size) {                                              \
-			int w = snprintf(buf + n, size - n, __VA_ARGS__);    \
-			if (w > 0)                                           \
-				n += (size_t)w;                              \
-		}                                                            \
+#define APPEND(...)                                                                                \
+	do {                                                                                       \
+		if (n < size) {                                                                    \
+			int w = snprintf(buf + n, size - n, __VA_ARGS__);                          \
+			if (w > 0)                                                                 \
+				n += (size_t)w;                                                    \
+		}                                                                                  \
 	} while (0)
 	if (err->file[0]) {
 		APPEND("%s:", err->file);
@@ -62,8 +73,8 @@ char *locus_error_format(const struct locus_error *err, char *buf, size_t size)
 	return buf;
 }
 
-int locus__err(struct locus_error *err, int code, const char *file, long line,
-	       long col, const char *fmt, ...)
+int locus__err(struct locus_error *err, int code, const char *file, long line, long col,
+	       const char *fmt, ...)
 {
 	if (!err)
 		return code;

@@ -13,8 +13,8 @@
 /* Fills `err` (may be NULL) and returns `code`, so readers can write
  * `return locus__err(err, LOCUS_EPARSE, file, line, col, "expected ...")`.
  * `file` may be NULL, `line`/`col` 0 when they do not apply. */
-int locus__err(struct locus_error *err, int code, const char *file, long line,
-	       long col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int locus__err(struct locus_error *err, int code, const char *file, long line, long col,
+	       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* Allocation helpers that return NULL on overflow as on failure. */
 void *locus__calloc(size_t n, size_t size);
@@ -30,7 +30,7 @@ int locus__grow(void *array, size_t *cap, size_t need, size_t size);
 struct locus__strmap {
 	char **keys;
 	size_t *vals;
-	size_t cap;   /* power of two or 0 */
+	size_t cap; /* power of two or 0 */
 	size_t count;
 };
 void locus__strmap_init(struct locus__strmap *m);
@@ -48,13 +48,12 @@ struct locus__buf {
 };
 int locus__buf_append(struct locus__buf *b, const char *s, size_t n);
 int locus__buf_printf(struct locus__buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void locus__buf_fini(struct locus__buf *b);
 
 /* Line iteration over a text buffer: sets *line and *len to the next line
  * without its "\n" or "\r\n" and advances *pos. Returns 0 at the end. */
-int locus__next_line(const char *text, size_t size, size_t *pos,
-		     const char **line, size_t *len);
+int locus__next_line(const char *text, size_t size, size_t *pos, const char **line, size_t *len);
 
 /* Parses an unsigned decimal integer at s[0..n): all characters must be
  * digits, at least one, no overflow. Returns 0 or LOCUS_ERANGE/EPARSE. */
@@ -66,13 +65,11 @@ int locus__parse_size(const char *s, uint64_t *out);
 
 /* Writes `n` bytes to `path` atomically: a temporary file in the same
  * directory, fsync, rename. On failure nothing is left behind. */
-int locus__write_atomic(const char *path, const void *data, size_t n,
-			struct locus_error *err);
+int locus__write_atomic(const char *path, const void *data, size_t n, struct locus_error *err);
 
 /* Reads a whole file into a NUL-terminated buffer the caller frees
  * (LOCUS_ENOENT, LOCUS_EIO with the path and reason). */
-int locus__read_file(const char *path, char **text, size_t *len,
-		     struct locus_error *err);
+int locus__read_file(const char *path, char **text, size_t *len, struct locus_error *err);
 
 /* Removes a directory tree (best effort); returns 0 or LOCUS_EIO. */
 int locus__rmtree(const char *path);

@@ -10,12 +10,17 @@ static const struct {
 	const char *name;
 	unsigned flag;
 } parts[] = {
-	{ "core", LOCUS_LOG_CORE },	      { "locality", LOCUS_LOG_LOCALITY },
-	{ "place", LOCUS_LOG_PLACE },	      { "sched", LOCUS_LOG_SCHED },
-	{ "sim", LOCUS_LOG_SIM },	      { "mpi", LOCUS_LOG_MPI },
-	{ "divisible", LOCUS_LOG_DIVISIBLE }, { "dag", LOCUS_LOG_DAG },
-	{ "flow", LOCUS_LOG_FLOW },	      { "report", LOCUS_LOG_REPORT },
-	{ "all", LOCUS_LOG_ALL },
+    {"core", LOCUS_LOG_CORE},
+    {"locality", LOCUS_LOG_LOCALITY},
+    {"place", LOCUS_LOG_PLACE},
+    {"sched", LOCUS_LOG_SCHED},
+    {"sim", LOCUS_LOG_SIM},
+    {"mpi", LOCUS_LOG_MPI},
+    {"divisible", LOCUS_LOG_DIVISIBLE},
+    {"dag", LOCUS_LOG_DAG},
+    {"flow", LOCUS_LOG_FLOW},
+    {"report", LOCUS_LOG_REPORT},
+    {"all", LOCUS_LOG_ALL},
 };
 
 static unsigned enabled;

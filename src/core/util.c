@@ -93,7 +93,7 @@ static size_t slot_of(const struct locus__strmap *m, const char *key)
 
 static int rehash(struct locus__strmap *m, size_t ncap)
 {
-	struct locus__strmap n = { 0 };
+	struct locus__strmap n = {0};
 	n.keys = calloc(ncap, sizeof *n.keys);
 	n.vals = calloc(ncap, sizeof *n.vals);
 	if (!n.keys || !n.vals) {
@@ -118,8 +118,7 @@ static int rehash(struct locus__strmap *m, size_t ncap)
 
 int locus__strmap_put(struct locus__strmap *m, const char *key, size_t val)
 {
-	if ((m->count + 1) * 4 > m->cap * 3 &&
-	    rehash(m, m->cap ? m->cap * 2 : 16))
+	if ((m->count + 1) * 4 > m->cap * 3 && rehash(m, m->cap ? m->cap * 2 : 16))
 		return LOCUS_ENOMEM;
 	size_t i = slot_of(m, key);
 	if (!m->keys[i]) {
@@ -181,8 +180,7 @@ void locus__buf_fini(struct locus__buf *b)
 
 /* ---- parsing ------------------------------------------------------------ */
 
-int locus__next_line(const char *text, size_t size, size_t *pos,
-		     const char **line, size_t *len)
+int locus__next_line(const char *text, size_t size, size_t *pos, const char **line, size_t *len)
 {
 	if (*pos >= size)
 		return 0;
@@ -226,13 +224,20 @@ int locus__parse_size(const char *s, uint64_t *out)
 		const char *s;
 		uint64_t m;
 	} sufs[] = {
-		{ "", 1 },		   { "B", 1 },
-		{ "K", 1ull << 10 },	   { "M", 1ull << 20 },
-		{ "G", 1ull << 30 },	   { "T", 1ull << 40 },
-		{ "KiB", 1ull << 10 },	   { "MiB", 1ull << 20 },
-		{ "GiB", 1ull << 30 },	   { "TiB", 1ull << 40 },
-		{ "KB", 1000ull },	   { "MB", 1000000ull },
-		{ "GB", 1000000000ull },   { "TB", 1000000000000ull },
+	    {"", 1},
+	    {"B", 1},
+	    {"K", 1ull << 10},
+	    {"M", 1ull << 20},
+	    {"G", 1ull << 30},
+	    {"T", 1ull << 40},
+	    {"KiB", 1ull << 10},
+	    {"MiB", 1ull << 20},
+	    {"GiB", 1ull << 30},
+	    {"TiB", 1ull << 40},
+	    {"KB", 1000ull},
+	    {"MB", 1000000ull},
+	    {"GB", 1000000000ull},
+	    {"TB", 1000000000000ull},
 	};
 	size_t i;
 	for (i = 0; i < LOCUS__ARRAY_LEN(sufs); i++)
@@ -249,8 +254,7 @@ int locus__parse_size(const char *s, uint64_t *out)
 
 /* ---- files ------------------------------------------------------------- */
 
-int locus__write_atomic(const char *path, const void *data, size_t n,
-			struct locus_error *err)
+int locus__write_atomic(const char *path, const void *data, size_t n, struct locus_error *err)
 {
 	size_t plen = strlen(path);
 	char *tmp = malloc(plen + 32);
@@ -262,8 +266,7 @@ int locus__write_atomic(const char *path, const void *data, size_t n,
 		int e = errno;
 		free(tmp);
 		return locus__err(err, LOCUS_EIO, path, 0, 0,
-				  "cannot create a temporary file next to it: %s",
-				  strerror(e));
+				  "cannot create a temporary file next to it: %s", strerror(e));
 	}
 	const char *p = data;
 	size_t left = n;
@@ -288,8 +291,7 @@ int locus__write_atomic(const char *path, const void *data, size_t n,
 	if (e) {
 		unlink(tmp);
 		free(tmp);
-		return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot write: %s",
-				  strerror(e));
+		return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot write: %s", strerror(e));
 	}
 	free(tmp);
 	return 0;
@@ -323,8 +325,7 @@ int locus__mkdirs(const char *path, struct locus_error *err)
 			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
 				int e = errno;
 				int rc = locus__err(err, LOCUS_EIO, p, 0, 0,
-						    "cannot create directory: %s",
-						    strerror(e));
+						    "cannot create directory: %s", strerror(e));
 				free(p);
 				return rc;
 			}
@@ -337,16 +338,15 @@ int locus__mkdirs(const char *path, struct locus_error *err)
 	return 0;
 }
 
-int locus__read_file(const char *path, char **text, size_t *len,
-		     struct locus_error *err)
+int locus__read_file(const char *path, char **text, size_t *len, struct locus_error *err)
 {
 	*text = NULL;
 	*len = 0;
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
-		return locus__err(err, errno == ENOENT ? LOCUS_ENOENT : LOCUS_EIO, path, 0,
-				  0, "cannot open: %s", strerror(errno));
-	struct locus__buf b = { 0 };
+		return locus__err(err, errno == ENOENT ? LOCUS_ENOENT : LOCUS_EIO, path, 0, 0,
+				  "cannot open: %s", strerror(errno));
+	struct locus__buf b = {0};
 	char chunk[65536];
 	size_t n;
 	int rc = locus__buf_append(&b, "", 0);
@@ -357,8 +357,7 @@ int locus__read_file(const char *path, char **text, size_t *len,
 	if (rc || e) {
 		locus__buf_fini(&b);
 		return rc ? locus__err(err, rc, path, 0, 0, "out of memory")
-			  : locus__err(err, LOCUS_EIO, path, 0, 0, "cannot read: %s",
-				       strerror(e));
+			  : locus__err(err, LOCUS_EIO, path, 0, 0, "cannot read: %s", strerror(e));
 	}
 	*text = b.data;
 	*len = b.len;

@@ -21,10 +21,10 @@ static const struct {
 	const char *name;
 	uint32_t flag;
 } flag_names[] = {
-	{ "missing", LOCUS_CHUNK_MISSING },
-	{ "under-construction", LOCUS_CHUNK_UNDER_CONSTRUCTION },
-	{ "corrupt", LOCUS_CHUNK_CORRUPT },
-	{ "erasure-coded", LOCUS_DATASET_ERASURE_CODED },
+    {"missing", LOCUS_CHUNK_MISSING},
+    {"under-construction", LOCUS_CHUNK_UNDER_CONSTRUCTION},
+    {"corrupt", LOCUS_CHUNK_CORRUPT},
+    {"erasure-coded", LOCUS_DATASET_ERASURE_CODED},
 };
 
 #define MAX_FIELDS 8
@@ -40,31 +40,29 @@ struct parser {
 	long line;
 	struct locus_error *err;
 	struct locus_catalog *cat;
-	long ds;          /* current dataset, -1 before the first */
+	long ds;	  /* current dataset, -1 before the first */
 	uint64_t ds_size; /* declared size of the current dataset */
 	uint64_t ds_chunks;
-	long ds_line;     /* line of its dataset record */
+	long ds_line; /* line of its dataset record */
 	size_t total_chunks;
 	uint32_t *reps;
 	size_t reps_cap;
 };
 
-static int perr(struct parser *p, long col, const char *fmt, const char *what,
-		size_t n)
+static int perr(struct parser *p, long col, const char *fmt, const char *what, size_t n)
 {
 	/* `fmt` has one %.*s for the offending text. */
-	return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, col, fmt,
-			  (int)(n > 60 ? 60 : n), what);
+	return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, col, fmt, (int)(n > 60 ? 60 : n),
+			  what);
 }
 
-static int field_u64(struct parser *p, const struct field *f, const char *what,
-		     uint64_t *out)
+static int field_u64(struct parser *p, const struct field *f, const char *what, uint64_t *out)
 {
 	int rc = locus__parse_u64(f->s, f->n, out);
 	if (rc)
 		return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, f->col,
-				  "expected %s (a non-negative integer), got \"%.*s\"",
-				  what, (int)(f->n > 60 ? 60 : f->n), f->s);
+				  "expected %s (a non-negative integer), got \"%.*s\"", what,
+				  (int)(f->n > 60 ? 60 : f->n), f->s);
 	return 0;
 }
 
@@ -78,8 +76,7 @@ static int is_dash(const struct field *f)
 	return f->n == 1 && f->s[0] == '-';
 }
 
-static int parse_flags(struct parser *p, const struct field *f, uint32_t allowed,
-		       uint32_t *out)
+static int parse_flags(struct parser *p, const struct field *f, uint32_t allowed, uint32_t *out)
 {
 	*out = 0;
 	if (is_dash(f))
@@ -91,18 +88,16 @@ static int parse_flags(struct parser *p, const struct field *f, uint32_t allowed
 			j++;
 		size_t k;
 		for (k = 0; k < LOCUS__ARRAY_LEN(flag_names); k++)
-			if ((flag_names[k].flag & allowed) &&
-			    strlen(flag_names[k].name) == j - i &&
+			if ((flag_names[k].flag & allowed) && strlen(flag_names[k].name) == j - i &&
 			    memcmp(flag_names[k].name, f->s + i, j - i) == 0)
 				break;
 		if (k == LOCUS__ARRAY_LEN(flag_names))
-			return locus__err(p->err, LOCUS_EPARSE, p->name, p->line,
-					  f->col + (long)i,
+			return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, f->col + (long)i,
 					  "unknown flag \"%.*s\" (expected %s)",
 					  (int)(j - i > 60 ? 60 : j - i), f->s + i,
 					  allowed & LOCUS_DATASET_ERASURE_CODED
-						  ? "erasure-coded or -"
-						  : "missing, under-construction, corrupt or -");
+					      ? "erasure-coded or -"
+					      : "missing, under-construction, corrupt or -");
 		*out |= flag_names[k].flag;
 		i = j + 1;
 	}
@@ -137,16 +132,16 @@ static int rec_host(struct parser *p, struct field *f, size_t nf)
 	char *rack = is_dash(&f[2]) || f[2].n == 0 ? NULL : field_str(&f[2]);
 	size_t before = p->cat->n_hosts;
 	long id = name && (rack || is_dash(&f[2]) || f[2].n == 0)
-			  ? locus_catalog_add_host(p->cat, name, rack)
-			  : LOCUS_ENOMEM;
+		      ? locus_catalog_add_host(p->cat, name, rack)
+		      : LOCUS_ENOMEM;
 	free(name);
 	free(rack);
 	if (id < 0)
 		return locus__err(p->err, (int)id, p->name, p->line, 0, "out of memory");
 	if ((size_t)id < before)
 		return perr(p, f[1].col,
-			    "host \"%.*s\" is listed twice or after a chunk that names it",
-			    f[1].s, f[1].n);
+			    "host \"%.*s\" is listed twice or after a chunk that names it", f[1].s,
+			    f[1].n);
 	return 0;
 }
 
@@ -156,7 +151,8 @@ static int rec_dataset(struct parser *p, struct field *f, size_t nf)
 	if (rc)
 		return rc;
 	if (nf != 5)
-		return perr(p, 1, "expected \"dataset<TAB>NAME<TAB>SIZE<TAB>CHUNKS<TAB>FLAGS\"%.*s", "", 0);
+		return perr(p, 1, "expected \"dataset<TAB>NAME<TAB>SIZE<TAB>CHUNKS<TAB>FLAGS\"%.*s",
+			    "", 0);
 	uint32_t flags;
 	if ((rc = field_u64(p, &f[2], "the dataset size in bytes", &p->ds_size)) ||
 	    (rc = field_u64(p, &f[3], "the number of chunks", &p->ds_chunks)) ||
@@ -183,15 +179,20 @@ static int rec_chunk(struct parser *p, struct field *f, size_t nf)
 	if (p->ds < 0)
 		return perr(p, 1, "a chunk record must follow a dataset record%.*s", "", 0);
 	if (nf != 6)
-		return perr(p, 1, "expected \"chunk<TAB>INDEX<TAB>OFFSET<TAB>LENGTH<TAB>HOSTS<TAB>FLAGS\"%.*s", "", 0);
+		return perr(
+		    p, 1,
+		    "expected \"chunk<TAB>INDEX<TAB>OFFSET<TAB>LENGTH<TAB>HOSTS<TAB>FLAGS\"%.*s",
+		    "", 0);
 	struct locus_dataset *ds = &p->cat->datasets[p->ds];
 	uint64_t index, offset, length;
 	uint32_t flags;
 	if ((rc = field_u64(p, &f[1], "the chunk index", &index)) ||
 	    (rc = field_u64(p, &f[2], "the chunk offset", &offset)) ||
 	    (rc = field_u64(p, &f[3], "the chunk length", &length)) ||
-	    (rc = parse_flags(p, &f[5], LOCUS_CHUNK_MISSING | LOCUS_CHUNK_UNDER_CONSTRUCTION |
-					     LOCUS_CHUNK_CORRUPT, &flags)))
+	    (rc = parse_flags(p, &f[5],
+			      LOCUS_CHUNK_MISSING | LOCUS_CHUNK_UNDER_CONSTRUCTION |
+				  LOCUS_CHUNK_CORRUPT,
+			      &flags)))
 		return rc;
 	if (index != ds->n_chunks)
 		return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, f[1].col,
@@ -202,7 +203,8 @@ static int rec_chunk(struct parser *p, struct field *f, size_t nf)
 				  ds->name, p->ds_chunks);
 	if (offset != ds->size)
 		return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, f[2].col,
-				  "expected offset %" PRIu64 " (chunks are contiguous), got %" PRIu64,
+				  "expected offset %" PRIu64
+				  " (chunks are contiguous), got %" PRIu64,
 				  ds->size, offset);
 	uint32_t n = 0;
 	if (!is_dash(&f[4])) {
@@ -219,15 +221,18 @@ static int rec_chunk(struct parser *p, struct field *f, size_t nf)
 			long id = h ? locus_catalog_add_host(p->cat, h, NULL) : LOCUS_ENOMEM;
 			free(h);
 			if (id < 0)
-				return locus__err(p->err, (int)id, p->name, p->line, 0, "out of memory");
+				return locus__err(p->err, (int)id, p->name, p->line, 0,
+						  "out of memory");
 			for (uint32_t k = 0; k < n; k++)
 				if (p->reps[k] == (uint32_t)id)
-					return locus__err(p->err, LOCUS_EPARSE, p->name, p->line,
-							  f[4].col + (long)i,
-							  "host \"%.*s\" is listed twice for one chunk",
-							  (int)(j - i > 60 ? 60 : j - i), f[4].s + i);
+					return locus__err(
+					    p->err, LOCUS_EPARSE, p->name, p->line,
+					    f[4].col + (long)i,
+					    "host \"%.*s\" is listed twice for one chunk",
+					    (int)(j - i > 60 ? 60 : j - i), f[4].s + i);
 			if (locus__grow(&p->reps, &p->reps_cap, (size_t)n + 1, sizeof *p->reps))
-				return locus__err(p->err, LOCUS_ENOMEM, p->name, p->line, 0, "out of memory");
+				return locus__err(p->err, LOCUS_ENOMEM, p->name, p->line, 0,
+						  "out of memory");
 			p->reps[n++] = (uint32_t)id;
 			i = j + 1;
 		}
@@ -245,7 +250,9 @@ static int rec_problem(struct parser *p, struct field *f, size_t nf)
 {
 	int rc;
 	if (nf != 5)
-		return perr(p, 1, "expected \"problem<TAB>DATASET<TAB>CHUNK<TAB>FLAGS<TAB>DETAIL\"%.*s", "", 0);
+		return perr(p, 1,
+			    "expected \"problem<TAB>DATASET<TAB>CHUNK<TAB>FLAGS<TAB>DETAIL\"%.*s",
+			    "", 0);
 	char *name = field_str(&f[1]);
 	long d = name ? locus_catalog_find_dataset(p->cat, name) : -1;
 	free(name);
@@ -257,10 +264,13 @@ static int rec_problem(struct parser *p, struct field *f, size_t nf)
 		if ((rc = field_u64(p, &f[2], "a chunk index or -", &chunk)))
 			return rc;
 		if (chunk >= p->cat->datasets[d].n_chunks)
-			return perr(p, f[2].col, "no such chunk \"%.*s\" in that dataset", f[2].s, f[2].n);
+			return perr(p, f[2].col, "no such chunk \"%.*s\" in that dataset", f[2].s,
+				    f[2].n);
 	}
-	if ((rc = parse_flags(p, &f[3], LOCUS_CHUNK_MISSING | LOCUS_CHUNK_UNDER_CONSTRUCTION |
-						LOCUS_CHUNK_CORRUPT, &flags)))
+	if ((rc = parse_flags(p, &f[3],
+			      LOCUS_CHUNK_MISSING | LOCUS_CHUNK_UNDER_CONSTRUCTION |
+				  LOCUS_CHUNK_CORRUPT,
+			      &flags)))
 		return rc;
 	char *detail = field_str(&f[4]);
 	rc = detail ? locus_catalog_add_problem(p->cat, (size_t)d, (size_t)chunk, flags, detail)
@@ -283,16 +293,20 @@ static int parse(struct parser *p, const char *text, size_t len)
 			static const char magic[] = LOCUS_CATALOG_MAGIC "\t";
 			uint64_t v;
 			if (n < sizeof magic - 1 || memcmp(line, magic, sizeof magic - 1) != 0)
-				return perr(p, 1, "expected \"" LOCUS_CATALOG_MAGIC
-						  "<TAB>VERSION\" as the first line (is this a Locus catalog?)%.*s",
+				return perr(p, 1,
+					    "expected \"" LOCUS_CATALOG_MAGIC
+					    "<TAB>VERSION\" as the first line (is this a Locus "
+					    "catalog?)%.*s",
 					    "", 0);
 			if (locus__parse_u64(line + sizeof magic - 1, n - (sizeof magic - 1), &v))
-				return perr(p, (long)sizeof magic, "expected a version number, got \"%.*s\"",
+				return perr(p, (long)sizeof magic,
+					    "expected a version number, got \"%.*s\"",
 					    line + sizeof magic - 1, n - (sizeof magic - 1));
 			if (v != LOCUS_CATALOG_VERSION)
 				return locus__err(p->err, LOCUS_EPARSE, p->name, p->line,
 						  (long)sizeof magic,
-						  "catalog version %" PRIu64 " is not supported (this Locus reads version %d)",
+						  "catalog version %" PRIu64
+						  " is not supported (this Locus reads version %d)",
 						  v, LOCUS_CATALOG_VERSION);
 			seen_header = 1;
 			continue;
@@ -331,19 +345,23 @@ static int parse(struct parser *p, const char *text, size_t len)
 			if ((rc = close_dataset(p)))
 				return rc;
 			if (nf != 3)
-				return perr(p, 1, "expected \"end<TAB>DATASETS<TAB>CHUNKS\"%.*s", "", 0);
+				return perr(p, 1, "expected \"end<TAB>DATASETS<TAB>CHUNKS\"%.*s",
+					    "", 0);
 			if ((rc = field_u64(p, &f[1], "the number of datasets", &nd)) ||
 			    (rc = field_u64(p, &f[2], "the number of chunks", &nc)))
 				return rc;
 			if (nd != p->cat->n_datasets || nc != p->total_chunks)
 				return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, 1,
-						  "end record says %" PRIu64 " datasets and %" PRIu64
+						  "end record says %" PRIu64
+						  " datasets and %" PRIu64
 						  " chunks, but the catalog has %zu and %zu",
 						  nd, nc, p->cat->n_datasets, p->total_chunks);
 			seen_end = 1;
 			rc = 0;
 		} else
-			rc = perr(p, 1, "expected a record type (host, dataset, chunk, problem or end), got \"%.*s\"",
+			rc = perr(p, 1,
+				  "expected a record type (host, dataset, chunk, problem or end), "
+				  "got \"%.*s\"",
 				  f[0].s, f[0].n);
 #undef IS
 		if (rc)
@@ -353,15 +371,16 @@ static int parse(struct parser *p, const char *text, size_t len)
 		return locus__err(p->err, LOCUS_EPARSE, p->name, 1, 1,
 				  "empty file: expected \"" LOCUS_CATALOG_MAGIC "<TAB>VERSION\"");
 	if (!seen_end)
-		return locus__err(p->err, LOCUS_EPARSE, p->name, p->line + 1, 1,
-				  "unexpected end of file: expected an end record (the catalog is truncated)");
+		return locus__err(
+		    p->err, LOCUS_EPARSE, p->name, p->line + 1, 1,
+		    "unexpected end of file: expected an end record (the catalog is truncated)");
 	return 0;
 }
 
-int locus_catalog_parse(struct locus_catalog **out, const char *text,
-			size_t len, const char *name, struct locus_error *err)
+int locus_catalog_parse(struct locus_catalog **out, const char *text, size_t len, const char *name,
+			struct locus_error *err)
 {
-	struct parser p = { .name = name ? name : "<catalog>", .err = err, .ds = -1 };
+	struct parser p = {.name = name ? name : "<catalog>", .err = err, .ds = -1};
 	*out = NULL;
 	int rc = locus_catalog_create(&p.cat);
 	if (rc)
@@ -437,7 +456,7 @@ static int format(const struct locus_catalog *cat, struct locus__buf *b)
 
 int locus_catalog_print(const struct locus_catalog *cat, FILE *fp)
 {
-	struct locus__buf b = { 0 };
+	struct locus__buf b = {0};
 	int rc = format(cat, &b);
 	if (!rc && fwrite(b.data, 1, b.len, fp) != b.len)
 		rc = LOCUS_EIO;
@@ -445,10 +464,9 @@ int locus_catalog_print(const struct locus_catalog *cat, FILE *fp)
 	return rc;
 }
 
-int locus_catalog_save(const struct locus_catalog *cat, const char *path,
-		       struct locus_error *err)
+int locus_catalog_save(const struct locus_catalog *cat, const char *path, struct locus_error *err)
 {
-	struct locus__buf b = { 0 };
+	struct locus__buf b = {0};
 	int rc = format(cat, &b);
 	if (rc) {
 		locus__buf_fini(&b);

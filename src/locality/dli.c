@@ -38,8 +38,8 @@ void locus_dir_map_fini(struct locus_dir_map *m)
 	memset(m, 0, sizeof *m);
 }
 
-static const struct locus_dataset *dataset(const struct locus_catalog *cat,
-					   const char *name, size_t *index)
+static const struct locus_dataset *dataset(const struct locus_catalog *cat, const char *name,
+					   size_t *index)
 {
 	long d = locus_catalog_find_dataset(cat, name);
 	if (d < 0)
@@ -69,8 +69,8 @@ static int local_chunks(const struct locus_dataset *ds, long h, struct locus_idl
 	return 0;
 }
 
-int locus_map_process_chunks(const struct locus_catalog *cat, const char *name,
-			     const char *process, struct locus_idlist *out)
+int locus_map_process_chunks(const struct locus_catalog *cat, const char *name, const char *process,
+			     struct locus_idlist *out)
 {
 	const struct locus_dataset *ds = dataset(cat, name, NULL);
 	out->n = 0;
@@ -80,9 +80,8 @@ int locus_map_process_chunks(const struct locus_catalog *cat, const char *name,
 	return local_chunks(ds, locus_catalog_find_host(cat, process), out);
 }
 
-static int map_dataset(const struct locus_catalog *cat, size_t d,
-		       const char *const *procs, size_t n_procs,
-		       struct locus_chunk_map *out)
+static int map_dataset(const struct locus_catalog *cat, size_t d, const char *const *procs,
+		       size_t n_procs, struct locus_chunk_map *out)
 {
 	const struct locus_dataset *ds = &cat->datasets[d];
 	memset(out, 0, sizeof *out);
@@ -140,8 +139,7 @@ done:
 }
 
 int locus_map_chunks_process(const struct locus_catalog *cat, const char *name,
-			     const char *const *procs, size_t n_procs,
-			     struct locus_chunk_map *out)
+			     const char *const *procs, size_t n_procs, struct locus_chunk_map *out)
 {
 	size_t d;
 	memset(out, 0, sizeof *out);
@@ -162,8 +160,7 @@ static int under(const char *name, const char *dir)
 }
 
 int locus_map_dprocess_dchunks(const struct locus_catalog *cat, const char *dir,
-			       const char *const *procs, size_t n_procs,
-			       struct locus_dir_map *out)
+			       const char *const *procs, size_t n_procs, struct locus_dir_map *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!dir)
@@ -189,8 +186,8 @@ int locus_map_dprocess_dchunks(const struct locus_catalog *cat, const char *dir,
 	return 0;
 }
 
-int locus_get_total_chunks(const struct locus_catalog *cat, const char *name,
-			   const char *process, size_t *out)
+int locus_get_total_chunks(const struct locus_catalog *cat, const char *name, const char *process,
+			   size_t *out)
 {
 	const struct locus_dataset *ds = dataset(cat, name, NULL);
 	*out = 0;
@@ -223,8 +220,8 @@ int locus_get_data_percentage(const struct locus_catalog *cat, const char *name,
 	return 0;
 }
 
-int locus_check_data(const struct locus_catalog *cat, const char *name,
-		     const char *process, uint64_t offset, bool *out)
+int locus_check_data(const struct locus_catalog *cat, const char *name, const char *process,
+		     uint64_t offset, bool *out)
 {
 	const struct locus_dataset *ds = dataset(cat, name, NULL);
 	*out = false;

@@ -8,8 +8,7 @@
 #include "core/internal.h"
 #include "locus/locality.h"
 
-int locus_read_file(const char *path, char **text, size_t *len,
-		    struct locus_error *err)
+int locus_read_file(const char *path, char **text, size_t *len, struct locus_error *err)
 {
 	return locus__read_file(path, text, len, err);
 }
@@ -29,7 +28,7 @@ static int parse_spec(const char *s, char **buf, struct spec *sp, struct locus_e
 	if (!*buf)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	char *p = *buf;
-	static const char *kinds[] = { "catalog", "fsck", "webhdfs", "store" };
+	static const char *kinds[] = {"catalog", "fsck", "webhdfs", "store"};
 	for (size_t i = 0; i < LOCUS__ARRAY_LEN(kinds); i++) {
 		size_t k = strlen(kinds[i]);
 		if (strncmp(p, kinds[i], k) == 0 && p[k] == ':') {
@@ -49,9 +48,10 @@ static int parse_spec(const char *s, char **buf, struct spec *sp, struct locus_e
 				*amp = 0;
 			char *eq = strchr(q, '=');
 			if (!eq)
-				return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-						  "source \"%s\": expected KEY=VALUE after '?', got \"%s\"",
-						  s, q);
+				return locus__err(
+				    err, LOCUS_EINVAL, NULL, 0, 0,
+				    "source \"%s\": expected KEY=VALUE after '?', got \"%s\"", s,
+				    q);
 			*eq = 0;
 			if (strcmp(q, "hosts") == 0)
 				sp->hosts = eq + 1;
@@ -59,14 +59,15 @@ static int parse_spec(const char *s, char **buf, struct spec *sp, struct locus_e
 				sp->dataset = eq + 1;
 			else
 				return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-						  "source \"%s\": unknown option \"%s\" (expected hosts= or dataset=)",
+						  "source \"%s\": unknown option \"%s\" (expected "
+						  "hosts= or dataset=)",
 						  s, q);
 			q = amp ? amp + 1 : NULL;
 		}
 	}
 	if (!*sp->path)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "source \"%s\": expected a path", s);
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "source \"%s\": expected a path",
+				  s);
 	return 0;
 }
 
@@ -74,8 +75,7 @@ static int parse_spec(const char *s, char **buf, struct spec *sp, struct locus_e
 static const char *sniff(const char *text, size_t len)
 {
 	size_t i = 0;
-	while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' ||
-			   text[i] == '\r'))
+	while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
 		i++;
 	if (len - i >= strlen(LOCUS_CATALOG_MAGIC) &&
 	    memcmp(text + i, LOCUS_CATALOG_MAGIC, strlen(LOCUS_CATALOG_MAGIC)) == 0)
@@ -85,8 +85,7 @@ static const char *sniff(const char *text, size_t len)
 	return "fsck";
 }
 
-int locus_source_open(struct locus_catalog **out, const char *spec_text,
-		      struct locus_error *err)
+int locus_source_open(struct locus_catalog **out, const char *spec_text, struct locus_error *err)
 {
 	struct spec sp;
 	char *buf = NULL, *text = NULL;
@@ -128,9 +127,10 @@ int locus_source_open(struct locus_catalog **out, const char *spec_text,
 			rc = locus_catalog_parse(out, text, len, sp.path, err);
 	} else if (strcmp(kind, "fsck") == 0) {
 		if (sp.dataset)
-			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-					"source \"%s\": fsck output names its files; dataset= does not apply",
-					spec_text);
+			rc = locus__err(
+			    err, LOCUS_EINVAL, NULL, 0, 0,
+			    "source \"%s\": fsck output names its files; dataset= does not apply",
+			    spec_text);
 		else
 			rc = locus_fsck_parse(out, text, len, sp.path, hosts, err);
 	} else {

@@ -23,8 +23,8 @@
 #include "locus/locality.h"
 #include "locus/place.h"
 
-#define MANIFEST ".locus-dataset"
-#define MANIFEST_MAGIC "locus-store-dataset"
+#define MANIFEST	 ".locus-dataset"
+#define MANIFEST_MAGIC	 "locus-store-dataset"
 #define MANIFEST_VERSION 1
 
 void locus_store_chunk_name(char *buf, size_t size, size_t index, uint64_t offset)
@@ -70,8 +70,7 @@ struct scan {
 	struct locus__buf path;
 };
 
-static int read_manifest(struct scan *s, const char *file, const char *dataset,
-			 uint32_t host)
+static int read_manifest(struct scan *s, const char *file, const char *dataset, uint32_t host)
 {
 	char *text;
 	size_t len;
@@ -80,12 +79,13 @@ static int read_manifest(struct scan *s, const char *file, const char *dataset,
 		return rc;
 	uint64_t v, size, chunks;
 	char extra;
-	if (sscanf(text, MANIFEST_MAGIC " %" SCNu64 " size %" SCNu64 " chunks %" SCNu64 " %c",
-		   &v, &size, &chunks, &extra) != 3 ||
+	if (sscanf(text, MANIFEST_MAGIC " %" SCNu64 " size %" SCNu64 " chunks %" SCNu64 " %c", &v,
+		   &size, &chunks, &extra) != 3 ||
 	    v != MANIFEST_VERSION) {
 		free(text);
 		return locus__err(s->err, LOCUS_EPARSE, file, 1, 1,
-				  "expected \"" MANIFEST_MAGIC " %d\" then \"size N\" and \"chunks N\"",
+				  "expected \"" MANIFEST_MAGIC
+				  " %d\" then \"size N\" and \"chunks N\"",
 				  MANIFEST_VERSION);
 	}
 	free(text);
@@ -239,11 +239,12 @@ static int assemble(struct scan *s)
 		const struct manifest *m = find_manifest(s, s->mans[i].dataset);
 		if (m->size != s->mans[i].size || m->chunks != s->mans[i].chunks)
 			return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
-					  "dataset \"%s\": node %s says %" PRIu64 " bytes in %" PRIu64
-					  " chunks, node %s says %" PRIu64 " in %" PRIu64,
-					  m->dataset, s->cat->hosts[m->host].name, m->size, m->chunks,
-					  s->cat->hosts[s->mans[i].host].name, s->mans[i].size,
-					  s->mans[i].chunks);
+					  "dataset \"%s\": node %s says %" PRIu64
+					  " bytes in %" PRIu64 " chunks, node %s says %" PRIu64
+					  " in %" PRIu64,
+					  m->dataset, s->cat->hosts[m->host].name, m->size,
+					  m->chunks, s->cat->hosts[s->mans[i].host].name,
+					  s->mans[i].size, s->mans[i].chunks);
 	}
 	size_t i = 0;
 	while (i < s->n_pieces && !rc) {
@@ -253,8 +254,8 @@ static int assemble(struct scan *s)
 			end++;
 		long d = locus_catalog_add_dataset(s->cat, name);
 		if (d < 0) {
-			rc = locus__err(s->err, (int)d, s->root, 0, 0,
-					"dataset \"%s\": %s", name, locus_strerror((int)d));
+			rc = locus__err(s->err, (int)d, s->root, 0, 0, "dataset \"%s\": %s", name,
+					locus_strerror((int)d));
 			break;
 		}
 		const struct manifest *m = find_manifest(s, name);
@@ -267,7 +268,8 @@ static int assemble(struct scan *s)
 				/* Chunks nobody holds: the gap is known from offsets. */
 				if (p->offset <= ds->size || p->index <= next) {
 					rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
-							"dataset \"%s\": chunk %" PRIu64 " at offset %" PRIu64
+							"dataset \"%s\": chunk %" PRIu64
+							" at offset %" PRIu64
 							" does not follow the chunks before it",
 							name, p->index, p->offset);
 					break;
@@ -276,23 +278,25 @@ static int assemble(struct scan *s)
 					/* Only the total of the gap is known; record one
 					 * missing chunk per index, the last taking the rest. */
 					uint64_t len = k + 1 < p->index ? 0 : p->offset - ds->size;
-					long c = locus_catalog_add_chunk(s->cat, (size_t)d, len, NULL, 0,
-									 LOCUS_CHUNK_MISSING);
+					long c = locus_catalog_add_chunk(
+					    s->cat, (size_t)d, len, NULL, 0, LOCUS_CHUNK_MISSING);
 					snprintf(detail, sizeof detail,
 						 "chunk %" PRIu64 " is on no node of the store", k);
 					rc = c < 0 ? (int)c
-						   : locus_catalog_add_problem(s->cat, (size_t)d, (size_t)c,
-									       LOCUS_CHUNK_MISSING, detail);
+						   : locus_catalog_add_problem(
+							 s->cat, (size_t)d, (size_t)c,
+							 LOCUS_CHUNK_MISSING, detail);
 				}
 				next = p->index;
 				continue;
 			}
 			if (p->index < next || p->offset != ds->size) {
 				rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
-						"dataset \"%s\": chunk %" PRIu64 " on node %s starts at %" PRIu64
+						"dataset \"%s\": chunk %" PRIu64
+						" on node %s starts at %" PRIu64
 						", expected %" PRIu64,
-						name, p->index, s->cat->hosts[p->host].name, p->offset,
-						ds->size);
+						name, p->index, s->cat->hosts[p->host].name,
+						p->offset, ds->size);
 				break;
 			}
 			/* All replicas of this chunk: the first length wins, a replica
@@ -306,13 +310,17 @@ static int assemble(struct scan *s)
 					snprintf(detail, sizeof detail,
 						 "chunk %" PRIu64 " on node %s is %" PRIu64
 						 " bytes at offset %" PRIu64 ", on node %s %" PRIu64
-						 " bytes at %" PRIu64 "; the former replica is ignored",
-						 q->index, s->cat->hosts[q->host].name, q->length, q->offset,
-						 s->cat->hosts[p->host].name, p->length, p->offset);
-					rc = locus_catalog_add_problem(s->cat, (size_t)d, (size_t)p->index,
+						 " bytes at %" PRIu64
+						 "; the former replica is ignored",
+						 q->index, s->cat->hosts[q->host].name, q->length,
+						 q->offset, s->cat->hosts[p->host].name, p->length,
+						 p->offset);
+					rc = locus_catalog_add_problem(s->cat, (size_t)d,
+								       (size_t)p->index,
 								       LOCUS_CHUNK_CORRUPT, detail);
 				} else {
-					if (locus__grow(&reps, &reps_cap, (size_t)n + 1, sizeof *reps)) {
+					if (locus__grow(&reps, &reps_cap, (size_t)n + 1,
+							sizeof *reps)) {
 						rc = LOCUS_ENOMEM;
 						break;
 					}
@@ -322,12 +330,13 @@ static int assemble(struct scan *s)
 			}
 			if (rc)
 				break;
-			long c = locus_catalog_add_chunk(s->cat, (size_t)d, p->length, reps, n, flags);
+			long c =
+			    locus_catalog_add_chunk(s->cat, (size_t)d, p->length, reps, n, flags);
 			if (c < 0)
 				rc = c == LOCUS_ERANGE
-					     ? locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
-							  "dataset \"%s\" is too large", name)
-					     : (int)c;
+					 ? locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+						      "dataset \"%s\" is too large", name)
+					 : (int)c;
 			next = p->index + 1;
 			j = k;
 		}
@@ -336,20 +345,22 @@ static int assemble(struct scan *s)
 			if (ds->n_chunks > m->chunks || ds->size > m->size) {
 				rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
 						"dataset \"%s\": the manifest says %" PRIu64
-						" chunks and %" PRIu64 " bytes, the store holds more",
+						" chunks and %" PRIu64
+						" bytes, the store holds more",
 						name, m->chunks, m->size);
 			} else if (ds->n_chunks < m->chunks) {
 				/* Trailing chunks that no node holds. */
 				uint64_t rest = m->size - ds->size;
 				for (uint64_t k = ds->n_chunks; k < m->chunks && !rc; k++) {
 					uint64_t len = k + 1 == m->chunks ? rest : 0;
-					long c = locus_catalog_add_chunk(s->cat, (size_t)d, len, NULL, 0,
-									 LOCUS_CHUNK_MISSING);
+					long c = locus_catalog_add_chunk(
+					    s->cat, (size_t)d, len, NULL, 0, LOCUS_CHUNK_MISSING);
 					snprintf(detail, sizeof detail,
 						 "chunk %" PRIu64 " is on no node of the store", k);
 					rc = c < 0 ? (int)c
-						   : locus_catalog_add_problem(s->cat, (size_t)d, (size_t)c,
-									       LOCUS_CHUNK_MISSING, detail);
+						   : locus_catalog_add_problem(
+							 s->cat, (size_t)d, (size_t)c,
+							 LOCUS_CHUNK_MISSING, detail);
 				}
 			} else if (ds->size != m->size) {
 				rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
@@ -370,8 +381,8 @@ static int assemble(struct scan *s)
 			long ci = locus_catalog_add_chunk(s->cat, (size_t)d,
 							  c + 1 == m->chunks ? m->size : 0, NULL, 0,
 							  LOCUS_CHUNK_MISSING);
-			snprintf(detail, sizeof detail, "chunk %" PRIu64 " is on no node of the store",
-				 c);
+			snprintf(detail, sizeof detail,
+				 "chunk %" PRIu64 " is on no node of the store", c);
 			rc = ci < 0 ? (int)ci
 				    : locus_catalog_add_problem(s->cat, (size_t)d, (size_t)ci,
 								LOCUS_CHUNK_MISSING, detail);
@@ -385,10 +396,9 @@ static int assemble(struct scan *s)
 	return rc;
 }
 
-int locus_store_scan(struct locus_catalog **out, const char *root,
-		     struct locus_error *err)
+int locus_store_scan(struct locus_catalog **out, const char *root, struct locus_error *err)
 {
-	struct scan s = { .root = root, .err = err };
+	struct scan s = {.root = root, .err = err};
 	char **nodes = NULL;
 	size_t n_nodes = 0;
 	*out = NULL;
@@ -430,8 +440,8 @@ int locus_store_scan(struct locus_catalog **out, const char *root,
 		locus_catalog_destroy(s.cat);
 		return rc;
 	}
-	locus_log(LOCUS_LOG_LOCALITY, "store %s: %zu nodes, %zu datasets", root,
-		  s.cat->n_hosts, s.cat->n_datasets);
+	locus_log(LOCUS_LOG_LOCALITY, "store %s: %zu nodes, %zu datasets", root, s.cat->n_hosts,
+		  s.cat->n_datasets);
 	*out = s.cat;
 	return 0;
 }

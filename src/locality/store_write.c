@@ -28,15 +28,16 @@ static int check_name(const char *name, struct locus_error *err)
 {
 	const char *p = name;
 	if (!*p || *p == '/')
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "dataset name \"%s\": a store needs a relative path (no leading '/')",
-				  name);
+		return locus__err(
+		    err, LOCUS_EINVAL, NULL, 0, 0,
+		    "dataset name \"%s\": a store needs a relative path (no leading '/')", name);
 	while (*p) {
 		size_t n = strcspn(p, "/");
 		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.') ||
 		    p[0] == '.')
 			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-					  "dataset name \"%s\": components must be non-empty and not start with '.'",
+					  "dataset name \"%s\": components must be non-empty and "
+					  "not start with '.'",
 					  name);
 		p += n;
 		if (*p == '/')
@@ -151,9 +152,8 @@ static int add_stale_copies(const char *root, const char *name, struct node_copy
 	return rc;
 }
 
-int locus_store_write(const struct locus_catalog *cat, size_t d,
-		      const char *root, locus_bytes_fn bytes, void *user,
-		      bool force, struct locus_error *err)
+int locus_store_write(const struct locus_catalog *cat, size_t d, const char *root,
+		      locus_bytes_fn bytes, void *user, bool force, struct locus_error *err)
 {
 	if (d >= cat->n_datasets)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no dataset %zu", d);
@@ -204,9 +204,10 @@ int locus_store_write(const struct locus_catalog *cat, size_t d,
 	for (size_t i = 0; i < n_copies && !force; i++) {
 		struct stat st;
 		if (lstat(copies[i].final, &st) == 0) {
-			rc = locus__err(err, LOCUS_EEXIST, copies[i].final, 0, 0,
-					"dataset \"%s\" is already in the store (use --force to replace it)",
-					ds->name);
+			rc = locus__err(
+			    err, LOCUS_EEXIST, copies[i].final, 0, 0,
+			    "dataset \"%s\" is already in the store (use --force to replace it)",
+			    ds->name);
 			goto cleanup;
 		}
 	}
@@ -225,8 +226,8 @@ int locus_store_write(const struct locus_catalog *cat, size_t d,
 		char *man = join(copies[i].tmp, ".locus-dataset", NULL);
 		char text[128];
 		int len = snprintf(text, sizeof text,
-				   "locus-store-dataset 1\nsize %" PRIu64 "\nchunks %zu\n", ds->size,
-				   ds->n_chunks);
+				   "locus-store-dataset 1\nsize %" PRIu64 "\nchunks %zu\n",
+				   ds->size, ds->n_chunks);
 		rc = man ? locus__write_atomic(man, text, (size_t)len, err)
 			 : locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 		free(man);
@@ -250,7 +251,8 @@ int locus_store_write(const struct locus_catalog *cat, size_t d,
 		locus_store_chunk_name(name, sizeof name, c, ch->offset);
 		for (uint32_t r = 0; r < nr; r++) {
 			char *path = join(copies[slot[ch->replicas[r]]].tmp, name, NULL);
-			fds[r] = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+			fds[r] =
+			    path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 			if (fds[r] < 0) {
 				rc = locus__err(err, LOCUS_EIO, path, 0, 0, "cannot create: %s",
 						strerror(errno));
@@ -266,24 +268,27 @@ int locus_store_write(const struct locus_catalog *cat, size_t d,
 			rc = bytes(user, ch->offset + off, piece, n);
 			if (rc) {
 				rc = locus__err(err, rc, NULL, 0, 0,
-						"cannot read bytes %" PRIu64 "..%" PRIu64 " of dataset \"%s\": %s",
+						"cannot read bytes %" PRIu64 "..%" PRIu64
+						" of dataset \"%s\": %s",
 						ch->offset + off, ch->offset + off + n, ds->name,
 						locus_strerror(rc));
 				break;
 			}
 			for (uint32_t r = 0; r < nr && !rc; r++)
 				if (write_all(fds[r], piece, n))
-					rc = locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp,
-							0, 0, "cannot write chunk %zu: %s", c,
-							strerror(errno));
+					rc = locus__err(
+					    err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0, 0,
+					    "cannot write chunk %zu: %s", c, strerror(errno));
 		}
 		for (uint32_t r = 0; r < nr; r++) {
 			if (!rc && fsync(fds[r]) != 0)
-				rc = locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0, 0,
-						"cannot sync chunk %zu: %s", c, strerror(errno));
+				rc =
+				    locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0,
+					       0, "cannot sync chunk %zu: %s", c, strerror(errno));
 			if (close(fds[r]) != 0 && !rc)
-				rc = locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0, 0,
-						"cannot close chunk %zu: %s", c, strerror(errno));
+				rc =
+				    locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0,
+					       0, "cannot close chunk %zu: %s", c, strerror(errno));
 		}
 		if (rc)
 			goto cleanup;
@@ -295,7 +300,8 @@ int locus_store_write(const struct locus_catalog *cat, size_t d,
 			/* A stale copy: only moved aside. */
 			if (rename(nc->final, nc->old) != 0) {
 				rc = locus__err(err, LOCUS_EIO, nc->final, 0, 0,
-						"cannot move the old copy aside: %s", strerror(errno));
+						"cannot move the old copy aside: %s",
+						strerror(errno));
 				goto undo;
 			}
 			nc->state = 1;
@@ -312,15 +318,16 @@ int locus_store_write(const struct locus_catalog *cat, size_t d,
 		if (lstat(nc->final, &st) == 0) {
 			if (rename(nc->final, nc->old) != 0) {
 				rc = locus__err(err, LOCUS_EIO, nc->final, 0, 0,
-						"cannot move the old copy aside: %s", strerror(errno));
+						"cannot move the old copy aside: %s",
+						strerror(errno));
 				free(parent);
 				goto undo;
 			}
 			nc->state = 1;
 		}
 		if (rename(nc->tmp, nc->final) != 0) {
-			rc = locus__err(err, LOCUS_EIO, nc->final, 0, 0, "cannot rename into place: %s",
-					strerror(errno));
+			rc = locus__err(err, LOCUS_EIO, nc->final, 0, 0,
+					"cannot rename into place: %s", strerror(errno));
 			free(parent);
 			goto undo;
 		}
@@ -331,8 +338,7 @@ int locus_store_write(const struct locus_catalog *cat, size_t d,
 	/* Committed: drop the replaced copies. */
 	for (size_t i = 0; i < n_copies; i++)
 		locus__rmtree(copies[i].old);
-	locus_log(LOCUS_LOG_PLACE, "wrote dataset %s to %zu nodes of %s", ds->name,
-		  n_copies, root);
+	locus_log(LOCUS_LOG_PLACE, "wrote dataset %s to %zu nodes of %s", ds->name, n_copies, root);
 	goto cleanup;
 undo:
 	for (size_t i = 0; i < n_copies; i++) {

@@ -27,13 +27,13 @@ int locus_synth_kind_parse(const char *name, enum locus_synth_kind *out)
  * record in progress across buffers. */
 struct fasta {
 	uint64_t record;
-	uint64_t left;  /* bases left in the current record, 0 = new header */
-	unsigned col;   /* bases on the current line */
+	uint64_t left; /* bases left in the current record, 0 = new header */
+	unsigned col;  /* bases on the current line */
 };
 
 static size_t fasta_fill(struct fasta *f, struct locus_rng *rng, char *buf, size_t n)
 {
-	static const char bases[4] = { 'A', 'C', 'G', 'T' };
+	static const char bases[4] = {'A', 'C', 'G', 'T'};
 	size_t i = 0;
 	while (i < n) {
 		if (f->left == 0) {
@@ -44,9 +44,9 @@ static size_t fasta_fill(struct fasta *f, struct locus_rng *rng, char *buf, size
 				continue;
 			}
 			f->left = 200 + locus_rng_below(rng, 1801);
-			int k = snprintf(head, sizeof head, ">seq%llu length=%llu\n",
-					 (unsigned long long)f->record++,
-					 (unsigned long long)f->left);
+			int k =
+			    snprintf(head, sizeof head, ">seq%llu length=%llu\n",
+				     (unsigned long long)f->record++, (unsigned long long)f->left);
 			size_t m = (size_t)k < n - i ? (size_t)k : n - i;
 			memcpy(buf + i, head, m);
 			i += m;
@@ -64,14 +64,14 @@ static size_t fasta_fill(struct fasta *f, struct locus_rng *rng, char *buf, size
 	return i;
 }
 
-int locus_synth_write(const char *path, uint64_t size, enum locus_synth_kind kind,
-		      uint64_t seed, struct locus_error *err)
+int locus_synth_write(const char *path, uint64_t size, enum locus_synth_kind kind, uint64_t seed,
+		      struct locus_error *err)
 {
 	size_t plen = strlen(path) + 32;
 	char *tmp = malloc(plen);
 	char *buf = malloc(1 << 16);
 	struct locus_rng rng;
-	struct fasta fa = { 0 };
+	struct fasta fa = {0};
 	int rc = 0;
 	if (!tmp || !buf) {
 		free(tmp);

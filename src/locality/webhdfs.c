@@ -348,7 +348,8 @@ static int add_block(struct wctx *c, struct locus_catalog *cat, const struct wbl
 			snprintf(sub, sizeof sub, "topologyPaths[%zu]", j);
 			rc = perr(c, b->index, sub,
 				  "host %s is in rack %s here but in rack %s in an earlier block",
-				  locus__json_quote(q1, sizeof q1, host, 40), locus__json_quote(q2, sizeof q2, rack, 40),
+				  locus__json_quote(q1, sizeof q1, host, 40),
+				  locus__json_quote(q2, sizeof q2, rack, 40),
 				  locus__json_quote(q3, sizeof q3, cat->hosts[id].rack, 40));
 		} else {
 			/* Several datanodes on one host (a test cluster) are one
@@ -406,7 +407,8 @@ static int remote_error(struct wctx *c, json_t *re)
 	return locus__err(
 	    c->err, ex && strcmp(ex, "FileNotFoundException") == 0 ? LOCUS_ENOENT : LOCUS_EIO,
 	    c->file, 0, 0, "the WebHDFS server answered with an error, not block locations: %s: %s",
-	    ex ? ex : "RemoteException", msg ? locus__json_quote(q, sizeof q, msg, 300) : "(no message)");
+	    ex ? ex : "RemoteException",
+	    msg ? locus__json_quote(q, sizeof q, msg, 300) : "(no message)");
 }
 
 /* Finds the array of block locations in `root`; sets c->base. */

@@ -29,8 +29,8 @@ enum {
 };
 
 static const char *const headers[N_COL] = {
-	"policy", "makespan", "/bound", "local %", "/optimal", "wait mean", "wait p99",
-	"wait max", "messages", "sched busy",
+    "policy",	 "makespan", "/bound",	 "local %",  "/optimal",
+    "wait mean", "wait p99", "wait max", "messages", "sched busy",
 };
 
 /* Columns of times share the decimals that give their largest value about
@@ -41,7 +41,7 @@ static int time_decimals(const struct locus_result *const *runs, size_t n, int c
 
 	for (size_t i = 0; i < n; i++) {
 		const struct locus_result *r = runs[i];
-		double v = col == COL_MAKESPAN	 ? r->makespan
+		double v = col == COL_MAKESPAN	  ? r->makespan
 			   : col == COL_WAIT_MEAN ? r->wait_mean
 			   : col == COL_WAIT_P99  ? r->wait_p99
 			   : col == COL_WAIT_MAX  ? r->wait_max
@@ -111,7 +111,7 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 {
 	struct locus__out o;
 	size_t width[N_COL];
-	int dec[N_COL] = { 0 };
+	int dec[N_COL] = {0};
 
 	if ((!runs && n) || !fp)
 		return LOCUS_EINVAL;

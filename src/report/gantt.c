@@ -20,29 +20,29 @@
 #include "locus/report.h"
 #include "report/svg.h"
 
-#define WIDTH	     1200.0
-#define ML	     150.0 /* left margin: node and worker labels */
-#define MR	     36.0
-#define MT	     112.0 /* title, subtitles, legend, line labels */
-#define MB	     50.0  /* tick labels and axis title */
-#define ROWS_MAX     256
-#define DETAIL_TASKS 20000
+#define WIDTH	      1200.0
+#define ML	      150.0 /* left margin: node and worker labels */
+#define MR	      36.0
+#define MT	      112.0 /* title, subtitles, legend, line labels */
+#define MB	      50.0  /* tick labels and axis title */
+#define ROWS_MAX      256
+#define DETAIL_TASKS  20000
 #define TOOLTIP_TASKS 2000
-#define BIN_PX	     3.0
-#define LABEL_GAP    12.0 /* least vertical distance between two labels */
+#define BIN_PX	      3.0
+#define LABEL_GAP     12.0 /* least vertical distance between two labels */
 
 enum { CAT_COMPUTE, CAT_LOCAL, CAT_REMOTE, CAT_SHARED, N_CAT };
-static const char *const cat_class[N_CAT] = { "c", "rl", "rr", "rs" };
+static const char *const cat_class[N_CAT] = {"c", "rl", "rr", "rs"};
 
 struct row {
-	size_t first, n;	 /* workers order[first .. first + n) */
+	size_t first, n;	   /* workers order[first .. first + n) */
 	uint32_t node_lo, node_hi; /* nodes it covers */
 };
 
 struct gantt {
 	const struct locus_result *r;
 	size_t n_workers;
-	size_t *order;  /* workers by node */
+	size_t *order;	/* workers by node */
 	size_t *row_of; /* row of each worker */
 	struct row *rows;
 	size_t n_rows;
@@ -85,8 +85,8 @@ static int make_rows(struct gantt *g)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t node = r->workers[g->order[i]].node;
 		int new_node = i == 0 || node != r->workers[g->order[i - 1]].node;
-		int new_row = i == 0 || !g->nodes_per_row ||
-			      (new_node && in_row == g->nodes_per_row);
+		int new_row =
+		    i == 0 || !g->nodes_per_row || (new_node && in_row == g->nodes_per_row);
 		if (new_row) {
 			struct row *rw = &g->rows[g->n_rows++];
 			rw->first = i;
@@ -203,13 +203,13 @@ static void rows_frame(struct locus__out *o, const struct gantt *g)
 		if (!g->nodes_per_row) {
 			double ym = (y0 + y1) / 2 + 4;
 			if (ym - last_node_y >= LABEL_GAP) {
-				snprintf(text, sizeof text, "node %u", (unsigned)g->rows[i].node_lo);
+				snprintf(text, sizeof text, "node %u",
+					 (unsigned)g->rows[i].node_lo);
 				locus__svg_text(o, 12, ym, NULL, "node", text);
 				last_node_y = ym;
 			}
 			for (size_t k = i; k < j && g->rh >= 9; k++) {
-				snprintf(text, sizeof text, "w%zu",
-					 g->order[g->rows[k].first]);
+				snprintf(text, sizeof text, "w%zu", g->order[g->rows[k].first]);
 				locus__svg_text(o, ML - 8, row_y(g, k) + g->rh / 2 + 4, "end",
 						"small", text);
 			}
@@ -400,8 +400,8 @@ static void bound_lines(struct locus__out *o, const struct gantt *g)
 		const char *cls, *name;
 		double y;
 	} lines[2] = {
-		{ r->lb_makespan, "lb", "lower bound", MT - 4 },
-		{ r->makespan, "ms", "makespan", MT - 16 },
+	    {r->lb_makespan, "lb", "lower bound", MT - 4},
+	    {r->makespan, "ms", "makespan", MT - 16},
 	};
 
 	for (int i = 0; i < 2; i++) {

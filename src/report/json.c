@@ -7,8 +7,8 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "locus/report.h"
 #include "core/internal.h"
+#include "locus/report.h"
 #include "report/out.h"
 
 static void field_num(struct locus__out *o, const char *k, double v)

@@ -12,14 +12,14 @@
 #include "locus/report.h"
 #include "report/svg.h"
 
-#define WIDTH	 1200.0
-#define ML	 80.0
-#define MR	 30.0
-#define MT	 100.0
-#define PANEL_H	 230.0
+#define WIDTH	  1200.0
+#define ML	  80.0
+#define MR	  30.0
+#define MT	  100.0
+#define PANEL_H	  230.0
 #define PANEL_GAP 50.0
-#define MB	 66.0
-#define BARS_MAX 128
+#define MB	  66.0
+#define BARS_MAX  128
 
 struct bar {
 	size_t first, n; /* workers order[first .. first + n) */
@@ -90,8 +90,8 @@ static void headings(struct locus__out *o, const struct load *l)
 	const struct locus_result *r = l->r;
 	char pol[40], a[LOCUS__NUM_MAX], b[LOCUS__NUM_MAX], line[512];
 
-	snprintf(line, sizeof line, "Load per %s: %s",
-		 l->nodes_per_bar ? "node" : "worker", locus__svg_policy(r, pol, sizeof pol));
+	snprintf(line, sizeof line, "Load per %s: %s", l->nodes_per_bar ? "node" : "worker",
+		 locus__svg_policy(r, pol, sizeof pol));
 	locus__svg_text(o, 16, 24, NULL, "title", line);
 	double local = locus__local_fraction(r);
 	if (isfinite(local))
@@ -277,7 +277,7 @@ int locus_report_svg_load(const struct locus_result *r, FILE *fp)
 	l.top[0] = MT + 16;
 	l.top[1] = l.top[0] + PANEL_H + PANEL_GAP;
 
-	double max[2] = { 0, 0 };
+	double max[2] = {0, 0};
 	for (size_t i = 0; i < l.n_bars; i++) {
 		const struct bar *b = &l.bars[i];
 		if (b->local + b->remote > max[0])

@@ -153,26 +153,26 @@ static size_t layout_g(char *buf, int neg, char *d, int nd, int x, int prec)
 __extension__ typedef unsigned __int128 u128;
 
 static const uint64_t pow10_u64[20] = {
-	1ull,
-	10ull,
-	100ull,
-	1000ull,
-	10000ull,
-	100000ull,
-	1000000ull,
-	10000000ull,
-	100000000ull,
-	1000000000ull,
-	10000000000ull,
-	100000000000ull,
-	1000000000000ull,
-	10000000000000ull,
-	100000000000000ull,
-	1000000000000000ull,
-	10000000000000000ull,
-	100000000000000000ull,
-	1000000000000000000ull,
-	10000000000000000000ull,
+    1ull,
+    10ull,
+    100ull,
+    1000ull,
+    10000ull,
+    100000ull,
+    1000000ull,
+    10000000ull,
+    100000000ull,
+    1000000000ull,
+    10000000000ull,
+    100000000000ull,
+    1000000000000ull,
+    10000000000000ull,
+    100000000000000ull,
+    1000000000000000ull,
+    10000000000000000ull,
+    100000000000000000ull,
+    1000000000000000000ull,
+    10000000000000000000ull,
 };
 
 static u128 pow10_u128(int j)
@@ -293,10 +293,10 @@ size_t locus__fmt_number(char *buf, double v)
 
 size_t locus__fmt_fixed(char *buf, double v, int decimals, int trim)
 {
-	static const double scale[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
-	static const uint64_t iscale[] = { 1ull,	  10ull,	100ull,	     1000ull,
-					   10000ull,	  100000ull,	1000000ull,  10000000ull,
-					   100000000ull, 1000000000ull };
+	static const double scale[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+	static const uint64_t iscale[] = {1ull,		10ull,	      100ull,	  1000ull,
+					  10000ull,	100000ull,    1000000ull, 10000000ull,
+					  100000000ull, 1000000000ull};
 	if (!isfinite(v)) {
 		memcpy(buf, "0", 2);
 		return 1;
@@ -428,11 +428,11 @@ void locus__out_json_str(struct locus__out *o, const char *s, size_t n)
 	for (size_t i = 0; i < n;) {
 		unsigned char c = u[i];
 		if (c == '"' || c == '\\') {
-			char esc[2] = { '\\', (char)c };
+			char esc[2] = {'\\', (char)c};
 			locus__out_write(o, esc, 2);
 			i++;
 		} else if (c < 0x20) {
-			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+			char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
 			if (c == '\n' || c == '\t' || c == '\r') {
 				esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
 				locus__out_write(o, esc, 2);

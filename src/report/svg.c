@@ -7,25 +7,25 @@
 #include "report/svg.h"
 
 static const char style[] =
-	"<style>\n"
-	"text{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;font-size:11px;fill:#222}\n"
-	".title{font-size:16px;font-weight:bold}\n"
-	".sub{font-size:12px;fill:#444}\n"
-	".node{font-weight:bold}\n"
-	".small{font-size:10px;fill:#444}\n"
-	".c,.bb{fill:#4878d0}\n"
-	".rl,.bl{fill:#59b953}\n"
-	".rr,.br{fill:#ee854a}\n"
-	".rs{fill:#956cb4}\n"
-	".bi{fill:#c8c8c8}\n"
-	".band{fill:#f2f2f2}\n"
-	".bg{fill:#fff}\n"
-	".grid{stroke:#e0e0e0;stroke-width:1}\n"
-	".axis{stroke:#333;stroke-width:1}\n"
-	".lb{stroke:#c0392b;stroke-width:1.5;stroke-dasharray:6 3}\n"
-	".ms{stroke:#222;stroke-width:1.5}\n"
-	".ref{stroke:#555;stroke-width:1.2;stroke-dasharray:4 3}\n"
-	"</style>\n";
+    "<style>\n"
+    "text{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;font-size:11px;fill:#222}\n"
+    ".title{font-size:16px;font-weight:bold}\n"
+    ".sub{font-size:12px;fill:#444}\n"
+    ".node{font-weight:bold}\n"
+    ".small{font-size:10px;fill:#444}\n"
+    ".c,.bb{fill:#4878d0}\n"
+    ".rl,.bl{fill:#59b953}\n"
+    ".rr,.br{fill:#ee854a}\n"
+    ".rs{fill:#956cb4}\n"
+    ".bi{fill:#c8c8c8}\n"
+    ".band{fill:#f2f2f2}\n"
+    ".bg{fill:#fff}\n"
+    ".grid{stroke:#e0e0e0;stroke-width:1}\n"
+    ".axis{stroke:#333;stroke-width:1}\n"
+    ".lb{stroke:#c0392b;stroke-width:1.5;stroke-dasharray:6 3}\n"
+    ".ms{stroke:#222;stroke-width:1.5}\n"
+    ".ref{stroke:#555;stroke-width:1.2;stroke-dasharray:4 3}\n"
+    "</style>\n";
 
 void locus__svg_num(struct locus__out *o, double v)
 {
@@ -57,8 +57,8 @@ void locus__svg_end(struct locus__out *o)
 	locus__out_str(o, "</svg>\n");
 }
 
-void locus__svg_text(struct locus__out *o, double x, double y, const char *anchor,
-		     const char *cls, const char *s)
+void locus__svg_text(struct locus__out *o, double x, double y, const char *anchor, const char *cls,
+		     const char *s)
 {
 	locus__out_str(o, "<text x=\"");
 	locus__svg_num(o, x);
@@ -112,8 +112,7 @@ void locus__svg_rect_open(struct locus__out *o, const char *cls, double x, doubl
 	locus__out_char(o, '"');
 }
 
-void locus__svg_rect(struct locus__out *o, const char *cls, double x, double y, double w,
-		     double h)
+void locus__svg_rect(struct locus__out *o, const char *cls, double x, double y, double w, double h)
 {
 	locus__svg_rect_open(o, cls, x, y, w, h);
 	locus__out_str(o, "/>\n");

@@ -26,14 +26,13 @@ void locus__svg_end(struct locus__out *o);
 void locus__svg_num(struct locus__out *o, double v);
 /* <text> at x, y; `anchor` "start", "middle" or "end"; `cls` may be NULL;
  * `s` is escaped. */
-void locus__svg_text(struct locus__out *o, double x, double y, const char *anchor,
-		     const char *cls, const char *s);
+void locus__svg_text(struct locus__out *o, double x, double y, const char *anchor, const char *cls,
+		     const char *s);
 /* A line from (x1, y1) to (x2, y2) of class `cls`. */
 void locus__svg_line(struct locus__out *o, double x1, double y1, double x2, double y2,
 		     const char *cls);
 /* A rect of class `cls`; negative sizes are drawn as 0. */
-void locus__svg_rect(struct locus__out *o, const char *cls, double x, double y, double w,
-		     double h);
+void locus__svg_rect(struct locus__out *o, const char *cls, double x, double y, double w, double h);
 /* The same rect left open, to be closed by locus__svg_tooltip. */
 void locus__svg_rect_open(struct locus__out *o, const char *cls, double x, double y, double w,
 			  double h);

@@ -23,8 +23,8 @@ static void next_event(struct locus__out *o, size_t *n)
 	locus__out_str(o, (*n)++ ? ",\n{" : "\n{");
 }
 
-static void name_event(struct locus__out *o, size_t *n, const char *what, uint64_t pid, uint64_t tid,
-		       const char *prefix, uint64_t id)
+static void name_event(struct locus__out *o, size_t *n, const char *what, uint64_t pid,
+		       uint64_t tid, const char *prefix, uint64_t id)
 {
 	next_event(o, n);
 	locus__out_str(o, "\"ph\":\"M\",\"name\":\"");
@@ -39,8 +39,8 @@ static void name_event(struct locus__out *o, size_t *n, const char *what, uint64
 	locus__out_str(o, "\"}}");
 }
 
-static void sort_event(struct locus__out *o, size_t *n, const char *what, uint64_t pid, uint64_t tid,
-		       uint64_t index)
+static void sort_event(struct locus__out *o, size_t *n, const char *what, uint64_t pid,
+		       uint64_t tid, uint64_t index)
 {
 	next_event(o, n);
 	locus__out_str(o, "\"ph\":\"M\",\"name\":\"");
@@ -149,8 +149,9 @@ int locus_report_trace(const struct locus_result *r, FILE *fp)
 		task_events(&o, &n, r);
 	instant(&o, &n, "makespan lower bound", r->lb_makespan);
 	instant(&o, &n, "makespan", r->makespan);
-	locus__out_str(&o, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"generator\":\"locus\","
-			   "\"policy\":");
+	locus__out_str(&o,
+		       "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"generator\":\"locus\","
+		       "\"policy\":");
 	locus__out_json_str(&o, r->policy, locus__policy_len(r));
 	locus__out_str(&o, ",\"seed\":");
 	locus__out_seed(&o, r->seed);

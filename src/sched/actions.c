@@ -29,7 +29,7 @@ void locus_act_send(struct locus_actions *a, const struct locus_msg *m)
 void locus_act_assign(struct locus_actions *a, uint32_t from, uint32_t worker, uint32_t task,
 		      int32_t source)
 {
-	struct locus_msg m = { .type = LOCUS_MSG_ASSIGN, .from = from, .to = worker, .n_args = 2 };
+	struct locus_msg m = {.type = LOCUS_MSG_ASSIGN, .from = from, .to = worker, .n_args = 2};
 	m.arg[0] = task;
 	m.arg[1] = source;
 	locus_act_send(a, &m);

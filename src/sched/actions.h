@@ -13,7 +13,7 @@
 enum locus__action_kind {
 	LOCUS__ACT_SEND,  /* msg */
 	LOCUS__ACT_TIMER, /* proc, delay, tag */
-	LOCUS__ACT_STOP   /* proc (a worker) */
+	LOCUS__ACT_STOP	  /* proc (a worker) */
 };
 
 struct locus__action {
@@ -28,7 +28,7 @@ struct locus_actions {
 	struct locus__action *list;
 	size_t n, cap;
 	uint64_t entries; /* locus_act_cost total for this event */
-	int oom;          /* an append failed: the engine reports it */
+	int oom;	  /* an append failed: the engine reports it */
 };
 
 /* Empties the list for the next event (keeps the storage). */

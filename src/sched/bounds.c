@@ -83,7 +83,8 @@ void locus_bound_balanced_caps(const struct locus_workload *wl, uint32_t *cap)
 		double most = -INFINITY;
 
 		for (size_t n = 0; n < p->n_nodes; n++) {
-			double over = (double)wl->n_tasks * node_power(&p->nodes[n]) / total - cap[n];
+			double over =
+			    (double)wl->n_tasks * node_power(&p->nodes[n]) / total - cap[n];
 
 			if (cap[n] < UINT32_MAX && over > most) {
 				most = over;
@@ -126,18 +127,18 @@ static const uint32_t *caps_or_balanced(const struct locus_workload *wl, const u
 struct bmatch {
 	const struct locus_workload *wl;
 	const uint32_t *cap;
-	uint32_t *match;      /* per task */
-	uint32_t *load;       /* per node */
-	uint32_t *slot;       /* the tasks matched to each node, see above */
-	uint32_t *pos;        /* per matched task: its index in slot */
-	uint32_t *tdist;      /* per task: BFS level, NONE when unreached or dead */
-	uint32_t *ndist;      /* per node: same */
-	uint32_t *tarc;       /* per task: current holder index */
-	uint32_t *narc;       /* per node: current index into its matched tasks */
-	uint32_t *queue;      /* BFS queue of tasks; the free tasks first */
-	uint32_t *stack;      /* the path being grown: tasks at even depths */
+	uint32_t *match; /* per task */
+	uint32_t *load;	 /* per node */
+	uint32_t *slot;	 /* the tasks matched to each node, see above */
+	uint32_t *pos;	 /* per matched task: its index in slot */
+	uint32_t *tdist; /* per task: BFS level, NONE when unreached or dead */
+	uint32_t *ndist; /* per node: same */
+	uint32_t *tarc;	 /* per task: current holder index */
+	uint32_t *narc;	 /* per node: current index into its matched tasks */
+	uint32_t *queue; /* BFS queue of tasks; the free tasks first */
+	uint32_t *stack; /* the path being grown: tasks at even depths */
 	size_t n_free;
-	uint32_t limit;       /* the level of the nodes ending shortest paths */
+	uint32_t limit; /* the level of the nodes ending shortest paths */
 	size_t matched;
 };
 
@@ -382,13 +383,13 @@ int locus_bound_locality(const struct locus_workload *wl, const uint32_t *cap, l
 			 uint32_t *task_node, struct locus_error *err)
 {
 	size_t n_tasks = wl->n_tasks, n_nodes = wl->platform->n_nodes;
-	struct bmatch g = { .wl = wl };
+	struct bmatch g = {.wl = wl};
 	uint32_t *own;
 	int rc = 0;
 
 	if (task_node && n_tasks && !n_nodes)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "no node to assign %zu tasks to", n_tasks);
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no node to assign %zu tasks to",
+				  n_tasks);
 	g.cap = caps_or_balanced(wl, cap, &own);
 	g.match = locus__calloc(n_tasks, sizeof *g.match);
 	g.tdist = locus__calloc(n_tasks, sizeof *g.tdist);
@@ -496,8 +497,8 @@ int locus_bound_locality_glpk(const struct locus_workload *wl, const uint32_t *c
 	((struct flow_vertex *)G->v[sink]->data)->rhs = -(double)n_tasks;
 	term = glp_term_out(GLP_OFF);
 	rc = glp_mincost_okalg(G, offsetof(struct flow_vertex, rhs), offsetof(struct flow_arc, low),
-			       offsetof(struct flow_arc, cap), offsetof(struct flow_arc, cost), &sol,
-			       -1, -1);
+			       offsetof(struct flow_arc, cap), offsetof(struct flow_arc, cost),
+			       &sol, -1, -1);
 	glp_term_out(term);
 	glp_delete_graph(G);
 	free(own);
@@ -578,11 +579,12 @@ int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, s
 
 	if (!(alpha >= 0) || !(beta >= 0) || isinf(alpha) || isinf(beta))
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "DL-MPI weights must be finite and >= 0 (alpha %g, beta %g)", alpha,
-				  beta);
+				  "DL-MPI weights must be finite and >= 0 (alpha %g, beta %g)",
+				  alpha, beta);
 	if (n > max_tasks)
 		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
-				  "%zu tasks: the exact DL-MPI program is limited to %zu", n, max_tasks);
+				  "%zu tasks: the exact DL-MPI program is limited to %zu", n,
+				  max_tasks);
 	if (!m)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "the platform has no node");
 	if (n > (size_t)INT_MAX / 4 / m)
@@ -691,7 +693,8 @@ int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, s
 		}
 		/* Higher levels have M* >= makespan: stop when even all of Lmax
 		 * local at this makespan would not do better. */
-		if (alpha * (double)lmax / (double)n + (makespan > 0 ? beta * opt / makespan : beta) <=
+		if (alpha * (double)lmax / (double)n +
+			(makespan > 0 ? beta * opt / makespan : beta) <=
 		    best_value)
 			break;
 		level = (local > level ? local : level) + 1;

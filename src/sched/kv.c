@@ -81,8 +81,8 @@ int locus_kv_double(struct locus_kv *kv, const char *key, double def, double min
 		double v = strtod(kv->vals[i], &end);
 		if (!*kv->vals[i] || *end || isnan(v) || v < min || v > max)
 			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-					  "policy option %s=%s: expected a number from %g to %g", key,
-					  kv->vals[i], min, max);
+					  "policy option %s=%s: expected a number from %g to %g",
+					  key, kv->vals[i], min, max);
 		*out = v;
 		return 0;
 	}

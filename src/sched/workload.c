@@ -51,7 +51,8 @@ int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct 
 				free(vals);
 				free(data);
 				return locus__err(err, LOCUS_EPARSE, args, lineno, 1,
-						  "expected a number of seconds >= 0, got \"%s\"", tmp);
+						  "expected a number of seconds >= 0, got \"%s\"",
+						  tmp);
 			}
 			if (locus__grow(&vals, &cap, out->n_trace + 1, sizeof *vals)) {
 				free(vals);
@@ -87,10 +88,11 @@ int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct 
 		out->lo = a;
 		out->hi = b;
 	} else {
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "task work \"%s\": expected fixed:SECONDS, uniform:LO:HI, exp:MEAN, "
-				  "per-mib:SECONDS or trace:FILE",
-				  text);
+		return locus__err(
+		    err, LOCUS_EINVAL, NULL, 0, 0,
+		    "task work \"%s\": expected fixed:SECONDS, uniform:LO:HI, exp:MEAN, "
+		    "per-mib:SECONDS or trace:FILE",
+		    text);
 	}
 #undef KIND
 	return 0;
@@ -149,7 +151,8 @@ int locus_workload_build(struct locus_workload **out, const struct locus_platfor
 	wl->platform = p;
 	long only_ds = -1;
 	if (only && (only_ds = locus_catalog_find_dataset(cat, only)) < 0) {
-		rc = locus__err(err, LOCUS_ENOENT, NULL, 0, 0, "no dataset \"%s\" in the catalog", only);
+		rc = locus__err(err, LOCUS_ENOENT, NULL, 0, 0, "no dataset \"%s\" in the catalog",
+				only);
 		goto fail;
 	}
 	for (size_t h = 0; h < cat->n_hosts; h++)

@@ -24,9 +24,9 @@
 #include "sim/share.h"
 
 enum ev_kind {
-	EV_ARRIVE,   /* an item reaches proc's inbox */
-	EV_FREE,     /* proc finished handling an event */
-	EV_COMPUTED  /* worker proc finished computing its task */
+	EV_ARRIVE,  /* an item reaches proc's inbox */
+	EV_FREE,    /* proc finished handling an event */
+	EV_COMPUTED /* worker proc finished computing its task */
 };
 
 struct ev {
@@ -41,7 +41,7 @@ struct ev {
 struct item {
 	struct locus_event ev; /* ev.msg points at msg below when a message */
 	struct locus_msg msg;
-	uint32_t next;         /* inbox chain or free list */
+	uint32_t next; /* inbox chain or free list */
 };
 
 #define NONE UINT32_MAX
@@ -49,11 +49,11 @@ struct item {
 struct proc {
 	uint32_t node;
 	uint32_t head, tail; /* inbox */
-	int busy;            /* handling an event until an EV_FREE */
+	int busy;	     /* handling an event until an EV_FREE */
 	/* workers */
 	int stopped;
-	uint32_t task;       /* running task, or NONE */
-	double idle_since;   /* free for work since */
+	uint32_t task;	   /* running task, or NONE */
+	double idle_since; /* free for work since */
 	double read_start;
 	double read_end;
 };
@@ -73,7 +73,7 @@ struct engine {
 	uint32_t free_items;
 	struct locus__share *share;
 	uint32_t res_backbone, res_fs; /* NONE when absent */
-	uint32_t *out_flows;           /* active outgoing remote reads per node */
+	uint32_t *out_flows;	       /* active outgoing remote reads per node */
 	struct locus_actions act;
 	/* speed changes per node: seg_at[n] .. seg_at[n+1] in segs */
 	size_t *seg_at;
@@ -97,7 +97,7 @@ static int cmp_ev(const void *a, const void *b)
 }
 
 static int fail(struct engine *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Records the first failure of a run; later ones are consequences. */
 static int fail(struct engine *e, int code, const char *fmt, ...)
@@ -117,7 +117,7 @@ static int fail(struct engine *e, int code, const char *fmt, ...)
 
 static int push_ev(struct engine *e, double t, uint32_t kind, uint32_t proc, uint32_t item)
 {
-	struct ev v = { t, e->seq++, kind, proc, item };
+	struct ev v = {t, e->seq++, kind, proc, item};
 	if (locus_heap_push(&e->heap, &v))
 		return fail(e, LOCUS_ENOMEM, "out of memory");
 	return 0;
@@ -191,7 +191,7 @@ static double msg_delay(const struct engine *e, const struct locus_msg *m)
 {
 	uint32_t a = e->procs[m->from].node, b = e->procs[m->to].node;
 	double bw = e->p->nodes[a].net_bw < e->p->nodes[b].net_bw ? e->p->nodes[a].net_bw
-								    : e->p->nodes[b].net_bw;
+								  : e->p->nodes[b].net_bw;
 	uint32_t bytes = m->bytes ? m->bytes : 16 + 8 * m->n_args;
 	return e->latency + bytes / bw;
 }
@@ -206,7 +206,8 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 		if (a->kind == LOCUS__ACT_SEND) {
 			struct locus_msg *m = &a->msg;
 			if (m->to >= e->n_procs) {
-				fail(e, LOCUS_EINCOMPLETE, "policy %s sent a message to process %ld of %ld",
+				fail(e, LOCUS_EINCOMPLETE,
+				     "policy %s sent a message to process %ld of %ld",
 				     e->cfg->policy->name, (long)m->to, (long)e->n_procs);
 				return;
 			}
@@ -252,7 +253,8 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 		/* An assignment starts the task on arrival; the policy is told too. */
 		if (it->ev.kind == LOCUS_EV_MESSAGE && it->msg.type == LOCUS_MSG_ASSIGN) {
 			if (proc >= e->n_workers) {
-				fail(e, LOCUS_EINCOMPLETE, "policy %s assigned a task to scheduler %ld",
+				fail(e, LOCUS_EINCOMPLETE,
+				     "policy %s assigned a task to scheduler %ld",
 				     e->cfg->policy->name, (long)proc);
 				return;
 			}
@@ -315,17 +317,19 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 {
 	struct proc *pr = &e->procs[w];
 	if (t >= e->wl->n_tasks) {
-		fail(e, LOCUS_EINCOMPLETE, "policy %s assigned task %ld of %ld", e->cfg->policy->name,
-		     (long)t, (long)e->wl->n_tasks);
+		fail(e, LOCUS_EINCOMPLETE, "policy %s assigned task %ld of %ld",
+		     e->cfg->policy->name, (long)t, (long)e->wl->n_tasks);
 		return;
 	}
 	if (e->assigned[t]) {
-		fail(e, LOCUS_EINCOMPLETE, "policy %s assigned task %ld twice (second time to worker %ld)",
+		fail(e, LOCUS_EINCOMPLETE,
+		     "policy %s assigned task %ld twice (second time to worker %ld)",
 		     e->cfg->policy->name, (long)t, (long)w);
 		return;
 	}
 	if (pr->task != NONE || pr->stopped) {
-		fail(e, LOCUS_EINCOMPLETE, "policy %s assigned task %ld to worker %ld, which is not free",
+		fail(e, LOCUS_EINCOMPLETE,
+		     "policy %s assigned task %ld to worker %ld, which is not free",
 		     e->cfg->policy->name, (long)t, (long)w);
 		return;
 	}
@@ -491,7 +495,8 @@ static int setup(struct engine *e)
 		if (c->node >= nn || !(c->speed > 0) || !(c->time >= 0) ||
 		    (k && c->time < cfg->speed[k - 1].time))
 			return fail(e, LOCUS_EINVAL,
-				    "speed change %zu: expected a node below %zu, a speed > 0 and times in order",
+				    "speed change %zu: expected a node below %zu, a speed > 0 and "
+				    "times in order",
 				    k, nn);
 		e->seg_at[c->node + 1]++;
 	}
@@ -518,8 +523,8 @@ static int setup(struct engine *e)
 	}
 	e->free_items = NONE;
 	return locus_heap_init(&e->heap, sizeof(struct ev), cmp_ev)
-		       ? fail(e, LOCUS_ENOMEM, "out of memory")
-		       : 0;
+		   ? fail(e, LOCUS_ENOMEM, "out of memory")
+		   : 0;
 }
 
 static int run(struct engine *e)
@@ -541,7 +546,8 @@ static int run(struct engine *e)
 			e->items[it].ev.kind = LOCUS_EV_SPEED;
 			e->items[it].ev.node = e->cfg->speed[k].node;
 			e->items[it].ev.speed = e->cfg->speed[k].speed;
-			push_ev(e, e->cfg->speed[k].time, EV_ARRIVE, (uint32_t)(e->n_workers + s), it);
+			push_ev(e, e->cfg->speed[k].time, EV_ARRIVE, (uint32_t)(e->n_workers + s),
+				it);
 		}
 	while (!e->failed) {
 		const struct ev *top = locus_heap_peek(&e->heap);
@@ -577,7 +583,8 @@ static int run(struct engine *e)
 			t++;
 		if (t < e->wl->n_tasks)
 			return fail(e, LOCUS_EINCOMPLETE,
-				    "policy %s ended the run with %zu of %zu tasks done (task %zu was never assigned)",
+				    "policy %s ended the run with %zu of %zu tasks done (task %zu "
+				    "was never assigned)",
 				    e->cfg->policy->name, e->done, e->wl->n_tasks, t);
 		return fail(e, LOCUS_EINCOMPLETE, "the run ended with %zu of %zu tasks done",
 			    e->done, e->wl->n_tasks);
@@ -616,8 +623,8 @@ static void summarise(struct engine *e)
 int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
 		  struct locus_error *err)
 {
-	struct engine e = { 0 };
-	struct locus_kv kv = { 0 };
+	struct engine e = {0};
+	struct locus_kv kv = {0};
 	struct timespec t0, t1;
 	*out = NULL;
 	if (!cfg || !cfg->wl || !cfg->policy)
@@ -637,9 +644,11 @@ int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
 	if (!rc)
 		rc = setup(&e);
 	if (!rc) {
-		struct locus_policy_ctx ctx = { .wl = e.wl, .n_workers = e.n_workers,
-						.n_schedulers = e.n_scheds, .seed = cfg->seed,
-						.opts = &kv };
+		struct locus_policy_ctx ctx = {.wl = e.wl,
+					       .n_workers = e.n_workers,
+					       .n_schedulers = e.n_scheds,
+					       .seed = cfg->seed,
+					       .opts = &kv};
 		rc = cfg->policy->create(&e.pol, &ctx, err);
 		if (!rc && locus_kv_unused(&kv))
 			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
@@ -673,7 +682,8 @@ int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
 		locus_result_destroy(e.r);
 		return rc;
 	}
-	e.r->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	e.r->wall_seconds =
+	    (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 	*out = e.r;
 	return 0;
 }

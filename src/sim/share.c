@@ -69,48 +69,48 @@ struct key {
 
 struct flow {
 	uint64_t user;
-	uint64_t seq;       /* start order: breaks ties */
+	uint64_t seq; /* start order: breaks ties */
 	double bytes;
-	double cap;         /* its own cap; INFINITY: none */
-	double target;      /* vtime of its class when it is done (instant class: time) */
+	double cap;	    /* its own cap; INFINITY: none */
+	double target;	    /* vtime of its class when it is done (instant class: time) */
 	uint32_t res[MAXR]; /* resources of finite capacity, ascending */
-	uint32_t n_res;     /* 0 for a flow of 0 bytes: it holds no resource */
-	uint32_t cls;       /* its class; NONE when the slot is free */
-	uint32_t pos;       /* index in its class's heap; when free, the next free slot */
+	uint32_t n_res;	    /* 0 for a flow of 0 bytes: it holds no resource */
+	uint32_t cls;	    /* its class; NONE when the slot is free */
+	uint32_t pos;	    /* index in its class's heap; when free, the next free slot */
 };
 
 struct cls {
 	struct key key;
 	uint64_t hash;
 	uint32_t res_pos[MAXR]; /* index in each shared resource's class list */
-	uint32_t *heap;         /* flow ids by (target, seq); kept when the slot is free */
+	uint32_t *heap;		/* flow ids by (target, seq); kept when the slot is free */
 	size_t heap_cap;
-	uint32_t n;             /* flows in it; 0 when the slot is free */
-	uint32_t gpos;          /* index in the global heap; NONE: not there */
+	uint32_t n;    /* flows in it; 0 when the slot is free */
+	uint32_t gpos; /* index in the global heap; NONE: not there */
 	uint32_t next_free;
-	uint32_t qmark;         /* event that queued it for refresh */
-	uint32_t bmark;         /* event whose component search reached it */
-	int frozen;             /* progressive filling */
+	uint32_t qmark; /* event that queued it for refresh */
+	uint32_t bmark; /* event whose component search reached it */
+	int frozen;	/* progressive filling */
 	double fill_rate;
-	double rate;            /* per flow; INFINITY for the instant class */
-	double vtime;           /* service per flow at time t */
+	double rate;  /* per flow; INFINITY for the instant class */
+	double vtime; /* service per flow at time t */
 	double t;
-	double scale;           /* no flow in it has more than this left */
-	double done_at;         /* completion time of the head */
+	double scale;	/* no flow in it has more than this left */
+	double done_at; /* completion time of the head */
 };
 
 struct res {
 	double capacity;
 	uint32_t n_flows;
 	uint32_t xor_flows; /* xor of its flows' ids: the flow itself when alone */
-	uint32_t *cls;      /* classes whose key holds it */
+	uint32_t *cls;	    /* classes whose key holds it */
 	size_t n_cls, cls_cap;
 	/* progressive filling */
-	uint32_t mark;      /* event whose component search reached it */
-	uint32_t ver;       /* version of its level in the level heap */
+	uint32_t mark; /* event whose component search reached it */
+	uint32_t ver;  /* version of its level in the level heap */
 	int saturated;
-	double load;        /* bytes/s taken by frozen flows */
-	double open;        /* flows not yet frozen */
+	double load; /* bytes/s taken by frozen flows */
+	double open; /* flows not yet frozen */
 };
 
 struct level {
@@ -134,30 +134,30 @@ struct locus__share {
 	uint64_t seq;
 
 	struct cls *cls;
-	size_t cls_cap, cls_used;     /* slots allocated, slots set up */
+	size_t cls_cap, cls_used; /* slots allocated, slots set up */
 	uint32_t free_cls;
 	size_t n_free_cls;
-	uint32_t *table;              /* open addressing: class ids, NONE empty */
-	size_t table_size;            /* power of two, >= 2 cls_used */
-	uint32_t *gheap;              /* classes by (done_at, head's seq) */
+	uint32_t *table;   /* open addressing: class ids, NONE empty */
+	size_t table_size; /* power of two, >= 2 cls_used */
+	uint32_t *gheap;   /* classes by (done_at, head's seq) */
 	size_t gn;
 
-	double now;                   /* time of the last change */
-	uint32_t epoch;               /* events so far */
+	double now;	/* time of the last change */
+	uint32_t epoch; /* events so far */
 
 	/* Scratch of one event, sized for cls_used classes. */
 	uint32_t seeds[MAX_SEEDS];
 	size_t n_seeds;
-	uint32_t *queue;              /* classes to refresh */
+	uint32_t *queue; /* classes to refresh */
 	size_t n_queue;
-	uint32_t *comp_res;           /* n_res */
+	uint32_t *comp_res; /* n_res */
 	size_t n_comp_res;
 	uint32_t *comp_cls;
 	size_t n_comp_cls;
 	struct by_cap *by_cap;
-	struct level *levels;         /* n_res + MAXR cls_used */
+	struct level *levels; /* n_res + MAXR cls_used */
 	size_t n_levels;
-	size_t scratch_for;           /* cls_used the scratch is sized for */
+	size_t scratch_for; /* cls_used the scratch is sized for */
 };
 
 /* ---- keys and the class table ------------------------------------- */
@@ -495,8 +495,8 @@ static int reserve(struct locus__share *s, const struct key *k, unsigned n)
 		return LOCUS_ENOMEM;
 	for (unsigned j = 0; j < n; j++) {
 		uint32_t c = table_find(s, &k[j], key_hash(&k[j]));
-		if (c != NONE && locus__grow(&s->cls[c].heap, &s->cls[c].heap_cap,
-					     s->cls[c].n + n, sizeof *s->cls[c].heap))
+		if (c != NONE && locus__grow(&s->cls[c].heap, &s->cls[c].heap_cap, s->cls[c].n + n,
+					     sizeof *s->cls[c].heap))
 			return LOCUS_ENOMEM;
 		for (uint32_t i = 0; i < k[j].n; i++) {
 			struct res *r = &s->res[k[j].res[i]];
@@ -674,7 +674,7 @@ static void reach_res(struct locus__share *s, uint32_t r)
 static void push_level(struct locus__share *s, uint32_t r)
 {
 	struct res *x = &s->res[r];
-	struct level lv = { (x->capacity - x->load) / x->open, r, ++x->ver };
+	struct level lv = {(x->capacity - x->load) / x->open, r, ++x->ver};
 	level_push(s, &lv);
 }
 
@@ -886,7 +886,7 @@ int locus__share_start(struct locus__share *s, double now, const uint32_t *res, 
 		cap = INFINITY;
 	if (!n && cap == INFINITY)
 		return LOCUS_EINVAL;
-	struct flow nf = { .user = user, .bytes = bytes, .cap = cap, .cls = NONE };
+	struct flow nf = {.user = user, .bytes = bytes, .cap = cap, .cls = NONE};
 	for (unsigned i = 0; i < n; i++) {
 		if (res[i] >= s->n_res)
 			return LOCUS_EINVAL;

@@ -52,7 +52,7 @@ static void check(const struct locus_catalog *cat)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct locus_catalog *cat = (struct locus_catalog *)1, *again;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	/* A copy without a terminating NUL, so reads past the end are caught. */
 	char *text = malloc(size ? size : 1);
 	if (!text)

@@ -7,7 +7,7 @@
 #include "locus/locus.h"
 
 /* Exit statuses: 0 success, 1 failure, 2 bad usage. */
-#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_FAIL  1
 #define CLI_EXIT_USAGE 2
 
 /* Prints "locus CMD: <formatted error>" to stderr; returns CLI_EXIT_FAIL. */
@@ -15,8 +15,7 @@ int cli_error(const char *cmd, const struct locus_error *err, int rc);
 
 /* Prints "locus CMD: message" and a hint to see --help; returns
  * CLI_EXIT_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parses a size ("64M", "1G", "4096") or a count into *out; prints the
  * usage error itself and returns CLI_EXIT_USAGE on failure, else 0. */

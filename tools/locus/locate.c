@@ -9,45 +9,45 @@
 #include "core/internal.h"
 
 static const char *const help =
-	"usage: locus locate [OPTIONS] SOURCE [CALL ARGS...]\n"
-	"\n"
-	"Answers DL-MPI's data locality calls (Table I) over a source of block\n"
-	"locations. A process is named by its host; a process on a host that holds\n"
-	"nothing has no local chunk.\n"
-	"\n"
-	"SOURCE is one of\n"
-	"  DIR                     a node-local store (DIR/<node>/<dataset>/chunk-...)\n"
-	"  FILE                    a catalog, WebHDFS JSON or hdfs fsck output, by content\n"
-	"  catalog:FILE            a Locus catalog\n"
-	"  fsck:FILE[?hosts=H]     'hdfs fsck PATH -files -blocks -locations' output;\n"
-	"                          H maps datanode addresses to host names (/etc/hosts form)\n"
-	"  webhdfs:FILE[?dataset=NAME&hosts=H]\n"
-	"                          a WebHDFS GETFILEBLOCKLOCATIONS document for file NAME\n"
-	"  store:DIR               a node-local store\n"
-	"\n"
-	"CALL is one of (default: datasets)\n"
-	"  datasets                           list datasets, sizes, chunks and problems\n"
-	"  summary DATASET                    local chunks and percentage on every host\n"
-	"  process-chunks DATASET PROCESS     chunks local to PROCESS (DLI_map_process_chunks)\n"
-	"  chunks-process DATASET [PROC...]   map of local chunks per process, every host\n"
-	"                                     by default (DLI_map_chunks_process)\n"
-	"  dprocess-dchunks DIR [PROC...]     the same for every dataset under DIR\n"
-	"                                     (DLI_map_Dprocess_Dchunks)\n"
-	"  total-chunks DATASET PROCESS       number of local chunks (DLI_get_total_chunks)\n"
-	"  data-percentage DATASET PROCESS    percentage of bytes local (DLI_get_data_percentage)\n"
-	"  check-data DATASET PROCESS OFFSET  is byte OFFSET local? (DLI_check_data)\n"
-	"\n"
-	"Options:\n"
-	"  --json       print JSON for programs instead of tables\n"
-	"  -h, --help   show this help\n"
-	"\n"
-	"Blocks that are missing, under construction or have corrupt replicas are\n"
-	"reported on stderr (and under \"problems\" in JSON), never dropped silently.\n"
-	"\n"
-	"Examples:\n"
-	"  locus locate /tmp/store summary reads.fa\n"
-	"  locus locate 'fsck:fsck.txt?hosts=hosts' chunks-process /data/genome.fa dn1 dn2\n"
-	"  locus locate --json genome.cat check-data genome.fa node03 134217728\n";
+    "usage: locus locate [OPTIONS] SOURCE [CALL ARGS...]\n"
+    "\n"
+    "Answers DL-MPI's data locality calls (Table I) over a source of block\n"
+    "locations. A process is named by its host; a process on a host that holds\n"
+    "nothing has no local chunk.\n"
+    "\n"
+    "SOURCE is one of\n"
+    "  DIR                     a node-local store (DIR/<node>/<dataset>/chunk-...)\n"
+    "  FILE                    a catalog, WebHDFS JSON or hdfs fsck output, by content\n"
+    "  catalog:FILE            a Locus catalog\n"
+    "  fsck:FILE[?hosts=H]     'hdfs fsck PATH -files -blocks -locations' output;\n"
+    "                          H maps datanode addresses to host names (/etc/hosts form)\n"
+    "  webhdfs:FILE[?dataset=NAME&hosts=H]\n"
+    "                          a WebHDFS GETFILEBLOCKLOCATIONS document for file NAME\n"
+    "  store:DIR               a node-local store\n"
+    "\n"
+    "CALL is one of (default: datasets)\n"
+    "  datasets                           list datasets, sizes, chunks and problems\n"
+    "  summary DATASET                    local chunks and percentage on every host\n"
+    "  process-chunks DATASET PROCESS     chunks local to PROCESS (DLI_map_process_chunks)\n"
+    "  chunks-process DATASET [PROC...]   map of local chunks per process, every host\n"
+    "                                     by default (DLI_map_chunks_process)\n"
+    "  dprocess-dchunks DIR [PROC...]     the same for every dataset under DIR\n"
+    "                                     (DLI_map_Dprocess_Dchunks)\n"
+    "  total-chunks DATASET PROCESS       number of local chunks (DLI_get_total_chunks)\n"
+    "  data-percentage DATASET PROCESS    percentage of bytes local (DLI_get_data_percentage)\n"
+    "  check-data DATASET PROCESS OFFSET  is byte OFFSET local? (DLI_check_data)\n"
+    "\n"
+    "Options:\n"
+    "  --json       print JSON for programs instead of tables\n"
+    "  -h, --help   show this help\n"
+    "\n"
+    "Blocks that are missing, under construction or have corrupt replicas are\n"
+    "reported on stderr (and under \"problems\" in JSON), never dropped silently.\n"
+    "\n"
+    "Examples:\n"
+    "  locus locate /tmp/store summary reads.fa\n"
+    "  locus locate 'fsck:fsck.txt?hosts=hosts' chunks-process /data/genome.fa dn1 dn2\n"
+    "  locus locate --json genome.cat check-data genome.fa node03 134217728\n";
 
 static int json;
 
@@ -94,8 +94,8 @@ static void report_problems(const struct locus_catalog *cat)
 {
 	if (!cat->n_problems || json)
 		return;
-	fprintf(stderr, "locus locate: warning: the source reports %zu problem%s:\n", cat->n_problems,
-		cat->n_problems == 1 ? "" : "s");
+	fprintf(stderr, "locus locate: warning: the source reports %zu problem%s:\n",
+		cat->n_problems, cat->n_problems == 1 ? "" : "s");
 	for (size_t i = 0; i < cat->n_problems && i < 10; i++)
 		fprintf(stderr, "  %s: %s\n", cat->datasets[cat->problems[i].dataset].name,
 			cat->problems[i].detail);
@@ -114,10 +114,11 @@ static void problems_json(const struct locus_catalog *cat)
 			printf(", \"chunk\": null");
 		else
 			printf(", \"chunk\": %zu", p->chunk);
-		printf(", \"missing\": %s, \"under_construction\": %s, \"corrupt\": %s, \"detail\": ",
-		       p->flags & LOCUS_CHUNK_MISSING ? "true" : "false",
-		       p->flags & LOCUS_CHUNK_UNDER_CONSTRUCTION ? "true" : "false",
-		       p->flags & LOCUS_CHUNK_CORRUPT ? "true" : "false");
+		printf(
+		    ", \"missing\": %s, \"under_construction\": %s, \"corrupt\": %s, \"detail\": ",
+		    p->flags & LOCUS_CHUNK_MISSING ? "true" : "false",
+		    p->flags & LOCUS_CHUNK_UNDER_CONSTRUCTION ? "true" : "false",
+		    p->flags & LOCUS_CHUNK_CORRUPT ? "true" : "false");
 		cli_json_string(p->detail);
 		printf("}");
 	}
@@ -148,7 +149,8 @@ static int call_datasets(const struct locus_catalog *cat)
 			}
 			printf("%s{\"name\": ", d ? ", " : "");
 			cli_json_string(ds->name);
-			printf(", \"size\": %" PRIu64 ", \"chunks\": %zu, \"replicas\": %zu, \"missing_chunks\": %zu}",
+			printf(", \"size\": %" PRIu64
+			       ", \"chunks\": %zu, \"replicas\": %zu, \"missing_chunks\": %zu}",
 			       ds->size, ds->n_chunks, reps, missing);
 		}
 		printf("], ");
@@ -164,8 +166,8 @@ static int call_datasets(const struct locus_catalog *cat)
 			reps += ds->chunks[c].n_replicas;
 			missing += !ds->chunks[c].n_replicas;
 		}
-		printf("%-40s %14" PRIu64 " %8zu %10zu %8zu\n", ds->name, ds->size, ds->n_chunks, reps,
-		       missing);
+		printf("%-40s %14" PRIu64 " %8zu %10zu %8zu\n", ds->name, ds->size, ds->n_chunks,
+		       reps, missing);
 	}
 	printf("\n%zu dataset%s on %zu host%s\n", cat->n_datasets, cat->n_datasets == 1 ? "" : "s",
 	       cat->n_hosts, cat->n_hosts == 1 ? "" : "s");
@@ -178,15 +180,17 @@ static void map_out(const struct locus_catalog *cat, const struct locus_chunk_ma
 	if (json) {
 		printf("{\"dataset\": ");
 		cli_json_string(ds->name);
-		printf(", \"size\": %" PRIu64 ", \"chunks\": %zu, \"processes\": [", ds->size, ds->n_chunks);
+		printf(", \"size\": %" PRIu64 ", \"chunks\": %zu, \"processes\": [", ds->size,
+		       ds->n_chunks);
 		for (size_t i = 0; i < m->n_procs; i++) {
 			uint64_t b = local_bytes(cat, m->dataset, &m->local[i]);
 			printf("%s{\"process\": ", i ? ", " : "");
 			cli_json_string(m->procs[i]);
-			printf(", \"known_host\": %s, \"total_chunks\": %zu, \"local_bytes\": %" PRIu64
-			       ", \"data_percentage\": %.6f, \"chunks\": ",
-			       locus_catalog_find_host(cat, m->procs[i]) >= 0 ? "true" : "false",
-			       m->local[i].n, b, pct(b, ds->size));
+			printf(
+			    ", \"known_host\": %s, \"total_chunks\": %zu, \"local_bytes\": %" PRIu64
+			    ", \"data_percentage\": %.6f, \"chunks\": ",
+			    locus_catalog_find_host(cat, m->procs[i]) >= 0 ? "true" : "false",
+			    m->local[i].n, b, pct(b, ds->size));
 			print_ids_json(&m->local[i]);
 			printf("}");
 		}
@@ -194,7 +198,8 @@ static void map_out(const struct locus_catalog *cat, const struct locus_chunk_ma
 		return;
 	}
 	printf("%s: %" PRIu64 " bytes in %zu chunks\n\n", ds->name, ds->size, ds->n_chunks);
-	printf("  %-20s %8s %9s  %s\n", "process", "chunks", "local %", ranges ? "local chunks" : "");
+	printf("  %-20s %8s %9s  %s\n", "process", "chunks", "local %",
+	       ranges ? "local chunks" : "");
 	for (size_t i = 0; i < m->n_procs; i++) {
 		uint64_t b = local_bytes(cat, m->dataset, &m->local[i]);
 		printf("  %-20s %8zu %8.2f%%  ", m->procs[i], m->local[i].n, pct(b, ds->size));
@@ -215,7 +220,9 @@ static const char **procs_or_hosts(const struct locus_catalog *cat, char **given
 		for (int i = 0; i < n_given; i++) {
 			p[i] = given[i];
 			if (locus_catalog_find_host(cat, given[i]) < 0)
-				fprintf(stderr, "locus locate: warning: no host \"%s\" in the source; it holds no chunk\n",
+				fprintf(stderr,
+					"locus locate: warning: no host \"%s\" in the source; it "
+					"holds no chunk\n",
 					given[i]);
 		}
 		*n = (size_t)n_given;
@@ -256,7 +263,8 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 		rc = procs ? locus_map_chunks_process(cat, ds, procs, np, &m) : LOCUS_ENOMEM;
 		if (!rc) {
 			if (json)
-				printf("{\"call\": \"%s\", \"result\": ", summary ? "summary" : "chunks-process");
+				printf("{\"call\": \"%s\", \"result\": ",
+				       summary ? "summary" : "chunks-process");
 			map_out(cat, &m, !summary);
 			if (json) {
 				printf(", ");
@@ -304,11 +312,16 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 		goto result;
 	}
 	if (strcmp(call, "process-chunks") == 0) {
-		if ((rc = need(call, n, 2, "DATASET PROCESS")) || (n > 2 && (rc = cli_usage_error("locate", "process-chunks takes DATASET PROCESS"))))
+		if ((rc = need(call, n, 2, "DATASET PROCESS")) ||
+		    (n > 2 &&
+		     (rc = cli_usage_error("locate", "process-chunks takes DATASET PROCESS"))))
 			return rc;
-		const char *procs[1] = { args[1] };
+		const char *procs[1] = {args[1]};
 		if (locus_catalog_find_host(cat, args[1]) < 0)
-			fprintf(stderr, "locus locate: warning: no host \"%s\" in the source; it holds no chunk\n", args[1]);
+			fprintf(stderr,
+				"locus locate: warning: no host \"%s\" in the source; it holds no "
+				"chunk\n",
+				args[1]);
 		struct locus_idlist l;
 		rc = locus_map_process_chunks(cat, ds, args[1], &l);
 		if (!rc) {
@@ -327,8 +340,9 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 					       cat->datasets[d].chunks[l.ids[i]].length);
 				printf("]}\n");
 			} else {
-				printf("%s on %s: %zu local chunk%s\n\n  %8s %16s %12s\n", ds, args[1], l.n,
-				       l.n == 1 ? "" : "s", "chunk", "offset", "length");
+				printf("%s on %s: %zu local chunk%s\n\n  %8s %16s %12s\n", ds,
+				       args[1], l.n, l.n == 1 ? "" : "s", "chunk", "offset",
+				       "length");
 				for (size_t i = 0; i < l.n; i++)
 					printf("  %8zu %16" PRIu64 " %12" PRIu64 "\n", l.ids[i],
 					       cat->datasets[d].chunks[l.ids[i]].offset,
@@ -339,7 +353,8 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 		goto result;
 	}
 	if (strcmp(call, "total-chunks") == 0 || strcmp(call, "data-percentage") == 0) {
-		if ((rc = need(call, n, 2, "DATASET PROCESS")) || (n > 2 && (rc = cli_usage_error("locate", "%s takes DATASET PROCESS", call))))
+		if ((rc = need(call, n, 2, "DATASET PROCESS")) ||
+		    (n > 2 && (rc = cli_usage_error("locate", "%s takes DATASET PROCESS", call))))
 			return rc;
 		size_t total = 0;
 		double p = 0;
@@ -367,12 +382,16 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 	if (strcmp(call, "check-data") == 0) {
 		uint64_t off;
 		bool local;
-		if ((rc = need(call, n, 3, "DATASET PROCESS OFFSET")) || (n > 3 && (rc = cli_usage_error("locate", "check-data takes DATASET PROCESS OFFSET"))) ||
+		if ((rc = need(call, n, 3, "DATASET PROCESS OFFSET")) ||
+		    (n > 3 &&
+		     (rc = cli_usage_error("locate", "check-data takes DATASET PROCESS OFFSET"))) ||
 		    (rc = cli_size("locate", "OFFSET", args[2], &off)))
 			return rc;
 		rc = locus_check_data(cat, ds, args[1], off, &local);
 		if (rc == LOCUS_ERANGE) {
-			fprintf(stderr, "locus locate: offset %" PRIu64 " is past the end of %s (%" PRIu64 " bytes)\n",
+			fprintf(stderr,
+				"locus locate: offset %" PRIu64 " is past the end of %s (%" PRIu64
+				" bytes)\n",
 				off, ds, cat->datasets[locus_catalog_find_dataset(cat, ds)].size);
 			return CLI_EXIT_FAIL;
 		}
@@ -382,7 +401,8 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 				cli_json_string(ds);
 				printf(", \"process\": ");
 				cli_json_string(args[1]);
-				printf(", \"offset\": %" PRIu64 ", \"local\": %s}\n", off, local ? "true" : "false");
+				printf(", \"offset\": %" PRIu64 ", \"local\": %s}\n", off,
+				       local ? "true" : "false");
 			} else {
 				printf("%s\n", local ? "local" : "remote");
 			}
@@ -392,7 +412,10 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 	return cli_usage_error("locate", "unknown call \"%s\"", call);
 result:
 	if (rc == LOCUS_ENOENT) {
-		fprintf(stderr, "locus locate: no dataset \"%s\" in the source (run 'locus locate SOURCE datasets')\n", ds);
+		fprintf(stderr,
+			"locus locate: no dataset \"%s\" in the source (run 'locus locate SOURCE "
+			"datasets')\n",
+			ds);
 		return CLI_EXIT_FAIL;
 	}
 	if (rc)
@@ -403,9 +426,9 @@ result:
 int cmd_locate(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, 0, 1 },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+	    {"json", no_argument, 0, 1},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
 	};
 	int c;
 	json = 0;
@@ -413,15 +436,20 @@ int cmd_locate(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
-		case 1: json = 1; break;
-		case 'h': fputs(help, stdout); return 0;
-		default: return cli_usage_error("locate", "unknown option %s", argv[optind - 1]);
+		case 1:
+			json = 1;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		default:
+			return cli_usage_error("locate", "unknown option %s", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error("locate", "expected a SOURCE");
 	struct locus_catalog *cat;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	int rc = locus_source_open(&cat, argv[optind], &err);
 	if (rc)
 		return cli_error("locate", &err, rc);

@@ -12,26 +12,24 @@ static const struct {
 	int (*run)(int, char **);
 	const char *summary;
 } commands[] = {
-	{ "place", cmd_place, "split data into chunks and place replicas on nodes" },
-	{ "locate", cmd_locate, "ask where chunks live (DL-MPI's locality calls)" },
-	{ "sim", cmd_sim, "run scheduling policies in the simulator, with bounds" },
+    {"place", cmd_place, "split data into chunks and place replicas on nodes"},
+    {"locate", cmd_locate, "ask where chunks live (DL-MPI's locality calls)"},
+    {"sim", cmd_sim, "run scheduling policies in the simulator, with bounds"},
 };
 
 static void usage(FILE *fp)
 {
-	fprintf(fp,
-		"usage: locus [--version] [--help] COMMAND [ARGS]\n"
-		"\n"
-		"Locus moves computation to data: it schedules each task onto a process\n"
-		"that holds its data and says how close a run came to the best one.\n"
-		"\n"
-		"Commands:\n");
+	fprintf(fp, "usage: locus [--version] [--help] COMMAND [ARGS]\n"
+		    "\n"
+		    "Locus moves computation to data: it schedules each task onto a process\n"
+		    "that holds its data and says how close a run came to the best one.\n"
+		    "\n"
+		    "Commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(fp,
-		"\n"
-		"Run 'locus COMMAND --help' for a command's options and examples.\n"
-		"Set LOCUS_DEBUG=locality,place (or all) for debug messages on stderr.\n");
+	fprintf(fp, "\n"
+		    "Run 'locus COMMAND --help' for a command's options and examples.\n"
+		    "Set LOCUS_DEBUG=locality,place (or all) for debug messages on stderr.\n");
 }
 
 int cli_error(const char *cmd, const struct locus_error *err, int rc)
@@ -58,15 +56,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *out)
 {
 	if (locus__parse_size(arg, out))
-		return cli_usage_error(cmd, "%s expects a size such as 4096, 64K, 64M or 1G, got \"%s\"",
-				       opt, arg);
+		return cli_usage_error(
+		    cmd, "%s expects a size such as 4096, 64K, 64M or 1G, got \"%s\"", opt, arg);
 	return 0;
 }
 
 int cli_uint(const char *cmd, const char *opt, const char *arg, uint64_t *out)
 {
 	if (locus__parse_u64(arg, strlen(arg), out))
-		return cli_usage_error(cmd, "%s expects a non-negative integer, got \"%s\"", opt, arg);
+		return cli_usage_error(cmd, "%s expects a non-negative integer, got \"%s\"", opt,
+				       arg);
 	return 0;
 }
 
@@ -102,7 +101,7 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
 		if (argc > 2 && strcmp(cmd, "help") == 0) {
-			char *args[] = { argv[2], (char *)"--help", NULL };
+			char *args[] = {argv[2], (char *)"--help", NULL};
 			for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 				if (strcmp(commands[i].name, argv[2]) == 0)
 					return commands[i].run(2, args);

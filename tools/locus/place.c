@@ -14,53 +14,53 @@
 #include "core/internal.h"
 
 static const char *const help =
-	"usage: locus place [OPTIONS] (--input FILE | --generate SIZE | --chunks N)\n"
-	"                   (--store DIR | --catalog FILE)...\n"
-	"\n"
-	"Splits a dataset into chunks, chooses the nodes that hold each chunk's\n"
-	"replicas, and writes the chunks into a node-local store\n"
-	"(DIR/<node>/<dataset>/chunk-...) and/or the chunk map into a catalog.\n"
-	"Nothing is left half-written: a failed run leaves store and catalog as\n"
-	"they were.\n"
-	"\n"
-	"Data:\n"
-	"  -i, --input FILE       split this file\n"
-	"  -g, --generate SIZE    make SIZE bytes of synthetic data (e.g. 64M)\n"
-	"      --content KIND     synthetic content: fasta (default), random, zero\n"
-	"  -n, --chunks N         no data: N chunks of --chunk-size (catalog only)\n"
-	"  -c, --chunk-size SIZE  chunk size (default 64M; K, M, G are powers of 1024)\n"
-	"      --split MODE       bytes (default): exact sizes; lines: end chunks at a\n"
-	"                         newline; fasta: end chunks before a '>' record\n"
-	"  -d, --dataset NAME     dataset name (default: the input's file name,\n"
-	"                         or \"synthetic\")\n"
-	"\n"
-	"Nodes:\n"
-	"  -p, --platform FILE    nodes and racks from a platform file (docs/formats.md)\n"
-	"  -N, --nodes N          or N generated nodes node01..nodeN (default 8)\n"
-	"      --racks K          racks for generated nodes (default 2)\n"
-	"\n"
-	"Placement:\n"
-	"  -P, --policy NAME      hdfs (default): HDFS's rack-aware rule;\n"
-	"                         random: distinct nodes uniformly;\n"
-	"                         skewed: replicas per node with a set std deviation\n"
-	"  -r, --replicas R       replicas per chunk (default 3)\n"
-	"      --writer NODE      hdfs: the writer's node takes every first replica\n"
-	"      --skew-std S       skewed: target standard deviation of replicas per node\n"
-	"  -s, --seed S           random seed (default 1); same seed, same placement\n"
-	"\n"
-	"Output:\n"
-	"  -o, --store DIR        write the chunks into this node-local store\n"
-	"  -C, --catalog FILE     write (or add the dataset to) this catalog\n"
-	"  -f, --force            replace the dataset in the store, or the catalog\n"
-	"      --json             print the summary as JSON\n"
-	"  -h, --help             show this help\n"
-	"\n"
-	"Examples:\n"
-	"  locus place --generate 32M --chunk-size 1M --split fasta --nodes 8 \\\n"
-	"              --store /tmp/store --dataset reads.fa\n"
-	"  locus place --input genome.fa --platform cluster.json --catalog genome.cat\n"
-	"  locus place --chunks 30720 --nodes 1024 --replicas 1 --policy skewed \\\n"
-	"              --skew-std 7.42 --catalog fig6.cat\n";
+    "usage: locus place [OPTIONS] (--input FILE | --generate SIZE | --chunks N)\n"
+    "                   (--store DIR | --catalog FILE)...\n"
+    "\n"
+    "Splits a dataset into chunks, chooses the nodes that hold each chunk's\n"
+    "replicas, and writes the chunks into a node-local store\n"
+    "(DIR/<node>/<dataset>/chunk-...) and/or the chunk map into a catalog.\n"
+    "Nothing is left half-written: a failed run leaves store and catalog as\n"
+    "they were.\n"
+    "\n"
+    "Data:\n"
+    "  -i, --input FILE       split this file\n"
+    "  -g, --generate SIZE    make SIZE bytes of synthetic data (e.g. 64M)\n"
+    "      --content KIND     synthetic content: fasta (default), random, zero\n"
+    "  -n, --chunks N         no data: N chunks of --chunk-size (catalog only)\n"
+    "  -c, --chunk-size SIZE  chunk size (default 64M; K, M, G are powers of 1024)\n"
+    "      --split MODE       bytes (default): exact sizes; lines: end chunks at a\n"
+    "                         newline; fasta: end chunks before a '>' record\n"
+    "  -d, --dataset NAME     dataset name (default: the input's file name,\n"
+    "                         or \"synthetic\")\n"
+    "\n"
+    "Nodes:\n"
+    "  -p, --platform FILE    nodes and racks from a platform file (docs/formats.md)\n"
+    "  -N, --nodes N          or N generated nodes node01..nodeN (default 8)\n"
+    "      --racks K          racks for generated nodes (default 2)\n"
+    "\n"
+    "Placement:\n"
+    "  -P, --policy NAME      hdfs (default): HDFS's rack-aware rule;\n"
+    "                         random: distinct nodes uniformly;\n"
+    "                         skewed: replicas per node with a set std deviation\n"
+    "  -r, --replicas R       replicas per chunk (default 3)\n"
+    "      --writer NODE      hdfs: the writer's node takes every first replica\n"
+    "      --skew-std S       skewed: target standard deviation of replicas per node\n"
+    "  -s, --seed S           random seed (default 1); same seed, same placement\n"
+    "\n"
+    "Output:\n"
+    "  -o, --store DIR        write the chunks into this node-local store\n"
+    "  -C, --catalog FILE     write (or add the dataset to) this catalog\n"
+    "  -f, --force            replace the dataset in the store, or the catalog\n"
+    "      --json             print the summary as JSON\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Examples:\n"
+    "  locus place --generate 32M --chunk-size 1M --split fasta --nodes 8 \\\n"
+    "              --store /tmp/store --dataset reads.fa\n"
+    "  locus place --input genome.fa --platform cluster.json --catalog genome.cat\n"
+    "  locus place --chunks 30720 --nodes 1024 --replicas 1 --policy skewed \\\n"
+    "              --skew-std 7.42 --catalog fig6.cat\n";
 
 struct place_args {
 	const char *input, *platform, *writer, *dataset, *store, *catalog;
@@ -97,53 +97,114 @@ static int read_bytes(void *user, uint64_t offset, void *buf, size_t len)
 static int parse_args(int argc, char **argv, struct place_args *a)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, 0, 'i' },	  { "generate", required_argument, 0, 'g' },
-		{ "content", required_argument, 0, 1 },	  { "chunks", required_argument, 0, 'n' },
-		{ "chunk-size", required_argument, 0, 'c' }, { "split", required_argument, 0, 2 },
-		{ "dataset", required_argument, 0, 'd' },  { "platform", required_argument, 0, 'p' },
-		{ "nodes", required_argument, 0, 'N' },	  { "racks", required_argument, 0, 3 },
-		{ "policy", required_argument, 0, 'P' },   { "replicas", required_argument, 0, 'r' },
-		{ "writer", required_argument, 0, 4 },	  { "skew-std", required_argument, 0, 5 },
-		{ "seed", required_argument, 0, 's' },	  { "store", required_argument, 0, 'o' },
-		{ "catalog", required_argument, 0, 'C' },  { "force", no_argument, 0, 'f' },
-		{ "json", no_argument, 0, 6 },		  { "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+	    {"input", required_argument, 0, 'i'},
+	    {"generate", required_argument, 0, 'g'},
+	    {"content", required_argument, 0, 1},
+	    {"chunks", required_argument, 0, 'n'},
+	    {"chunk-size", required_argument, 0, 'c'},
+	    {"split", required_argument, 0, 2},
+	    {"dataset", required_argument, 0, 'd'},
+	    {"platform", required_argument, 0, 'p'},
+	    {"nodes", required_argument, 0, 'N'},
+	    {"racks", required_argument, 0, 3},
+	    {"policy", required_argument, 0, 'P'},
+	    {"replicas", required_argument, 0, 'r'},
+	    {"writer", required_argument, 0, 4},
+	    {"skew-std", required_argument, 0, 5},
+	    {"seed", required_argument, 0, 's'},
+	    {"store", required_argument, 0, 'o'},
+	    {"catalog", required_argument, 0, 'C'},
+	    {"force", no_argument, 0, 'f'},
+	    {"json", no_argument, 0, 6},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
 	};
 	int c, rc = 0;
-	*a = (struct place_args){ .chunk_size = 64ull << 20, .nodes = 8, .racks = 2,
-				  .replicas = 3, .seed = 1, .content = "fasta" };
+	*a = (struct place_args){.chunk_size = 64ull << 20,
+				 .nodes = 8,
+				 .racks = 2,
+				 .replicas = 3,
+				 .seed = 1,
+				 .content = "fasta"};
 	optind = 1;
 	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":i:g:n:c:d:p:N:P:r:s:o:C:fh", opts, NULL)) != -1) {
+	while (!rc &&
+	       (c = getopt_long(argc, argv, ":i:g:n:c:d:p:N:P:r:s:o:C:fh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i': a->input = optarg; break;
-		case 'g': rc = cli_size("place", "--generate", optarg, &a->generate); a->have_generate = 1; break;
-		case 1: a->content = optarg; break;
-		case 'n': rc = cli_uint("place", "--chunks", optarg, &a->chunks); a->have_chunks = 1; break;
-		case 'c': rc = cli_size("place", "--chunk-size", optarg, &a->chunk_size); break;
+		case 'i':
+			a->input = optarg;
+			break;
+		case 'g':
+			rc = cli_size("place", "--generate", optarg, &a->generate);
+			a->have_generate = 1;
+			break;
+		case 1:
+			a->content = optarg;
+			break;
+		case 'n':
+			rc = cli_uint("place", "--chunks", optarg, &a->chunks);
+			a->have_chunks = 1;
+			break;
+		case 'c':
+			rc = cli_size("place", "--chunk-size", optarg, &a->chunk_size);
+			break;
 		case 2:
 			if (locus_split_mode_parse(optarg, &a->split))
-				rc = cli_usage_error("place", "--split expects bytes, lines or fasta, got \"%s\"", optarg);
+				rc = cli_usage_error(
+				    "place", "--split expects bytes, lines or fasta, got \"%s\"",
+				    optarg);
 			break;
-		case 'd': a->dataset = optarg; break;
-		case 'p': a->platform = optarg; break;
-		case 'N': rc = cli_uint("place", "--nodes", optarg, &a->nodes); break;
-		case 3: rc = cli_uint("place", "--racks", optarg, &a->racks); break;
+		case 'd':
+			a->dataset = optarg;
+			break;
+		case 'p':
+			a->platform = optarg;
+			break;
+		case 'N':
+			rc = cli_uint("place", "--nodes", optarg, &a->nodes);
+			break;
+		case 3:
+			rc = cli_uint("place", "--racks", optarg, &a->racks);
+			break;
 		case 'P':
 			if (locus_place_policy_parse(optarg, &a->policy))
-				rc = cli_usage_error("place", "--policy expects hdfs, random or skewed, got \"%s\"", optarg);
+				rc = cli_usage_error(
+				    "place", "--policy expects hdfs, random or skewed, got \"%s\"",
+				    optarg);
 			break;
-		case 'r': rc = cli_uint("place", "--replicas", optarg, &a->replicas); break;
-		case 4: a->writer = optarg; break;
-		case 5: rc = cli_double("place", "--skew-std", optarg, &a->skew_std); a->have_skew = 1; break;
-		case 's': rc = cli_uint("place", "--seed", optarg, &a->seed); break;
-		case 'o': a->store = optarg; break;
-		case 'C': a->catalog = optarg; break;
-		case 'f': a->force = 1; break;
-		case 6: a->json = 1; break;
-		case 'h': fputs(help, stdout); return -1;
-		case ':': return cli_usage_error("place", "option %s needs a value", argv[optind - 1]);
-		default: return cli_usage_error("place", "unknown option %s", argv[optind - 1]);
+		case 'r':
+			rc = cli_uint("place", "--replicas", optarg, &a->replicas);
+			break;
+		case 4:
+			a->writer = optarg;
+			break;
+		case 5:
+			rc = cli_double("place", "--skew-std", optarg, &a->skew_std);
+			a->have_skew = 1;
+			break;
+		case 's':
+			rc = cli_uint("place", "--seed", optarg, &a->seed);
+			break;
+		case 'o':
+			a->store = optarg;
+			break;
+		case 'C':
+			a->catalog = optarg;
+			break;
+		case 'f':
+			a->force = 1;
+			break;
+		case 6:
+			a->json = 1;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return -1;
+		case ':':
+			return cli_usage_error("place", "option %s needs a value",
+					       argv[optind - 1]);
+		default:
+			return cli_usage_error("place", "unknown option %s", argv[optind - 1]);
 		}
 	}
 	if (rc)
@@ -151,11 +212,15 @@ static int parse_args(int argc, char **argv, struct place_args *a)
 	if (optind < argc)
 		return cli_usage_error("place", "unexpected argument \"%s\"", argv[optind]);
 	if (!!a->input + a->have_generate + a->have_chunks != 1)
-		return cli_usage_error("place", "give exactly one of --input, --generate and --chunks");
+		return cli_usage_error("place",
+				       "give exactly one of --input, --generate and --chunks");
 	if (!a->store && !a->catalog)
-		return cli_usage_error("place", "give --store DIR and/or --catalog FILE: where should the placement go?");
+		return cli_usage_error(
+		    "place",
+		    "give --store DIR and/or --catalog FILE: where should the placement go?");
 	if (a->have_chunks && a->store)
-		return cli_usage_error("place", "--chunks makes no data, so it can only write a --catalog (use --generate for data)");
+		return cli_usage_error("place", "--chunks makes no data, so it can only write a "
+						"--catalog (use --generate for data)");
 	if (a->chunk_size == 0)
 		return cli_usage_error("place", "--chunk-size must be at least 1 byte");
 	if (a->policy == LOCUS_PLACE_SKEWED && !a->have_skew)
@@ -165,12 +230,14 @@ static int parse_args(int argc, char **argv, struct place_args *a)
 	if (a->writer && a->policy != LOCUS_PLACE_HDFS)
 		return cli_usage_error("place", "--writer applies only to --policy hdfs");
 	if (a->platform && (a->nodes != 8 || a->racks != 2))
-		return cli_usage_error("place", "--platform and --nodes/--racks exclude each other");
+		return cli_usage_error("place",
+				       "--platform and --nodes/--racks exclude each other");
 	if (!a->platform && (a->nodes == 0 || a->racks == 0))
 		return cli_usage_error("place", "--nodes and --racks must be at least 1");
 	enum locus_synth_kind kind;
 	if (locus_synth_kind_parse(a->content, &kind))
-		return cli_usage_error("place", "--content expects fasta, random or zero, got \"%s\"", a->content);
+		return cli_usage_error(
+		    "place", "--content expects fasta, random or zero, got \"%s\"", a->content);
 	if (!a->dataset) {
 		if (a->input) {
 			const char *slash = strrchr(a->input, '/');
@@ -182,8 +249,8 @@ static int parse_args(int argc, char **argv, struct place_args *a)
 	return 0;
 }
 
-static void print_summary(const struct place_args *a, const struct locus_catalog *cat,
-			  size_t d, const size_t *counts)
+static void print_summary(const struct place_args *a, const struct locus_catalog *cat, size_t d,
+			  const size_t *counts)
 {
 	const struct locus_dataset *ds = &cat->datasets[d];
 	double mean = 0, var = 0;
@@ -220,8 +287,10 @@ static void print_summary(const struct place_args *a, const struct locus_catalog
 		printf("}\n");
 		return;
 	}
-	printf("placed %s: %" PRIu64 " bytes in %zu chunks, %" PRIu64 " replicas each (%s, seed %" PRIu64 ")\n",
-	       ds->name, ds->size, ds->n_chunks, a->replicas, locus_place_policy_name(a->policy), a->seed);
+	printf("placed %s: %" PRIu64 " bytes in %zu chunks, %" PRIu64
+	       " replicas each (%s, seed %" PRIu64 ")\n",
+	       ds->name, ds->size, ds->n_chunks, a->replicas, locus_place_policy_name(a->policy),
+	       a->seed);
 	if (cat->n_hosts <= 64) {
 		printf("\n  %-16s %-12s %8s\n", "node", "rack", "replicas");
 		for (size_t h = 0; h < cat->n_hosts; h++)
@@ -240,7 +309,7 @@ static void print_summary(const struct place_args *a, const struct locus_catalog
 int cmd_place(int argc, char **argv)
 {
 	struct place_args a;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	struct locus_platform *plat = NULL;
 	struct locus_catalog *cat = NULL, *old = NULL;
 	uint64_t *lengths = NULL;
@@ -269,7 +338,8 @@ int cmd_place(int argc, char **argv)
 			rc = LOCUS_ENOMEM;
 			goto fail;
 		}
-		snprintf(tmpdata, n, "%s/locus-synth.%ld", base && *base ? base : "/tmp", (long)getpid());
+		snprintf(tmpdata, n, "%s/locus-synth.%ld", base && *base ? base : "/tmp",
+			 (long)getpid());
 		enum locus_synth_kind kind;
 		locus_synth_kind_parse(a.content, &kind);
 		if ((rc = locus_synth_write(tmpdata, a.generate, kind, a.seed, &err)))
@@ -292,12 +362,15 @@ int cmd_place(int argc, char **argv)
 			lengths[c] = a.chunk_size;
 	}
 
-	struct locus_place_options po = { .policy = a.policy, .replicas = (unsigned)a.replicas,
-					  .seed = a.seed, .writer = a.writer,
-					  .skew_std = a.skew_std };
+	struct locus_place_options po = {.policy = a.policy,
+					 .replicas = (unsigned)a.replicas,
+					 .seed = a.seed,
+					 .writer = a.writer,
+					 .skew_std = a.skew_std};
 	if (a.replicas == 0 || a.replicas > plat->n_nodes) {
-		status = cli_usage_error("place", "--replicas must be between 1 and the number of nodes (%zu)",
-					 plat->n_nodes);
+		status = cli_usage_error(
+		    "place", "--replicas must be between 1 and the number of nodes (%zu)",
+		    plat->n_nodes);
 		goto out;
 	}
 	nodes = locus__calloc(n_chunks * a.replicas, sizeof *nodes);
@@ -320,13 +393,14 @@ int cmd_place(int argc, char **argv)
 	long d = locus_catalog_add_dataset(cat, a.dataset);
 	if (d < 0) {
 		rc = locus__err(&err, (int)d, NULL, 0, 0, "dataset name \"%s\": %s", a.dataset,
-				d == LOCUS_EINVAL ? "expected a non-empty name without control characters"
-						  : locus_strerror((int)d));
+				d == LOCUS_EINVAL
+				    ? "expected a non-empty name without control characters"
+				    : locus_strerror((int)d));
 		goto fail;
 	}
 	for (size_t c = 0; c < n_chunks; c++) {
-		long ci = locus_catalog_add_chunk(cat, (size_t)d, lengths[c], nodes + c * a.replicas,
-						  (uint32_t)a.replicas, 0);
+		long ci = locus_catalog_add_chunk(cat, (size_t)d, lengths[c],
+						  nodes + c * a.replicas, (uint32_t)a.replicas, 0);
 		if (ci < 0) {
 			rc = (int)ci;
 			goto fail;
@@ -337,11 +411,13 @@ int cmd_place(int argc, char **argv)
 		struct file_source fs;
 		fd = open(data, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
-			rc = locus__err(&err, LOCUS_EIO, data, 0, 0, "cannot open: %s", strerror(errno));
+			rc = locus__err(&err, LOCUS_EIO, data, 0, 0, "cannot open: %s",
+					strerror(errno));
 			goto fail;
 		}
 		fs.fd = fd;
-		if ((rc = locus_store_write(cat, (size_t)d, a.store, read_bytes, &fs, a.force, &err)))
+		if ((rc = locus_store_write(cat, (size_t)d, a.store, read_bytes, &fs, a.force,
+					    &err)))
 			goto fail;
 	}
 	if (a.catalog) {
@@ -358,9 +434,11 @@ int cmd_place(int argc, char **argv)
 			if (rc)
 				goto fail;
 			if (locus_catalog_find_dataset(old, a.dataset) >= 0) {
-				rc = locus__err(&err, LOCUS_EEXIST, a.catalog, 0, 0,
-						"dataset \"%s\" is already in the catalog (choose another --dataset, or --force to rewrite the catalog)",
-						a.dataset);
+				rc = locus__err(
+				    &err, LOCUS_EEXIST, a.catalog, 0, 0,
+				    "dataset \"%s\" is already in the catalog (choose another "
+				    "--dataset, or --force to rewrite the catalog)",
+				    a.dataset);
 				goto fail;
 			}
 			if ((rc = locus_catalog_merge(old, cat, &err)))

@@ -11,65 +11,65 @@
 #include "core/internal.h"
 
 static const char *const help =
-	"usage: locus sim [OPTIONS]\n"
-	"\n"
-	"Runs a scheduling policy (or several, --compare) over one workload in the\n"
-	"discrete-event simulator and reports makespan, locality, request waits and\n"
-	"scheduler load next to the bounds no schedule can beat. The same seed\n"
-	"gives the same result, byte for byte.\n"
-	"\n"
-	"Platform:\n"
-	"  -p, --platform FILE       nodes from a platform file (docs/formats.md)\n"
-	"  -N, --nodes N             or N generated nodes (default 32)\n"
-	"  -P, --procs-per-node P    worker processes per generated node (default 1)\n"
-	"      --racks K             racks of generated nodes (default 1)\n"
-	"      --speeds LO:HI        generated node speeds uniform in [LO, HI] (default 1:1)\n"
-	"      --speed-trace FILE    speed changes: lines \"TIME NODE SPEED\"\n"
-	"\n"
-	"Data (where each task's chunk lives):\n"
-	"  -s, --source SPEC         a catalog, store, fsck or WebHDFS source (see\n"
-	"                            'locus locate --help'); every chunk is a task\n"
-	"  -d, --dataset NAME        only this dataset of the source\n"
-	"  -n, --tasks N             or N generated chunks (default 10 per worker)\n"
-	"  -c, --chunk-size SIZE     size of generated chunks (default 64M)\n"
-	"  -r, --replicas R          replicas of generated chunks (default 3)\n"
-	"      --placement NAME      hdfs (default), random or skewed\n"
-	"      --skew-std S          spread of replicas per node for skewed\n"
-	"\n"
-	"Tasks:\n"
-	"  -w, --work SPEC           compute per task on a speed-1 node: fixed:SECONDS,\n"
-	"                            uniform:LO:HI, exp:MEAN, per-mib:SECONDS or\n"
-	"                            trace:FILE (default fixed:1)\n"
-	"\n"
-	"Policy:\n"
-	"  -x, --policy NAME         the policy (default dlmpi); --list-policies names them\n"
-	"  -o, --opt KEY=VALUE,...   policy options\n"
-	"      --schedulers N        scheduler processes (default: the policy's)\n"
-	"      --compare A,B,...     run several policies on the same workload\n"
-	"      --list-policies       list the policies and exit\n"
-	"\n"
-	"Engine:\n"
-	"      --latency SECONDS     message latency (default: the platform's, 50e-6)\n"
-	"      --cost-msg SECONDS    time a process spends per event (default 5e-6)\n"
-	"      --cost-entry SECONDS  time per metadata entry examined (default 1e-7)\n"
-	"      --shared-fs BW        read every chunk from a shared file system with\n"
-	"                            this aggregate bandwidth (e.g. 1G: bytes/s)\n"
-	"      --seed S              seed of placement, work and policies (default 1)\n"
-	"\n"
-	"Output:\n"
-	"      --json                print the result (or comparison) as JSON\n"
-	"      --out FILE            write the full result JSON (per worker, per task)\n"
-	"      --csv FILE            one line per task\n"
-	"      --trace FILE          Chrome trace-event JSON (open in Perfetto)\n"
-	"      --gantt FILE          SVG Gantt chart\n"
-	"      --load FILE           SVG chart of per-worker load and local/remote reads\n"
-	"  -q, --quiet               no progress bar\n"
-	"  -h, --help                show this help\n"
-	"\n"
-	"Examples:\n"
-	"  locus sim --nodes 32 --tasks 640 --work fixed:2 --compare fifo,monolithic,dlmpi\n"
-	"  locus sim --nodes 64 --speeds 1:4 --policy dlmpi --gantt g.svg --out run.json\n"
-	"  locus sim --source /tmp/store --platform cluster.json --policy delay -o delay=0.5\n";
+    "usage: locus sim [OPTIONS]\n"
+    "\n"
+    "Runs a scheduling policy (or several, --compare) over one workload in the\n"
+    "discrete-event simulator and reports makespan, locality, request waits and\n"
+    "scheduler load next to the bounds no schedule can beat. The same seed\n"
+    "gives the same result, byte for byte.\n"
+    "\n"
+    "Platform:\n"
+    "  -p, --platform FILE       nodes from a platform file (docs/formats.md)\n"
+    "  -N, --nodes N             or N generated nodes (default 32)\n"
+    "  -P, --procs-per-node P    worker processes per generated node (default 1)\n"
+    "      --racks K             racks of generated nodes (default 1)\n"
+    "      --speeds LO:HI        generated node speeds uniform in [LO, HI] (default 1:1)\n"
+    "      --speed-trace FILE    speed changes: lines \"TIME NODE SPEED\"\n"
+    "\n"
+    "Data (where each task's chunk lives):\n"
+    "  -s, --source SPEC         a catalog, store, fsck or WebHDFS source (see\n"
+    "                            'locus locate --help'); every chunk is a task\n"
+    "  -d, --dataset NAME        only this dataset of the source\n"
+    "  -n, --tasks N             or N generated chunks (default 10 per worker)\n"
+    "  -c, --chunk-size SIZE     size of generated chunks (default 64M)\n"
+    "  -r, --replicas R          replicas of generated chunks (default 3)\n"
+    "      --placement NAME      hdfs (default), random or skewed\n"
+    "      --skew-std S          spread of replicas per node for skewed\n"
+    "\n"
+    "Tasks:\n"
+    "  -w, --work SPEC           compute per task on a speed-1 node: fixed:SECONDS,\n"
+    "                            uniform:LO:HI, exp:MEAN, per-mib:SECONDS or\n"
+    "                            trace:FILE (default fixed:1)\n"
+    "\n"
+    "Policy:\n"
+    "  -x, --policy NAME         the policy (default dlmpi); --list-policies names them\n"
+    "  -o, --opt KEY=VALUE,...   policy options\n"
+    "      --schedulers N        scheduler processes (default: the policy's)\n"
+    "      --compare A,B,...     run several policies on the same workload\n"
+    "      --list-policies       list the policies and exit\n"
+    "\n"
+    "Engine:\n"
+    "      --latency SECONDS     message latency (default: the platform's, 50e-6)\n"
+    "      --cost-msg SECONDS    time a process spends per event (default 5e-6)\n"
+    "      --cost-entry SECONDS  time per metadata entry examined (default 1e-7)\n"
+    "      --shared-fs BW        read every chunk from a shared file system with\n"
+    "                            this aggregate bandwidth (e.g. 1G: bytes/s)\n"
+    "      --seed S              seed of placement, work and policies (default 1)\n"
+    "\n"
+    "Output:\n"
+    "      --json                print the result (or comparison) as JSON\n"
+    "      --out FILE            write the full result JSON (per worker, per task)\n"
+    "      --csv FILE            one line per task\n"
+    "      --trace FILE          Chrome trace-event JSON (open in Perfetto)\n"
+    "      --gantt FILE          SVG Gantt chart\n"
+    "      --load FILE           SVG chart of per-worker load and local/remote reads\n"
+    "  -q, --quiet               no progress bar\n"
+    "  -h, --help                show this help\n"
+    "\n"
+    "Examples:\n"
+    "  locus sim --nodes 32 --tasks 640 --work fixed:2 --compare fifo,monolithic,dlmpi\n"
+    "  locus sim --nodes 64 --speeds 1:4 --policy dlmpi --gantt g.svg --out run.json\n"
+    "  locus sim --source /tmp/store --platform cluster.json --policy delay -o delay=0.5\n";
 
 struct sim_args {
 	const char *platform, *speed_trace, *source, *dataset, *work, *policy, *opts, *compare;
@@ -99,74 +99,169 @@ static int parse_speeds(const char *arg, double *lo, double *hi)
 static int parse_args(int argc, char **argv, struct sim_args *a)
 {
 	static const struct option opts[] = {
-		{ "platform", required_argument, 0, 'p' },   { "nodes", required_argument, 0, 'N' },
-		{ "procs-per-node", required_argument, 0, 'P' }, { "racks", required_argument, 0, 1 },
-		{ "speeds", required_argument, 0, 2 },	     { "speed-trace", required_argument, 0, 3 },
-		{ "source", required_argument, 0, 's' },     { "dataset", required_argument, 0, 'd' },
-		{ "tasks", required_argument, 0, 'n' },	     { "chunk-size", required_argument, 0, 'c' },
-		{ "replicas", required_argument, 0, 'r' },   { "placement", required_argument, 0, 4 },
-		{ "skew-std", required_argument, 0, 5 },     { "work", required_argument, 0, 'w' },
-		{ "policy", required_argument, 0, 'x' },     { "opt", required_argument, 0, 'o' },
-		{ "schedulers", required_argument, 0, 6 },   { "compare", required_argument, 0, 7 },
-		{ "list-policies", no_argument, 0, 8 },	     { "latency", required_argument, 0, 9 },
-		{ "cost-msg", required_argument, 0, 10 },    { "cost-entry", required_argument, 0, 11 },
-		{ "shared-fs", required_argument, 0, 12 },   { "seed", required_argument, 0, 13 },
-		{ "json", no_argument, 0, 14 },		     { "out", required_argument, 0, 15 },
-		{ "csv", required_argument, 0, 16 },	     { "trace", required_argument, 0, 17 },
-		{ "gantt", required_argument, 0, 18 },	     { "load", required_argument, 0, 19 },
-		{ "quiet", no_argument, 0, 'q' },	     { "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+	    {"platform", required_argument, 0, 'p'},
+	    {"nodes", required_argument, 0, 'N'},
+	    {"procs-per-node", required_argument, 0, 'P'},
+	    {"racks", required_argument, 0, 1},
+	    {"speeds", required_argument, 0, 2},
+	    {"speed-trace", required_argument, 0, 3},
+	    {"source", required_argument, 0, 's'},
+	    {"dataset", required_argument, 0, 'd'},
+	    {"tasks", required_argument, 0, 'n'},
+	    {"chunk-size", required_argument, 0, 'c'},
+	    {"replicas", required_argument, 0, 'r'},
+	    {"placement", required_argument, 0, 4},
+	    {"skew-std", required_argument, 0, 5},
+	    {"work", required_argument, 0, 'w'},
+	    {"policy", required_argument, 0, 'x'},
+	    {"opt", required_argument, 0, 'o'},
+	    {"schedulers", required_argument, 0, 6},
+	    {"compare", required_argument, 0, 7},
+	    {"list-policies", no_argument, 0, 8},
+	    {"latency", required_argument, 0, 9},
+	    {"cost-msg", required_argument, 0, 10},
+	    {"cost-entry", required_argument, 0, 11},
+	    {"shared-fs", required_argument, 0, 12},
+	    {"seed", required_argument, 0, 13},
+	    {"json", no_argument, 0, 14},
+	    {"out", required_argument, 0, 15},
+	    {"csv", required_argument, 0, 16},
+	    {"trace", required_argument, 0, 17},
+	    {"gantt", required_argument, 0, 18},
+	    {"load", required_argument, 0, 19},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
 	};
 	int c, rc = 0;
 	uint64_t fs = 0;
-	*a = (struct sim_args){ .nodes = 32, .ppn = 1, .racks = 1, .chunk_size = 64ull << 20,
-				.replicas = 3, .seed = 1, .speed_lo = 1, .speed_hi = 1,
-				.latency = -1, .cost_msg = 5e-6, .cost_entry = 1e-7,
-				.work = "fixed:1", .policy = "dlmpi" };
+	*a = (struct sim_args){.nodes = 32,
+			       .ppn = 1,
+			       .racks = 1,
+			       .chunk_size = 64ull << 20,
+			       .replicas = 3,
+			       .seed = 1,
+			       .speed_lo = 1,
+			       .speed_hi = 1,
+			       .latency = -1,
+			       .cost_msg = 5e-6,
+			       .cost_entry = 1e-7,
+			       .work = "fixed:1",
+			       .policy = "dlmpi"};
 	optind = 1;
 	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":p:N:P:s:d:n:c:r:w:x:o:qh", opts, NULL)) != -1) {
+	while (!rc &&
+	       (c = getopt_long(argc, argv, ":p:N:P:s:d:n:c:r:w:x:o:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': a->platform = optarg; break;
-		case 'N': rc = cli_uint("sim", "--nodes", optarg, &a->nodes); break;
-		case 'P': rc = cli_uint("sim", "--procs-per-node", optarg, &a->ppn); break;
-		case 1: rc = cli_uint("sim", "--racks", optarg, &a->racks); break;
+		case 'p':
+			a->platform = optarg;
+			break;
+		case 'N':
+			rc = cli_uint("sim", "--nodes", optarg, &a->nodes);
+			break;
+		case 'P':
+			rc = cli_uint("sim", "--procs-per-node", optarg, &a->ppn);
+			break;
+		case 1:
+			rc = cli_uint("sim", "--racks", optarg, &a->racks);
+			break;
 		case 2:
 			if (parse_speeds(optarg, &a->speed_lo, &a->speed_hi))
-				rc = cli_usage_error("sim", "--speeds expects LO:HI with 0 < LO <= HI, got \"%s\"", optarg);
+				rc = cli_usage_error(
+				    "sim", "--speeds expects LO:HI with 0 < LO <= HI, got \"%s\"",
+				    optarg);
 			break;
-		case 3: a->speed_trace = optarg; break;
-		case 's': a->source = optarg; break;
-		case 'd': a->dataset = optarg; break;
-		case 'n': rc = cli_uint("sim", "--tasks", optarg, &a->tasks); a->have_tasks = 1; break;
-		case 'c': rc = cli_size("sim", "--chunk-size", optarg, &a->chunk_size); break;
-		case 'r': rc = cli_uint("sim", "--replicas", optarg, &a->replicas); break;
+		case 3:
+			a->speed_trace = optarg;
+			break;
+		case 's':
+			a->source = optarg;
+			break;
+		case 'd':
+			a->dataset = optarg;
+			break;
+		case 'n':
+			rc = cli_uint("sim", "--tasks", optarg, &a->tasks);
+			a->have_tasks = 1;
+			break;
+		case 'c':
+			rc = cli_size("sim", "--chunk-size", optarg, &a->chunk_size);
+			break;
+		case 'r':
+			rc = cli_uint("sim", "--replicas", optarg, &a->replicas);
+			break;
 		case 4:
 			if (locus_place_policy_parse(optarg, &a->placement))
-				rc = cli_usage_error("sim", "--placement expects hdfs, random or skewed, got \"%s\"", optarg);
+				rc = cli_usage_error(
+				    "sim", "--placement expects hdfs, random or skewed, got \"%s\"",
+				    optarg);
 			break;
-		case 5: rc = cli_double("sim", "--skew-std", optarg, &a->skew_std); a->have_skew = 1; break;
-		case 'w': a->work = optarg; break;
-		case 'x': a->policy = optarg; break;
-		case 'o': a->opts = optarg; break;
-		case 6: rc = cli_uint("sim", "--schedulers", optarg, &a->schedulers); break;
-		case 7: a->compare = optarg; break;
-		case 8: a->list = 1; break;
-		case 9: rc = cli_double("sim", "--latency", optarg, &a->latency); break;
-		case 10: rc = cli_double("sim", "--cost-msg", optarg, &a->cost_msg); break;
-		case 11: rc = cli_double("sim", "--cost-entry", optarg, &a->cost_entry); break;
-		case 12: rc = cli_size("sim", "--shared-fs", optarg, &fs); a->shared_fs = (double)fs; break;
-		case 13: rc = cli_uint("sim", "--seed", optarg, &a->seed); break;
-		case 14: a->json = 1; break;
-		case 15: a->out = optarg; break;
-		case 16: a->csv = optarg; break;
-		case 17: a->trace = optarg; break;
-		case 18: a->gantt = optarg; break;
-		case 19: a->load = optarg; break;
-		case 'q': a->quiet = 1; break;
-		case 'h': fputs(help, stdout); return -1;
-		case ':': return cli_usage_error("sim", "option %s needs a value", argv[optind - 1]);
-		default: return cli_usage_error("sim", "unknown option %s", argv[optind - 1]);
+		case 5:
+			rc = cli_double("sim", "--skew-std", optarg, &a->skew_std);
+			a->have_skew = 1;
+			break;
+		case 'w':
+			a->work = optarg;
+			break;
+		case 'x':
+			a->policy = optarg;
+			break;
+		case 'o':
+			a->opts = optarg;
+			break;
+		case 6:
+			rc = cli_uint("sim", "--schedulers", optarg, &a->schedulers);
+			break;
+		case 7:
+			a->compare = optarg;
+			break;
+		case 8:
+			a->list = 1;
+			break;
+		case 9:
+			rc = cli_double("sim", "--latency", optarg, &a->latency);
+			break;
+		case 10:
+			rc = cli_double("sim", "--cost-msg", optarg, &a->cost_msg);
+			break;
+		case 11:
+			rc = cli_double("sim", "--cost-entry", optarg, &a->cost_entry);
+			break;
+		case 12:
+			rc = cli_size("sim", "--shared-fs", optarg, &fs);
+			a->shared_fs = (double)fs;
+			break;
+		case 13:
+			rc = cli_uint("sim", "--seed", optarg, &a->seed);
+			break;
+		case 14:
+			a->json = 1;
+			break;
+		case 15:
+			a->out = optarg;
+			break;
+		case 16:
+			a->csv = optarg;
+			break;
+		case 17:
+			a->trace = optarg;
+			break;
+		case 18:
+			a->gantt = optarg;
+			break;
+		case 19:
+			a->load = optarg;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return -1;
+		case ':':
+			return cli_usage_error("sim", "option %s needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("sim", "unknown option %s", argv[optind - 1]);
 		}
 	}
 	if (rc)
@@ -174,11 +269,14 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	if (optind < argc)
 		return cli_usage_error("sim", "unexpected argument \"%s\"", argv[optind]);
 	if (a->platform && (a->nodes != 32 || a->ppn != 1 || a->racks != 1 || a->speed_hi != 1))
-		return cli_usage_error("sim", "--platform excludes --nodes, --procs-per-node, --racks and --speeds");
+		return cli_usage_error(
+		    "sim", "--platform excludes --nodes, --procs-per-node, --racks and --speeds");
 	if (!a->platform && (!a->nodes || !a->ppn || !a->racks || a->ppn > 4096))
-		return cli_usage_error("sim", "--nodes, --racks and --procs-per-node must be at least 1");
+		return cli_usage_error("sim",
+				       "--nodes, --racks and --procs-per-node must be at least 1");
 	if (a->source && (a->have_tasks || a->have_skew))
-		return cli_usage_error("sim", "--source gives the chunks; --tasks and --skew-std generate them");
+		return cli_usage_error(
+		    "sim", "--source gives the chunks; --tasks and --skew-std generate them");
 	if (a->placement == LOCUS_PLACE_SKEWED && !a->have_skew && !a->source)
 		return cli_usage_error("sim", "--placement skewed needs --skew-std S");
 	if (a->latency != -1 && !(a->latency >= 0))
@@ -188,7 +286,9 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	if (a->compare && a->opts)
 		return cli_usage_error("sim", "--opt sets one policy's options; drop --compare");
 	if (a->compare && (a->out || a->csv || a->trace || a->gantt || a->load))
-		return cli_usage_error("sim", "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
+		return cli_usage_error(
+		    "sim",
+		    "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
 	return 0;
 }
 
@@ -217,27 +317,31 @@ static int load_speed_trace(const char *path, const struct locus_platform *p,
 		char *h = buf + strspn(buf, " \t");
 		if (!*h || *h == '#')
 			continue;
-		if (sscanf(h, "%lf %255s %lf %c", &t, name, &s, &extra) != 3 || !(t >= 0) || !(s > 0)) {
-			rc = locus__err(err, LOCUS_EPARSE, path, lineno, 1,
-					"expected \"TIME NODE SPEED\" with TIME >= 0 and SPEED > 0");
+		if (sscanf(h, "%lf %255s %lf %c", &t, name, &s, &extra) != 3 || !(t >= 0) ||
+		    !(s > 0)) {
+			rc =
+			    locus__err(err, LOCUS_EPARSE, path, lineno, 1,
+				       "expected \"TIME NODE SPEED\" with TIME >= 0 and SPEED > 0");
 			break;
 		}
 		long node = locus_platform_find(p, name);
 		if (node < 0) {
-			rc = locus__err(err, LOCUS_EPARSE, path, lineno, (long)(strstr(h, name) - buf) + 1,
+			rc = locus__err(err, LOCUS_EPARSE, path, lineno,
+					(long)(strstr(h, name) - buf) + 1,
 					"no node \"%s\" in the platform", name);
 			break;
 		}
 		if (*n && t < (*out)[*n - 1].time) {
 			rc = locus__err(err, LOCUS_EPARSE, path, lineno, 1,
-					"times must not decrease (%g after %g)", t, (*out)[*n - 1].time);
+					"times must not decrease (%g after %g)", t,
+					(*out)[*n - 1].time);
 			break;
 		}
 		if (locus__grow(out, &cap, *n + 1, sizeof **out)) {
 			rc = locus__err(err, LOCUS_ENOMEM, path, 0, 0, "out of memory");
 			break;
 		}
-		(*out)[(*n)++] = (struct locus_speed_change){ t, (uint32_t)node, s };
+		(*out)[(*n)++] = (struct locus_speed_change){t, (uint32_t)node, s};
 	}
 	free(text);
 	if (rc) {
@@ -264,7 +368,8 @@ static void progress(void *user, size_t done, size_t total, double now)
 
 static void print_summary(const struct locus_result *r)
 {
-	printf("policy %s, seed %" PRIu64 ": %zu tasks on %zu workers (%zu nodes, %zu scheduler%s)\n\n",
+	printf("policy %s, seed %" PRIu64
+	       ": %zu tasks on %zu workers (%zu nodes, %zu scheduler%s)\n\n",
 	       r->policy, r->seed, r->n_tasks, r->n_workers, r->n_nodes, r->n_schedulers,
 	       r->n_schedulers == 1 ? "" : "s");
 	printf("  makespan          %12.6f s   lower bound %.6f s (ratio %.3f)\n", r->makespan,
@@ -287,11 +392,11 @@ static void print_summary(const struct locus_result *r)
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_args a;
-	struct locus_error err = { 0 };
+	struct locus_error err = {0};
 	struct locus_platform *plat = NULL;
 	struct locus_catalog *cat = NULL;
 	struct locus_workload *wl = NULL;
-	struct locus_work_spec work = { 0 };
+	struct locus_work_spec work = {0};
 	struct locus_speed_change *speed = NULL;
 	struct locus_result **runs = NULL;
 	const struct locus_policy **pols = NULL;
@@ -336,13 +441,15 @@ int cmd_sim(int argc, char **argv)
 		if ((rc = locus_platform_load(&plat, a.platform, &err)))
 			goto fail;
 	} else {
-		if ((rc = locus_platform_generate(&plat, (size_t)a.nodes, (size_t)a.racks, (int)a.ppn, "node")))
+		if ((rc = locus_platform_generate(&plat, (size_t)a.nodes, (size_t)a.racks,
+						  (int)a.ppn, "node")))
 			goto fail;
 		if (a.speed_hi > a.speed_lo || a.speed_lo != 1) {
 			struct locus_rng rng;
 			locus_rng_init(&rng, a.seed ^ 0x5eedull);
 			for (size_t i = 0; i < plat->n_nodes; i++)
-				plat->nodes[i].speed = a.speed_lo + (a.speed_hi - a.speed_lo) * locus_rng_uniform(&rng);
+				plat->nodes[i].speed = a.speed_lo + (a.speed_hi - a.speed_lo) *
+									locus_rng_uniform(&rng);
 		}
 	}
 	if (a.speed_trace && (rc = load_speed_trace(a.speed_trace, plat, &speed, &n_speed, &err)))
@@ -355,25 +462,30 @@ int cmd_sim(int argc, char **argv)
 	} else {
 		size_t n_tasks = a.have_tasks ? (size_t)a.tasks : 10 * locus_platform_cores(plat);
 		if (a.replicas == 0 || a.replicas > plat->n_nodes) {
-			status = cli_usage_error("sim", "--replicas must be between 1 and the number of nodes (%zu)",
-						 plat->n_nodes);
+			status = cli_usage_error(
+			    "sim", "--replicas must be between 1 and the number of nodes (%zu)",
+			    plat->n_nodes);
 			goto out;
 		}
 		nodes = locus__calloc(n_tasks * a.replicas, sizeof *nodes);
-		struct locus_place_options po = { .policy = a.placement, .replicas = (unsigned)a.replicas,
-						  .seed = a.seed, .skew_std = a.skew_std };
+		struct locus_place_options po = {.policy = a.placement,
+						 .replicas = (unsigned)a.replicas,
+						 .seed = a.seed,
+						 .skew_std = a.skew_std};
 		if (!nodes) {
 			rc = LOCUS_ENOMEM;
 			goto fail;
 		}
-		if ((rc = locus_place(plat, n_tasks, &po, nodes, &err)) || (rc = locus_catalog_create(&cat)))
+		if ((rc = locus_place(plat, n_tasks, &po, nodes, &err)) ||
+		    (rc = locus_catalog_create(&cat)))
 			goto fail;
 		for (size_t i = 0; i < plat->n_nodes; i++)
 			locus_catalog_add_host(cat, plat->nodes[i].name, plat->nodes[i].rack);
 		long d = locus_catalog_add_dataset(cat, "generated");
 		for (size_t t = 0; d >= 0 && t < n_tasks; t++)
-			if (locus_catalog_add_chunk(cat, (size_t)d, a.chunk_size, nodes + t * a.replicas,
-						    (uint32_t)a.replicas, 0) < 0) {
+			if (locus_catalog_add_chunk(cat, (size_t)d, a.chunk_size,
+						    nodes + t * a.replicas, (uint32_t)a.replicas,
+						    0) < 0) {
 				rc = LOCUS_ENOMEM;
 				goto fail;
 			}
@@ -381,7 +493,8 @@ int cmd_sim(int argc, char **argv)
 	if ((rc = locus_workload_build(&wl, plat, cat, a.dataset, &work, a.seed, &err)))
 		goto fail;
 	if (wl->n_unplaced && !a.shared_fs)
-		fprintf(stderr, "locus sim: warning: %zu task%s read chunks no platform node holds\n",
+		fprintf(stderr,
+			"locus sim: warning: %zu task%s read chunks no platform node holds\n",
 			wl->n_unplaced, wl->n_unplaced == 1 ? "" : "s");
 	long opt_local = -1;
 	if ((rc = locus_bound_locality(wl, NULL, &opt_local, NULL, &err)))
@@ -390,12 +503,20 @@ int cmd_sim(int argc, char **argv)
 	progress_tty = !a.quiet && isatty(2);
 	for (size_t i = 0; i < n_pol; i++) {
 		struct locus_sim_config cfg = {
-			.wl = wl, .policy = pols[i], .policy_opts = a.compare ? NULL : a.opts,
-			.schedulers = (size_t)a.schedulers, .seed = a.seed, .latency = a.latency,
-			.cost_per_msg = a.cost_msg, .cost_per_entry = a.cost_entry,
-			.shared_fs_bw = a.shared_fs, .speed = speed, .n_speed = n_speed,
-			.no_task_results = !(a.out || a.csv || a.trace || a.gantt || a.load),
-			.progress = progress_tty ? progress : NULL, .progress_user = (void *)pols[i]->name,
+		    .wl = wl,
+		    .policy = pols[i],
+		    .policy_opts = a.compare ? NULL : a.opts,
+		    .schedulers = (size_t)a.schedulers,
+		    .seed = a.seed,
+		    .latency = a.latency,
+		    .cost_per_msg = a.cost_msg,
+		    .cost_per_entry = a.cost_entry,
+		    .shared_fs_bw = a.shared_fs,
+		    .speed = speed,
+		    .n_speed = n_speed,
+		    .no_task_results = !(a.out || a.csv || a.trace || a.gantt || a.load),
+		    .progress = progress_tty ? progress : NULL,
+		    .progress_user = (void *)pols[i]->name,
 		};
 		if ((rc = locus_sim_run(&cfg, &runs[i], &err)))
 			goto fail;
@@ -403,8 +524,10 @@ int cmd_sim(int argc, char **argv)
 		n_runs++;
 	}
 	if (a.compare) {
-		rc = a.json ? locus_report_compare_json((const struct locus_result *const *)runs, n_runs, stdout)
-			    : locus_report_compare((const struct locus_result *const *)runs, n_runs, stdout);
+		rc = a.json ? locus_report_compare_json((const struct locus_result *const *)runs,
+							n_runs, stdout)
+			    : locus_report_compare((const struct locus_result *const *)runs, n_runs,
+						   stdout);
 		if (rc)
 			goto fail;
 		goto out;
@@ -416,9 +539,11 @@ int cmd_sim(int argc, char **argv)
 	const struct {
 		const char *path;
 		int (*fn)(const struct locus_result *, FILE *);
-	} outs[] = { { a.out, locus_report_json },	{ a.csv, locus_report_csv },
-		     { a.trace, locus_report_trace },	{ a.gantt, locus_report_svg_gantt },
-		     { a.load, locus_report_svg_load } };
+	} outs[] = {{a.out, locus_report_json},
+		    {a.csv, locus_report_csv},
+		    {a.trace, locus_report_trace},
+		    {a.gantt, locus_report_svg_gantt},
+		    {a.load, locus_report_svg_load}};
 	for (size_t k = 0; !rc && k < sizeof outs / sizeof outs[0]; k++)
 		if (outs[k].path)
 			rc = locus_report_save(runs[0], outs[k].fn, outs[k].path, &err);
