@@ -1,6 +1,7 @@
 # Short commands for Locus; CMake does the building (see README.md).
 #   make demo     place a small dataset over 8 nodes and show where it lives
 #   make check    all tests, the same under ASan+UBSan, and a fuzz smoke run
+#   make bench    the benchmarks of bench/ (minutes)
 #   make install  library, headers, CLI and pkg-config file (PREFIX=/usr/local)
 
 BUILD      ?= build
@@ -11,7 +12,7 @@ FUZZ_TIME  ?= 10
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all deps build demo check test test-asan fuzz-build fuzz-smoke fuzz install format clean
+.PHONY: all deps build demo check test test-asan fuzz-build fuzz-smoke fuzz bench install format clean
 
 all: build
 
@@ -47,6 +48,10 @@ fuzz: fuzz-smoke
 
 check: test test-asan fuzz-smoke
 	@echo "check: all tests passed (plain, ASan+UBSan) and fuzzers ran clean"
+
+# Benchmarks (bench/): each prints its figures against baselines and bounds.
+bench: build
+	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b || exit 1; done
 
 install: build
 	@cmake --install $(BUILD)

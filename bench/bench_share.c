@@ -11,17 +11,19 @@
  *             without think time and with 1 s; SimGrid took 242 s for it
  *   star-8    the same with receiver links of 8 speeds (8 node types)
  *   star-all  receiver links all of different speeds: every flow is its
- *             own class, the worst case (fewer receivers)
+ *             own class, the worst case (1,024 receivers; 8,192 with --all)
+ *   cluster   nodes with a disk (100 MB/s) and two links (125 MB/s), 4 or 32
+ *             workers each, every read of 64 MB from a random node: the
+ *             most coupled sharing (1,024 nodes of 32 with --all)
  *
- * Prints flows/s and seconds per case. Built by nothing; by hand:
- *   cc -O2 -Iinclude -Isrc bench/bench_share.c src/sim/share.c \
- *      src/core/util.c src/core/heap.c src/core/error.c src/core/rng.c \
- *      -lm -o /tmp/bench_share && /tmp/bench_share
+ * Prints flows/s, seconds and filling rounds per event for each case.
+ * make bench runs it; build/bench_share --all adds the slowest cases.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "locus/heap.h"
@@ -52,6 +54,7 @@ struct bench {
 	unsigned (*route)(struct bench *b, uint32_t w, uint32_t *res);
 	struct locus_rng rng;
 	size_t n_res;
+	uint32_t ppn; /* cluster: workers per node */
 };
 
 static unsigned route_disk(struct bench *b, uint32_t w, uint32_t *res)
@@ -60,6 +63,21 @@ static unsigned route_disk(struct bench *b, uint32_t w, uint32_t *res)
 	if (locus_rng_below(&b->rng, 10) == 0)
 		res[0] = (uint32_t)locus_rng_below(&b->rng, b->n_res);
 	return 1;
+}
+
+/* Worker w of a cluster of nodes with `ppn` workers each (resources: disk
+ * 3k, outgoing link 3k+1, incoming link 3k+2 of node k) reads from a
+ * random node: remote unless it drew its own. */
+static unsigned route_cluster(struct bench *b, uint32_t w, uint32_t *res)
+{
+	uint32_t nodes = (uint32_t)(b->n_res / 3), me = w / b->ppn;
+	uint32_t src = (uint32_t)locus_rng_below(&b->rng, nodes);
+	res[0] = 3 * src;
+	if (src == me)
+		return 1;
+	res[1] = 3 * src + 1;
+	res[2] = 3 * me + 2;
+	return 3;
 }
 
 static unsigned route_star(struct bench *b, uint32_t w, uint32_t *res)
@@ -133,17 +151,44 @@ static int run(struct bench *b, const double *capacity)
 			return 1;
 	}
 	double wall = seconds() - t0;
+	uint64_t rounds, grown, filled;
+	locus__share_stats(s, &rounds, &grown, &filled);
 	printf("%-9s %6zu workers %7llu flows  think %-4s  peak %5zu running  "
-	       "simulated %9.3f s  wall %7.4f s  %10.0f flows/s\n",
+	       "simulated %9.3f s  wall %7.4f s  %10.0f flows/s  rounds/event %.2f  classes/round %.0f\n",
 	       b->name, b->workers, (unsigned long long)flows,
 	       b->think == 0  ? "0"
 	       : b->think > 0 ? "1 s"
 			      : "exp",
-	       peak, now, wall, (double)flows / wall);
+	       peak, now, wall, (double)flows / wall, (double)rounds / (2.0 * (double)flows),
+	       rounds ? (double)filled / (double)rounds : 0);
 	locus_heap_fini(&timers);
 	locus__share_destroy(s);
 	free(left);
 	return 0;
+}
+
+/* A cluster of `nodes` nodes with `ppn` workers each, every read from a
+ * random node: fifo's traffic, the most coupled sharing there is. */
+static int cluster(size_t nodes, uint32_t ppn)
+{
+	double *cap = malloc(3 * nodes * sizeof *cap);
+	if (!cap)
+		return 1;
+	for (size_t i = 0; i < nodes; i++) {
+		cap[3 * i] = 1e8;
+		cap[3 * i + 1] = cap[3 * i + 2] = 1.25e8;
+	}
+	struct bench b = {.name = "cluster",
+			  .workers = nodes * ppn,
+			  .per = 10,
+			  .think = -1.0,
+			  .bytes = 64e6,
+			  .route = route_cluster,
+			  .n_res = 3 * nodes,
+			  .ppn = ppn};
+	int rc = run(&b, cap);
+	free(cap);
+	return rc;
 }
 
 /* A star of n receivers whose links take their speed from speed(i). */
@@ -182,8 +227,9 @@ static double all_speeds(size_t i, size_t n)
 	return 1.25e8 * (1 + (double)i / (double)n);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int all = argc > 1 && strcmp(argv[1], "--all") == 0;
 	enum { DISKS = 32768 };
 	static double disk[DISKS];
 	for (size_t i = 0; i < DISKS; i++)
@@ -200,7 +246,9 @@ int main(void)
 	if (star("star", 8192, 0, same_speed) || star("star", 8192, 1, same_speed) ||
 	    star("star-8", 8192, 0, eight_speeds) || star("star-8", 8192, 1, eight_speeds) ||
 	    star("star-all", 1024, 0, all_speeds) || star("star-all", 1024, 1, all_speeds) ||
-	    star("star-all", 8192, 1, all_speeds))
+	    (all && star("star-all", 8192, 1, all_speeds)))
+		return 1;
+	if (cluster(2048, 4) || cluster(256, 32) || (all && cluster(1024, 32)))
 		return 1;
 	return 0;
 }

@@ -832,6 +832,55 @@ TEST(monolithic_cost_linear)
 	}
 }
 
+/* The master decides as a literal scan of the unassigned tasks in id order
+ * would, and is charged the entries that scan reads, whatever the order in
+ * which workers ask (it computes both from its indexes). */
+TEST(monolithic_is_the_scan)
+{
+	struct locus_rng r;
+	locus_rng_init(&r, 777);
+	for (int c = 0; c < 200; c++) {
+		struct fixture f;
+		struct inst in;
+		struct locus_error err = {0};
+		size_t n_nodes = 1 + locus_rng_below(&r, 6), n_tasks = 1 + locus_rng_below(&r, 60);
+		uint32_t holders[60];
+		unsigned char taken[60] = {0};
+		long last[32];
+
+		for (size_t t = 0; t < n_tasks; t++)
+			holders[t] = (uint32_t)locus_rng_below(&r, 1u << n_nodes);
+		CHECK(fixture_make(&f, n_nodes, NULL, NULL, n_tasks, holders, NULL) == 0);
+		CHECK(inst_open(&in, "monolithic", f.wl, 1, NULL, &err) == 0);
+		for (size_t w = 0; w < f.wl->n_workers; w++)
+			last[w] = -1;
+		for (size_t k = 0; k < n_tasks; k++) {
+			uint32_t w = (uint32_t)locus_rng_below(&r, f.wl->n_workers);
+			uint32_t node = f.wl->worker_node[w];
+			long want = -1, first = -1;
+			uint64_t seen = 0, e;
+			for (size_t t = 0; t < n_tasks && want < 0; t++) {
+				if (taken[t])
+					continue;
+				seen++;
+				if (first < 0)
+					first = (long)t;
+				if (holders[t] >> node & 1)
+					want = (long)t;
+			}
+			if (want < 0)
+				want = first;
+			long got = ask(&in, w, last[w], 1, (double)k, &e);
+			CHECK_EQ_INT(got, want);
+			CHECK_EQ_INT(e, seen);
+			taken[got] = 1;
+			last[w] = got;
+		}
+		inst_close(&in);
+		fixture_free(&f);
+	}
+}
+
 /* ---- conformance and determinism ------------------------------------------- */
 
 /* A random workload: 1-6 nodes of 1-3 cores and speeds 0.5-2, 0-60 tasks
@@ -1047,6 +1096,6 @@ TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(worker_protocol), TEST_ENTRY(fifo_exa
 	  TEST_ENTRY(monolithic_exact), TEST_ENTRY(delay_exact), TEST_ENTRY(delay_remote_choice),
 	  TEST_ENTRY(dlmpi_exact), TEST_ENTRY(dlmpi_probabilities_local),
 	  TEST_ENTRY(dlmpi_probabilities_remote), TEST_ENTRY(dlmpi_infinite_first),
-	  TEST_ENTRY(monolithic_cost_linear), TEST_ENTRY(conformance),
+	  TEST_ENTRY(monolithic_cost_linear), TEST_ENTRY(monolithic_is_the_scan), TEST_ENTRY(conformance),
 	  TEST_ENTRY(conformance_large), TEST_ENTRY(determinism), TEST_ENTRY(dlmpi_seeds_matter),
 	  TEST_ENTRY(options), TEST_ENTRY(empty_workload))

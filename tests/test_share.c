@@ -416,8 +416,8 @@ TEST(invalid_arguments)
 
 /* ---- random scenarios against a naive reference ---------------------- */
 
-#define MAX_FLOWS 48
-#define MAX_RES	  7
+#define MAX_FLOWS 64
+#define MAX_RES	  24
 
 struct sflow {
 	double start, bytes, cap; /* cap: 0 or INFINITY for none */
@@ -437,20 +437,25 @@ static double pick(struct locus_rng *r, const double *v, size_t n)
 	return v[locus_rng_below(r, n)];
 }
 
-/* Scenarios of three shapes: any flows over any resources; a star (every
+/* Scenarios of four shapes: any flows over any resources; a star (every
  * flow crosses resource 0 and one other, as a master link and receiver
- * links); few flows, so caps and lone resources often bind. Half draw from
- * a few round values, so classes, equal rates and simultaneous events are
- * common; half from continuous ones. */
+ * links); few flows, so caps and lone resources often bind; a cluster
+ * (nodes with a disk, an outgoing and an incoming link; reads local to a
+ * disk or remote over source disk, source link and reader link), where
+ * the region of an event must often grow. Half draw from a few round
+ * values, so classes, equal rates and simultaneous events are common;
+ * half from continuous ones. */
 static void scen_make(struct scen *sc, uint64_t seed)
 {
 	static const double caps[] = {10, 40, 100}, fcaps[] = {5, 10, 15}, sizes[] = {10, 20, 50},
-			    most[] = {48, 48, 6};
+			    most[] = {48, 48, 6, MAX_FLOWS};
 	struct locus_rng r;
 	locus_rng_init(&r, seed);
 	int discrete = (int)locus_rng_below(&r, 2);
-	int shape = (int)locus_rng_below(&r, 3);
-	sc->n_res = 1 + locus_rng_below(&r, MAX_RES);
+	int shape = (int)locus_rng_below(&r, 4);
+	sc->n_res = 1 + locus_rng_below(&r, 7);
+	if (shape == 3)
+		sc->n_res = 3 * (2 + locus_rng_below(&r, MAX_RES / 3 - 1));
 	if (shape == 1 && sc->n_res < 3)
 		sc->n_res = 3;
 	for (size_t i = 0; i < sc->n_res; i++) {
@@ -472,12 +477,24 @@ static void scen_make(struct scen *sc, uint64_t seed)
 			f->n = 2;
 			f->res[0] = 0;
 			f->res[1] = 1 + (uint32_t)locus_rng_below(&r, sc->n_res - 1);
+		} else if (shape == 3) {
+			/* Node k has disk 3k, outgoing link 3k+1, incoming 3k+2. */
+			uint32_t nodes = (uint32_t)(sc->n_res / 3);
+			uint32_t src = (uint32_t)locus_rng_below(&r, nodes);
+			uint32_t dst = (uint32_t)locus_rng_below(&r, nodes);
+			f->res[0] = 3 * src;
+			f->n = 1;
+			if (dst != src) {
+				f->res[1] = 3 * src + 1;
+				f->res[2] = 3 * dst + 2;
+				f->n = 3;
+			}
 		} else {
 			f->n = (unsigned)locus_rng_below(&r, 5);
 			if (f->n > sc->n_res)
 				f->n = (unsigned)sc->n_res;
 		}
-		for (unsigned j = 0; shape != 1 && j < f->n; j++) {
+		for (unsigned j = 0; shape != 1 && shape != 3 && j < f->n; j++) {
 			uint32_t x;
 			int dup;
 			do {
@@ -488,7 +505,7 @@ static void scen_make(struct scen *sc, uint64_t seed)
 			} while (dup);
 			f->res[j] = x;
 		}
-		unsigned capped = (unsigned)locus_rng_below(&r, 3);
+		unsigned capped = (unsigned)locus_rng_below(&r, shape == 3 ? 6 : 3);
 		if (capped == 0 || f->n == 0)
 			f->cap = discrete ? pick(&r, fcaps, 3) : 0.5 + 50 * locus_rng_uniform(&r);
 		else
@@ -616,6 +633,9 @@ static void ref_run(const struct scen *sc, double *done)
 	}
 }
 
+/* Rounds in which an event's region had to grow, over all runs. */
+static uint64_t share_rounds_grown;
+
 /* Runs the scenario through the share. Records each flow's completion
  * time and the completion sequence. With check_rates, compares every
  * running flow's rate with the reference after each event. Returns the
@@ -679,6 +699,9 @@ static int share_run(const struct scen *sc, double *done, uint64_t *order, doubl
 	}
 	if (k != sc->n_flows)
 		bad++;
+	uint64_t rounds, grown, filled;
+	locus__share_stats(s, &rounds, &grown, &filled);
+	share_rounds_grown += grown;
 	locus__share_destroy(s);
 	return bad;
 }
@@ -688,7 +711,8 @@ TEST(random_against_reference)
 	static struct scen sc;
 	double ref[MAX_FLOWS], got[MAX_FLOWS], when[MAX_FLOWS];
 	uint64_t order[MAX_FLOWS];
-	for (uint64_t seed = 1; seed <= 500; seed++) {
+	share_rounds_grown = 0;
+	for (uint64_t seed = 1; seed <= 2000; seed++) {
 		scen_make(&sc, seed);
 		ref_run(&sc, ref);
 		int bad = share_run(&sc, got, order, when, 1);
@@ -702,6 +726,9 @@ TEST(random_against_reference)
 			fprintf(stderr, "seed %llu: %d problems\n", (unsigned long long)seed, bad);
 		CHECK_EQ_INT(bad, 0);
 	}
+	/* The scenarios reach the region growth, not only first rounds. */
+	printf("regions grown in %llu rounds\n", (unsigned long long)share_rounds_grown);
+	CHECK(share_rounds_grown > 100);
 }
 
 TEST(deterministic)

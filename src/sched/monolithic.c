@@ -7,10 +7,15 @@
  *
  * Cost: one entry per unassigned task the scan looks at, so a decision
  * costs up to the metadata size: the arithmetic overhead that makes a
- * single master's latency grow with the metadata (Fig. 5). The node index
- * (wl->node_tasks) would make this O(1) and is deliberately not used. The
- * unassigned list is kept compact (mw.h), so assigned tasks are never
- * looked at again.
+ * single master's latency grow with the metadata (Fig. 5). The master
+ * modelled is the paper's, which has no index by node; assigned tasks are
+ * dropped from its list, so it never looks at one again.
+ *
+ * The simulator charges that scan but need not run it: the first local
+ * task in id order is the head of the node's list (kept in id order), and
+ * the entries a scan reads to reach it are its rank among the unassigned
+ * tasks (a Fenwick tree, mw.h). The decision and its cost are the scan's;
+ * tests check the two against each other.
  */
 #include "sched/mw.h"
 #include "sched/policies.h"
@@ -24,17 +29,18 @@ static void mono_choose(struct locus__mw *mw, uint32_t worker, const struct locu
 			double now, struct locus__mw_choice *out)
 {
 	struct mono *mo = (struct mono *)mw;
+	const struct locus__taskset *ts = &mw->ts;
 	uint32_t node = mw->wl->worker_node[worker];
-	uint64_t seen = 0;
+	uint64_t seen;
 
 	out->verdict = LOCUS__MW_ASSIGN;
-	out->task = mw->ts.head; /* remote, unless the scan finds a local one */
-	for (uint32_t t = mw->ts.head; t != LOCUS__NIL; t = mw->ts.next[t]) {
-		seen++;
-		if (locus_workload_is_local(mw->wl, t, node)) {
-			out->task = t;
-			break;
-		}
+	if (ts->node_head[node] != LOCUS__NIL) {
+		out->task = mw->wl->node_tasks[ts->node_head[node]];
+		seen = locus__taskset_rank(ts, out->task);
+	} else {
+		/* The scan reads every unassigned task and takes the first. */
+		out->task = ts->head;
+		seen = ts->n_left;
 	}
 	out->entries = seen;
 	if (seen > mo->max_scan)

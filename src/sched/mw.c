@@ -25,9 +25,13 @@ static int taskset_init(struct locus__taskset *ts, const struct locus_workload *
 	ts->pnext = locus__calloc(n_pos, sizeof *ts->pnext);
 	ts->pprev = locus__calloc(n_pos, sizeof *ts->pprev);
 	ts->pos = locus__calloc(n_pos, sizeof *ts->pos);
+	ts->fen = locus__calloc(n + 1, sizeof *ts->fen);
 	if (!ts->next || !ts->prev || !ts->taken || !ts->node_head || !ts->node_left ||
-	    !ts->pnext || !ts->pprev || !ts->pos)
+	    !ts->pnext || !ts->pprev || !ts->pos || !ts->fen)
 		return LOCUS_ENOMEM;
+	/* Every task unassigned: node i of the tree covers (i - lowbit(i), i]. */
+	for (size_t i = 1; i <= n; i++)
+		ts->fen[i] = (uint32_t)(i & (~i + 1));
 	for (size_t t = 0; t < n; t++) {
 		ts->next[t] = t + 1 < n ? (uint32_t)(t + 1) : LOCUS__NIL;
 		ts->prev[t] = t > 0 ? (uint32_t)(t - 1) : LOCUS__NIL;
@@ -61,6 +65,7 @@ static void taskset_fini(struct locus__taskset *ts)
 	free(ts->pnext);
 	free(ts->pprev);
 	free(ts->pos);
+	free(ts->fen);
 	memset(ts, 0, sizeof *ts);
 }
 
@@ -71,6 +76,8 @@ static void taskset_take(struct locus__taskset *ts, const struct locus_workload 
 
 	ts->taken[t] = 1;
 	ts->n_left--;
+	for (size_t i = (size_t)t + 1; i <= wl->n_tasks; i += i & (~i + 1))
+		ts->fen[i]--;
 	if (ts->prev[t] != LOCUS__NIL)
 		ts->next[ts->prev[t]] = ts->next[t];
 	else
@@ -88,6 +95,14 @@ static void taskset_take(struct locus__taskset *ts, const struct locus_workload 
 			ts->pprev[ts->pnext[p]] = ts->pprev[p];
 		ts->node_left[node]--;
 	}
+}
+
+uint32_t locus__taskset_rank(const struct locus__taskset *ts, uint32_t t)
+{
+	uint32_t sum = 0;
+	for (size_t i = (size_t)t + 1; i > 0; i -= i & (~i + 1))
+		sum += ts->fen[i];
+	return sum;
 }
 
 /* ---- instances ----------------------------------------------------------- */

@@ -55,7 +55,8 @@ enum {
  * The unassigned tasks, kept compact so that a scan never looks at an
  * assigned one: one list over all of them in id order, and one per node
  * over the node's local ones (its D_k), in id order too, with their counts.
- * Every removal is O(replicas).
+ * Every removal is O(replicas + log n), the log for a Fenwick tree that
+ * says how far down the id-ordered list a task is (locus__taskset_rank).
  *
  * Walking them:
  *   for (uint32_t t = ts->head; t != LOCUS__NIL; t = ts->next[t]) ...
@@ -71,7 +72,12 @@ struct locus__taskset {
 	uint32_t *pnext, *pprev; /* by position in wl->node_tasks */
 	uint32_t *pos;		 /* by wl->holders entry: its position in node_tasks */
 	unsigned char *taken;	 /* by task */
+	uint32_t *fen;		 /* Fenwick tree of unassigned tasks by id (1-based) */
 };
+
+/* The number of unassigned tasks with an id up to and including t: the
+ * entries a scan of the unassigned list in id order reads to reach t. */
+uint32_t locus__taskset_rank(const struct locus__taskset *ts, uint32_t t);
 
 /* A worker's request as the master keeps it while deciding. */
 struct locus__mw_req {

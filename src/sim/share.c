@@ -23,17 +23,29 @@
  * next completion is t + (head's target - vtime) / rate, and a global heap
  * orders the classes by (that time, head's start order).
  *
- * Components. A start or an end changes the class of the flow itself and of
+ * Regions. A start or an end changes the class of the flow itself and of
  * at most one other flow per resource (the one left alone on it, or no
- * longer alone). Rates change only in the connected components (shared
- * resources linked by classes) of the classes whose membership changed; a
- * breadth-first search from their resources finds them and progressive
- * filling runs on them, over classes: the common level rises to the next
- * event, either the least cap of an unfrozen class (classes sorted by cap)
- * or the least saturation level (capacity - frozen load) / unfrozen flows
- * of a resource (a heap with lazy deletion: a level only rises as flows
- * freeze). That is O((K + R) log(K + R)) for K classes and R resources in
- * the component; a disk read alone on its disk or a star costs O(log F).
+ * longer alone). The fair allocation may then change anywhere in the
+ * connected component of those classes (shared resources linked by
+ * classes), but in practice it changes near them: a read that starts on a
+ * disk slows the reads of that disk, and the links they cross are seldom
+ * full. So an event recomputes a region S of resources, at first the
+ * resources of the changed classes: the classes on S are refilled, over S
+ * and the border O of other resources they cross, where they get what the
+ * classes outside leave. Every class remembers its bottleneck; a round is
+ * right when every outside class keeps its bottleneck and every region
+ * class held by the border is as fast as the outside classes there
+ * (check_round); else S takes in the border resources found wrong, and
+ * after GROW_ROUNDS rounds the whole border, and the region is filled
+ * again. Progressive filling runs over classes: the common level rises to
+ * the next event, either the least cap of an unfrozen class (the capped
+ * classes sorted) or the least saturation level (room left) / unfrozen
+ * flows of a resource (a heap of lower bounds, re-keyed when popped: a
+ * level only rises as flows freeze). A round costs O((K + R) log(K + R))
+ * for K classes and R resources in the region and its border; a disk read
+ * alone on its disk or a star costs O(log F). With every read remote
+ * (fifo on 8,192 workers, 32 per node) an event changes about 60 classes
+ * and grows its region in one round of four.
  *
  * Failure. Everything an event may need is allocated before it changes
  * anything, so after LOCUS_ENOMEM the state is as it was.
@@ -60,6 +72,14 @@
 /* A class rebases its vtime to 0 once it exceeds REBASE times the largest
  * remaining size in it, so that targets keep their precision. */
 #define REBASE 4.0
+/* A resource is full when its load is within SAT_EPS of its capacity, and
+ * rates that close are equal, when the region of an event is checked. */
+#define SAT_EPS 1e-9
+/* Rounds that grow the region by the resources found wrong only; later
+ * rounds take in every border resource. */
+#define GROW_ROUNDS 8
+/* Updates of a border total between exact sums. */
+#define RESUM 1024
 
 struct key {
 	uint32_t res[MAXR]; /* shared resources, ascending; NONE past n */
@@ -89,8 +109,10 @@ struct cls {
 	uint32_t gpos; /* index in the global heap; NONE: not there */
 	uint32_t next_free;
 	uint32_t qmark; /* event that queued it for refresh */
-	uint32_t bmark; /* event whose component search reached it */
-	int frozen;	/* progressive filling */
+	uint32_t bmark;	    /* round that took it into the region */
+	int frozen;	    /* progressive filling */
+	uint32_t frozen_by; /* the resource that froze it; NONE: its cap */
+	uint32_t held_by;   /* its bottleneck under the current rates; NONE: its cap */
 	double fill_rate;
 	double rate;  /* per flow; INFINITY for the instant class */
 	double vtime; /* service per flow at time t */
@@ -105,17 +127,33 @@ struct res {
 	uint32_t xor_flows; /* xor of its flows' ids: the flow itself when alone */
 	uint32_t *cls;	    /* classes whose key holds it */
 	size_t n_cls, cls_cap;
+	/* Under the current rates. */
+	double tot;	 /* load: bytes/s of its classes */
+	uint32_t n_held; /* classes it holds (their held_by) */
+	double lam;	 /* their rate, when n_held > 0: the top rate on it */
+	uint32_t drift;	 /* updates of tot since it was summed exactly */
+	/* The region of an event (refill). */
+	uint32_t smark; /* event that put it in the region S */
+	uint32_t omark; /* round that found it on the border O */
+	uint32_t mmark; /* round that computed out_max */
+	int fmark;	/* check_round takes it into S */
+	/* On the border O: the region classes on it, their old load and how
+	 * many it held, their top new rate; the load and top rate of the
+	 * classes outside, and how many those are. */
+	uint32_t n_reg, n_held_reg;
+	double reg_old, reg_max;
+	double out_load, out_max;
+	uint32_t n_out;
 	/* progressive filling */
-	uint32_t mark; /* event whose component search reached it */
-	uint32_t ver;  /* version of its level in the level heap */
 	int saturated;
+	double eff;  /* bytes/s the region may use: capacity, or what O leaves */
 	double load; /* bytes/s taken by frozen flows */
 	double open; /* flows not yet frozen */
 };
 
 struct level {
 	double level;
-	uint32_t res, ver;
+	uint32_t res;
 };
 
 struct by_cap {
@@ -150,8 +188,12 @@ struct locus__share {
 	size_t n_seeds;
 	uint32_t *queue; /* classes to refresh */
 	size_t n_queue;
-	uint32_t *comp_res; /* n_res */
-	size_t n_comp_res;
+	uint32_t *comp_res; /* n_res: the region S, then its border O */
+	size_t n_comp_res, n_sres;
+	uint32_t *fails; /* n_res: border resources a round takes into S */
+	uint32_t stamp;	 /* filling rounds so far */
+	uint64_t rounds, rounds_grown; /* filling rounds, and those that grew the region */
+	uint64_t filled;	       /* classes filled, over all rounds */
 	uint32_t *comp_cls;
 	size_t n_comp_cls;
 	struct by_cap *by_cap;
@@ -548,6 +590,7 @@ static uint32_t cls_make(struct locus__share *s, const struct key *k, uint64_t h
 	x->t = s->now;
 	x->scale = 0;
 	x->done_at = INFINITY;
+	x->held_by = NONE;
 	table_put(s->table, s->table_size, c, h);
 	for (uint32_t i = 0; i < k->n; i++) {
 		struct res *r = &s->res[k->res[i]];
@@ -574,6 +617,9 @@ static void cls_free(struct locus__share *s, uint32_t c)
 					y->res_pos[j] = p;
 		}
 	}
+	if (x->held_by != NONE)
+		s->res[x->held_by].n_held--;
+	x->held_by = NONE;
 	if (x->gpos != NONE)
 		gheap_del(s, x->gpos);
 	x->gpos = NONE;
@@ -658,38 +704,49 @@ static void cls_refresh(struct locus__share *s, uint32_t c)
 
 /* ---- progressive filling --------------------------------------------- */
 
-static void reach_res(struct locus__share *s, uint32_t r)
+/* Puts resource r in the region S of this event (if it is not there). */
+static void region_add(struct locus__share *s, uint32_t r)
 {
 	struct res *x = &s->res[r];
-	if (x->mark == s->epoch)
+	if (x->smark == s->epoch)
 		return;
-	x->mark = s->epoch;
+	x->smark = s->epoch;
+	s->comp_res[s->n_sres++] = r;
+}
+
+/* Prepares resource r for a filling round, with `eff` bytes/s to give. */
+static void fill_init(struct res *x, double eff)
+{
+	x->eff = eff;
 	x->load = 0;
 	x->open = 0;
 	x->saturated = 0;
-	x->ver = 0;
-	s->comp_res[s->n_comp_res++] = r;
+}
+
+/* The level at which resource r's open flows would fill it. */
+static double level_of(const struct res *x)
+{
+	return (x->eff - x->load) / x->open;
 }
 
 static void push_level(struct locus__share *s, uint32_t r)
 {
-	struct res *x = &s->res[r];
-	struct level lv = {(x->capacity - x->load) / x->open, r, ++x->ver};
+	struct level lv = {level_of(&s->res[r]), r};
 	level_push(s, &lv);
 }
 
-/* Freezes class c at `rate`: its flows stop rising and their load on each
- * resource is fixed, which raises those resources' saturation levels. */
-static void freeze(struct locus__share *s, struct cls *c, double rate)
+/* Freezes class c at `rate`, held there by resource `by` (NONE: its cap):
+ * its flows stop rising and their load on each resource is fixed, which
+ * raises those resources' saturation levels. */
+static void freeze(struct locus__share *s, struct cls *c, double rate, uint32_t by)
 {
 	c->frozen = 1;
 	c->fill_rate = rate;
+	c->frozen_by = by;
 	for (uint32_t i = 0; i < c->key.n; i++) {
 		struct res *r = &s->res[c->key.res[i]];
 		r->load += c->n * rate;
 		r->open -= c->n;
-		if (!r->saturated && r->open > 0)
-			push_level(s, c->key.res[i]);
 	}
 }
 
@@ -701,32 +758,78 @@ static int by_cap_cmp(const void *a, const void *b)
 	return (x->cls > y->cls) - (x->cls < y->cls);
 }
 
-/* Finds the components of the seeds, fills them and gives the classes
- * whose rate changed their new rate (queued for refresh). */
-static void refill(struct locus__share *s)
+/* Whether a resource carrying `load` of `capacity` is full, up to rounding. */
+static int full(double load, double capacity)
 {
-	s->n_comp_res = s->n_comp_cls = 0;
-	for (size_t i = 0; i < s->n_seeds; i++)
-		reach_res(s, s->seeds[i]);
-	for (size_t i = 0; i < s->n_comp_res; i++) {
+	return load >= capacity * (1 - SAT_EPS);
+}
+
+/*
+ * One round of the region's filling: the classes C on the resources of S,
+ * the resources O they also cross outside S with what the classes outside
+ * C leave there, and progressive filling of C over S and O. The new rates
+ * are in fill_rate; nothing is committed. The border is read from each
+ * resource's totals (tot, n_held) less what the region classes put there,
+ * so its cost is that of the region, not of every class on the border.
+ */
+static void fill_round(struct locus__share *s)
+{
+	s->stamp++;
+	s->n_comp_res = s->n_sres;
+	s->n_comp_cls = 0;
+	for (size_t i = 0; i < s->n_sres; i++)
+		fill_init(&s->res[s->comp_res[i]], s->res[s->comp_res[i]].capacity);
+	for (size_t i = 0; i < s->n_sres; i++) {
 		const struct res *r = &s->res[s->comp_res[i]];
 		for (size_t j = 0; j < r->n_cls; j++) {
 			uint32_t c = r->cls[j];
 			struct cls *x = &s->cls[c];
-			if (x->bmark == s->epoch)
+			if (x->bmark == s->stamp)
 				continue;
-			x->bmark = s->epoch;
+			x->bmark = s->stamp;
 			x->frozen = 0;
 			s->by_cap[s->n_comp_cls].cap = x->key.cap;
 			s->by_cap[s->n_comp_cls].cls = c;
 			s->comp_cls[s->n_comp_cls++] = c;
 			for (uint32_t k = 0; k < x->key.n; k++) {
-				reach_res(s, x->key.res[k]);
-				s->res[x->key.res[k]].open += x->n;
+				uint32_t rid = x->key.res[k];
+				struct res *o = &s->res[rid];
+				if (o->smark == s->epoch)
+					continue;
+				if (o->omark != s->stamp) {
+					o->omark = s->stamp;
+					o->n_reg = o->n_held_reg = 0;
+					o->reg_old = o->reg_max = 0;
+					s->comp_res[s->n_comp_res++] = rid;
+				}
+				o->n_reg++;
+				o->n_held_reg += x->held_by == rid;
+				o->reg_old += x->n * x->rate;
 			}
 		}
 	}
-	size_t n = s->n_comp_cls, next = 0, left = n;
+	/* What the classes outside the region take from each resource of O
+	 * stays theirs: the region fills what is left. */
+	for (size_t i = s->n_sres; i < s->n_comp_res; i++) {
+		struct res *o = &s->res[s->comp_res[i]];
+		double load = o->tot - o->reg_old;
+		if (!(load > 0) || o->n_reg == o->n_cls)
+			load = 0;
+		fill_init(o, o->capacity - load > 0 ? o->capacity - load : 0);
+		o->out_load = load;
+		o->n_out = (uint32_t)(o->n_cls - o->n_reg);
+	}
+	for (size_t i = 0; i < s->n_comp_cls; i++) {
+		const struct cls *x = &s->cls[s->comp_cls[i]];
+		for (uint32_t k = 0; k < x->key.n; k++)
+			s->res[x->key.res[k]].open += x->n;
+	}
+
+	/* Classes by cap; those without one, the most, need no order. */
+	size_t n = 0, next = 0, left = s->n_comp_cls;
+	for (size_t i = 0; i < s->n_comp_cls; i++)
+		if (s->by_cap[i].cap != INFINITY)
+			s->by_cap[n++] = s->by_cap[i];
 	if (n > 1)
 		qsort(s->by_cap, n, sizeof *s->by_cap, by_cap_cmp);
 	s->n_levels = 0;
@@ -739,25 +842,35 @@ static void refill(struct locus__share *s)
 		while (next < n && s->cls[s->by_cap[next].cls].frozen)
 			next++;
 		double cap = next < n ? s->by_cap[next].cap : INFINITY;
+		/* A resource's level only rises as classes on it freeze, so
+		 * the heap keeps lower bounds: the top is re-keyed until its
+		 * level is current. */
 		while (s->n_levels) {
-			const struct level *top = &s->levels[0];
-			const struct res *r = &s->res[top->res];
-			if (!r->saturated && top->ver == r->ver)
+			struct level top = s->levels[0];
+			const struct res *r = &s->res[top.res];
+			if (r->saturated || !(r->open > 0)) {
+				level_pop(s);
+				continue;
+			}
+			double now = level_of(r);
+			if (!(now > top.level))
 				break;
 			level_pop(s);
+			top.level = now;
+			level_push(s, &top);
 		}
 		double sat = s->n_levels ? s->levels[0].level : INFINITY;
 		if (cap == INFINITY && sat == INFINITY) {
 			/* Cannot happen (a shared resource is finite); stay safe. */
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < s->n_comp_cls; i++)
 				if (!s->cls[s->comp_cls[i]].frozen)
-					freeze(s, &s->cls[s->comp_cls[i]], INFINITY);
+					freeze(s, &s->cls[s->comp_cls[i]], INFINITY, NONE);
 			break;
 		}
 		if (cap <= sat) {
 			/* Exactly its cap, even if rounding put the level past it. */
 			lam = cap > lam ? cap : lam;
-			freeze(s, &s->cls[s->by_cap[next].cls], cap);
+			freeze(s, &s->cls[s->by_cap[next].cls], cap, NONE);
 			left--;
 		} else {
 			uint32_t rid = s->levels[0].res;
@@ -767,17 +880,174 @@ static void refill(struct locus__share *s)
 			r->saturated = 1;
 			for (size_t j = 0; j < r->n_cls; j++) {
 				struct cls *x = &s->cls[r->cls[j]];
-				if (!x->frozen) {
-					freeze(s, x, lam);
+				if (x->bmark == s->stamp && !x->frozen) {
+					freeze(s, x, lam, rid);
 					left--;
 				}
 			}
 		}
 	}
+	/* The top new rate the region puts on each border resource. */
+	for (size_t i = 0; i < s->n_comp_cls; i++) {
+		const struct cls *x = &s->cls[s->comp_cls[i]];
+		for (uint32_t k = 0; k < x->key.n; k++) {
+			struct res *o = &s->res[x->key.res[k]];
+			if (o->smark != s->epoch && x->fill_rate > o->reg_max)
+				o->reg_max = x->fill_rate;
+		}
+	}
+}
 
-	for (size_t i = 0; i < n; i++) {
+/* The top rate of the classes outside the region on border resource o
+ * (read once a round, from its class list). */
+static double border_max(struct locus__share *s, struct res *o)
+{
+	if (o->mmark != s->stamp) {
+		double most = 0;
+		o->mmark = s->stamp;
+		for (size_t j = 0; j < o->n_cls; j++) {
+			const struct cls *x = &s->cls[o->cls[j]];
+			if (x->bmark != s->stamp && x->rate > most)
+				most = x->rate;
+		}
+		o->out_max = most;
+	}
+	return o->out_max;
+}
+
+/* Whether region class x, frozen by a border resource where it is not the
+ * fastest, has another bottleneck: its cap, or a full resource where no
+ * flow is faster (levels can tie, and the filling names one of them). If
+ * so, x remembers it. */
+static int other_bottleneck(struct locus__share *s, struct cls *x)
+{
+	double top = x->fill_rate * (1 + SAT_EPS);
+	if (x->fill_rate >= x->key.cap * (1 - SAT_EPS)) {
+		x->frozen_by = NONE;
+		return 1;
+	}
+	for (uint32_t k = 0; k < x->key.n; k++) {
+		uint32_t rid = x->key.res[k];
+		struct res *r = &s->res[rid];
+		int inside = r->smark == s->epoch;
+		if (rid == x->frozen_by || !full((inside ? 0 : r->out_load) + r->load, r->capacity))
+			continue;
+		if (!inside && (r->reg_max > top || border_max(s, r) > top))
+			continue;
+		size_t j = 0;
+		for (; inside && j < r->n_cls; j++)
+			if (s->cls[r->cls[j]].fill_rate > top)
+				break;
+		if (!inside || j == r->n_cls) {
+			x->frozen_by = rid;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Whether the round's rates, with the old rates outside the region, are
+ * the max-min fair allocation; else the resources of O to take into S.
+ *
+ * Every class remembers its bottleneck (held_by): a full resource with no
+ * faster flow on it, where the classes it holds all have its top rate
+ * lam. Outside classes keep their rates, so they keep their bottlenecks
+ * unless one is a resource o of O that the region changed: o is no longer
+ * full, or now carries a region class faster than lam. A region class
+ * frozen by o must be at least as fast as every outside class there (lam,
+ * when o holds outside classes). Each class then has a bottleneck, so the
+ * allocation is the (unique) max-min fair one. A resource of O that only
+ * region classes cross is inside in all but name and needs no check.
+ */
+static size_t check_round(struct locus__share *s)
+{
+	size_t n_fail = 0;
+	for (size_t i = s->n_sres; i < s->n_comp_res; i++) {
+		uint32_t rid = s->comp_res[i];
+		struct res *o = &s->res[rid];
+		o->fmark = 0;
+		if (!o->n_out || o->n_held == o->n_held_reg)
+			continue;
+		if (!full(o->out_load + o->load, o->capacity) || o->reg_max > o->lam * (1 + SAT_EPS)) {
+			o->fmark = 1;
+			s->fails[n_fail++] = rid;
+		}
+	}
+	for (size_t i = 0; i < s->n_comp_cls; i++) {
+		struct cls *x = &s->cls[s->comp_cls[i]];
+		if (x->frozen_by == NONE)
+			continue;
+		struct res *o = &s->res[x->frozen_by];
+		if (o->smark == s->epoch || !o->n_out || o->fmark)
+			continue;
+		double floor = x->fill_rate * (1 + SAT_EPS);
+		if (o->n_held > o->n_held_reg ? o->lam <= floor : border_max(s, o) <= floor)
+			continue;
+		if (!other_bottleneck(s, x)) {
+			o->fmark = 1;
+			s->fails[n_fail++] = x->frozen_by;
+		}
+	}
+	return n_fail;
+}
+
+/*
+ * Recomputes the rates the event changed. A start or an end changes the
+ * classes on the seed resources; the max-min fair allocation can change
+ * anywhere in their components, but usually changes near them: the region
+ * S starts at the seeds and grows only where check_round finds the old
+ * rates outside it no longer fair (after GROW_ROUNDS rounds, by its whole
+ * border, so that a wide change is reached in a few rounds). The classes
+ * whose rate changed get it and are queued for refresh, and every
+ * resource of the region and its border gets its new totals.
+ */
+static void refill(struct locus__share *s)
+{
+	s->n_sres = 0;
+	for (size_t i = 0; i < s->n_seeds; i++)
+		region_add(s, s->seeds[i]);
+	for (unsigned round = 1;; round++) {
+		fill_round(s);
+		s->rounds++;
+		s->filled += s->n_comp_cls;
+		size_t n_fail = check_round(s);
+		if (!n_fail)
+			break;
+		s->rounds_grown++;
+		if (round >= GROW_ROUNDS) {
+			size_t end = s->n_comp_res;
+			for (size_t i = s->n_sres; i < end; i++)
+				if (s->res[s->comp_res[i]].n_out && !s->res[s->comp_res[i]].fmark)
+					s->fails[n_fail++] = s->comp_res[i];
+		}
+		for (size_t i = 0; i < n_fail; i++)
+			region_add(s, s->fails[i]);
+	}
+
+	/* New totals: exact sums for S, what changed for O. */
+	for (size_t i = 0; i < s->n_comp_res; i++) {
+		struct res *r = &s->res[s->comp_res[i]];
+		if (i < s->n_sres) {
+			r->tot = r->load;
+			r->drift = 0;
+		} else {
+			r->tot = r->out_load + r->load;
+			r->drift++;
+		}
+	}
+	for (size_t i = 0; i < s->n_comp_cls; i++) {
 		uint32_t c = s->comp_cls[i];
 		struct cls *x = &s->cls[c];
+		if (x->held_by != x->frozen_by) {
+			if (x->held_by != NONE)
+				s->res[x->held_by].n_held--;
+			if (x->frozen_by != NONE)
+				s->res[x->frozen_by].n_held++;
+			x->held_by = x->frozen_by;
+		}
+		if (x->held_by != NONE)
+			s->res[x->held_by].lam = x->fill_rate;
 		if (x->fill_rate != x->rate) {
 			cls_touch(s, x);
 			x->rate = x->fill_rate;
@@ -785,6 +1055,18 @@ static void refill(struct locus__share *s)
 				x->qmark = s->epoch;
 				s->queue[s->n_queue++] = c;
 			}
+		}
+	}
+	/* A border total kept by differences is summed again now and then,
+	 * so rounding never builds up. */
+	for (size_t i = s->n_sres; i < s->n_comp_res; i++) {
+		struct res *r = &s->res[s->comp_res[i]];
+		if (r->drift >= RESUM) {
+			double t = 0;
+			for (size_t j = 0; j < r->n_cls; j++)
+				t += s->cls[r->cls[j]].n * s->cls[r->cls[j]].rate;
+			r->tot = t;
+			r->drift = 0;
 		}
 	}
 }
@@ -840,9 +1122,10 @@ int locus__share_create(struct locus__share **out, size_t n_res, const double *c
 	s->free_cls = NONE;
 	s->res = locus__calloc(n_res, sizeof *s->res);
 	s->comp_res = locus__calloc(n_res, sizeof *s->comp_res);
+	s->fails = locus__calloc(n_res, sizeof *s->fails);
 	s->table_size = 16;
 	s->table = malloc(s->table_size * sizeof *s->table);
-	if (!s->res || !s->comp_res || !s->table) {
+	if (!s->res || !s->comp_res || !s->fails || !s->table) {
 		locus__share_destroy(s);
 		return LOCUS_ENOMEM;
 	}
@@ -870,6 +1153,7 @@ void locus__share_destroy(struct locus__share *s)
 	free(s->gheap);
 	free(s->queue);
 	free(s->comp_res);
+	free(s->fails);
 	free(s->comp_cls);
 	free(s->by_cap);
 	free(s->levels);
@@ -1015,4 +1299,12 @@ double locus__share_rate(const struct locus__share *s, uint64_t user)
 size_t locus__share_count(const struct locus__share *s)
 {
 	return s ? s->count : 0;
+}
+
+void locus__share_stats(const struct locus__share *s, uint64_t *rounds, uint64_t *grown,
+			uint64_t *filled)
+{
+	*rounds = s ? s->rounds : 0;
+	*grown = s ? s->rounds_grown : 0;
+	*filled = s ? s->filled : 0;
 }

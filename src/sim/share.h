@@ -43,6 +43,11 @@ int locus__share_pop(struct locus__share *s, double now, uint64_t *user);
 /* Current rate of the flow whose user value is `user` (testing), or -1. */
 double locus__share_rate(const struct locus__share *s, uint64_t user);
 
+/* Filling rounds so far, those that found the region too small and grew
+ * it, and the classes filled over all rounds (the cost of the sharing). */
+void locus__share_stats(const struct locus__share *s, uint64_t *rounds, uint64_t *grown,
+			uint64_t *filled);
+
 /* Number of running flows. */
 size_t locus__share_count(const struct locus__share *s);
 
