@@ -154,7 +154,8 @@ static int run(struct bench *b, const double *capacity)
 	uint64_t rounds, grown, filled;
 	locus__share_stats(s, &rounds, &grown, &filled);
 	printf("%-9s %6zu workers %7llu flows  think %-4s  peak %5zu running  "
-	       "simulated %9.3f s  wall %7.4f s  %10.0f flows/s  rounds/event %.2f  classes/round %.0f\n",
+	       "simulated %9.3f s  wall %7.4f s  %10.0f flows/s  rounds/event %.2f  classes/round "
+	       "%.0f\n",
 	       b->name, b->workers, (unsigned long long)flows,
 	       b->think == 0  ? "0"
 	       : b->think > 0 ? "1 s"

@@ -122,35 +122,75 @@ static int assignment_ok(const struct locus_workload *wl, const uint32_t *cap,
 
 TEST(makespan_on_a_heterogeneous_platform)
 {
-	/* Power per node: 2 x 1, 1 x 3, 4 x 0.5 = 7 speed-1 workers. */
+	/* Power per node: 2 x 1, 1 x 3, 4 x 0.5 = 7 speed-1 workers. Chunks
+	 * of 1 MiB, disks of 100 MB/s, links of 125 MB/s. */
 	int cores[] = {2, 1, 4};
 	double speed[] = {1, 3, 0.5};
 	struct locus_platform *p = platform(3, 1, cores, speed);
 	const char *holders[] = {"0", "1", "2", "01"};
 	double w1[] = {7, 14, 21, 6}, w2[] = {20, 20, 20, 10};
-	double wb, lt;
+	const double mib = 1048576, all = 4 * mib;
+	struct locus_makespan_bound b;
 
 	CHECK(p);
-	/* 48 / 7 < 21 / 3: the longest task decides. */
+	/* 48 / 7 < 21 / 3 + 1 MiB / 125 MB/s: the longest task decides. */
 	struct locus_workload *wl = workload_str(p, 4, holders, w1);
 	CHECK(wl);
 	CHECK_EQ_INT(wl->n_workers, 7);
-	CHECK_NEAR(locus_bound_makespan(wl, &wb, &lt), 7.0, 1e-12);
-	CHECK_NEAR(wb, 48.0 / 7.0, 1e-12);
-	CHECK_NEAR(lt, 7.0, 1e-12);
+	CHECK_NEAR(locus_bound_makespan(wl, NULL, &b), 7 + mib / 125e6, 1e-12);
+	CHECK_NEAR(b.work, 48.0 / 7.0, 1e-12);
+	CHECK_NEAR(b.io, all / 300e6, 1e-15);
+	/* Slowest read per unit of speed: node 2, 0.5 / 125 MB/s. */
+	CHECK_NEAR(b.serial, (48 + all * 0.5 / 125e6) / 7, 1e-12);
+	CHECK_NEAR(b.longest, 7 + mib / 125e6, 1e-12);
+	CHECK(b.lower == b.longest);
 	locus_workload_destroy(wl);
-	/* 70 / 7 = 10 > 20 / 3: the work decides. */
+
+	/* 70 / 7 = 10 > 20 / 3: the work decides, with its reading. */
 	wl = workload_str(p, 4, holders, w2);
 	CHECK(wl);
-	CHECK_NEAR(locus_bound_makespan(wl, NULL, NULL), 10.0, 1e-12);
-	CHECK_NEAR(locus_bound_makespan(wl, &wb, &lt), 10.0, 1e-12);
-	CHECK_NEAR(lt, 20.0 / 3.0, 1e-12);
+	CHECK_NEAR(locus_bound_makespan(wl, NULL, NULL), (70 + all * 0.5 / 125e6) / 7, 1e-12);
+	CHECK_NEAR(locus_bound_makespan(wl, NULL, &b), b.serial, 0);
+	CHECK_NEAR(b.work, 10.0, 1e-12);
+	CHECK_NEAR(b.longest, 20.0 / 3.0 + mib / 125e6, 1e-12);
+
+	/* Node 1 slows from 3 to 0.5 at t = 1: 7 done by then, 63 at 4.5. */
+	struct locus_speed_change slow[] = {{1.0, 1, 0.5}};
+	struct locus_bound_env env = {.speed = slow, .n_speed = 1};
+	CHECK_NEAR(locus_bound_makespan(wl, &env, &b), 15.0, 1e-12);
+	CHECK_NEAR(b.work, 15.0, 1e-12);
+	/* Node 2 (4 cores) speeds up from 0.5 to 2 at t = 2: 14 done, 56 at
+	 * 13; peaks 1, 3 and 2 for the other parts. */
+	struct locus_speed_change fast[] = {{0.5, 0, 1.0}, {2.0, 2, 2.0}};
+	env = (struct locus_bound_env){.speed = fast, .n_speed = 2};
+	CHECK_NEAR(locus_bound_makespan(wl, &env, &b), 20.0 / 3.0 + mib / 125e6, 1e-12);
+	CHECK_NEAR(b.work, 2 + 56.0 / 13.0, 1e-12);
+	CHECK_NEAR(b.serial, (70 + all / 125e6) / 13, 1e-12);
+	CHECK_NEAR(b.longest, 20.0 / 3.0 + mib / 125e6, 1e-12);
+
+	/* A shared file system of 1 MB/s: every byte through it. */
+	env = (struct locus_bound_env){.shared_fs_bw = 1e6};
+	CHECK_NEAR(locus_bound_makespan(wl, &env, &b), (70 + all * 0.5 / 1e6) / 7, 1e-12);
+	CHECK_NEAR(b.io, all / 1e6, 1e-12);
+	CHECK_NEAR(b.longest, mib / 1e6 + 20.0 / 3.0, 1e-12);
 	locus_workload_destroy(wl);
+
+	/* A chunk no node holds arrives over the links (375 MB/s in all),
+	 * one that is held from the disks (300 MB/s). */
+	const char *some[] = {"0", ""};
+	double w3[] = {0, 0};
+	wl = workload_str(p, 2, some, w3);
+	CHECK(wl);
+	locus_bound_makespan(wl, NULL, &b);
+	CHECK_NEAR(b.io, mib / 300e6, 1e-15);
+	CHECK(b.work == 0);
+	locus_workload_destroy(wl);
+
 	/* No tasks: 0. */
 	wl = workload(p, 0, NULL, 0, NULL, NULL);
 	CHECK(wl);
-	CHECK_NEAR(locus_bound_makespan(wl, &wb, &lt), 0.0, 0);
-	CHECK(wb == 0 && lt == 0);
+	CHECK_NEAR(locus_bound_makespan(wl, NULL, &b), 0.0, 0);
+	CHECK(b.work == 0 && b.io == 0 && b.serial == 0 && b.longest == 0);
 	locus_workload_destroy(wl);
 	locus_platform_destroy(p);
 }
@@ -622,10 +662,9 @@ TEST(locality_at_scale)
 		enum locus_place_policy policy;
 		int glpk;
 	} runs[] = {
-	    {1024, 30720, LOCUS_PLACE_HDFS, 1},
-	    {1024, 30720, LOCUS_PLACE_SKEWED, 1},
-	    {32768, 327680, LOCUS_PLACE_HDFS, 0},
-	    {32768, 327680, LOCUS_PLACE_SKEWED, 0},
+	    {128, 3840, LOCUS_PLACE_HDFS, 1},	  {128, 3840, LOCUS_PLACE_SKEWED, 1},
+	    {1024, 30720, LOCUS_PLACE_HDFS, 0},	  {1024, 30720, LOCUS_PLACE_SKEWED, 0},
+	    {32768, 327680, LOCUS_PLACE_HDFS, 0}, {32768, 327680, LOCUS_PLACE_SKEWED, 0},
 	};
 	struct locus_error err;
 

@@ -1096,6 +1096,6 @@ TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(worker_protocol), TEST_ENTRY(fifo_exa
 	  TEST_ENTRY(monolithic_exact), TEST_ENTRY(delay_exact), TEST_ENTRY(delay_remote_choice),
 	  TEST_ENTRY(dlmpi_exact), TEST_ENTRY(dlmpi_probabilities_local),
 	  TEST_ENTRY(dlmpi_probabilities_remote), TEST_ENTRY(dlmpi_infinite_first),
-	  TEST_ENTRY(monolithic_cost_linear), TEST_ENTRY(monolithic_is_the_scan), TEST_ENTRY(conformance),
-	  TEST_ENTRY(conformance_large), TEST_ENTRY(determinism), TEST_ENTRY(dlmpi_seeds_matter),
-	  TEST_ENTRY(options), TEST_ENTRY(empty_workload))
+	  TEST_ENTRY(monolithic_cost_linear), TEST_ENTRY(monolithic_is_the_scan),
+	  TEST_ENTRY(conformance), TEST_ENTRY(conformance_large), TEST_ENTRY(determinism),
+	  TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options), TEST_ENTRY(empty_workload))

@@ -60,6 +60,8 @@ static void small_result(struct locus_result *r)
 	r->worker_idle_total = 0.0138125;
 	r->lb_makespan = 2.75;
 	r->lb_work = 2.75;
+	r->lb_io = 0.5;
+	r->lb_serial = 2.5;
 	r->lb_longest = 1;
 	r->opt_local = 4;
 	r->pstats.entries_examined = 12;
@@ -350,6 +352,8 @@ TEST(json_fields)
 	json_t *b = json_object_get(doc, "bounds");
 	CHECK(num_at(b, "makespan_lower") == 2.75);
 	CHECK(num_at(b, "work") == 2.75);
+	CHECK(num_at(b, "io") == 0.5);
+	CHECK(num_at(b, "serial") == 2.5);
 	CHECK(num_at(b, "longest_task") == 1);
 	CHECK(num_at(b, "makespan_ratio") == 3.5 / 2.75);
 	CHECK_EQ_INT(num_at(b, "optimal_local_tasks"), 4);

@@ -189,8 +189,15 @@ TEST(local_reads_and_compute_exactly)
 	/* Every request got an answer, including the two final ones. */
 	CHECK_EQ_INT(script_state.requests, 5);
 	CHECK_EQ_INT(r->messages, 5 + 3);
-	/* Lower bound: 6 s of work over 2 workers, or one 2 s task. */
-	CHECK_NEAR(r->lb_makespan, 3.0, 1e-12);
+	/* Lower bounds: 6 s of work over 2 workers; 250 MB from two 100 MB/s
+	 * disks; one 100 MB task read at 125 MB/s at best, then computed;
+	 * each worker reading (at 125 MB/s at best) then computing its share,
+	 * (6 + 250 / 125) / 2, the largest. */
+	CHECK_NEAR(r->lb_work, 3.0, 1e-12);
+	CHECK_NEAR(r->lb_io, 1.25, 1e-12);
+	CHECK_NEAR(r->lb_longest, 2.8, 1e-12);
+	CHECK_NEAR(r->lb_serial, 4.0, 1e-12);
+	CHECK_NEAR(r->lb_makespan, 4.0, 1e-12);
 	CHECK(r->makespan >= r->lb_makespan);
 	locus_result_destroy(r);
 	locus_workload_destroy(wl);

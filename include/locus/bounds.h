@@ -1,9 +1,11 @@
 /*
  * Bounds: what no schedule can beat, to put next to what a policy did.
  *
- *  - makespan: no schedule finishes before the total work over the total
- *    speed of the workers, nor before the longest task runs on the fastest
- *    node;
+ *  - makespan: no schedule finishes before the workers have computed the
+ *    total work, nor before every byte has been read from where it lives,
+ *    nor before each worker has read and computed its share in turn, nor
+ *    before the longest task is read and computed at the best rates any
+ *    node offers;
  *  - locality: the most tasks any assignment can read locally when each
  *    node takes at most its balanced share (a maximum flow, checked against
  *    a min-cost flow solved by GLPK);
@@ -17,15 +19,44 @@
 #include <stdint.h>
 
 #include "locus/error.h"
+#include "locus/platform.h"
 #include "locus/workload.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The makespan lower bound: max(work bound, longest-task bound). Either
- * output pointer may be NULL. */
-double locus_bound_makespan(const struct locus_workload *wl, double *work_bound, double *longest);
+/* What a run adds to its workload that changes the makespan bound. */
+struct locus_bound_env {
+	double shared_fs_bw; /* > 0: every chunk is read from a shared file system */
+	const struct locus_speed_change *speed; /* node speed changes, by time */
+	size_t n_speed;
+};
+
+/* The parts of the makespan bound, each a time no schedule beats. */
+struct locus_makespan_bound {
+	double lower; /* the largest of the four below */
+	/* compute: the first time the workers, at their speeds over time,
+	 * can have done the total work */
+	double work;
+	/* reading: the bytes over the aggregate bandwidth of where they are
+	 * read from (the disks, links for chunks no node holds, or the
+	 * shared file system) */
+	double io;
+	/* each worker reads a task, then computes it: over all workers,
+	 * sum(work) + sum(bytes) * min(peak speed / read bandwidth) is done
+	 * at no more than the sum of peak speeds per second */
+	double serial;
+	/* the longest task, read at the highest bandwidth and computed at
+	 * the highest speed of any node at any time */
+	double longest;
+};
+
+/* The makespan lower bound of `wl` under `env` (NULL: node-local reads at
+ * constant speeds); fills `out` if not NULL. Ignores message latencies and
+ * scheduling costs, so it holds for every policy and engine model. */
+double locus_bound_makespan(const struct locus_workload *wl, const struct locus_bound_env *env,
+			    struct locus_makespan_bound *out);
 
 /* Balanced capacity of each node, in tasks: ceil(n_tasks * share) where a
  * node's share is its cores * speed over the platform's total. `cap` has

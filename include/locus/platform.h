@@ -8,6 +8,7 @@
 #define LOCUS_PLATFORM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "locus/error.h"
 
@@ -33,6 +34,14 @@ struct locus_platform {
 	double latency;	    /* one-way network latency, seconds, >= 0 */
 	double backbone_bw; /* aggregate network cap, bytes/s; 0 = none */
 	void *index;	    /* name lookup, private */
+};
+
+/* A node's speed from `time` on (seconds from the start of a run): the
+ * platform's availability over time, as a list sorted by time. */
+struct locus_speed_change {
+	double time;   /* seconds, >= 0 */
+	uint32_t node; /* platform node index */
+	double speed;  /* new relative speed, > 0 */
 };
 
 /* Defaults for generated nodes and omitted JSON fields. */

@@ -34,12 +34,6 @@
 extern "C" {
 #endif
 
-struct locus_speed_change {
-	double time;   /* seconds */
-	uint32_t node; /* platform node id */
-	double speed;  /* new relative speed, > 0 */
-};
-
 struct locus_sim_config {
 	const struct locus_workload *wl;
 	const struct locus_policy *policy;
@@ -95,11 +89,12 @@ struct locus_result {
 	uint64_t messages, message_bytes;
 	double sched_busy_total, sched_busy_max;
 	double worker_idle_total;
-	/* Bounds: no schedule finishes before lb_makespan (total work over total
-	 * speed, the longest task on the fastest node); opt_local is the most
-	 * tasks any balanced assignment reads locally (-1: not computed). */
+	/* Bounds (locus_bound_makespan): no schedule finishes before
+	 * lb_makespan, the largest of the compute, read, serial and longest
+	 * task bounds; opt_local is the most tasks any balanced assignment
+	 * reads locally (-1: not computed). */
 	double lb_makespan;
-	double lb_work, lb_longest;
+	double lb_work, lb_io, lb_serial, lb_longest;
 	long opt_local;
 	struct locus_policy_stats pstats;
 	uint64_t events;

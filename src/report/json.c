@@ -85,6 +85,10 @@ static void bounds(struct locus__out *o, const struct locus_result *r)
 	locus__out_str(o, ",\n    ");
 	field_num(o, "work", r->lb_work);
 	locus__out_str(o, ",\n    ");
+	field_num(o, "io", r->lb_io);
+	locus__out_str(o, ",\n    ");
+	field_num(o, "serial", r->lb_serial);
+	locus__out_str(o, ",\n    ");
 	field_num(o, "longest_task", r->lb_longest);
 	locus__out_str(o, ",\n    ");
 	field_num(o, "makespan_ratio", locus__makespan_ratio(r));

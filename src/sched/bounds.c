@@ -30,28 +30,115 @@ static double node_power(const struct locus_node *n)
 	return (double)n->cores * n->speed;
 }
 
-double locus_bound_makespan(const struct locus_workload *wl, double *work_bound, double *longest)
+/* The first time T at which the workers, whose total speed starts at
+ * `base` and changes as `env` says, have done `work` (INFINITY: never). */
+static double work_time(const struct locus_workload *wl, const struct locus_bound_env *env,
+			double work)
 {
 	const struct locus_platform *p = wl->platform;
-	double speed = 0, fastest = 0, biggest = 0, wb, lt;
+	double speed = 0, t = 0, done = 0;
+	size_t n_speed = env ? env->n_speed : 0;
 
-	/* One worker per core, each running at its node's speed. */
+	if (!(work > 0))
+		return 0;
 	for (size_t w = 0; w < wl->n_workers; w++)
 		speed += p->nodes[wl->worker_node[w]].speed;
+	/* A node's current speed is its last change's; per worker, so the
+	 * total moves by cores x (new - old). */
+	double *now = locus__calloc(p->n_nodes ? p->n_nodes : 1, sizeof *now);
+	if (!now)
+		return speed > 0 ? work / speed : INFINITY; /* the bound at base speeds */
 	for (size_t n = 0; n < p->n_nodes; n++)
-		if (p->nodes[n].speed > fastest)
-			fastest = p->nodes[n].speed;
-	for (size_t t = 0; t < wl->n_tasks; t++)
-		if (wl->tasks[t].work > biggest)
-			biggest = wl->tasks[t].work;
-	/* Work with nowhere to run never finishes. */
-	wb = wl->total_work > 0 ? (speed > 0 ? wl->total_work / speed : INFINITY) : 0;
-	lt = biggest > 0 ? (fastest > 0 ? biggest / fastest : INFINITY) : 0;
-	if (work_bound)
-		*work_bound = wb;
-	if (longest)
-		*longest = lt;
-	return wb > lt ? wb : lt;
+		now[n] = p->nodes[n].speed;
+	for (size_t k = 0; k < n_speed; k++) {
+		const struct locus_speed_change *c = &env->speed[k];
+		if (c->node >= p->n_nodes)
+			continue;
+		if (c->time > t) {
+			if (speed > 0 && done + speed * (c->time - t) >= work)
+				break;
+			done += speed * (c->time - t);
+			t = c->time;
+		}
+		speed += (double)p->nodes[c->node].cores * (c->speed - now[c->node]);
+		now[c->node] = c->speed;
+		if (speed < 0)
+			speed = 0; /* rounding of a sum that is 0 */
+	}
+	free(now);
+	return speed > 0 ? t + (work - done) / speed : INFINITY;
+}
+
+double locus_bound_makespan(const struct locus_workload *wl, const struct locus_bound_env *env,
+			    struct locus_makespan_bound *out)
+{
+	const struct locus_platform *p = wl->platform;
+	double fs = env && env->shared_fs_bw > 0 ? env->shared_fs_bw : 0;
+	double peak_sum = 0, peak_max = 0, bw_max = 0, rho = INFINITY;
+	double disk_sum = 0, net_sum = 0, placed = 0, unplaced = 0, biggest = 0;
+	struct locus_makespan_bound b = {0};
+
+	/* Each node's peak speed over the run. */
+	double *peak = locus__calloc(p->n_nodes ? p->n_nodes : 1, sizeof *peak);
+	for (size_t n = 0; peak && n < p->n_nodes; n++)
+		peak[n] = p->nodes[n].speed;
+	for (size_t k = 0; peak && env && k < env->n_speed; k++)
+		if (env->speed[k].node < p->n_nodes &&
+		    env->speed[k].speed > peak[env->speed[k].node])
+			peak[env->speed[k].node] = env->speed[k].speed;
+	for (size_t n = 0; n < p->n_nodes; n++) {
+		const struct locus_node *nd = &p->nodes[n];
+		double s = peak ? peak[n] : INFINITY;
+		/* The fastest a worker of n reads: its disk or its link, or
+		 * through its link from the shared file system. */
+		double bw = fs > 0 ? (fs < nd->net_bw ? fs : nd->net_bw)
+				   : (nd->disk_bw > nd->net_bw ? nd->disk_bw : nd->net_bw);
+		disk_sum += nd->disk_bw;
+		net_sum += nd->net_bw;
+		if (bw > bw_max)
+			bw_max = bw;
+		if (s > peak_max)
+			peak_max = s;
+		if (nd->cores > 0 && s / bw < rho)
+			rho = s / bw;
+		peak_sum += (double)nd->cores * s;
+	}
+	free(peak);
+	for (size_t t = 0; t < wl->n_tasks; t++) {
+		const struct locus_task *tk = &wl->tasks[t];
+		double one = (tk->bytes > 0 ? (double)tk->bytes / bw_max : 0) +
+			     (tk->work > 0 ? tk->work / peak_max : 0);
+		if (tk->n_holders)
+			placed += (double)tk->bytes;
+		else
+			unplaced += (double)tk->bytes;
+		if (one > biggest)
+			biggest = one;
+	}
+	b.work = work_time(wl, env, wl->total_work);
+	if (fs > 0) {
+		b.io = (placed + unplaced) / fs;
+	} else {
+		double a = placed > 0 ? placed / disk_sum : 0,
+		       c = unplaced > 0 ? unplaced / net_sum : 0;
+		b.io = a > c ? a : c;
+	}
+	if (wl->n_tasks && peak_sum > 0)
+		b.serial =
+		    (wl->total_work + (placed + unplaced) * (isfinite(rho) ? rho : 0)) / peak_sum;
+	else if (wl->n_tasks)
+		b.serial = INFINITY;
+	b.longest = wl->n_tasks ? biggest : 0;
+	b.lower = b.work;
+	if (b.io > b.lower)
+		b.lower = b.io;
+	if (b.serial > b.lower)
+		b.lower = b.serial;
+	if (b.longest > b.lower)
+		b.lower = b.longest;
+	if (out)
+		*out = b;
+	return b.lower;
 }
 
 void locus_bound_balanced_caps(const struct locus_workload *wl, uint32_t *cap)
@@ -590,7 +677,9 @@ int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, s
 	if (n > (size_t)INT_MAX / 4 / m)
 		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
 				  "%zu tasks x %zu nodes: too large for GLPK", n, m);
-	locus_bound_makespan(wl, &opt, NULL);
+	struct locus_makespan_bound mb;
+	locus_bound_makespan(wl, NULL, &mb);
+	opt = mb.work;
 	if (!n) {
 		if (objective)
 			*objective = alpha + beta;

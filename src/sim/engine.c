@@ -612,7 +612,15 @@ static void summarise(struct engine *e)
 	}
 	for (size_t w = 0; w < e->n_workers; w++)
 		r->worker_idle_total += r->workers[w].idle;
-	r->lb_makespan = locus_bound_makespan(e->wl, &r->lb_work, &r->lb_longest);
+	struct locus_bound_env env = {.shared_fs_bw = e->cfg->shared_fs_bw,
+				      .speed = e->cfg->speed,
+				      .n_speed = e->cfg->n_speed};
+	struct locus_makespan_bound mb;
+	r->lb_makespan = locus_bound_makespan(e->wl, &env, &mb);
+	r->lb_work = mb.work;
+	r->lb_io = mb.io;
+	r->lb_serial = mb.serial;
+	r->lb_longest = mb.longest;
 	uint64_t entries = r->pstats.entries_examined;
 	if (e->cfg->policy->stats)
 		e->cfg->policy->stats(e->pol, &r->pstats);

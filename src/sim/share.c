@@ -108,7 +108,7 @@ struct cls {
 	uint32_t n;    /* flows in it; 0 when the slot is free */
 	uint32_t gpos; /* index in the global heap; NONE: not there */
 	uint32_t next_free;
-	uint32_t qmark; /* event that queued it for refresh */
+	uint32_t qmark;	    /* event that queued it for refresh */
 	uint32_t bmark;	    /* round that took it into the region */
 	int frozen;	    /* progressive filling */
 	uint32_t frozen_by; /* the resource that froze it; NONE: its cap */
@@ -190,8 +190,8 @@ struct locus__share {
 	size_t n_queue;
 	uint32_t *comp_res; /* n_res: the region S, then its border O */
 	size_t n_comp_res, n_sres;
-	uint32_t *fails; /* n_res: border resources a round takes into S */
-	uint32_t stamp;	 /* filling rounds so far */
+	uint32_t *fails;	       /* n_res: border resources a round takes into S */
+	uint32_t stamp;		       /* filling rounds so far */
 	uint64_t rounds, rounds_grown; /* filling rounds, and those that grew the region */
 	uint64_t filled;	       /* classes filled, over all rounds */
 	uint32_t *comp_cls;
@@ -969,7 +969,8 @@ static size_t check_round(struct locus__share *s)
 		o->fmark = 0;
 		if (!o->n_out || o->n_held == o->n_held_reg)
 			continue;
-		if (!full(o->out_load + o->load, o->capacity) || o->reg_max > o->lam * (1 + SAT_EPS)) {
+		if (!full(o->out_load + o->load, o->capacity) ||
+		    o->reg_max > o->lam * (1 + SAT_EPS)) {
 			o->fmark = 1;
 			s->fails[n_fail++] = rid;
 		}
