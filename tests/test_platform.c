@@ -74,10 +74,35 @@ static int platforms_equal(const struct locus_platform *a, const struct locus_pl
 	for (size_t i = 0; i < a->n_nodes; i++) {
 		const struct locus_node *x = &a->nodes[i];
 		if (!node_is(&b->nodes[i], x->name, x->rack, x->cores, x->speed, x->disk_bw,
-			     x->net_bw))
+			     x->net_bw) ||
+		    b->nodes[i].max_transfers != x->max_transfers)
 			return 0;
 	}
 	return 1;
+}
+
+/* A node that only stores data (no cores), and one that serves at most
+ * two remote reads at once; both survive a save and a load. */
+TEST(storage_node_and_transfer_limit)
+{
+	struct locus_platform *p = NULL, *q = NULL;
+	struct locus_error err;
+	char path[600];
+
+	CHECK_EQ_INT(parse(doc("[{\"name\": \"store\", \"cores\": 0, \"max_transfers\": 2}, "
+			       "{\"name\": \"w\"}]"),
+			   &p, &err),
+		     0);
+	CHECK_EQ_INT(p->nodes[0].cores, 0);
+	CHECK_EQ_INT(p->nodes[0].max_transfers, 2);
+	CHECK_EQ_INT(p->nodes[1].max_transfers, 0);
+	CHECK_EQ_INT(locus_platform_cores(p), 1);
+	snprintf(path, sizeof path, "%s/store.json", test_tmpdir());
+	CHECK_EQ_INT(locus_platform_save(p, path, &err), 0);
+	CHECK_EQ_INT(locus_platform_load(&q, path, &err), 0);
+	CHECK(platforms_equal(p, q));
+	locus_platform_destroy(p);
+	locus_platform_destroy(q);
 }
 
 TEST(small_fixture)
@@ -186,6 +211,7 @@ TEST(save_text_is_canonical)
 			   "    {\n"
 			   "      \"cores\": 1,\n"
 			   "      \"disk_bw\": 250000000,\n"
+			   "      \"max_transfers\": 0,\n"
 			   "      \"name\": \"n\\\"1\",\n"
 			   "      \"net_bw\": 125000000,\n"
 			   "      \"rack\": \"/default-rack\",\n"
@@ -436,17 +462,17 @@ TEST(unknown_keys)
 {
 	CHECK(fails_with(doc("[{\"name\": \"n01\"}, {\"name\": \"n02\", \"sped\": 2}]"),
 			 "nodes[1]: unknown key \"sped\" (did you mean \"speed\"?); allowed keys: "
-			 "name, range, rack, cores, speed, disk_bw, net_bw"));
+			 "name, range, rack, cores, speed, disk_bw, net_bw, max_transfers"));
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, \"node\": []}",
 			 "unknown key \"node\" (did you mean \"nodes\"?); allowed keys: "
 			 "format, version, network, defaults, nodes"));
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
 			 "\"network\": {\"bandwidth\": 1}, \"nodes\": [{\"name\": \"a\"}]}",
 			 "network: unknown key \"bandwidth\"; allowed keys: latency, backbone_bw"));
-	CHECK(fails_with(
-	    "{\"format\": \"locus-platform\", \"version\": 1, "
-	    "\"defaults\": {\"name\": \"a\"}, \"nodes\": [{\"name\": \"a\"}]}",
-	    "defaults: unknown key \"name\"; allowed keys: rack, cores, speed, disk_bw, net_bw"));
+	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
+			 "\"defaults\": {\"name\": \"a\"}, \"nodes\": [{\"name\": \"a\"}]}",
+			 "defaults: unknown key \"name\"; allowed keys: rack, cores, speed, "
+			 "disk_bw, net_bw, max_transfers"));
 	CHECK(fails_with(
 	    doc("[{\"range\": {\"prefix\": \"c\", \"form\": 1, \"to\": 3}}]"),
 	    "nodes[0].range: unknown key \"form\" (did you mean \"from\"?); allowed keys: "
@@ -456,13 +482,15 @@ TEST(unknown_keys)
 TEST(bad_types_and_ranges)
 {
 	CHECK(fails_with(doc("[{\"name\": \"n01\", \"cores\": \"4\"}]"),
-			 "nodes[0].cores: expected an integer >= 1, got \"4\""));
+			 "nodes[0].cores: expected an integer >= 0, got \"4\""));
 	CHECK(fails_with(doc("[{\"name\": \"n01\", \"cores\": 2.5}]"),
-			 "nodes[0].cores: expected an integer >= 1, got 2.5"));
-	CHECK(fails_with(doc("[{\"name\": \"n01\", \"cores\": 0}]"),
-			 "nodes[0].cores: expected an integer >= 1, got 0"));
+			 "nodes[0].cores: expected an integer >= 0, got 2.5"));
+	CHECK(fails_with(doc("[{\"name\": \"n01\", \"cores\": -1}]"),
+			 "nodes[0].cores: expected an integer >= 0, got -1"));
 	CHECK(fails_with(doc("[{\"name\": \"n01\", \"cores\": 4294967296}]"),
-			 "nodes[0].cores: expected an integer >= 1, got 4294967296"));
+			 "nodes[0].cores: expected an integer >= 0, got 4294967296"));
+	CHECK(fails_with(doc("[{\"name\": \"n01\", \"max_transfers\": -3}]"),
+			 "nodes[0].max_transfers: expected an integer >= 0, got -3"));
 	CHECK(fails_with(doc("[{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"},"
 			     " {\"name\": \"d\", \"speed\": -1}]"),
 			 "nodes[3].speed: expected a number > 0, got -1"));
@@ -499,7 +527,7 @@ TEST(bad_types_and_ranges)
 		       "network.backbone_bw: expected a number >= 0, got \"fast\""));
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
 			 "\"defaults\": {\"cores\": -2}, \"nodes\": [{\"name\": \"a\"}]}",
-			 "defaults.cores: expected an integer >= 1, got -2"));
+			 "defaults.cores: expected an integer >= 0, got -2"));
 	CHECK(fails_with(doc("[{\"range\": {\"prefix\": \"c\", \"from\": 5, \"to\": 3}}]"),
 			 "nodes[0].range.to: expected an integer >= from (5), got 3"));
 	CHECK(fails_with(
@@ -583,7 +611,8 @@ TEST(text_is_not_nul_terminated)
 	free(buf);
 }
 
-TEST_MAIN(TEST_ENTRY(small_fixture), TEST_ENTRY(ranges_fixture), TEST_ENTRY(save_load_round_trip),
+TEST_MAIN(TEST_ENTRY(storage_node_and_transfer_limit), TEST_ENTRY(small_fixture),
+	  TEST_ENTRY(ranges_fixture), TEST_ENTRY(save_load_round_trip),
 	  TEST_ENTRY(save_text_is_canonical), TEST_ENTRY(save_refuses_invalid),
 	  TEST_ENTRY(host_match_rules), TEST_ENTRY(find_uses_the_matching_rule),
 	  TEST_ENTRY(find_long_names), TEST_ENTRY(generate_names_and_racks),

@@ -239,6 +239,66 @@ TEST(shared_disk_and_remote_reads)
 	locus_platform_destroy(p);
 }
 
+/* A platform JSON text of a store (node 0: no cores, a fast disk, at most
+ * `slots` remote reads at once) and two one-core nodes, links 125 MB/s. */
+static struct locus_platform *store_platform(double lat, int slots)
+{
+	char json[1024];
+	snprintf(json, sizeof json,
+		 "{\"format\": \"locus-platform\", \"version\": 1, \"network\": {\"latency\": "
+		 "%g}, \"defaults\": {\"cores\": 1, \"disk_bw\": 1e8, \"net_bw\": 1.25e8}, "
+		 "\"nodes\": [{\"name\": \"n0\", \"cores\": 0, \"disk_bw\": 1e12, "
+		 "\"max_transfers\": %d}, {\"name\": \"n1\"}, {\"name\": \"n2\"}]}",
+		 lat, slots);
+	struct locus_platform *p = NULL;
+	struct locus_error err;
+	locus_platform_parse(&p, json, strlen(json), "test", &err);
+	return p;
+}
+
+TEST(remote_reads_pay_latency_and_wait_for_a_slot)
+{
+	/* Both workers (nodes 1 and 2) read 125 MB held only by the store. A
+	 * remote read starts one latency after it gets a transfer slot; with
+	 * one slot they go in turn at 125 MB/s, with any number they share
+	 * the store's link. */
+	double lat = 0.01;
+	uint64_t bytes[] = {125000000, 125000000};
+	const char *holders[] = {"0", "0"};
+	for (int slots = 0; slots <= 1; slots++) {
+		struct locus_platform *p = store_platform(lat, slots);
+		CHECK(p != NULL);
+		struct locus_catalog *cat = catalog(3, 2, bytes, holders);
+		struct locus_workload *wl = workload(p, cat, "fixed:0");
+		CHECK(wl != NULL);
+		CHECK_EQ_INT(wl->n_workers, 2);
+		memset(&script_state, 0, sizeof script_state);
+		script(0, (int[]){0}, 1);
+		script(1, (int[]){1}, 1);
+		struct locus_sim_config cfg = {.wl = wl, .policy = &scripted_policy, .latency = -1};
+		struct locus_result *r;
+		struct locus_error err = {0};
+		CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+		double a = REQ_D(lat) + ASG_D(lat);
+		CHECK_NEAR(r->tasks[0].assigned, a, 1e-12);
+		CHECK_NEAR(r->tasks[1].assigned, a, 1e-12);
+		if (slots == 1) {
+			CHECK_NEAR(r->tasks[0].read_end, a + lat + 1.0, 1e-9);
+			CHECK_NEAR(r->tasks[1].read_end, a + 2 * (lat + 1.0), 1e-9);
+		} else {
+			CHECK_NEAR(r->tasks[0].read_end, a + lat + 2.0, 1e-9);
+			CHECK_NEAR(r->tasks[1].read_end, a + lat + 2.0, 1e-9);
+		}
+		CHECK_EQ_INT(r->tasks[1].source, 0);
+		CHECK_EQ_INT(r->local_tasks, 0);
+		CHECK(r->makespan >= r->lb_makespan);
+		locus_result_destroy(r);
+		locus_workload_destroy(wl);
+		locus_catalog_destroy(cat);
+		locus_platform_destroy(p);
+	}
+}
+
 TEST(busy_master_queues_requests)
 {
 	/* Each decision costs the master 0.5 s: four workers asking at once
@@ -424,5 +484,6 @@ TEST(every_policy_conforms)
 }
 
 TEST_MAIN(TEST_ENTRY(local_reads_and_compute_exactly), TEST_ENTRY(shared_disk_and_remote_reads),
+	  TEST_ENTRY(remote_reads_pay_latency_and_wait_for_a_slot),
 	  TEST_ENTRY(busy_master_queues_requests), TEST_ENTRY(speed_changes_stretch_compute),
 	  TEST_ENTRY(policy_mistakes_are_caught), TEST_ENTRY(every_policy_conforms))

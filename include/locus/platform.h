@@ -20,12 +20,13 @@ extern "C" {
 #define LOCUS_PLATFORM_VERSION 1
 
 struct locus_node {
-	char *name;	/* host name, unique in the platform */
-	char *rack;	/* rack path, e.g. "/rack-a"; never NULL */
-	int cores;	/* worker processes the node runs, >= 1 */
-	double speed;	/* relative compute speed, > 0 (1 = reference) */
-	double disk_bw; /* local disk read bandwidth, bytes/s, > 0 */
-	double net_bw;	/* network interface bandwidth, bytes/s, > 0 */
+	char *name;	   /* host name, unique in the platform */
+	char *rack;	   /* rack path, e.g. "/rack-a"; never NULL */
+	int cores;	   /* worker processes the node runs, >= 0 (0: it only stores) */
+	double speed;	   /* relative compute speed, > 0 (1 = reference) */
+	double disk_bw;	   /* local disk read bandwidth, bytes/s, > 0 */
+	double net_bw;	   /* network interface bandwidth, bytes/s, > 0 */
+	int max_transfers; /* remote reads it serves at once, >= 0; 0: no limit */
 };
 
 struct locus_platform {

@@ -8,7 +8,8 @@
  *   {"format": "locus-platform", "version": 1,
  *    "network":  {"latency": SECONDS, "backbone_bw": BYTES_PER_S},
  *    "defaults": {"rack": PATH, "cores": N, "speed": X,
- *                 "disk_bw": BYTES_PER_S, "net_bw": BYTES_PER_S},
+ *                 "disk_bw": BYTES_PER_S, "net_bw": BYTES_PER_S,
+ *                 "max_transfers": N},
  *    "nodes": [ {"name": NAME, ...node fields...},
  *               {"range": {"prefix": P, "from": A, "to": B,
  *                          "width": W, "suffix": S}, ...node fields...} ]}
@@ -262,10 +263,11 @@ struct node_attrs {
 	double speed;
 	double disk_bw;
 	double net_bw;
+	int max_transfers;
 };
 
-static const struct node_attrs builtin_attrs = {DEFAULT_RACK, 1, 1.0, LOCUS_DEFAULT_DISK_BW,
-						LOCUS_DEFAULT_NET_BW};
+static const struct node_attrs builtin_attrs = {DEFAULT_RACK,	      1, 1.0, LOCUS_DEFAULT_DISK_BW,
+						LOCUS_DEFAULT_NET_BW, 0};
 
 struct pctx {
 	const char *file; /* labels messages */
@@ -391,13 +393,14 @@ static int get_str(struct pctx *c, json_t *obj, const char *path, const char *ke
 	return 0;
 }
 
-static const char *const attr_keys[] = {"rack", "cores", "speed", "disk_bw", "net_bw", NULL};
+static const char *const attr_keys[] = {"rack",	  "cores",	   "speed", "disk_bw",
+					"net_bw", "max_transfers", NULL};
 
 /* Reads the node fields of `obj` (a node entry or "defaults") over `base`. */
 static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struct node_attrs *base,
 		      struct node_attrs *a)
 {
-	long long cores = base->cores;
+	long long cores = base->cores, transfers = base->max_transfers;
 	char got[64];
 	int rc;
 
@@ -409,12 +412,15 @@ static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struc
 			    "expected a rack path starting with '/' and without spaces or control "
 			    "characters, got %s",
 			    locus__json_quote(got, sizeof got, a->rack, 40));
-	if ((rc = get_int(c, obj, path, "cores", 1, INT_MAX, "an integer >= 1", &cores)) ||
+	if ((rc = get_int(c, obj, path, "cores", 0, INT_MAX, "an integer >= 0", &cores)) ||
 	    (rc = get_num(c, obj, path, "speed", 0, &a->speed)) ||
 	    (rc = get_num(c, obj, path, "disk_bw", 0, &a->disk_bw)) ||
-	    (rc = get_num(c, obj, path, "net_bw", 0, &a->net_bw)))
+	    (rc = get_num(c, obj, path, "net_bw", 0, &a->net_bw)) ||
+	    (rc =
+		 get_int(c, obj, path, "max_transfers", 0, INT_MAX, "an integer >= 0", &transfers)))
 		return rc;
 	a->cores = (int)cores;
+	a->max_transfers = (int)transfers;
 	return 0;
 }
 
@@ -462,6 +468,7 @@ static int add_node(struct pctx *c, const char *name, const struct node_attrs *a
 	nd->speed = a->speed;
 	nd->disk_bw = a->disk_bw;
 	nd->net_bw = a->net_bw;
+	nd->max_transfers = a->max_transfers;
 	c->origin[p->n_nodes] = entry;
 	p->n_nodes++;
 	return 0;
@@ -532,8 +539,8 @@ static int read_range(struct pctx *c, json_t *r, const char *path, const struct 
 	return rc;
 }
 
-static const char *const node_keys[] = {"name",	 "range",   "rack",   "cores",
-					"speed", "disk_bw", "net_bw", NULL};
+static const char *const node_keys[] = {"name",	   "range",  "rack",	      "cores", "speed",
+					"disk_bw", "net_bw", "max_transfers", NULL};
 
 static int read_node(struct pctx *c, json_t *e, size_t i)
 {
@@ -794,8 +801,10 @@ static const char *node_problem(const struct locus_node *nd)
 	json_decref(rack);
 	if (!utf8)
 		return "the name or the rack is not valid UTF-8";
-	if (nd->cores < 1)
-		return "cores is < 1";
+	if (nd->cores < 0)
+		return "cores is < 0";
+	if (nd->max_transfers < 0)
+		return "max_transfers is < 0";
 	if (!(nd->speed > 0 && isfinite(nd->speed)))
 		return "speed is not a finite number > 0";
 	if (!(nd->disk_bw > 0 && isfinite(nd->disk_bw)))
@@ -881,6 +890,8 @@ static int platform_text(const struct locus_platform *p, struct locus__buf *b)
 				       "      \"disk_bw\": ",
 				       i ? "," : "", nd->cores);
 		rc = rc ? rc : put_number(b, nd->disk_bw);
+		rc = rc ? rc
+			: locus__buf_printf(b, ",\n      \"max_transfers\": %d", nd->max_transfers);
 		rc = rc ? rc : locus__buf_printf(b, ",\n      \"name\": ");
 		rc = rc ? rc : put_string(b, nd->name);
 		rc = rc ? rc : locus__buf_printf(b, ",\n      \"net_bw\": ");

@@ -94,12 +94,14 @@ double locus_bound_makespan(const struct locus_workload *wl, const struct locus_
 		double bw = fs > 0 ? (fs < nd->net_bw ? fs : nd->net_bw)
 				   : (nd->disk_bw > nd->net_bw ? nd->disk_bw : nd->net_bw);
 		disk_sum += nd->disk_bw;
+		if (nd->cores <= 0)
+			continue; /* stores, never reads or computes */
 		net_sum += nd->net_bw;
 		if (bw > bw_max)
 			bw_max = bw;
 		if (s > peak_max)
 			peak_max = s;
-		if (nd->cores > 0 && s / bw < rho)
+		if (s / bw < rho)
 			rho = s / bw;
 		peak_sum += (double)nd->cores * s;
 	}

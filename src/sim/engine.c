@@ -24,9 +24,10 @@
 #include "sim/share.h"
 
 enum ev_kind {
-	EV_ARRIVE,  /* an item reaches proc's inbox */
-	EV_FREE,    /* proc finished handling an event */
-	EV_COMPUTED /* worker proc finished computing its task */
+	EV_ARRIVE,   /* an item reaches proc's inbox */
+	EV_FREE,     /* proc finished handling an event */
+	EV_COMPUTED, /* worker proc finished computing its task */
+	EV_READ	     /* worker proc's remote read gets its first byte */
 };
 
 struct ev {
@@ -56,6 +57,12 @@ struct proc {
 	double idle_since; /* free for work since */
 	double read_start;
 	double read_end;
+	/* The running task's read: its resources and the node it comes from
+	 * (NONE: a shared file system or no holder), and the next worker
+	 * waiting for a transfer slot of the same source. */
+	uint32_t res[LOCUS__SHARE_MAX_RES], n_res;
+	uint32_t source;
+	uint32_t qnext;
 };
 
 struct engine {
@@ -74,6 +81,8 @@ struct engine {
 	struct locus__share *share;
 	uint32_t res_backbone, res_fs; /* NONE when absent */
 	uint32_t *out_flows;	       /* active outgoing remote reads per node */
+	uint32_t *serving;	       /* by node: remote reads it is serving */
+	uint32_t *qhead, *qtail;       /* by node: reads waiting for a transfer slot */
 	struct locus_actions act;
 	/* speed changes per node: seg_at[n] .. seg_at[n+1] in segs */
 	size_t *seg_at;
@@ -313,6 +322,41 @@ static uint32_t pick_source(struct engine *e, uint32_t t, uint32_t node, int64_t
 	return best;
 }
 
+/* Starts worker w's read as a flow through its resources. */
+static void start_flow(struct engine *e, uint32_t w, double now)
+{
+	struct proc *pr = &e->procs[w];
+	if (locus__share_start(e->share, now, pr->res, pr->n_res, 0,
+			       (double)e->wl->tasks[pr->task].bytes, w))
+		fail(e, LOCUS_ENOMEM, "out of memory");
+}
+
+/* A read over the network gets a transfer slot of its source (a node
+ * serves at most max_transfers remote reads at once; the others wait in
+ * the order they came) and starts one latency later. */
+static void request_read(struct engine *e, uint32_t w, double now)
+{
+	struct proc *pr = &e->procs[w];
+	uint32_t src = pr->source;
+	if (src != NONE) {
+		int limit = e->p->nodes[src].max_transfers;
+		if (limit > 0 && e->serving[src] >= (uint32_t)limit) {
+			pr->qnext = NONE;
+			if (e->qhead[src] == NONE)
+				e->qhead[src] = w;
+			else
+				e->procs[e->qtail[src]].qnext = w;
+			e->qtail[src] = w;
+			return;
+		}
+		e->serving[src]++;
+	}
+	if (e->latency > 0)
+		push_ev(e, now + e->latency, EV_READ, w, NONE);
+	else
+		start_flow(e, w, now);
+}
+
 static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
 {
 	struct proc *pr = &e->procs[w];
@@ -387,20 +431,30 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		wr->bytes_remote += tk->bytes;
 		e->r->bytes_remote += tk->bytes;
 	}
-	/* The flow's user value is the worker; its source is recovered from
-	 * the task result or recomputed on completion. */
-	uint64_t user = ((uint64_t)(source == NONE ? 0xffffffffu : source) << 32) | w;
-	if (locus__share_start(e->share, now, res, n, 0, (double)tk->bytes, user))
-		fail(e, LOCUS_ENOMEM, "out of memory");
+	pr->n_res = n;
+	memcpy(pr->res, res, n * sizeof *res);
+	pr->source = local ? node : source;
+	if (local)
+		start_flow(e, w, now);
+	else
+		request_read(e, w, now);
 }
 
 static void read_done(struct engine *e, uint64_t user, double now)
 {
-	uint32_t w = (uint32_t)user, source = (uint32_t)(user >> 32);
+	uint32_t w = (uint32_t)user;
 	struct proc *pr = &e->procs[w];
-	uint32_t t = pr->task;
-	if (source != 0xffffffffu && source != pr->node)
+	uint32_t t = pr->task, source = pr->source;
+	if (source != NONE && source != pr->node) {
 		e->out_flows[source]--;
+		e->serving[source]--;
+		/* The slot goes to the first waiting read. */
+		uint32_t next = e->qhead[source];
+		if (next != NONE) {
+			e->qhead[source] = e->procs[next].qnext;
+			request_read(e, next, now);
+		}
+	}
 	pr->read_end = now;
 	if (e->r->tasks)
 		e->r->tasks[t].read_end = now;
@@ -455,6 +509,9 @@ static int setup(struct engine *e)
 	e->assigned = locus__calloc(e->wl->n_tasks, 1);
 	e->waits = locus__calloc(e->wl->n_tasks, sizeof *e->waits);
 	e->out_flows = locus__calloc(nn, sizeof *e->out_flows);
+	e->serving = locus__calloc(nn, sizeof *e->serving);
+	e->qhead = locus__calloc(nn, sizeof *e->qhead);
+	e->qtail = locus__calloc(nn, sizeof *e->qtail);
 	e->seg_at = locus__calloc(nn + 1, sizeof *e->seg_at);
 	e->segs = locus__calloc(cfg->n_speed, sizeof *e->segs);
 	struct locus_result *r = e->r;
@@ -463,8 +520,9 @@ static int setup(struct engine *e)
 	if (!cfg->no_task_results)
 		r->tasks = locus__calloc(e->wl->n_tasks, sizeof *r->tasks);
 	double *cap = locus__calloc(3 * nn + 2, sizeof *cap);
-	if (!e->procs || !e->assigned || !e->waits || !e->out_flows || !e->seg_at || !e->segs ||
-	    !r->workers || !r->scheds || (!cfg->no_task_results && !r->tasks) || !cap) {
+	if (!e->procs || !e->assigned || !e->waits || !e->out_flows || !e->serving || !e->qhead ||
+	    !e->qtail || !e->seg_at || !e->segs || !r->workers || !r->scheds ||
+	    (!cfg->no_task_results && !r->tasks) || !cap) {
 		free(cap);
 		return fail(e, LOCUS_ENOMEM, "out of memory");
 	}
@@ -521,6 +579,8 @@ static int setup(struct engine *e)
 		e->procs[i].head = e->procs[i].tail = NONE;
 		e->procs[i].task = NONE;
 	}
+	for (size_t n = 0; n < nn; n++)
+		e->qhead[n] = e->qtail[n] = NONE;
 	e->free_items = NONE;
 	return locus_heap_init(&e->heap, sizeof(struct ev), cmp_ev)
 		   ? fail(e, LOCUS_ENOMEM, "out of memory")
@@ -572,6 +632,9 @@ static int run(struct engine *e)
 			break;
 		case EV_COMPUTED:
 			computed(e, v.proc, v.t);
+			break;
+		case EV_READ:
+			start_flow(e, v.proc, v.t);
 			break;
 		}
 	}
@@ -683,6 +746,9 @@ int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
 	free(e.assigned);
 	free(e.waits);
 	free(e.out_flows);
+	free(e.serving);
+	free(e.qhead);
+	free(e.qtail);
 	free(e.seg_at);
 	free(e.segs);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
