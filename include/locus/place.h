@@ -47,6 +47,14 @@ const char *locus_place_policy_name(enum locus_place_policy p);
 int locus_place(const struct locus_platform *p, size_t n_chunks,
 		const struct locus_place_options *opt, uint32_t *out, struct locus_error *err);
 
+/* Places `n_chunks` chunks of `chunk_size` bytes of one dataset named
+ * `dataset` with `opt` and returns them as a catalog (*out, the caller
+ * destroys it) whose hosts are the platform's nodes, in order, with their
+ * racks: the generated input of a simulation or a benchmark. */
+int locus_place_catalog(const struct locus_platform *p, const char *dataset, size_t n_chunks,
+			uint64_t chunk_size, const struct locus_place_options *opt,
+			struct locus_catalog **out, struct locus_error *err);
+
 /* How to cut a file into chunks of about `chunk_size` bytes. */
 enum locus_split_mode {
 	LOCUS_SPLIT_BYTES, /* exactly chunk_size (the last may be shorter) */

@@ -575,3 +575,43 @@ int locus_place(const struct locus_platform *p, size_t n_chunks,
 				  p->n_nodes);
 	return rc;
 }
+
+int locus_place_catalog(const struct locus_platform *p, const char *dataset, size_t n_chunks,
+			uint64_t chunk_size, const struct locus_place_options *opt,
+			struct locus_catalog **out, struct locus_error *err)
+{
+	struct locus_catalog *cat = NULL;
+	uint32_t *nodes;
+	int rc;
+
+	*out = NULL;
+	if (!opt || opt->replicas == 0 || opt->replicas > p->n_nodes)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "replicas must be between 1 and the number of nodes (%zu)",
+				  p->n_nodes);
+	if (n_chunks > SIZE_MAX / opt->replicas / sizeof *nodes)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	nodes = locus__calloc(n_chunks ? n_chunks * opt->replicas : 1, sizeof *nodes);
+	if (!nodes)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	rc = locus_place(p, n_chunks, opt, nodes, err);
+	if (!rc && locus_catalog_create(&cat))
+		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t i = 0; !rc && i < p->n_nodes; i++)
+		if (locus_catalog_add_host(cat, p->nodes[i].name, p->nodes[i].rack) != (long)i)
+			rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!rc && locus_catalog_add_dataset(cat, dataset) != 0)
+		rc =
+		    locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "cannot add dataset \"%s\"", dataset);
+	for (size_t c = 0; !rc && c < n_chunks; c++)
+		if (locus_catalog_add_chunk(cat, 0, chunk_size, nodes + c * opt->replicas,
+					    opt->replicas, 0) < 0)
+			rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	free(nodes);
+	if (rc) {
+		locus_catalog_destroy(cat);
+		return rc;
+	}
+	*out = cat;
+	return 0;
+}

@@ -400,7 +400,6 @@ int cmd_sim(int argc, char **argv)
 	struct locus_speed_change *speed = NULL;
 	struct locus_result **runs = NULL;
 	const struct locus_policy **pols = NULL;
-	uint32_t *nodes = NULL;
 	char *names = NULL;
 	size_t n_speed = 0, n_runs = 0;
 	int status = 0;
@@ -467,28 +466,13 @@ int cmd_sim(int argc, char **argv)
 			    plat->n_nodes);
 			goto out;
 		}
-		nodes = locus__calloc(n_tasks * a.replicas, sizeof *nodes);
 		struct locus_place_options po = {.policy = a.placement,
 						 .replicas = (unsigned)a.replicas,
 						 .seed = a.seed,
 						 .skew_std = a.skew_std};
-		if (!nodes) {
-			rc = LOCUS_ENOMEM;
+		if ((rc = locus_place_catalog(plat, "generated", n_tasks, a.chunk_size, &po, &cat,
+					      &err)))
 			goto fail;
-		}
-		if ((rc = locus_place(plat, n_tasks, &po, nodes, &err)) ||
-		    (rc = locus_catalog_create(&cat)))
-			goto fail;
-		for (size_t i = 0; i < plat->n_nodes; i++)
-			locus_catalog_add_host(cat, plat->nodes[i].name, plat->nodes[i].rack);
-		long d = locus_catalog_add_dataset(cat, "generated");
-		for (size_t t = 0; d >= 0 && t < n_tasks; t++)
-			if (locus_catalog_add_chunk(cat, (size_t)d, a.chunk_size,
-						    nodes + t * a.replicas, (uint32_t)a.replicas,
-						    0) < 0) {
-				rc = LOCUS_ENOMEM;
-				goto fail;
-			}
 	}
 	if ((rc = locus_workload_build(&wl, plat, cat, a.dataset, &work, a.seed, &err)))
 		goto fail;
@@ -558,7 +542,6 @@ out:
 	free(runs);
 	free(pols);
 	free(names);
-	free(nodes);
 	free(speed);
 	locus_work_spec_fini(&work);
 	locus_workload_destroy(wl);
