@@ -69,7 +69,7 @@ static int node_is(const struct locus_node *n, const char *name, const char *rac
 static int platforms_equal(const struct locus_platform *a, const struct locus_platform *b)
 {
 	if (a->n_nodes != b->n_nodes || a->latency != b->latency ||
-	    a->backbone_bw != b->backbone_bw)
+	    a->backbone_bw != b->backbone_bw || a->rack_bw != b->rack_bw)
 		return 0;
 	for (size_t i = 0; i < a->n_nodes; i++) {
 		const struct locus_node *x = &a->nodes[i];
@@ -114,6 +114,7 @@ TEST(small_fixture)
 	CHECK_EQ_INT(p->n_nodes, 7);
 	CHECK(p->latency == 5e-05);
 	CHECK(p->backbone_bw == 1.25e10);
+	CHECK(p->rack_bw == 1.25e9);
 	CHECK(node_is(&p->nodes[0], "n01", "/rack-a", 4, 2.0, 2e8, 1.25e9));
 	/* Everything from "defaults". */
 	CHECK(node_is(&p->nodes[1], "n02", "/rack-a", 2, 1.0, 1e8, 1.25e8));
@@ -205,7 +206,8 @@ TEST(save_text_is_canonical)
 			   "  \"format\": \"locus-platform\",\n"
 			   "  \"network\": {\n"
 			   "    \"backbone_bw\": 0,\n"
-			   "    \"latency\": 5e-05\n"
+			   "    \"latency\": 5e-05,\n"
+			   "    \"rack_bw\": 0\n"
 			   "  },\n"
 			   "  \"nodes\": [\n"
 			   "    {\n"
@@ -466,9 +468,10 @@ TEST(unknown_keys)
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, \"node\": []}",
 			 "unknown key \"node\" (did you mean \"nodes\"?); allowed keys: "
 			 "format, version, network, defaults, nodes"));
-	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
-			 "\"network\": {\"bandwidth\": 1}, \"nodes\": [{\"name\": \"a\"}]}",
-			 "network: unknown key \"bandwidth\"; allowed keys: latency, backbone_bw"));
+	CHECK(fails_with(
+	    "{\"format\": \"locus-platform\", \"version\": 1, "
+	    "\"network\": {\"bandwidth\": 1}, \"nodes\": [{\"name\": \"a\"}]}",
+	    "network: unknown key \"bandwidth\"; allowed keys: latency, backbone_bw, rack_bw"));
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
 			 "\"defaults\": {\"name\": \"a\"}, \"nodes\": [{\"name\": \"a\"}]}",
 			 "defaults: unknown key \"name\"; allowed keys: rack, cores, speed, "

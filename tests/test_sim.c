@@ -299,6 +299,42 @@ TEST(remote_reads_pay_latency_and_wait_for_a_slot)
 	}
 }
 
+TEST(reads_across_racks_share_the_uplinks)
+{
+	/* Racks a = {n0} and b = {n1, n2} with 50 MB/s uplinks each way. The
+	 * worker of n1 reads 100 MB from n0 across racks: 50 MB/s, 2 s. The
+	 * worker of n2 reads 100 MB from n1 within rack b: n1's disk, 1 s. */
+	const char *json =
+	    "{\"format\": \"locus-platform\", \"version\": 1, \"network\": "
+	    "{\"latency\": 0, \"rack_bw\": 5e7}, \"defaults\": {\"disk_bw\": 1e8, "
+	    "\"net_bw\": 1.25e8}, \"nodes\": [{\"name\": \"n0\", \"rack\": \"/a\", "
+	    "\"cores\": 0}, {\"name\": \"n1\", \"rack\": \"/b\"}, {\"name\": \"n2\", "
+	    "\"rack\": \"/b\"}]}";
+	struct locus_platform *p = NULL;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus_platform_parse(&p, json, strlen(json), "test", &err), 0);
+	uint64_t bytes[] = {100000000, 100000000};
+	const char *holders[] = {"0", "1"};
+	struct locus_catalog *cat = catalog(3, 2, bytes, holders);
+	struct locus_workload *wl = workload(p, cat, "fixed:0");
+	CHECK(wl != NULL);
+	memset(&script_state, 0, sizeof script_state);
+	script(0, (int[]){0}, 1); /* worker 0 runs on n1 */
+	script(1, (int[]){1}, 1); /* worker 1 on n2 */
+	struct locus_sim_config cfg = {.wl = wl, .policy = &scripted_policy, .latency = -1};
+	struct locus_result *r;
+	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	double a = REQ_D(0) + ASG_D(0);
+	CHECK_NEAR(r->tasks[0].read_end, a + 2.0, 1e-9);
+	CHECK_NEAR(r->tasks[1].read_end, a + 1.0, 1e-9);
+	CHECK_EQ_INT(r->tasks[0].source, 0);
+	CHECK_EQ_INT(r->tasks[1].source, 1);
+	locus_result_destroy(r);
+	locus_workload_destroy(wl);
+	locus_catalog_destroy(cat);
+	locus_platform_destroy(p);
+}
+
 TEST(busy_master_queues_requests)
 {
 	/* Each decision costs the master 0.5 s: four workers asking at once
@@ -485,5 +521,6 @@ TEST(every_policy_conforms)
 
 TEST_MAIN(TEST_ENTRY(local_reads_and_compute_exactly), TEST_ENTRY(shared_disk_and_remote_reads),
 	  TEST_ENTRY(remote_reads_pay_latency_and_wait_for_a_slot),
-	  TEST_ENTRY(busy_master_queues_requests), TEST_ENTRY(speed_changes_stretch_compute),
-	  TEST_ENTRY(policy_mistakes_are_caught), TEST_ENTRY(every_policy_conforms))
+	  TEST_ENTRY(reads_across_racks_share_the_uplinks), TEST_ENTRY(busy_master_queues_requests),
+	  TEST_ENTRY(speed_changes_stretch_compute), TEST_ENTRY(policy_mistakes_are_caught),
+	  TEST_ENTRY(every_policy_conforms))

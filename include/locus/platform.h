@@ -34,6 +34,7 @@ struct locus_platform {
 	size_t n_nodes;
 	double latency;	    /* one-way network latency, seconds, >= 0 */
 	double backbone_bw; /* aggregate network cap, bytes/s; 0 = none */
+	double rack_bw;	    /* each rack's uplink, each way, bytes/s; 0 = none */
 	void *index;	    /* name lookup, private */
 };
 

@@ -13,10 +13,12 @@
  *    nodes' network bandwidths;
  *  - a task first reads its chunk, then computes: a local read is a flow
  *    on the node's disk; a remote read a flow through the source's disk and
- *    network interface, the reader's interface and the backbone (if
- *    capped); with a shared file system every read is a flow through the
- *    file system's aggregate bandwidth and the reader's interface. Flows
- *    share every resource max-min fairly;
+ *    network interface, the reader's interface, the backbone (if capped)
+ *    and, between racks, the two racks' uplinks (if capped); with a shared
+ *    file system every read is a flow through the file system's aggregate
+ *    bandwidth and the reader's interface. A read over the network starts
+ *    one latency after it is asked for, once its source has a transfer
+ *    slot free (max_transfers). Flows share every resource max-min fairly;
  *  - compute takes work / speed of the worker's node, following the
  *    node's speed changes over time.
  */

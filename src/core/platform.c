@@ -6,7 +6,8 @@
  * The file format (docs/formats.md):
  *
  *   {"format": "locus-platform", "version": 1,
- *    "network":  {"latency": SECONDS, "backbone_bw": BYTES_PER_S},
+ *    "network":  {"latency": SECONDS, "backbone_bw": BYTES_PER_S,
+ *                 "rack_bw": BYTES_PER_S},
  *    "defaults": {"rack": PATH, "cores": N, "speed": X,
  *                 "disk_bw": BYTES_PER_S, "net_bw": BYTES_PER_S,
  *                 "max_transfers": N},
@@ -578,7 +579,7 @@ static int read_node(struct pctx *c, json_t *e, size_t i)
 }
 
 static const char *const top_keys[] = {"format", "version", "network", "defaults", "nodes", NULL};
-static const char *const network_keys[] = {"latency", "backbone_bw", NULL};
+static const char *const network_keys[] = {"latency", "backbone_bw", "rack_bw", NULL};
 
 static int read_platform(struct pctx *c, json_t *root)
 {
@@ -619,6 +620,7 @@ static int read_platform(struct pctx *c, json_t *root)
 
 	c->p->latency = LOCUS_DEFAULT_LATENCY;
 	c->p->backbone_bw = 0;
+	c->p->rack_bw = 0;
 	v = json_object_get(root, "network");
 	if (v) {
 		if (!json_is_object(v))
@@ -626,7 +628,8 @@ static int read_platform(struct pctx *c, json_t *root)
 				    locus__json_describe(v, got, sizeof got));
 		if ((rc = check_keys(c, v, "network", network_keys)) ||
 		    (rc = get_num(c, v, "network", "latency", 1, &c->p->latency)) ||
-		    (rc = get_num(c, v, "network", "backbone_bw", 1, &c->p->backbone_bw)))
+		    (rc = get_num(c, v, "network", "backbone_bw", 1, &c->p->backbone_bw)) ||
+		    (rc = get_num(c, v, "network", "rack_bw", 1, &c->p->rack_bw)))
 			return rc;
 	}
 	c->def = builtin_attrs;
@@ -749,6 +752,7 @@ int locus_platform_generate(struct locus_platform **out, size_t n_nodes, size_t 
 		return LOCUS_ENOMEM;
 	p->latency = LOCUS_DEFAULT_LATENCY;
 	p->backbone_bw = 0;
+	p->rack_bw = 0;
 	p->nodes = locus__calloc(n_nodes, sizeof *p->nodes);
 	if (!p->nodes) {
 		locus_platform_destroy(p);
@@ -827,9 +831,10 @@ static int check_platform(const struct locus_platform *p, const char *path, stru
 				  "a platform has 1 to %zu nodes, this one %zu", PLATFORM_MAX_NODES,
 				  p->n_nodes);
 	if (!(p->latency >= 0 && isfinite(p->latency)) ||
-	    !(p->backbone_bw >= 0 && isfinite(p->backbone_bw)))
+	    !(p->backbone_bw >= 0 && isfinite(p->backbone_bw)) ||
+	    !(p->rack_bw >= 0 && isfinite(p->rack_bw)))
 		return locus__err(err, LOCUS_EINVAL, path, 0, 0,
-				  "latency and backbone_bw must be finite and >= 0");
+				  "latency, backbone_bw and rack_bw must be finite and >= 0");
 	ix = index_create();
 	if (!ix)
 		return locus__err(err, LOCUS_ENOMEM, path, 0, 0, "out of memory");
@@ -882,6 +887,8 @@ static int platform_text(const struct locus_platform *p, struct locus__buf *b)
 	rc = rc ? rc : put_number(b, p->backbone_bw);
 	rc = rc ? rc : locus__buf_printf(b, ",\n    \"latency\": ");
 	rc = rc ? rc : put_number(b, p->latency);
+	rc = rc ? rc : locus__buf_printf(b, ",\n    \"rack_bw\": ");
+	rc = rc ? rc : put_number(b, p->rack_bw);
 	rc = rc ? rc : locus__buf_printf(b, "\n  },\n  \"nodes\": [");
 	for (size_t i = 0; i < p->n_nodes && !rc; i++) {
 		const struct locus_node *nd = &p->nodes[i];

@@ -80,6 +80,8 @@ struct engine {
 	uint32_t free_items;
 	struct locus__share *share;
 	uint32_t res_backbone, res_fs; /* NONE when absent */
+	uint32_t res_racks;	       /* rack k's uplink: out res_racks + 2k, in + 1; NONE: none */
+	uint32_t *node_rack;	       /* by node: its rack's index */
 	uint32_t *out_flows;	       /* active outgoing remote reads per node */
 	uint32_t *serving;	       /* by node: remote reads it is serving */
 	uint32_t *qhead, *qtail;       /* by node: reads waiting for a transfer slot */
@@ -388,7 +390,7 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 	wr->idle += wait;
 	const struct locus_task *tk = &e->wl->tasks[t];
 	uint32_t node = pr->node, n_nodes = (uint32_t)e->p->n_nodes;
-	uint32_t res[4], n = 0, source;
+	uint32_t res[LOCUS__SHARE_MAX_RES], n = 0, source;
 	int local = 0;
 	if (e->res_fs != NONE) {
 		source = NONE;
@@ -409,6 +411,10 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 			res[n++] = 2 * n_nodes + node;
 			if (e->res_backbone != NONE)
 				res[n++] = e->res_backbone;
+			if (e->res_racks != NONE && e->node_rack[source] != e->node_rack[node]) {
+				res[n++] = e->res_racks + 2 * e->node_rack[source];
+				res[n++] = e->res_racks + 2 * e->node_rack[node] + 1;
+			}
 			e->out_flows[source]++;
 		}
 	}
@@ -497,6 +503,38 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct rack_of {
+	const char *rack;
+	uint32_t node;
+};
+
+static int cmp_rack(const void *a, const void *b)
+{
+	const struct rack_of *x = a, *y = b;
+	int c = strcmp(x->rack, y->rack);
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+/* Numbers the racks in name order into node_rack (by node); returns how
+ * many there are (0 when out of memory). */
+static size_t rack_index(const struct locus_platform *p, uint32_t *node_rack)
+{
+	size_t nn = p->n_nodes, k = 0;
+	struct rack_of *order = locus__calloc(nn, sizeof *order);
+	if (!order)
+		return 0;
+	for (size_t n = 0; n < nn; n++)
+		order[n] = (struct rack_of){p->nodes[n].rack, (uint32_t)n};
+	qsort(order, nn, sizeof *order, cmp_rack);
+	for (size_t i = 0; i < nn; i++) {
+		if (i && strcmp(order[i].rack, order[i - 1].rack))
+			k++;
+		node_rack[order[i].node] = (uint32_t)k;
+	}
+	free(order);
+	return nn ? k + 1 : 0;
+}
+
 static int setup(struct engine *e)
 {
 	const struct locus_sim_config *cfg = e->cfg;
@@ -519,15 +557,17 @@ static int setup(struct engine *e)
 	r->scheds = locus__calloc(e->n_scheds, sizeof *r->scheds);
 	if (!cfg->no_task_results)
 		r->tasks = locus__calloc(e->wl->n_tasks, sizeof *r->tasks);
-	double *cap = locus__calloc(3 * nn + 2, sizeof *cap);
+	e->node_rack = locus__calloc(nn, sizeof *e->node_rack);
+	size_t n_racks = e->node_rack ? rack_index(e->p, e->node_rack) : 0;
+	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
 	if (!e->procs || !e->assigned || !e->waits || !e->out_flows || !e->serving || !e->qhead ||
-	    !e->qtail || !e->seg_at || !e->segs || !r->workers || !r->scheds ||
-	    (!cfg->no_task_results && !r->tasks) || !cap) {
+	    !e->qtail || !e->node_rack || !n_racks || !e->seg_at || !e->segs || !r->workers ||
+	    !r->scheds || (!cfg->no_task_results && !r->tasks) || !cap) {
 		free(cap);
 		return fail(e, LOCUS_ENOMEM, "out of memory");
 	}
-	/* Resources: disks, outgoing and incoming links, then the backbone
-	 * and the shared file system when there are. */
+	/* Resources: disks, outgoing and incoming links, then the backbone,
+	 * the shared file system and the racks' uplinks when there are. */
 	size_t n_res = 3 * nn;
 	for (size_t n = 0; n < nn; n++) {
 		cap[n] = e->p->nodes[n].disk_bw;
@@ -542,6 +582,12 @@ static int setup(struct engine *e)
 	if (cfg->shared_fs_bw > 0) {
 		e->res_fs = (uint32_t)n_res;
 		cap[n_res++] = cfg->shared_fs_bw;
+	}
+	e->res_racks = NONE;
+	if (e->p->rack_bw > 0 && n_racks > 1) {
+		e->res_racks = (uint32_t)n_res;
+		for (size_t k = 0; k < 2 * n_racks; k++)
+			cap[n_res++] = e->p->rack_bw;
 	}
 	int rc = locus__share_create(&e->share, n_res, cap);
 	free(cap);
@@ -749,6 +795,7 @@ int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
 	free(e.serving);
 	free(e.qhead);
 	free(e.qtail);
+	free(e.node_rack);
 	free(e.seg_at);
 	free(e.segs);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

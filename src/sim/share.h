@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LOCUS__SHARE_MAX_RES 4
+#define LOCUS__SHARE_MAX_RES 6
 
 struct locus__share;
 
