@@ -814,6 +814,70 @@ TEST(svg_load)
 
 /* ---- comparison ----------------------------------------------------------- */
 
+static char *render_chart(const struct locus_chart *c, size_t *len, int *rc)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+	*rc = LOCUS_ENOMEM;
+	*len = 0;
+	if (!fp)
+		return NULL;
+	*rc = locus_report_chart(c, fp);
+	fclose(fp);
+	*len = n;
+	return buf;
+}
+
+TEST(line_chart)
+{
+	static const double x[] = {256, 512, 1024, 2048}, y1[] = {1, 2, 4, 8},
+			    lo[] = {0.5, 1.5, 3, 7}, hi[] = {1.5, 2.5, 5, 9}, y2[] = {1, 1, 1, NAN},
+			    y3[] = {0.5, 0.5, 0.5, 0.5};
+	struct locus_series s[] = {
+	    {.label = "monolithic", .n = 4, .x = x, .y = y1, .y_lo = lo, .y_hi = hi},
+	    {.label = "scal <&>", .n = 4, .x = x, .y = y2},
+	    {.label = "lower bound", .n = 4, .x = x, .y = y3, .bound = 1},
+	};
+	struct locus_chart c = {.title = "Fig. 4",
+				.subtitle = "request latency",
+				.x_label = "workers",
+				.y_label = "seconds",
+				.x_log2 = 1,
+				.series = s,
+				.n_series = 3};
+	size_t len;
+	int rc;
+	char *text = render_chart(&c, &len, &rc);
+	CHECK_EQ_INT(rc, 0);
+	CHECK(svg_ok(text, len));
+	/* A line per series and one per legend entry, a band, markers for
+	 * the finite points of the two plain series, escaped labels, log2
+	 * ticks at the first series' x. */
+	CHECK_EQ_INT(count(text, "<polyline"), 3);
+	CHECK_EQ_INT(count(text, "<polygon"), 1);
+	CHECK_EQ_INT(count(text, "<circle"), 4 + 3);
+	CHECK(strstr(text, "scal &lt;&amp;&gt;") != NULL);
+	CHECK(strstr(text, ">2048</text>") != NULL);
+	CHECK(strstr(text, "<title>monolithic: 1024, 4</title>") != NULL);
+	/* The same chart gives the same bytes. */
+	size_t len2 = 0;
+	char *again = render_chart(&c, &len2, &rc);
+	CHECK(len2 == len && memcmp(text, again, len) == 0);
+	free(again);
+	free(text);
+	/* Nothing to draw; bad arguments. */
+	struct locus_chart empty = {.title = "empty"};
+	text = render_chart(&empty, &len, &rc);
+	CHECK_EQ_INT(rc, 0);
+	CHECK(strstr(text, "no data") != NULL);
+	free(text);
+	struct locus_series bad = {.label = "x", .n = 2};
+	struct locus_chart broken = {.series = &bad, .n_series = 1};
+	CHECK_EQ_INT(locus_report_chart(&broken, stdout), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_report_chart(NULL, stdout), LOCUS_EINVAL);
+}
+
 TEST(compare_table)
 {
 	struct locus_result a, b;
@@ -1029,5 +1093,5 @@ TEST_MAIN(TEST_ENTRY(json_fields), TEST_ENTRY(json_text_is_exact_and_stable),
 	  TEST_ENTRY(numbers_match_core_formatter), TEST_ENTRY(output_ignores_locale),
 	  TEST_ENTRY(writer_errors), TEST_ENTRY(csv_exact), TEST_ENTRY(trace_events),
 	  TEST_ENTRY(svg_gantt_small), TEST_ENTRY(svg_gantt_aggregates_large_runs),
-	  TEST_ENTRY(svg_load), TEST_ENTRY(compare_table), TEST_ENTRY(save_is_atomic),
-	  TEST_ENTRY(large_result_speed), TEST_ENTRY(samples))
+	  TEST_ENTRY(svg_load), TEST_ENTRY(line_chart), TEST_ENTRY(compare_table),
+	  TEST_ENTRY(save_is_atomic), TEST_ENTRY(large_result_speed), TEST_ENTRY(samples))

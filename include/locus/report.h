@@ -8,7 +8,8 @@
  *    read and compute slices per task;
  *  - SVG: a Gantt chart of workers over time, and a chart of per-worker
  *    load with local and remote reads;
- *  - a comparison table (text or JSON) of several runs of one workload.
+ *  - a comparison table (text or JSON) of several runs of one workload;
+ *  - line charts (SVG) of series a sweep measured, for docs/results.
  * Writers to a FILE return 0 or LOCUS_EIO; the _save forms write to a path
  * atomically.
  */
@@ -35,6 +36,32 @@ int locus_report_svg_gantt(const struct locus_result *r, FILE *fp);
 int locus_report_svg_load(const struct locus_result *r, FILE *fp);
 int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE *fp);
 int locus_report_compare_json(const struct locus_result *const *runs, size_t n, FILE *fp);
+
+/* A line of a chart: n points (x, y), optionally a band [y_lo, y_hi] around
+ * it (the spread over seeds, say); a bound is drawn dashed, without
+ * markers. Points that are not finite are left out. The chart points into
+ * the caller's arrays. */
+struct locus_series {
+	const char *label;
+	size_t n;
+	const double *x, *y;
+	const double *y_lo, *y_hi; /* both or neither */
+	int bound;
+};
+
+struct locus_chart {
+	const char *title, *subtitle;
+	const char *x_label, *y_label;
+	int x_log2; /* x on a log2 axis, ticked at the first series' points */
+	const struct locus_series *series;
+	size_t n_series;
+};
+
+/* Draws the chart as SVG: y from 0 (or the least value), a line and
+ * markers (with the values as tooltips) per series, and a legend. */
+int locus_report_chart(const struct locus_chart *c, FILE *fp);
+/* The same into `path`, atomically. */
+int locus_report_chart_save(const struct locus_chart *c, const char *path, struct locus_error *err);
 
 /* Runs `writer` into `path` atomically. */
 int locus_report_save(const struct locus_result *r,

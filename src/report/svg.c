@@ -32,8 +32,9 @@ void locus__svg_num(struct locus__out *o, double v)
 	locus__out_fixed(o, v, 1);
 }
 
-void locus__svg_begin(struct locus__out *o, double w, double h, const char *what,
-		      const struct locus_result *r)
+/* The svg element, its <title> opened (the caller writes the text and
+ * closes it with svg_head_end). */
+static void svg_head(struct locus__out *o, double w, double h)
 {
 	locus__out_str(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
 	locus__svg_num(o, w);
@@ -43,13 +44,32 @@ void locus__svg_begin(struct locus__out *o, double w, double h, const char *what
 	locus__svg_num(o, w);
 	locus__out_char(o, ' ');
 	locus__svg_num(o, h);
-	locus__out_str(o, "\">\n<title>Locus ");
-	locus__out_str(o, what);
-	locus__out_str(o, ": ");
-	locus__out_xml(o, r->policy, locus__policy_len(r));
+	locus__out_str(o, "\">\n<title>");
+}
+
+static void svg_head_end(struct locus__out *o)
+{
 	locus__out_str(o, "</title>\n");
 	locus__out_str(o, style);
 	locus__out_str(o, "<rect class=\"bg\" width=\"100%\" height=\"100%\"/>\n");
+}
+
+void locus__svg_begin(struct locus__out *o, double w, double h, const char *what,
+		      const struct locus_result *r)
+{
+	svg_head(o, w, h);
+	locus__out_str(o, "Locus ");
+	locus__out_str(o, what);
+	locus__out_str(o, ": ");
+	locus__out_xml(o, r->policy, locus__policy_len(r));
+	svg_head_end(o);
+}
+
+void locus__svg_begin_doc(struct locus__out *o, double w, double h, const char *title)
+{
+	svg_head(o, w, h);
+	locus__out_xml(o, title, strlen(title));
+	svg_head_end(o);
 }
 
 void locus__svg_end(struct locus__out *o)

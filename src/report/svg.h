@@ -20,6 +20,8 @@
  * <policy>" and the style sheet. */
 void locus__svg_begin(struct locus__out *o, double w, double h, const char *what,
 		      const struct locus_result *r);
+/* The same for a document that is not about one result, titled `title`. */
+void locus__svg_begin_doc(struct locus__out *o, double w, double h, const char *title);
 void locus__svg_end(struct locus__out *o);
 
 /* A number of SVG coordinates (one decimal). */
