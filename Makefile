@@ -2,6 +2,7 @@
 #   make demo     place a small dataset over 8 nodes and show where it lives
 #   make check    all tests, the same under ASan+UBSan, and a fuzz smoke run
 #   make bench    the benchmarks of bench/ (minutes)
+#   make repro    the papers' figures, into docs/results (minutes)
 #   make install  library, headers, CLI and pkg-config file (PREFIX=/usr/local)
 
 BUILD      ?= build
@@ -12,7 +13,7 @@ FUZZ_TIME  ?= 10
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS  += --no-print-directory
 
-.PHONY: all deps build demo check test test-asan fuzz-build fuzz-smoke fuzz bench install format clean
+.PHONY: all deps build demo check test test-asan fuzz-build fuzz-smoke fuzz bench repro install format clean
 
 all: build
 
@@ -52,6 +53,12 @@ check: test test-asan fuzz-smoke
 # Benchmarks (bench/): each prints its figures against baselines and bounds.
 bench: build
 	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b || exit 1; done
+
+# The papers' experiments (bench/repro_*): tables on stdout, charts into
+# docs/results.
+repro: build
+	@mkdir -p docs/results
+	@for r in $(BUILD)/repro_*; do echo "== $$r"; $$r --out docs/results || exit 1; done
 
 install: build
 	@cmake --install $(BUILD)

@@ -64,6 +64,10 @@ int locus_platform_parse(struct locus_platform **out, const char *text, size_t l
 int locus_platform_generate(struct locus_platform **out, size_t n_nodes, size_t n_racks, int cores,
 			    const char *prefix);
 
+/* Gives every node a speed drawn uniformly from [lo, hi] by a generator
+ * seeded with `seed` (node order): a heterogeneous platform. */
+void locus_platform_random_speeds(struct locus_platform *p, double lo, double hi, uint64_t seed);
+
 /* Writes the platform as JSON to `path` atomically (temporary + rename). */
 int locus_platform_save(const struct locus_platform *p, const char *path, struct locus_error *err);
 

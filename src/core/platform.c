@@ -33,6 +33,7 @@
 #include "core/internal.h"
 #include "core/json.h"
 #include "locus/platform.h"
+#include "locus/rng.h"
 
 /* Most nodes a platform holds: bounds what a "range" may expand to, so a
  * small file cannot ask for gigabytes. */
@@ -816,6 +817,15 @@ static const char *node_problem(const struct locus_node *nd)
 	if (!(nd->net_bw > 0 && isfinite(nd->net_bw)))
 		return "net_bw is not a finite number > 0";
 	return NULL;
+}
+
+void locus_platform_random_speeds(struct locus_platform *p, double lo, double hi, uint64_t seed)
+{
+	struct locus_rng rng;
+	/* Its own stream: the same seed also drives placement and work. */
+	locus_rng_init(&rng, seed ^ 0x5eed5eed5eedull);
+	for (size_t i = 0; i < p->n_nodes; i++)
+		p->nodes[i].speed = lo + (hi - lo) * locus_rng_uniform(&rng);
 }
 
 /* Checks that `p` obeys everything the reader enforces, so that what save

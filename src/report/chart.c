@@ -13,13 +13,13 @@
 #include "locus/report.h"
 #include "report/svg.h"
 
-#define W	 760.0
-#define H	 460.0
-#define LEFT	 78.0
-#define RIGHT	 24.0
-#define TOP	 64.0
-#define BOTTOM	 96.0
-#define PALETTE	 8
+#define W	760.0
+#define H	460.0
+#define LEFT	78.0
+#define RIGHT	24.0
+#define TOP	64.0
+#define BOTTOM	96.0
+#define PALETTE 8
 
 static const char chart_style[] =
     ".s0{stroke:#4878d0}.s1{stroke:#ee854a}.s2{stroke:#6acc64}.s3{stroke:#d65f5f}"
@@ -43,7 +43,8 @@ static double px(const struct frame *f, double x)
 
 static double py(const struct frame *f, double y)
 {
-	return H - BOTTOM - (f->y1 > f->y0 ? (y - f->y0) / (f->y1 - f->y0) : 0) * (H - TOP - BOTTOM);
+	return H - BOTTOM -
+	       (f->y1 > f->y0 ? (y - f->y0) / (f->y1 - f->y0) : 0) * (H - TOP - BOTTOM);
 }
 
 static int usable(double v)
@@ -80,7 +81,7 @@ static int frame_of(const struct locus_chart *c, struct frame *f)
 	}
 	if (!any)
 		return 0;
-	if (!f->log2x && f->x0 > 0 && f->x0 <= 0.25 * f->x1)
+	if (!f->log2x && f->x0 > 0 && f->x0 <= 0.1 * f->x1)
 		f->x0 = 0;
 	if (f->x1 == f->x0)
 		f->x1 = f->x0 + 1;
@@ -106,7 +107,8 @@ static void axes(struct locus__out *o, const struct locus_chart *c, struct frame
 		for (size_t i = 0; se && i < se->n; i++) {
 			if (!(se->x[i] > 0))
 				continue;
-			locus__svg_line(o, px(f, se->x[i]), TOP, px(f, se->x[i]), H - BOTTOM, "grid");
+			locus__svg_line(o, px(f, se->x[i]), TOP, px(f, se->x[i]), H - BOTTOM,
+					"grid");
 			locus__fmt_short(buf, se->x[i]);
 			locus__svg_text(o, px(f, se->x[i]), H - BOTTOM + 16, "middle", NULL, buf);
 		}
@@ -235,8 +237,7 @@ int locus_report_chart(const struct locus_chart *c, FILE *fp)
 	return locus__out_fini(&o);
 }
 
-int locus_report_chart_save(const struct locus_chart *c, const char *path,
-			    struct locus_error *err)
+int locus_report_chart_save(const struct locus_chart *c, const char *path, struct locus_error *err)
 {
 	char *data = NULL;
 	size_t len = 0;

@@ -24,6 +24,10 @@ static const char *const help =
     "  -P, --procs-per-node P    worker processes per generated node (default 1)\n"
     "      --racks K             racks of generated nodes (default 1)\n"
     "      --speeds LO:HI        generated node speeds uniform in [LO, HI] (default 1:1)\n"
+    "      --disk-bw BW          generated nodes' disk bandwidth (default 100M: bytes/s)\n"
+    "      --net-bw BW           their network interface bandwidth (default 125M)\n"
+    "      --rack-bw BW          each rack's uplink, each way (default: no cap)\n"
+    "      --backbone-bw BW      the whole network's aggregate (default: no cap)\n"
     "      --speed-trace FILE    speed changes: lines \"TIME NODE SPEED\"\n"
     "\n"
     "Data (where each task's chunk lives):\n"
@@ -32,7 +36,8 @@ static const char *const help =
     "  -d, --dataset NAME        only this dataset of the source\n"
     "  -n, --tasks N             or N generated chunks (default 10 per worker)\n"
     "  -c, --chunk-size SIZE     size of generated chunks (default 64M)\n"
-    "  -r, --replicas R          replicas of generated chunks (default 3)\n"
+    "  -r, --replicas R          replicas of generated chunks (default 3, or one per\n"
+    "                            node on smaller platforms)\n"
     "      --placement NAME      hdfs (default), random or skewed\n"
     "      --skew-std S          spread of replicas per node for skewed\n"
     "\n"
@@ -75,6 +80,7 @@ struct sim_args {
 	const char *platform, *speed_trace, *source, *dataset, *work, *policy, *opts, *compare;
 	const char *out, *csv, *trace, *gantt, *load;
 	uint64_t nodes, ppn, racks, tasks, chunk_size, replicas, schedulers, seed;
+	uint64_t disk_bw, net_bw, rack_bw, backbone_bw; /* generated platforms; 0: default */
 	double speed_lo, speed_hi, skew_std, latency, cost_msg, cost_entry, shared_fs;
 	enum locus_place_policy placement;
 	int json, quiet, list, have_tasks, have_skew;
@@ -129,6 +135,10 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	    {"trace", required_argument, 0, 17},
 	    {"gantt", required_argument, 0, 18},
 	    {"load", required_argument, 0, 19},
+	    {"disk-bw", required_argument, 0, 20},
+	    {"net-bw", required_argument, 0, 21},
+	    {"rack-bw", required_argument, 0, 22},
+	    {"backbone-bw", required_argument, 0, 23},
 	    {"quiet", no_argument, 0, 'q'},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
@@ -139,7 +149,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			       .ppn = 1,
 			       .racks = 1,
 			       .chunk_size = 64ull << 20,
-			       .replicas = 3,
+			       .replicas = 0,
 			       .seed = 1,
 			       .speed_lo = 1,
 			       .speed_hi = 1,
@@ -189,6 +199,8 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			break;
 		case 'r':
 			rc = cli_uint("sim", "--replicas", optarg, &a->replicas);
+			if (!rc && !a->replicas)
+				rc = cli_usage_error("sim", "--replicas must be at least 1");
 			break;
 		case 4:
 			if (locus_place_policy_parse(optarg, &a->placement))
@@ -252,6 +264,26 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case 19:
 			a->load = optarg;
 			break;
+		case 20:
+			rc = cli_size("sim", "--disk-bw", optarg, &a->disk_bw);
+			if (!rc && !a->disk_bw)
+				rc = cli_usage_error("sim", "--disk-bw must be > 0");
+			break;
+		case 21:
+			rc = cli_size("sim", "--net-bw", optarg, &a->net_bw);
+			if (!rc && !a->net_bw)
+				rc = cli_usage_error("sim", "--net-bw must be > 0");
+			break;
+		case 22:
+			rc = cli_size("sim", "--rack-bw", optarg, &a->rack_bw);
+			if (!rc && !a->rack_bw)
+				rc = cli_usage_error("sim", "--rack-bw must be > 0");
+			break;
+		case 23:
+			rc = cli_size("sim", "--backbone-bw", optarg, &a->backbone_bw);
+			if (!rc && !a->backbone_bw)
+				rc = cli_usage_error("sim", "--backbone-bw must be > 0");
+			break;
 		case 'q':
 			a->quiet = 1;
 			break;
@@ -268,9 +300,11 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		return rc;
 	if (optind < argc)
 		return cli_usage_error("sim", "unexpected argument \"%s\"", argv[optind]);
-	if (a->platform && (a->nodes != 32 || a->ppn != 1 || a->racks != 1 || a->speed_hi != 1))
-		return cli_usage_error(
-		    "sim", "--platform excludes --nodes, --procs-per-node, --racks and --speeds");
+	if (a->platform && (a->nodes != 32 || a->ppn != 1 || a->racks != 1 || a->speed_hi != 1 ||
+			    a->disk_bw || a->net_bw || a->rack_bw || a->backbone_bw))
+		return cli_usage_error("sim",
+				       "--platform excludes --nodes, --procs-per-node, --racks, "
+				       "--speeds and the --*-bw options");
 	if (!a->platform && (!a->nodes || !a->ppn || !a->racks || a->ppn > 4096))
 		return cli_usage_error("sim",
 				       "--nodes, --racks and --procs-per-node must be at least 1");
@@ -443,13 +477,16 @@ int cmd_sim(int argc, char **argv)
 		if ((rc = locus_platform_generate(&plat, (size_t)a.nodes, (size_t)a.racks,
 						  (int)a.ppn, "node")))
 			goto fail;
-		if (a.speed_hi > a.speed_lo || a.speed_lo != 1) {
-			struct locus_rng rng;
-			locus_rng_init(&rng, a.seed ^ 0x5eedull);
-			for (size_t i = 0; i < plat->n_nodes; i++)
-				plat->nodes[i].speed = a.speed_lo + (a.speed_hi - a.speed_lo) *
-									locus_rng_uniform(&rng);
+		for (size_t i = 0; i < plat->n_nodes; i++) {
+			if (a.disk_bw)
+				plat->nodes[i].disk_bw = (double)a.disk_bw;
+			if (a.net_bw)
+				plat->nodes[i].net_bw = (double)a.net_bw;
 		}
+		plat->rack_bw = (double)a.rack_bw;
+		plat->backbone_bw = (double)a.backbone_bw;
+		if (a.speed_hi > a.speed_lo || a.speed_lo != 1)
+			locus_platform_random_speeds(plat, a.speed_lo, a.speed_hi, a.seed);
 	}
 	if (a.speed_trace && (rc = load_speed_trace(a.speed_trace, plat, &speed, &n_speed, &err)))
 		goto fail;
@@ -460,7 +497,9 @@ int cmd_sim(int argc, char **argv)
 			goto fail;
 	} else {
 		size_t n_tasks = a.have_tasks ? (size_t)a.tasks : 10 * locus_platform_cores(plat);
-		if (a.replicas == 0 || a.replicas > plat->n_nodes) {
+		if (!a.replicas)
+			a.replicas = plat->n_nodes < 3 ? plat->n_nodes : 3;
+		if (a.replicas > plat->n_nodes) {
 			status = cli_usage_error(
 			    "sim", "--replicas must be between 1 and the number of nodes (%zu)",
 			    plat->n_nodes);
