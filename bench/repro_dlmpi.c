@@ -135,8 +135,7 @@ static void line_add(struct line *l, double x, struct stat3 s)
 	l->n++;
 }
 
-static struct locus_series series_of(const struct line *l, const char *label, int band,
-				     int bound)
+static struct locus_series series_of(const struct line *l, const char *label, int band, int bound)
 {
 	struct locus_series s = {.label = label, .n = l->n, .x = l->x, .y = l->y, .bound = bound};
 	if (band) {
@@ -280,9 +279,10 @@ static void het(void)
 			line_add(&ratio[k], spread[i], rs[k]);
 			line_add(&local[k], spread[i], ls[k]);
 		}
-		printf("| 1:%g | %.3f | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.3f | %.3f |\n",
-		       spread[i], rs[0].mean, rs[1].mean, rs[1].lo, rs[1].hi, rs[2].mean, rs[2].lo,
-		       rs[2].hi, rs[3].mean, ls[2].mean, ls[1].mean);
+		printf(
+		    "| 1:%g | %.3f | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.3f | %.3f |\n",
+		    spread[i], rs[0].mean, rs[1].mean, rs[1].lo, rs[1].hi, rs[2].mean, rs[2].lo,
+		    rs[2].hi, rs[3].mean, ls[2].mean, ls[1].mean);
 	}
 	struct locus_series s[NP];
 	for (int k = 0; k < NP; k++)

@@ -43,6 +43,12 @@ struct locus_work_spec {
 /* Parses "fixed:2", "uniform:1:3", "exp:2", "per-mib:0.05" or
  * "trace:FILE" (one number per line). Errors name what was expected. */
 int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct locus_error *err);
+/* Reads a work trace: one number of seconds >= 0 per line, blank lines
+ * and '#' comments skipped, at least one number. *vals is allocated (the
+ * caller frees it). `name` labels errors (line and column). */
+int locus_work_trace_parse(const char *text, size_t len, const char *name, double **vals, size_t *n,
+			   struct locus_error *err);
+
 /* Frees a trace loaded by locus_work_spec_parse. */
 void locus_work_spec_fini(struct locus_work_spec *spec);
 

@@ -55,6 +55,24 @@ void locus__buf_fini(struct locus__buf *b);
  * without its "\n" or "\r\n" and advances *pos. Returns 0 at the end. */
 int locus__next_line(const char *text, size_t size, size_t *pos, const char **line, size_t *len);
 
+/* A whitespace-separated field of a line: its text, length and 1-based
+ * column. */
+struct locus__field {
+	const char *s;
+	size_t n;
+	long col;
+};
+
+/* Splits line[0..n) at spaces and tabs into at most `max` fields; returns
+ * how many there are (more than `max` when the line has more: only the
+ * first `max` are filled). A line that is empty or starts with '#' after
+ * blanks has none. */
+size_t locus__split_fields(const char *line, size_t n, struct locus__field *f, size_t max);
+
+/* Reads field f as a finite number (strtod syntax, the whole field):
+ * returns 0 or LOCUS_EPARSE. */
+int locus__field_number(const struct locus__field *f, double *out);
+
 /* Parses an unsigned decimal integer at s[0..n): all characters must be
  * digits, at least one, no overflow. Returns 0 or LOCUS_ERANGE/EPARSE. */
 int locus__parse_u64(const char *s, size_t n, uint64_t *out);

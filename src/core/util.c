@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,40 @@ int locus__next_line(const char *text, size_t size, size_t *pos, const char **li
 	*line = start;
 	*len = n;
 	return 1;
+}
+
+size_t locus__split_fields(const char *line, size_t n, struct locus__field *f, size_t max)
+{
+	size_t count = 0, i = 0;
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i < n && line[i] == '#')
+		return 0;
+	while (i < n) {
+		size_t start = i;
+		while (i < n && line[i] != ' ' && line[i] != '\t')
+			i++;
+		if (count < max)
+			f[count] = (struct locus__field){line + start, i - start, (long)start + 1};
+		count++;
+		while (i < n && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+	}
+	return count;
+}
+
+int locus__field_number(const struct locus__field *f, double *out)
+{
+	char tmp[64], *end;
+	if (f->n == 0 || f->n >= sizeof tmp || memchr(f->s, 0, f->n))
+		return LOCUS_EPARSE;
+	memcpy(tmp, f->s, f->n);
+	tmp[f->n] = 0;
+	double v = strtod(tmp, &end);
+	if (*end || !isfinite(v))
+		return LOCUS_EPARSE;
+	*out = v;
+	return 0;
 }
 
 int locus__parse_u64(const char *s, size_t n, uint64_t *out)

@@ -8,6 +8,42 @@
 #include "locus/rng.h"
 #include "locus/workload.h"
 
+int locus_work_trace_parse(const char *text, size_t len, const char *name, double **vals, size_t *n,
+			   struct locus_error *err)
+{
+	size_t pos = 0, ln, cap = 0;
+	const char *line;
+	long lineno = 0;
+	*vals = NULL;
+	*n = 0;
+	while (locus__next_line(text, len, &pos, &line, &ln)) {
+		struct locus__field f;
+		double v;
+		lineno++;
+		size_t k = locus__split_fields(line, ln, &f, 1);
+		if (k == 0)
+			continue;
+		if (k > 1 || locus__field_number(&f, &v) || v < 0) {
+			free(*vals);
+			*vals = NULL;
+			*n = 0;
+			return locus__err(err, LOCUS_EPARSE, name, lineno, f.col,
+					  "expected one number of seconds >= 0 per line");
+		}
+		if (locus__grow(vals, &cap, *n + 1, sizeof **vals)) {
+			free(*vals);
+			*vals = NULL;
+			*n = 0;
+			return locus__err(err, LOCUS_ENOMEM, name, 0, 0, "out of memory");
+		}
+		(*vals)[(*n)++] = v;
+	}
+	if (!*n)
+		return locus__err(err, LOCUS_EPARSE, name, lineno, 0,
+				  "the trace holds no task time");
+	return 0;
+}
+
 int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct locus_error *err)
 {
 	memset(out, 0, sizeof *out);
@@ -19,52 +55,15 @@ int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct 
 #define KIND(s) (kn == strlen(s) && strncmp(text, s, kn) == 0)
 	if (KIND("trace")) {
 		char *data;
-		size_t len, cap = 0;
+		size_t len;
+		double *vals;
 		int rc = locus__read_file(args, &data, &len, err);
 		if (rc)
 			return rc;
-		size_t pos = 0, n;
-		const char *line;
-		long lineno = 0;
-		double *vals = NULL;
-		while (locus__next_line(data, len, &pos, &line, &n)) {
-			lineno++;
-			while (n && (*line == ' ' || *line == '\t')) {
-				line++;
-				n--;
-			}
-			if (!n || *line == '#')
-				continue;
-			char tmp[64];
-			if (n >= sizeof tmp) {
-				free(vals);
-				free(data);
-				return locus__err(err, LOCUS_EPARSE, args, lineno, 1,
-						  "expected a number of seconds");
-			}
-			memcpy(tmp, line, n);
-			tmp[n] = 0;
-			double v = strtod(tmp, &end);
-			while (*end == ' ' || *end == '\t')
-				end++;
-			if (end == tmp || *end || !(v >= 0) || isinf(v)) {
-				free(vals);
-				free(data);
-				return locus__err(err, LOCUS_EPARSE, args, lineno, 1,
-						  "expected a number of seconds >= 0, got \"%s\"",
-						  tmp);
-			}
-			if (locus__grow(&vals, &cap, out->n_trace + 1, sizeof *vals)) {
-				free(vals);
-				free(data);
-				return locus__err(err, LOCUS_ENOMEM, args, 0, 0, "out of memory");
-			}
-			vals[out->n_trace++] = v;
-		}
+		rc = locus_work_trace_parse(data, len, args, &vals, &out->n_trace, err);
 		free(data);
-		if (!out->n_trace)
-			return locus__err(err, LOCUS_EPARSE, args, lineno, 0,
-					  "the trace holds no task time");
+		if (rc)
+			return rc;
 		out->dist = LOCUS_WORK_TRACE;
 		out->trace = vals;
 		return 0;

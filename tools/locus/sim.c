@@ -326,66 +326,6 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	return 0;
 }
 
-/* Speed changes from a file of "TIME NODE SPEED" lines. */
-static int load_speed_trace(const char *path, const struct locus_platform *p,
-			    struct locus_speed_change **out, size_t *n, struct locus_error *err)
-{
-	char *text;
-	size_t len, pos = 0, ln, cap = 0;
-	const char *line;
-	long lineno = 0;
-	*out = NULL;
-	*n = 0;
-	int rc = locus_read_file(path, &text, &len, err);
-	while (!rc && locus__next_line(text, len, &pos, &line, &ln)) {
-		char buf[512], name[256];
-		double t, s;
-		char extra;
-		lineno++;
-		if (ln >= sizeof buf) {
-			rc = locus__err(err, LOCUS_EPARSE, path, lineno, 1, "line too long");
-			break;
-		}
-		memcpy(buf, line, ln);
-		buf[ln] = 0;
-		char *h = buf + strspn(buf, " \t");
-		if (!*h || *h == '#')
-			continue;
-		if (sscanf(h, "%lf %255s %lf %c", &t, name, &s, &extra) != 3 || !(t >= 0) ||
-		    !(s > 0)) {
-			rc =
-			    locus__err(err, LOCUS_EPARSE, path, lineno, 1,
-				       "expected \"TIME NODE SPEED\" with TIME >= 0 and SPEED > 0");
-			break;
-		}
-		long node = locus_platform_find(p, name);
-		if (node < 0) {
-			rc = locus__err(err, LOCUS_EPARSE, path, lineno,
-					(long)(strstr(h, name) - buf) + 1,
-					"no node \"%s\" in the platform", name);
-			break;
-		}
-		if (*n && t < (*out)[*n - 1].time) {
-			rc = locus__err(err, LOCUS_EPARSE, path, lineno, 1,
-					"times must not decrease (%g after %g)", t,
-					(*out)[*n - 1].time);
-			break;
-		}
-		if (locus__grow(out, &cap, *n + 1, sizeof **out)) {
-			rc = locus__err(err, LOCUS_ENOMEM, path, 0, 0, "out of memory");
-			break;
-		}
-		(*out)[(*n)++] = (struct locus_speed_change){t, (uint32_t)node, s};
-	}
-	free(text);
-	if (rc) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-	}
-	return rc;
-}
-
 static int progress_tty;
 
 static void progress(void *user, size_t done, size_t total, double now)
@@ -488,7 +428,8 @@ int cmd_sim(int argc, char **argv)
 		if (a.speed_hi > a.speed_lo || a.speed_lo != 1)
 			locus_platform_random_speeds(plat, a.speed_lo, a.speed_hi, a.seed);
 	}
-	if (a.speed_trace && (rc = load_speed_trace(a.speed_trace, plat, &speed, &n_speed, &err)))
+	if (a.speed_trace &&
+	    (rc = locus_speed_trace_load(plat, a.speed_trace, &speed, &n_speed, &err)))
 		goto fail;
 
 	/* Data. */
