@@ -128,5 +128,32 @@ run bad-platform 1 "$locus" place --chunks 2 --platform "$tmp/bad-platform.json"
 # Problems are reported, not dropped.
 run problems 0 "$locus" locate "fsck:$fixtures/fsck/hadoop3-missing.txt" && expect problems 'warning: the source reports [0-9]+ problem' "$err"
 
+# locus sim: usage, results, determinism, files, bad input.
+run sim-help 0 "$locus" sim --help && expect sim-help '--compare A,B' "$out"
+run sim-list 0 "$locus" sim --list-policies && expect sim-list 'dlmpi +one master draws' "$out"
+run sim-unknown-policy 2 "$locus" sim --policy best && expect sim-unknown-policy 'no policy "best"; the policies are' "$err"
+run sim-bad-option 1 "$locus" sim --policy delay -o wait=3 -q && expect sim-bad-option 'unknown option "wait" \(it takes delay=SECONDS\)' "$err"
+run sim-bad-work 1 "$locus" sim --work gauss:1 -q && expect sim-bad-work 'expected fixed:SECONDS' "$err"
+run sim-compare-files 2 "$locus" sim --compare fifo,dlmpi --out "$tmp/r.json" && expect sim-compare-files 'describe one run' "$err"
+run sim-platform-excl 2 "$locus" sim --platform "$fixtures/platform/small.json" --nodes 4 && expect sim-platform-excl 'excludes --nodes' "$err"
+run sim-zero-bw 2 "$locus" sim --disk-bw 0 && expect sim-zero-bw '--disk-bw must be > 0' "$err"
+run sim-run 0 "$locus" sim --nodes 8 -P 2 --tasks 64 --work uniform:1:2 --policy dlmpi -q && expect sim-run 'makespan +[0-9.]+ s +lower bound' "$out"
+first=$out
+run sim-again 0 "$locus" sim --nodes 8 -P 2 --tasks 64 --work uniform:1:2 --policy dlmpi -q
+[ "$(printf '%s\n' "$first" | grep -v simulated)" = "$(printf '%s\n' "$out" | grep -v simulated)" ] && ok || fail "same seed, different summary"
+run sim-compare 0 "$locus" sim --nodes 8 -P 2 --tasks 64 --compare fifo,monolithic,dlmpi,delay -q && expect sim-compare '^delay +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+' "$out" && expect sim-compare '^fifo ' "$out"
+run sim-json 0 "$locus" sim --nodes 4 --tasks 16 --policy fifo --json -q && expect sim-json '"format": "locus-result"' "$out"
+run sim-files 0 "$locus" sim --nodes 4 --tasks 16 --policy monolithic -q --out "$tmp/r.json" --csv "$tmp/r.csv" \
+	--trace "$tmp/t.json" --gantt "$tmp/g.svg" --load "$tmp/l.svg"
+[ "$(wc -l <"$tmp/r.csv")" -eq 17 ] && ok || fail "the CSV has a line per task"
+head -c 5 "$tmp/g.svg" | grep -q '<svg' && tail -c 7 "$tmp/l.svg" | grep -q '</svg>' && ok || fail "SVG charts"
+grep -q '"traceEvents"' "$tmp/t.json" && ok || fail "trace events"
+run sim-store 0 "$locus" sim --source "$tmp/s" --nodes 4 --dataset in.fa --policy delay -o delay=0 -q && expect sim-store '3 tasks on 4 workers' "$out"
+printf '0 node01 0.5\n5 node07 2\n' >"$tmp/speeds.txt"
+run sim-bad-trace 1 "$locus" sim --nodes 4 --speed-trace "$tmp/speeds.txt" -q && expect sim-bad-trace 'speeds.txt:2:3: no node "node07"' "$err"
+[ -z "$out" ] && ok || fail "a bad speed trace printed a result"
+run sim-bad-platform 1 "$locus" sim --platform "$tmp/bad-platform.json" -q && expect sim-bad-platform 'bad-platform.json:2:' "$err"
+run sim-no-out-dir 1 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp/nodir/r.json" && expect sim-no-out-dir 'nodir' "$err"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -84,13 +84,16 @@ TEST(work_trace)
 	static const struct {
 		const char *text;
 		long line, col;
-	} bad[] = {{"1\n-2\n", 2, 1}, {"1\n 2 3\n", 2, 2}, {"abc\n", 1, 1},
-		   {"1\n\n  1e999\n", 3, 3}, {"# nothing\n", 1, 0}};
+	} bad[] = {{"1\n-2\n", 2, 1},
+		   {"1\n 2 3\n", 2, 2},
+		   {"abc\n", 1, 1},
+		   {"1\n\n  1e999\n", 3, 3},
+		   {"# nothing\n", 1, 0}};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		v = (double *)&v;
-		CHECK_EQ_INT(locus_work_trace_parse(bad[i].text, strlen(bad[i].text), "w", &v, &n,
-						    &err),
-			     LOCUS_EPARSE);
+		CHECK_EQ_INT(
+		    locus_work_trace_parse(bad[i].text, strlen(bad[i].text), "w", &v, &n, &err),
+		    LOCUS_EPARSE);
 		CHECK(v == NULL && n == 0);
 		CHECK_EQ_INT(err.line, bad[i].line);
 		CHECK_EQ_INT(err.column, bad[i].col);
@@ -105,9 +108,9 @@ TEST(work_specs)
 	CHECK(w.dist == LOCUS_WORK_UNIFORM && w.lo == 1 && w.hi == 3);
 	CHECK_EQ_INT(locus_work_spec_parse(&w, "per-mib:0.002", &err), 0);
 	CHECK(w.dist == LOCUS_WORK_PER_BYTE && w.mean == 0.002);
-	static const char *const bad[] = {"fixed",     "fixed:",	"fixed:-1", "exp:0",
-					  "uniform:3:1", "uniform:1", "gauss:1",  "fixed:1:2",
-					  "trace:/nonexistent/trace"};
+	static const char *const bad[] = {"fixed",   "fixed:",	    "fixed:-1",
+					  "exp:0",   "uniform:3:1", "uniform:1",
+					  "gauss:1", "fixed:1:2",   "trace:/nonexistent/trace"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		CHECK(locus_work_spec_parse(&w, bad[i], &err) != 0);
 }

@@ -77,7 +77,8 @@ static void spec_and_options(const char *text, size_t size)
 	struct locus_kv kv;
 	if (!locus_kv_parse(&kv, opts, &err)) {
 		for (size_t i = 0; i < kv.n; i++) {
-			check(kv.keys[i][0] && !strchr(kv.keys[i], '=') && !strchr(kv.keys[i], ','));
+			check(kv.keys[i][0] && !strchr(kv.keys[i], '=') &&
+			      !strchr(kv.keys[i], ','));
 			check(kv.vals[i][0] && !strchr(kv.vals[i], ','));
 			double v;
 			locus_kv_double(&kv, kv.keys[i], 0, -1e300, 1e300, &v, &err);
