@@ -146,6 +146,8 @@ run sim-json 0 "$locus" sim --nodes 4 --tasks 16 --policy fifo --json -q && expe
 run sim-files 0 "$locus" sim --nodes 4 --tasks 16 --policy monolithic -q --out "$tmp/r.json" --csv "$tmp/r.csv" \
 	--trace "$tmp/t.json" --gantt "$tmp/g.svg" --load "$tmp/l.svg"
 [ "$(wc -l <"$tmp/r.csv")" -eq 17 ] && ok || fail "the CSV has a line per task"
+run sim-files-again 0 "$locus" sim --nodes 4 --tasks 16 --policy monolithic -q --out "$tmp/r2.json" --trace "$tmp/t2.json"
+cmp -s "$tmp/r.json" "$tmp/r2.json" && cmp -s "$tmp/t.json" "$tmp/t2.json" && ok || fail "same seed, different result bytes"
 head -c 5 "$tmp/g.svg" | grep -q '<svg' && tail -c 7 "$tmp/l.svg" | grep -q '</svg>' && ok || fail "SVG charts"
 grep -q '"traceEvents"' "$tmp/t.json" && ok || fail "trace events"
 run sim-store 0 "$locus" sim --source "$tmp/s" --nodes 4 --dataset in.fa --policy delay -o delay=0 -q && expect sim-store '3 tasks on 4 workers' "$out"

@@ -73,8 +73,6 @@ static void summary(struct locus__out *o, const struct locus_result *r)
 	field_num(o, "worker_idle_total", r->worker_idle_total);
 	locus__out_str(o, ",\n    ");
 	field_u64(o, "events", r->events);
-	locus__out_str(o, ",\n    ");
-	field_num(o, "wall_seconds", r->wall_seconds);
 	locus__out_str(o, "\n  },\n");
 }
 

@@ -78,11 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(p != NULL && p->n_nodes >= 1);
 	check(p->latency >= 0 && isfinite(p->latency));
 	check(p->backbone_bw >= 0 && isfinite(p->backbone_bw));
+	check(p->rack_bw >= 0 && isfinite(p->rack_bw));
 	for (size_t i = 0; i < p->n_nodes; i++) {
 		const struct locus_node *nd = &p->nodes[i];
 		check(clean(nd->name) && nd->name[0] != '.');
 		check(clean(nd->rack) && nd->rack[0] == '/');
-		check(nd->cores >= 1);
+		check(nd->cores >= 0 && nd->max_transfers >= 0);
 		check(nd->speed > 0 && nd->disk_bw > 0 && nd->net_bw > 0);
 		check(isfinite(nd->speed) && isfinite(nd->disk_bw) && isfinite(nd->net_bw));
 		cores += (size_t)nd->cores;
