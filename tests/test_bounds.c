@@ -516,6 +516,8 @@ static double eq1(const struct locus_workload *wl, const uint32_t *task_node, do
 		power += p->nodes[i].cores * p->nodes[i].speed;
 	for (size_t t = 0; t < wl->n_tasks; t++) {
 		const struct locus_node *nd = &p->nodes[task_node[t]];
+		if (nd->cores == 0)
+			return -INFINITY; /* a storage node runs no task */
 		t_i[task_node[t]] += wl->tasks[t].work / (nd->cores * nd->speed);
 		local += locus_workload_is_local(wl, (uint32_t)t, task_node[t]);
 	}
@@ -596,7 +598,8 @@ TEST(dlmpi_ip_agrees_with_brute_force)
 		uint32_t reps[6 * 3], n_reps[6], task_node[6];
 
 		for (int i = 0; i < m; i++) {
-			cores[i] = 1 + (int)locus_rng_below(&rng, 2);
+			/* Now and then a storage node, which runs no worker. */
+			cores[i] = (int)locus_rng_below(&rng, i ? 3 : 2) + (i ? 0 : 1);
 			speed[i] = 0.5 + 1.5 * locus_rng_uniform(&rng);
 		}
 		for (size_t t = 0; t < n; t++) {
@@ -621,8 +624,10 @@ TEST(dlmpi_ip_agrees_with_brute_force)
 			fprintf(stderr, "  instance %d: %zu tasks, %d nodes, alpha %g beta %g\n",
 				iter, n, m, alpha, beta);
 		CHECK_NEAR(obj, want, 1e-6);
-		/* The objective is that of the assignment returned. */
+		/* The objective is that of the assignment returned, and the
+		 * library evaluates any assignment the same way. */
 		CHECK_NEAR(eq1(wl, task_node, alpha, beta), obj, 1e-12);
+		CHECK_NEAR(locus_dlmpi_objective(wl, alpha, beta, task_node), obj, 1e-12);
 		solved++;
 		locus_workload_destroy(wl);
 		locus_platform_destroy(p);

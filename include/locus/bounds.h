@@ -82,6 +82,12 @@ int locus_bound_locality_glpk(const struct locus_workload *wl, const uint32_t *c
 int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, size_t max_tasks,
 		   uint32_t *task_node, double *objective, struct locus_error *err);
 
+/* The value of Eq. 1 for the assignment task_node (node of each task),
+ * as locus_dlmpi_ip defines it: what a policy's run scored, to put next to
+ * the optimum. NaN when out of memory. */
+double locus_dlmpi_objective(const struct locus_workload *wl, double alpha, double beta,
+			     const uint32_t *task_node);
+
 #ifdef __cplusplus
 }
 #endif

@@ -643,15 +643,38 @@ static double dlmpi_value(const struct locus_workload *wl, const uint32_t *task_
 		time[task_node[t]] += wl->tasks[t].work;
 		l += (size_t)locus_workload_is_local(wl, (uint32_t)t, task_node[t]);
 	}
-	for (size_t n = 0; n < n_nodes; n++)
-		if (time[n] / power[n] > m)
-			m = time[n] / power[n];
+	for (size_t n = 0; n < n_nodes; n++) {
+		/* Work on a node that runs no worker is never done. */
+		double tn = time[n] > 0 ? (power[n] > 0 ? time[n] / power[n] : INFINITY) : 0;
+		if (tn > m)
+			m = tn;
+	}
 	/* No tasks: nothing is read remotely; no work: nothing is late. */
 	pd = wl->n_tasks ? (double)l / (double)wl->n_tasks : 1;
 	pt = m > 0 ? opt / m : 1;
 	*local = l;
 	*makespan = m;
 	return alpha * pd + beta * pt;
+}
+
+double locus_dlmpi_objective(const struct locus_workload *wl, double alpha, double beta,
+			     const uint32_t *task_node)
+{
+	size_t m = wl->platform->n_nodes, local;
+	double *power = locus__calloc(m, sizeof *power), *time = locus__calloc(m, sizeof *time);
+	double makespan, value = NAN;
+	struct locus_makespan_bound mb;
+
+	if (power && time) {
+		for (size_t i = 0; i < m; i++)
+			power[i] = node_power(&wl->platform->nodes[i]);
+		locus_bound_makespan(wl, NULL, &mb);
+		value = dlmpi_value(wl, task_node, power, time, mb.work, alpha, beta, &local,
+				    &makespan);
+	}
+	free(power);
+	free(time);
+	return value;
 }
 
 int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, size_t max_tasks,
@@ -700,10 +723,24 @@ int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, s
 		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < m; i++)
+	int any_power = 0;
+	for (size_t i = 0; i < m; i++) {
 		power[i] = node_power(&wl->platform->nodes[i]);
-	for (size_t t = 0; t < n; t++)
-		lmax += wl->tasks[t].n_holders > 0;
+		any_power |= power[i] > 0;
+	}
+	if (!any_power) {
+		rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no node runs a worker");
+		goto out;
+	}
+	/* The most tasks that can be local: those held by a node that runs
+	 * workers (a storage node takes no task). */
+	for (size_t t = 0; t < n; t++) {
+		const struct locus_task *tk = &wl->tasks[t];
+		int can = 0;
+		for (uint32_t k = 0; k < tk->n_holders; k++)
+			can |= power[wl->holders[tk->holders_at + k]] > 0;
+		lmax += (size_t)can;
+	}
 
 	/* Columns: x_ti = column 1 + t m + i (binary), M = column n m + 1.
 	 * Rows: task t = row t + 1 (sum_i x_ti = 1), node i = row n + i + 1
@@ -720,6 +757,10 @@ int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, s
 			int col = (int)(t * m + i) + 1;
 
 			glp_set_col_kind(P, col, GLP_BV);
+			if (!(power[i] > 0)) {
+				glp_set_col_bnds(P, col, GLP_FX, 0, 0);
+				continue;
+			}
 			n_nz++;
 			ia[n_nz] = (int)t + 1;
 			ja[n_nz] = col;
