@@ -136,6 +136,7 @@ run sim-bad-option 1 "$locus" sim --policy delay -o wait=3 -q && expect sim-bad-
 run sim-bad-work 1 "$locus" sim --work gauss:1 -q && expect sim-bad-work 'expected fixed:SECONDS' "$err"
 run sim-compare-files 2 "$locus" sim --compare fifo,dlmpi --out "$tmp/r.json" && expect sim-compare-files 'describe one run' "$err"
 run sim-platform-excl 2 "$locus" sim --platform "$fixtures/platform/small.json" --nodes 4 && expect sim-platform-excl 'excludes --nodes' "$err"
+run sim-schedulers 1 "$locus" sim --nodes 4 --schedulers 3 --policy fifo -q && expect sim-schedulers 'policy fifo runs 1 scheduler, not 3' "$err"
 run sim-zero-bw 2 "$locus" sim --disk-bw 0 && expect sim-zero-bw '--disk-bw must be > 0' "$err"
 run sim-run 0 "$locus" sim --nodes 8 -P 2 --tasks 64 --work uniform:1:2 --policy dlmpi -q && expect sim-run 'makespan +[0-9.]+ s +lower bound' "$out"
 first=$out

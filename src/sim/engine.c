@@ -541,6 +541,13 @@ static int setup(struct engine *e)
 	size_t nn = e->p->n_nodes;
 	e->n_workers = e->wl->n_workers;
 	e->n_scheds = cfg->policy->schedulers(e->n_workers, cfg->schedulers);
+	if (cfg->schedulers && e->n_scheds != cfg->schedulers)
+		return fail(e, LOCUS_EINVAL, "policy %s runs %zu scheduler%s, not %zu",
+			    cfg->policy->name, e->n_scheds, e->n_scheds == 1 ? "" : "s",
+			    cfg->schedulers);
+	if (!e->n_workers)
+		return fail(e, LOCUS_EINVAL,
+			    "the platform runs no worker (every node has 0 cores)");
 	e->n_procs = e->n_workers + e->n_scheds;
 	e->latency = cfg->latency >= 0 ? cfg->latency : e->p->latency;
 	e->procs = locus__calloc(e->n_procs, sizeof *e->procs);
