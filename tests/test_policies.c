@@ -25,6 +25,7 @@
 #include "locus/locus.h"
 #include "sched/actions.h"
 #include "sched/mw.h"
+#include "sched/scal.h"
 #include "test.h"
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -130,8 +131,9 @@ struct drive {
 	const struct locus_workload *wl;
 	const char *opts;
 	uint64_t seed;
-	double latency; /* every message */
-	double penalty; /* added to a task whose chunk is not on the worker's node */
+	size_t schedulers; /* requested (0: the policy's default) */
+	double latency;	   /* every message */
+	double penalty;	   /* added to a task whose chunk is not on the worker's node */
 	/* What happened. */
 	struct locus_error err; /* create's error */
 	int32_t *worker;	/* by task: who ran it, -1 */
@@ -213,7 +215,7 @@ static int drive_run(struct drive *d)
 	struct locus_policy_ctx ctx = {
 	    .wl = wl,
 	    .n_workers = nw,
-	    .n_schedulers = d->pol->schedulers(nw, 0),
+	    .n_schedulers = d->pol->schedulers(nw, d->schedulers),
 	    .seed = d->seed,
 	    .opts = &kv,
 	};
@@ -447,7 +449,7 @@ static long ask(struct inst *in, uint32_t w, long done, double duration, double 
 TEST(registry)
 {
 	const struct locus_policy *const *all = locus_policies();
-	const char *want[] = {"fifo", "monolithic", "dlmpi", "delay"};
+	const char *want[] = {"fifo", "monolithic", "dlmpi", "delay", "scal"};
 	size_t n = 0;
 
 	for (; all[n]; n++) {
@@ -457,10 +459,18 @@ TEST(registry)
 		for (size_t m = 0; m < n; m++)
 			CHECK(strcmp(all[m]->name, all[n]->name) != 0);
 		CHECK_EQ_INT(all[n]->schedulers(1, 0), 1);
-		CHECK_EQ_INT(all[n]->schedulers(20000, 7), 1);
+		/* One master, or ScalScheduling's one per 512 workers. */
+		if (strcmp(all[n]->name, "scal") == 0) {
+			CHECK_EQ_INT(all[n]->schedulers(20000, 7), 7);
+			CHECK_EQ_INT(all[n]->schedulers(512, 0), 1);
+			CHECK_EQ_INT(all[n]->schedulers(513, 0), 2);
+			CHECK_EQ_INT(all[n]->schedulers(2048, 0), 4);
+		} else {
+			CHECK_EQ_INT(all[n]->schedulers(20000, 7), 1);
+		}
 	}
-	CHECK(n >= 4);
-	for (size_t i = 0; i < 4; i++)
+	CHECK(n >= 5);
+	for (size_t i = 0; i < 5; i++)
 		CHECK(locus_policy_find(want[i]) != NULL);
 	CHECK(locus_policy_find("nope") == NULL);
 	CHECK(locus_policy_find("") == NULL);
@@ -881,6 +891,143 @@ TEST(monolithic_is_the_scan)
 	}
 }
 
+/* ---- ScalScheduling ----------------------------------------------------------- */
+
+TEST(scal_priority)
+{
+	/* Eq. 1 by hand: n = 4 workers, f = 12 tasks (b = 3), m = 2. Task z = 5
+	 * has x = 2, y = 1; on worker 2: 3 * ((1 + 4 - 2) % 4) + (2 + 3 - 0) % 3
+	 * = 9 + 2; on worker 1: 3 * 0 + (2 + 3 - 1) % 3 = 1. */
+	CHECK_EQ_INT(locus__scal_priority(4, 12, 2, 5, 2), 11);
+	CHECK_EQ_INT(locus__scal_priority(4, 12, 2, 5, 1), 1);
+	/* Worker i's first task is the one with y = i - 1 (mod n). */
+	CHECK_EQ_INT(locus__scal_priority(4, 12, 2, 2, 3), 3 * 3 + (1 + 3 - 1) % 3);
+	/* x + b - i % m below 0 (m > b + 1) wraps to a non-negative rank:
+	 * n = 10, f = 10 (b = 1): every second key is 0. */
+	CHECK_EQ_INT(locus__scal_priority(10, 10, 8, 1, 7), 1 * ((1 + 10 - 7) % 10));
+	/* For every worker the priorities of all tasks are distinct: an order. */
+	static const uint64_t shapes[][3] = {{4, 12, 2}, {7, 50, 3}, {16, 160, 1}, {5, 23, 9}};
+	for (size_t s = 0; s < LEN(shapes); s++) {
+		uint64_t n = shapes[s][0], f = shapes[s][1], m = shapes[s][2];
+		for (uint64_t i = 1; i <= n; i++) {
+			uint64_t seen[256] = {0};
+			for (uint64_t z = 1; z <= f; z++) {
+				uint64_t pr = locus__scal_priority(n, f, m, z, i);
+				CHECK(pr < 256);
+				CHECK_EQ_INT(seen[pr]++, 0);
+			}
+		}
+	}
+}
+
+TEST(scal_exact)
+{
+	/* Workers w0 (node 0) and w1 (node 1), one scheduler, tasks t0 on n0,
+	 * t1 on both, t2 on n1, t3 on n0; work 1, remote reads 0.5 more, no
+	 * latency. Eq. 1 (n = 2, f = 4, b = 2, m = 1) orders w0's tasks t1, t3,
+	 * t0 (priorities 3, 2, 1) and w1's t2, t1 (2, 1). At 0: w0 sends (t1,
+	 * t3): t1 approved, t3 kept (alpha); w1 sends (t2, t1): t2 approved,
+	 * t1 done (beta). At 1: w0 sends (t0, NULL): its kept-list gives t3
+	 * (ID) and keeps t0; w1, with nothing left to send, asks remotely and
+	 * gets t0 from the longest kept-list (w0's), remote: 1.5 s. At 2 w0's
+	 * NULL request finds nothing kept (chi, n_k = 0): it stops; w1 stops
+	 * at 2.5. */
+	uint32_t holders[] = {1, 3, 2, 1};
+	struct fixture f;
+	CHECK(fixture_make(&f, 2, NULL, NULL, 4, holders, NULL) == 0);
+	struct drive d = drive_of("scal", &f, NULL, 1);
+	CHECK(drive_run(&d) == 0);
+	CHECK_EQ_STR(d.fault, "");
+	CHECK(ran(&d, 1, 0, 0, 1) && ran(&d, 2, 1, 0, 1));
+	CHECK(ran(&d, 3, 0, 1, 2) && ran(&d, 0, 1, 1, 2.5));
+	CHECK(d.stop[0] == 2 && d.stop[1] == 2.5);
+	CHECK_EQ_INT(counter(&d.stats, "local_requests"), 4);
+	CHECK_EQ_INT(counter(&d.stats, "local_approved"), 3);
+	CHECK_EQ_INT(counter(&d.stats, "kept_answers"), 1);
+	CHECK_EQ_INT(counter(&d.stats, "null_requests"), 1);
+	CHECK_EQ_INT(counter(&d.stats, "remote_requests"), 1);
+	CHECK_EQ_INT(counter(&d.stats, "remote_kept"), 1);
+	CHECK_EQ_INT(d.stats.local_assignments, 3);
+	CHECK_EQ_INT(d.stats.remote_assignments, 1);
+	drive_free(&d);
+	fixture_free(&f);
+}
+
+/* A random workload for ScalScheduling's guarantee: up to 12 nodes of up
+ * to 4 workers, speeds spread up to 1:10, 0-200 tasks with 1-3 replicas
+ * placed by HDFS's rule, at random or skewed, work 0-2 s. */
+static int scal_fixture(struct fixture *f, struct locus_rng *r)
+{
+	size_t n_nodes = 1 + locus_rng_below(r, 12), n_tasks = locus_rng_below(r, 201);
+	struct locus_error err = {0};
+	struct locus_work_spec spec = {.dist = LOCUS_WORK_UNIFORM, .lo = 0, .hi = 2};
+	unsigned reps = 1 + (unsigned)locus_rng_below(r, 3);
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	if (reps > n_nodes)
+		reps = (unsigned)n_nodes;
+	size_t racks = 1 + locus_rng_below(r, 3);
+	if ((rc = locus_platform_generate(&f->p, n_nodes, racks < n_nodes ? racks : n_nodes,
+					  1 + (int)locus_rng_below(r, 4), "n")))
+		return rc;
+	double spread = 1 + 9 * locus_rng_uniform(r);
+	locus_platform_random_speeds(f->p, 1, spread, locus_rng_next(r));
+	struct locus_place_options po = {.policy = (enum locus_place_policy)locus_rng_below(r, 3),
+					 .replicas = reps,
+					 .seed = locus_rng_next(r)};
+	/* Skewed: a spread the counts can have (at most what every node at 0
+	 * or at every chunk would give, and at most half the mean). */
+	double mean = (double)n_tasks * reps / (double)n_nodes;
+	double widest = sqrt(mean * ((double)n_tasks - mean));
+	po.skew_std = 0.9 * fmin(widest, 0.5 * mean) * locus_rng_uniform(r);
+	if ((rc = locus_place_catalog(f->p, "d", n_tasks, 1 << 20, &po, &f->cat, &err)) ||
+	    (rc = locus_workload_build(&f->wl, f->p, f->cat, NULL, &spec, locus_rng_next(r),
+				       &err))) {
+		fprintf(stderr, "scal fixture: %s\n", err.message);
+		fixture_free(f);
+		return rc;
+	}
+	return 0;
+}
+
+TEST(scal_every_task_once)
+{
+	/* ScalScheduling's guarantee over 1,000 random workloads: every task
+	 * runs exactly once and every worker is stopped, whatever the
+	 * interleaving (random latencies), tau, the number of schedulers and
+	 * the ownership. drive_run reports any task run twice or never. */
+	static const char *const opts[] = {
+	    "tau=1", "tau=2", "tau=3", "tau=4", "tau=2,own=cyclic", "tau=1,own=cyclic"};
+	struct locus_rng r;
+	locus_rng_init(&r, 4242);
+	uint64_t approved = 0, requests = 0;
+	for (int c = 0; c < 1000; c++) {
+		struct fixture f;
+		CHECK(scal_fixture(&f, &r) == 0);
+		struct drive d = {.pol = locus_policy_find("scal"),
+				  .wl = f.wl,
+				  .opts = opts[c % LEN(opts)],
+				  .seed = (uint64_t)c,
+				  .schedulers = 1 + locus_rng_below(&r, 8),
+				  .latency = 0.001 * (double)locus_rng_below(&r, 50),
+				  .penalty = 0.25};
+		CHECK(drive_run(&d) == 0);
+		if (d.fault[0])
+			fprintf(stderr, "case %d (%zu tasks, %zu workers, %s): %s\n", c,
+				f.wl->n_tasks, f.wl->n_workers, d.opts, d.fault);
+		CHECK_EQ_STR(d.fault, "");
+		CHECK_EQ_INT(d.local + d.remote, f.wl->n_tasks);
+		CHECK_EQ_INT(d.stats.local_assignments, d.local);
+		CHECK_EQ_INT(d.stats.remote_assignments, d.remote);
+		approved += (uint64_t)counter(&d.stats, "local_approved");
+		requests += (uint64_t)counter(&d.stats, "local_requests");
+		drive_free(&d);
+		fixture_free(&f);
+	}
+	CHECK(approved > 0 && approved <= requests);
+}
+
 /* ---- conformance and determinism ------------------------------------------- */
 
 /* A random workload: 1-6 nodes of 1-3 cores and speeds 0.5-2, 0-60 tasks
@@ -933,8 +1080,11 @@ TEST(conformance)
 				CHECK_EQ_INT(d.stats.local_assignments, d.local);
 				CHECK_EQ_INT(d.stats.remote_assignments, d.remote);
 				CHECK_EQ_INT(d.stats.entries_examined, d.entries);
-				CHECK_EQ_INT(counter(&d.stats, "requests"),
-					     f.wl->n_tasks + f.wl->n_workers);
+				/* A master/worker policy answers each worker once per
+				 * task and once more to stop it. */
+				if ((*p)->schedulers(100, 3) == 1)
+					CHECK_EQ_INT(counter(&d.stats, "requests"),
+						     f.wl->n_tasks + f.wl->n_workers);
 				drive_free(&d);
 			}
 		}
@@ -1059,13 +1209,15 @@ TEST(options)
 	CHECK_EQ_INT(inst_open(&in, "delay", f.wl, 1, NULL, &err), 0);
 	inst_close(&in);
 
-	/* One master, and workers the workload has. */
+	/* One master (for master/worker policies), and workers the workload
+	 * has. */
 	void *state = NULL;
 	struct locus_policy_ctx ctx = {.wl = f.wl, .n_workers = 2, .n_schedulers = 2};
 	for (const struct locus_policy *const *p = locus_policies(); *p; p++) {
 		ctx.n_schedulers = 2;
 		ctx.n_workers = 2;
-		CHECK_EQ_INT((*p)->create(&state, &ctx, &err), LOCUS_EINVAL);
+		if ((*p)->schedulers(100, 3) == 1)
+			CHECK_EQ_INT((*p)->create(&state, &ctx, &err), LOCUS_EINVAL);
 		ctx.n_schedulers = 1;
 		ctx.n_workers = 3;
 		CHECK_EQ_INT((*p)->create(&state, &ctx, &err), LOCUS_EINVAL);
@@ -1086,7 +1238,8 @@ TEST(empty_workload)
 		CHECK(drive_run(&d) == 0);
 		CHECK_EQ_STR(d.fault, "");
 		CHECK(d.stop[0] == 0 && d.stop[2] == 0);
-		CHECK_EQ_INT(d.entries, 0);
+		if ((*p)->schedulers(100, 3) == 1)
+			CHECK_EQ_INT(d.entries, 0);
 		drive_free(&d);
 	}
 	fixture_free(&f);
@@ -1097,5 +1250,6 @@ TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(worker_protocol), TEST_ENTRY(fifo_exa
 	  TEST_ENTRY(dlmpi_exact), TEST_ENTRY(dlmpi_probabilities_local),
 	  TEST_ENTRY(dlmpi_probabilities_remote), TEST_ENTRY(dlmpi_infinite_first),
 	  TEST_ENTRY(monolithic_cost_linear), TEST_ENTRY(monolithic_is_the_scan),
+	  TEST_ENTRY(scal_priority), TEST_ENTRY(scal_exact), TEST_ENTRY(scal_every_task_once),
 	  TEST_ENTRY(conformance), TEST_ENTRY(conformance_large), TEST_ENTRY(determinism),
 	  TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options), TEST_ENTRY(empty_workload))

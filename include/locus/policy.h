@@ -99,6 +99,10 @@ void locus_kv_fini(struct locus_kv *kv);
  * message) when present but not a number in [min, max]. */
 int locus_kv_double(struct locus_kv *kv, const char *key, double def, double min, double max,
 		    double *out, struct locus_error *err);
+/* Reads `key` as one of the NULL-terminated `names` (*out its index), or
+ * `def` when absent. LOCUS_EINVAL (naming the choices) otherwise. */
+int locus_kv_choice(struct locus_kv *kv, const char *key, const char *const *names, int def,
+		    int *out, struct locus_error *err);
 /* The first key no getter asked for, or NULL. */
 const char *locus_kv_unused(const struct locus_kv *kv);
 

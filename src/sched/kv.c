@@ -1,5 +1,6 @@
 /* key=value option lists for policies ("delay=0.5,tau=2"). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,36 @@ int locus_kv_double(struct locus_kv *kv, const char *key, double def, double min
 					  key, kv->vals[i], min, max);
 		*out = v;
 		return 0;
+	}
+	return 0;
+}
+
+int locus_kv_choice(struct locus_kv *kv, const char *key, const char *const *names, int def,
+		    int *out, struct locus_error *err)
+{
+	*out = def;
+	if (!kv)
+		return 0;
+	for (size_t k = 0; k < kv->n; k++)
+		if (strcmp(kv->keys[k], key) == 0)
+			kv->used[k] = 1;
+	for (size_t i = kv->n; i-- > 0;) {
+		if (strcmp(kv->keys[i], key) != 0)
+			continue;
+		for (int c = 0; names[c]; c++)
+			if (strcmp(kv->vals[i], names[c]) == 0) {
+				*out = c;
+				return 0;
+			}
+		char allowed[200] = "";
+		for (int c = 0; names[c]; c++) {
+			size_t at = strlen(allowed);
+			snprintf(allowed + at, sizeof allowed - at, "%s%s", c ? ", " : "",
+				 names[c]);
+		}
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "policy option %s=%s: expected one of %s", key, kv->vals[i],
+				  allowed);
 	}
 	return 0;
 }

@@ -11,6 +11,6 @@ extern const struct locus_policy locus__policy_fifo;	   /* fifo.c */
 extern const struct locus_policy locus__policy_monolithic; /* monolithic.c */
 extern const struct locus_policy locus__policy_dlmpi;	   /* dlmpi.c */
 extern const struct locus_policy locus__policy_delay;	   /* delay.c */
-/* ScalScheduling (scal.c) joins here: locus__policy_scal. */
+extern const struct locus_policy locus__policy_scal;	   /* scal.c */
 
 #endif

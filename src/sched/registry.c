@@ -9,12 +9,8 @@
 
 /* NULL-terminated, in the order the CLI lists them. */
 static const struct locus_policy *const policies[] = {
-    &locus__policy_fifo,
-    &locus__policy_monolithic,
-    &locus__policy_dlmpi,
-    &locus__policy_delay,
-    /* &locus__policy_scal: ScalScheduling goes here once scal.c lands. */
-    NULL,
+    &locus__policy_fifo,  &locus__policy_monolithic, &locus__policy_dlmpi,
+    &locus__policy_delay, &locus__policy_scal,	     NULL,
 };
 
 const struct locus_policy *const *locus_policies(void)
