@@ -34,7 +34,7 @@ static struct locus_worker_result small_workers[3] = {
     {1, 2, 1, 100, 100, 3.497, 0.003, 0.003},
 };
 
-static struct locus_sched_result small_scheds[1] = {{20, 0.01}};
+static struct locus_sched_result small_scheds[1] = {{20, 0.01, 3, 0.25}};
 
 static void small_result(struct locus_result *r)
 {
@@ -385,6 +385,8 @@ TEST(json_fields)
 	CHECK_EQ_INT(json_array_size(ss), 1);
 	CHECK_EQ_INT(num_at(json_array_get(ss, 0), "events"), 20);
 	CHECK(num_at(json_array_get(ss, 0), "busy") == 0.01);
+	CHECK_EQ_INT(num_at(json_array_get(ss, 0), "queue_max"), 3);
+	CHECK(num_at(json_array_get(ss, 0), "queue_mean") == 0.25);
 
 	json_t *ts = json_object_get(doc, "tasks");
 	CHECK_EQ_INT(json_array_size(ts), 5);
@@ -867,6 +869,16 @@ TEST(line_chart)
 	char *again = render_chart(&c, &len2, &rc);
 	CHECK(len2 == len && memcmp(text, again, len) == 0);
 	free(again);
+	free(text);
+	/* A log10 y axis: whole decades, values <= 0 left out. */
+	static const double yl[] = {0.004, 0.03, 0, 250};
+	struct locus_series sl = {.label = "log", .n = 4, .x = x, .y = yl};
+	struct locus_chart cl = {.series = &sl, .n_series = 1, .y_log10 = 1, .x_log2 = 1};
+	text = render_chart(&cl, &len, &rc);
+	CHECK_EQ_INT(rc, 0);
+	CHECK(svg_ok(text, len));
+	CHECK(strstr(text, ">0.001</text>") != NULL && strstr(text, ">1000</text>") != NULL);
+	CHECK_EQ_INT(count(text, "<circle"), 3);
 	free(text);
 	/* Nothing to draw; bad arguments. */
 	struct locus_chart empty = {.title = "empty"};

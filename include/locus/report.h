@@ -52,7 +52,9 @@ struct locus_series {
 struct locus_chart {
 	const char *title, *subtitle;
 	const char *x_label, *y_label;
-	int x_log2; /* x on a log2 axis, ticked at the first series' points */
+	int x_log2;  /* x on a log2 axis, ticked at the first series' points */
+	int y_log10; /* y on a log10 axis (values <= 0 left out) */
+	int y_zoom;  /* y spans the data, not from 0 (for values close together) */
 	const struct locus_series *series;
 	size_t n_series;
 };

@@ -75,8 +75,10 @@ struct locus_worker_result {
 };
 
 struct locus_sched_result {
-	uint64_t events; /* events handled */
-	double busy;	 /* time spent deciding */
+	uint64_t events;    /* events handled */
+	double busy;	    /* time spent deciding */
+	uint32_t queue_max; /* most events waiting in its inbox at once */
+	double queue_mean;  /* events waiting, averaged over the makespan */
 };
 
 struct locus_result {

@@ -30,9 +30,20 @@ static const char chart_style[] =
     ".band{fill-opacity:0.15;stroke:none}\n";
 
 struct frame {
-	double x0, x1, y0, y1; /* data ranges */
-	int log2x;
+	double x0, x1, y0, y1; /* data ranges (powers of ten on a log10 y axis) */
+	int log2x, log10y;
 };
+
+static int usable(double v)
+{
+	return isfinite(v);
+}
+
+/* Whether y can be drawn on the frame's y axis. */
+static int y_ok(const struct frame *f, double y)
+{
+	return usable(y) && (!f->log10y || y > 0);
+}
 
 static double px(const struct frame *f, double x)
 {
@@ -43,13 +54,9 @@ static double px(const struct frame *f, double x)
 
 static double py(const struct frame *f, double y)
 {
-	return H - BOTTOM -
-	       (f->y1 > f->y0 ? (y - f->y0) / (f->y1 - f->y0) : 0) * (H - TOP - BOTTOM);
-}
-
-static int usable(double v)
-{
-	return isfinite(v);
+	double a = f->log10y ? log10(y) : y, lo = f->log10y ? log10(f->y0) : f->y0,
+	       hi = f->log10y ? log10(f->y1) : f->y1;
+	return H - BOTTOM - (hi > lo ? (a - lo) / (hi - lo) : 0) * (H - TOP - BOTTOM);
 }
 
 /* The data ranges: y from 0 to the largest value (or band top), x over
@@ -59,14 +66,15 @@ static int frame_of(const struct locus_chart *c, struct frame *f)
 	int any = 0;
 	f->x0 = INFINITY;
 	f->x1 = -INFINITY;
-	f->y0 = 0;
+	f->y0 = c->y_log10 || c->y_zoom ? INFINITY : 0;
 	f->y1 = 0;
 	f->log2x = c->x_log2;
+	f->log10y = c->y_log10;
 	for (size_t s = 0; s < c->n_series; s++) {
 		const struct locus_series *se = &c->series[s];
 		for (size_t i = 0; i < se->n; i++) {
 			double x = se->x[i], y = se->y_hi ? se->y_hi[i] : se->y[i];
-			if (!usable(x) || !usable(se->y[i]) || (f->log2x && !(x > 0)))
+			if (!usable(x) || !y_ok(f, se->y[i]) || (f->log2x && !(x > 0)))
 				continue;
 			any = 1;
 			if (x < f->x0)
@@ -75,8 +83,10 @@ static int frame_of(const struct locus_chart *c, struct frame *f)
 				f->x1 = x;
 			if (usable(y) && y > f->y1)
 				f->y1 = y;
-			if (se->y[i] < f->y0)
-				f->y0 = se->y[i];
+			double low = se->y_lo && y_ok(f, se->y_lo[i]) ? fmin(se->y_lo[i], se->y[i])
+								      : se->y[i];
+			if (low < f->y0)
+				f->y0 = low;
 		}
 	}
 	if (!any)
@@ -85,6 +95,22 @@ static int frame_of(const struct locus_chart *c, struct frame *f)
 		f->x0 = 0;
 	if (f->x1 == f->x0)
 		f->x1 = f->x0 + 1;
+	if (f->log10y) {
+		/* Whole decades around the data. */
+		f->y0 = pow(10, floor(log10(f->y0)));
+		f->y1 = pow(10, ceil(log10(f->y1)));
+		if (!(f->y1 > f->y0))
+			f->y1 = f->y0 * 10;
+		return 1;
+	}
+	if (c->y_zoom) {
+		/* A margin of a tenth of the span below the data. */
+		double span = f->y1 - f->y0 > 0 ? f->y1 - f->y0 : fabs(f->y1) * 0.1 + 1e-9;
+		f->y0 -= 0.1 * span;
+		int dec;
+		double step = locus__svg_ticks(f->y1 - f->y0, 6, &dec);
+		f->y0 = floor(f->y0 / step) * step;
+	}
 	if (!(f->y1 > f->y0))
 		f->y1 = f->y0 + 1;
 	return 1;
@@ -94,12 +120,20 @@ static void axes(struct locus__out *o, const struct locus_chart *c, struct frame
 {
 	char buf[LOCUS__NUM_MAX];
 	int dec;
-	double step = locus__svg_ticks(f->y1 - f->y0, 6, &dec);
-	f->y1 = f->y0 + ceil((f->y1 - f->y0) / step - 1e-9) * step;
-	for (double y = f->y0; y <= f->y1 + step * 1e-6; y += step) {
-		locus__svg_line(o, LEFT, py(f, y), W - RIGHT, py(f, y), "grid");
-		locus__fmt_fixed(buf, y, dec, 0);
-		locus__svg_text(o, LEFT - 6, py(f, y) + 4, "end", NULL, buf);
+	if (f->log10y) {
+		for (double y = f->y0; y <= f->y1 * (1 + 1e-9); y *= 10) {
+			locus__svg_line(o, LEFT, py(f, y), W - RIGHT, py(f, y), "grid");
+			locus__fmt_short(buf, y);
+			locus__svg_text(o, LEFT - 6, py(f, y) + 4, "end", NULL, buf);
+		}
+	} else {
+		double step = locus__svg_ticks(f->y1 - f->y0, 6, &dec);
+		f->y1 = f->y0 + ceil((f->y1 - f->y0) / step - 1e-9) * step;
+		for (double y = f->y0; y <= f->y1 + step * 1e-6; y += step) {
+			locus__svg_line(o, LEFT, py(f, y), W - RIGHT, py(f, y), "grid");
+			locus__fmt_fixed(buf, y, dec, 0);
+			locus__svg_text(o, LEFT - 6, py(f, y) + 4, "end", NULL, buf);
+		}
 	}
 	if (f->log2x) {
 		/* A tick at every x of the first series. */
@@ -140,7 +174,7 @@ static void points(struct locus__out *o, const struct frame *f, const struct loc
 {
 	for (size_t k = 0; k < se->n; k++) {
 		size_t i = reverse ? se->n - 1 - k : k;
-		if (!usable(se->x[i]) || !usable(y[i]) || (f->log2x && !(se->x[i] > 0)))
+		if (!usable(se->x[i]) || !y_ok(f, y[i]) || (f->log2x && !(se->x[i] > 0)))
 			continue;
 		locus__svg_num(o, px(f, se->x[i]));
 		locus__out_char(o, ',');
@@ -172,7 +206,7 @@ static void series(struct locus__out *o, const struct frame *f, const struct loc
 		return;
 	snprintf(cls, sizeof cls, "f%d", k % PALETTE);
 	for (size_t i = 0; i < se->n; i++) {
-		if (!usable(se->x[i]) || !usable(se->y[i]) || (f->log2x && !(se->x[i] > 0)))
+		if (!usable(se->x[i]) || !y_ok(f, se->y[i]) || (f->log2x && !(se->x[i] > 0)))
 			continue;
 		char tip[160], a[LOCUS__NUM_MAX], b[LOCUS__NUM_MAX];
 		locus__fmt_short(a, se->x[i]);

@@ -160,6 +160,10 @@ static void schedulers(struct locus__out *o, const struct locus_result *r)
 		field_u64(o, "events", r->scheds[s].events);
 		locus__out_str(o, ", ");
 		field_num(o, "busy", r->scheds[s].busy);
+		locus__out_str(o, ", ");
+		field_u64(o, "queue_max", r->scheds[s].queue_max);
+		locus__out_str(o, ", ");
+		field_num(o, "queue_mean", r->scheds[s].queue_mean);
 		locus__out_char(o, '}');
 	}
 	locus__out_str(o, n ? "\n  ]" : "]");

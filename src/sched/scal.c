@@ -122,7 +122,10 @@ struct scal {
 	const struct locus_workload *wl;
 	uint32_t n, m, f; /* workers, schedulers, tasks */
 	int own;
-	unsigned tau;
+	unsigned tau;  /* candidates per local request (the first, when adaptive) */
+	int adaptive;  /* tau_adapt=1: each worker adapts its tau */
+	int tell_nk;   /* nk=all: every reply carries n_k */
+	uint8_t *wtau; /* n: a worker's tau now */
 	uint64_t seed;
 	/* Workers. */
 	uint32_t *lt_at;     /* n + 1: each worker's local tasks in lt */
@@ -140,25 +143,25 @@ struct scal {
 	uint8_t *asked_null; /* n: the outstanding request was NULLs */
 	struct locus_rng *wrng;
 	/* Schedulers. */
-	uint8_t *assigned;    /* f */
-	uint32_t *own_pos;    /* f: position in its scheduler's own list */
-	uint32_t *own_at;     /* m + 1 */
-	uint32_t *own_list;   /* f: each scheduler's unassigned tasks, compact */
-	uint32_t *own_left;   /* m: n_k */
-	uint32_t *node_left;  /* m x nodes: unassigned tasks of k local to a node */
-	uint32_t *node_wk;    /* nodes: workers on each node */
-	uint32_t *thead;      /* f: first kept entry of a task */
+	uint8_t *assigned;   /* f */
+	uint32_t *own_pos;   /* f: position in its scheduler's own list */
+	uint32_t *own_at;    /* m + 1 */
+	uint32_t *own_list;  /* f: each scheduler's unassigned tasks, compact */
+	uint32_t *own_left;  /* m: n_k */
+	uint32_t *node_left; /* m x nodes: unassigned tasks of k local to a node */
+	uint32_t *node_wk;   /* nodes: workers on each node */
+	uint32_t *thead;     /* f: first kept entry of a task */
 	struct kent *kpool;
 	size_t kcap, kused;
 	uint32_t kfree;
-	uint32_t *khead;     /* m n: oldest entry of K_kw */
-	uint32_t *ktail;     /* m n */
-	uint32_t *ksize;     /* m n */
-	uint32_t **bucket;   /* m: bucket[k][s] = first worker whose K_kw has s entries */
-	uint32_t *bcap;	     /* m: sizes the buckets have room for */
-	uint32_t *bprev;     /* m n: in the bucket of its size */
-	uint32_t *bnext;     /* m n */
-	uint32_t *bmax;	     /* m: largest size with a worker */
+	uint32_t *khead;   /* m n: oldest entry of K_kw */
+	uint32_t *ktail;   /* m n */
+	uint32_t *ksize;   /* m n */
+	uint32_t **bucket; /* m: bucket[k][s] = first worker whose K_kw has s entries */
+	uint32_t *bcap;	   /* m: sizes the buckets have room for */
+	uint32_t *bprev;   /* m n: in the bucket of its size */
+	uint32_t *bnext;   /* m n */
+	uint32_t *bmax;	   /* m: largest size with a worker */
 	struct locus_rng *srng;
 	/* Counters. */
 	uint64_t local_requests, local_approved, kept_answers, null_requests;
@@ -323,9 +326,8 @@ static void take(struct scal *s, uint32_t k, uint32_t t)
 }
 
 /* The reply to worker w: an assignment of `task` (NIL: none). */
-static void reply(struct scal *s, struct locus_actions *act, uint32_t k, uint32_t w,
-		  uint32_t task, enum scal_tag tag, int approved, uint32_t kept_bits,
-		  int64_t nk)
+static void reply(struct scal *s, struct locus_actions *act, uint32_t k, uint32_t w, uint32_t task,
+		  enum scal_tag tag, int approved, uint32_t kept_bits, int64_t nk)
 {
 	struct locus_msg m = {.from = s->n + k, .to = w};
 	if (task != NIL) {
@@ -357,7 +359,7 @@ static void sched_local(struct scal *s, uint32_t k, const struct locus_msg *msg,
 {
 	uint32_t w = msg->from, c[TAU_MAX], nc = 0, kept_bits = 0;
 	uint64_t entries = 1;
-	for (unsigned j = 0; j < s->tau && j < msg->n_args; j++) {
+	for (unsigned j = 0; j < TAU_MAX && j < msg->n_args; j++) {
 		int64_t t = msg->arg[j];
 		/* A candidate that is not k's is as good as done. */
 		c[nc++] = t >= 0 && t < s->f && owner(s, (uint32_t)t) == k ? (uint32_t)t : NIL;
@@ -400,8 +402,9 @@ static void sched_local(struct scal *s, uint32_t k, const struct locus_msg *msg,
 	if (task != NIL)
 		s->local_approved++;
 	cost(s, act, entries);
-	/* Algorithm 2 lines 9-10: NULLs and nothing kept: say n_k. */
-	int64_t nk = nulls && task == NIL ? (int64_t)s->own_left[k] : -1;
+	/* Algorithm 2 lines 9-10: NULLs and nothing kept: say n_k (always,
+	 * with nk=all). */
+	int64_t nk = (nulls && task == NIL) || s->tell_nk ? (int64_t)s->own_left[k] : -1;
 	reply(s, act, k, w, task, tag, approved, kept_bits, nk);
 }
 
@@ -490,15 +493,16 @@ static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 	struct locus_msg m = {.from = w};
 	if (best != NIL) {
 		/* Up to tau of k's unsent tasks, by priority. */
+		unsigned tau = s->wtau[w];
 		m.type = SCAL_LOCAL;
 		m.to = s->n + bk;
-		m.n_args = s->tau;
-		for (unsigned j = 0; j < s->tau; j++)
+		m.n_args = tau;
+		for (unsigned j = 0; j < tau; j++)
 			m.arg[j] = cur[bk] < g[bk + 1] ? (int64_t)s->lt[cur[bk]++] : -1;
 		s->wstate[w] = W_WAITING;
 		s->asked[w] = bk;
 		s->asked_null[w] = 0;
-		s->ncand[w] = (uint8_t)s->tau;
+		s->ncand[w] = (uint8_t)tau;
 		locus_act_send(act, &m);
 		return;
 	}
@@ -575,6 +579,22 @@ static int worker_reply(struct scal *s, uint32_t w, const struct locus_msg *msg)
 			s->kept_sum[w]++;
 		}
 	set_nk(s, w, k, nk);
+	if (nk == 0) {
+		/* k has nothing left: none of the worker's tasks it owns is
+		 * worth sending, and it keeps nothing for it. */
+		s->gcur[x] = s->gstart[(size_t)w * (s->m + 1) + k + 1];
+		s->kept_sum[w] -= s->kept[x];
+		s->kept[x] = 0;
+	}
+	if (s->adaptive && !s->asked_null[w] && s->ncand[w]) {
+		/* More candidates after a request whose every candidate was
+		 * done, fewer after one that found them all free. */
+		if (tag == TAG_CHI && s->wtau[w] < TAU_MAX)
+			s->wtau[w] = (uint8_t)(s->wtau[w] * 2 < TAU_MAX ? s->wtau[w] * 2 : TAU_MAX);
+		else if ((tag == TAG_ALPHA || tag == TAG_ID) && s->wtau[w] > s->tau &&
+			 __builtin_popcount(kept_bits) + (tag == TAG_ALPHA) >= (int)s->ncand[w])
+			s->wtau[w]--;
+	}
 	return assigned;
 }
 
@@ -650,6 +670,7 @@ static void scal_destroy(void *state)
 	free(s->asked);
 	free(s->asked_null);
 	free(s->wrng);
+	free(s->wtau);
 	free(s->assigned);
 	free(s->own_pos);
 	free(s->own_at);
@@ -728,14 +749,16 @@ static int setup_workers(struct scal *s)
 				g[k++] = at + j;
 			s->lt[at + j] = keys[j].task;
 			/* Only the order within a group matters: store the rank. */
-			s->lt_prio[at + j] = (uint32_t)(keys[j].prio > UINT32_MAX ? UINT32_MAX : keys[j].prio);
+			s->lt_prio[at + j] =
+			    (uint32_t)(keys[j].prio > UINT32_MAX ? UINT32_MAX : keys[j].prio);
 		}
 		while (k <= s->m)
 			g[k++] = at + (b - a);
 		for (uint32_t q = 0; q < s->m; q++)
 			s->gcur[(size_t)w * s->m + q] = g[q];
 		at += b - a;
-		locus_rng_init(&s->wrng[w], s->seed ^ SEED_WORKER ^ ((uint64_t)w * 0x9e3779b97f4a7c15ull));
+		locus_rng_init(&s->wrng[w],
+			       s->seed ^ SEED_WORKER ^ ((uint64_t)w * 0x9e3779b97f4a7c15ull));
 	}
 	s->lt_at[s->n] = at;
 	free(keys);
@@ -748,15 +771,20 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	double tau;
 	int own;
 	*state = NULL;
+	double adaptive, tell;
 	int rc = locus_kv_double(ctx->opts, "tau", 2, 1, TAU_MAX, &tau, err);
 	if (!rc)
 		rc = locus_kv_choice(ctx->opts, "own", own_names, OWN_BLOCK, &own, err);
+	if (!rc)
+		rc = locus_kv_double(ctx->opts, "tau_adapt", 0, 0, 1, &adaptive, err);
+	if (!rc)
+		rc = locus_kv_double(ctx->opts, "nk_all", 0, 0, 1, &tell, err);
 	if (rc)
 		return rc;
 	if (locus_kv_unused(ctx->opts))
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy scal: unknown option \"%s\" (it takes tau=1..%d and "
-				  "own=block|cyclic)",
+				  "policy scal: unknown option \"%s\" (it takes tau=1..%d, "
+				  "own=block|cyclic, tau_adapt=0|1 and nk_all=0|1)",
 				  locus_kv_unused(ctx->opts), TAU_MAX);
 	if (tau != floor(tau))
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
@@ -779,6 +807,8 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->f = (uint32_t)f;
 	s->own = own;
 	s->tau = (unsigned)tau;
+	s->adaptive = adaptive != 0;
+	s->tell_nk = tell != 0;
 	s->seed = ctx->seed;
 	s->lt_at = locus__calloc(n + 1, sizeof *s->lt_at);
 	s->gstart = locus__calloc(n * (m + 1), sizeof *s->gstart);
@@ -792,6 +822,7 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->asked = locus__calloc(n, sizeof *s->asked);
 	s->asked_null = locus__calloc(n, 1);
 	s->wrng = locus__calloc(n, sizeof *s->wrng);
+	s->wtau = locus__calloc(n, 1);
 	s->assigned = locus__calloc(f, 1);
 	s->own_pos = locus__calloc(f, sizeof *s->own_pos);
 	s->own_at = locus__calloc(m + 1, sizeof *s->own_at);
@@ -812,7 +843,7 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->kfree = NIL;
 	if (!s->lt_at || !s->gstart || !s->gcur || !s->kept || !s->kept_sum || !s->nk ||
 	    !s->nk_sum || !s->wstate || !s->ncand || !s->asked || !s->asked_null || !s->wrng ||
-	    !s->assigned || !s->own_pos || !s->own_at || !s->own_list || !s->own_left ||
+	    !s->wtau || !s->assigned || !s->own_pos || !s->own_at || !s->own_list || !s->own_left ||
 	    !s->node_left || !s->node_wk || !s->thead || !s->khead || !s->ktail || !s->ksize ||
 	    !s->bucket || !s->bcap || !s->bprev || !s->bnext || !s->bmax || !s->srng ||
 	    setup_workers(s)) {
@@ -845,13 +876,15 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	}
 	free(fill);
 	for (uint32_t w = 0; w < n; w++) {
+		s->wtau[w] = (uint8_t)s->tau;
 		s->node_wk[wl->worker_node[w]]++;
 		for (uint32_t k = 0; k < m; k++)
 			s->nk[wk(s, w, k)] = s->own_left[k];
 		s->nk_sum[w] = f;
 	}
 	for (uint32_t k = 0; k < m; k++)
-		locus_rng_init(&s->srng[k], ctx->seed ^ SEED_SCHED ^ ((uint64_t)k * 0x9e3779b97f4a7c15ull));
+		locus_rng_init(&s->srng[k],
+			       ctx->seed ^ SEED_SCHED ^ ((uint64_t)k * 0x9e3779b97f4a7c15ull));
 	*state = s;
 	return 0;
 }
@@ -859,7 +892,7 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 static void scal_stats(void *state, struct locus_policy_stats *out)
 {
 	struct scal *s = state;
-	static const char *const names[] = {"local_requests", "local_approved", "kept_answers",
+	static const char *const names[] = {"local_requests", "local_approved",	 "kept_answers",
 					    "null_requests",  "remote_requests", "remote_kept",
 					    "remote_owned"};
 	uint64_t v[] = {s->local_requests,  s->local_approved, s->kept_answers, s->null_requests,

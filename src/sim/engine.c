@@ -51,6 +51,9 @@ struct proc {
 	uint32_t node;
 	uint32_t head, tail; /* inbox */
 	int busy;	     /* handling an event until an EV_FREE */
+	uint32_t qlen;	     /* events in its inbox */
+	uint32_t qmax;	     /* most of them waiting at once */
+	double qint, qlast;  /* integral of qlen over time, and when it last changed */
 	/* workers */
 	int stopped;
 	uint32_t task;	   /* running task, or NONE */
@@ -186,9 +189,20 @@ static double compute_end(const struct engine *e, uint32_t node, double t0, doub
 static void schedule_handle(struct engine *e, uint32_t proc, double now);
 
 /* Puts item `i` into proc's inbox at time `now` and handles it if idle. */
+/* The inbox of a process grows or shrinks by one at `now`. */
+static void queue_step(struct proc *pr, int up, double now)
+{
+	pr->qint += pr->qlen * (now - pr->qlast);
+	pr->qlast = now;
+	pr->qlen = up ? pr->qlen + 1 : pr->qlen - 1;
+	if (up && pr->busy && pr->qlen > pr->qmax)
+		pr->qmax = pr->qlen;
+}
+
 static void arrive(struct engine *e, uint32_t proc, uint32_t i, double now)
 {
 	struct proc *pr = &e->procs[proc];
+	queue_step(pr, 1, now);
 	if (pr->tail == NONE)
 		pr->head = i;
 	else
@@ -253,6 +267,7 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 	struct proc *pr = &e->procs[proc];
 	while (pr->head != NONE && !e->failed) {
 		uint32_t i = pr->head;
+		queue_step(pr, 0, now);
 		pr->head = e->items[i].next;
 		if (pr->head == NONE)
 			pr->tail = NONE;
@@ -722,9 +737,12 @@ static void summarise(struct engine *e)
 		r->wait_max = e->waits[e->n_waits - 1];
 	}
 	for (size_t s = 0; s < e->n_scheds; s++) {
+		const struct proc *pr = &e->procs[e->n_workers + s];
 		r->sched_busy_total += r->scheds[s].busy;
 		if (r->scheds[s].busy > r->sched_busy_max)
 			r->sched_busy_max = r->scheds[s].busy;
+		r->scheds[s].queue_max = pr->qmax;
+		r->scheds[s].queue_mean = r->makespan > 0 ? pr->qint / r->makespan : 0;
 	}
 	for (size_t w = 0; w < e->n_workers; w++)
 		r->worker_idle_total += r->workers[w].idle;
