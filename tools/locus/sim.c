@@ -392,8 +392,12 @@ static void print_summary(const struct locus_result *r)
 	printf("\n  bytes over network %11" PRIu64 "\n", r->bytes_remote);
 	printf("  wait for a task   mean %.6f s, p50 %.6f, p99 %.6f, max %.6f\n", r->wait_mean,
 	       r->wait_p50, r->wait_p99, r->wait_max);
-	printf("  scheduler         %" PRIu64 " messages, busy %.6f s (max %.6f s on one)\n",
-	       r->messages, r->sched_busy_total, r->sched_busy_max);
+	printf("  messages          %" PRIu64 " (%.2f per task)\n", r->messages,
+	       r->n_tasks ? (double)r->messages / (double)r->n_tasks : 0);
+	printf("  schedulers        busy %.6f s in all, %.6f s on the busiest\n",
+	       r->sched_busy_total, r->sched_busy_max);
+	for (size_t j = 0; j < 8 && r->pstats.counter_names[j]; j++)
+		printf("  %-17s %" PRIu64 "\n", r->pstats.counter_names[j], r->pstats.counters[j]);
 	printf("  worker idle       %.6f s in all\n", r->worker_idle_total);
 	printf("  simulated         %" PRIu64 " events in %.3f s (%.0f events/s)\n", r->events,
 	       r->wall_seconds, r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0);
