@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "locus/locus.h"
+#include "repro.h"
 
 extern char **environ;
 
@@ -43,13 +44,6 @@ static double cpu_seconds(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double wall_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -216,44 +210,24 @@ struct scale_shape {
 /* One policy on one shape, in this (child) process. */
 static void scale_one(const struct scale_shape *sh, const char *policy)
 {
-	struct locus_platform *p;
-	struct locus_catalog *cat;
-	struct locus_workload *wl;
-	struct locus_work_spec work;
-	struct locus_error err = {0};
-	struct locus_result *r;
-	struct locus_place_options po = {.policy = LOCUS_PLACE_HDFS, .replicas = 3, .seed = 1};
-	size_t n_tasks = 327680;
+	struct locus_scenario_spec sc = {.nodes = sh->nodes,
+					 .racks = sh->nodes >= 32 ? 32 : 1,
+					 .cores = sh->ppn,
+					 .chunks = 327680,
+					 .chunk_size = 64ull << 20,
+					 .placement = LOCUS_PLACE_HDFS,
+					 .replicas = 3,
+					 .work = "uniform:1:3"};
 	long opt = -1;
-
-	if (locus_platform_generate(&p, sh->nodes, sh->nodes >= 32 ? 32 : 1, sh->ppn, "n"))
-		die("platform", NULL);
-	if (locus_place_catalog(p, "reads", n_tasks, 64ull << 20, &po, &cat, &err))
-		die("placement", &err);
-	if (locus_work_spec_parse(&work, "uniform:1:3", &err) ||
-	    locus_workload_build(&wl, p, cat, NULL, &work, 1, &err))
-		die("workload", &err);
-	struct locus_sim_config cfg = {.wl = wl,
-				       .policy = locus_policy_find(policy),
-				       .seed = 1,
-				       .latency = -1,
-				       .cost_per_msg = 5e-6,
-				       .cost_per_entry = 1e-7,
-				       .no_task_results = 1};
-	double t0 = wall_seconds();
-	if (locus_sim_run(&cfg, &r, &err))
-		die("simulation", &err);
-	double dt = wall_seconds() - t0;
-	if (locus_bound_locality(wl, NULL, &opt, NULL, &err))
-		die("locality bound", &err);
+	struct repro_run run = {
+	    .policy = policy, .cost_msg = 5e-6, .cost_entry = 1e-7, .opt_local = &opt};
+	struct locus_result *r = repro_go(&sc, 1, &run);
+	double dt = r->wall_seconds; /* the simulation alone */
 	printf("%6zu x %-2d  %-11s %9.3f %10.0f %9.1f %8.3f %8.4f  ", sh->nodes, sh->ppn, policy,
 	       dt, (double)r->events / dt, r->makespan, r->makespan / r->lb_makespan,
 	       opt > 0 ? (double)r->local_tasks / (double)opt : 1.0);
 	fflush(stdout);
 	locus_result_destroy(r);
-	locus_workload_destroy(wl);
-	locus_catalog_destroy(cat);
-	locus_platform_destroy(p);
 }
 
 static void scale_part(void)

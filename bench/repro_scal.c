@@ -30,22 +30,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locus/locus.h"
+#include "repro.h"
 
-#define MAX_POINTS 16
-#define MAX_SEEDS  5
+#define MAX_SEEDS 5
 
 /* The cost model of these experiments (docs/results/scalscheduling.md). */
 #define COST_MSG   5e-6
 #define COST_ENTRY 1e-5
 
 static const char *out_dir = "docs/results";
-
-static void die(const char *what, const struct locus_error *err)
-{
-	fprintf(stderr, "repro_scal: %s: %s\n", what, err ? err->message : "");
-	exit(1);
-}
 
 struct spec {
 	size_t nodes;
@@ -59,98 +52,25 @@ struct spec {
 	const char *opts;
 };
 
-/* Runs `policy` on the workload of `sp` under `seed`; *opt gets the
- * locality optimum when not NULL. */
-static struct locus_result *run(const struct spec *sp, const char *policy, uint64_t seed,
-				long *opt)
+/* Runs `policy` on the workload of `sp` under `seed` (nodes in 32 racks,
+ * work uniform in 1..3 s); *opt gets the locality optimum when not NULL. */
+static struct locus_result *run(const struct spec *sp, const char *policy, uint64_t seed, long *opt)
 {
-	struct locus_platform *p;
-	struct locus_catalog *cat;
-	struct locus_workload *wl;
-	struct locus_work_spec work;
-	struct locus_error err = {0};
-	struct locus_result *r;
-	struct locus_place_options po = {.policy = sp->placement,
+	struct locus_scenario_spec sc = {.nodes = sp->nodes,
+					 .racks = 32,
+					 .cores = sp->ppn,
+					 .chunks = sp->tasks,
+					 .chunk_size = sp->chunk,
+					 .placement = sp->placement,
 					 .replicas = sp->replicas,
-					 .seed = seed,
-					 .skew_std = sp->skew_std};
-
-	if (locus_platform_generate(&p, sp->nodes, sp->nodes >= 32 ? 32 : 1, sp->ppn, "node"))
-		die("platform", NULL);
-	if (locus_place_catalog(p, "generated", sp->tasks, sp->chunk, &po, &cat, &err))
-		die("placement", &err);
-	if (locus_work_spec_parse(&work, "uniform:1:3", &err) ||
-	    locus_workload_build(&wl, p, cat, NULL, &work, seed, &err))
-		die("workload", &err);
-	struct locus_sim_config cfg = {.wl = wl,
-				       .policy = locus_policy_find(policy),
-				       .policy_opts = sp->opts,
-				       .seed = seed,
-				       .latency = -1,
-				       .cost_per_msg = COST_MSG,
-				       .cost_per_entry = sp->cost_entry,
-				       .no_task_results = 1};
-	if (!cfg.policy || locus_sim_run(&cfg, &r, &err))
-		die(policy, &err);
-	if (opt && locus_bound_locality(wl, NULL, opt, NULL, &err))
-		die("locality bound", &err);
-	locus_workload_destroy(wl);
-	locus_work_spec_fini(&work);
-	locus_catalog_destroy(cat);
-	locus_platform_destroy(p);
-	return r;
-}
-
-struct stat3 {
-	double mean, lo, hi;
-};
-
-static struct stat3 stat3(const double *v, size_t n)
-{
-	struct stat3 s = {0, INFINITY, -INFINITY};
-	for (size_t i = 0; i < n; i++) {
-		s.mean += v[i] / (double)n;
-		if (v[i] < s.lo)
-			s.lo = v[i];
-		if (v[i] > s.hi)
-			s.hi = v[i];
-	}
-	return s;
-}
-
-struct line {
-	double x[MAX_POINTS], y[MAX_POINTS], lo[MAX_POINTS], hi[MAX_POINTS];
-	size_t n;
-};
-
-static void line_add(struct line *l, double x, struct stat3 s)
-{
-	l->x[l->n] = x;
-	l->y[l->n] = s.mean;
-	l->lo[l->n] = s.lo;
-	l->hi[l->n] = s.hi;
-	l->n++;
-}
-
-static struct locus_series series_of(const struct line *l, const char *label, int band,
-				     int bound)
-{
-	struct locus_series s = {.label = label, .n = l->n, .x = l->x, .y = l->y, .bound = bound};
-	if (band) {
-		s.y_lo = l->lo;
-		s.y_hi = l->hi;
-	}
-	return s;
-}
-
-static void save(const struct locus_chart *c, const char *name)
-{
-	char path[1024];
-	struct locus_error err = {0};
-	snprintf(path, sizeof path, "%s/%s", out_dir, name);
-	if (locus_report_chart_save(c, path, &err))
-		die("chart", &err);
-	printf("\n(chart: %s)\n\n", path);
+					 .skew_std = sp->skew_std,
+					 .work = "uniform:1:3"};
+	struct repro_run r = {.policy = policy,
+			      .opts = sp->opts,
+			      .cost_msg = COST_MSG,
+			      .cost_entry = sp->cost_entry,
+			      .opt_local = opt};
+	return repro_go(&sc, seed, &r);
 }
 
 /* ---- Fig. 4 and Fig. 8: against the number of workers -------------------- */
@@ -159,8 +79,8 @@ static void fig4_and_8(void)
 {
 	static const int workers[] = {256, 512, 768, 1024, 1280, 1536, 1792, 2048};
 	enum { NW = sizeof workers / sizeof workers[0], SEEDS = 3 };
-	struct line t_mono = {0}, t_scal = {0}, t_lb = {0}, t_mono0 = {0}, t_scal0 = {0};
-	struct line w_mono = {0}, w_scal = {0}, m_mono = {0}, m_scal = {0};
+	struct repro_line t_mono = {0}, t_scal = {0}, t_lb = {0}, t_mono0 = {0}, t_scal0 = {0};
+	struct repro_line w_mono = {0}, w_scal = {0}, m_mono = {0}, m_scal = {0};
 	printf("### Fig. 4, Fig. 5 and Fig. 8: processing time, mean and longest wait against "
 	       "workers (10 chunks each)\n\n"
 	       "| workers | schedulers | monolithic (s) | scal (s) | monolithic, 0.1 us/entry | "
@@ -168,13 +88,14 @@ static void fig4_and_8(void)
 	       "wait, monolithic (s) | longest wait, scal (s) |\n"
 	       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < NW; i++) {
-		double tm[SEEDS], ts[SEEDS], tb[SEEDS], tm0[SEEDS], ts0[SEEDS], wm[SEEDS], ws[SEEDS];
+		double tm[SEEDS], ts[SEEDS], tb[SEEDS], tm0[SEEDS], ts0[SEEDS], wm[SEEDS],
+		    ws[SEEDS];
 		double am[SEEDS], as[SEEDS];
 		size_t sched = 0;
 		for (int s = 0; s < SEEDS; s++) {
-			struct spec sp = {128,	       workers[i] / 128, (size_t)workers[i] * 10,
-					  3,	       LOCUS_PLACE_HDFS, 0,
-					  1ull << 20,  COST_ENTRY,	 NULL};
+			struct spec sp = {128,	      workers[i] / 128, (size_t)workers[i] * 10,
+					  3,	      LOCUS_PLACE_HDFS, 0,
+					  1ull << 20, COST_ENTRY,	NULL};
 			struct locus_result *m = run(&sp, "monolithic", (uint64_t)s + 1, NULL);
 			struct locus_result *c = run(&sp, "scal", (uint64_t)s + 1, NULL);
 			sp.cost_entry = 1e-7;
@@ -195,28 +116,29 @@ static void fig4_and_8(void)
 			locus_result_destroy(m0);
 			locus_result_destroy(c0);
 		}
-		struct stat3 a = stat3(tm, SEEDS), b = stat3(ts, SEEDS), lb = stat3(tb, SEEDS);
-		struct stat3 a0 = stat3(tm0, SEEDS), b0 = stat3(ts0, SEEDS);
-		struct stat3 c = stat3(wm, SEEDS), d = stat3(ws, SEEDS);
-		struct stat3 e = stat3(am, SEEDS), f = stat3(as, SEEDS);
-		line_add(&t_mono, workers[i], a);
-		line_add(&t_scal, workers[i], b);
-		line_add(&t_lb, workers[i], lb);
-		line_add(&t_mono0, workers[i], a0);
-		line_add(&t_scal0, workers[i], b0);
-		line_add(&w_mono, workers[i], c);
-		line_add(&w_scal, workers[i], d);
-		line_add(&m_mono, 10.0 * workers[i], e);
-		line_add(&m_scal, 10.0 * workers[i], f);
+		struct repro_stat a = repro_stat(tm, SEEDS), b = repro_stat(ts, SEEDS),
+				  lb = repro_stat(tb, SEEDS);
+		struct repro_stat a0 = repro_stat(tm0, SEEDS), b0 = repro_stat(ts0, SEEDS);
+		struct repro_stat c = repro_stat(wm, SEEDS), d = repro_stat(ws, SEEDS);
+		struct repro_stat e = repro_stat(am, SEEDS), f = repro_stat(as, SEEDS);
+		repro_line_add(&t_mono, workers[i], a);
+		repro_line_add(&t_scal, workers[i], b);
+		repro_line_add(&t_lb, workers[i], lb);
+		repro_line_add(&t_mono0, workers[i], a0);
+		repro_line_add(&t_scal0, workers[i], b0);
+		repro_line_add(&w_mono, workers[i], c);
+		repro_line_add(&w_scal, workers[i], d);
+		repro_line_add(&m_mono, 10.0 * workers[i], e);
+		repro_line_add(&m_scal, 10.0 * workers[i], f);
 		printf("| %d | %zu | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f | %.3f | %.4f |\n",
 		       workers[i], sched, a.mean, b.mean, a0.mean, b0.mean, e.mean, f.mean, c.mean,
 		       d.mean);
 	}
-	struct locus_series s4[] = {series_of(&t_mono, "monolithic", 1, 0),
-				    series_of(&t_scal, "scal", 1, 0),
-				    series_of(&t_mono0, "monolithic, 0.1 us per entry", 0, 0),
-				    series_of(&t_scal0, "scal, 0.1 us per entry", 0, 0),
-				    series_of(&t_lb, "lower bound", 0, 1)};
+	struct locus_series s4[] = {repro_series(&t_mono, "monolithic", 1, 0),
+				    repro_series(&t_scal, "scal", 1, 0),
+				    repro_series(&t_mono0, "monolithic, 0.1 us per entry", 0, 0),
+				    repro_series(&t_scal0, "scal, 0.1 us per entry", 0, 0),
+				    repro_series(&t_lb, "lower bound", 0, 1)};
 	struct locus_chart c4 = {.title = "ScalScheduling Fig. 4: processing time against workers",
 				 .subtitle = "128 nodes, 10 tasks of 1..3 s per worker, 10 us per "
 					     "metadata entry; mean and range of 3 seeds",
@@ -224,18 +146,18 @@ static void fig4_and_8(void)
 				 .y_label = "processing time (s)",
 				 .series = s4,
 				 .n_series = 5};
-	save(&c4, "scal-fig4.svg");
-	struct locus_series s8[] = {series_of(&w_mono, "monolithic", 1, 0),
-				    series_of(&w_scal, "scal", 1, 0)};
+	repro_save(&c4, out_dir, "scal-fig4.svg");
+	struct locus_series s8[] = {repro_series(&w_mono, "monolithic", 1, 0),
+				    repro_series(&w_scal, "scal", 1, 0)};
 	struct locus_chart c8 = {.title = "ScalScheduling Fig. 8: longest wait for an assignment",
 				 .subtitle = "the runs of Fig. 4",
 				 .x_label = "worker processes",
 				 .y_label = "longest wait (s)",
 				 .series = s8,
 				 .n_series = 2};
-	save(&c8, "scal-fig8.svg");
-	struct locus_series s5[] = {series_of(&m_mono, "monolithic", 1, 0),
-				    series_of(&m_scal, "scal", 1, 0)};
+	repro_save(&c8, out_dir, "scal-fig8.svg");
+	struct locus_series s5[] = {repro_series(&m_mono, "monolithic", 1, 0),
+				    repro_series(&m_scal, "scal", 1, 0)};
 	struct locus_chart c5 = {.title = "ScalScheduling Fig. 5: mean wait against metadata size",
 				 .subtitle = "the runs of Fig. 4: 10 chunks (metadata entries) per "
 					     "worker",
@@ -243,7 +165,7 @@ static void fig4_and_8(void)
 				 .y_label = "mean wait for an assignment (ms)",
 				 .series = s5,
 				 .n_series = 2};
-	save(&c5, "scal-fig5.svg");
+	repro_save(&c5, out_dir, "scal-fig5.svg");
 }
 
 /* ---- Fig. 7: locality on skewed placements -------------------------------- */
@@ -252,15 +174,15 @@ static void fig7(void)
 {
 	static const double stds[] = {6.05, 7.42, 8.82};
 	enum { SEEDS = 5 };
-	struct line mono = {0}, scal = {0}, best = {0};
+	struct repro_line mono = {0}, scal = {0}, best = {0};
 	printf("### Fig. 7: chunks read locally, 1,024 workers, 30,720 chunks, 3 replicas\n\n"
 	       "| placement std | monolithic | scal | optimum | scal, seeds | messages per "
 	       "task (scal) |\n|---:|---:|---:|---:|---|---:|\n");
 	for (size_t i = 0; i < 3; i++) {
 		double lm[SEEDS], ls[SEEDS], lo[SEEDS], msgs[SEEDS];
 		for (int s = 0; s < SEEDS; s++) {
-			struct spec sp = {1024,	      1, 30720, 3, LOCUS_PLACE_SKEWED, stds[i],
-					  1ull << 20, COST_ENTRY, NULL};
+			struct spec sp = {1024,	   1,	       30720,	   3,	LOCUS_PLACE_SKEWED,
+					  stds[i], 1ull << 20, COST_ENTRY, NULL};
 			long opt = 0;
 			struct locus_result *m = run(&sp, "monolithic", (uint64_t)s + 1, &opt);
 			struct locus_result *c = run(&sp, "scal", (uint64_t)s + 1, NULL);
@@ -271,16 +193,17 @@ static void fig7(void)
 			locus_result_destroy(m);
 			locus_result_destroy(c);
 		}
-		struct stat3 a = stat3(lm, SEEDS), b = stat3(ls, SEEDS), o = stat3(lo, SEEDS);
-		line_add(&mono, stds[i], a);
-		line_add(&scal, stds[i], b);
-		line_add(&best, stds[i], o);
-		printf("| %.2f | %.2f %% | %.2f %% | %.2f %% | %.2f-%.2f %% | %.2f |\n", stds[i], a.mean,
-		       b.mean, o.mean, b.lo, b.hi, stat3(msgs, SEEDS).mean);
+		struct repro_stat a = repro_stat(lm, SEEDS), b = repro_stat(ls, SEEDS),
+				  o = repro_stat(lo, SEEDS);
+		repro_line_add(&mono, stds[i], a);
+		repro_line_add(&scal, stds[i], b);
+		repro_line_add(&best, stds[i], o);
+		printf("| %.2f | %.2f %% | %.2f %% | %.2f %% | %.2f-%.2f %% | %.2f |\n", stds[i],
+		       a.mean, b.mean, o.mean, b.lo, b.hi, repro_stat(msgs, SEEDS).mean);
 	}
-	struct locus_series s[] = {series_of(&mono, "monolithic", 1, 0),
-				   series_of(&scal, "scal", 1, 0),
-				   series_of(&best, "optimum (balanced loads)", 0, 1)};
+	struct locus_series s[] = {repro_series(&mono, "monolithic", 1, 0),
+				   repro_series(&scal, "scal", 1, 0),
+				   repro_series(&best, "optimum (balanced loads)", 0, 1)};
 	struct locus_chart c = {.title = "ScalScheduling Fig. 7: chunks read locally",
 				.subtitle = "1,024 workers, 30,720 chunks, 3 replicas, skewed "
 					    "placements; mean and range of 5 seeds",
@@ -289,7 +212,7 @@ static void fig7(void)
 				.y_zoom = 1,
 				.series = s,
 				.n_series = 3};
-	save(&c, "scal-fig7.svg");
+	repro_save(&c, out_dir, "scal-fig7.svg");
 }
 
 /* ---- the approval claim ------------------------------------------------------- */
@@ -301,18 +224,12 @@ static void approval(void)
 	       "| replicas | approved | from a kept-list | messages per task | read locally |\n"
 	       "|---:|---:|---:|---:|---:|\n");
 	for (unsigned r = 1; r <= 3; r++) {
-		struct spec sp = {1024,	      1, 30720, r, LOCUS_PLACE_SKEWED, 7.42,
-				  1ull << 20, COST_ENTRY, NULL};
+		struct spec sp = {1024, 1,	    30720,	r,   LOCUS_PLACE_SKEWED,
+				  7.42, 1ull << 20, COST_ENTRY, NULL};
 		struct locus_result *c = run(&sp, "scal", 1, NULL);
-		uint64_t req = 0, ok = 0, kept = 0;
-		for (size_t j = 0; j < 8 && c->pstats.counter_names[j]; j++) {
-			if (!strcmp(c->pstats.counter_names[j], "local_requests"))
-				req = c->pstats.counters[j];
-			if (!strcmp(c->pstats.counter_names[j], "local_approved"))
-				ok = c->pstats.counters[j];
-			if (!strcmp(c->pstats.counter_names[j], "kept_answers"))
-				kept = c->pstats.counters[j];
-		}
+		uint64_t req = repro_counter(c, "local_requests"),
+			 ok = repro_counter(c, "local_approved"),
+			 kept = repro_counter(c, "kept_answers");
 		printf("| %u | %.1f %% | %.1f %% | %.2f | %.1f %% |\n", r,
 		       req ? 100.0 * (double)ok / (double)req : 0,
 		       ok ? 100.0 * (double)kept / (double)ok : 0,
@@ -335,8 +252,15 @@ static void ownership(void)
 	static const int workers[] = {2048, 8192};
 	for (size_t i = 0; i < 2; i++)
 		for (int o = 0; o < 2; o++) {
-			struct spec sp = {(size_t)workers[i] / 16, 16, (size_t)workers[i] * 10,
-					  3, LOCUS_PLACE_HDFS, 0, 1ull << 20, COST_ENTRY, own[o]};
+			struct spec sp = {(size_t)workers[i] / 16,
+					  16,
+					  (size_t)workers[i] * 10,
+					  3,
+					  LOCUS_PLACE_HDFS,
+					  0,
+					  1ull << 20,
+					  COST_ENTRY,
+					  own[o]};
 			struct locus_result *c = run(&sp, "scal", 1, NULL);
 			double qlo = INFINITY, qhi = 0;
 			uint64_t elo = UINT64_MAX, ehi = 0, qmax = 0;
@@ -373,22 +297,19 @@ static void options(void)
 	for (size_t i = 0; i < 2; i++)
 		for (size_t o = 0; o < 4; o++) {
 			size_t n = shapes[i].nodes * (size_t)shapes[i].ppn;
-			struct spec sp = {shapes[i].nodes, shapes[i].ppn, n * 10, 3, LOCUS_PLACE_HDFS,
-					  0, 1ull << 20, COST_ENTRY, opts[o]};
+			struct spec sp = {
+			    shapes[i].nodes, shapes[i].ppn, n * 10, 3, LOCUS_PLACE_HDFS, 0,
+			    1ull << 20,	     COST_ENTRY,    opts[o]};
 			struct locus_result *c = run(&sp, "scal", 1, NULL);
-			uint64_t req = 0, ok = 0;
-			for (size_t j = 0; j < 8 && c->pstats.counter_names[j]; j++) {
-				if (!strcmp(c->pstats.counter_names[j], "local_requests"))
-					req = c->pstats.counters[j];
-				if (!strcmp(c->pstats.counter_names[j], "local_approved"))
-					ok = c->pstats.counters[j];
-			}
-			printf("| %zu x %d | %s | %.1f %% | %.2f | %.0f | %.2f | %.2f | %.2f %% |\n",
-			       shapes[i].nodes, shapes[i].ppn, opts[o],
-			       req ? 100.0 * (double)ok / (double)req : 0,
-			       (double)c->messages / (double)c->n_tasks,
-			       (double)c->message_bytes / (double)c->n_tasks, 1e3 * c->wait_mean,
-			       c->makespan, 100.0 * (double)c->local_tasks / (double)c->n_tasks);
+			uint64_t req = repro_counter(c, "local_requests"),
+				 ok = repro_counter(c, "local_approved");
+			printf(
+			    "| %zu x %d | %s | %.1f %% | %.2f | %.0f | %.2f | %.2f | %.2f %% |\n",
+			    shapes[i].nodes, shapes[i].ppn, opts[o],
+			    req ? 100.0 * (double)ok / (double)req : 0,
+			    (double)c->messages / (double)c->n_tasks,
+			    (double)c->message_bytes / (double)c->n_tasks, 1e3 * c->wait_mean,
+			    c->makespan, 100.0 * (double)c->local_tasks / (double)c->n_tasks);
 			locus_result_destroy(c);
 		}
 	printf("\n");
@@ -405,43 +326,28 @@ static void schedulers(void)
 	for (size_t i = 0; i < 2; i++)
 		for (size_t j = 0; j < sizeof per / sizeof per[0]; j++) {
 			size_t n = (size_t)workers[i], m = (n + per[j] - 1) / per[j];
-			struct locus_platform *p;
-			struct locus_catalog *cat;
-			struct locus_workload *wl;
-			struct locus_work_spec work;
-			struct locus_error err = {0};
-			struct locus_result *c;
-			struct locus_place_options po = {
-			    .policy = LOCUS_PLACE_HDFS, .replicas = 3, .seed = 1};
-			if (locus_platform_generate(&p, n / 16, 32, 16, "node") ||
-			    locus_place_catalog(p, "generated", n * 10, 1ull << 20, &po, &cat,
-						&err) ||
-			    locus_work_spec_parse(&work, "uniform:1:3", &err) ||
-			    locus_workload_build(&wl, p, cat, NULL, &work, 1, &err))
-				die("workload", &err);
-			struct locus_sim_config cfg = {.wl = wl,
-						       .policy = locus_policy_find("scal"),
-						       .schedulers = m,
-						       .seed = 1,
-						       .latency = -1,
-						       .cost_per_msg = COST_MSG,
-						       .cost_per_entry = COST_ENTRY,
-						       .no_task_results = 1};
-			if (locus_sim_run(&cfg, &c, &err))
-				die("scal", &err);
+			struct locus_scenario_spec sc = {.nodes = n / 16,
+							 .racks = 32,
+							 .cores = 16,
+							 .chunks = n * 10,
+							 .chunk_size = 1ull << 20,
+							 .placement = LOCUS_PLACE_HDFS,
+							 .replicas = 3,
+							 .work = "uniform:1:3"};
+			struct repro_run r = {.policy = "scal",
+					      .schedulers = m,
+					      .cost_msg = COST_MSG,
+					      .cost_entry = COST_ENTRY};
+			struct locus_result *c = repro_go(&sc, 1, &r);
 			double busy = 0, queue = 0;
 			for (size_t k = 0; k < c->n_schedulers; k++) {
 				busy = fmax(busy, c->scheds[k].busy);
 				queue = fmax(queue, c->scheds[k].queue_mean);
 			}
-			printf("| %zu | %zu | %zu | %.1f %% | %.2f | %.2f | %.3f | %.2f |\n", n, per[j],
-			       m, 100 * busy / c->makespan, queue, 1e3 * c->wait_mean, c->wait_max,
-			       c->makespan);
+			printf("| %zu | %zu | %zu | %.1f %% | %.2f | %.2f | %.3f | %.2f |\n", n,
+			       per[j], m, 100 * busy / c->makespan, queue, 1e3 * c->wait_mean,
+			       c->wait_max, c->makespan);
 			locus_result_destroy(c);
-			locus_workload_destroy(wl);
-			locus_work_spec_fini(&work);
-			locus_catalog_destroy(cat);
-			locus_platform_destroy(p);
 		}
 	printf("\n");
 }
@@ -452,29 +358,38 @@ static void scale(void)
 {
 	static const int workers[] = {1024, 2048, 4096, 8192, 16384, 32768};
 	enum { NW = sizeof workers / sizeof workers[0] };
-	struct line mm = {0}, sm = {0}, mx = {0}, sx = {0};
-	printf("### Request waits against workers (16 a node, 10 tasks each)\n\n"
-	       "| workers | schedulers | mean wait, monolithic (s) | mean wait, scal (s) | "
-	       "longest, monolithic (s) | longest, scal (s) | makespan, monolithic | makespan, scal "
-	       "|\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	struct repro_line mm = {0}, sm = {0}, mx = {0}, sx = {0};
+	printf(
+	    "### Request waits against workers (16 a node, 10 tasks each)\n\n"
+	    "| workers | schedulers | mean wait, monolithic (s) | mean wait, scal (s) | "
+	    "longest, monolithic (s) | longest, scal (s) | makespan, monolithic | makespan, scal "
+	    "|\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < NW; i++) {
-		struct spec sp = {(size_t)workers[i] / 16, 16, (size_t)workers[i] * 10, 3,
-				  LOCUS_PLACE_HDFS, 0, 1ull << 20, COST_ENTRY, NULL};
+		struct spec sp = {(size_t)workers[i] / 16,
+				  16,
+				  (size_t)workers[i] * 10,
+				  3,
+				  LOCUS_PLACE_HDFS,
+				  0,
+				  1ull << 20,
+				  COST_ENTRY,
+				  NULL};
 		struct locus_result *m = run(&sp, "monolithic", 1, NULL);
 		struct locus_result *c = run(&sp, "scal", 1, NULL);
-		line_add(&mm, workers[i], (struct stat3){m->wait_mean, 0, 0});
-		line_add(&sm, workers[i], (struct stat3){c->wait_mean, 0, 0});
-		line_add(&mx, workers[i], (struct stat3){m->wait_max, 0, 0});
-		line_add(&sx, workers[i], (struct stat3){c->wait_max, 0, 0});
+		repro_line_add(&mm, workers[i], (struct repro_stat){m->wait_mean, 0, 0});
+		repro_line_add(&sm, workers[i], (struct repro_stat){c->wait_mean, 0, 0});
+		repro_line_add(&mx, workers[i], (struct repro_stat){m->wait_max, 0, 0});
+		repro_line_add(&sx, workers[i], (struct repro_stat){c->wait_max, 0, 0});
 		printf("| %d | %zu | %.4f | %.5f | %.2f | %.4f | %.1f | %.1f |\n", workers[i],
 		       c->n_schedulers, m->wait_mean, c->wait_mean, m->wait_max, c->wait_max,
 		       m->makespan, c->makespan);
 		locus_result_destroy(m);
 		locus_result_destroy(c);
 	}
-	struct locus_series s[] = {
-	    series_of(&mm, "mean, monolithic", 0, 0), series_of(&sm, "mean, scal", 0, 0),
-	    series_of(&mx, "longest, monolithic", 0, 1), series_of(&sx, "longest, scal", 0, 1)};
+	struct locus_series s[] = {repro_series(&mm, "mean, monolithic", 0, 0),
+				   repro_series(&sm, "mean, scal", 0, 0),
+				   repro_series(&mx, "longest, monolithic", 0, 1),
+				   repro_series(&sx, "longest, scal", 0, 1)};
 	struct locus_chart c = {.title = "Waits for an assignment against workers",
 				.subtitle = "16 workers a node, 10 tasks of 1..3 s each, 10 us per "
 					    "metadata entry",
@@ -484,7 +399,7 @@ static void scale(void)
 				.y_log10 = 1,
 				.series = s,
 				.n_series = 4};
-	save(&c, "scal-scale.svg");
+	repro_save(&c, out_dir, "scal-scale.svg");
 }
 
 int main(int argc, char **argv)
@@ -492,7 +407,7 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} exps[] = {{"fig4", fig4_and_8}, {"fig7", fig7},	    {"approval", approval},
+	} exps[] = {{"fig4", fig4_and_8}, {"fig7", fig7},	{"approval", approval},
 		    {"own", ownership},	  {"options", options}, {"schedulers", schedulers},
 		    {"scale", scale}};
 	enum { NE = sizeof exps / sizeof exps[0] };
@@ -509,8 +424,9 @@ int main(int argc, char **argv)
 				want[e] = any = found = 1;
 			}
 		if (!found) {
-			fprintf(stderr, "usage: repro_scal [--out DIR] [fig4|fig5|fig7|fig8|approval|"
-					"own|options|schedulers|scale]...\n");
+			fprintf(stderr,
+				"usage: repro_scal [--out DIR] [fig4|fig5|fig7|fig8|approval|"
+				"own|options|schedulers|scale]...\n");
 			return 2;
 		}
 	}

@@ -15,6 +15,7 @@
 
 #include "locus/locus.h"
 #include "test.h"
+#include "test_util.h"
 
 struct setup {
 	size_t nodes;
@@ -30,45 +31,20 @@ struct setup {
 static struct locus_result *run(const struct setup *su, const char *policy, uint64_t seed,
 				long *opt)
 {
-	struct locus_platform *p = NULL;
-	struct locus_catalog *cat = NULL;
-	struct locus_workload *wl = NULL;
-	struct locus_work_spec work;
-	struct locus_error err = {0};
-	struct locus_result *r = NULL;
-	struct locus_place_options po = {.policy = LOCUS_PLACE_HDFS, .replicas = 3, .seed = seed};
-
-	if (locus_platform_generate(&p, su->nodes, 2, su->ppn, "n"))
-		return NULL;
-	for (size_t i = 0; i < p->n_nodes; i++) {
-		p->nodes[i].disk_bw = 80e6;
-		p->nodes[i].net_bw = 117e6;
-	}
-	p->backbone_bw = su->backbone;
-	if (su->speed_hi > 1)
-		locus_platform_random_speeds(p, 1, su->speed_hi, seed);
-	if (!locus_place_catalog(p, "d", su->tasks, 64ull << 20, &po, &cat, &err) &&
-	    !locus_work_spec_parse(&work, su->work, &err)) {
-		if (!locus_workload_build(&wl, p, cat, NULL, &work, seed, &err)) {
-			struct locus_sim_config cfg = {.wl = wl,
-						       .policy = locus_policy_find(policy),
-						       .seed = seed,
-						       .latency = -1,
-						       .cost_per_msg = 5e-6,
-						       .cost_per_entry = 1e-7,
-						       .shared_fs_bw = su->shared_fs,
-						       .no_task_results = 1};
-			if (locus_sim_run(&cfg, &r, &err))
-				fprintf(stderr, "%s: %s\n", policy, err.message);
-			if (opt && locus_bound_locality(wl, NULL, opt, NULL, &err))
-				*opt = -1;
-		}
-		locus_work_spec_fini(&work);
-	}
-	locus_workload_destroy(wl);
-	locus_catalog_destroy(cat);
-	locus_platform_destroy(p);
-	return r;
+	struct locus_scenario_spec spec = {.nodes = su->nodes,
+					   .racks = 2,
+					   .cores = su->ppn,
+					   .speed_hi = su->speed_hi,
+					   .disk_bw = 80e6,
+					   .net_bw = 117e6,
+					   .backbone_bw = su->backbone,
+					   .chunks = su->tasks,
+					   .chunk_size = 64ull << 20,
+					   .placement = LOCUS_PLACE_HDFS,
+					   .replicas = 3,
+					   .work = su->work,
+					   .seed = seed};
+	return test_simulate(&spec, policy, 5e-6, 1e-7, su->shared_fs, opt);
 }
 
 TEST(fig2_locality_pays_more_as_input_grows)

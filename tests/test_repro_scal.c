@@ -16,42 +16,23 @@
 
 #include "locus/locus.h"
 #include "test.h"
+#include "test_util.h"
 
 static struct locus_result *run(size_t nodes, int ppn, size_t tasks, unsigned replicas,
 				enum locus_place_policy placement, double skew, const char *policy,
 				long *opt)
 {
-	struct locus_platform *p = NULL;
-	struct locus_catalog *cat = NULL;
-	struct locus_workload *wl = NULL;
-	struct locus_work_spec work;
-	struct locus_error err = {0};
-	struct locus_result *r = NULL;
-	struct locus_place_options po = {
-	    .policy = placement, .replicas = replicas, .seed = 1, .skew_std = skew};
-	if (locus_platform_generate(&p, nodes, nodes >= 32 ? 32 : 1, ppn, "node"))
-		return NULL;
-	if (!locus_place_catalog(p, "d", tasks, 1 << 20, &po, &cat, &err) &&
-	    !locus_work_spec_parse(&work, "uniform:1:3", &err)) {
-		if (!locus_workload_build(&wl, p, cat, NULL, &work, 1, &err)) {
-			struct locus_sim_config cfg = {.wl = wl,
-						       .policy = locus_policy_find(policy),
-						       .seed = 1,
-						       .latency = -1,
-						       .cost_per_msg = 5e-6,
-						       .cost_per_entry = 1e-5,
-						       .no_task_results = 1};
-			if (locus_sim_run(&cfg, &r, &err))
-				fprintf(stderr, "%s: %s\n", policy, err.message);
-			if (opt && locus_bound_locality(wl, NULL, opt, NULL, &err))
-				*opt = -1;
-		}
-		locus_work_spec_fini(&work);
-	}
-	locus_workload_destroy(wl);
-	locus_catalog_destroy(cat);
-	locus_platform_destroy(p);
-	return r;
+	struct locus_scenario_spec spec = {.nodes = nodes,
+					   .racks = nodes >= 32 ? 32 : 1,
+					   .cores = ppn,
+					   .chunks = tasks,
+					   .chunk_size = 1 << 20,
+					   .placement = placement,
+					   .replicas = replicas,
+					   .skew_std = skew,
+					   .work = "uniform:1:3",
+					   .seed = 1};
+	return test_simulate(&spec, policy, 5e-6, 1e-5, 0, opt);
 }
 
 static uint64_t counter(const struct locus_result *r, const char *name)
@@ -70,8 +51,8 @@ TEST(fig4_5_8_scal_scales_monolithic_does_not)
 	struct locus_result *m2 = run(128, 12, 15360, 3, LOCUS_PLACE_HDFS, 0, "monolithic", NULL);
 	struct locus_result *s2 = run(128, 12, 15360, 3, LOCUS_PLACE_HDFS, 0, "scal", NULL);
 	CHECK(m1 && s1 && m2 && s2);
-	printf("256 workers: monolithic %.2f s, scal %.2f s; 1536: %.2f s, %.2f s\n",
-	       m1->makespan, s1->makespan, m2->makespan, s2->makespan);
+	printf("256 workers: monolithic %.2f s, scal %.2f s; 1536: %.2f s, %.2f s\n", m1->makespan,
+	       s1->makespan, m2->makespan, s2->makespan);
 	printf("mean wait: monolithic %.4f -> %.4f s, scal %.4f -> %.4f s\n", m1->wait_mean,
 	       m2->wait_mean, s1->wait_mean, s2->wait_mean);
 	printf("longest wait: monolithic %.3f -> %.3f s, scal %.3f -> %.3f s\n", m1->wait_max,
@@ -95,9 +76,9 @@ TEST(fig4_5_8_scal_scales_monolithic_does_not)
 TEST(fig7_locality_on_skewed_placements)
 {
 	long opt = 0;
-	struct locus_result *s =
-	    run(1024, 1, 30720, 3, LOCUS_PLACE_SKEWED, 8.82, "scal", &opt);
-	struct locus_result *m = run(1024, 1, 30720, 3, LOCUS_PLACE_SKEWED, 8.82, "monolithic", NULL);
+	struct locus_result *s = run(1024, 1, 30720, 3, LOCUS_PLACE_SKEWED, 8.82, "scal", &opt);
+	struct locus_result *m =
+	    run(1024, 1, 30720, 3, LOCUS_PLACE_SKEWED, 8.82, "monolithic", NULL);
 	CHECK(s && m && opt > 0);
 	double ls = (double)s->local_tasks / (double)s->n_tasks;
 	double lm = (double)m->local_tasks / (double)m->n_tasks;
@@ -115,7 +96,8 @@ TEST(approval_with_one_copy)
 {
 	struct locus_result *s = run(1024, 1, 30720, 1, LOCUS_PLACE_SKEWED, 7.42, "scal", NULL);
 	CHECK(s);
-	double approved = (double)counter(s, "local_approved") / (double)counter(s, "local_requests");
+	double approved =
+	    (double)counter(s, "local_approved") / (double)counter(s, "local_requests");
 	printf("local requests approved with one copy: %.3f\n", approved);
 	CHECK(approved > 0.95);
 	locus_result_destroy(s);

@@ -463,6 +463,57 @@ static struct locus_workload *random_workload(uint64_t seed, struct locus_platfo
 	return wl;
 }
 
+TEST(scenarios)
+{
+	/* Defaults: one rack, one core, 64 MiB chunks, three replicas (or a
+	 * copy on every node of a smaller platform), fixed:1. */
+	struct locus_scenario_spec spec = {.nodes = 5, .chunks = 20, .seed = 3};
+	struct locus_scenario *sc = NULL;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus_scenario_build(&spec, &sc, &err), 0);
+	CHECK_EQ_INT(sc->platform->n_nodes, 5);
+	CHECK_EQ_INT(sc->workload->n_workers, 5);
+	CHECK_EQ_INT(sc->workload->n_tasks, 20);
+	for (size_t t = 0; t < 20; t++) {
+		CHECK_EQ_INT(sc->workload->tasks[t].n_holders, 3);
+		CHECK_EQ_INT(sc->workload->tasks[t].bytes, 64 << 20);
+		CHECK(sc->workload->tasks[t].work == 1);
+	}
+	locus_scenario_destroy(sc);
+	spec = (struct locus_scenario_spec){.nodes = 2,
+					    .racks = 4,
+					    .cores = 3,
+					    .speed_hi = 4,
+					    .disk_bw = 5e7,
+					    .backbone_bw = 1e9,
+					    .chunks = 7,
+					    .chunk_size = 1000,
+					    .work = "uniform:1:2",
+					    .seed = 9};
+	CHECK_EQ_INT(locus_scenario_build(&spec, &sc, &err), 0);
+	CHECK_EQ_INT(sc->workload->n_workers, 6);
+	CHECK(sc->platform->backbone_bw == 1e9 && sc->platform->nodes[1].disk_bw == 5e7);
+	CHECK(sc->platform->nodes[0].speed >= 1 && sc->platform->nodes[0].speed <= 4);
+	CHECK(sc->platform->nodes[0].speed != sc->platform->nodes[1].speed);
+	CHECK_EQ_INT(sc->workload->tasks[6].n_holders, 2);
+	CHECK(sc->workload->tasks[0].work >= 1 && sc->workload->tasks[0].work <= 2);
+	/* The same spec and seed, the same scenario. */
+	struct locus_scenario *again = NULL;
+	CHECK_EQ_INT(locus_scenario_build(&spec, &again, &err), 0);
+	CHECK(again->platform->nodes[1].speed == sc->platform->nodes[1].speed);
+	CHECK(again->workload->tasks[3].work == sc->workload->tasks[3].work);
+	locus_scenario_destroy(again);
+	locus_scenario_destroy(sc);
+	/* What no platform, placement or work spec takes. */
+	spec = (struct locus_scenario_spec){.nodes = 0, .chunks = 1};
+	CHECK(locus_scenario_build(&spec, &sc, &err) != 0 && sc == NULL);
+	spec = (struct locus_scenario_spec){.nodes = 3, .chunks = 1, .replicas = 4};
+	CHECK_EQ_INT(locus_scenario_build(&spec, &sc, &err), LOCUS_EINVAL);
+	spec = (struct locus_scenario_spec){.nodes = 3, .chunks = 1, .work = "gauss:1"};
+	CHECK_EQ_INT(locus_scenario_build(&spec, &sc, &err), LOCUS_EINVAL);
+	CHECK(strstr(err.message, "gauss:1") != NULL);
+}
+
 TEST(every_policy_conforms)
 {
 	int runs = 0;
@@ -534,4 +585,4 @@ TEST_MAIN(TEST_ENTRY(local_reads_and_compute_exactly), TEST_ENTRY(shared_disk_an
 	  TEST_ENTRY(remote_reads_pay_latency_and_wait_for_a_slot),
 	  TEST_ENTRY(reads_across_racks_share_the_uplinks), TEST_ENTRY(busy_master_queues_requests),
 	  TEST_ENTRY(speed_changes_stretch_compute), TEST_ENTRY(policy_mistakes_are_caught),
-	  TEST_ENTRY(every_policy_conforms))
+	  TEST_ENTRY(scenarios), TEST_ENTRY(every_policy_conforms))

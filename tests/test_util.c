@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "locus/locus.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,4 +61,31 @@ int test_write(const char *path, const char *text)
 	size_t n = strlen(text);
 	int ok = fwrite(text, 1, n, fp) == n;
 	return (fclose(fp) == 0 && ok) ? 0 : -1;
+}
+
+struct locus_result *test_simulate(const struct locus_scenario_spec *spec, const char *policy,
+				   double cost_msg, double cost_entry, double shared_fs,
+				   long *opt_local)
+{
+	struct locus_scenario *sc = NULL;
+	struct locus_error err = {0};
+	struct locus_result *r = NULL;
+	if (locus_scenario_build(spec, &sc, &err)) {
+		fprintf(stderr, "scenario: %s\n", err.message);
+		return NULL;
+	}
+	struct locus_sim_config cfg = {.wl = sc->workload,
+				       .policy = locus_policy_find(policy),
+				       .seed = spec->seed,
+				       .latency = -1,
+				       .cost_per_msg = cost_msg,
+				       .cost_per_entry = cost_entry,
+				       .shared_fs_bw = shared_fs,
+				       .no_task_results = 1};
+	if (!cfg.policy || locus_sim_run(&cfg, &r, &err))
+		fprintf(stderr, "%s: %s\n", policy, err.message);
+	if (r && opt_local && locus_bound_locality(sc->workload, NULL, opt_local, NULL, &err))
+		*opt_local = -1;
+	locus_scenario_destroy(sc);
+	return r;
 }

@@ -17,4 +17,15 @@ char *test_slurp(const char *path, size_t *len);
 /* Writes a string to a file; returns 0 on success. */
 int test_write(const char *path, const char *text);
 
+struct locus_scenario_spec;
+struct locus_result;
+
+/* Builds the scenario of `spec` and runs `policy` on it (message and
+ * entry costs as given, a shared file system of `shared_fs` bytes/s when
+ * > 0); *opt_local gets the locality optimum when not NULL. NULL (with a
+ * message on stderr) on any error. */
+struct locus_result *test_simulate(const struct locus_scenario_spec *spec, const char *policy,
+				   double cost_msg, double cost_entry, double shared_fs,
+				   long *opt_local);
+
 #endif

@@ -18,6 +18,7 @@
 #include "locus/policy.h"
 #include "locus/report.h"
 #include "locus/rng.h"
+#include "locus/scenario.h"
 #include "locus/sim.h"
 #include "locus/workload.h"
 

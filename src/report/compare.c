@@ -167,18 +167,6 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 	return locus__out_fini(&o);
 }
 
-static void field_num(struct locus__out *o, const char *k, double v)
-{
-	locus__out_key(o, k);
-	locus__out_num(o, v);
-}
-
-static void field_u64(struct locus__out *o, const char *k, uint64_t v)
-{
-	locus__out_key(o, k);
-	locus__out_u64(o, v);
-}
-
 static void run_json(struct locus__out *o, const struct locus_result *r)
 {
 	locus__out_str(o, "{\"policy\": ");
@@ -186,46 +174,46 @@ static void run_json(struct locus__out *o, const struct locus_result *r)
 	locus__out_str(o, ", \"seed\": ");
 	locus__out_seed(o, r->seed);
 	locus__out_str(o, ", ");
-	field_u64(o, "tasks", r->n_tasks);
+	locus__out_field_u64(o, "tasks", r->n_tasks);
 	locus__out_str(o, ", ");
-	field_u64(o, "workers", r->n_workers);
+	locus__out_field_u64(o, "workers", r->n_workers);
 	locus__out_str(o, ", ");
-	field_u64(o, "schedulers", r->n_schedulers);
+	locus__out_field_u64(o, "schedulers", r->n_schedulers);
 	locus__out_str(o, ",\n     ");
-	field_num(o, "makespan", r->makespan);
+	locus__out_field_num(o, "makespan", r->makespan);
 	locus__out_str(o, ", ");
-	field_num(o, "makespan_lower", r->lb_makespan);
+	locus__out_field_num(o, "makespan_lower", r->lb_makespan);
 	locus__out_str(o, ", ");
-	field_num(o, "makespan_ratio", locus__makespan_ratio(r));
+	locus__out_field_num(o, "makespan_ratio", locus__makespan_ratio(r));
 	locus__out_str(o, ",\n     ");
-	field_u64(o, "local_tasks", r->local_tasks);
+	locus__out_field_u64(o, "local_tasks", r->local_tasks);
 	locus__out_str(o, ", ");
-	field_num(o, "local_fraction", locus__local_fraction(r));
+	locus__out_field_num(o, "local_fraction", locus__local_fraction(r));
 	locus__out_str(o, ", \"optimal_local_tasks\": ");
 	if (r->opt_local < 0)
 		locus__out_str(o, "null");
 	else
 		locus__out_i64(o, r->opt_local);
 	locus__out_str(o, ", ");
-	field_num(o, "local_vs_optimal", locus__local_vs_optimal(r));
+	locus__out_field_num(o, "local_vs_optimal", locus__local_vs_optimal(r));
 	locus__out_str(o, ",\n     \"wait\": {");
-	field_num(o, "mean", r->wait_mean);
+	locus__out_field_num(o, "mean", r->wait_mean);
 	locus__out_str(o, ", ");
-	field_num(o, "p50", r->wait_p50);
+	locus__out_field_num(o, "p50", r->wait_p50);
 	locus__out_str(o, ", ");
-	field_num(o, "p99", r->wait_p99);
+	locus__out_field_num(o, "p99", r->wait_p99);
 	locus__out_str(o, ", ");
-	field_num(o, "max", r->wait_max);
+	locus__out_field_num(o, "max", r->wait_max);
 	locus__out_str(o, "},\n     ");
-	field_u64(o, "messages", r->messages);
+	locus__out_field_u64(o, "messages", r->messages);
 	locus__out_str(o, ", ");
-	field_u64(o, "message_bytes", r->message_bytes);
+	locus__out_field_u64(o, "message_bytes", r->message_bytes);
 	locus__out_str(o, ", \"scheduler_busy\": {");
-	field_num(o, "total", r->sched_busy_total);
+	locus__out_field_num(o, "total", r->sched_busy_total);
 	locus__out_str(o, ", ");
-	field_num(o, "max", r->sched_busy_max);
+	locus__out_field_num(o, "max", r->sched_busy_max);
 	locus__out_str(o, "}, ");
-	field_num(o, "worker_idle_total", r->worker_idle_total);
+	locus__out_field_num(o, "worker_idle_total", r->worker_idle_total);
 	locus__out_char(o, '}');
 }
 

@@ -11,18 +11,6 @@
 #include "locus/report.h"
 #include "report/out.h"
 
-static void field_num(struct locus__out *o, const char *k, double v)
-{
-	locus__out_key(o, k);
-	locus__out_num(o, v);
-}
-
-static void field_u64(struct locus__out *o, const char *k, uint64_t v)
-{
-	locus__out_key(o, k);
-	locus__out_u64(o, v);
-}
-
 static void field_seed(struct locus__out *o, uint64_t seed)
 {
 	locus__out_key(o, "seed");
@@ -34,62 +22,63 @@ static void summary(struct locus__out *o, const struct locus_result *r)
 	double bytes = (double)r->bytes_local + (double)r->bytes_remote;
 
 	locus__out_str(o, "  \"summary\": {\n    ");
-	field_num(o, "makespan", r->makespan);
+	locus__out_field_num(o, "makespan", r->makespan);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "tasks", r->n_tasks);
+	locus__out_field_u64(o, "tasks", r->n_tasks);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "workers", r->n_workers);
+	locus__out_field_u64(o, "workers", r->n_workers);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "schedulers", r->n_schedulers);
+	locus__out_field_u64(o, "schedulers", r->n_schedulers);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "nodes", r->n_nodes);
+	locus__out_field_u64(o, "nodes", r->n_nodes);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "local_tasks", r->local_tasks);
+	locus__out_field_u64(o, "local_tasks", r->local_tasks);
 	locus__out_str(o, ",\n    ");
-	field_num(o, "local_fraction", locus__local_fraction(r));
+	locus__out_field_num(o, "local_fraction", locus__local_fraction(r));
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "bytes_local", r->bytes_local);
+	locus__out_field_u64(o, "bytes_local", r->bytes_local);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "bytes_remote", r->bytes_remote);
+	locus__out_field_u64(o, "bytes_remote", r->bytes_remote);
 	locus__out_str(o, ",\n    ");
-	field_num(o, "local_bytes_fraction", locus__ratio((double)r->bytes_local, bytes));
+	locus__out_field_num(o, "local_bytes_fraction",
+			     locus__ratio((double)r->bytes_local, bytes));
 	locus__out_str(o, ",\n    \"wait\": {");
-	field_num(o, "mean", r->wait_mean);
+	locus__out_field_num(o, "mean", r->wait_mean);
 	locus__out_str(o, ", ");
-	field_num(o, "p50", r->wait_p50);
+	locus__out_field_num(o, "p50", r->wait_p50);
 	locus__out_str(o, ", ");
-	field_num(o, "p99", r->wait_p99);
+	locus__out_field_num(o, "p99", r->wait_p99);
 	locus__out_str(o, ", ");
-	field_num(o, "max", r->wait_max);
+	locus__out_field_num(o, "max", r->wait_max);
 	locus__out_str(o, "},\n    ");
-	field_u64(o, "messages", r->messages);
+	locus__out_field_u64(o, "messages", r->messages);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "message_bytes", r->message_bytes);
+	locus__out_field_u64(o, "message_bytes", r->message_bytes);
 	locus__out_str(o, ",\n    \"scheduler_busy\": {");
-	field_num(o, "total", r->sched_busy_total);
+	locus__out_field_num(o, "total", r->sched_busy_total);
 	locus__out_str(o, ", ");
-	field_num(o, "max", r->sched_busy_max);
+	locus__out_field_num(o, "max", r->sched_busy_max);
 	locus__out_str(o, "},\n    ");
-	field_num(o, "worker_idle_total", r->worker_idle_total);
+	locus__out_field_num(o, "worker_idle_total", r->worker_idle_total);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "events", r->events);
+	locus__out_field_u64(o, "events", r->events);
 	locus__out_str(o, "\n  },\n");
 }
 
 static void bounds(struct locus__out *o, const struct locus_result *r)
 {
 	locus__out_str(o, "  \"bounds\": {\n    ");
-	field_num(o, "makespan_lower", r->lb_makespan);
+	locus__out_field_num(o, "makespan_lower", r->lb_makespan);
 	locus__out_str(o, ",\n    ");
-	field_num(o, "work", r->lb_work);
+	locus__out_field_num(o, "work", r->lb_work);
 	locus__out_str(o, ",\n    ");
-	field_num(o, "io", r->lb_io);
+	locus__out_field_num(o, "io", r->lb_io);
 	locus__out_str(o, ",\n    ");
-	field_num(o, "serial", r->lb_serial);
+	locus__out_field_num(o, "serial", r->lb_serial);
 	locus__out_str(o, ",\n    ");
-	field_num(o, "longest_task", r->lb_longest);
+	locus__out_field_num(o, "longest_task", r->lb_longest);
 	locus__out_str(o, ",\n    ");
-	field_num(o, "makespan_ratio", locus__makespan_ratio(r));
+	locus__out_field_num(o, "makespan_ratio", locus__makespan_ratio(r));
 	locus__out_str(o, ",\n    ");
 	locus__out_key(o, "optimal_local_tasks");
 	if (r->opt_local < 0)
@@ -97,7 +86,7 @@ static void bounds(struct locus__out *o, const struct locus_result *r)
 	else
 		locus__out_i64(o, r->opt_local);
 	locus__out_str(o, ",\n    ");
-	field_num(o, "local_vs_optimal", locus__local_vs_optimal(r));
+	locus__out_field_num(o, "local_vs_optimal", locus__local_vs_optimal(r));
 	locus__out_str(o, "\n  },\n");
 }
 
@@ -106,11 +95,11 @@ static void policy_stats(struct locus__out *o, const struct locus_result *r)
 	const struct locus_policy_stats *ps = &r->pstats;
 
 	locus__out_str(o, "  \"policy_stats\": {\n    ");
-	field_u64(o, "entries_examined", ps->entries_examined);
+	locus__out_field_u64(o, "entries_examined", ps->entries_examined);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "local_assignments", ps->local_assignments);
+	locus__out_field_u64(o, "local_assignments", ps->local_assignments);
 	locus__out_str(o, ",\n    ");
-	field_u64(o, "remote_assignments", ps->remote_assignments);
+	locus__out_field_u64(o, "remote_assignments", ps->remote_assignments);
 	locus__out_str(o, ",\n    \"counters\": {");
 	for (size_t i = 0; i < LOCUS__ARRAY_LEN(ps->counter_names) && ps->counter_names[i]; i++) {
 		if (i)
@@ -130,21 +119,21 @@ static void workers(struct locus__out *o, const struct locus_result *r)
 	for (size_t w = 0; w < n; w++) {
 		const struct locus_worker_result *wr = &r->workers[w];
 		locus__out_str(o, w ? ",\n    {" : "\n    {");
-		field_u64(o, "node", wr->node);
+		locus__out_field_u64(o, "node", wr->node);
 		locus__out_str(o, ", ");
-		field_u64(o, "tasks", wr->tasks);
+		locus__out_field_u64(o, "tasks", wr->tasks);
 		locus__out_str(o, ", ");
-		field_u64(o, "local_tasks", wr->local_tasks);
+		locus__out_field_u64(o, "local_tasks", wr->local_tasks);
 		locus__out_str(o, ", ");
-		field_u64(o, "bytes_local", wr->bytes_local);
+		locus__out_field_u64(o, "bytes_local", wr->bytes_local);
 		locus__out_str(o, ", ");
-		field_u64(o, "bytes_remote", wr->bytes_remote);
+		locus__out_field_u64(o, "bytes_remote", wr->bytes_remote);
 		locus__out_str(o, ", ");
-		field_num(o, "busy", wr->busy);
+		locus__out_field_num(o, "busy", wr->busy);
 		locus__out_str(o, ", ");
-		field_num(o, "idle", wr->idle);
+		locus__out_field_num(o, "idle", wr->idle);
 		locus__out_str(o, ", ");
-		field_num(o, "max_wait", wr->max_wait);
+		locus__out_field_num(o, "max_wait", wr->max_wait);
 		locus__out_char(o, '}');
 	}
 	locus__out_str(o, n ? "\n  ],\n" : "],\n");
@@ -157,13 +146,13 @@ static void schedulers(struct locus__out *o, const struct locus_result *r)
 	locus__out_str(o, "  \"schedulers\": [");
 	for (size_t s = 0; s < n; s++) {
 		locus__out_str(o, s ? ",\n    {" : "\n    {");
-		field_u64(o, "events", r->scheds[s].events);
+		locus__out_field_u64(o, "events", r->scheds[s].events);
 		locus__out_str(o, ", ");
-		field_num(o, "busy", r->scheds[s].busy);
+		locus__out_field_num(o, "busy", r->scheds[s].busy);
 		locus__out_str(o, ", ");
-		field_u64(o, "queue_max", r->scheds[s].queue_max);
+		locus__out_field_u64(o, "queue_max", r->scheds[s].queue_max);
 		locus__out_str(o, ", ");
-		field_num(o, "queue_mean", r->scheds[s].queue_mean);
+		locus__out_field_num(o, "queue_mean", r->scheds[s].queue_mean);
 		locus__out_char(o, '}');
 	}
 	locus__out_str(o, n ? "\n  ]" : "]");

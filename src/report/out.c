@@ -521,3 +521,15 @@ double locus__local_vs_optimal(const struct locus_result *r)
 		return NAN;
 	return locus__ratio((double)r->local_tasks, (double)r->opt_local);
 }
+
+void locus__out_field_num(struct locus__out *o, const char *k, double v)
+{
+	locus__out_key(o, k);
+	locus__out_num(o, v);
+}
+
+void locus__out_field_u64(struct locus__out *o, const char *k, uint64_t v)
+{
+	locus__out_key(o, k);
+	locus__out_u64(o, v);
+}

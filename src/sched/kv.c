@@ -65,59 +65,55 @@ void locus_kv_fini(struct locus_kv *kv)
 	memset(kv, 0, sizeof *kv);
 }
 
+/* The value of `key` (its last occurrence), or NULL; every occurrence
+ * counts as used. */
+static const char *kv_value(struct locus_kv *kv, const char *key)
+{
+	const char *v = NULL;
+	for (size_t k = 0; kv && k < kv->n; k++)
+		if (strcmp(kv->keys[k], key) == 0) {
+			kv->used[k] = 1;
+			v = kv->vals[k];
+		}
+	return v;
+}
+
 int locus_kv_double(struct locus_kv *kv, const char *key, double def, double min, double max,
 		    double *out, struct locus_error *err)
 {
+	const char *val = kv_value(kv, key);
+	char *end;
 	*out = def;
-	if (!kv)
+	if (!val)
 		return 0;
-	/* The last occurrence wins; every occurrence counts as used. */
-	for (size_t k = 0; k < kv->n; k++)
-		if (strcmp(kv->keys[k], key) == 0)
-			kv->used[k] = 1;
-	for (size_t i = kv->n; i-- > 0;) {
-		if (strcmp(kv->keys[i], key) != 0)
-			continue;
-		char *end;
-		double v = strtod(kv->vals[i], &end);
-		if (!*kv->vals[i] || *end || isnan(v) || v < min || v > max)
-			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-					  "policy option %s=%s: expected a number from %g to %g",
-					  key, kv->vals[i], min, max);
-		*out = v;
-		return 0;
-	}
+	double v = strtod(val, &end);
+	if (!*val || *end || isnan(v) || v < min || v > max)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "policy option %s=%s: expected a number from %g to %g", key, val,
+				  min, max);
+	*out = v;
 	return 0;
 }
 
 int locus_kv_choice(struct locus_kv *kv, const char *key, const char *const *names, int def,
 		    int *out, struct locus_error *err)
 {
+	const char *val = kv_value(kv, key);
 	*out = def;
-	if (!kv)
+	if (!val)
 		return 0;
-	for (size_t k = 0; k < kv->n; k++)
-		if (strcmp(kv->keys[k], key) == 0)
-			kv->used[k] = 1;
-	for (size_t i = kv->n; i-- > 0;) {
-		if (strcmp(kv->keys[i], key) != 0)
-			continue;
-		for (int c = 0; names[c]; c++)
-			if (strcmp(kv->vals[i], names[c]) == 0) {
-				*out = c;
-				return 0;
-			}
-		char allowed[200] = "";
-		for (int c = 0; names[c]; c++) {
-			size_t at = strlen(allowed);
-			snprintf(allowed + at, sizeof allowed - at, "%s%s", c ? ", " : "",
-				 names[c]);
+	for (int c = 0; names[c]; c++)
+		if (strcmp(val, names[c]) == 0) {
+			*out = c;
+			return 0;
 		}
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy option %s=%s: expected one of %s", key, kv->vals[i],
-				  allowed);
+	char allowed[200] = "";
+	for (int c = 0; names[c]; c++) {
+		size_t at = strlen(allowed);
+		snprintf(allowed + at, sizeof allowed - at, "%s%s", c ? ", " : "", names[c]);
 	}
-	return 0;
+	return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "policy option %s=%s: expected one of %s",
+			  key, val, allowed);
 }
 
 const char *locus_kv_unused(const struct locus_kv *kv)
