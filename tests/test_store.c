@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "locality/store.h"
 #include "locus/locus.h"
 #include "test.h"
 #include "test_util.h"
@@ -268,7 +269,77 @@ TEST(stray_files_are_ignored)
 	locus_catalog_destroy(cat);
 }
 
+/* The scan split over nodes (each lists its own directory, one assembles)
+ * gives exactly the catalog of the whole scan, problems included. */
+static char *split_scan(const char *root, int *rc)
+{
+	struct locus_error err = {0};
+	char **nodes = NULL;
+	size_t n = 0;
+	*rc = locus__store_nodes(root, &nodes, &n, &err);
+	if (*rc)
+		return NULL;
+	struct locus__buf *bufs = calloc(n ? n : 1, sizeof *bufs);
+	const char **lists = calloc(n ? n : 1, sizeof *lists);
+	size_t *lens = calloc(n ? n : 1, sizeof *lens);
+	for (size_t i = 0; i < n && !*rc; i++) {
+		*rc = locus__store_list_node(root, nodes[i], &bufs[i], &err);
+		lists[i] = bufs[i].data ? bufs[i].data : "";
+		lens[i] = bufs[i].len;
+	}
+	struct locus_catalog *cat = NULL;
+	if (!*rc)
+		*rc = locus__store_assemble(&cat, root, (const char *const *)nodes, lists, lens, n,
+					    &err);
+	char *text = cat ? print_to_string(cat) : NULL;
+	locus_catalog_destroy(cat);
+	for (size_t i = 0; i < n; i++)
+		locus__buf_fini(&bufs[i]);
+	free(bufs);
+	free(lists);
+	free(lens);
+	locus__store_nodes_free(nodes, n);
+	return text;
+}
+
+TEST(split_scan_equals_whole_scan)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat = parse(canonical), *back;
+	struct locus_error err = {0};
+	char path[1024];
+	int rc;
+	CHECK_EQ_INT(write_all(cat, root, false), 0);
+	char *text = split_scan(root, &rc);
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_STR(text, canonical);
+	free(text);
+	/* Damage as above: lost, missing-last and corrupt chunks. */
+	snprintf(path, sizeof path, "%s/n1/db/frag/chunk-000000-0", root);
+	CHECK_EQ_INT(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/n3/db/frag/chunk-000000-0", root);
+	CHECK_EQ_INT(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/n4/db/frag/chunk-000001-1048576", root);
+	CHECK_EQ_INT(truncate(path, 1000), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	char *whole = print_to_string(back);
+	text = split_scan(root, &rc);
+	CHECK_EQ_INT(rc, 0);
+	CHECK(strstr(whole, "missing") != NULL || strstr(whole, "corrupt") != NULL);
+	CHECK_EQ_STR(text, whole);
+	free(text);
+	free(whole);
+	locus_catalog_destroy(back);
+	/* Nodes disagreeing on a manifest fail the assembly as the scan. */
+	snprintf(path, sizeof path, "%s/n2/db/frag/.locus-dataset", root);
+	CHECK_EQ_INT(test_write(path, "locus-store-dataset 1\nsize 9\nchunks 3\n"), 0);
+	text = split_scan(root, &rc);
+	CHECK_EQ_INT(rc, LOCUS_EPARSE);
+	CHECK(text == NULL);
+	locus_catalog_destroy(cat);
+}
+
 TEST_MAIN(TEST_ENTRY(catalog_store_catalog_round_trip), TEST_ENTRY(existing_dataset_needs_force),
 	  TEST_ENTRY(failure_leaves_store_untouched),
 	  TEST_ENTRY(lost_and_corrupt_replicas_are_reported), TEST_ENTRY(bad_names_and_bad_stores),
-	  TEST_ENTRY(stray_files_are_ignored))
+	  TEST_ENTRY(stray_files_are_ignored), TEST_ENTRY(split_scan_equals_whole_scan))

@@ -22,6 +22,7 @@
 #include "core/internal.h"
 #include "locus/locality.h"
 #include "locus/place.h"
+#include "locality/store.h"
 
 #define MANIFEST	 ".locus-dataset"
 #define MANIFEST_MAGIC	 "locus-store-dataset"
@@ -396,6 +397,39 @@ static int assemble(struct scan *s)
 	return rc;
 }
 
+/* Frees what a scan collected (not the catalog). */
+static void scan_fini(struct scan *s)
+{
+	for (size_t i = 0; i < s->n_pieces; i++)
+		free(s->pieces[i].dataset);
+	free(s->pieces);
+	for (size_t i = 0; i < s->n_mans; i++)
+		free(s->mans[i].dataset);
+	free(s->mans);
+	locus__buf_fini(&s->path);
+}
+
+/* Sorts the pieces and builds s->cat from them; on failure frees the
+ * catalog. The scan is finished either way. */
+static int scan_finish(struct scan *s, struct locus_catalog **out, int rc)
+{
+	if (!rc) {
+		qsort(s->pieces, s->n_pieces, sizeof *s->pieces, cmp_piece);
+		rc = assemble(s);
+	}
+	scan_fini(s);
+	if (rc) {
+		if (s->err && !s->err->code)
+			locus__err(s->err, rc, s->root, 0, 0, "%s", locus_strerror(rc));
+		locus_catalog_destroy(s->cat);
+		return rc;
+	}
+	locus_log(LOCUS_LOG_LOCALITY, "store %s: %zu nodes, %zu datasets", s->root,
+		  s->cat->n_hosts, s->cat->n_datasets);
+	*out = s->cat;
+	return 0;
+}
+
 int locus_store_scan(struct locus_catalog **out, const char *root, struct locus_error *err)
 {
 	struct scan s = {.root = root, .err = err};
@@ -422,26 +456,148 @@ int locus_store_scan(struct locus_catalog **out, const char *root, struct locus_
 		}
 		rc = walk(&s, "", (uint32_t)h, 0);
 	}
-	if (!rc) {
-		qsort(s.pieces, s.n_pieces, sizeof *s.pieces, cmp_piece);
-		rc = assemble(&s);
-	}
-	for (size_t i = 0; i < s.n_pieces; i++)
-		free(s.pieces[i].dataset);
-	free(s.pieces);
-	for (size_t i = 0; i < s.n_mans; i++)
-		free(s.mans[i].dataset);
-	free(s.mans);
 	free_names(nodes, n_nodes);
-	locus__buf_fini(&s.path);
+	return scan_finish(&s, out, rc);
+}
+
+/* ---- scans split over processes ---------------------------------------- */
+
+int locus__store_nodes(const char *root, char ***names, size_t *n, struct locus_error *err)
+{
+	char **all;
+	size_t n_all, k = 0;
+	struct locus__buf path = {0};
+	*names = NULL;
+	*n = 0;
+	int rc = list_dir(root, &all, &n_all, err);
+	for (size_t i = 0; i < n_all && !rc; i++) {
+		struct stat st;
+		path.len = 0;
+		if (all[i][0] == '.' || (rc = locus__buf_printf(&path, "%s/%s", root, all[i])))
+			continue;
+		if (stat(path.data, &st) == 0 && S_ISDIR(st.st_mode)) {
+			char *keep = all[i];
+			all[i] = NULL;
+			all[k++] = keep;
+		}
+	}
+	locus__buf_fini(&path);
 	if (rc) {
-		if (err && !err->code)
-			locus__err(err, rc, root, 0, 0, "%s", locus_strerror(rc));
-		locus_catalog_destroy(s.cat);
+		free_names(all, n_all);
 		return rc;
 	}
-	locus_log(LOCUS_LOG_LOCALITY, "store %s: %zu nodes, %zu datasets", root, s.cat->n_hosts,
-		  s.cat->n_datasets);
-	*out = s.cat;
+	for (size_t i = k; i < n_all; i++)
+		free(all[i]);
+	*names = all;
+	*n = k;
 	return 0;
+}
+
+void locus__store_nodes_free(char **names, size_t n)
+{
+	free_names(names, n);
+}
+
+/* A name travels on a line of its own: no control character in it. */
+static int listable(const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+	return *name != 0;
+}
+
+int locus__store_list_node(const char *root, const char *node, struct locus__buf *out,
+			   struct locus_error *err)
+{
+	struct scan s = {.root = root, .err = err};
+	int rc = locus__buf_printf(&s.path, "%s/%s", root, node);
+	if (!rc)
+		rc = walk(&s, "", 0, 0);
+	for (size_t i = 0; i < s.n_pieces && !rc; i++) {
+		const struct piece *p = &s.pieces[i];
+		if (!listable(p->dataset))
+			rc = locus__err(err, LOCUS_EPARSE, root, 0, 0,
+					"node %s: dataset name with a control character", node);
+		else
+			rc = locus__buf_printf(out, "C %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
+					       p->index, p->offset, p->length, p->dataset);
+	}
+	for (size_t i = 0; i < s.n_mans && !rc; i++) {
+		const struct manifest *m = &s.mans[i];
+		if (!listable(m->dataset))
+			rc = locus__err(err, LOCUS_EPARSE, root, 0, 0,
+					"node %s: dataset name with a control character", node);
+		else
+			rc = locus__buf_printf(out, "M %" PRIu64 " %" PRIu64 " %s\n", m->size,
+					       m->chunks, m->dataset);
+	}
+	scan_fini(&s);
+	if (rc && err && !err->code)
+		locus__err(err, rc, root, 0, 0, "node %s: %s", node, locus_strerror(rc));
+	return rc;
+}
+
+/* Reads one listing line "C INDEX OFFSET LENGTH DATASET" or
+ * "M SIZE CHUNKS DATASET" into the scan. */
+static int list_line(struct scan *s, const char *line, size_t len, uint32_t host)
+{
+	uint64_t v[3];
+	size_t n_num = line[0] == 'C' ? 3 : 2, at = 2;
+	if (len < 2 || (line[0] != 'C' && line[0] != 'M') || line[1] != ' ')
+		return LOCUS_EPARSE;
+	for (size_t k = 0; k < n_num; k++) {
+		size_t end = at;
+		while (end < len && line[end] != ' ')
+			end++;
+		if (end >= len || locus__parse_u64(line + at, end - at, &v[k]))
+			return LOCUS_EPARSE;
+		at = end + 1;
+	}
+	char *name = malloc(len - at + 1);
+	if (!name)
+		return LOCUS_ENOMEM;
+	memcpy(name, line + at, len - at);
+	name[len - at] = 0;
+	if (line[0] == 'C') {
+		if (locus__grow(&s->pieces, &s->pieces_cap, s->n_pieces + 1, sizeof *s->pieces)) {
+			free(name);
+			return LOCUS_ENOMEM;
+		}
+		s->pieces[s->n_pieces++] = (struct piece){name, v[0], v[1], v[2], host};
+	} else {
+		if (locus__grow(&s->mans, &s->mans_cap, s->n_mans + 1, sizeof *s->mans)) {
+			free(name);
+			return LOCUS_ENOMEM;
+		}
+		s->mans[s->n_mans++] = (struct manifest){name, v[0], v[1], host};
+	}
+	return 0;
+}
+
+int locus__store_assemble(struct locus_catalog **out, const char *root, const char *const *nodes,
+			  const char *const *lists, const size_t *lens, size_t n,
+			  struct locus_error *err)
+{
+	struct scan s = {.root = root, .err = err};
+	*out = NULL;
+	int rc = locus_catalog_create(&s.cat);
+	for (size_t i = 0; i < n && !rc; i++) {
+		long h = locus_catalog_add_host(s.cat, nodes[i], NULL);
+		if (h < 0) {
+			rc = (int)h;
+			break;
+		}
+		size_t pos = 0, len, line_no = 0;
+		const char *line;
+		while (!rc && locus__next_line(lists[i], lens[i], &pos, &line, &len)) {
+			line_no++;
+			rc = list_line(&s, line, len, (uint32_t)h);
+			if (rc == LOCUS_EPARSE)
+				locus__err(err, rc, nodes[i], (long)line_no, 1,
+					   "expected \"C INDEX OFFSET LENGTH DATASET\" or "
+					   "\"M SIZE CHUNKS DATASET\"");
+		}
+	}
+	return scan_finish(&s, out, rc);
 }
