@@ -614,6 +614,30 @@ TEST(text_is_not_nul_terminated)
 	free(buf);
 }
 
+TEST(create_from_names)
+{
+	struct locus_platform *p;
+	struct locus_error err = {0};
+	const char *names[] = {"n1", "n2.example.org", "n3"};
+	int cores[] = {2, 0, 5};
+	CHECK_EQ_INT(locus_platform_create(&p, names, cores, 3, &err), 0);
+	CHECK_EQ_INT(p->n_nodes, 3);
+	CHECK_EQ_STR(p->nodes[1].name, "n2.example.org");
+	CHECK_EQ_INT(p->nodes[2].cores, 5);
+	CHECK_EQ_INT(p->nodes[1].cores, 0);
+	CHECK(p->nodes[0].speed == 1.0 && p->nodes[0].disk_bw > 0 && p->nodes[0].net_bw > 0);
+	CHECK_EQ_INT(locus_platform_find(p, "n2"), 1);
+	locus_platform_destroy(p);
+	/* Two names of one host, and a bad name, are refused. */
+	const char *clash[] = {"n1", "N1.example.org"};
+	CHECK_EQ_INT(locus_platform_create(&p, clash, cores, 2, &err), LOCUS_EINVAL);
+	CHECK(p == NULL && strstr(err.message, "same host") != NULL);
+	const char *bad[] = {"n1", "has space"};
+	CHECK_EQ_INT(locus_platform_create(&p, bad, cores, 2, &err), LOCUS_EINVAL);
+	CHECK(strstr(err.message, "has space") != NULL);
+	CHECK_EQ_INT(locus_platform_create(&p, names, cores, 0, &err), LOCUS_EINVAL);
+}
+
 TEST_MAIN(TEST_ENTRY(storage_node_and_transfer_limit), TEST_ENTRY(small_fixture),
 	  TEST_ENTRY(ranges_fixture), TEST_ENTRY(save_load_round_trip),
 	  TEST_ENTRY(save_text_is_canonical), TEST_ENTRY(save_refuses_invalid),
@@ -622,4 +646,4 @@ TEST_MAIN(TEST_ENTRY(storage_node_and_transfer_limit), TEST_ENTRY(small_fixture)
 	  TEST_ENTRY(generated_round_trip), TEST_ENTRY(syntax_error_has_line_and_column),
 	  TEST_ENTRY(format_and_version), TEST_ENTRY(unknown_keys),
 	  TEST_ENTRY(bad_types_and_ranges), TEST_ENTRY(duplicate_names), TEST_ENTRY(load_errors),
-	  TEST_ENTRY(text_is_not_nul_terminated))
+	  TEST_ENTRY(text_is_not_nul_terminated), TEST_ENTRY(create_from_names))

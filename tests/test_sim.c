@@ -581,8 +581,43 @@ TEST(every_policy_conforms)
 	CHECK(runs >= 60 * 4);
 }
 
+static int skip_odd(void *user, size_t dataset, size_t chunk)
+{
+	(void)dataset;
+	++*(int *)user;
+	return chunk % 2 == 1;
+}
+
+TEST(workload_leaves_out_skipped_chunks)
+{
+	struct locus_platform *p = platform(2, 1, 1e-3, NULL);
+	uint64_t bytes[] = {10, 20, 30, 40, 50};
+	const char *holders[] = {"0", "1", "01", "1", "0"};
+	struct locus_catalog *cat = catalog(2, 5, bytes, holders);
+	struct locus_work_spec spec;
+	struct locus_error err;
+	struct locus_workload *wl = NULL;
+	int calls = 0;
+	CHECK_EQ_INT(locus_work_spec_parse(&spec, "fixed:1", &err), 0);
+	CHECK_EQ_INT(locus_workload_build_skip(&wl, p, cat, NULL, &spec, 1, skip_odd, &calls, &err),
+		     0);
+	CHECK(calls >= 5);
+	CHECK_EQ_INT(wl->n_tasks, 3);
+	CHECK_EQ_INT(wl->tasks[0].chunk, 0);
+	CHECK_EQ_INT(wl->tasks[1].chunk, 2);
+	CHECK_EQ_INT(wl->tasks[2].chunk, 4);
+	CHECK_EQ_INT(wl->tasks[1].bytes, 30);
+	CHECK_EQ_INT(wl->tasks[1].n_holders, 2);
+	CHECK_EQ_INT(wl->total_bytes, 90);
+	locus_workload_destroy(wl);
+	locus_work_spec_fini(&spec);
+	locus_catalog_destroy(cat);
+	locus_platform_destroy(p);
+}
+
 TEST_MAIN(TEST_ENTRY(local_reads_and_compute_exactly), TEST_ENTRY(shared_disk_and_remote_reads),
 	  TEST_ENTRY(remote_reads_pay_latency_and_wait_for_a_slot),
 	  TEST_ENTRY(reads_across_racks_share_the_uplinks), TEST_ENTRY(busy_master_queues_requests),
 	  TEST_ENTRY(speed_changes_stretch_compute), TEST_ENTRY(policy_mistakes_are_caught),
-	  TEST_ENTRY(scenarios), TEST_ENTRY(every_policy_conforms))
+	  TEST_ENTRY(scenarios), TEST_ENTRY(every_policy_conforms),
+	  TEST_ENTRY(workload_leaves_out_skipped_chunks))

@@ -74,6 +74,11 @@ int locus_platform_parse(struct locus_platform **out, const char *text, size_t l
 int locus_platform_generate(struct locus_platform **out, size_t n_nodes, size_t n_racks, int cores,
 			    const char *prefix);
 
+/* Makes a platform of n nodes named names[i] with cores[i] workers each,
+ * the default rack, speed and bandwidths (a run's nodes, say). Names must
+ * be valid node names and name distinct hosts (LOCUS_EINVAL says which). */
+int locus_platform_create(struct locus_platform **out, const char *const *names, const int *cores,
+			  size_t n, struct locus_error *err);
 /* Gives every node a speed drawn uniformly from [lo, hi] by a generator
  * seeded with `seed` (node order): a heterogeneous platform. */
 void locus_platform_random_speeds(struct locus_platform *p, double lo, double hi, uint64_t seed);

@@ -87,6 +87,15 @@ int locus_workload_build(struct locus_workload **out, const struct locus_platfor
 			 const struct locus_work_spec *work, uint64_t seed,
 			 struct locus_error *err);
 
+/* The same, leaving out every chunk for which skip(skip_user, dataset,
+ * chunk) is non-zero (the chunks a journal says are done, say); tasks keep
+ * their catalog dataset and chunk indices. */
+int locus_workload_build_skip(struct locus_workload **out, const struct locus_platform *p,
+			      const struct locus_catalog *cat, const char *only,
+			      const struct locus_work_spec *work, uint64_t seed,
+			      int (*skip)(void *user, size_t dataset, size_t chunk), void *skip_user,
+			      struct locus_error *err);
+
 void locus_workload_destroy(struct locus_workload *wl);
 
 /* Whether node `node` holds the chunk of task `t`. */

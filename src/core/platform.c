@@ -787,6 +787,52 @@ int locus_platform_generate(struct locus_platform **out, size_t n_nodes, size_t 
 	return 0;
 }
 
+int locus_platform_create(struct locus_platform **out, const char *const *names, const int *cores,
+			  size_t n, struct locus_error *err)
+{
+	struct locus_platform *p;
+	size_t clash;
+
+	*out = NULL;
+	if (n == 0 || n > PLATFORM_MAX_NODES)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "a platform has 1 to %zu nodes, not %zu", PLATFORM_MAX_NODES, n);
+	p = platform_new();
+	if (!p || !(p->nodes = locus__calloc(n, sizeof *p->nodes))) {
+		locus_platform_destroy(p);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	p->latency = LOCUS_DEFAULT_LATENCY;
+	p->n_nodes = n;
+	for (size_t i = 0; i < n; i++) {
+		struct locus_node *nd = &p->nodes[i];
+		int rc = 0;
+		if (!valid_name(names[i]) || cores[i] < 0)
+			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+					"node \"%s\": a name is non-empty, does not start with "
+					"'.' and has no spaces or control characters",
+					names[i]);
+		else if (!(nd->name = locus__strdup(names[i])) ||
+			 !(nd->rack = locus__strdup(DEFAULT_RACK)))
+			rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		else if ((rc = index_add(p->index, nd->name, i, &clash)))
+			rc = rc < 0 ? locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory")
+				    : locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+						 "nodes \"%s\" and \"%s\" name the same host",
+						 p->nodes[clash].name, nd->name);
+		if (rc) {
+			locus_platform_destroy(p);
+			return rc;
+		}
+		nd->cores = cores[i];
+		nd->speed = 1.0;
+		nd->disk_bw = LOCUS_DEFAULT_DISK_BW;
+		nd->net_bw = LOCUS_DEFAULT_NET_BW;
+	}
+	*out = p;
+	return 0;
+}
+
 /* ---- writing ------------------------------------------------------------- */
 
 /* What is wrong with node `nd` for the reader, or NULL. */

@@ -195,6 +195,9 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 	locus__out_init(&o, fp);
 	locus__out_str(&o, "{\n  \"format\": \"" LOCUS_RESULT_FORMAT "\",\n  \"version\": ");
 	locus__out_u64(&o, LOCUS_RESULT_VERSION);
+	locus__out_str(&o, ",\n  \"engine\": ");
+	locus__out_json_str(&o, r->engine[0] ? r->engine : "sim",
+			    r->engine[0] ? strnlen(r->engine, sizeof r->engine) : 3);
 	locus__out_str(&o, ",\n  \"policy\": ");
 	locus__out_json_str(&o, r->policy, locus__policy_len(r));
 	locus__out_str(&o, ",\n  ");

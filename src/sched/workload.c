@@ -138,6 +138,15 @@ int locus_workload_build(struct locus_workload **out, const struct locus_platfor
 			 const struct locus_catalog *cat, const char *only,
 			 const struct locus_work_spec *work, uint64_t seed, struct locus_error *err)
 {
+	return locus_workload_build_skip(out, p, cat, only, work, seed, NULL, NULL, err);
+}
+
+int locus_workload_build_skip(struct locus_workload **out, const struct locus_platform *p,
+			      const struct locus_catalog *cat, const char *only,
+			      const struct locus_work_spec *work, uint64_t seed,
+			      int (*skip)(void *user, size_t dataset, size_t chunk), void *skip_user,
+			      struct locus_error *err)
+{
 	struct locus_workload *wl = calloc(1, sizeof *wl);
 	long *node_of_host = locus__calloc(cat->n_hosts, sizeof *node_of_host);
 	struct locus_rng rng;
@@ -160,9 +169,12 @@ int locus_workload_build(struct locus_workload **out, const struct locus_platfor
 	for (size_t d = 0; d < cat->n_datasets; d++) {
 		if (only_ds >= 0 && (long)d != only_ds)
 			continue;
-		n_tasks += cat->datasets[d].n_chunks;
-		for (size_t c = 0; c < cat->datasets[d].n_chunks; c++)
+		for (size_t c = 0; c < cat->datasets[d].n_chunks; c++) {
+			if (skip && skip(skip_user, d, c))
+				continue;
+			n_tasks++;
 			n_holders += cat->datasets[d].chunks[c].n_replicas;
+		}
 	}
 	if (n_tasks > UINT32_MAX || n_holders > UINT32_MAX) {
 		rc = locus__err(err, LOCUS_ERANGE, NULL, 0, 0, "too many tasks (%zu)", n_tasks);
@@ -182,7 +194,9 @@ int locus_workload_build(struct locus_workload **out, const struct locus_platfor
 		if (only_ds >= 0 && (long)d != only_ds)
 			continue;
 		const struct locus_dataset *ds = &cat->datasets[d];
-		for (size_t c = 0; c < ds->n_chunks; c++, t++) {
+		for (size_t c = 0; c < ds->n_chunks; c++) {
+			if (skip && skip(skip_user, d, c))
+				continue;
 			const struct locus_chunk *ch = &ds->chunks[c];
 			struct locus_task *tk = &wl->tasks[t];
 			tk->dataset = (uint32_t)d;
@@ -204,6 +218,7 @@ int locus_workload_build(struct locus_workload **out, const struct locus_platfor
 			wl->n_unplaced += tk->n_holders == 0;
 			wl->total_work += tk->work;
 			wl->total_bytes += tk->bytes;
+			t++;
 		}
 	}
 	wl->n_tasks = n_tasks;

@@ -779,6 +779,7 @@ int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
 	e.r = calloc(1, sizeof *e.r);
 	if (!e.r)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	snprintf(e.r->engine, sizeof e.r->engine, "sim");
 	snprintf(e.r->policy, sizeof e.r->policy, "%s", cfg->policy->name);
 	e.r->seed = cfg->seed;
 	e.r->opt_local = -1;
