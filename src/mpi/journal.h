@@ -1,0 +1,63 @@
+/*
+ * The journal of a real run: one line per finished chunk, appended and
+ * synced as chunks finish, so that a run started again with the same
+ * journal skips them (docs/formats.md, "Journal").
+ *
+ *   locus-journal 1
+ *   done INDEX OFFSET LENGTH DATASET
+ *
+ * A chunk is named by its dataset, index, offset and length, so a record
+ * never matches a chunk whose data moved. A last line without its newline
+ * (the run was killed while writing it) is not a record: opening the
+ * journal cuts it off. It needs no MPI; the MPI engine's rank 0 keeps it.
+ */
+#ifndef LOCUS_MPI_JOURNAL_H
+#define LOCUS_MPI_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "locus/dataset.h"
+#include "locus/error.h"
+
+#define LOCUS_JOURNAL_MAGIC   "locus-journal"
+#define LOCUS_JOURNAL_VERSION 1
+
+struct locus__journal_rec {
+	char *dataset;
+	uint64_t index, offset, length;
+	long line;
+};
+
+/* Parses a journal text. *complete is the length of its complete lines
+ * (a torn last line is left out, not an error). Errors carry the line and
+ * column and say what was expected. Free with locus__journal_recs_free. */
+int locus__journal_parse(const char *text, size_t len, const char *name,
+			 struct locus__journal_rec **recs, size_t *n, size_t *complete,
+			 struct locus_error *err);
+void locus__journal_recs_free(struct locus__journal_rec *recs, size_t n);
+
+/* Opens (or creates) the journal at `path` for appending, reads its
+ * records and cuts off a torn last line. *fd is open for writing. */
+int locus__journal_open(const char *path, int *fd, struct locus__journal_rec **recs, size_t *n,
+			struct locus_error *err);
+
+/* Marks in skip[] (one byte per chunk of the catalog, datasets in order)
+ * the chunks the records say are done. A record of a dataset the catalog
+ * lacks is ignored; one whose chunk has another offset or length is an
+ * error (the data changed since the journal was written). Returns 0 or
+ * LOCUS_EPARSE; *n_skip counts the marked chunks. */
+int locus__journal_match(const struct locus__journal_rec *recs, size_t n, const char *name,
+			 const struct locus_catalog *cat, unsigned char *skip, size_t *n_skip,
+			 struct locus_error *err);
+
+/* Appends the record of a finished chunk to `buf` (a locus__buf). */
+struct locus__buf;
+int locus__journal_format(struct locus__buf *buf, const char *dataset, uint64_t index,
+			  uint64_t offset, uint64_t length);
+
+/* Writes `len` bytes to the journal and syncs them to disk. */
+int locus__journal_write(int fd, const char *path, const char *data, size_t len,
+			 struct locus_error *err);
+
+#endif

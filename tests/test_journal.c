@@ -1,0 +1,135 @@
+/* The journal of a real run: format, torn lines, matching against a store. */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "locus/locus.h"
+#include "mpi/journal.h"
+#include "test.h"
+#include "test_util.h"
+
+static struct locus_catalog *two_datasets(void)
+{
+	static const char text[] = "locus-catalog\t1\nhost\tn1\t-\n"
+				   "dataset\tdb one\t30\t3\t-\n"
+				   "chunk\t0\t0\t10\tn1\t-\nchunk\t1\t10\t10\tn1\t-\n"
+				   "chunk\t2\t20\t10\tn1\t-\n"
+				   "dataset\tq\t5\t1\t-\nchunk\t0\t0\t5\tn1\t-\nend\t2\t4\n";
+	struct locus_catalog *cat = NULL;
+	struct locus_error err;
+	locus_catalog_parse(&cat, text, strlen(text), "t", &err);
+	return cat;
+}
+
+TEST(parse_records_and_torn_line)
+{
+	static const char text[] = "locus-journal 1\n# a comment\n\ndone 2 20 10 db one\n"
+				   "done 0 0 5 q\ndone 1 10 1";
+	struct locus__journal_rec *r;
+	size_t n, complete;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus__journal_parse(text, strlen(text), "j", &r, &n, &complete, &err), 0);
+	CHECK_EQ_INT(n, 2);
+	CHECK_EQ_STR(r[0].dataset, "db one");
+	CHECK_EQ_INT(r[0].index, 2);
+	CHECK_EQ_INT(r[0].offset, 20);
+	CHECK_EQ_INT(r[0].length, 10);
+	CHECK_EQ_INT(r[0].line, 4);
+	CHECK_EQ_STR(r[1].dataset, "q");
+	/* The torn last line is left out of the complete length. */
+	CHECK_EQ_INT(complete, strlen(text) - strlen("done 1 10 1"));
+	locus__journal_recs_free(r, n);
+}
+
+TEST(bad_journals_say_where)
+{
+	static const struct {
+		const char *text;
+		long line, col;
+		const char *what;
+	} bad[] = {
+		{"nonsense\n", 1, 1, "locus-journal"},
+		{"locus-journal 7\n", 1, 15, "version 7"},
+		{"locus-journal 1\ndone 1 2\n", 2, 1, "done INDEX"},
+		{"locus-journal 1\ndone 1 2 3\n", 2, 1, "DATASET"},
+		{"locus-journal 1\ndone x 2 3 d\n", 2, 1, "done INDEX"},
+		{"locus-journal 1\nfinished 1 2 3 d\n", 2, 1, "done INDEX"},
+		{"locus-journal 1\ndone 1 2 3 a\tb\n", 2, 13, "control"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct locus__journal_rec *r;
+		size_t n, complete;
+		struct locus_error err = {0};
+		CHECK_EQ_INT(locus__journal_parse(bad[i].text, strlen(bad[i].text), "j", &r, &n,
+						  &complete, &err),
+			     LOCUS_EPARSE);
+		CHECK_EQ_INT(err.line, bad[i].line);
+		CHECK_EQ_INT(err.column, bad[i].col);
+		CHECK(strstr(err.message, bad[i].what) != NULL);
+	}
+}
+
+TEST(open_append_reopen)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/j", test_tmpdir());
+	struct locus__journal_rec *r;
+	size_t n;
+	int fd;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus__journal_open(path, &fd, &r, &n, &err), 0);
+	CHECK_EQ_INT(n, 0);
+	struct locus__buf b = {0};
+	CHECK_EQ_INT(locus__journal_format(&b, "db one", 1, 10, 10), 0);
+	CHECK_EQ_INT(locus__journal_write(fd, path, b.data, b.len, &err), 0);
+	/* A record torn by a kill while writing. */
+	CHECK_EQ_INT(locus__journal_write(fd, path, "done 0 0", 8, &err), 0);
+	close(fd);
+	locus__buf_fini(&b);
+	CHECK_EQ_INT(locus__journal_open(path, &fd, &r, &n, &err), 0);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_STR(r[0].dataset, "db one");
+	CHECK_EQ_INT(locus__journal_write(fd, path, "done 0 0 5 q\n", 13, &err), 0);
+	close(fd);
+	locus__journal_recs_free(r, n);
+	size_t len;
+	char *text = test_slurp(path, &len);
+	CHECK_EQ_STR(text, "locus-journal 1\ndone 1 10 10 db one\ndone 0 0 5 q\n");
+	free(text);
+	/* Something else than a journal is refused and left as it was. */
+	CHECK_EQ_INT(test_write(path, "my thesis\n"), 0);
+	CHECK_EQ_INT(locus__journal_open(path, &fd, &r, &n, &err), LOCUS_EPARSE);
+	text = test_slurp(path, &len);
+	CHECK_EQ_STR(text, "my thesis\n");
+	free(text);
+}
+
+TEST(match_marks_done_chunks)
+{
+	struct locus_catalog *cat = two_datasets();
+	CHECK(cat != NULL);
+	static const char text[] = "locus-journal 1\ndone 2 20 10 db one\ndone 0 0 5 q\n"
+				   "done 2 20 10 db one\ndone 0 0 99 elsewhere\n";
+	struct locus__journal_rec *r;
+	size_t n, complete, n_skip;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus__journal_parse(text, strlen(text), "j", &r, &n, &complete, &err), 0);
+	unsigned char skip[4] = {0};
+	CHECK_EQ_INT(locus__journal_match(r, n, "j", cat, skip, &n_skip, &err), 0);
+	CHECK_EQ_INT(n_skip, 2);
+	CHECK(!skip[0] && !skip[1] && skip[2] && skip[3]);
+	locus__journal_recs_free(r, n);
+	/* A chunk whose extent changed is an error naming the line. */
+	static const char moved[] = "locus-journal 1\ndone 0 0 10 db one\ndone 1 12 8 db one\n";
+	CHECK_EQ_INT(locus__journal_parse(moved, strlen(moved), "j", &r, &n, &complete, &err), 0);
+	memset(skip, 0, sizeof skip);
+	CHECK_EQ_INT(locus__journal_match(r, n, "j", cat, skip, &n_skip, &err), LOCUS_EPARSE);
+	CHECK_EQ_INT(err.line, 3);
+	CHECK(strstr(err.message, "changed") != NULL);
+	locus__journal_recs_free(r, n);
+	locus_catalog_destroy(cat);
+}
+
+TEST_MAIN(TEST_ENTRY(parse_records_and_torn_line), TEST_ENTRY(bad_journals_say_where),
+	  TEST_ENTRY(open_append_reopen), TEST_ENTRY(match_marks_done_chunks))
