@@ -1,0 +1,155 @@
+/*
+ * The MPI engine: runs a scheduling policy for real, on the ranks of an
+ * MPI communicator, over the chunks of a node-local store.
+ *
+ * It drives the very policy code the simulator drives (policy.h): every
+ * rank runs one process of the policy, a worker or a scheduler, and
+ * delivers its events from real messages and real completions. A worker
+ * rank is given chunks one at a time and calls the caller's function on
+ * each, with the chunk's path (and its bytes, if asked). A chunk the
+ * rank's node holds is read from the node's own directory of the store; a
+ * chunk it does not hold is fetched by MPI from a rank on a node that
+ * holds it (a real transfer, counted), never read from another node's
+ * directory. docs/mpi.md describes the roles, the wire protocol and the
+ * measurements.
+ *
+ * Nodes: a rank's node is its processor name (MPI_Get_processor_name),
+ * matched against the store's node directories (locus_host_match); on one
+ * machine `emulate_nodes` K maps rank r onto the (r mod K)-th node
+ * directory of the store instead, so the machine behaves like a K-node
+ * cluster whose nodes each have their own disk.
+ *
+ * Threads: the caller must have initialised MPI (MPI_Init_thread with at
+ * least MPI_THREAD_FUNNELED lets the function run on a thread of its own,
+ * so that the rank keeps answering its peers while it computes; with
+ * MPI_THREAD_SINGLE, or `inline_tasks`, it runs on the calling thread).
+ * The function must not call MPI: do collective work after locus_mpi_run
+ * returns. locus_mpi_run is collective over `comm`: every rank calls it
+ * with the same options.
+ */
+#ifndef LOCUS_MPI_H
+#define LOCUS_MPI_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "locus/error.h"
+#include "locus/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the function is given: one chunk of one dataset. */
+struct locus_mpi_chunk {
+	const char *dataset; /* dataset name (a path in the store) */
+	size_t index;	     /* chunk index in the dataset */
+	uint64_t offset;     /* byte offset in the dataset */
+	uint64_t length;     /* bytes */
+	const char *path;    /* a file holding exactly the chunk's bytes: the
+			      * store's copy when local, else a scratch copy
+			      * removed after the call */
+	const void *data;    /* the bytes (options.want_bytes), else NULL */
+	int local;	     /* 1: read from this rank's node */
+	uint32_t task;	     /* task id in this run */
+	int attempt;	     /* 0 the first time, 1.. on retries */
+	int rank;	     /* this rank */
+	const char *node;    /* this rank's node */
+};
+
+/* Runs on one chunk. Returns 0 when done; non-zero when it failed, after
+ * writing why into why[0 .. why_size) (it is then retried on another rank,
+ * up to options.retries times). */
+typedef int (*locus_mpi_chunk_fn)(void *user, const struct locus_mpi_chunk *chunk, char *why,
+				  size_t why_size);
+
+struct locus_mpi_options {
+	const char *store;	   /* the store's root directory (required) */
+	const char *dataset;	   /* only this dataset; NULL: every one */
+	const char *policy;	   /* policy name; NULL: "scal" */
+	const char *policy_opts;   /* "key=value,..." or NULL */
+	size_t schedulers;	   /* scheduler ranks; 0: the policy's default */
+	size_t emulate_nodes;	   /* > 0: rank r on node directory r mod K */
+	uint64_t seed;		   /* the policy's generators */
+	int retries;		   /* more attempts of a failed chunk, on other ranks */
+	const char *journal;	   /* file recording finished chunks; NULL: none */
+	int want_bytes;		   /* 1: pass the chunk's bytes too */
+	int inline_tasks;	   /* 1: call the function on the calling thread */
+	const char *scratch;	   /* where fetched chunks are kept; NULL: $TMPDIR or /tmp */
+	double emulate_net_bw;	   /* > 0: a fetch takes at least bytes / this (bytes/s) */
+	double max_idle_sleep;	   /* longest sleep of an idle rank, s; 0: 1e-3 */
+	volatile int *cancel;	   /* set non-zero (a signal handler, say) to stop */
+	/* Rank 0 only, may be NULL: called about every 1 % of the chunks and
+	 * at the end with what is done and failed so far. */
+	void (*progress)(void *user, size_t done, size_t failed, size_t total, double seconds);
+	void *progress_user;
+};
+
+/* A chunk that failed on every attempt. */
+struct locus_mpi_failure {
+	char *dataset;
+	size_t index;
+	uint32_t task;
+	int attempts;
+	int rank; /* where the last attempt ran */
+	char *why;
+};
+
+/* What one rank did. */
+struct locus_mpi_rank {
+	int rank;
+	int role;	    /* 0 worker, 1 scheduler */
+	uint32_t proc;	    /* policy process id */
+	uint32_t node;	    /* platform node index */
+	uint64_t tasks;	    /* attempts run here (retries included) */
+	uint64_t local_tasks;
+	uint64_t failed;    /* attempts that failed here */
+	uint64_t retried;   /* attempts run here for another rank */
+	uint64_t bytes_local, bytes_fetched, bytes_served;
+	uint64_t fetches, serves;
+	double fetch_seconds; /* from asking for a chunk to having all of it */
+	double serve_read_seconds; /* reading chunks this rank served */
+	double busy;	      /* running the function */
+	uint64_t events;      /* policy events handled */
+	double decide_seconds; /* inside the policy */
+	uint64_t msgs_sent, msgs_received; /* policy messages */
+};
+
+struct locus_mpi_report {
+	struct locus_mpi_rank self;
+	/* Rank 0 only (NULL elsewhere): the run in the schema of locus_sim_run
+	 * (engine "mpi"), every rank's record, the final failures. */
+	struct locus_result *result;
+	struct locus_mpi_rank *ranks;
+	size_t n_ranks;
+	struct locus_mpi_failure *failures;
+	size_t n_failures;
+	size_t skipped;	  /* chunks the journal said were done */
+	size_t total;	  /* chunks of the run, skipped ones included */
+	/* Measured on this run (rank 0): what locus sim needs to replay it. */
+	double net_bw;	  /* fetched bytes / fetch seconds; 0: no fetch */
+	double disk_bw;	  /* served bytes / their read seconds; 0: none */
+	double latency;	  /* one-way policy message latency, s (half the
+			   * fastest request-to-assignment round trip) */
+	struct locus_platform *platform; /* the nodes and ranks of the run */
+	double *work;			  /* by task: seconds in the function */
+};
+
+/* Runs `fn` on every chunk of the store (or of one dataset), each exactly
+ * once unless it fails, on the ranks of `comm`, as `opt->policy` decides.
+ * Collective. On return every rank has report->self; rank 0 has the rest.
+ * Returns 0 when every chunk ran (some may have failed: see
+ * report->n_failures), or a negative LOCUS_E* code, the same on every
+ * rank, with the first error's message in `err` (a bad option, an
+ * unreadable store, a chunk no rank can reach, a policy that left a chunk
+ * unassigned). Free the report with locus_mpi_report_fini. */
+int locus_mpi_run(MPI_Comm comm, const struct locus_mpi_options *opt, locus_mpi_chunk_fn fn,
+		  void *user, struct locus_mpi_report *report, struct locus_error *err);
+
+void locus_mpi_report_fini(struct locus_mpi_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

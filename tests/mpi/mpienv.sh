@@ -1,0 +1,23 @@
+# Sourced by the MPI test scripts: mpi_run NP PROGRAM ARGS... runs PROGRAM
+# on NP ranks of this machine with $mpiexec, Open MPI or MPICH, as root too.
+mpi_flags=()
+if "$mpiexec" --version 2>&1 | grep -qi "open mpi\|open-mpi\|openrte"; then
+	mpi_flags=(--oversubscribe)
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	# No network probing on a single machine: shared memory and loopback.
+	export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo
+	export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_pml=ob1
+fi
+# Open MPI keeps allocations to its exit and unloads the components that
+# made them, so leaks are checked by the programs before MPI_Finalize
+# (with lsan.supp naming the MPI libraries' own), not at exit; the slow
+# unwinder follows their frames, which lack frame pointers.
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+	export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+	export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0:leak_check_at_exit=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+fi
+mpi_run() {
+	local np=$1
+	shift
+	timeout 300 "$mpiexec" "${mpi_flags[@]}" -np "$np" "$@"
+}

@@ -1,0 +1,65 @@
+#!/bin/bash
+# The MPI engine under mpirun (Open MPI or MPICH): every policy runs every
+# chunk exactly once with the right bytes, local or fetched from a peer;
+# retries, failures, scheduler counts and rank-to-node mapping by name.
+# Usage: run.sh MPIEXEC TEST_MPI_RUN LOCUS
+set -u
+mpiexec=$1
+prog=$2
+locus=$3
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-mpi.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+. "$here/mpienv.sh"
+failed=0
+
+# A FASTA source of ~600 KB with records of varied lengths, split into
+# chunks of at most 16 KiB ending before a record.
+awk 'BEGIN { srand(11); for (i = 0; i < 2400; i++) { printf(">read%d\n", i);
+	n = 60 + int(rand() * 400); s = "";
+	for (j = 0; j < n; j++) s = s substr("ACGT", 1 + int(rand() * 4), 1);
+	print s } }' >"$tmp/src.fa"
+place() { # STORE DATASET ARGS...
+	local store=$1 ds=$2
+	shift 2
+	"$locus" place --input "$tmp/src.fa" --chunk-size 16K --split fasta --store "$store" \
+		--dataset "$ds" --seed 3 "$@" >/dev/null || { echo "FAIL: locus place" >&2; exit 1; }
+}
+place "$tmp/store" "reads.fa" --nodes 4 --racks 1 --replicas 2
+place "$tmp/store" "odd name; \$(x) 'q'.fa" --nodes 4 --racks 1 --replicas 1
+
+check() { # NAME NP ARGS...
+	local name=$1 np=$2
+	shift 2
+	if mpi_run "$np" "$prog" "$@" >"$tmp/out" 2>&1; then
+		echo "ok   $name"
+		sed 's/^/       /' "$tmp/out" | grep -v "all checks passed"
+	else
+		echo "FAIL $name" >&2
+		tail -n 20 "$tmp/out" >&2
+		failed=$((failed + 1))
+	fi
+}
+check "every policy, paths" 6 "$tmp/store" "$tmp/src.fa" reads.fa 4 \
+	fifo monolithic dlmpi delay scal
+check "bytes, function on the main thread" 5 "$tmp/store" "$tmp/src.fa" reads.fa 4 \
+	fifo dlmpi scal bytes inline
+check "retries on another rank" 5 "$tmp/store" "$tmp/src.fa" reads.fa 4 \
+	fifo monolithic dlmpi delay scal flaky
+check "a chunk failing every attempt" 5 "$tmp/store" "$tmp/src.fa" reads.fa 4 \
+	fifo scal broken=5 flaky
+check "two scal schedulers among 8 ranks" 8 "$tmp/store" "$tmp/src.fa" reads.fa 4 \
+	scal schedulers=2
+check "more nodes than ranks' share, one replica, odd name" 7 "$tmp/store" "$tmp/src.fa" \
+	"odd name; \$(x) 'q'.fa" 4 fifo dlmpi scal bytes
+# Ranks mapped to nodes by processor name: a store whose one node is this
+# host.
+host=$(hostname)
+printf '{"format": "locus-platform", "version": 1, "nodes": [{"name": "%s", "cores": 4}]}\n' \
+	"$host" >"$tmp/one.json"
+place "$tmp/named" reads.fa --platform "$tmp/one.json" --replicas 1
+check "ranks on nodes by processor name" 3 "$tmp/named" "$tmp/src.fa" reads.fa 0 dlmpi scal
+
+[ $failed -eq 0 ] && echo "mpi tests: all passed" && exit 0
+echo "mpi tests: $failed failed" >&2
+exit 1
