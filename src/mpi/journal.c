@@ -167,8 +167,11 @@ int locus__journal_match(const struct locus__journal_rec *recs, size_t n, const 
 		if (d < 0)
 			continue; /* another run's dataset */
 		const struct locus_dataset *ds = &cat->datasets[d];
-		if (r->index >= ds->n_chunks || ds->chunks[r->index].offset != r->offset ||
-		    ds->chunks[r->index].length != r->length) {
+		/* A chunk no node holds now has no extent to compare: the
+		 * journal says it is done, which is all a run needs. */
+		const struct locus_chunk *ch = r->index < ds->n_chunks ? &ds->chunks[r->index] : NULL;
+		if (!ch || (!(ch->flags & LOCUS_CHUNK_MISSING) &&
+			    (ch->offset != r->offset || ch->length != r->length))) {
 			free(first);
 			return locus__err(err, LOCUS_EPARSE, name, r->line, 1,
 					  "chunk %" PRIu64 " of \"%s\" (%" PRIu64

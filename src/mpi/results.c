@@ -123,9 +123,12 @@ static int build(struct engine *e, struct locus_mpi_report *rep, const struct ta
 				best_rtt = w;
 		}
 	}
+	e->wl->total_work = 0;
 	for (size_t t = 0; t < n; t++) {
-		if (pick[t] < 0)
+		if (pick[t] < 0) {
+			e->wl->tasks[t].work = 0;
 			continue;
+		}
 		const struct task_rec *x = &recs[pick[t]];
 		struct locus_task_result *tr = &r->tasks[t];
 		*tr = (struct locus_task_result){.worker = x->worker,
@@ -144,6 +147,7 @@ static int build(struct engine *e, struct locus_mpi_report *rep, const struct ta
 		}
 		rep->work[t] = x->end - x->read_end;
 		e->wl->tasks[t].work = rep->work[t];
+		e->wl->total_work += rep->work[t];
 	}
 	if (n_waits) {
 		double sum = 0;

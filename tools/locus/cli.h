@@ -29,5 +29,6 @@ void cli_json_string(const char *s);
 int cmd_place(int argc, char **argv);
 int cmd_locate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const struct {
     {"place", cmd_place, "split data into chunks and place replicas on nodes"},
     {"locate", cmd_locate, "ask where chunks live (DL-MPI's locality calls)"},
     {"sim", cmd_sim, "run scheduling policies in the simulator, with bounds"},
+    {"run", cmd_run, "run a command on every chunk of a store, on MPI ranks"},
 };
 
 static void usage(FILE *fp)

@@ -1,0 +1,142 @@
+#!/bin/bash
+# End-to-end tests of `locus run` (real MPI jobs on this machine): every
+# chunk exactly once, retries, failures reported with their stderr, resume
+# from a journal after the job is killed, names no shell may see, and a
+# real run's locality against its replay in the simulator.
+# Usage: cli_run.sh LOCUS_BINARY TESTS_DIR. Exit 77 (skipped) without MPI.
+set -u
+locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tests=$(cd "$2" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-run.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+if "$locus" run --store "$tmp" -- true 2>&1 | grep -q "built without MPI"; then
+	echo "locus was built without MPI: skipped"
+	exit 77
+fi
+cd "$tmp" || exit 1
+# Leaks are checked by the ranks before MPI_Finalize (tests/mpi/mpienv.sh).
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+	export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+	export LSAN_OPTIONS="suppressions=$tests/mpi/lsan.supp:print_suppressions=0:leak_check_at_exit=0"
+fi
+
+run() {
+	local name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local got=$?
+	out=$(cat "$tmp/out")
+	err=$(cat "$tmp/err")
+	if [ "$got" -ne "$want" ]; then
+		echo "FAIL $name: exit $got, expected $want" >&2
+		echo "  stdout: $out" | head -8 >&2
+		echo "  stderr: $err" | head -8 >&2
+		failed=$((failed + 1))
+		return 1
+	fi
+	return 0
+}
+ok() { passed=$((passed + 1)); }
+fail() {
+	echo "FAIL $1" >&2
+	failed=$((failed + 1))
+}
+expect() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok; else fail "$1: no /$2/ in: $(printf '%s' "$3" | head -c 600)"; fi
+}
+json() { # FILE EXPR: a value of a result document
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+run help 0 "$locus" run --help && expect help 'without a shell' "$out"
+run no-store 2 "$locus" run -- true && expect no-store '--store DIR is required' "$err"
+run no-cmd 2 "$locus" run --store "$tmp" && expect no-cmd 'no command' "$err"
+run bad-np 2 "$locus" run -np x --store "$tmp" -- true && expect bad-np '--np expects' "$err"
+run bad-store 2 "$locus" run --store "$tmp/none" -- true && expect bad-store 'not a directory' "$err"
+run bad-launcher 1 "$locus" run --mpirun /no/mpirun --store "$tmp" -- true &&
+	expect bad-launcher 'cannot run the MPI launcher' "$err"
+
+# 48 chunks of a generated FASTA over 4 emulated nodes, 2 replicas.
+"$locus" place --generate 3M --chunk-size 64K --split fasta --nodes 4 --racks 1 --replicas 2 \
+	--seed 5 --store st --dataset reads.fa >/dev/null || { echo "place failed" >&2; exit 1; }
+n=$(ls st/*/reads.fa | grep chunk- | sort -u | wc -l)
+
+# Every chunk exactly once; outputs whole; the bytes add up.
+for p in fifo monolithic dlmpi delay scal; do
+	rm -f log
+	run "every-chunk-$p" 0 "$locus" run -np 6 -K 4 --store st --policy $p -q --results "res-$p" \
+		-- sh -c 'echo "$LOCUS_CHUNK_INDEX" >> log; wc -c < "$1"' sh {} || continue
+	[ "$(sort -n log | uniq | wc -l)" -eq "$n" ] && [ "$(wc -l <log)" -eq "$n" ] && ok ||
+		fail "$p: $(wc -l <log) runs of $(sort -n log | uniq | wc -l) chunks, expected $n once each"
+	total=$(cat "res-$p"/reads.fa/chunk-*.out | awk '{s += $1} END {print s}')
+	[ "$total" -eq 3145728 ] && ok || fail "$p: outputs add to $total bytes"
+	expect "summary-$p" "policy $p, $n chunks on 5 workers" "$out"
+done
+
+# A chunk failing once is retried and done; one failing always is reported
+# with its status and stderr, and the run exits 1.
+run retry 0 "$locus" run -np 5 -K 4 --store st -q --retries 1 -- sh -c \
+	'if [ "$LOCUS_CHUNK_INDEX" = 7 ] && [ "$LOCUS_ATTEMPT" = 0 ]; then exit 3; fi' sh {} &&
+	expect retry 'failed chunks +0' "$out"
+run always-fails 1 "$locus" run -np 5 -K 4 --store st -q --retries 2 -- sh -c \
+	'if [ "$LOCUS_CHUNK_INDEX" = 7 ]; then echo "no good: $LOCUS_ATTEMPT" >&2; exit 3; fi' sh {}
+expect always-fails 'chunk 7 of "reads.fa" failed 3 times .*status 3; stderr: no good: 2' "$err"
+expect always-fails-count '1 of [0-9]+ chunks failed' "$err"
+run killed 1 "$locus" run -np 5 -K 4 --store st -q --retries 0 -- sh -c \
+	'if [ "$LOCUS_CHUNK_INDEX" = 2 ]; then kill -KILL $$; fi' sh {}
+expect killed 'chunk 2 .*killed by signal 9' "$err"
+
+# Killed midway, resumed from the journal: nothing finished runs again.
+rm -f log j.txt
+"$locus" run -np 5 -K 4 --store st -q --journal j.txt -- sh -c \
+	'sleep 0.3; echo "$LOCUS_CHUNK_INDEX" >> log' sh {} >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ -s log ] && [ "$(wc -l <log)" -ge 8 ] && break; sleep 0.05; done
+kill -TERM $pid
+wait $pid
+first=$(grep -c '^done ' j.txt)
+[ "$first" -ge 8 ] && [ "$first" -lt "$n" ] && ok || fail "first run journalled $first of $n chunks"
+cp log log1
+run resume 0 "$locus" run -np 5 -K 4 --store st -q --journal j.txt -- sh -c \
+	'sleep 0.3; echo "$LOCUS_CHUNK_INDEX" >> log' sh {} &&
+	expect resume "$first done before \(journal\)" "$out"
+[ "$(grep -c '^done ' j.txt)" -eq "$n" ] && ok || fail "journal holds $(grep -c '^done ' j.txt) chunks"
+[ "$(sort -n log | uniq | wc -l)" -eq "$n" ] && ok || fail "not every chunk ran"
+# Chunks the first run journalled did not run in the second.
+journalled=$(grep '^done ' j.txt | head -n "$first" | awk '{print $2}' | sort)
+again=$(tail -n +$(($(wc -l <log1) + 1)) log | sort)
+[ -z "$(comm -12 <(echo "$journalled") <(echo "$again"))" ] && ok || fail "journalled chunks ran again"
+run resume-done 0 "$locus" run -np 5 -K 4 --store st -q --journal j.txt -- false &&
+	expect resume-done "0 chunks .*$n done before" "$out"
+
+# Names no shell may see: spaces, quotes, ;, $( ) and backquotes.
+name="odd name; \$(touch PWNED) \`touch PWNED2\` 'q'.fa"
+"$locus" place --generate 256K --chunk-size 64K --nodes 2 --racks 1 --replicas 1 --store st \
+	--dataset "$name" >/dev/null || fail "place of an odd name"
+rm -f names
+run odd-names 0 "$locus" run -np 3 -K 2 --store st --dataset "$name" -q -- \
+	sh -c 'printf "%s|%s\n" "$1" "$2" >> names' sh {ds} {}
+[ ! -e PWNED ] && [ ! -e PWNED2 ] && ok || fail "a chunk name ran a command"
+[ "$(cut -d'|' -f1 names | sort -u)" = "$name" ] && ok || fail "{ds} is not the name: $(head -1 names)"
+[ "$(cut -d'|' -f2 names | grep -cF "$name/chunk-")" -eq 4 ] && ok || fail "paths: $(cat names)"
+
+# The simulator, given the run's measured platform and task times, agrees
+# on the locality of the locality-aware policies within 0.05 (fifo's is
+# chance: which worker asks first).
+for p in monolithic dlmpi delay scal; do
+	run "measured-$p" 0 "$locus" run -np 9 -K 4 --store st --dataset reads.fa --policy $p -q \
+		--out "real-$p.json" --measured "m-$p" -- sh -c 'sleep 0.01' || continue
+	run "replay-$p" 0 "$locus" sim --source st --dataset reads.fa --platform "m-$p.platform.json" \
+		--work "trace:m-$p.work" --policy $p --out "sim-$p.json" -q || continue
+	real=$(json "real-$p.json" "d['summary']['local_fraction']")
+	sim=$(json "sim-$p.json" "d['summary']['local_fraction']")
+	tol=0.05
+	awk -v a="$real" -v b="$sim" -v t="$tol" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }' &&
+		ok || fail "$p: real locality $real, simulated $sim"
+	[ "$(json "real-$p.json" "d['engine']")" = mpi ] && ok || fail "$p: engine is not mpi"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

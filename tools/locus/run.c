@@ -1,0 +1,766 @@
+/*
+ * locus run: run a command on every chunk of a store, for real, on MPI
+ * ranks, as a scheduling policy decides (the MPI engine, locus/mpi.h).
+ *
+ * Started by hand, it checks its arguments and replaces itself with
+ * mpirun, which starts the ranks: each is this same program, which sees
+ * it runs inside an MPI job (the launcher's environment) and takes part.
+ * Started under mpirun by the user (a cluster with a hostfile, a batch
+ * system), it takes part directly. The command is run without a shell: a
+ * chunk's name or path can never become part of a command line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/internal.h"
+
+#ifdef LOCUS_HAVE_MPI
+#include "locus/mpi.h"
+#endif
+
+/* Under AddressSanitizer a rank looks for leaks before MPI_Finalize: after
+ * it, Open MPI's unloaded components make its own allocations look like
+ * ours (the tests turn the check at exit off). */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LEAK_CHECK() __lsan_do_recoverable_leak_check()
+#else
+#define LEAK_CHECK() 0
+#endif
+
+extern char **environ;
+
+static const char *const help =
+    "usage: locus run [OPTIONS] --store DIR -- COMMAND [ARGS...]\n"
+    "\n"
+    "Runs COMMAND once on every chunk of a node-local store, on MPI ranks, as\n"
+    "a scheduling policy decides: each rank is given chunks its node holds\n"
+    "when the policy can, and a chunk from elsewhere is fetched from a rank on\n"
+    "a node that holds it. Prints what happened next to the bounds, in the\n"
+    "schema of 'locus sim', so a run and its simulation compare side by side.\n"
+    "\n"
+    "The command is run without a shell. In its arguments\n"
+    "  {}        becomes the chunk's local path (a scratch copy when fetched)\n"
+    "  {#}       the chunk's index in its dataset\n"
+    "  {ds}      the dataset's name\n"
+    "  {offset}  the chunk's offset in the dataset, {length} its bytes\n"
+    "and the path is added as the last argument when no argument holds a {}.\n"
+    "The command also finds LOCUS_CHUNK_PATH, LOCUS_CHUNK_INDEX,\n"
+    "LOCUS_DATASET, LOCUS_CHUNK_OFFSET, LOCUS_CHUNK_LENGTH, LOCUS_ATTEMPT,\n"
+    "LOCUS_RANK and LOCUS_NODE in its environment. A command that exits\n"
+    "non-zero or is killed is reported with its chunk and the end of its\n"
+    "stderr and run again on another rank, up to --retries more times.\n"
+    "\n"
+    "Job:\n"
+    "  -n, -np, --np N         MPI ranks (default: the emulated nodes + 1, or the\n"
+    "                          cores of this machine)\n"
+    "  -s, --store DIR         the node-local store (locus place --store)\n"
+    "  -d, --dataset NAME      only this dataset (default: every one)\n"
+    "  -x, --policy NAME       fifo, monolithic, dlmpi, delay or scal (default scal)\n"
+    "  -o, --opt KEY=VALUE,... policy options (as for locus sim)\n"
+    "      --schedulers N      scheduler ranks (default: the policy's)\n"
+    "  -K, --emulate-nodes K   one machine as K nodes: rank r uses the r mod K-th\n"
+    "                          node directory of the store as its own disk\n"
+    "      --emulate-net-bw BW a fetch takes at least bytes / BW (e.g. 100MB)\n"
+    "  -r, --retries R         more attempts of a failed chunk (default 2)\n"
+    "  -j, --journal FILE      record each finished chunk durably; run again with\n"
+    "                          the same journal to skip them\n"
+    "      --results DIR       each chunk's stdout into DIR/DATASET/chunk-INDEX.out\n"
+    "                          (written whole or not at all); default: stdout\n"
+    "      --seed S            seed of the policy's choices (default 1)\n"
+    "\n"
+    "MPI:\n"
+    "      --mpirun PATH       the launcher (default: mpirun)\n"
+    "      --hostfile FILE     hosts to run on (passed to the launcher)\n"
+    "      --mpi-arg ARG       another argument for the launcher (repeatable)\n"
+    "  Under a launcher already (mpirun -np 64 locus run ...), locus run takes\n"
+    "  part as one rank and ignores these.\n"
+    "\n"
+    "Output:\n"
+    "      --json              print the result as JSON (docs/formats.md)\n"
+    "      --out FILE          write the full result JSON (per worker, per task)\n"
+    "      --csv FILE          one line per task\n"
+    "      --trace FILE        Chrome trace-event JSON (open in Perfetto)\n"
+    "      --gantt FILE        SVG Gantt chart\n"
+    "      --load FILE         SVG chart of per-worker load and local/remote reads\n"
+    "      --measured PREFIX   write PREFIX.platform.json and PREFIX.work, the\n"
+    "                          measured platform and task times, for locus sim\n"
+    "  -q, --quiet             no progress line\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "Exit status: 0 when every chunk ran, 1 when some failed on every attempt\n"
+    "(each is listed) or the run could not start, 2 for bad usage.\n"
+    "\n"
+    "Examples:\n"
+    "  locus place --generate 64M --chunk-size 1M --split fasta --nodes 8 \\\n"
+    "              --store /tmp/store --dataset reads.fa\n"
+    "  locus run -K 8 --store /tmp/store --policy dlmpi -- wc -l {}\n"
+    "  locus run -K 8 --store /tmp/store --journal j.txt --results out -- \\\n"
+    "            grep -c '>' {}\n"
+    "  mpirun --hostfile hosts -np 64 locus run --store /data/store -- ./analyse {}\n";
+
+#define MAX_MPI_ARGS 32
+
+struct run_args {
+	const char *store, *dataset, *policy, *opts, *journal, *results, *mpirun, *hostfile;
+	const char *out, *csv, *trace, *gantt, *load, *measured;
+	const char *mpi_args[MAX_MPI_ARGS];
+	size_t n_mpi_args;
+	uint64_t np, schedulers, emulate, retries, seed, net_bw;
+	int json, quiet, tty;
+	char **cmd; /* COMMAND ARGS..., NULL-terminated */
+	int n_cmd;
+};
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	enum {
+		O_SCHED = 256,
+		O_NETBW,
+		O_RESULTS,
+		O_SEED,
+		O_MPIRUN,
+		O_HOSTFILE,
+		O_MPIARG,
+		O_JSON,
+		O_OUT,
+		O_CSV,
+		O_TRACE,
+		O_GANTT,
+		O_LOAD,
+		O_MEASURED,
+		O_TTY,
+	};
+	static const struct option opts[] = {
+	    {"np", required_argument, NULL, 'n'},
+	    {"store", required_argument, NULL, 's'},
+	    {"dataset", required_argument, NULL, 'd'},
+	    {"policy", required_argument, NULL, 'x'},
+	    {"opt", required_argument, NULL, 'o'},
+	    {"schedulers", required_argument, NULL, O_SCHED},
+	    {"emulate-nodes", required_argument, NULL, 'K'},
+	    {"emulate-net-bw", required_argument, NULL, O_NETBW},
+	    {"retries", required_argument, NULL, 'r'},
+	    {"journal", required_argument, NULL, 'j'},
+	    {"results", required_argument, NULL, O_RESULTS},
+	    {"seed", required_argument, NULL, O_SEED},
+	    {"mpirun", required_argument, NULL, O_MPIRUN},
+	    {"hostfile", required_argument, NULL, O_HOSTFILE},
+	    {"mpi-arg", required_argument, NULL, O_MPIARG},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"out", required_argument, NULL, O_OUT},
+	    {"csv", required_argument, NULL, O_CSV},
+	    {"trace", required_argument, NULL, O_TRACE},
+	    {"gantt", required_argument, NULL, O_GANTT},
+	    {"load", required_argument, NULL, O_LOAD},
+	    {"measured", required_argument, NULL, O_MEASURED},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"progress-tty", no_argument, NULL, O_TTY}, /* set by the launching process */
+	    {NULL, 0, NULL, 0},
+	};
+	int c, rc;
+	memset(a, 0, sizeof *a);
+	a->retries = 2;
+	a->seed = 1;
+	a->mpirun = "mpirun";
+	/* mpirun's spelling "-np N" is accepted too. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-np"))
+			argv[i] = "--np";
+	/* "+": options end at the command; "--" ends them too. */
+	while ((c = getopt_long(argc, argv, "+n:s:d:x:o:K:r:j:qh", opts, NULL)) != -1) {
+		rc = 0;
+		switch (c) {
+		case 'n':
+			rc = cli_uint("run", "--np", optarg, &a->np);
+			if (!rc && a->np == 0)
+				return cli_usage_error("run", "--np expects at least 1 rank");
+			break;
+		case 's': a->store = optarg; break;
+		case 'd': a->dataset = optarg; break;
+		case 'x': a->policy = optarg; break;
+		case 'o': a->opts = optarg; break;
+		case O_SCHED: rc = cli_uint("run", "--schedulers", optarg, &a->schedulers); break;
+		case 'K': rc = cli_uint("run", "--emulate-nodes", optarg, &a->emulate); break;
+		case O_NETBW: rc = cli_size("run", "--emulate-net-bw", optarg, &a->net_bw); break;
+		case 'r': rc = cli_uint("run", "--retries", optarg, &a->retries); break;
+		case 'j': a->journal = optarg; break;
+		case O_RESULTS: a->results = optarg; break;
+		case O_SEED: rc = cli_uint("run", "--seed", optarg, &a->seed); break;
+		case O_MPIRUN: a->mpirun = optarg; break;
+		case O_HOSTFILE: a->hostfile = optarg; break;
+		case O_MPIARG:
+			if (a->n_mpi_args == MAX_MPI_ARGS)
+				return cli_usage_error("run", "at most %d --mpi-arg", MAX_MPI_ARGS);
+			a->mpi_args[a->n_mpi_args++] = optarg;
+			break;
+		case O_JSON: a->json = 1; break;
+		case O_OUT: a->out = optarg; break;
+		case O_CSV: a->csv = optarg; break;
+		case O_TRACE: a->trace = optarg; break;
+		case O_GANTT: a->gantt = optarg; break;
+		case O_LOAD: a->load = optarg; break;
+		case O_MEASURED: a->measured = optarg; break;
+		case 'q': a->quiet = 1; break;
+		case O_TTY: a->tty = 1; break;
+		case 'h': fputs(help, stdout); exit(0);
+		default: return cli_usage_error("run", "unknown option");
+		}
+		if (rc)
+			return rc;
+	}
+	if (a->retries > 1000)
+		return cli_usage_error("run", "--retries is at most 1000");
+	if (!a->store)
+		return cli_usage_error("run", "--store DIR is required");
+	if (optind >= argc)
+		return cli_usage_error("run", "no command: put it after --, as in "
+					      "'locus run --store DIR -- wc -l {}'");
+	a->cmd = argv + optind;
+	a->n_cmd = argc - optind;
+	struct stat st;
+	if (stat(a->store, &st) != 0 || !S_ISDIR(st.st_mode))
+		return cli_usage_error("run", "--store %s: not a directory", a->store);
+	return 0;
+}
+
+/* Whether this process was started by an MPI launcher. */
+static int in_mpi_job(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK",
+					   "PMIX_RANK", "MPI_LOCALNRANKS", "LOCUS_RUN_RANK"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (getenv(vars[i]))
+			return 1;
+	return 0;
+}
+
+/* ---- the launching process ------------------------------------------------ */
+
+/* The first line `prog --version` prints, in buf ("" when it cannot run). */
+static void launcher_version(const char *prog, char *buf, size_t size)
+{
+	int fds[2];
+	buf[0] = 0;
+	if (pipe(fds) != 0)
+		return;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	char *argv[] = {(char *)prog, "--version", NULL};
+	pid_t pid;
+	int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc == 0) {
+		size_t got = 0;
+		ssize_t k;
+		while (got + 1 < size && (k = read(fds[0], buf + got, size - 1 - got)) > 0)
+			got += (size_t)k;
+		buf[got] = 0;
+		char drain[256];
+		while (read(fds[0], drain, sizeof drain) > 0)
+			;
+		waitpid(pid, NULL, 0);
+	}
+	close(fds[0]);
+}
+
+static int launch(struct run_args *a, int argc, char **argv)
+{
+	char self[PATH_MAX], version[512];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return fprintf(stderr, "locus run: cannot find this program's path\n"), CLI_EXIT_FAIL;
+	self[n] = 0;
+	launcher_version(a->mpirun, version, sizeof version);
+	if (!version[0]) {
+		fprintf(stderr,
+			"locus run: cannot run the MPI launcher \"%s\"; install Open MPI or MPICH "
+			"(scripts/install-deps) or name it with --mpirun\n",
+			a->mpirun);
+		return CLI_EXIT_FAIL;
+	}
+	int open_mpi = strstr(version, "Open MPI") || strstr(version, "OpenRTE") ||
+		       strstr(version, "open-mpi");
+	uint64_t np = a->np;
+	if (!np) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		np = a->emulate ? a->emulate + 1 : (uint64_t)(cores > 1 ? cores : 2);
+	}
+	char npbuf[32];
+	snprintf(npbuf, sizeof npbuf, "%" PRIu64, np);
+	size_t cap = (size_t)argc + a->n_mpi_args + 16, k = 0;
+	char **av = calloc(cap, sizeof *av);
+	if (!av)
+		return fprintf(stderr, "locus run: out of memory\n"), CLI_EXIT_FAIL;
+	av[k++] = (char *)a->mpirun;
+	if (open_mpi) {
+		/* Ranks may outnumber cores (they wait without spinning), and
+		 * the launcher's advice banners stay out of the output. */
+		av[k++] = "--oversubscribe";
+		av[k++] = "--quiet";
+		if (geteuid() == 0) {
+			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+		}
+	}
+	if (a->hostfile) {
+		av[k++] = "--hostfile";
+		av[k++] = (char *)a->hostfile;
+	}
+	for (size_t i = 0; i < a->n_mpi_args; i++)
+		av[k++] = (char *)a->mpi_args[i];
+	av[k++] = "-np";
+	av[k++] = npbuf;
+	av[k++] = self;
+	av[k++] = "run";
+	if (!a->quiet && isatty(2))
+		av[k++] = "--progress-tty";
+	for (int i = 1; i < argc; i++)
+		av[k++] = argv[i];
+	av[k] = NULL;
+	setenv("LOCUS_RUN_RANK", "1", 1);
+	fflush(NULL);
+	execvp(a->mpirun, av);
+	fprintf(stderr, "locus run: cannot run %s: %s\n", a->mpirun, strerror(errno));
+	free(av);
+	return CLI_EXIT_FAIL;
+}
+
+#ifdef LOCUS_HAVE_MPI
+/* ---- each rank ------------------------------------------------------------ */
+
+static volatile int cancelled; /* the engine's cancel flag (an int is atomic here) */
+static volatile pid_t child; /* the command running now, or 0 */
+
+static void on_signal(int sig)
+{
+	cancelled = 1;
+	pid_t p = child;
+	if (p > 0)
+		kill(-p, sig == SIGINT ? SIGINT : SIGTERM);
+}
+
+struct rank_ctx {
+	const struct run_args *a;
+};
+
+/* Appends s[0..n) to the growing string *buf. */
+static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (locus__grow(buf, cap, *len + n + 1, 1))
+		return -1;
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = 0;
+	return 0;
+}
+
+/* The argument `tmpl` with its placeholders replaced; NULL: no memory. */
+static char *expand(const char *tmpl, const struct locus_mpi_chunk *c, int *has_path)
+{
+	char *out = NULL, num[32];
+	size_t len = 0, cap = 0;
+	const char *p = tmpl;
+	if (append(&out, &len, &cap, "", 0))
+		return NULL;
+	while (*p) {
+		const char *val = NULL;
+		size_t skip = 0;
+		if (!strncmp(p, "{}", 2)) {
+			val = c->path, skip = 2;
+			*has_path = 1;
+		} else if (!strncmp(p, "{#}", 3)) {
+			snprintf(num, sizeof num, "%zu", c->index);
+			val = num, skip = 3;
+		} else if (!strncmp(p, "{ds}", 4)) {
+			val = c->dataset, skip = 4;
+		} else if (!strncmp(p, "{offset}", 8)) {
+			snprintf(num, sizeof num, "%" PRIu64, c->offset);
+			val = num, skip = 8;
+		} else if (!strncmp(p, "{length}", 8)) {
+			snprintf(num, sizeof num, "%" PRIu64, c->length);
+			val = num, skip = 8;
+		}
+		int bad = val ? append(&out, &len, &cap, val, strlen(val))
+			      : append(&out, &len, &cap, p, 1);
+		if (bad) {
+			free(out);
+			return NULL;
+		}
+		p += val ? skip : 1;
+	}
+	return out;
+}
+
+/* The last `max` bytes of file fd, newlines shown as " | ", in out. */
+static void tail_of(int fd, char *out, size_t max)
+{
+	out[0] = 0;
+	off_t end = lseek(fd, 0, SEEK_END);
+	if (end <= 0)
+		return;
+	off_t from = end > (off_t)max - 1 ? end - (off_t)max + 1 : 0;
+	ssize_t got = pread(fd, out, max - 1, from);
+	if (got <= 0)
+		return;
+	while (got > 0 && (out[got - 1] == '\n' || out[got - 1] == '\r'))
+		got--;
+	out[got] = 0;
+	for (ssize_t i = 0; i < got; i++)
+		if (out[i] == '\n')
+			out[i] = ';';
+		else if ((unsigned char)out[i] < 0x20)
+			out[i] = ' ';
+}
+
+/* Copies what the command wrote on stderr to ours. */
+static void forward(int fd)
+{
+	char buf[8192];
+	ssize_t got;
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return;
+	while ((got = read(fd, buf, sizeof buf)) > 0)
+		if (write(2, buf, (size_t)got) != got)
+			break;
+}
+
+/* DIR/DATASET/chunk-INDEX.out, its directories (DIR's too) made. */
+static int result_path(const char *dir, const struct locus_mpi_chunk *c, char *path,
+		       size_t size)
+{
+	int n = snprintf(path, size, "%s/%s/chunk-%06zu.out", dir, c->dataset, c->index);
+	if (n < 0 || (size_t)n >= size)
+		return -1;
+	for (char *s = path + 1; *s; s++) {
+		if (*s != '/' || s[-1] == '/')
+			continue;
+		*s = 0;
+		int bad = mkdir(path, 0755) != 0 && errno != EEXIST;
+		*s = '/';
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, size_t why_size)
+{
+	struct rank_ctx *x = user;
+	const struct run_args *a = x->a;
+	char **argv = calloc((size_t)a->n_cmd + 2, sizeof *argv);
+	char **envp = NULL;
+	size_t n_env = 0;
+	int has_path = 0, rc = 1, err_fd = -1, out_fd = -1;
+	char errname[] = "/tmp/locus-stderr-XXXXXX", out_path[PATH_MAX], out_tmp[PATH_MAX + 32];
+	const char *tmpdir = getenv("TMPDIR");
+	char errpath[PATH_MAX];
+
+	out_path[0] = 0;
+	if (!argv) {
+		snprintf(why, why_size, "out of memory");
+		return 1;
+	}
+	for (int i = 0; i < a->n_cmd; i++)
+		if (!(argv[i] = expand(a->cmd[i], c, &has_path))) {
+			snprintf(why, why_size, "out of memory");
+			goto out;
+		}
+	if (!has_path && !(argv[a->n_cmd] = strdup(c->path))) {
+		snprintf(why, why_size, "out of memory");
+		goto out;
+	}
+	/* The environment: ours and the chunk's. */
+	while (environ[n_env])
+		n_env++;
+	envp = calloc(n_env + 9, sizeof *envp);
+	if (!envp) {
+		snprintf(why, why_size, "out of memory");
+		goto out;
+	}
+	memcpy(envp, environ, n_env * sizeof *envp);
+	char vars[8][PATH_MAX + 64];
+	snprintf(vars[0], sizeof vars[0], "LOCUS_CHUNK_PATH=%s", c->path);
+	snprintf(vars[1], sizeof vars[1], "LOCUS_CHUNK_INDEX=%zu", c->index);
+	snprintf(vars[2], sizeof vars[2], "LOCUS_DATASET=%s", c->dataset);
+	snprintf(vars[3], sizeof vars[3], "LOCUS_CHUNK_OFFSET=%" PRIu64, c->offset);
+	snprintf(vars[4], sizeof vars[4], "LOCUS_CHUNK_LENGTH=%" PRIu64, c->length);
+	snprintf(vars[5], sizeof vars[5], "LOCUS_ATTEMPT=%d", c->attempt);
+	snprintf(vars[6], sizeof vars[6], "LOCUS_RANK=%d", c->rank);
+	snprintf(vars[7], sizeof vars[7], "LOCUS_NODE=%s", c->node);
+	for (int i = 0; i < 8; i++)
+		envp[n_env + (size_t)i] = vars[i];
+
+	/* stderr into a file that is shown on success and quoted on failure. */
+	snprintf(errpath, sizeof errpath, "%s/%s", tmpdir && *tmpdir ? tmpdir : "/tmp",
+		 errname + 5);
+	if ((err_fd = mkstemp(errpath)) < 0) {
+		snprintf(why, why_size, "cannot make a file for the command's stderr in %s: %s",
+			 tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+		goto out;
+	}
+	unlink(errpath);
+	if (a->results) {
+		if (result_path(a->results, c, out_path, sizeof out_path)) {
+			snprintf(why, why_size, "cannot make the directory of %s: %s", out_path,
+				 strerror(errno));
+			out_path[0] = 0;
+			goto out;
+		}
+		snprintf(out_tmp, sizeof out_tmp, "%s.tmp.%d", out_path, (int)getpid());
+		if ((out_fd = open(out_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+			snprintf(why, why_size, "cannot write %s: %s", out_tmp, strerror(errno));
+			out_path[0] = 0;
+			goto out;
+		}
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (out_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	/* The command starts with no signal blocked (the engine's thread
+	 * blocks them) and the usual dispositions (this rank ignores SIGPIPE),
+	 * in a process group of its own, so that a signal to the rank stops
+	 * it and everything it started. */
+	posix_spawnattr_t attr;
+	sigset_t none, defaults;
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGPIPE);
+	sigaddset(&defaults, SIGTERM);
+	sigaddset(&defaults, SIGINT);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &defaults);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr,
+				 POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+	pid_t pid;
+	int src = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (src != 0) {
+		snprintf(why, why_size, "cannot run \"%s\": %s", argv[0], strerror(src));
+		goto out;
+	}
+	child = pid;
+	if (cancelled)
+		kill(-pid, SIGTERM);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	child = 0;
+	char tail[512];
+	tail_of(err_fd, tail, sizeof tail);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		rc = 0;
+		forward(err_fd);
+	} else if (WIFEXITED(status)) {
+		snprintf(why, why_size, "%s exited with status %d%s%s", argv[0],
+			 WEXITSTATUS(status), tail[0] ? "; stderr: " : "", tail);
+	} else if (WIFSIGNALED(status)) {
+		snprintf(why, why_size, "%s was killed by signal %d (%s)%s%s", argv[0],
+			 WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 tail[0] ? "; stderr: " : "", tail);
+	} else {
+		snprintf(why, why_size, "%s ended abnormally", argv[0]);
+	}
+	if (rc == 0 && out_fd >= 0) {
+		if (fsync(out_fd) != 0 || close(out_fd) != 0 || rename(out_tmp, out_path) != 0) {
+			snprintf(why, why_size, "cannot write %s: %s", out_path, strerror(errno));
+			out_fd = -1;
+			unlink(out_tmp);
+			rc = 1;
+			goto out;
+		}
+		out_fd = -1;
+	}
+out:
+	if (out_fd >= 0) {
+		close(out_fd);
+		unlink(out_tmp);
+	}
+	if (err_fd >= 0)
+		close(err_fd);
+	for (int i = 0; i <= a->n_cmd; i++)
+		free(argv[i]);
+	free(argv);
+	free(envp);
+	return rc;
+}
+
+static void progress(void *user, size_t done, size_t failed, size_t total, double seconds)
+{
+	(void)user;
+	int width = 30, fill = total ? (int)((double)(done + failed) / (double)total * width) : width;
+	fprintf(stderr, "\rrun [%.*s%*s] %zu/%zu done, %zu failed, %.1fs", fill,
+		"##############################", width - fill, "", done, total, failed, seconds);
+	if (done + failed >= total)
+		fprintf(stderr, "\r%*s\r", 76, "");
+	fflush(stderr);
+}
+
+static void print_summary(const struct run_args *a, const struct locus_mpi_report *rep)
+{
+	const struct locus_result *r = rep->result;
+	printf("locus run: policy %s, %zu chunks on %zu workers (%zu nodes, %zu scheduler%s)",
+	       r->policy, r->n_tasks, r->n_workers, r->n_nodes, r->n_schedulers,
+	       r->n_schedulers == 1 ? "" : "s");
+	if (rep->skipped)
+		printf("; %zu done before (journal)", rep->skipped);
+	printf("\n\n");
+	printf("  makespan          %12.6f s   lower bound %.6f s (ratio %.3f)\n", r->makespan,
+	       r->lb_makespan, r->lb_makespan > 0 ? r->makespan / r->lb_makespan : 0);
+	printf("  local reads       %12zu     %.2f%% of tasks", r->local_tasks,
+	       r->n_tasks ? 100.0 * (double)r->local_tasks / (double)r->n_tasks : 0);
+	if (r->opt_local >= 0)
+		printf(", optimum %ld (%.2f%%)", r->opt_local,
+		       r->n_tasks ? 100.0 * (double)r->opt_local / (double)r->n_tasks : 0);
+	printf("\n  bytes moved       %12" PRIu64 "     fetched from peers", r->bytes_remote);
+	if (rep->net_bw > 0)
+		printf(" at %.1f MB/s", rep->net_bw / 1e6);
+	printf("\n  wait for a task   mean %.6f s, p50 %.6f, p99 %.6f, max %.6f\n", r->wait_mean,
+	       r->wait_p50, r->wait_p99, r->wait_max);
+	printf("  request latency   %.6f s one way (fastest round trip / 2)\n", rep->latency);
+	printf("  messages          %" PRIu64 " (%.2f per task)\n", r->messages,
+	       r->n_tasks ? (double)r->messages / (double)r->n_tasks : 0);
+	printf("  failed chunks     %zu\n", rep->n_failures);
+	(void)a;
+}
+
+static int write_measured(const char *prefix, const struct locus_mpi_report *rep,
+			  struct locus_error *err)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s.platform.json", prefix);
+	int rc = locus_platform_save(rep->platform, path, err);
+	if (rc)
+		return rc;
+	struct locus__buf b = {0};
+	locus__buf_printf(&b, "# seconds in the command, by task (catalog order)\n");
+	for (size_t t = 0; t < rep->result->n_tasks; t++)
+		locus__buf_printf(&b, "%.9g\n", rep->work[t]);
+	snprintf(path, sizeof path, "%s.work", prefix);
+	rc = locus__write_atomic(path, b.data, b.len, err);
+	locus__buf_fini(&b);
+	return rc;
+}
+
+static int rank_main(struct run_args *a)
+{
+	int level, rank, status = 0;
+	MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &level);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct rank_ctx x = {.a = a};
+	struct locus_mpi_options o = {
+	    .store = a->store,
+	    .dataset = a->dataset,
+	    .policy = a->policy,
+	    .policy_opts = a->opts,
+	    .schedulers = (size_t)a->schedulers,
+	    .emulate_nodes = (size_t)a->emulate,
+	    .seed = a->seed,
+	    .retries = (int)a->retries,
+	    .journal = a->journal,
+	    .emulate_net_bw = (double)a->net_bw,
+	    .cancel = &cancelled,
+	    .progress = a->tty && !a->quiet ? progress : NULL,
+	};
+	struct locus_mpi_report rep;
+	struct locus_error err = {0};
+	/* A signal reaches the engine through the cancel flag. */
+	int rc = locus_mpi_run(MPI_COMM_WORLD, &o, run_chunk, &x, &rep, &err);
+	if (rc) {
+		if (rank == 0)
+			cli_error("run", &err, rc);
+		status = CLI_EXIT_FAIL;
+	} else if (rank == 0) {
+		const struct locus_result *r = rep.result;
+		if (a->json)
+			rc = locus_report_json(r, stdout);
+		else
+			print_summary(a, &rep);
+		fflush(stdout);
+		const struct {
+			const char *path;
+			int (*fn)(const struct locus_result *, FILE *);
+		} outs[] = {{a->out, locus_report_json},
+			    {a->csv, locus_report_csv},
+			    {a->trace, locus_report_trace},
+			    {a->gantt, locus_report_svg_gantt},
+			    {a->load, locus_report_svg_load}};
+		for (size_t k = 0; !rc && k < sizeof outs / sizeof outs[0]; k++)
+			if (outs[k].path)
+				rc = locus_report_save(r, outs[k].fn, outs[k].path, &err);
+		if (!rc && a->measured)
+			rc = write_measured(a->measured, &rep, &err);
+		if (rc)
+			status = cli_error("run", &err, rc);
+		for (size_t i = 0; i < rep.n_failures; i++) {
+			const struct locus_mpi_failure *f = &rep.failures[i];
+			fprintf(stderr,
+				"locus run: chunk %zu of \"%s\" failed %d time%s (last on rank %d): "
+				"%s\n",
+				f->index, f->dataset, f->attempts, f->attempts == 1 ? "" : "s",
+				f->rank, f->why);
+		}
+		if (rep.n_failures) {
+			fprintf(stderr, "locus run: %zu of %zu chunks failed on every attempt%s\n",
+				rep.n_failures, r->n_tasks,
+				a->journal ? "; the journal holds the others, run again to retry "
+					     "these"
+					   : "");
+			status = CLI_EXIT_FAIL;
+		}
+	}
+	locus_mpi_report_fini(&rep);
+	if (LEAK_CHECK())
+		status = CLI_EXIT_FAIL;
+	MPI_Finalize();
+	return status;
+}
+#endif
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+#ifdef LOCUS_HAVE_MPI
+	if (in_mpi_job())
+		return rank_main(&a);
+	return launch(&a, argc, argv);
+#else
+	(void)launch;
+	(void)in_mpi_job;
+	fprintf(stderr, "locus run: this locus was built without MPI; install Open MPI or "
+			"MPICH (scripts/install-deps) and build again\n");
+	return CLI_EXIT_FAIL;
+#endif
+}
