@@ -54,7 +54,7 @@ check "more nodes than ranks' share, one replica, odd name" 7 "$tmp/store" "$tmp
 	"odd name; \$(x) 'q'.fa" 4 fifo dlmpi scal bytes
 # Ranks mapped to nodes by processor name: a store whose one node is this
 # host.
-host=$(hostname)
+host=$(uname -n)
 printf '{"format": "locus-platform", "version": 1, "nodes": [{"name": "%s", "cores": 4}]}\n' \
 	"$host" >"$tmp/one.json"
 place "$tmp/named" reads.fa --platform "$tmp/one.json" --replicas 1
