@@ -2,11 +2,13 @@
 # The MPI engine under mpirun (Open MPI or MPICH): every policy runs every
 # chunk exactly once with the right bytes, local or fetched from a peer;
 # retries, failures, scheduler counts and rank-to-node mapping by name.
-# Usage: run.sh MPIEXEC TEST_MPI_RUN LOCUS
+# Also runs examples/mpi_seqstats.c and checks its statistics against awk.
+# Usage: run.sh MPIEXEC TEST_MPI_RUN LOCUS MPI_SEQSTATS
 set -u
 mpiexec=$1
 prog=$2
 locus=$3
+seqstats=$4
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-mpi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -59,6 +61,27 @@ printf '{"format": "locus-platform", "version": 1, "nodes": [{"name": "%s", "cor
 	"$host" >"$tmp/one.json"
 place "$tmp/named" reads.fa --platform "$tmp/one.json" --replicas 1
 check "ranks on nodes by processor name" 3 "$tmp/named" "$tmp/src.fa" reads.fa 0 dlmpi scal
+
+# The example: its statistics equal those computed sequentially.
+awk '/^>/ { if (n) print len; n = 1; len = 0; next } { len += length($0); g = $0;
+	gc += gsub(/[GCgc]/, "", g) } END { if (n) print len; print "gc", gc > "/dev/stderr" }' \
+	"$tmp/src.fa" 2>"$tmp/gc" | sort -n >"$tmp/lens"
+want=$(awk '{ s += $1; n++; if (n == 1) mn = $1; mx = $1 } END {
+	printf "sequences %d\nbases %d\nmin %d\nmax %d\nmean %.2f\n", n, s, mn, mx, s / n }' "$tmp/lens")
+gc=$(awk '{print $2}' "$tmp/gc")
+for p in dlmpi scal fifo; do
+	if mpi_run 5 "$seqstats" "$tmp/store" reads.fa 4 $p >"$tmp/stats" 2>"$tmp/stats.err" &&
+		[ "$(head -5 "$tmp/stats")" = "$want" ] &&
+		awk -v gc="$gc" '/^bases/ { b = $2 } /^gc/ { g = $2 } END {
+			exit !(g - gc / b < 1e-4 && gc / b - g < 1e-4) }' "$tmp/stats"; then
+		echo "ok   example mpi_seqstats ($p): $(tail -1 "$tmp/stats.err")"
+	else
+		echo "FAIL example mpi_seqstats ($p)" >&2
+		diff <(echo "$want") <(head -5 "$tmp/stats") >&2
+		cat "$tmp/stats.err" >&2
+		failed=$((failed + 1))
+	fi
+done
 
 [ $failed -eq 0 ] && echo "mpi tests: all passed" && exit 0
 echo "mpi tests: $failed failed" >&2
