@@ -191,6 +191,7 @@ int main(int argc, char **argv)
 	if (open_mpi) {
 		setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
 		setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+		setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
 	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	printf("bench_mpi: %zu empty tasks over %d emulated nodes (1 replica each), %ld cores\n"

@@ -7,6 +7,8 @@ if "$mpiexec" --version 2>&1 | grep -qi "open mpi\|open-mpi\|openrte"; then
 	# No network probing on a single machine: shared memory and loopback.
 	export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo
 	export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_pml=ob1
+	# Containers often forbid cross-memory attach (ptrace).
+	export OMPI_MCA_btl_vader_single_copy_mechanism=none
 fi
 # Open MPI keeps allocations to its exit and unloads the components that
 # made them, so leaks are checked by the programs before MPI_Finalize

@@ -319,6 +319,11 @@ static int launch(struct run_args *a, int argc, char **argv)
 			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
 			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
 		}
+		/* On one machine, shared-memory transfers without cross-memory
+		 * attach, which containers often forbid (ptrace); a user's
+		 * setting wins. */
+		if (!a->hostfile)
+			setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
 	}
 	if (a->hostfile) {
 		av[k++] = "--hostfile";
