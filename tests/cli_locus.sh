@@ -7,37 +7,7 @@ tests=$2
 fixtures=$tests/fixtures
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-# run NAME EXPECTED_STATUS CMD...: runs CMD, keeps stdout/stderr in $out/$err.
-run() {
-	local name=$1 want=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local got=$?
-	out=$(cat "$tmp/out")
-	err=$(cat "$tmp/err")
-	if [ "$got" -ne "$want" ]; then
-		echo "FAIL $name: exit $got, expected $want" >&2
-		echo "  stdout: $out" | head -5 >&2
-		echo "  stderr: $err" | head -5 >&2
-		failed=$((failed + 1))
-		return 1
-	fi
-	return 0
-}
-ok() { passed=$((passed + 1)); }
-fail() {
-	echo "FAIL $1" >&2
-	echo "  stdout: $out" | head -8 >&2
-	echo "  stderr: $err" | head -8 >&2
-	failed=$((failed + 1))
-}
-# expect NAME PATTERN TEXT: TEXT contains PATTERN (grep -E).
-expect() {
-	if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok; else fail "$1: no /$2/"; fi
-}
+. "$tests/lib/cli.sh"
 
 run version 0 "$locus" --version && expect version '^locus [0-9]+\.[0-9]+\.[0-9]+$' "$out"
 run help 0 "$locus" --help && expect help 'place' "$out"

@@ -9,45 +9,16 @@ locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tests=$(cd "$2" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-run.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
 if "$locus" run --store "$tmp" -- true 2>&1 | grep -q "built without MPI"; then
 	echo "locus was built without MPI: skipped"
 	exit 77
 fi
 cd "$tmp" || exit 1
-# Leaks are checked by the ranks before MPI_Finalize (tests/mpi/mpienv.sh).
-if [ -n "${ASAN_OPTIONS:-}" ]; then
-	export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
-	export LSAN_OPTIONS="suppressions=$tests/mpi/lsan.supp:print_suppressions=0:leak_check_at_exit=0"
-fi
+. "$tests/mpi/sanitizer-env.sh"
+. "$tests/lib/cli.sh"
 
-run() {
-	local name=$1 want=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local got=$?
-	out=$(cat "$tmp/out")
-	err=$(cat "$tmp/err")
-	if [ "$got" -ne "$want" ]; then
-		echo "FAIL $name: exit $got, expected $want" >&2
-		echo "  stdout: $out" | head -8 >&2
-		echo "  stderr: $err" | head -8 >&2
-		failed=$((failed + 1))
-		return 1
-	fi
-	return 0
-}
-ok() { passed=$((passed + 1)); }
-fail() {
-	echo "FAIL $1" >&2
-	failed=$((failed + 1))
-}
-expect() {
-	if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok; else fail "$1: no /$2/ in: $(printf '%s' "$3" | head -c 600)"; fi
-}
-json() { # FILE EXPR: a value of a result document
-	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+field() { # FILE KEY: the first value of KEY in a result document
+	grep -o "\"$2\": [^,}]*" "$1" | head -n 1 | sed 's/^[^:]*: *//; s/"//g'
 }
 
 run help 0 "$locus" run --help && expect help 'without a shell' "$out"
@@ -132,12 +103,13 @@ for p in monolithic dlmpi delay scal; do
 		--out "real-$p.json" --measured "m-$p" -- sh -c 'sleep 0.01' || continue
 	run "replay-$p" 0 "$locus" sim --source st --dataset reads.fa --platform "m-$p.platform.json" \
 		--work "trace:m-$p.work" --policy $p --out "sim-$p.json" -q || continue
-	real=$(json "real-$p.json" "d['summary']['local_fraction']")
-	sim=$(json "sim-$p.json" "d['summary']['local_fraction']")
+	real=$(field "real-$p.json" local_fraction)
+	sim=$(field "sim-$p.json" local_fraction)
 	tol=0.05
-	awk -v a="$real" -v b="$sim" -v t="$tol" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }' &&
+	case "$real$sim" in *[0-9]*) ;; *) fail "$p: no local_fraction in the results"; continue ;; esac
+	awk -v a="$real" -v b="$sim" -v t="$tol" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= t && -d <= t) }' &&
 		ok || fail "$p: real locality $real, simulated $sim"
-	[ "$(json "real-$p.json" "d['engine']")" = mpi ] && ok || fail "$p: engine is not mpi"
+	[ "$(field "real-$p.json" engine)" = mpi ] && ok || fail "$p: engine is not mpi"
 done
 
 echo "$passed passed, $failed failed"

@@ -102,7 +102,6 @@ static int rank_main(const char *store, int inl)
 	struct locus_error err;
 	if (locus_store_scan(&cat, store, &err))
 		MPI_Abort(MPI_COMM_WORLD, 1);
-	double t_scan = now();
 	size_t n = 0;
 	for (size_t d = 0; d < cat->n_datasets; d++) {
 		const struct locus_dataset *ds = &cat->datasets[d];
@@ -120,7 +119,7 @@ static int rank_main(const char *store, int inl)
 	MPI_Barrier(MPI_COMM_WORLD);
 	double t1 = now();
 	if (rank == 0)
-		printf("STATIC %d %zu %.9g %.9g\n", size, n, t1 - t_scan, t1 - t0);
+		printf("STATIC %d %zu %.9g\n", size, n, t1 - t0);
 	locus_catalog_destroy(cat);
 	MPI_Finalize();
 	return 0;
@@ -214,8 +213,7 @@ int main(int argc, char **argv)
 				char pol[32];
 				int np;
 				size_t tasks, workers;
-				double mk, wall, wmean, wp50, wp99, local, lat, scan, total;
-				(void)scan;
+				double mk, wall, wmean, wp50, wp99, local, lat, total;
 				if (sscanf(line, "RUN %31s %d %zu %zu %lf %lf %lf %lf %lf %lf %lf", pol,
 					   &np, &tasks, &workers, &mk, &wall, &wmean, &wp50, &wp99,
 					   &local, &lat) == 11) {
@@ -225,8 +223,8 @@ int main(int argc, char **argv)
 					       pol, np, mode ? "no" : "yes", workers, rate,
 					       rate / ADLB_UNTARGETED, 1e6 * wmean, 1e6 * wp50,
 					       1e6 * wp99, 100 * local, wall);
-				} else if (sscanf(line, "STATIC %d %zu %lf %lf", &np, &tasks, &scan,
-						  &total) == 4) {
+				} else if (sscanf(line, "STATIC %d %zu %lf", &np, &tasks, &total) ==
+						   3) {
 					if (mode == 1)
 						printf("%-10s %5d %6s %8d %12.0f %8s %10s %10s %10s "
 						       "%7s %9.3f\n",

@@ -26,11 +26,7 @@ if [ -z "$work" ]; then
 fi
 mkdir -p "$work"
 cd "$work" || exit 1
-if [ -n "${ASAN_OPTIONS:-}" ]; then # leaks: see tests/mpi/mpienv.sh
-	here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-	export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
-	export LSAN_OPTIONS="suppressions=$here/tests/mpi/lsan.supp:print_suppressions=0:leak_check_at_exit=0"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/../../tests/mpi/sanitizer-env.sh"
 
 # A database of 600 random sequences of 200 to 1,200 bases, and 12 queries:
 # stretches of database sequences with a few substitutions, plus one

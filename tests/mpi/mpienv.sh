@@ -10,14 +10,7 @@ if "$mpiexec" --version 2>&1 | grep -qi "open mpi\|open-mpi\|openrte"; then
 	# Containers often forbid cross-memory attach (ptrace).
 	export OMPI_MCA_btl_vader_single_copy_mechanism=none
 fi
-# Open MPI keeps allocations to its exit and unloads the components that
-# made them, so leaks are checked by the programs before MPI_Finalize
-# (with lsan.supp naming the MPI libraries' own), not at exit; the slow
-# unwinder follows their frames, which lack frame pointers.
-if [ -n "${ASAN_OPTIONS:-}" ]; then
-	export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
-	export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0:leak_check_at_exit=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/sanitizer-env.sh"
 mpi_run() {
 	local np=$1
 	shift

@@ -474,9 +474,8 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 	char **envp = NULL;
 	size_t n_env = 0;
 	int has_path = 0, rc = 1, err_fd = -1, out_fd = -1;
-	char errname[] = "/tmp/locus-stderr-XXXXXX", out_path[PATH_MAX], out_tmp[PATH_MAX + 32];
+	char out_path[PATH_MAX], out_tmp[PATH_MAX + 32], errpath[PATH_MAX];
 	const char *tmpdir = getenv("TMPDIR");
-	char errpath[PATH_MAX];
 
 	out_path[0] = 0;
 	if (!argv) {
@@ -514,8 +513,8 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 		envp[n_env + (size_t)i] = vars[i];
 
 	/* stderr into a file that is shown on success and quoted on failure. */
-	snprintf(errpath, sizeof errpath, "%s/%s", tmpdir && *tmpdir ? tmpdir : "/tmp",
-		 errname + 5);
+	snprintf(errpath, sizeof errpath, "%s/locus-stderr-XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if ((err_fd = mkstemp(errpath)) < 0) {
 		snprintf(why, why_size, "cannot make a file for the command's stderr in %s: %s",
 			 tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
@@ -624,7 +623,7 @@ static void progress(void *user, size_t done, size_t failed, size_t total, doubl
 	fflush(stderr);
 }
 
-static void print_summary(const struct run_args *a, const struct locus_mpi_report *rep)
+static void print_summary(const struct locus_mpi_report *rep)
 {
 	const struct locus_result *r = rep->result;
 	printf("locus run: policy %s, %zu chunks on %zu workers (%zu nodes, %zu scheduler%s)",
@@ -649,7 +648,6 @@ static void print_summary(const struct run_args *a, const struct locus_mpi_repor
 	printf("  messages          %" PRIu64 " (%.2f per task)\n", r->messages,
 	       r->n_tasks ? (double)r->messages / (double)r->n_tasks : 0);
 	printf("  failed chunks     %zu\n", rep->n_failures);
-	(void)a;
 }
 
 static int write_measured(const char *prefix, const struct locus_mpi_report *rep,
@@ -709,7 +707,7 @@ static int rank_main(struct run_args *a)
 		if (a->json)
 			rc = locus_report_json(r, stdout);
 		else
-			print_summary(a, &rep);
+			print_summary(&rep);
 		fflush(stdout);
 		const struct {
 			const char *path;
