@@ -42,15 +42,9 @@ static void summary(struct locus__out *o, const struct locus_result *r)
 	locus__out_str(o, ",\n    ");
 	locus__out_field_num(o, "local_bytes_fraction",
 			     locus__ratio((double)r->bytes_local, bytes));
-	locus__out_str(o, ",\n    \"wait\": {");
-	locus__out_field_num(o, "mean", r->wait_mean);
-	locus__out_str(o, ", ");
-	locus__out_field_num(o, "p50", r->wait_p50);
-	locus__out_str(o, ", ");
-	locus__out_field_num(o, "p99", r->wait_p99);
-	locus__out_str(o, ", ");
-	locus__out_field_num(o, "max", r->wait_max);
-	locus__out_str(o, "},\n    ");
+	locus__out_str(o, ",\n    ");
+	locus__out_wait(o, r);
+	locus__out_str(o, ",\n    ");
 	locus__out_field_u64(o, "messages", r->messages);
 	locus__out_str(o, ",\n    ");
 	locus__out_field_u64(o, "message_bytes", r->message_bytes);

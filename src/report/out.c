@@ -533,3 +533,16 @@ void locus__out_field_u64(struct locus__out *o, const char *k, uint64_t v)
 	locus__out_key(o, k);
 	locus__out_u64(o, v);
 }
+
+void locus__out_wait(struct locus__out *o, const struct locus_result *r)
+{
+	locus__out_str(o, "\"wait\": {");
+	locus__out_field_num(o, "mean", r->wait_mean);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "p50", r->wait_p50);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "p99", r->wait_p99);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "max", r->wait_max);
+	locus__out_str(o, "}");
+}

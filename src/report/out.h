@@ -61,6 +61,8 @@ void locus__out_key(struct locus__out *o, const char *k);
 /* `"k": v` with v an exact number (null when not finite) or an integer. */
 void locus__out_field_num(struct locus__out *o, const char *k, double v);
 void locus__out_field_u64(struct locus__out *o, const char *k, uint64_t v);
+/* "wait": {"mean": .., "p50": .., "p99": .., "max": ..} of a result. */
+void locus__out_wait(struct locus__out *o, const struct locus_result *r);
 /* A seed as a JSON integer; above 2^63 - 1 as a string of digits, since
  * readers with signed 64-bit integers (jansson) refuse larger ones. */
 void locus__out_seed(struct locus__out *o, uint64_t seed);
