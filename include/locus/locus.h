@@ -9,6 +9,7 @@
 
 #include "locus/bounds.h"
 #include "locus/dataset.h"
+#include "locus/divisible.h"
 #include "locus/error.h"
 #include "locus/heap.h"
 #include "locus/locality.h"

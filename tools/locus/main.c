@@ -16,6 +16,7 @@ static const struct {
     {"locate", cmd_locate, "ask where chunks live (DL-MPI's locality calls)"},
     {"sim", cmd_sim, "run scheduling policies in the simulator, with bounds"},
     {"run", cmd_run, "run a command on every chunk of a store, on MPI ranks"},
+    {"plan", cmd_plan, "plan the rounds of a divisible workload (UMR, PTUMR)"},
 };
 
 static void usage(FILE *fp)

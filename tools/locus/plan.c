@@ -1,0 +1,256 @@
+/* locus plan: UMR and PTUMR plans for a divisible workload, checked by
+ * executing them in the simulator. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/internal.h"
+
+static const char *const help_head =
+    "usage: locus plan [OPTIONS]\n"
+    "\n"
+    "Plans how a master sends W units of divisible data to its workers in rounds\n"
+    "of growing chunks, so that transfers overlap computation: UMR (one transfer\n"
+    "at a time) or PTUMR (groups of workers receive in parallel, as virtual\n"
+    "workers). Prints the grouping, the chunk of every virtual worker per round,\n"
+    "the number of rounds (M+ around the M* that minimises T_ideal), the\n"
+    "predicted makespan T_real and the bound T_bound = W / sum(s) that no plan\n"
+    "beats; then executes the plan in the simulator and prints its makespan.\n"
+    "\n"
+    "  -W, --load W              units of data to send (default 1000)\n"
+    "\n";
+
+static const char *const help_tail =
+    "\n"
+    "Output:\n"
+    "      --compare A,B,...     plan with each method (umr, ptumr, ptumr-nogt) and\n"
+    "                            compare T_real / T_bound\n"
+    "      --json FILE           write the plan and its simulated execution as JSON\n"
+    "                            (\"-\": to stdout instead of the table)\n"
+    "      --svg FILE            timing chart of the simulated execution (Fig. 4)\n"
+    "  -h, --help                show this help\n"
+    "\n"
+    "Units are the user's: W in units, s and b in units/s, delta and eps in s.\n"
+    "\n"
+    "Examples:\n"
+    "  locus plan --workers 100 --het 0.43 --b0 1000 --compare umr,ptumr-nogt,ptumr\n"
+    "  locus plan --workers 100 --mean-b 120 --mean-delta 0.5 --b0 600 --search\n"
+    "  locus plan --workers-file cluster.json -W 5000 --json plan.json --svg plan.svg\n";
+
+enum { OPT_COMPARE = CLI_DL_LAST, OPT_JSON, OPT_SVG };
+
+/* Writes `writer`'s output into `path` atomically ("-": stdout). */
+static int save(const char *path, int (*writer)(void *, FILE *), void *ctx)
+{
+	struct locus_error err = {0};
+	if (strcmp(path, "-") == 0) {
+		int rc = writer(ctx, stdout);
+		return rc ? cli_error("plan", NULL, rc) : 0;
+	}
+	char *data = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&data, &len);
+	if (!fp)
+		return cli_error("plan", NULL, LOCUS_ENOMEM);
+	int rc = writer(ctx, fp);
+	if (fclose(fp) && !rc)
+		rc = LOCUS_EIO;
+	if (!rc)
+		rc = locus__write_atomic(path, data, len, &err);
+	free(data);
+	return rc ? cli_error("plan", &err, rc) : 0;
+}
+
+struct one {
+	struct locus_dl_plan *plan;
+	struct locus_dl_run *run;
+};
+
+static int write_json(void *ctx, FILE *fp)
+{
+	struct one *o = ctx;
+	return locus_dl_report_json(o->plan, o->run, "simulated", fp);
+}
+
+static int write_svg(void *ctx, FILE *fp)
+{
+	struct one *o = ctx;
+	return locus_dl_report_svg(o->plan, o->run, fp);
+}
+
+struct many {
+	struct one *v;
+	size_t n;
+};
+
+static int write_json_many(void *ctx, FILE *fp)
+{
+	struct many *m = ctx;
+	fputs("[\n", fp);
+	for (size_t i = 0; i < m->n; i++) {
+		int rc = locus_dl_report_json(m->v[i].plan, m->v[i].run, "simulated", fp);
+		if (rc)
+			return rc;
+		if (i + 1 < m->n)
+			fputs(",\n", fp);
+	}
+	fputs("]\n", fp);
+	return ferror(fp) ? LOCUS_EIO : 0;
+}
+
+/* Plans and simulates with the options in d. */
+static int plan_one(struct cli_dl *d, double W, struct one *o)
+{
+	int rc = cli_dl_plan("plan", d, W, &o->plan);
+	if (rc)
+		return rc;
+	struct locus_error err = {0};
+	rc = locus_dl_simulate(o->plan, &o->run, &err);
+	return rc ? cli_error("plan", &err, rc) : 0;
+}
+
+static void print_compare(const struct many *m, const struct cli_dl *base)
+{
+	printf("W %g over %zu workers, b0 %g; T_bound %.4f\n\n", m->v[0].plan->W,
+	       m->v[0].plan->n_workers, m->v[0].plan->b0, m->v[0].plan->t_bound);
+	printf("%-11s %-12s %5s %6s %4s %10s %10s %10s %9s\n", "method", "grouping", "vw", "used",
+	       "M", "T_ideal", "T_real", "simulated", "T/bound");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct locus_dl_plan *p = m->v[i].plan;
+		char grouping[32];
+		if (p->opt.method == LOCUS_DL_UMR)
+			snprintf(grouping, sizeof grouping, "one each");
+		else if (p->opt.group_size)
+			snprintf(grouping, sizeof grouping, "size %zu", p->opt.group_size);
+		else
+			snprintf(grouping, sizeof grouping, "lambda %ld", p->opt.lambda);
+		size_t used = 0;
+		for (size_t k = 0; k < p->n_used; k++)
+			used += p->groups[k].count;
+		printf("%-11s %-12s %5zu %6zu %4zu %10.4f %10.4f %10.4f %9.4f\n",
+		       locus_dl_method_name(&p->opt), grouping, p->n_used, used, p->rounds,
+		       p->t_ideal, p->t_real, m->v[i].run->makespan, p->t_real / p->t_bound);
+	}
+	(void)base;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	struct cli_dl d;
+	cli_dl_init(&d);
+	double W = 1000;
+	const char *compare = NULL, *json = NULL, *svg = NULL;
+	struct option opts[40];
+	size_t n = cli_dl_long_options(opts, 30);
+	const struct option own[] = {
+	    {"load", required_argument, NULL, 'W'},
+	    {"compare", required_argument, NULL, OPT_COMPARE},
+	    {"json", required_argument, NULL, OPT_JSON},
+	    {"svg", required_argument, NULL, OPT_SVG},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	memcpy(opts + n, own, sizeof own);
+	int c, rc = 0;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":W:m:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'W':
+			if ((rc = cli_double("plan", "--load", optarg, &W)))
+				goto out;
+			if (!(W > 0) || !isfinite(W)) {
+				rc = cli_usage_error(
+				    "plan", "--load expects a number > 0, got \"%s\"", optarg);
+				goto out;
+			}
+			break;
+		case OPT_COMPARE:
+			compare = optarg;
+			break;
+		case OPT_JSON:
+			json = optarg;
+			break;
+		case OPT_SVG:
+			svg = optarg;
+			break;
+		case 'h':
+			fputs(help_head, stdout);
+			fputs(cli_dl_help, stdout);
+			fputs(help_tail, stdout);
+			goto out;
+		case ':':
+			rc = cli_usage_error("plan", "%s needs a value", argv[optind - 1]);
+			goto out;
+		case '?':
+			rc = cli_usage_error("plan", "unknown option \"%s\"", argv[optind - 1]);
+			goto out;
+		default:
+			if ((rc = cli_dl_option("plan", &d, c, optarg)))
+				goto out;
+		}
+	}
+	if (optind < argc) {
+		rc = cli_usage_error("plan", "unexpected argument \"%s\"", argv[optind]);
+		goto out;
+	}
+	if ((rc = cli_dl_workers("plan", &d)))
+		goto out;
+	if (!compare) {
+		struct one o = {0};
+		rc = plan_one(&d, W, &o);
+		if (!rc && !(json && strcmp(json, "-") == 0)) {
+			int wrc = locus_dl_report_table(o.plan, o.run, stdout);
+			if (wrc)
+				rc = cli_error("plan", NULL, wrc);
+		}
+		if (!rc && json)
+			rc = save(json, write_json, &o);
+		if (!rc && svg)
+			rc = save(svg, write_svg, &o);
+		locus_dl_run_destroy(o.run);
+		locus_dl_plan_destroy(o.plan);
+		goto out;
+	}
+	/* --compare: the same workers under each method. */
+	struct one v[8] = {{0}};
+	struct many m = {v, 0};
+	char *list = locus__strdup(compare), *save_ptr = NULL;
+	if (!list) {
+		rc = cli_error("plan", NULL, LOCUS_ENOMEM);
+		goto out;
+	}
+	for (char *tok = strtok_r(list, ",", &save_ptr); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save_ptr)) {
+		struct cli_dl e = d;
+		if (m.n == LOCUS__ARRAY_LEN(v)) {
+			rc = cli_usage_error("plan", "--compare takes at most 8 methods");
+			break;
+		}
+		if (locus_dl_method_parse(tok, &e.opt)) {
+			rc = cli_usage_error(
+			    "plan", "--compare expects umr, ptumr or ptumr-nogt, got \"%s\"", tok);
+			break;
+		}
+		rc = plan_one(&e, W, &v[m.n]);
+		if (v[m.n].plan)
+			m.n++;
+	}
+	free(list);
+	if (!rc && m.n && !(json && strcmp(json, "-") == 0))
+		print_compare(&m, &d);
+	if (!rc && json)
+		rc = save(json, write_json_many, &m);
+	if (!rc && svg && m.n)
+		rc = save(svg, write_svg, &v[m.n - 1]);
+	for (size_t i = 0; i < m.n; i++) {
+		locus_dl_run_destroy(v[i].run);
+		locus_dl_plan_destroy(v[i].plan);
+	}
+out:
+	cli_dl_fini(&d);
+	return rc;
+}
