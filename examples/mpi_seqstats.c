@@ -110,8 +110,16 @@ int main(int argc, char **argv)
 	MPI_Reduce(&mine.sequences, &all.sequences, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&mine.bases, &all.bases, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&mine.gc, &all.gc, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-	MPI_Reduce(&mine.min, &all.min, 1, MPI_UINT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
-	MPI_Reduce(&mine.max, &all.max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	/* MIN and MAX as signed 64-bit values: MPICH 4.0.2 (Debian 12)
+	 * compares unsigned integers as signed in reductions (pmodels/mpich
+	 * issue 6083; Open MPI 4.1.2 had the like), so a rank without
+	 * sequences (min UINT64_MAX) would win MIN. Lengths fit in 63 bits. */
+	int64_t lo = mine.min > INT64_MAX ? INT64_MAX : (int64_t)mine.min, lo_all = 0;
+	int64_t hi = (int64_t)mine.max, hi_all = 0;
+	MPI_Reduce(&lo, &lo_all, 1, MPI_INT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&hi, &hi_all, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	all.min = (uint64_t)lo_all;
+	all.max = (uint64_t)hi_all;
 	MPI_Reduce(mine.bins, all.bins, BINS, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (rank == 0) {
 		const struct locus_result *r = rep.result;
