@@ -7,6 +7,7 @@
 
 #include "locus/divisible.h"
 #include "locus/error.h"
+#include "sim/dl_exec.h"
 #include "test.h"
 
 #define CHECK_REL(a, b, rel) CHECK_NEAR((a), (b), (rel)*fabs((double)(b)) + 1e-12)
@@ -437,6 +438,39 @@ TEST(simulator_never_exceeds_t_real_with_heterogeneous_deltas)
 	}
 }
 
+TEST(sharing_model_agrees_with_the_direct_ends)
+{
+	/* Where a group's caps fit its links the simulator computes the ends
+	 * directly; the max-min sharing model must give the same times. */
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		struct locus_dl_worker w[100];
+		locus_dl_workers_generate(w, 100, 0.5, &table3, seed);
+		static const char *const methods[] = {"umr", "ptumr", "ptumr-nogt"};
+		for (size_t mi = 0; mi < 3; mi++) {
+			struct locus_dl_options o;
+			locus_dl_options_default(&o);
+			locus_dl_method_parse(methods[mi], &o);
+			struct locus_dl_plan *p = plan(2000, 1000, w, 100, &o);
+			CHECK(p);
+			struct locus_dl_run *a, *b;
+			CHECK_EQ_INT(locus__dl_simulate(p, 0, &a, NULL), 0);
+			CHECK_EQ_INT(locus__dl_simulate(p, 1, &b, NULL), 0);
+			CHECK_EQ_INT(a->flows, 0);
+			CHECK_EQ_INT(b->flows, b->n_events);
+			CHECK_EQ_INT(a->n_events, b->n_events);
+			for (size_t e = 0; e < a->n_events; e++) {
+				CHECK_REL(a->events[e].recv_end, b->events[e].recv_end, 1e-9);
+				CHECK_REL(a->events[e].comp_end, b->events[e].comp_end, 1e-9);
+			}
+			CHECK_REL(a->makespan, b->makespan, 1e-9);
+			CHECK_REL(a->link_busy, b->link_busy, 1e-9);
+			locus_dl_run_destroy(a);
+			locus_dl_run_destroy(b);
+			locus_dl_plan_destroy(p);
+		}
+	}
+}
+
 TEST(small_workloads_keep_chunks_non_negative)
 {
 	/* Large spread of delta and a tiny W: Eq. 7 gives negative chunks for
@@ -641,6 +675,7 @@ TEST_MAIN(TEST_ENTRY(one_worker_two_rounds_by_hand), TEST_ENTRY(one_round_is_sen
 	  TEST_ENTRY(simulator_matches_t_real_on_the_homogeneous_grid),
 	  TEST_ENTRY(simulator_matches_t_real_when_deltas_are_equal_within_groups),
 	  TEST_ENTRY(simulator_never_exceeds_t_real_with_heterogeneous_deltas),
+	  TEST_ENTRY(sharing_model_agrees_with_the_direct_ends),
 	  TEST_ENTRY(small_workloads_keep_chunks_non_negative),
 	  TEST_ENTRY(search_never_loses_to_the_paper_defaults),
 	  TEST_ENTRY(bad_input_is_refused_with_a_reason),

@@ -461,15 +461,28 @@ int locus_dl_search(double W, double b0, const struct locus_dl_worker *workers, 
 			if (best_t < before)
 				at = g;
 		}
-		/* Every value between the best grid point's neighbours. */
+		/* Between the best grid point's neighbours: a finer grid of
+		 * at most 16 steps, narrowed around its best point, until the
+		 * step is 1 (every value when the gap is small). */
 		prev = at > 0 ? grid[at - 1] : grid[0];
 		next_after = at + 1 < ng ? grid[at + 1] : grid[at];
-		for (long x = prev + 1; x < next_after; x++) {
-			if (x == grid[at])
-				continue;
-			rc = try_value(W, b0, workers, n, &o, by_size, x, &best_t, &best_v, err);
-			if (rc)
-				return rc;
+		while (next_after - prev > 1) {
+			long step = (next_after - prev) / 16;
+			if (step < 1)
+				step = 1;
+			long around = best_v;
+			for (long x = prev + step; x < next_after; x += step) {
+				if (x == around)
+					continue;
+				rc = try_value(W, b0, workers, n, &o, by_size, x, &best_t, &best_v,
+					       err);
+				if (rc)
+					return rc;
+			}
+			if (step == 1)
+				break;
+			prev = best_v - step > prev ? best_v - step : prev;
+			next_after = best_v + step < next_after ? best_v + step : next_after;
 		}
 		if (by_size)
 			o.group_size = (size_t)best_v;

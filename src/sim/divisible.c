@@ -10,12 +10,20 @@
  * (sim/share.h), so a plan whose rates overfilled b0 would be slowed here,
  * not trusted. A worker computes its chunks in arrival order, each taking
  * c / s_i + delta_i.
+ *
+ * When a group's caps fit its links (sum of b'_i <= b0, b'_i <= b_i), the
+ * max-min allocation is the caps themselves, whatever the order in which
+ * the flows start and end, so the flows' ends are computed directly; a
+ * group whose caps do not fit goes through the sharing model. The shortcut
+ * matters for groups of thousands of flows with distinct caps, where each
+ * event of the sharing model re-sorts the group's caps.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/internal.h"
 #include "locus/divisible.h"
+#include "sim/dl_exec.h"
 #include "sim/share.h"
 
 void locus_dl_run_destroy(struct locus_dl_run *r)
@@ -42,6 +50,43 @@ static int by_at(const void *a, const void *b)
 
 int locus_dl_simulate(const struct locus_dl_plan *p, struct locus_dl_run **out,
 		      struct locus_error *err)
+{
+	return locus__dl_simulate(p, 0, out, err);
+}
+
+/* Whether the caps of members[0, np) of a group fit the links. */
+static int caps_fit(const struct locus_dl_plan *p, const struct locus_dl_run *r,
+		    const struct pending *pend, size_t np)
+{
+	double sum = 0;
+	for (size_t m = 0; m < np; m++) {
+		uint32_t i = r->events[pend[m].ev].worker;
+		if (p->rate[i] > p->workers[i].b * (1 + 1e-12))
+			return 0;
+		sum += p->rate[i];
+	}
+	return sum <= p->b0 * (1 + 1e-12);
+}
+
+/* Records that event ev's chunk arrived at tf and schedules its
+ * computation; returns the arrival. */
+static double arrive(const struct locus_dl_plan *p, struct locus_dl_run *r, double *free_at,
+		     size_t ev, double tf)
+{
+	struct locus_dl_event *e = &r->events[ev];
+	e->recv_end = tf;
+	double s = free_at[e->worker] > tf ? free_at[e->worker] : tf;
+	const struct locus_dl_worker *w = &p->workers[e->worker];
+	e->comp_start = s;
+	e->comp_end = s + e->units / w->s + w->delta;
+	free_at[e->worker] = e->comp_end;
+	if (e->comp_end > r->makespan)
+		r->makespan = e->comp_end;
+	return tf;
+}
+
+int locus__dl_simulate(const struct locus_dl_plan *p, int always_share, struct locus_dl_run **out,
+		       struct locus_error *err)
 {
 	*out = NULL;
 	size_t n = p->n_workers, K = p->n_used, M = p->rounds;
@@ -89,6 +134,17 @@ int locus_dl_simulate(const struct locus_dl_plan *p, struct locus_dl_run **out,
 			qsort(pend, np, sizeof *pend, by_at);
 			size_t next = 0, done = 0;
 			double first = pend[0].at, end = t;
+			if (!always_share && caps_fit(p, r, pend, np)) {
+				for (size_t m = 0; m < np; m++) {
+					struct locus_dl_event *e = &r->events[pend[m].ev];
+					double tf =
+					    arrive(p, r, free_at, pend[m].ev,
+						   pend[m].at + e->units / p->rate[e->worker]);
+					if (tf > end)
+						end = tf;
+				}
+				done = np;
+			}
 			while (done < np) {
 				double tf = locus__share_next(sh);
 				if (next < np && pend[next].at <= tf) {
@@ -108,16 +164,7 @@ int locus_dl_simulate(const struct locus_dl_plan *p, struct locus_dl_run **out,
 					rc = LOCUS_EINVAL;
 					goto fail;
 				}
-				struct locus_dl_event *e = &r->events[ev];
-				e->recv_end = tf;
-				double s = free_at[e->worker] > tf ? free_at[e->worker] : tf;
-				const struct locus_dl_worker *w = &p->workers[e->worker];
-				e->comp_start = s;
-				e->comp_end = s + e->units / w->s + w->delta;
-				free_at[e->worker] = e->comp_end;
-				if (e->comp_end > r->makespan)
-					r->makespan = e->comp_end;
-				if (tf > end)
+				if (arrive(p, r, free_at, ev, tf) > end)
 					end = tf;
 				done++;
 			}
