@@ -556,6 +556,9 @@ TEST(bad_input_is_refused_with_a_reason)
 	o.rounds = 6;
 	CHECK_EQ_INT(locus_dl_plan_create(20000, 1000, many, 60, &o, &p, &err), LOCUS_ERANGE);
 	CHECK(strstr(err.message, "6 rounds"));
+	/* So many rounds that theta^M overflows: refused too. */
+	o.rounds = 4000;
+	CHECK_EQ_INT(locus_dl_plan_create(4.77, 1000, many, 2, &o, &p, &err), LOCUS_ERANGE);
 	CHECK_EQ_INT(locus_dl_method_parse("ptumr-nogt", &o), 0);
 	CHECK_EQ_STR(locus_dl_method_name(&o), "ptumr-nogt");
 	CHECK_EQ_INT(locus_dl_method_parse("PTUMR", &o), LOCUS_EINVAL);

@@ -185,13 +185,17 @@ double locus__dl_t_real(const struct locus__dl_model *m, const struct locus_dl_p
 	double comm = 0, sent = 0;
 	for (size_t k = 0; k < K; k++)
 		prev[k] = 0;
+	/* A first round of nothing (or one lost to overflow, theta^M beyond
+	 * the doubles) is no plan. */
+	if (M > 1 && !(w0 > 0 && isfinite(w0)))
+		return INFINITY;
 	/* Rounds 0..M-2 (Fig. A.1, lines 6-14). */
 	double w = w0;
 	for (size_t j = 0; j + 1 < M; j++) {
 		for (size_t k = 0; k < K; k++) {
 			const struct locus_dl_group *g = &p->groups[k];
 			double c = m->alpha[k] * w + m->beta[k];
-			if (c < 0)
+			if (!(c >= 0) || !isfinite(c))
 				return INFINITY;
 			if (chunk)
 				chunk[j * K + k] = c;
@@ -205,6 +209,8 @@ double locus__dl_t_real(const struct locus__dl_model *m, const struct locus_dl_p
 	}
 	/* The last round gets what is left, aligned (lines 16-22). */
 	double left = W - sent;
+	if (!isfinite(left))
+		return INFINITY;
 	if (left < 0) {
 		if (left < -1e-9 * W)
 			return INFINITY;

@@ -339,8 +339,9 @@ int locus_dl_plan_create(double W, double b0, const struct locus_dl_worker *work
 		size_t M = p->rounds;
 		locus_dl_plan_destroy(p);
 		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
-				  "with %zu rounds some chunk would be negative (the first round "
-				  "is too small for the overheads): ask for fewer rounds",
+				  "with %zu rounds some chunk would be negative or empty (the "
+				  "first round is too small for the overheads, or theta^M "
+				  "overflows): ask for fewer rounds",
 				  M);
 	}
 	*out = p;
