@@ -26,6 +26,9 @@
  * The function must not call MPI: do collective work after locus_mpi_run
  * returns. locus_mpi_run is collective over `comm`: every rank calls it
  * with the same options.
+ *
+ * locus_mpi_scatter, at the end, executes a divisible-load plan
+ * (locus/divisible.h) for real over the bytes of one file.
  */
 #ifndef LOCUS_MPI_H
 #define LOCUS_MPI_H
@@ -34,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "locus/divisible.h"
 #include "locus/error.h"
 #include "locus/sim.h"
 
@@ -148,6 +152,54 @@ int locus_mpi_run(MPI_Comm comm, const struct locus_mpi_options *opt, locus_mpi_
 		  void *user, struct locus_mpi_report *report, struct locus_error *err);
 
 void locus_mpi_report_fini(struct locus_mpi_report *report);
+
+/* ---- divisible load: a plan executed for real (locus scatter) ----------- */
+
+/* Runs on one chunk of a scattered file: `len` bytes that were at byte
+ * `offset` of the input, sent in round `round`. Returns 0 when done,
+ * non-zero when it failed. It must not call MPI; it runs on a thread of
+ * its own when MPI gives at least MPI_THREAD_FUNNELED (so that the rank
+ * keeps receiving its next chunk meanwhile), else on the calling thread.
+ * `data` is valid during the call only. */
+typedef int (*locus_mpi_scatter_fn)(const void *data, size_t len, uint64_t offset,
+				    uint32_t round, void *user);
+
+/* Executes a divisible-load plan (locus/divisible.h) for real: rank 0 is
+ * the master and reads the file `input`; plan worker i is rank i + 1 and
+ * calls `fn` on each chunk it receives, in the order they arrive.
+ *
+ * Chunks map to bytes in the plan's send order (round by round, the used
+ * groups in order, each group's members in plan->order): the boundaries
+ * are floor(cumulative units / total units * file size), so the chunks
+ * partition the file, every byte exactly once; a chunk that rounds to no
+ * byte is neither sent nor given to `fn`. For each round and each used
+ * group in turn, the master sends the group's chunks at once (MPI_Isend,
+ * pieces of at most 1 GiB) and waits for all of them before the next
+ * group. A worker knows its chunks from the plan and posts the receive of
+ * the next one before computing the current one.
+ *
+ * Collective over `comm`: every rank passes the same plan (it is checked);
+ * `input` matters on rank 0 only, `fn` on the other ranks. *measured
+ * (rank 0, may be NULL; NULL elsewhere and on error) gets the execution:
+ * events in send order with units from the plan and times in seconds
+ * (MPI_Wtime) since a common start after a barrier, on rank 0's clock
+ * (each worker's offset measured by round trips): send_start taken by
+ * the master, recv_end, comp_start and comp_end by the worker; makespan is
+ * the last comp_end, link_busy the sum over groups of their first send to
+ * their last arrival. Free it with locus_dl_run_destroy.
+ *
+ * Returns 0, or the same negative code and message on every rank:
+ * LOCUS_EINVAL when plan->n_workers is not the size of `comm` - 1 or the
+ * ranks hold different plans; LOCUS_ENOENT or LOCUS_EIO for an input rank
+ * 0 cannot open or read (or that shrank while it was sent); LOCUS_ENOMEM;
+ * LOCUS_EINCOMPLETE when `fn` failed on a chunk (the message names the
+ * rank, the worker, the round and the byte offset of the first that did;
+ * the master sends no further group after it is told, and no worker
+ * computes a chunk once it knows). docs/mpi.md, "locus scatter", has the
+ * protocol and what is measured. */
+int locus_mpi_scatter(MPI_Comm comm, const struct locus_dl_plan *plan, const char *input,
+		      locus_mpi_scatter_fn fn, void *user, struct locus_dl_run **measured,
+		      struct locus_error *err);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,8 @@
 # The MPI engine under mpirun (Open MPI or MPICH): every policy runs every
 # chunk exactly once with the right bytes, local or fetched from a peer;
 # retries, failures, scheduler counts and rank-to-node mapping by name.
-# Also runs examples/mpi_seqstats.c and checks its statistics against awk.
+# Also runs examples/mpi_seqstats.c and checks its statistics against awk,
+# and scatter.sh (locus_mpi_scatter and locus scatter).
 # Usage: run.sh MPIEXEC TEST_MPI_RUN LOCUS MPI_SEQSTATS
 set -u
 mpiexec=$1
@@ -82,6 +83,15 @@ for p in dlmpi scal fifo; do
 		failed=$((failed + 1))
 	fi
 done
+
+# Divisible-load plans executed for real: locus_mpi_scatter and locus
+# scatter (test_mpi_scatter is built next to test_mpi_run).
+if bash "$here/scatter.sh" "$mpiexec" "$(dirname "$prog")/test_mpi_scatter" "$locus"; then
+	echo "ok   locus scatter"
+else
+	echo "FAIL locus scatter" >&2
+	failed=$((failed + 1))
+fi
 
 [ $failed -eq 0 ] && echo "mpi tests: all passed" && exit 0
 echo "mpi tests: $failed failed" >&2

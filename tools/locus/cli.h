@@ -77,10 +77,60 @@ int cli_dl_workers(const char *cmd, struct cli_dl *d);
 /* Plans W units (searching when --search): 0, or an exit status. */
 int cli_dl_plan(const char *cmd, struct cli_dl *d, double W, struct locus_dl_plan **out);
 
+/* What the commands that run on MPI ranks share (mpirun.c): locus run and
+ * locus scatter. */
+#define CLI_MAX_MPI_ARGS 32
+struct cli_mpi {
+	const char *mpirun;		    /* the launcher; NULL: "mpirun" */
+	const char *hostfile;		    /* passed to the launcher, or NULL */
+	const char *args[CLI_MAX_MPI_ARGS]; /* more arguments for it (--mpi-arg) */
+	size_t n_args;
+};
+/* Whether this process was started by an MPI launcher (or by
+ * cli_mpi_launch). */
+int cli_in_mpi_job(void);
+/* Adds an --mpi-arg: 0, or CLI_EXIT_USAGE (printed) past the limit. */
+int cli_mpi_add_arg(const char *cmd, struct cli_mpi *m, const char *arg);
+/* The launcher used when --mpirun is not given: the one of the MPI locus
+ * was built with when it exists, else "mpirun". */
+const char *cli_mpi_default_launcher(void);
+/* Replaces this process with the launcher running `np` ranks of
+ * "locus CMD [EXTRA] argv[1..argc)" (Open MPI: --oversubscribe --quiet, the
+ * variables that let root run it, no cross-memory attach without a
+ * hostfile). Returns only on failure: an exit status, the error printed. */
+int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const char *extra,
+		   int argc, char **argv);
+
+/* Set by SIGINT or SIGTERM once cli_catch_signals is called. */
+extern volatile int cli_cancelled;
+/* Catches SIGINT and SIGTERM: sets cli_cancelled and passes the signal to
+ * the command running (its process group); with `die`, the process then
+ * dies of the signal. Ignores SIGPIPE. */
+void cli_catch_signals(int die);
+/* A placeholder of a command's arguments and what it becomes. */
+struct cli_subst {
+	const char *key, *value;
+};
+/* `tmpl` with every placeholder replaced (malloc'ed; NULL: no memory);
+ * *used_first is set when subs[0]'s appeared. */
+char *cli_expand(const char *tmpl, const struct cli_subst *subs, size_t n, int *used_first);
+/* This process's environment and vars[0..n) after it (the array is
+ * malloc'ed, the strings are not copied); NULL: no memory. */
+char **cli_env(char *const *vars, size_t n);
+/* Runs argv (argv[0] found in PATH, no shell) with envp, stdin /dev/null,
+ * in a process group of its own. stdout goes to out_path, written whole or
+ * not at all (a temporary renamed on success), or to ours when NULL;
+ * stderr is copied to ours on success and its end quoted in `why` on
+ * failure. Returns 0 when it exited 0, else 1 with `why` saying how it
+ * ended (status or signal). */
+int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char *why,
+	      size_t why_size);
+
 int cmd_place(int argc, char **argv);
 int cmd_locate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_scatter(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct {
     {"sim", cmd_sim, "run scheduling policies in the simulator, with bounds"},
     {"run", cmd_run, "run a command on every chunk of a store, on MPI ranks"},
     {"plan", cmd_plan, "plan the rounds of a divisible workload (UMR, PTUMR)"},
+    {"scatter", cmd_scatter, "execute a divisible-load plan on MPI ranks over a file"},
 };
 
 static void usage(FILE *fp)

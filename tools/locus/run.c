@@ -7,20 +7,18 @@
  * it runs inside an MPI job (the launcher's environment) and takes part.
  * Started under mpirun by the user (a cluster with a hostfile, a batch
  * system), it takes part directly. The command is run without a shell: a
- * chunk's name or path can never become part of a command line.
+ * chunk's name or path can never become part of a command line. The
+ * launching and the running of commands are shared with locus scatter
+ * (mpirun.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -39,8 +37,6 @@
 #else
 #define LEAK_CHECK() 0
 #endif
-
-extern char **environ;
 
 static const char *const help =
     "usage: locus run [OPTIONS] --store DIR -- COMMAND [ARGS...]\n"
@@ -82,7 +78,8 @@ static const char *const help =
     "      --seed S            seed of the policy's choices (default 1)\n"
     "\n"
     "MPI:\n"
-    "      --mpirun PATH       the launcher (default: mpirun)\n"
+    "      --mpirun PATH       the launcher (default: the one of the MPI\n"
+    "                          locus was built with, else mpirun)\n"
     "      --hostfile FILE     hosts to run on (passed to the launcher)\n"
     "      --mpi-arg ARG       another argument for the launcher (repeatable)\n"
     "  Under a launcher already (mpirun -np 64 locus run ...), locus run takes\n"
@@ -111,13 +108,10 @@ static const char *const help =
     "            grep -c '>' {}\n"
     "  mpirun --hostfile hosts -np 64 locus run --store /data/store -- ./analyse {}\n";
 
-#define MAX_MPI_ARGS 32
-
 struct run_args {
-	const char *store, *dataset, *policy, *opts, *journal, *results, *mpirun, *hostfile;
+	const char *store, *dataset, *policy, *opts, *journal, *results;
 	const char *out, *csv, *trace, *gantt, *load, *measured;
-	const char *mpi_args[MAX_MPI_ARGS];
-	size_t n_mpi_args;
+	struct cli_mpi mpi;
 	uint64_t np, schedulers, emulate, retries, seed, net_bw;
 	int json, quiet, tty;
 	char **cmd; /* COMMAND ARGS..., NULL-terminated */
@@ -175,7 +169,6 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	memset(a, 0, sizeof *a);
 	a->retries = 2;
 	a->seed = 1;
-	a->mpirun = "mpirun";
 	/* mpirun's spelling "-np N" is accepted too. */
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "-np"))
@@ -189,35 +182,80 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			if (!rc && a->np == 0)
 				return cli_usage_error("run", "--np expects at least 1 rank");
 			break;
-		case 's': a->store = optarg; break;
-		case 'd': a->dataset = optarg; break;
-		case 'x': a->policy = optarg; break;
-		case 'o': a->opts = optarg; break;
-		case O_SCHED: rc = cli_uint("run", "--schedulers", optarg, &a->schedulers); break;
-		case 'K': rc = cli_uint("run", "--emulate-nodes", optarg, &a->emulate); break;
-		case O_NETBW: rc = cli_size("run", "--emulate-net-bw", optarg, &a->net_bw); break;
-		case 'r': rc = cli_uint("run", "--retries", optarg, &a->retries); break;
-		case 'j': a->journal = optarg; break;
-		case O_RESULTS: a->results = optarg; break;
-		case O_SEED: rc = cli_uint("run", "--seed", optarg, &a->seed); break;
-		case O_MPIRUN: a->mpirun = optarg; break;
-		case O_HOSTFILE: a->hostfile = optarg; break;
-		case O_MPIARG:
-			if (a->n_mpi_args == MAX_MPI_ARGS)
-				return cli_usage_error("run", "at most %d --mpi-arg", MAX_MPI_ARGS);
-			a->mpi_args[a->n_mpi_args++] = optarg;
+		case 's':
+			a->store = optarg;
 			break;
-		case O_JSON: a->json = 1; break;
-		case O_OUT: a->out = optarg; break;
-		case O_CSV: a->csv = optarg; break;
-		case O_TRACE: a->trace = optarg; break;
-		case O_GANTT: a->gantt = optarg; break;
-		case O_LOAD: a->load = optarg; break;
-		case O_MEASURED: a->measured = optarg; break;
-		case 'q': a->quiet = 1; break;
-		case O_TTY: a->tty = 1; break;
-		case 'h': fputs(help, stdout); exit(0);
-		default: return cli_usage_error("run", "unknown option");
+		case 'd':
+			a->dataset = optarg;
+			break;
+		case 'x':
+			a->policy = optarg;
+			break;
+		case 'o':
+			a->opts = optarg;
+			break;
+		case O_SCHED:
+			rc = cli_uint("run", "--schedulers", optarg, &a->schedulers);
+			break;
+		case 'K':
+			rc = cli_uint("run", "--emulate-nodes", optarg, &a->emulate);
+			break;
+		case O_NETBW:
+			rc = cli_size("run", "--emulate-net-bw", optarg, &a->net_bw);
+			break;
+		case 'r':
+			rc = cli_uint("run", "--retries", optarg, &a->retries);
+			break;
+		case 'j':
+			a->journal = optarg;
+			break;
+		case O_RESULTS:
+			a->results = optarg;
+			break;
+		case O_SEED:
+			rc = cli_uint("run", "--seed", optarg, &a->seed);
+			break;
+		case O_MPIRUN:
+			a->mpi.mpirun = optarg;
+			break;
+		case O_HOSTFILE:
+			a->mpi.hostfile = optarg;
+			break;
+		case O_MPIARG:
+			rc = cli_mpi_add_arg("run", &a->mpi, optarg);
+			break;
+		case O_JSON:
+			a->json = 1;
+			break;
+		case O_OUT:
+			a->out = optarg;
+			break;
+		case O_CSV:
+			a->csv = optarg;
+			break;
+		case O_TRACE:
+			a->trace = optarg;
+			break;
+		case O_GANTT:
+			a->gantt = optarg;
+			break;
+		case O_LOAD:
+			a->load = optarg;
+			break;
+		case O_MEASURED:
+			a->measured = optarg;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case O_TTY:
+			a->tty = 1;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			exit(0);
+		default:
+			return cli_usage_error("run", "unknown option");
 		}
 		if (rc)
 			return rc;
@@ -237,219 +275,27 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
-/* Whether this process was started by an MPI launcher. */
-static int in_mpi_job(void)
-{
-	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK",
-					   "PMIX_RANK", "MPI_LOCALNRANKS", "LOCUS_RUN_RANK"};
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		if (getenv(vars[i]))
-			return 1;
-	return 0;
-}
-
-/* ---- the launching process ------------------------------------------------ */
-
-/* The first line `prog --version` prints, in buf ("" when it cannot run). */
-static void launcher_version(const char *prog, char *buf, size_t size)
-{
-	int fds[2];
-	buf[0] = 0;
-	if (pipe(fds) != 0)
-		return;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	char *argv[] = {(char *)prog, "--version", NULL};
-	pid_t pid;
-	int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc == 0) {
-		size_t got = 0;
-		ssize_t k;
-		while (got + 1 < size && (k = read(fds[0], buf + got, size - 1 - got)) > 0)
-			got += (size_t)k;
-		buf[got] = 0;
-		char drain[256];
-		while (read(fds[0], drain, sizeof drain) > 0)
-			;
-		waitpid(pid, NULL, 0);
-	}
-	close(fds[0]);
-}
-
+/* Becomes mpirun, which starts the ranks (cli_mpi_launch). */
 static int launch(struct run_args *a, int argc, char **argv)
 {
-	char self[PATH_MAX], version[512];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
-		return fprintf(stderr, "locus run: cannot find this program's path\n"), CLI_EXIT_FAIL;
-	self[n] = 0;
-	launcher_version(a->mpirun, version, sizeof version);
-	if (!version[0]) {
-		fprintf(stderr,
-			"locus run: cannot run the MPI launcher \"%s\"; install Open MPI or MPICH "
-			"(scripts/install-deps) or name it with --mpirun\n",
-			a->mpirun);
-		return CLI_EXIT_FAIL;
-	}
-	int open_mpi = strstr(version, "Open MPI") || strstr(version, "OpenRTE") ||
-		       strstr(version, "open-mpi");
 	uint64_t np = a->np;
 	if (!np) {
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		np = a->emulate ? a->emulate + 1 : (uint64_t)(cores > 1 ? cores : 2);
 	}
-	char npbuf[32];
-	snprintf(npbuf, sizeof npbuf, "%" PRIu64, np);
-	size_t cap = (size_t)argc + a->n_mpi_args + 16, k = 0;
-	char **av = calloc(cap, sizeof *av);
-	if (!av)
-		return fprintf(stderr, "locus run: out of memory\n"), CLI_EXIT_FAIL;
-	av[k++] = (char *)a->mpirun;
-	if (open_mpi) {
-		/* Ranks may outnumber cores (they wait without spinning), and
-		 * the launcher's advice banners stay out of the output. */
-		av[k++] = "--oversubscribe";
-		av[k++] = "--quiet";
-		if (geteuid() == 0) {
-			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-		}
-		/* On one machine, shared-memory transfers without cross-memory
-		 * attach, which containers often forbid (ptrace); a user's
-		 * setting wins. */
-		if (!a->hostfile)
-			setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-	}
-	if (a->hostfile) {
-		av[k++] = "--hostfile";
-		av[k++] = (char *)a->hostfile;
-	}
-	for (size_t i = 0; i < a->n_mpi_args; i++)
-		av[k++] = (char *)a->mpi_args[i];
-	av[k++] = "-np";
-	av[k++] = npbuf;
-	av[k++] = self;
-	av[k++] = "run";
-	if (!a->quiet && isatty(2))
-		av[k++] = "--progress-tty";
-	for (int i = 1; i < argc; i++)
-		av[k++] = argv[i];
-	av[k] = NULL;
-	setenv("LOCUS_RUN_RANK", "1", 1);
-	fflush(NULL);
-	execvp(a->mpirun, av);
-	fprintf(stderr, "locus run: cannot run %s: %s\n", a->mpirun, strerror(errno));
-	free(av);
-	return CLI_EXIT_FAIL;
+	return cli_mpi_launch("run", &a->mpi, np, !a->quiet && isatty(2) ? "--progress-tty" : NULL,
+			      argc, argv);
 }
 
 #ifdef LOCUS_HAVE_MPI
 /* ---- each rank ------------------------------------------------------------ */
 
-static volatile int cancelled; /* the engine's cancel flag (an int is atomic here) */
-static volatile pid_t child; /* the command running now, or 0 */
-
-static void on_signal(int sig)
-{
-	cancelled = 1;
-	pid_t p = child;
-	if (p > 0)
-		kill(-p, sig == SIGINT ? SIGINT : SIGTERM);
-}
-
 struct rank_ctx {
 	const struct run_args *a;
 };
 
-/* Appends s[0..n) to the growing string *buf. */
-static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
-{
-	if (locus__grow(buf, cap, *len + n + 1, 1))
-		return -1;
-	memcpy(*buf + *len, s, n);
-	*len += n;
-	(*buf)[*len] = 0;
-	return 0;
-}
-
-/* The argument `tmpl` with its placeholders replaced; NULL: no memory. */
-static char *expand(const char *tmpl, const struct locus_mpi_chunk *c, int *has_path)
-{
-	char *out = NULL, num[32];
-	size_t len = 0, cap = 0;
-	const char *p = tmpl;
-	if (append(&out, &len, &cap, "", 0))
-		return NULL;
-	while (*p) {
-		const char *val = NULL;
-		size_t skip = 0;
-		if (!strncmp(p, "{}", 2)) {
-			val = c->path, skip = 2;
-			*has_path = 1;
-		} else if (!strncmp(p, "{#}", 3)) {
-			snprintf(num, sizeof num, "%zu", c->index);
-			val = num, skip = 3;
-		} else if (!strncmp(p, "{ds}", 4)) {
-			val = c->dataset, skip = 4;
-		} else if (!strncmp(p, "{offset}", 8)) {
-			snprintf(num, sizeof num, "%" PRIu64, c->offset);
-			val = num, skip = 8;
-		} else if (!strncmp(p, "{length}", 8)) {
-			snprintf(num, sizeof num, "%" PRIu64, c->length);
-			val = num, skip = 8;
-		}
-		int bad = val ? append(&out, &len, &cap, val, strlen(val))
-			      : append(&out, &len, &cap, p, 1);
-		if (bad) {
-			free(out);
-			return NULL;
-		}
-		p += val ? skip : 1;
-	}
-	return out;
-}
-
-/* The last `max` bytes of file fd, newlines shown as " | ", in out. */
-static void tail_of(int fd, char *out, size_t max)
-{
-	out[0] = 0;
-	off_t end = lseek(fd, 0, SEEK_END);
-	if (end <= 0)
-		return;
-	off_t from = end > (off_t)max - 1 ? end - (off_t)max + 1 : 0;
-	ssize_t got = pread(fd, out, max - 1, from);
-	if (got <= 0)
-		return;
-	while (got > 0 && (out[got - 1] == '\n' || out[got - 1] == '\r'))
-		got--;
-	out[got] = 0;
-	for (ssize_t i = 0; i < got; i++)
-		if (out[i] == '\n')
-			out[i] = ';';
-		else if ((unsigned char)out[i] < 0x20)
-			out[i] = ' ';
-}
-
-/* Copies what the command wrote on stderr to ours. */
-static void forward(int fd)
-{
-	char buf[8192];
-	ssize_t got;
-	if (lseek(fd, 0, SEEK_SET) != 0)
-		return;
-	while ((got = read(fd, buf, sizeof buf)) > 0)
-		if (write(2, buf, (size_t)got) != got)
-			break;
-}
-
 /* DIR/DATASET/chunk-INDEX.out, its directories (DIR's too) made. */
-static int result_path(const char *dir, const struct locus_mpi_chunk *c, char *path,
-		       size_t size)
+static int result_path(const char *dir, const struct locus_mpi_chunk *c, char *path, size_t size)
 {
 	int n = snprintf(path, size, "%s/%s/chunk-%06zu.out", dir, c->dataset, c->index);
 	if (n < 0 || (size_t)n >= size)
@@ -472,18 +318,23 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 	const struct run_args *a = x->a;
 	char **argv = calloc((size_t)a->n_cmd + 2, sizeof *argv);
 	char **envp = NULL;
-	size_t n_env = 0;
-	int has_path = 0, rc = 1, err_fd = -1, out_fd = -1;
-	char out_path[PATH_MAX], out_tmp[PATH_MAX + 32], errpath[PATH_MAX];
-	const char *tmpdir = getenv("TMPDIR");
+	int has_path = 0, rc = 1;
+	char out_path[PATH_MAX], index[32], offset[32], length[32];
 
-	out_path[0] = 0;
 	if (!argv) {
 		snprintf(why, why_size, "out of memory");
 		return 1;
 	}
+	snprintf(index, sizeof index, "%zu", c->index);
+	snprintf(offset, sizeof offset, "%" PRIu64, c->offset);
+	snprintf(length, sizeof length, "%" PRIu64, c->length);
+	const struct cli_subst subs[] = {{"{}", c->path},
+					 {"{#}", index},
+					 {"{ds}", c->dataset},
+					 {"{offset}", offset},
+					 {"{length}", length}};
 	for (int i = 0; i < a->n_cmd; i++)
-		if (!(argv[i] = expand(a->cmd[i], c, &has_path))) {
+		if (!(argv[i] = cli_expand(a->cmd[i], subs, LOCUS__ARRAY_LEN(subs), &has_path))) {
 			snprintf(why, why_size, "out of memory");
 			goto out;
 		}
@@ -492,14 +343,6 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 		goto out;
 	}
 	/* The environment: ours and the chunk's. */
-	while (environ[n_env])
-		n_env++;
-	envp = calloc(n_env + 9, sizeof *envp);
-	if (!envp) {
-		snprintf(why, why_size, "out of memory");
-		goto out;
-	}
-	memcpy(envp, environ, n_env * sizeof *envp);
 	char vars[8][PATH_MAX + 64];
 	snprintf(vars[0], sizeof vars[0], "LOCUS_CHUNK_PATH=%s", c->path);
 	snprintf(vars[1], sizeof vars[1], "LOCUS_CHUNK_INDEX=%zu", c->index);
@@ -509,102 +352,20 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 	snprintf(vars[5], sizeof vars[5], "LOCUS_ATTEMPT=%d", c->attempt);
 	snprintf(vars[6], sizeof vars[6], "LOCUS_RANK=%d", c->rank);
 	snprintf(vars[7], sizeof vars[7], "LOCUS_NODE=%s", c->node);
+	char *var_ptr[8];
 	for (int i = 0; i < 8; i++)
-		envp[n_env + (size_t)i] = vars[i];
-
-	/* stderr into a file that is shown on success and quoted on failure. */
-	snprintf(errpath, sizeof errpath, "%s/locus-stderr-XXXXXX",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if ((err_fd = mkstemp(errpath)) < 0) {
-		snprintf(why, why_size, "cannot make a file for the command's stderr in %s: %s",
-			 tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+		var_ptr[i] = vars[i];
+	if (!(envp = cli_env(var_ptr, 8))) {
+		snprintf(why, why_size, "out of memory");
 		goto out;
 	}
-	unlink(errpath);
-	if (a->results) {
-		if (result_path(a->results, c, out_path, sizeof out_path)) {
-			snprintf(why, why_size, "cannot make the directory of %s: %s", out_path,
-				 strerror(errno));
-			out_path[0] = 0;
-			goto out;
-		}
-		snprintf(out_tmp, sizeof out_tmp, "%s.tmp.%d", out_path, (int)getpid());
-		if ((out_fd = open(out_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-			snprintf(why, why_size, "cannot write %s: %s", out_tmp, strerror(errno));
-			out_path[0] = 0;
-			goto out;
-		}
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (out_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-	/* The command starts with no signal blocked (the engine's thread
-	 * blocks them) and the usual dispositions (this rank ignores SIGPIPE),
-	 * in a process group of its own, so that a signal to the rank stops
-	 * it and everything it started. */
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGPIPE);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGINT);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr,
-				 POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-	pid_t pid;
-	int src = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (src != 0) {
-		snprintf(why, why_size, "cannot run \"%s\": %s", argv[0], strerror(src));
+	if (a->results && result_path(a->results, c, out_path, sizeof out_path)) {
+		snprintf(why, why_size, "cannot make the directory of %s: %s", out_path,
+			 strerror(errno));
 		goto out;
 	}
-	child = pid;
-	if (cancelled)
-		kill(-pid, SIGTERM);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	child = 0;
-	char tail[512];
-	tail_of(err_fd, tail, sizeof tail);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		rc = 0;
-		forward(err_fd);
-	} else if (WIFEXITED(status)) {
-		snprintf(why, why_size, "%s exited with status %d%s%s", argv[0],
-			 WEXITSTATUS(status), tail[0] ? "; stderr: " : "", tail);
-	} else if (WIFSIGNALED(status)) {
-		snprintf(why, why_size, "%s was killed by signal %d (%s)%s%s", argv[0],
-			 WTERMSIG(status), strsignal(WTERMSIG(status)),
-			 tail[0] ? "; stderr: " : "", tail);
-	} else {
-		snprintf(why, why_size, "%s ended abnormally", argv[0]);
-	}
-	if (rc == 0 && out_fd >= 0) {
-		if (fsync(out_fd) != 0 || close(out_fd) != 0 || rename(out_tmp, out_path) != 0) {
-			snprintf(why, why_size, "cannot write %s: %s", out_path, strerror(errno));
-			out_fd = -1;
-			unlink(out_tmp);
-			rc = 1;
-			goto out;
-		}
-		out_fd = -1;
-	}
+	rc = cli_spawn(argv, envp, a->results ? out_path : NULL, why, why_size);
 out:
-	if (out_fd >= 0) {
-		close(out_fd);
-		unlink(out_tmp);
-	}
-	if (err_fd >= 0)
-		close(err_fd);
 	for (int i = 0; i <= a->n_cmd; i++)
 		free(argv[i]);
 	free(argv);
@@ -615,7 +376,8 @@ out:
 static void progress(void *user, size_t done, size_t failed, size_t total, double seconds)
 {
 	(void)user;
-	int width = 30, fill = total ? (int)((double)(done + failed) / (double)total * width) : width;
+	int width = 30,
+	    fill = total ? (int)((double)(done + failed) / (double)total * width) : width;
 	fprintf(stderr, "\rrun [%.*s%*s] %zu/%zu done, %zu failed, %.1fs", fill,
 		"##############################", width - fill, "", done, total, failed, seconds);
 	if (done + failed >= total)
@@ -673,11 +435,7 @@ static int rank_main(struct run_args *a)
 	int level, rank, status = 0;
 	MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &level);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	cli_catch_signals(0);
 
 	struct rank_ctx x = {.a = a};
 	struct locus_mpi_options o = {
@@ -691,7 +449,7 @@ static int rank_main(struct run_args *a)
 	    .retries = (int)a->retries,
 	    .journal = a->journal,
 	    .emulate_net_bw = (double)a->net_bw,
-	    .cancel = &cancelled,
+	    .cancel = &cli_cancelled,
 	    .progress = a->tty && !a->quiet ? progress : NULL,
 	};
 	struct locus_mpi_report rep;
@@ -726,11 +484,12 @@ static int rank_main(struct run_args *a)
 			status = cli_error("run", &err, rc);
 		for (size_t i = 0; i < rep.n_failures; i++) {
 			const struct locus_mpi_failure *f = &rep.failures[i];
-			fprintf(stderr,
-				"locus run: chunk %zu of \"%s\" failed %d time%s (last on rank %d): "
-				"%s\n",
-				f->index, f->dataset, f->attempts, f->attempts == 1 ? "" : "s",
-				f->rank, f->why);
+			fprintf(
+			    stderr,
+			    "locus run: chunk %zu of \"%s\" failed %d time%s (last on rank %d): "
+			    "%s\n",
+			    f->index, f->dataset, f->attempts, f->attempts == 1 ? "" : "s", f->rank,
+			    f->why);
 		}
 		if (rep.n_failures) {
 			fprintf(stderr, "locus run: %zu of %zu chunks failed on every attempt%s\n",
@@ -756,12 +515,11 @@ int cmd_run(int argc, char **argv)
 	if (rc)
 		return rc;
 #ifdef LOCUS_HAVE_MPI
-	if (in_mpi_job())
+	if (cli_in_mpi_job())
 		return rank_main(&a);
 	return launch(&a, argc, argv);
 #else
 	(void)launch;
-	(void)in_mpi_job;
 	fprintf(stderr, "locus run: this locus was built without MPI; install Open MPI or "
 			"MPICH (scripts/install-deps) and build again\n");
 	return CLI_EXIT_FAIL;

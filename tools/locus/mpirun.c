@@ -1,0 +1,371 @@
+/*
+ * What the commands that run on MPI ranks share (cli.h): locus run and
+ * locus scatter.
+ *
+ * Launching: started by hand, such a command checks its arguments and
+ * replaces itself with mpirun, which starts the ranks: each is this same
+ * program, which sees it runs inside an MPI job (the launcher's
+ * environment) and takes part. Started under mpirun by the user (a
+ * cluster with a hostfile, a batch system), it takes part directly.
+ *
+ * Commands per chunk: run without a shell (posix_spawnp), so that a
+ * chunk's name or path can never become part of a command line; stdout
+ * into a result file written whole or not at all, stderr kept to be shown
+ * on success and quoted on failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "core/internal.h"
+
+extern char **environ;
+
+volatile int cli_cancelled;
+static volatile pid_t child; /* the command running now, or 0 */
+static int die_of_signal;
+
+/* ---- launching -------------------------------------------------------------- */
+
+int cli_in_mpi_job(void)
+{
+	static const char *const vars[] = {
+	    "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",	     "PMI_RANK", "PMIX_RANK",
+	    "MPI_LOCALNRANKS",	    "LOCUS_RUN_RANK"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (getenv(vars[i]))
+			return 1;
+	return 0;
+}
+
+int cli_mpi_add_arg(const char *cmd, struct cli_mpi *m, const char *arg)
+{
+	if (m->n_args == CLI_MAX_MPI_ARGS)
+		return cli_usage_error(cmd, "at most %d --mpi-arg", CLI_MAX_MPI_ARGS);
+	m->args[m->n_args++] = arg;
+	return 0;
+}
+
+/* The first line `prog --version` prints, in buf ("" when it cannot run). */
+static void launcher_version(const char *prog, char *buf, size_t size)
+{
+	int fds[2];
+	buf[0] = 0;
+	if (pipe(fds) != 0)
+		return;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	char *argv[] = {(char *)prog, "--version", NULL};
+	pid_t pid;
+	int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc == 0) {
+		size_t got = 0;
+		ssize_t k;
+		while (got + 1 < size && (k = read(fds[0], buf + got, size - 1 - got)) > 0)
+			got += (size_t)k;
+		buf[got] = 0;
+		char drain[256];
+		while (read(fds[0], drain, sizeof drain) > 0)
+			;
+		waitpid(pid, NULL, 0);
+	}
+	close(fds[0]);
+}
+
+const char *cli_mpi_default_launcher(void)
+{
+	/* The launcher of the MPI this program was built with (CMake's
+	 * MPIEXEC_EXECUTABLE): with Open MPI and MPICH both installed, the
+	 * "mpirun" on PATH may belong to the other one, whose ranks would each
+	 * start alone. */
+#ifdef LOCUS_MPIEXEC
+	if (LOCUS_MPIEXEC[0] && access(LOCUS_MPIEXEC, X_OK) == 0)
+		return LOCUS_MPIEXEC;
+#endif
+	return "mpirun";
+}
+
+int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const char *extra,
+		   int argc, char **argv)
+{
+	char self[PATH_MAX], version[512];
+	const char *mpirun = m->mpirun ? m->mpirun : cli_mpi_default_launcher();
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return fprintf(stderr, "locus %s: cannot find this program's path\n", cmd),
+		       CLI_EXIT_FAIL;
+	self[n] = 0;
+	launcher_version(mpirun, version, sizeof version);
+	if (!version[0]) {
+		fprintf(stderr,
+			"locus %s: cannot run the MPI launcher \"%s\"; install Open MPI or MPICH "
+			"(scripts/install-deps) or name it with --mpirun\n",
+			cmd, mpirun);
+		return CLI_EXIT_FAIL;
+	}
+	int open_mpi = strstr(version, "Open MPI") || strstr(version, "OpenRTE") ||
+		       strstr(version, "open-mpi");
+	char npbuf[32];
+	snprintf(npbuf, sizeof npbuf, "%" PRIu64, np);
+	size_t cap = (size_t)argc + m->n_args + 16, k = 0;
+	char **av = calloc(cap, sizeof *av);
+	if (!av)
+		return fprintf(stderr, "locus %s: out of memory\n", cmd), CLI_EXIT_FAIL;
+	av[k++] = (char *)mpirun;
+	if (open_mpi) {
+		/* Ranks may outnumber cores (they wait without spinning), and
+		 * the launcher's advice banners stay out of the output. */
+		av[k++] = "--oversubscribe";
+		av[k++] = "--quiet";
+		if (geteuid() == 0) {
+			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+		}
+		/* On one machine, shared-memory transfers without cross-memory
+		 * attach, which containers often forbid (ptrace); a user's
+		 * setting wins. */
+		if (!m->hostfile)
+			setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+	}
+	if (m->hostfile) {
+		av[k++] = "--hostfile";
+		av[k++] = (char *)m->hostfile;
+	}
+	for (size_t i = 0; i < m->n_args; i++)
+		av[k++] = (char *)m->args[i];
+	av[k++] = "-np";
+	av[k++] = npbuf;
+	av[k++] = self;
+	av[k++] = (char *)cmd;
+	if (extra)
+		av[k++] = (char *)extra;
+	for (int i = 1; i < argc; i++)
+		av[k++] = argv[i];
+	av[k] = NULL;
+	setenv("LOCUS_RUN_RANK", "1", 1);
+	fflush(NULL);
+	execvp(mpirun, av);
+	fprintf(stderr, "locus %s: cannot run %s: %s\n", cmd, mpirun, strerror(errno));
+	free(av);
+	return CLI_EXIT_FAIL;
+}
+
+/* ---- signals ------------------------------------------------------------------ */
+
+static void on_signal(int sig)
+{
+	cli_cancelled = 1;
+	pid_t p = child;
+	if (p > 0)
+		kill(-p, sig == SIGINT ? SIGINT : SIGTERM);
+	if (die_of_signal) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+}
+
+void cli_catch_signals(int die)
+{
+	die_of_signal = die;
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- a command per chunk ------------------------------------------------------- */
+
+/* Appends s[0..n) to the growing string *buf. */
+static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (locus__grow(buf, cap, *len + n + 1, 1))
+		return -1;
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = 0;
+	return 0;
+}
+
+char *cli_expand(const char *tmpl, const struct cli_subst *subs, size_t n, int *used_first)
+{
+	char *out = NULL;
+	size_t len = 0, cap = 0;
+	const char *p = tmpl;
+	if (append(&out, &len, &cap, "", 0))
+		return NULL;
+	while (*p) {
+		const struct cli_subst *hit = NULL;
+		for (size_t i = 0; i < n && !hit; i++)
+			if (!strncmp(p, subs[i].key, strlen(subs[i].key)))
+				hit = &subs[i];
+		if (hit == subs)
+			*used_first = 1;
+		int bad = hit ? append(&out, &len, &cap, hit->value, strlen(hit->value))
+			      : append(&out, &len, &cap, p, 1);
+		if (bad) {
+			free(out);
+			return NULL;
+		}
+		p += hit ? strlen(hit->key) : 1;
+	}
+	return out;
+}
+
+char **cli_env(char *const *vars, size_t n)
+{
+	size_t n_env = 0;
+	while (environ[n_env])
+		n_env++;
+	char **envp = calloc(n_env + n + 1, sizeof *envp);
+	if (!envp)
+		return NULL;
+	memcpy(envp, environ, n_env * sizeof *envp);
+	memcpy(envp + n_env, vars, n * sizeof *vars);
+	return envp;
+}
+
+/* The last `max` bytes of file fd, newlines shown as ";", in out. */
+static void tail_of(int fd, char *out, size_t max)
+{
+	out[0] = 0;
+	off_t end = lseek(fd, 0, SEEK_END);
+	if (end <= 0)
+		return;
+	off_t from = end > (off_t)max - 1 ? end - (off_t)max + 1 : 0;
+	ssize_t got = pread(fd, out, max - 1, from);
+	if (got <= 0)
+		return;
+	while (got > 0 && (out[got - 1] == '\n' || out[got - 1] == '\r'))
+		got--;
+	out[got] = 0;
+	for (ssize_t i = 0; i < got; i++)
+		if (out[i] == '\n')
+			out[i] = ';';
+		else if ((unsigned char)out[i] < 0x20)
+			out[i] = ' ';
+}
+
+/* Copies what the command wrote on stderr to ours. */
+static void forward(int fd)
+{
+	char buf[8192];
+	ssize_t got;
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return;
+	while ((got = read(fd, buf, sizeof buf)) > 0)
+		if (write(2, buf, (size_t)got) != got)
+			break;
+}
+
+int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char *why,
+	      size_t why_size)
+{
+	int rc = 1, err_fd = -1, out_fd = -1;
+	char out_tmp[PATH_MAX + 32], errpath[PATH_MAX];
+	const char *tmpdir = getenv("TMPDIR");
+
+	/* stderr into a file that is shown on success and quoted on failure. */
+	snprintf(errpath, sizeof errpath, "%s/locus-stderr-XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if ((err_fd = mkstemp(errpath)) < 0) {
+		snprintf(why, why_size, "cannot make a file for the command's stderr in %s: %s",
+			 tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+		goto out;
+	}
+	unlink(errpath);
+	if (out_path) {
+		snprintf(out_tmp, sizeof out_tmp, "%s.tmp.%d", out_path, (int)getpid());
+		if ((out_fd = open(out_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+			snprintf(why, why_size, "cannot write %s: %s", out_tmp, strerror(errno));
+			goto out;
+		}
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (out_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	/* The command starts with no signal blocked (an engine's thread
+	 * blocks them) and the usual dispositions (the rank ignores SIGPIPE),
+	 * in a process group of its own, so that a signal to the rank stops
+	 * it and everything it started. */
+	posix_spawnattr_t attr;
+	sigset_t none, defaults;
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGPIPE);
+	sigaddset(&defaults, SIGTERM);
+	sigaddset(&defaults, SIGINT);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &defaults);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+					    POSIX_SPAWN_SETPGROUP);
+	pid_t pid;
+	int src = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (src != 0) {
+		snprintf(why, why_size, "cannot run \"%s\": %s", argv[0], strerror(src));
+		goto out;
+	}
+	child = pid;
+	if (cli_cancelled)
+		kill(-pid, SIGTERM);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	child = 0;
+	char tail[512];
+	tail_of(err_fd, tail, sizeof tail);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		rc = 0;
+		forward(err_fd);
+	} else if (WIFEXITED(status)) {
+		snprintf(why, why_size, "%s exited with status %d%s%s", argv[0],
+			 WEXITSTATUS(status), tail[0] ? "; stderr: " : "", tail);
+	} else if (WIFSIGNALED(status)) {
+		snprintf(why, why_size, "%s was killed by signal %d (%s)%s%s", argv[0],
+			 WTERMSIG(status), strsignal(WTERMSIG(status)), tail[0] ? "; stderr: " : "",
+			 tail);
+	} else {
+		snprintf(why, why_size, "%s ended abnormally", argv[0]);
+	}
+	if (rc == 0 && out_fd >= 0) {
+		if (fsync(out_fd) != 0 || close(out_fd) != 0 || rename(out_tmp, out_path) != 0) {
+			snprintf(why, why_size, "cannot write %s: %s", out_path, strerror(errno));
+			out_fd = -1;
+			unlink(out_tmp);
+			rc = 1;
+			goto out;
+		}
+		out_fd = -1;
+	}
+out:
+	if (out_fd >= 0) {
+		close(out_fd);
+		unlink(out_tmp);
+	}
+	if (err_fd >= 0)
+		close(err_fd);
+	return rc;
+}
