@@ -3,6 +3,7 @@
 #define LOCUS_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "locus/locus.h"
 
@@ -22,6 +23,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 int cli_uint(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 int cli_double(const char *cmd, const char *opt, const char *arg, double *out);
+
+/* Writes what `writer` writes for `ctx` into `path` atomically (nothing is
+ * left on failure), or to stdout when path is "-". 0, or an exit status
+ * (the error printed as "locus CMD: ..."). */
+int cli_save(const char *cmd, const char *path, int (*writer)(void *, FILE *), void *ctx);
+
+/* Under AddressSanitizer, a leak check now (before MPI_Finalize: after
+ * it, Open MPI's unloaded components make its allocations look like
+ * ours; the tests turn the check at exit off). Returns non-zero when it
+ * found leaks; 0 without AddressSanitizer. */
+int cli_leak_check(void);
 
 /* Writes a JSON string literal (quotes and escapes) to stdout. */
 void cli_json_string(const char *s);

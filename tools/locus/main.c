@@ -81,6 +81,27 @@ int cli_double(const char *cmd, const char *opt, const char *arg, double *out)
 	return 0;
 }
 
+int cli_save(const char *cmd, const char *path, int (*writer)(void *, FILE *), void *ctx)
+{
+	struct locus_error err = {0};
+	if (strcmp(path, "-") == 0) {
+		int rc = writer(ctx, stdout);
+		return rc ? cli_error(cmd, NULL, rc) : 0;
+	}
+	char *data = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&data, &len);
+	if (!fp)
+		return cli_error(cmd, NULL, LOCUS_ENOMEM);
+	int rc = writer(ctx, fp);
+	if (fclose(fp) && !rc)
+		rc = LOCUS_EIO;
+	if (!rc)
+		rc = locus__write_atomic(path, data, len, &err);
+	free(data);
+	return rc ? cli_error(cmd, &err, rc) : 0;
+}
+
 void cli_json_string(const char *s)
 {
 	putchar('"');

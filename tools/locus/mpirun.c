@@ -27,6 +27,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
 #include "cli.h"
 #include "core/internal.h"
 
@@ -87,6 +90,18 @@ static void launcher_version(const char *prog, char *buf, size_t size)
 	}
 	close(fds[0]);
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+int cli_leak_check(void)
+{
+	return __lsan_do_recoverable_leak_check();
+}
+#else
+int cli_leak_check(void)
+{
+	return 0;
+}
+#endif
 
 const char *cli_mpi_default_launcher(void)
 {

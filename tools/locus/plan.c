@@ -42,28 +42,6 @@ static const char *const help_tail =
 
 enum { OPT_COMPARE = CLI_DL_LAST, OPT_JSON, OPT_SVG };
 
-/* Writes `writer`'s output into `path` atomically ("-": stdout). */
-static int save(const char *path, int (*writer)(void *, FILE *), void *ctx)
-{
-	struct locus_error err = {0};
-	if (strcmp(path, "-") == 0) {
-		int rc = writer(ctx, stdout);
-		return rc ? cli_error("plan", NULL, rc) : 0;
-	}
-	char *data = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&data, &len);
-	if (!fp)
-		return cli_error("plan", NULL, LOCUS_ENOMEM);
-	int rc = writer(ctx, fp);
-	if (fclose(fp) && !rc)
-		rc = LOCUS_EIO;
-	if (!rc)
-		rc = locus__write_atomic(path, data, len, &err);
-	free(data);
-	return rc ? cli_error("plan", &err, rc) : 0;
-}
-
 struct one {
 	struct locus_dl_plan *plan;
 	struct locus_dl_run *run;
@@ -208,9 +186,9 @@ int cmd_plan(int argc, char **argv)
 				rc = cli_error("plan", NULL, wrc);
 		}
 		if (!rc && json)
-			rc = save(json, write_json, &o);
+			rc = cli_save("plan", json, write_json, &o);
 		if (!rc && svg)
-			rc = save(svg, write_svg, &o);
+			rc = cli_save("plan", svg, write_svg, &o);
 		locus_dl_run_destroy(o.run);
 		locus_dl_plan_destroy(o.plan);
 		goto out;
@@ -243,9 +221,9 @@ int cmd_plan(int argc, char **argv)
 	if (!rc && m.n && !(json && strcmp(json, "-") == 0))
 		print_compare(&m, &d);
 	if (!rc && json)
-		rc = save(json, write_json_many, &m);
+		rc = cli_save("plan", json, write_json_many, &m);
 	if (!rc && svg && m.n)
-		rc = save(svg, write_svg, &v[m.n - 1]);
+		rc = cli_save("plan", svg, write_svg, &v[m.n - 1]);
 	for (size_t i = 0; i < m.n; i++) {
 		locus_dl_run_destroy(v[i].run);
 		locus_dl_plan_destroy(v[i].plan);

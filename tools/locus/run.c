@@ -28,16 +28,6 @@
 #include "locus/mpi.h"
 #endif
 
-/* Under AddressSanitizer a rank looks for leaks before MPI_Finalize: after
- * it, Open MPI's unloaded components make its own allocations look like
- * ours (the tests turn the check at exit off). */
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define LEAK_CHECK() __lsan_do_recoverable_leak_check()
-#else
-#define LEAK_CHECK() 0
-#endif
-
 static const char *const help =
     "usage: locus run [OPTIONS] --store DIR -- COMMAND [ARGS...]\n"
     "\n"
@@ -501,7 +491,7 @@ static int rank_main(struct run_args *a)
 		}
 	}
 	locus_mpi_report_fini(&rep);
-	if (LEAK_CHECK())
+	if (cli_leak_check())
 		status = CLI_EXIT_FAIL;
 	MPI_Finalize();
 	return status;

@@ -27,15 +27,6 @@
 #include "locus/mpi.h"
 #endif
 
-/* Under AddressSanitizer a rank looks for leaks before MPI_Finalize (see
- * run.c). */
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define LEAK_CHECK() __lsan_do_recoverable_leak_check()
-#else
-#define LEAK_CHECK() 0
-#endif
-
 static const char *const help_head =
     "usage: locus scatter -np N [OPTIONS] INPUT -- COMMAND [ARGS...]\n"
     "\n"
@@ -474,23 +465,22 @@ static void print_report(const struct locus_dl_plan *p, const struct locus_dl_ru
 		       m->makespan / p->t_real);
 }
 
-/* Writes a plan report into `path` atomically. */
-static int save(const char *path, const struct locus_dl_plan *p, const struct locus_dl_run *m,
-		int svg)
+/* A plan and its measured execution, for cli_save. */
+struct measured {
+	const struct locus_dl_plan *plan;
+	const struct locus_dl_run *run;
+};
+
+static int write_json(void *ctx, FILE *fp)
 {
-	struct locus_error err = {0};
-	char *data = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&data, &len);
-	if (!fp)
-		return cli_error("scatter", NULL, LOCUS_ENOMEM);
-	int rc = svg ? locus_dl_report_svg(p, m, fp) : locus_dl_report_json(p, m, "measured", fp);
-	if (fclose(fp) && !rc)
-		rc = LOCUS_EIO;
-	if (!rc)
-		rc = locus__write_atomic(path, data, len, &err);
-	free(data);
-	return rc ? cli_error("scatter", &err, rc) : 0;
+	const struct measured *m = ctx;
+	return locus_dl_report_json(m->plan, m->run, "measured", fp);
+}
+
+static int write_svg(void *ctx, FILE *fp)
+{
+	const struct measured *m = ctx;
+	return locus_dl_report_svg(m->plan, m->run, fp);
 }
 
 /* Rank 0 prints what failed on every rank and returns how many did.
@@ -579,9 +569,11 @@ static int rank_main(struct scatter_args *a)
 		} else {
 			print_report(plan, planned, measured, fsize, a->unit);
 			fflush(stdout);
-			if (a->json && save(a->json, plan, measured, 0))
+			if (a->json && cli_save("scatter", a->json, write_json,
+						&(struct measured){plan, measured}))
 				status = CLI_EXIT_FAIL;
-			if (a->svg && save(a->svg, plan, measured, 1))
+			if (a->svg && cli_save("scatter", a->svg, write_svg,
+					       &(struct measured){plan, measured}))
 				status = CLI_EXIT_FAIL;
 		}
 	}
@@ -590,7 +582,7 @@ out:
 	locus_dl_run_destroy(planned);
 	locus_dl_plan_destroy(plan);
 	cli_dl_fini(&a->dl);
-	if (LEAK_CHECK())
+	if (cli_leak_check())
 		status = CLI_EXIT_FAIL;
 	MPI_Finalize();
 	return status;
