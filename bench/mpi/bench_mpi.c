@@ -56,14 +56,19 @@ static int zero_bytes(void *user, uint64_t offset, void *buf, size_t len)
 }
 
 /* One job: every policy, then the static partition. */
-static int rank_main(const char *store, int inl)
+static int rank_main(const char *store, int inl, const char *policies)
 {
 	int rank, size, level;
 	MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &level);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	static const char *const pols[] = {"monolithic", "dlmpi", "scal"};
-	for (size_t p = 0; p < 3; p++) {
+	char plist[256];
+	snprintf(plist, sizeof plist, "%s", policies);
+	const char *pols[16];
+	size_t n_pols = 0;
+	for (char *tok = strtok(plist, ","); tok && n_pols < 16; tok = strtok(NULL, ","))
+		pols[n_pols++] = tok;
+	for (size_t p = 0; p < n_pols; p++) {
 		struct locus_mpi_options o = {.store = store,
 					      .policy = pols[p],
 					      .emulate_nodes = NODES,
@@ -84,8 +89,8 @@ static int rank_main(const char *store, int inl)
 		}
 		if (rank == 0) {
 			const struct locus_result *r = rep.result;
-			printf("RUN %s %d %zu %zu %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", pols[p], size,
-			       r->n_tasks, r->n_workers, r->makespan, wall, r->wait_mean,
+			printf("RUN %s %d %zu %zu %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", pols[p],
+			       size, r->n_tasks, r->n_workers, r->makespan, wall, r->wait_mean,
 			       r->wait_p50, r->wait_p99,
 			       (double)r->local_tasks / (double)(r->n_tasks ? r->n_tasks : 1),
 			       rep.latency);
@@ -108,7 +113,8 @@ static int rank_main(const char *store, int inl)
 		for (size_t c = 0; c < ds->n_chunks; c++, n++) {
 			if ((int)(n % (size_t)size) != rank)
 				continue;
-			struct locus_mpi_chunk ch = {.dataset = ds->name, .index = c,
+			struct locus_mpi_chunk ch = {.dataset = ds->name,
+						     .index = c,
 						     .offset = ds->chunks[c].offset,
 						     .length = ds->chunks[c].length,
 						     .rank = rank};
@@ -144,10 +150,14 @@ int main(int argc, char **argv)
 	const char *store = NULL, *ranks = "4,8,16,32", *mpirun = "mpirun";
 	size_t n_tasks = 20000;
 	int inl = 1, both = 1;
+	const char *policies = "monolithic,dlmpi,scal";
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--rank") && i + 2 < argc) {
+		if (!strcmp(argv[i], "--rank") && i + 3 < argc) {
 			store = argv[++i];
 			inl = atoi(argv[++i]);
+			policies = argv[++i];
+		} else if (!strcmp(argv[i], "--policies") && i + 1 < argc) {
+			policies = argv[++i];
 		} else if (!strcmp(argv[i], "--tasks") && i + 1 < argc) {
 			n_tasks = strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) {
@@ -157,13 +167,15 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--inline-only")) {
 			both = 0;
 		} else {
-			fprintf(stderr, "usage: bench_mpi [--tasks N] [--ranks 4,8,16,32] "
-					"[--mpirun PATH] [--inline-only]\n");
+			fprintf(
+			    stderr,
+			    "usage: bench_mpi [--tasks N] [--ranks 4,8,16,32] "
+			    "[--mpirun PATH] [--inline-only] [--policies monolithic,dlmpi,scal]\n");
 			return 2;
 		}
 	}
 	if (store)
-		return rank_main(store, inl);
+		return rank_main(store, inl, policies);
 
 	/* The driver: a store of n_tasks chunks of 8 bytes. */
 	char root[] = "/tmp/locus-bench-mpi-XXXXXX";
@@ -205,8 +217,9 @@ int main(int argc, char **argv)
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
 		for (int mode = 1; mode >= (both ? 0 : 1); mode--) {
 			char cmd[2 * PATH_MAX + 256];
-			snprintf(cmd, sizeof cmd, "'%s' %s -np %s '%s' --rank '%s' %d 2>&1", mpirun,
-				 open_mpi ? "--oversubscribe --quiet" : "", tok, self, root, mode);
+			snprintf(cmd, sizeof cmd, "'%s' %s -np %s '%s' --rank '%s' %d '%s' 2>&1",
+				 mpirun, open_mpi ? "--oversubscribe --quiet" : "", tok, self, root,
+				 mode, policies);
 			FILE *fp = popen(cmd, "r");
 			char line[512];
 			while (fp && fgets(line, sizeof line, fp)) {
@@ -214,9 +227,9 @@ int main(int argc, char **argv)
 				int np;
 				size_t tasks, workers;
 				double mk, wall, wmean, wp50, wp99, local, lat, total;
-				if (sscanf(line, "RUN %31s %d %zu %zu %lf %lf %lf %lf %lf %lf %lf", pol,
-					   &np, &tasks, &workers, &mk, &wall, &wmean, &wp50, &wp99,
-					   &local, &lat) == 11) {
+				if (sscanf(line, "RUN %31s %d %zu %zu %lf %lf %lf %lf %lf %lf %lf",
+					   pol, &np, &tasks, &workers, &mk, &wall, &wmean, &wp50,
+					   &wp99, &local, &lat) == 11) {
 					double rate = mk > 0 ? (double)tasks / mk : 0;
 					printf("%-10s %5d %6s %8zu %12.0f %8.2f %8.1fus %8.1fus "
 					       "%8.1fus %6.1f%% %9.3f\n",
@@ -224,13 +237,14 @@ int main(int argc, char **argv)
 					       rate / ADLB_UNTARGETED, 1e6 * wmean, 1e6 * wp50,
 					       1e6 * wp99, 100 * local, wall);
 				} else if (sscanf(line, "STATIC %d %zu %lf", &np, &tasks, &total) ==
-						   3) {
+					   3) {
 					if (mode == 1)
-						printf("%-10s %5d %6s %8d %12.0f %8s %10s %10s %10s "
-						       "%7s %9.3f\n",
-						       "static", np, "-", np,
-						       total > 0 ? (double)tasks / total : 0, "", "", "",
-						       "", "", total);
+						printf(
+						    "%-10s %5d %6s %8d %12.0f %8s %10s %10s %10s "
+						    "%7s %9.3f\n",
+						    "static", np, "-", np,
+						    total > 0 ? (double)tasks / total : 0, "", "",
+						    "", "", "", total);
 				} else {
 					fputs(line, stderr);
 				}

@@ -151,6 +151,16 @@ struct scal {
 	uint32_t *node_left; /* m x nodes: unassigned tasks of k local to a node */
 	uint32_t *node_wk;   /* nodes: workers on each node */
 	uint32_t *thead;     /* f: first kept entry of a task */
+	/* The fallback's classes: each scheduler's tasks grouped by the set of
+	 * participating nodes holding them (all of a class score alike), each
+	 * class's tasks in id order, its head the first not yet assigned. */
+	uint32_t *cls_at;      /* m + 1: each scheduler's classes */
+	uint32_t *cls_tasks;   /* f: the classes' tasks, class after class */
+	uint32_t *cls_start;   /* classes + 1: a class's tasks in cls_tasks */
+	uint32_t *cls_head;    /* classes: its first task maybe unassigned */
+	uint32_t *cls_live;    /* classes: its unassigned tasks */
+	uint32_t *cls_of;      /* f: a task's class */
+	uint64_t *own_entries; /* m: sum over k's unassigned tasks of max(1, holders) */
 	struct kent *kpool;
 	size_t kcap, kused;
 	uint32_t kfree;
@@ -317,6 +327,8 @@ static void take(struct scal *s, uint32_t k, uint32_t t)
 	const struct locus_task *tk = &wl->tasks[t];
 	for (uint32_t h = 0; h < tk->n_holders; h++)
 		s->node_left[(size_t)k * nn + wl->holders[tk->holders_at + h]]--;
+	s->cls_live[s->cls_of[t]]--;
+	s->own_entries[k] -= tk->n_holders ? tk->n_holders : 1;
 	for (uint32_t e = s->thead[t]; e != NIL;) {
 		uint32_t next = s->kpool[e].tnext;
 		kept_unlink(s, k, e);
@@ -411,15 +423,22 @@ static void sched_local(struct scal *s, uint32_t k, const struct locus_msg *msg,
 /* The fallback of a remote request: the unassigned task of k whose holder
  * that would get to it soonest has the most of k's unassigned tasks per
  * worker (a chunk no participating node holds first), ties to the lowest
- * id. Reads every unassigned task k owns. */
+ * id. The paper's scheduler reads every unassigned task k owns, and that
+ * is what is charged; the decision is found over k's classes (tasks held
+ * by the same participating nodes score alike), which gives the same task
+ * in time linear in the classes, not the tasks. */
 static uint32_t sched_fallback(struct scal *s, uint32_t k, uint64_t *entries)
 {
 	const struct locus_workload *wl = s->wl;
 	size_t nn = wl->platform->n_nodes;
 	uint32_t best = NIL;
 	double best_score = -1;
-	for (uint32_t p = s->own_at[k]; p < s->own_at[k] + s->own_left[k]; p++) {
-		uint32_t t = s->own_list[p];
+	for (uint32_t c = s->cls_at[k]; c < s->cls_at[k + 1]; c++) {
+		if (!s->cls_live[c])
+			continue;
+		while (s->assigned[s->cls_tasks[s->cls_head[c]]])
+			s->cls_head[c]++;
+		uint32_t t = s->cls_tasks[s->cls_head[c]];
 		const struct locus_task *tk = &wl->tasks[t];
 		double score = INFINITY;
 		for (uint32_t h = 0; h < tk->n_holders; h++) {
@@ -430,12 +449,12 @@ static uint32_t sched_fallback(struct scal *s, uint32_t k, uint64_t *entries)
 			if (v < score)
 				score = v;
 		}
-		(*entries) += tk->n_holders ? tk->n_holders : 1;
 		if (score > best_score || (score == best_score && t < best)) {
 			best_score = score;
 			best = t;
 		}
 	}
+	*entries += s->own_entries[k];
 	return best;
 }
 
@@ -679,6 +698,13 @@ static void scal_destroy(void *state)
 	free(s->node_left);
 	free(s->node_wk);
 	free(s->thead);
+	free(s->cls_at);
+	free(s->cls_tasks);
+	free(s->cls_start);
+	free(s->cls_head);
+	free(s->cls_live);
+	free(s->cls_of);
+	free(s->own_entries);
 	free(s->kpool);
 	free(s->khead);
 	free(s->ktail);
@@ -762,6 +788,96 @@ static int setup_workers(struct scal *s)
 	}
 	s->lt_at[s->n] = at;
 	free(keys);
+	return 0;
+}
+
+/* A task's class key: its owner and the participating nodes holding it,
+ * sorted, then its id. A task held by more than CLASS_HOLDERS participating
+ * nodes is a class of its own (nh = UINT32_MAX). */
+#define CLASS_HOLDERS 4
+struct class_key {
+	uint32_t owner, nh, h[CLASS_HOLDERS], id;
+};
+
+static int key_set_cmp(const struct class_key *x, const struct class_key *y)
+{
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	if (x->nh != y->nh)
+		return x->nh < y->nh ? -1 : 1;
+	if (x->nh == UINT32_MAX) /* each its own class */
+		return x->id < y->id ? -1 : x->id > y->id;
+	for (uint32_t i = 0; i < x->nh; i++)
+		if (x->h[i] != y->h[i])
+			return x->h[i] < y->h[i] ? -1 : 1;
+	return 0;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct class_key *x = a, *y = b;
+	int c = key_set_cmp(x, y);
+	return c ? c : (x->id < y->id ? -1 : x->id > y->id);
+}
+
+/* Groups each scheduler's tasks into the fallback's classes. */
+static int build_classes(struct scal *s)
+{
+	uint32_t f = s->f, m = s->m;
+	const struct locus_workload *wl = s->wl;
+	s->cls_at = locus__calloc(m + 1, sizeof *s->cls_at);
+	s->cls_tasks = locus__calloc(f ? f : 1, sizeof *s->cls_tasks);
+	s->cls_start = locus__calloc((size_t)f + 1, sizeof *s->cls_start);
+	s->cls_head = locus__calloc(f ? f : 1, sizeof *s->cls_head);
+	s->cls_live = locus__calloc(f ? f : 1, sizeof *s->cls_live);
+	s->cls_of = locus__calloc(f ? f : 1, sizeof *s->cls_of);
+	s->own_entries = locus__calloc(m, sizeof *s->own_entries);
+	struct class_key *key = locus__calloc(f ? f : 1, sizeof *key);
+	if (!s->cls_at || !s->cls_tasks || !s->cls_start || !s->cls_head || !s->cls_live ||
+	    !s->cls_of || !s->own_entries || !key) {
+		free(key);
+		return LOCUS_ENOMEM;
+	}
+	for (uint32_t t = 0; t < f; t++) {
+		const struct locus_task *tk = &wl->tasks[t];
+		struct class_key *k = &key[t];
+		k->owner = owner(s, t);
+		k->id = t;
+		s->own_entries[k->owner] += tk->n_holders ? tk->n_holders : 1;
+		for (uint32_t h = 0; h < tk->n_holders; h++) {
+			uint32_t node = wl->holders[tk->holders_at + h];
+			if (!s->node_wk[node])
+				continue;
+			if (k->nh == CLASS_HOLDERS) {
+				k->nh = UINT32_MAX;
+				break;
+			}
+			/* Insertion into the sorted set (holders are distinct). */
+			uint32_t i = k->nh++;
+			while (i > 0 && k->h[i - 1] > node) {
+				k->h[i] = k->h[i - 1];
+				i--;
+			}
+			k->h[i] = node;
+		}
+	}
+	qsort(key, f, sizeof *key, key_cmp);
+	uint32_t nc = 0, next_k = 0;
+	for (uint32_t p = 0; p < f; p++) {
+		if (p == 0 || key_set_cmp(&key[p - 1], &key[p]) != 0) {
+			while (next_k <= key[p].owner)
+				s->cls_at[next_k++] = nc;
+			s->cls_start[nc] = s->cls_head[nc] = p;
+			nc++;
+		}
+		s->cls_tasks[p] = key[p].id;
+		s->cls_of[key[p].id] = nc - 1;
+		s->cls_live[nc - 1]++;
+	}
+	s->cls_start[nc] = f;
+	while (next_k <= m)
+		s->cls_at[next_k++] = nc;
+	free(key);
 	return 0;
 }
 
@@ -885,6 +1001,10 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	for (uint32_t k = 0; k < m; k++)
 		locus_rng_init(&s->srng[k],
 			       ctx->seed ^ SEED_SCHED ^ ((uint64_t)k * 0x9e3779b97f4a7c15ull));
+	if (build_classes(s)) {
+		scal_destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
 	*state = s;
 	return 0;
 }
