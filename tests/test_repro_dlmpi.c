@@ -113,7 +113,11 @@ TEST(heterogeneous_dlmpi_close_to_bound_and_local)
 	}
 	printf("makespan / bound: monolithic %.4f, dlmpi %.4f; dlmpi locality >= %.3f of optimum\n",
 	       mono, dl, worst_local);
-	CHECK(dl <= mono);
+	/* As close to the bound as monolithic, within the seeds' noise: the
+	 * mean ratios differ by 0.1 to 0.5 % either way with the draws' order
+	 * (docs/results/dlmpi.md), while a policy that ignored speeds or
+	 * locality would be far off. */
+	CHECK(dl <= mono * 1.01);
 	CHECK(worst_local >= 0.97);
 }
 
