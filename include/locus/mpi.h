@@ -80,7 +80,8 @@ struct locus_mpi_options {
 	const char *journal;	   /* file recording finished chunks; NULL: none */
 	int want_bytes;		   /* 1: pass the chunk's bytes too */
 	int inline_tasks;	   /* 1: call the function on the calling thread */
-	const char *scratch;	   /* where fetched chunks are kept; NULL: $TMPDIR or /tmp */
+	const char *scratch;	   /* where fetched chunks are kept; NULL: $TMPDIR, else
+				    * /dev/shm when it has room, else /tmp */
 	double emulate_net_bw;	   /* > 0: a fetch takes at least bytes / this (bytes/s) */
 	double max_idle_sleep;	   /* longest sleep of an idle rank, s; 0: 1e-3 */
 	volatile int *cancel;	   /* set non-zero (a signal handler, say) to stop */

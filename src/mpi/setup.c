@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "locality/store.h"
@@ -79,10 +80,11 @@ static int map_nodes(struct engine *e, char ***names, size_t *n_nodes, char **my
 		if (e->rank == 0) {
 			rc = locus__store_nodes(o->store, &dirs, &n_dirs, e->err);
 			if (!rc && n_dirs < o->emulate_nodes)
-				rc = locus__err(e->err, LOCUS_EINVAL, o->store, 0, 0,
-						"--emulate-nodes %zu, but the store has %zu node "
-						"director%s",
-						o->emulate_nodes, n_dirs, n_dirs == 1 ? "y" : "ies");
+				rc =
+				    locus__err(e->err, LOCUS_EINVAL, o->store, 0, 0,
+					       "--emulate-nodes %zu, but the store has %zu node "
+					       "director%s",
+					       o->emulate_nodes, n_dirs, n_dirs == 1 ? "y" : "ies");
 			for (size_t i = 0; !rc && i < o->emulate_nodes; i++)
 				rc = locus__buf_printf(&blob, "%s\n", dirs[i]);
 			locus__store_nodes_free(dirs, n_dirs);
@@ -120,8 +122,8 @@ static int map_nodes(struct engine *e, char ***names, size_t *n_nodes, char **my
 	int len;
 	MPI_Get_processor_name(me, &len);
 	char *all = locus__calloc((size_t)e->size, MPI_MAX_PROCESSOR_NAME + 1);
-	rc = locus__mpi_agree(e, all ? 0 : locus__err(e->err, LOCUS_ENOMEM, NULL, 0, 0,
-							     "out of memory"));
+	rc = locus__mpi_agree(
+	    e, all ? 0 : locus__err(e->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory"));
 	if (rc) {
 		free(all);
 		return rc;
@@ -359,8 +361,8 @@ static int assign_roles(struct engine *e, size_t n_nodes, int *cores)
 				  e->opt->schedulers == 1 ? "" : "s", P);
 	if (!S)
 		return locus__err(e->err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy %s finds no number of schedulers for %zu ranks", e->pol->name,
-				  P);
+				  "policy %s finds no number of schedulers for %zu ranks",
+				  e->pol->name, P);
 	e->n_scheds = S;
 	e->n_workers = P - S;
 	e->n_procs = P;
@@ -429,11 +431,33 @@ static int check_reachable(struct engine *e)
 	return 0;
 }
 
+/* Whether /dev/shm (memory) can hold this run's fetched chunks: it exists,
+ * this process may write there, and it has room for four of the largest
+ * chunk (a rank holds one at a time; several ranks share a node). */
+static int shm_fits(const struct engine *e)
+{
+	struct statvfs fs;
+	if (access("/dev/shm", W_OK | X_OK) != 0 || statvfs("/dev/shm", &fs) != 0)
+		return 0;
+	uint64_t largest = 0;
+	for (size_t t = 0; t < e->wl->n_tasks; t++)
+		if (e->wl->tasks[t].bytes > largest)
+			largest = e->wl->tasks[t].bytes;
+	return (double)fs.f_bavail * (double)fs.f_frsize >= 4.0 * (double)largest;
+}
+
 static int make_scratch(struct engine *e)
 {
+	/* Where fetched chunks are written for the function: the option,
+	 * else $TMPDIR, else memory (/dev/shm) when it has room, else /tmp.
+	 * A file per fetched chunk is created and removed: on a disk file
+	 * system that made inode allocation the largest cost of a dispatch
+	 * (docs/mpi.md, "Performance"). */
 	const char *base = e->opt->scratch;
 	if (!base)
 		base = getenv("TMPDIR");
+	if ((!base || !*base) && shm_fits(e))
+		base = "/dev/shm";
 	if (!base || !*base)
 		base = "/tmp";
 	int n = snprintf(e->scratch, sizeof e->scratch, "%s/locus-rank%d-XXXXXX", base, e->rank);
