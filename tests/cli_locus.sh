@@ -102,7 +102,7 @@ run problems 0 "$locus" locate "fsck:$fixtures/fsck/hadoop3-missing.txt" && expe
 run sim-help 0 "$locus" sim --help && expect sim-help '--compare A,B' "$out"
 run sim-list 0 "$locus" sim --list-policies && expect sim-list 'dlmpi +one master draws' "$out"
 run sim-unknown-policy 2 "$locus" sim --policy best && expect sim-unknown-policy 'no policy "best"; the policies are' "$err"
-run sim-bad-option 1 "$locus" sim --policy delay -o wait=3 -q && expect sim-bad-option 'unknown option "wait" \(it takes delay=SECONDS\)' "$err"
+run sim-bad-option 1 "$locus" sim --policy delay -o wait=3 -q && expect sim-bad-option 'unknown option "wait" \(it takes delay=SECONDS, prefetch=1\)' "$err"
 run sim-bad-work 1 "$locus" sim --work gauss:1 -q && expect sim-bad-work 'expected fixed:SECONDS' "$err"
 run sim-compare-files 2 "$locus" sim --compare fifo,dlmpi --out "$tmp/r.json" && expect sim-compare-files 'describe one run' "$err"
 run sim-platform-excl 2 "$locus" sim --platform "$fixtures/platform/small.json" --nodes 4 && expect sim-platform-excl 'excludes --nodes' "$err"

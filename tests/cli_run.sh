@@ -34,16 +34,20 @@ run bad-launcher 1 "$locus" run --mpirun /no/mpirun --store "$tmp" -- true &&
 	--seed 5 --store st --dataset reads.fa >/dev/null || { echo "place failed" >&2; exit 1; }
 n=$(ls st/*/reads.fa | grep chunk- | sort -u | wc -l)
 
-# Every chunk exactly once; outputs whole; the bytes add up.
-for p in fifo monolithic dlmpi delay scal; do
+# Every chunk exactly once; outputs whole; the bytes add up. "dlmpi+4" is
+# dlmpi with 4 requests in flight per worker (prefetch=4).
+for p in fifo monolithic dlmpi dlmpi+4 delay scal; do
 	rm -f log
-	run "every-chunk-$p" 0 "$locus" run -np 6 -K 4 --store st --policy $p -q --results "res-$p" \
-		-- sh -c 'echo "$LOCUS_CHUNK_INDEX" >> log; wc -c < "$1"' sh {} || continue
+	opt=()
+	case $p in *+4) opt=(-o prefetch=4) ;; esac
+	run "every-chunk-$p" 0 "$locus" run -np 6 -K 4 --store st --policy "${p%+4}" "${opt[@]}" -q \
+		--results "res-$p" -- sh -c 'echo "$LOCUS_CHUNK_INDEX" >> log; wc -c < "$1"' sh {} ||
+		continue
 	[ "$(sort -n log | uniq | wc -l)" -eq "$n" ] && [ "$(wc -l <log)" -eq "$n" ] && ok ||
 		fail "$p: $(wc -l <log) runs of $(sort -n log | uniq | wc -l) chunks, expected $n once each"
 	total=$(cat "res-$p"/reads.fa/chunk-*.out | awk '{s += $1} END {print s}')
 	[ "$total" -eq 3145728 ] && ok || fail "$p: outputs add to $total bytes"
-	expect "summary-$p" "policy $p, $n chunks on 5 workers" "$out"
+	expect "summary-$p" "policy ${p%+4}, $n chunks on 5 workers" "$out"
 done
 
 # A chunk failing once is retried and done; one failing always is reported

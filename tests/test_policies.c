@@ -196,6 +196,11 @@ static int drive_run(struct drive *d)
 	d->stop = calloc(nw, sizeof *d->stop);
 	busy = calloc(nw, sizeof *busy);
 	stopped = calloc(nw, 1);
+	/* Assignments that reach a busy worker (prefetch) wait in its queue. */
+	int32_t *qnext = calloc(nt + 1, sizeof *qnext), *qhead = calloc(nw, sizeof *qhead),
+		*qtail = calloc(nw, sizeof *qtail);
+	for (size_t w = 0; w < nw; w++)
+		qhead[w] = qtail[w] = -1;
 	d->fault[0] = 0;
 	d->local = d->remote = 0;
 	d->entries = d->events = 0;
@@ -251,7 +256,8 @@ static int drive_run(struct drive *d)
 		    .remote = e.remote,
 		    .tag = e.tag,
 		};
-		if (p < nw && stopped[p] && e.kind != LOCUS_EV_START) {
+		/* A stopped worker still finishes what it runs and has queued. */
+		if (p < nw && stopped[p] && e.kind != LOCUS_EV_START && e.kind != LOCUS_EV_DONE) {
 			fault(d, "event %d at stopped worker %u", (int)e.kind, p);
 			continue;
 		}
@@ -266,10 +272,18 @@ static int drive_run(struct drive *d)
 			int64_t t = e.msg.arg[0];
 			if (p >= nw || t < 0 || (uint64_t)t >= nt) {
 				fault(d, "bad assignment of %lld to %u", (long long)t, p);
-			} else if (busy[p] >= 0) {
-				fault(d, "task %lld assigned to busy worker %u", (long long)t, p);
+			} else if (stopped[p]) {
+				fault(d, "task %lld assigned to stopped worker %u", (long long)t,
+				      p);
 			} else if (d->runs[t]++) {
 				fault(d, "task %lld assigned twice (to %u)", (long long)t, p);
+			} else if (busy[p] >= 0) {
+				qnext[t] = -1;
+				if (qtail[p] < 0)
+					qhead[p] = (int32_t)t;
+				else
+					qnext[qtail[p]] = (int32_t)t;
+				qtail[p] = (int32_t)t;
 			} else {
 				uint32_t node = wl->worker_node[p];
 				int local = locus_workload_is_local(wl, (uint32_t)t, node);
@@ -292,6 +306,32 @@ static int drive_run(struct drive *d)
 						.remote = !local};
 				locus_heap_push(&q, &x);
 			}
+		}
+		/* A worker that finished takes its next queued assignment. */
+		if (e.kind == LOCUS_EV_DONE && p < nw && busy[p] < 0 && qhead[p] >= 0) {
+			int32_t t = qhead[p];
+			qhead[p] = qnext[t];
+			if (qhead[p] < 0)
+				qtail[p] = -1;
+			uint32_t node = wl->worker_node[p];
+			int local = locus_workload_is_local(wl, (uint32_t)t, node);
+			double compute = wl->tasks[t].work / wl->platform->nodes[node].speed;
+			double dur = compute + (local ? 0 : d->penalty);
+			d->local += local;
+			d->remote += !local;
+			busy[p] = t;
+			d->worker[t] = (int32_t)p;
+			d->start[t] = now;
+			d->end[t] = now + dur;
+			struct dev x = {.time = now + dur,
+					.seq = seq++,
+					.kind = LOCUS_EV_DONE,
+					.proc = p,
+					.task = (uint32_t)t,
+					.duration = dur,
+					.compute = compute,
+					.remote = !local};
+			locus_heap_push(&q, &x);
 		}
 		for (size_t i = 0; i < act.n; i++) {
 			const struct locus__action *a = &act.list[i];
@@ -317,7 +357,7 @@ static int drive_run(struct drive *d)
 				locus_heap_push(&q, &x);
 				break;
 			case LOCUS__ACT_STOP:
-				if (a->proc >= nw || stopped[a->proc] || busy[a->proc] >= 0) {
+				if (a->proc >= nw || stopped[a->proc]) {
 					fault(d, "bad stop of %u at %u", a->proc, p);
 					continue;
 				}
@@ -330,9 +370,15 @@ static int drive_run(struct drive *d)
 	for (size_t t = 0; t < nt; t++)
 		if (d->runs[t] != 1)
 			fault(d, "task %zu ran %u times", t, d->runs[t]);
-	for (size_t w = 0; w < nw; w++)
+	for (size_t w = 0; w < nw; w++) {
 		if (!stopped[w])
 			fault(d, "worker %zu never stopped (busy with %d)", w, (int)busy[w]);
+		if (qhead[w] >= 0)
+			fault(d, "worker %zu ended with task %d queued", w, (int)qhead[w]);
+	}
+	free(qnext);
+	free(qhead);
+	free(qtail);
 	if (d->pol->stats)
 		d->pol->stats(state, &d->stats);
 	d->pol->destroy(state);
@@ -1028,6 +1074,30 @@ TEST(scal_every_task_once)
 	CHECK(approved > 0 && approved <= requests);
 }
 
+TEST(fifo_prefetch_exact)
+{
+	struct fixture f;
+	CHECK(fixture_make(&f, 2, NULL, NULL, 4, layout_a, NULL) == 0);
+	struct drive d = drive_of("fifo", &f, "prefetch=2", 1);
+	CHECK(drive_run(&d) == 0);
+	CHECK_EQ_STR(d.fault, "");
+	/* Each worker asks twice at its start; the master answers in arrival
+	 * order w0, w0, w1, w1 with the ids in order: w0 gets t0 and t1 (both
+	 * remote, 1.5 each), w1 t2 (remote) and t3 (local, 1), each second
+	 * one run right after the first, with no request between. */
+	CHECK(ran(&d, 0, 0, 0, 1.5));
+	CHECK(ran(&d, 1, 0, 1.5, 3));
+	CHECK(ran(&d, 2, 1, 0, 1.5));
+	CHECK(ran(&d, 3, 1, 1.5, 2.5));
+	/* 4 requests at the start, then one per worker at 1.5, answered "no
+	 * more": each worker stops then, still running its second task, and
+	 * asks nothing when that ends. */
+	CHECK_EQ_INT(counter(&d.stats, "requests"), 6);
+	CHECK(d.stop[0] == 1.5 && d.stop[1] == 1.5);
+	drive_free(&d);
+	fixture_free(&f);
+}
+
 /* ---- conformance and determinism ------------------------------------------- */
 
 /* A random workload: 1-6 nodes of 1-3 cores and speeds 0.5-2, 0-60 tasks
@@ -1054,6 +1124,7 @@ static int random_fixture(struct fixture *f, struct locus_rng *r)
 }
 
 static const char *const delay_opts[] = {NULL, "delay=0", "delay=0.05", "delay=5"};
+static const char *const prefetch_opts[] = {NULL, "prefetch=2", "prefetch=7"};
 
 TEST(conformance)
 {
@@ -1065,11 +1136,15 @@ TEST(conformance)
 		struct fixture f;
 		CHECK(random_fixture(&f, &r) == 0);
 		for (const struct locus_policy *const *p = locus_policies(); *p; p++) {
-			int n_opts = strcmp((*p)->name, "delay") == 0 ? 4 : 1;
+			/* delay's deferrals; the others' prefetch (scal has none). */
+			int is_delay = strcmp((*p)->name, "delay") == 0,
+			    is_mw = (*p)->schedulers(100, 3) == 1 && !is_delay;
+			int n_opts = is_delay ? 4 : is_mw ? 3 : 1;
 			for (int o = 0; o < n_opts; o++) {
 				struct drive d = {.pol = *p,
 						  .wl = f.wl,
-						  .opts = delay_opts[o],
+						  .opts =
+						      is_delay ? delay_opts[o] : prefetch_opts[o],
 						  .seed = (uint64_t)c,
 						  .latency = latencies[c % 3],
 						  .penalty = c % 2 ? 0.5 : 0};
@@ -1081,10 +1156,17 @@ TEST(conformance)
 				CHECK_EQ_INT(d.stats.remote_assignments, d.remote);
 				CHECK_EQ_INT(d.stats.entries_examined, d.entries);
 				/* A master/worker policy answers each worker once per
-				 * task and once more to stop it. */
-				if ((*p)->schedulers(100, 3) == 1)
-					CHECK_EQ_INT(counter(&d.stats, "requests"),
-						     f.wl->n_tasks + f.wl->n_workers);
+				 * task and once more to stop it; with prefetch=K a
+				 * worker has 1 to K requests answered "no more". */
+				long k = is_mw && o ? (o == 1 ? 2 : 7) : 1;
+				long req = (long)counter(&d.stats, "requests"),
+				     base = (long)(f.wl->n_tasks + f.wl->n_workers);
+				if ((*p)->schedulers(100, 3) == 1) {
+					CHECK(req >= base);
+					CHECK(req <= base + (long)f.wl->n_workers * (k - 1));
+					if (k == 1)
+						CHECK_EQ_INT(req, base);
+				}
 				drive_free(&d);
 			}
 		}
@@ -1193,7 +1275,22 @@ TEST(options)
 	}
 	memset(&err, 0, sizeof err);
 	CHECK_EQ_INT(inst_open(&in, "fifo", f.wl, 1, "delay=1", &err), LOCUS_EINVAL);
-	CHECK(strstr(err.message, "no options") != NULL);
+	CHECK(strstr(err.message, "it takes prefetch=K") != NULL);
+	/* prefetch: a whole number from 1 to 64; not with delay's deferrals. */
+	static const char *const bad_prefetch[] = {"prefetch=0", "prefetch=65", "prefetch=2.5",
+						   "prefetch=x", "prefetch="};
+	for (size_t i = 0; i < LEN(bad_prefetch); i++) {
+		memset(&err, 0, sizeof err);
+		CHECK_EQ_INT(inst_open(&in, "monolithic", f.wl, 1, bad_prefetch[i], &err),
+			     LOCUS_EINVAL);
+		CHECK(strstr(err.message, "prefetch"));
+	}
+	CHECK_EQ_INT(inst_open(&in, "dlmpi", f.wl, 1, "prefetch=64", &err), 0);
+	inst_close(&in);
+	CHECK_EQ_INT(inst_open(&in, "delay", f.wl, 1, "prefetch=2", &err), LOCUS_EINVAL);
+	CHECK(strstr(err.message, "prefetch must be 1"));
+	CHECK_EQ_INT(inst_open(&in, "delay", f.wl, 1, "prefetch=1,delay=0.5", &err), 0);
+	inst_close(&in);
 	static const char *const bad[] = {
 	    "delay=abc", "delay=-1", "delay=", "delay=nan", "delay=1e300", "delay=2x"};
 	for (size_t i = 0; i < LEN(bad); i++) {
@@ -1251,5 +1348,6 @@ TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(worker_protocol), TEST_ENTRY(fifo_exa
 	  TEST_ENTRY(dlmpi_probabilities_remote), TEST_ENTRY(dlmpi_infinite_first),
 	  TEST_ENTRY(monolithic_cost_linear), TEST_ENTRY(monolithic_is_the_scan),
 	  TEST_ENTRY(scal_priority), TEST_ENTRY(scal_exact), TEST_ENTRY(scal_every_task_once),
-	  TEST_ENTRY(conformance), TEST_ENTRY(conformance_large), TEST_ENTRY(determinism),
-	  TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options), TEST_ENTRY(empty_workload))
+	  TEST_ENTRY(fifo_prefetch_exact), TEST_ENTRY(conformance), TEST_ENTRY(conformance_large),
+	  TEST_ENTRY(determinism), TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options),
+	  TEST_ENTRY(empty_workload))

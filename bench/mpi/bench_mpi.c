@@ -69,8 +69,17 @@ static int rank_main(const char *store, int inl, const char *policies)
 	for (char *tok = strtok(plist, ","); tok && n_pols < 16; tok = strtok(NULL, ","))
 		pols[n_pols++] = tok;
 	for (size_t p = 0; p < n_pols; p++) {
+		/* "NAME+K": the policy with K requests in flight per worker. */
+		char name[64], opts[32] = "";
+		snprintf(name, sizeof name, "%s", pols[p]);
+		char *plus = strchr(name, '+');
+		if (plus) {
+			*plus = 0;
+			snprintf(opts, sizeof opts, "prefetch=%s", plus + 1);
+		}
 		struct locus_mpi_options o = {.store = store,
-					      .policy = pols[p],
+					      .policy = name,
+					      .policy_opts = opts[0] ? opts : NULL,
 					      .emulate_nodes = NODES,
 					      .seed = 1,
 					      .inline_tasks = inl};
@@ -150,7 +159,7 @@ int main(int argc, char **argv)
 	const char *store = NULL, *ranks = "4,8,16,32", *mpirun = "mpirun";
 	size_t n_tasks = 20000;
 	int inl = 1, both = 1;
-	const char *policies = "monolithic,dlmpi,scal";
+	const char *policies = "monolithic,monolithic+8,dlmpi,dlmpi+8,scal";
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--rank") && i + 3 < argc) {
 			store = argv[++i];
@@ -167,10 +176,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--inline-only")) {
 			both = 0;
 		} else {
-			fprintf(
-			    stderr,
-			    "usage: bench_mpi [--tasks N] [--ranks 4,8,16,32] "
-			    "[--mpirun PATH] [--inline-only] [--policies monolithic,dlmpi,scal]\n");
+			fprintf(stderr, "usage: bench_mpi [--tasks N] [--ranks 4,8,16,32] "
+					"[--mpirun PATH] [--inline-only] [--policies LIST]\n"
+					"LIST: policies, NAME+K for NAME with prefetch=K (default "
+					"monolithic,monolithic+8,dlmpi,dlmpi+8,scal)\n");
 			return 2;
 		}
 	}
@@ -208,7 +217,7 @@ int main(int argc, char **argv)
 	printf("bench_mpi: %zu empty tasks over %d emulated nodes (1 replica each), %ld cores\n"
 	       "anchor: ADLB, 1 server + 3 workers: %.0f tasks/s untargeted, %.0f/s pinned\n\n",
 	       n_tasks, NODES, cores, ADLB_UNTARGETED, ADLB_PINNED);
-	printf("%-10s %5s %6s %8s %12s %8s %10s %10s %10s %7s %9s\n", "policy", "ranks", "thread",
+	printf("%-13s %5s %6s %8s %12s %8s %10s %10s %10s %7s %9s\n", "policy", "ranks", "thread",
 	       "workers", "tasks/s", "vs ADLB", "wait mean", "wait p50", "wait p99", "local",
 	       "job s");
 	char list[256];
@@ -231,7 +240,7 @@ int main(int argc, char **argv)
 					   pol, &np, &tasks, &workers, &mk, &wall, &wmean, &wp50,
 					   &wp99, &local, &lat) == 11) {
 					double rate = mk > 0 ? (double)tasks / mk : 0;
-					printf("%-10s %5d %6s %8zu %12.0f %8.2f %8.1fus %8.1fus "
+					printf("%-13s %5d %6s %8zu %12.0f %8.2f %8.1fus %8.1fus "
 					       "%8.1fus %6.1f%% %9.3f\n",
 					       pol, np, mode ? "no" : "yes", workers, rate,
 					       rate / ADLB_UNTARGETED, 1e6 * wmean, 1e6 * wp50,
@@ -240,7 +249,7 @@ int main(int argc, char **argv)
 					   3) {
 					if (mode == 1)
 						printf(
-						    "%-10s %5d %6s %8d %12.0f %8s %10s %10s %10s "
+						    "%-13s %5d %6s %8d %12.0f %8s %10s %10s %10s "
 						    "%7s %9.3f\n",
 						    "static", np, "-", np,
 						    total > 0 ? (double)tasks / total : 0, "", "",

@@ -30,6 +30,7 @@
  */
 #include <math.h>
 
+#include "core/internal.h"
 #include "sched/mw.h"
 #include "sched/policies.h"
 
@@ -118,9 +119,16 @@ static int delay_create(void **state, const struct locus_policy_ctx *ctx, struct
 	if (rc)
 		return rc;
 	rc = locus__mw_create(state, sizeof(struct delay), ctx, &delay_ops, "delay",
-			      "delay=SECONDS", err);
+			      "delay=SECONDS, prefetch=1", err);
 	if (rc)
 		return rc;
+	if (((struct locus__mw *)*state)->prefetch > 1) {
+		locus__mw_destroy(*state);
+		*state = NULL;
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "policy delay defers requests and keeps one per worker: "
+				  "prefetch must be 1");
+	}
 	((struct delay *)*state)->delay = d;
 	return 0;
 }

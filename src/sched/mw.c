@@ -112,19 +112,23 @@ int locus__mw_create(void **state, size_t size, const struct locus_policy_ctx *c
 		     struct locus_error *err)
 {
 	const struct locus_workload *wl = ctx->wl;
-	const char *unknown = locus_kv_unused(ctx->opts);
 	struct locus__mw *mw;
+	double prefetch = 1;
 
 	*state = NULL;
-	if (unknown) {
-		if (takes)
-			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-					  "policy %s: unknown option \"%s\" (it takes %s)", name,
-					  unknown, takes);
+	int rc =
+	    locus_kv_double(ctx->opts, "prefetch", 1, 1, LOCUS__MW_MAX_PREFETCH, &prefetch, err);
+	if (rc)
+		return rc;
+	if (prefetch != floor(prefetch))
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy %s: unknown option \"%s\" (it takes no options)", name,
-				  unknown);
-	}
+				  "policy %s: prefetch must be a whole number of requests, got %g",
+				  name, prefetch);
+	const char *unknown = locus_kv_unused(ctx->opts);
+	if (unknown)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "policy %s: unknown option \"%s\" (it takes %s)", name, unknown,
+				  takes ? takes : "prefetch=K");
 	if (!wl)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "policy %s: no workload", name);
 	if (ctx->n_workers == 0 || ctx->n_workers > wl->n_workers || ctx->n_workers >= UINT32_MAX)
@@ -142,16 +146,19 @@ int locus__mw_create(void **state, size_t size, const struct locus_policy_ctx *c
 	mw->wl = wl;
 	mw->n_workers = (uint32_t)ctx->n_workers;
 	mw->master = mw->n_workers;
+	mw->prefetch = (uint32_t)prefetch;
 	mw->n_nodes = wl->platform->n_nodes;
 	locus_rng_init(&mw->rng, ctx->seed);
 	mw->node_workers = locus__calloc(mw->n_nodes, sizeof *mw->node_workers);
 	mw->req = locus__calloc(mw->n_workers, sizeof *mw->req);
+	mw->w_out = locus__calloc(mw->n_workers, sizeof *mw->w_out);
+	mw->w_no_more = locus__calloc(mw->n_workers, 1);
 	mw->node_done = locus__calloc(mw->n_nodes, sizeof *mw->node_done);
 	mw->node_busy = locus__calloc(mw->n_nodes, sizeof *mw->node_busy);
 	mw->node_compute = locus__calloc(mw->n_nodes, sizeof *mw->node_compute);
 	mw->node_rate = locus__calloc(mw->n_nodes, sizeof *mw->node_rate);
-	if (!mw->node_workers || !mw->req || !mw->node_done || !mw->node_busy ||
-	    !mw->node_compute || !mw->node_rate || taskset_init(&mw->ts, wl)) {
+	if (!mw->node_workers || !mw->req || !mw->w_out || !mw->w_no_more || !mw->node_done ||
+	    !mw->node_busy || !mw->node_compute || !mw->node_rate || taskset_init(&mw->ts, wl)) {
 		locus__mw_destroy(mw);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
@@ -172,6 +179,8 @@ void locus__mw_destroy(void *state)
 	taskset_fini(&mw->ts);
 	free(mw->node_workers);
 	free(mw->req);
+	free(mw->w_out);
+	free(mw->w_no_more);
 	free(mw->node_done);
 	free(mw->node_busy);
 	free(mw->node_compute);
@@ -308,17 +317,37 @@ static void request(struct locus__mw *mw, const struct locus_event *ev, struct l
 	locus_act_send(act, &m);
 }
 
+/* A worker keeps `prefetch` requests outstanding (docs/sim.md): it stops
+ * once told there is no more work and every request it sent is answered,
+ * so that no assignment can reach it after it stopped (a NO_MORE may
+ * overtake an assignment sent just before it). */
 static void worker_event(struct locus__mw *mw, const struct locus_event *ev,
 			 struct locus_actions *act)
 {
+	uint32_t w = ev->proc;
 	switch (ev->kind) {
 	case LOCUS_EV_START:
+		for (uint32_t i = 0; i < mw->prefetch; i++)
+			request(mw, ev, act);
+		mw->w_out[w] += mw->prefetch;
+		break;
 	case LOCUS_EV_DONE:
-		request(mw, ev, act);
+		if (!mw->w_no_more[w]) {
+			request(mw, ev, act);
+			mw->w_out[w]++;
+		}
 		break;
 	case LOCUS_EV_MESSAGE:
-		/* LOCUS_MSG_ASSIGN needs nothing: the engine starts the task. */
-		if (ev->msg && ev->msg->type == LOCUS__MW_NO_MORE)
+		/* LOCUS_MSG_ASSIGN needs nothing else: the engine starts the
+		 * task (or queues it behind the running one). */
+		if (!ev->msg ||
+		    (ev->msg->type != LOCUS_MSG_ASSIGN && ev->msg->type != LOCUS__MW_NO_MORE))
+			break;
+		if (mw->w_out[w])
+			mw->w_out[w]--;
+		if (ev->msg->type == LOCUS__MW_NO_MORE)
+			mw->w_no_more[w] = 1;
+		if (mw->w_no_more[w] && !mw->w_out[w])
 			locus_act_stop(act, ev->proc);
 		break;
 	default:

@@ -14,7 +14,12 @@
  *  - the master answers with LOCUS_MSG_ASSIGN (the engine starts the task
  *    on arrival) or LOCUS__MW_NO_MORE (the worker stops: locus_act_stop);
  *  - the master may instead defer a request (delay scheduling): it keeps
- *    the request pending, sets a timer and decides again when it fires.
+ *    the request pending, sets a timer and decides again when it fires;
+ *  - with the option prefetch=K a worker keeps K requests outstanding (K at
+ *    its start, one more per task done), so up to K assignments wait in
+ *    its queue and the master answers while the worker computes; the
+ *    engines run a worker's assignments in arrival order. Deferring
+ *    policies (delay) keep one request per worker: prefetch=1 only.
  *
  * What the driver guarantees, whatever the policy decides: a deferred
  * request always has a timer, and when the last task is assigned every
@@ -41,6 +46,9 @@
 #include "locus/policy.h"
 #include "locus/rng.h"
 #include "locus/workload.h"
+
+/* The most requests a worker may keep outstanding (prefetch=K). */
+#define LOCUS__MW_MAX_PREFETCH 64
 
 /* The end of a list (no task, no position). */
 #define LOCUS__NIL UINT32_MAX
@@ -117,7 +125,12 @@ struct locus__mw {
 	const struct locus__mw_ops *ops;
 	const struct locus_workload *wl;
 	uint32_t n_workers;
-	uint32_t master; /* process id of the master: n_workers */
+	uint32_t master;   /* process id of the master: n_workers */
+	uint32_t prefetch; /* requests each worker keeps outstanding (option) */
+	/* Worker side, by worker: requests not answered yet, and whether the
+	 * master said there is no more work. */
+	uint32_t *w_out;
+	unsigned char *w_no_more;
 	size_t n_nodes;
 	uint32_t *node_workers; /* by node: workers it runs (participating: > 0) */
 	struct locus_rng rng;	/* the instance's generator, seeded from ctx->seed */
@@ -139,9 +152,10 @@ struct locus__mw {
 
 /* Allocates an instance block of `size` bytes (>= sizeof(struct locus__mw),
  * the policy's struct starting with a struct locus__mw) and sets up the
- * driver for ctx. `name` is the policy's name and `takes` what options it
- * takes ("delay=SECONDS", or NULL for none), for the message on an unknown
- * option: call it after reading every option. Errors: LOCUS_EINVAL (unknown
+ * driver for ctx, reading the driver's option prefetch=K (1 to 64, default
+ * 1). `name` is the policy's name and `takes` what options it takes
+ * ("delay=SECONDS, prefetch=1", "prefetch=K"), for the message on an
+ * unknown option: call it after reading the policy's own options. Errors: LOCUS_EINVAL (unknown
  * option, no worker, more workers than the workload has, other than one
  * scheduler), LOCUS_ENOMEM. */
 int locus__mw_create(void **state, size_t size, const struct locus_policy_ctx *ctx,

@@ -56,7 +56,10 @@ struct proc {
 	double qint, qlast;  /* integral of qlen over time, and when it last changed */
 	/* workers */
 	int stopped;
-	uint32_t task;	   /* running task, or NONE */
+	uint32_t task; /* running task, or NONE */
+	/* Assignments that arrived while it ran one (a policy's prefetch):
+	 * run in arrival order, chained through engine.anext. */
+	uint32_t ahead, atail;
 	double idle_since; /* free for work since */
 	double read_start;
 	double read_end;
@@ -95,6 +98,8 @@ struct engine {
 	double latency;
 	/* bookkeeping */
 	uint8_t *assigned;
+	uint32_t *anext; /* by task: the next queued assignment of its worker */
+	int64_t *ahint;	 /* by task: the hint its assignment carried */
 	size_t done, next_progress;
 	double *waits;
 	size_t n_waits;
@@ -222,6 +227,7 @@ static double msg_delay(const struct engine *e, const struct locus_msg *m)
 }
 
 static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now);
+static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now);
 
 /* Carries out the actions of one handled event, at time `now`. */
 static void apply_actions(struct engine *e, uint32_t proc, double now)
@@ -284,7 +290,7 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 				     e->cfg->policy->name, (long)proc);
 				return;
 			}
-			start_task(e, proc, (uint32_t)it->msg.arg[0], it->msg.arg[1], now);
+			assign(e, proc, (uint32_t)it->msg.arg[0], it->msg.arg[1], now);
 			if (e->failed)
 				return;
 		}
@@ -374,7 +380,9 @@ static void request_read(struct engine *e, uint32_t w, double now)
 		start_flow(e, w, now);
 }
 
-static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
+/* An assignment of task t reached worker w: it starts now if the worker is
+ * free, else waits in the worker's queue. */
+static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
 {
 	struct proc *pr = &e->procs[w];
 	if (t >= e->wl->n_tasks) {
@@ -388,13 +396,31 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		     e->cfg->policy->name, (long)t, (long)w);
 		return;
 	}
-	if (pr->task != NONE || pr->stopped) {
+	if (pr->stopped) {
 		fail(e, LOCUS_EINCOMPLETE,
-		     "policy %s assigned task %ld to worker %ld, which is not free",
+		     "policy %s assigned task %ld to worker %ld, which it had stopped",
 		     e->cfg->policy->name, (long)t, (long)w);
 		return;
 	}
 	e->assigned[t] = 1;
+	if (e->r->tasks)
+		e->r->tasks[t].assigned = now;
+	if (pr->task == NONE) {
+		start_task(e, w, t, hint, now);
+		return;
+	}
+	e->anext[t] = NONE;
+	e->ahint[t] = hint;
+	if (pr->atail == NONE)
+		pr->ahead = t;
+	else
+		e->anext[pr->atail] = t;
+	pr->atail = t;
+}
+
+static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
+{
+	struct proc *pr = &e->procs[w];
 	pr->task = t;
 	pr->read_start = now;
 	double wait = now - pr->idle_since;
@@ -440,7 +466,6 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		tr->source = source;
 		tr->local = (uint32_t)local;
 		tr->idle_since = pr->idle_since;
-		tr->assigned = now;
 	}
 	wr->tasks++;
 	if (local) {
@@ -510,6 +535,14 @@ static void computed(struct engine *e, uint32_t w, double now)
 	ev->compute = now - pr->read_end;
 	ev->remote = !locus_workload_is_local(e->wl, t, pr->node) || e->res_fs != NONE;
 	arrive(e, w, i, now);
+	/* The next queued assignment starts at once. */
+	uint32_t next = pr->ahead;
+	if (next != NONE) {
+		pr->ahead = e->anext[next];
+		if (pr->ahead == NONE)
+			pr->atail = NONE;
+		start_task(e, w, next, e->ahint[next], now);
+	}
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -567,6 +600,8 @@ static int setup(struct engine *e)
 	e->latency = cfg->latency >= 0 ? cfg->latency : e->p->latency;
 	e->procs = locus__calloc(e->n_procs, sizeof *e->procs);
 	e->assigned = locus__calloc(e->wl->n_tasks, 1);
+	e->anext = locus__calloc(e->wl->n_tasks ? e->wl->n_tasks : 1, sizeof *e->anext);
+	e->ahint = locus__calloc(e->wl->n_tasks ? e->wl->n_tasks : 1, sizeof *e->ahint);
 	e->waits = locus__calloc(e->wl->n_tasks, sizeof *e->waits);
 	e->out_flows = locus__calloc(nn, sizeof *e->out_flows);
 	e->serving = locus__calloc(nn, sizeof *e->serving);
@@ -582,9 +617,9 @@ static int setup(struct engine *e)
 	e->node_rack = locus__calloc(nn, sizeof *e->node_rack);
 	size_t n_racks = e->node_rack ? rack_index(e->p, e->node_rack) : 0;
 	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
-	if (!e->procs || !e->assigned || !e->waits || !e->out_flows || !e->serving || !e->qhead ||
-	    !e->qtail || !e->node_rack || !n_racks || !e->seg_at || !e->segs || !r->workers ||
-	    !r->scheds || (!cfg->no_task_results && !r->tasks) || !cap) {
+	if (!e->procs || !e->assigned || !e->anext || !e->ahint || !e->waits || !e->out_flows ||
+	    !e->serving || !e->qhead || !e->qtail || !e->node_rack || !n_racks || !e->seg_at ||
+	    !e->segs || !r->workers || !r->scheds || (!cfg->no_task_results && !r->tasks) || !cap) {
 		free(cap);
 		return fail(e, LOCUS_ENOMEM, "out of memory");
 	}
@@ -645,6 +680,7 @@ static int setup(struct engine *e)
 		e->procs[e->n_workers + s].node = (uint32_t)(s * nn / e->n_scheds);
 	for (size_t i = 0; i < e->n_procs; i++) {
 		e->procs[i].head = e->procs[i].tail = NONE;
+		e->procs[i].ahead = e->procs[i].atail = NONE;
 		e->procs[i].task = NONE;
 	}
 	for (size_t n = 0; n < nn; n++)
@@ -816,6 +852,8 @@ int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
 	free(e.procs);
 	free(e.items);
 	free(e.assigned);
+	free(e.anext);
+	free(e.ahint);
 	free(e.waits);
 	free(e.out_flows);
 	free(e.serving);
