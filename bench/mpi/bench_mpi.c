@@ -27,7 +27,8 @@
 
 #define ADLB_UNTARGETED 280000.0
 #define ADLB_PINNED	74000.0
-#define NODES		4
+/* Emulated nodes the chunks are placed on (--nodes). */
+static int NODES = 4;
 
 static double now(void)
 {
@@ -161,10 +162,17 @@ int main(int argc, char **argv)
 	int inl = 1, both = 1;
 	const char *policies = "monolithic,monolithic+8,dlmpi,dlmpi+8,scal";
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--rank") && i + 3 < argc) {
+		if (!strcmp(argv[i], "--rank") && i + 4 < argc) {
 			store = argv[++i];
 			inl = atoi(argv[++i]);
 			policies = argv[++i];
+			NODES = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--nodes") && i + 1 < argc) {
+			NODES = atoi(argv[++i]);
+			if (NODES < 1 || NODES > 64) {
+				fprintf(stderr, "bench_mpi: --nodes expects 1 to 64\n");
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--policies") && i + 1 < argc) {
 			policies = argv[++i];
 		} else if (!strcmp(argv[i], "--tasks") && i + 1 < argc) {
@@ -176,10 +184,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--inline-only")) {
 			both = 0;
 		} else {
-			fprintf(stderr, "usage: bench_mpi [--tasks N] [--ranks 4,8,16,32] "
-					"[--mpirun PATH] [--inline-only] [--policies LIST]\n"
-					"LIST: policies, NAME+K for NAME with prefetch=K (default "
-					"monolithic,monolithic+8,dlmpi,dlmpi+8,scal)\n");
+			fprintf(stderr,
+				"usage: bench_mpi [--tasks N] [--ranks 4,8,16,32] "
+				"[--mpirun PATH] [--inline-only] [--policies LIST] [--nodes N]\n"
+				"LIST: policies, NAME+K for NAME with prefetch=K (default "
+				"monolithic,monolithic+8,dlmpi,dlmpi+8,scal)\n");
 			return 2;
 		}
 	}
@@ -226,9 +235,9 @@ int main(int argc, char **argv)
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
 		for (int mode = 1; mode >= (both ? 0 : 1); mode--) {
 			char cmd[2 * PATH_MAX + 256];
-			snprintf(cmd, sizeof cmd, "'%s' %s -np %s '%s' --rank '%s' %d '%s' 2>&1",
+			snprintf(cmd, sizeof cmd, "'%s' %s -np %s '%s' --rank '%s' %d '%s' %d 2>&1",
 				 mpirun, open_mpi ? "--oversubscribe --quiet" : "", tok, self, root,
-				 mode, policies);
+				 mode, policies, NODES);
 			FILE *fp = popen(cmd, "r");
 			char line[512];
 			while (fp && fgets(line, sizeof line, fp)) {
