@@ -1037,6 +1037,36 @@ static int scal_fixture(struct fixture *f, struct locus_rng *r)
 	return 0;
 }
 
+/* The fallback of a remote request (Algorithm 3's last resort): a chunk no
+ * participating node holds first, lowest id first among them, then the
+ * chunk whose holders have the most unassigned tasks per worker. Node n2
+ * runs no worker; w0 (n0) holds nothing, so every request of w0 is remote
+ * and, with nothing kept, goes to the fallback. */
+TEST(scal_fallback_order)
+{
+	/* t0 {n1}, t1 {n2}, t2 {n1}, t3 {n2}, t4 {n1,n2}, t5 {n2}. */
+	uint32_t holders[] = {2, 4, 2, 4, 6, 4};
+	int cores[] = {1, 1, 0};
+	struct fixture f;
+	CHECK(fixture_make(&f, 3, cores, NULL, 6, holders, NULL) == 0);
+	struct drive d = drive_of("scal", &f, NULL, 1);
+	CHECK(drive_run(&d) == 0);
+	CHECK_EQ_STR(d.fault, "");
+	/* w1 sends (t2, t4): t2 approved, t4 kept. At 0 w0's remote request
+	 * finds nothing kept yet: the fallback gives t1 (only n2 holds t1, t3,
+	 * t5: T infinite; lowest id), remote, 1.5 s. At 1 w1 takes t0. At 1.5
+	 * w0 gets t4 from the longest kept-list (w1's). At 2 w1, with nothing
+	 * of its own left, asks remotely: the fallback gives t3 (infinite,
+	 * lowest id of t3, t5); at 3 w0 gets t5 the same way. */
+	CHECK(ran(&d, 2, 1, 0, 1) && ran(&d, 1, 0, 0, 1.5));
+	CHECK(ran(&d, 0, 1, 1, 2) && ran(&d, 4, 0, 1.5, 3));
+	CHECK(ran(&d, 3, 1, 2, 3.5) && ran(&d, 5, 0, 3, 4.5));
+	CHECK_EQ_INT(counter(&d.stats, "remote_kept"), 1);
+	CHECK_EQ_INT(counter(&d.stats, "remote_owned"), 3);
+	drive_free(&d);
+	fixture_free(&f);
+}
+
 TEST(scal_every_task_once)
 {
 	/* ScalScheduling's guarantee over 1,000 random workloads: every task
@@ -1347,7 +1377,7 @@ TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(worker_protocol), TEST_ENTRY(fifo_exa
 	  TEST_ENTRY(dlmpi_exact), TEST_ENTRY(dlmpi_probabilities_local),
 	  TEST_ENTRY(dlmpi_probabilities_remote), TEST_ENTRY(dlmpi_infinite_first),
 	  TEST_ENTRY(monolithic_cost_linear), TEST_ENTRY(monolithic_is_the_scan),
-	  TEST_ENTRY(scal_priority), TEST_ENTRY(scal_exact), TEST_ENTRY(scal_every_task_once),
+	  TEST_ENTRY(scal_priority), TEST_ENTRY(scal_exact), TEST_ENTRY(scal_fallback_order), TEST_ENTRY(scal_every_task_once),
 	  TEST_ENTRY(fifo_prefetch_exact), TEST_ENTRY(conformance), TEST_ENTRY(conformance_large),
 	  TEST_ENTRY(determinism), TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options),
 	  TEST_ENTRY(empty_workload))
