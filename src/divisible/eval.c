@@ -216,11 +216,12 @@ double locus__dl_t_real(const struct locus__dl_model *m, const struct locus_dl_p
 			return INFINITY;
 		left = 0;
 	}
-	double lo = comm, hi = comm + 1;
+	/* The common end lies past the master's time and every worker's. */
+	double lo = comm;
 	for (size_t k = 0; k < K; k++)
 		if (prev[k] > lo)
 			lo = prev[k];
-	hi = lo + 1;
+	double hi = lo + 1;
 	if (left > 0) {
 		while (last_chunks(p, hi, comm, prev, C) < left)
 			hi = lo + 2 * (hi - lo);

@@ -441,7 +441,7 @@ int locus_dl_search(double W, double b0, const struct locus_dl_worker *workers, 
 		long lo = by_size ? 1 : 0, hi = (long)n;
 		/* A grid: every value up to 32, then steps of about 1/8. */
 		double best_t = INFINITY;
-		long best_v = by_size ? 1 : o.lambda, prev = lo - 1, next_after = hi;
+		long best_v = by_size ? 1 : o.lambda;
 		long v = lo;
 		long grid[512];
 		size_t ng = 0;
@@ -465,8 +465,8 @@ int locus_dl_search(double W, double b0, const struct locus_dl_worker *workers, 
 		/* Between the best grid point's neighbours: a finer grid of
 		 * at most 16 steps, narrowed around its best point, until the
 		 * step is 1 (every value when the gap is small). */
-		prev = at > 0 ? grid[at - 1] : grid[0];
-		next_after = at + 1 < ng ? grid[at + 1] : grid[at];
+		long prev = at > 0 ? grid[at - 1] : grid[0];
+		long next_after = at + 1 < ng ? grid[at + 1] : grid[at];
 		while (next_after - prev > 1) {
 			long step = (next_after - prev) / 16;
 			if (step < 1)

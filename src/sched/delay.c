@@ -30,7 +30,6 @@
  */
 #include <math.h>
 
-#include "core/internal.h"
 #include "sched/mw.h"
 #include "sched/policies.h"
 
@@ -110,7 +109,8 @@ static void delay_stats(struct locus__mw *mw, struct locus_policy_stats *out)
 	locus__mw_counter(out, "released", mw->released);
 }
 
-static const struct locus__mw_ops delay_ops = {.choose = delay_choose, .stats = delay_stats};
+static const struct locus__mw_ops delay_ops = {
+    .choose = delay_choose, .stats = delay_stats, .defers = 1};
 
 static int delay_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
 {
@@ -122,13 +122,6 @@ static int delay_create(void **state, const struct locus_policy_ctx *ctx, struct
 			      "delay=SECONDS, prefetch=1", err);
 	if (rc)
 		return rc;
-	if (((struct locus__mw *)*state)->prefetch > 1) {
-		locus__mw_destroy(*state);
-		*state = NULL;
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy delay defers requests and keeps one per worker: "
-				  "prefetch must be 1");
-	}
 	((struct delay *)*state)->delay = d;
 	return 0;
 }

@@ -124,6 +124,11 @@ int locus__mw_create(void **state, size_t size, const struct locus_policy_ctx *c
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "policy %s: prefetch must be a whole number of requests, got %g",
 				  name, prefetch);
+	if (ops->defers && prefetch > 1)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "policy %s defers requests and keeps one per worker: prefetch "
+				  "must be 1",
+				  name);
 	const char *unknown = locus_kv_unused(ctx->opts);
 	if (unknown)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,

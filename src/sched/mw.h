@@ -119,6 +119,9 @@ struct locus__mw_ops {
 	void (*stats)(struct locus__mw *mw, struct locus_policy_stats *out);
 	/* Frees what the policy allocated beside the block (may be NULL). */
 	void (*fini)(struct locus__mw *mw);
+	/* The policy may answer WAIT: it keeps one request per worker, so
+	 * the driver refuses prefetch > 1. */
+	int defers;
 };
 
 struct locus__mw {
