@@ -93,7 +93,7 @@ int cli_dl_plan(const char *cmd, struct cli_dl *d, double W, struct locus_dl_pla
  * locus scatter. */
 #define CLI_MAX_MPI_ARGS 32
 struct cli_mpi {
-	const char *mpirun;		    /* the launcher; NULL: "mpirun" */
+	const char *mpirun;		    /* the launcher; NULL: cli_mpi_default_launcher */
 	const char *hostfile;		    /* passed to the launcher, or NULL */
 	const char *args[CLI_MAX_MPI_ARGS]; /* more arguments for it (--mpi-arg) */
 	size_t n_args;
@@ -101,8 +101,20 @@ struct cli_mpi {
 /* Whether this process was started by an MPI launcher (or by
  * cli_mpi_launch). */
 int cli_in_mpi_job(void);
-/* Adds an --mpi-arg: 0, or CLI_EXIT_USAGE (printed) past the limit. */
-int cli_mpi_add_arg(const char *cmd, struct cli_mpi *m, const char *arg);
+/* The launcher's options, for a command's getopt_long table: --mpirun,
+ * --hostfile and --mpi-arg, with ids CLI_MPI_MPIRUN.. that cli_mpi_option
+ * handles (0, or CLI_EXIT_USAGE printed: more than CLI_MAX_MPI_ARGS
+ * --mpi-arg). */
+enum { CLI_MPI_MPIRUN = 2000, CLI_MPI_HOSTFILE, CLI_MPI_ARG };
+/* clang-format off */
+#define CLI_MPI_LONG_OPTIONS                                   \
+	{"mpirun", required_argument, NULL, CLI_MPI_MPIRUN},   \
+	{"hostfile", required_argument, NULL, CLI_MPI_HOSTFILE}, \
+	{"mpi-arg", required_argument, NULL, CLI_MPI_ARG}
+/* clang-format on */
+int cli_mpi_option(const char *cmd, struct cli_mpi *m, int id, const char *arg);
+/* Accepts mpirun's spelling "-np N" for "--np N" (before any "--"). */
+void cli_mpi_np_spelling(int argc, char **argv);
 /* The launcher used when --mpirun is not given: the one of the MPI locus
  * was built with when it exists, else "mpirun". */
 const char *cli_mpi_default_launcher(void);

@@ -52,12 +52,29 @@ int cli_in_mpi_job(void)
 	return 0;
 }
 
-int cli_mpi_add_arg(const char *cmd, struct cli_mpi *m, const char *arg)
+int cli_mpi_option(const char *cmd, struct cli_mpi *m, int id, const char *arg)
 {
-	if (m->n_args == CLI_MAX_MPI_ARGS)
-		return cli_usage_error(cmd, "at most %d --mpi-arg", CLI_MAX_MPI_ARGS);
-	m->args[m->n_args++] = arg;
-	return 0;
+	switch (id) {
+	case CLI_MPI_MPIRUN:
+		m->mpirun = arg;
+		return 0;
+	case CLI_MPI_HOSTFILE:
+		m->hostfile = arg;
+		return 0;
+	case CLI_MPI_ARG:
+		if (m->n_args == CLI_MAX_MPI_ARGS)
+			return cli_usage_error(cmd, "at most %d --mpi-arg", CLI_MAX_MPI_ARGS);
+		m->args[m->n_args++] = arg;
+		return 0;
+	}
+	return cli_usage_error(cmd, "internal: unknown launcher option %d", id);
+}
+
+void cli_mpi_np_spelling(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-np"))
+			argv[i] = "--np";
 }
 
 /* The first line `prog --version` prints, in buf ("" when it cannot run). */

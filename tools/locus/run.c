@@ -115,9 +115,6 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		O_NETBW,
 		O_RESULTS,
 		O_SEED,
-		O_MPIRUN,
-		O_HOSTFILE,
-		O_MPIARG,
 		O_JSON,
 		O_OUT,
 		O_CSV,
@@ -140,9 +137,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	    {"journal", required_argument, NULL, 'j'},
 	    {"results", required_argument, NULL, O_RESULTS},
 	    {"seed", required_argument, NULL, O_SEED},
-	    {"mpirun", required_argument, NULL, O_MPIRUN},
-	    {"hostfile", required_argument, NULL, O_HOSTFILE},
-	    {"mpi-arg", required_argument, NULL, O_MPIARG},
+	    CLI_MPI_LONG_OPTIONS,
 	    {"json", no_argument, NULL, O_JSON},
 	    {"out", required_argument, NULL, O_OUT},
 	    {"csv", required_argument, NULL, O_CSV},
@@ -159,10 +154,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	memset(a, 0, sizeof *a);
 	a->retries = 2;
 	a->seed = 1;
-	/* mpirun's spelling "-np N" is accepted too. */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "-np"))
-			argv[i] = "--np";
+	cli_mpi_np_spelling(argc, argv);
 	/* "+": options end at the command; "--" ends them too. */
 	while ((c = getopt_long(argc, argv, "+n:s:d:x:o:K:r:j:qh", opts, NULL)) != -1) {
 		rc = 0;
@@ -205,14 +197,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case O_SEED:
 			rc = cli_uint("run", "--seed", optarg, &a->seed);
 			break;
-		case O_MPIRUN:
-			a->mpi.mpirun = optarg;
-			break;
-		case O_HOSTFILE:
-			a->mpi.hostfile = optarg;
-			break;
-		case O_MPIARG:
-			rc = cli_mpi_add_arg("run", &a->mpi, optarg);
+		case CLI_MPI_MPIRUN:
+		case CLI_MPI_HOSTFILE:
+		case CLI_MPI_ARG:
+			rc = cli_mpi_option("run", &a->mpi, c, optarg);
 			break;
 		case O_JSON:
 			a->json = 1;

@@ -101,7 +101,7 @@ static const char *const help_tail =
     "  mpirun --hostfile hosts -np 17 locus scatter --workers-file cluster.json \\\n"
     "                data.bin -- ./analyse {} {offset}\n";
 
-enum { OPT_RESULTS = CLI_DL_LAST, OPT_JSON, OPT_SVG, OPT_MPIRUN, OPT_HOSTFILE, OPT_MPIARG };
+enum { OPT_RESULTS = CLI_DL_LAST, OPT_JSON, OPT_SVG };
 
 struct scatter_args {
 	struct cli_dl dl;
@@ -123,18 +123,13 @@ static int parse_args(int argc, char **argv, struct scatter_args *a)
 	    {"results", required_argument, NULL, OPT_RESULTS},
 	    {"json", required_argument, NULL, OPT_JSON},
 	    {"svg", required_argument, NULL, OPT_SVG},
-	    {"mpirun", required_argument, NULL, OPT_MPIRUN},
-	    {"hostfile", required_argument, NULL, OPT_HOSTFILE},
-	    {"mpi-arg", required_argument, NULL, OPT_MPIARG},
+	    CLI_MPI_LONG_OPTIONS,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	memcpy(opts + n, own, sizeof own);
 	a->unit = 1 << 20;
-	/* mpirun's spelling "-np N" is accepted too. */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "-np"))
-			argv[i] = "--np";
+	cli_mpi_np_spelling(argc, argv);
 	int c, rc;
 	opterr = 0;
 	optind = 1;
@@ -164,14 +159,10 @@ static int parse_args(int argc, char **argv, struct scatter_args *a)
 		case OPT_SVG:
 			a->svg = optarg;
 			break;
-		case OPT_MPIRUN:
-			a->mpi.mpirun = optarg;
-			break;
-		case OPT_HOSTFILE:
-			a->mpi.hostfile = optarg;
-			break;
-		case OPT_MPIARG:
-			rc = cli_mpi_add_arg("scatter", &a->mpi, optarg);
+		case CLI_MPI_MPIRUN:
+		case CLI_MPI_HOSTFILE:
+		case CLI_MPI_ARG:
+			rc = cli_mpi_option("scatter", &a->mpi, c, optarg);
 			break;
 		case 'h':
 			fputs(help_head, stdout);
