@@ -32,6 +32,20 @@ static struct locus_dl_plan *plan(double W, double b0, const struct locus_dl_wor
 
 static const struct locus_dl_worker table3 = {1, 200, 0.1, 0.01};
 
+/* The three methods, and a plan of W over w under one of them with the
+ * paper's other defaults. */
+static const char *const methods[] = {"umr", "ptumr", "ptumr-nogt"};
+
+static struct locus_dl_plan *plan_as(const char *method, double W, double b0,
+				     const struct locus_dl_worker *w, size_t n)
+{
+	struct locus_dl_options o;
+	locus_dl_options_default(&o);
+	if (locus_dl_method_parse(method, &o))
+		return NULL;
+	return plan(W, b0, w, n, &o);
+}
+
 TEST(one_worker_two_rounds_by_hand)
 {
 	/* s = 1, b = b0 = 2, no overheads, W = 3, M = 2: theta = 2, so
@@ -279,12 +293,8 @@ TEST(t_ideal_equals_brute_force)
 	for (size_t h = 0; h < 3; h++) {
 		struct locus_dl_worker w[100];
 		locus_dl_workers_generate(w, 100, hets[h], &table3, 11 + h);
-		static const char *const methods[] = {"umr", "ptumr", "ptumr-nogt"};
 		for (size_t mi = 0; mi < 3; mi++) {
-			struct locus_dl_options o;
-			locus_dl_options_default(&o);
-			locus_dl_method_parse(methods[mi], &o);
-			struct locus_dl_plan *p = plan(5000, 1000, w, 100, &o);
+			struct locus_dl_plan *p = plan_as(methods[mi], 5000, 1000, w, 100);
 			CHECK(p);
 			for (size_t M = 1; M <= 12; M++) {
 				double w0, brute = t_ideal_brute(p, M, &w0);
@@ -399,12 +409,9 @@ TEST(simulator_matches_t_real_when_deltas_are_equal_within_groups)
 		locus_dl_workers_generate(w, 80, 0.43, &table3, seed);
 		for (size_t i = 0; i < 80; i++)
 			w[i].delta = 0.1;
-		static const char *const methods[] = {"umr", "ptumr", "ptumr-nogt"};
 		for (size_t mi = 0; mi < 3; mi++) {
-			struct locus_dl_options o;
-			locus_dl_options_default(&o);
-			locus_dl_method_parse(methods[mi], &o);
-			struct locus_dl_plan *p = plan(1000 * (double)seed, 1000, w, 80, &o);
+			struct locus_dl_plan *p =
+			    plan_as(methods[mi], 1000 * (double)seed, 1000, w, 80);
 			CHECK(p);
 			double ms = simulate_checked(p);
 			CHECK(!isnan(ms));
@@ -421,13 +428,9 @@ TEST(simulator_never_exceeds_t_real_with_heterogeneous_deltas)
 	for (uint64_t seed = 1; seed <= 30; seed++) {
 		struct locus_dl_worker w[100];
 		locus_dl_workers_generate(w, 100, 0.5, &table3, seed);
-		static const char *const methods[] = {"umr", "ptumr", "ptumr-nogt"};
 		for (size_t mi = 0; mi < 3; mi++) {
-			struct locus_dl_options o;
-			locus_dl_options_default(&o);
-			locus_dl_method_parse(methods[mi], &o);
-			struct locus_dl_plan *p = plan(100 + 300 * (double)seed,
-						       200 * (double)(1 + seed % 10), w, 100, &o);
+			struct locus_dl_plan *p = plan_as(methods[mi], 100 + 300 * (double)seed,
+							  200 * (double)(1 + seed % 10), w, 100);
 			CHECK(p);
 			CHECK(p->t_real >= p->t_bound);
 			double ms = simulate_checked(p);
@@ -445,12 +448,8 @@ TEST(sharing_model_agrees_with_the_direct_ends)
 	for (uint64_t seed = 1; seed <= 10; seed++) {
 		struct locus_dl_worker w[100];
 		locus_dl_workers_generate(w, 100, 0.5, &table3, seed);
-		static const char *const methods[] = {"umr", "ptumr", "ptumr-nogt"};
 		for (size_t mi = 0; mi < 3; mi++) {
-			struct locus_dl_options o;
-			locus_dl_options_default(&o);
-			locus_dl_method_parse(methods[mi], &o);
-			struct locus_dl_plan *p = plan(2000, 1000, w, 100, &o);
+			struct locus_dl_plan *p = plan_as(methods[mi], 2000, 1000, w, 100);
 			CHECK(p);
 			struct locus_dl_run *a, *b;
 			CHECK_EQ_INT(locus__dl_simulate(p, 0, &a, NULL), 0);

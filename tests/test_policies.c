@@ -174,6 +174,32 @@ static void drive_free(struct drive *d)
 	d->runs = NULL;
 }
 
+/* Worker p starts task t at `now`: it runs for its work over the node's
+ * speed, plus the penalty when read remotely; its end goes on the queue. */
+static void start(struct drive *d, struct locus_heap *q, uint64_t *seq, uint32_t p, uint32_t t,
+		  double now)
+{
+	const struct locus_workload *wl = d->wl;
+	uint32_t node = wl->worker_node[p];
+	int local = locus_workload_is_local(wl, t, node);
+	double compute = wl->tasks[t].work / wl->platform->nodes[node].speed;
+	double dur = compute + (local ? 0 : d->penalty);
+	d->local += local;
+	d->remote += !local;
+	d->worker[t] = (int32_t)p;
+	d->start[t] = now;
+	d->end[t] = now + dur;
+	struct dev x = {.time = now + dur,
+			.seq = (*seq)++,
+			.kind = LOCUS_EV_DONE,
+			.proc = p,
+			.task = t,
+			.duration = dur,
+			.compute = compute,
+			.remote = !local};
+	locus_heap_push(q, &x);
+}
+
 /* Runs d->pol over d->wl. Returns create's result (0: the run happened;
  * check d->fault). */
 static int drive_run(struct drive *d)
@@ -285,26 +311,8 @@ static int drive_run(struct drive *d)
 					qnext[qtail[p]] = (int32_t)t;
 				qtail[p] = (int32_t)t;
 			} else {
-				uint32_t node = wl->worker_node[p];
-				int local = locus_workload_is_local(wl, (uint32_t)t, node);
-				double compute =
-				    wl->tasks[t].work / wl->platform->nodes[node].speed;
-				double dur = compute + (local ? 0 : d->penalty);
-				d->local += local;
-				d->remote += !local;
+				start(d, &q, &seq, p, (uint32_t)t, now);
 				busy[p] = (int32_t)t;
-				d->worker[t] = (int32_t)p;
-				d->start[t] = now;
-				d->end[t] = now + dur;
-				struct dev x = {.time = now + dur,
-						.seq = seq++,
-						.kind = LOCUS_EV_DONE,
-						.proc = p,
-						.task = (uint32_t)t,
-						.duration = dur,
-						.compute = compute,
-						.remote = !local};
-				locus_heap_push(&q, &x);
 			}
 		}
 		/* A worker that finished takes its next queued assignment. */
@@ -313,25 +321,8 @@ static int drive_run(struct drive *d)
 			qhead[p] = qnext[t];
 			if (qhead[p] < 0)
 				qtail[p] = -1;
-			uint32_t node = wl->worker_node[p];
-			int local = locus_workload_is_local(wl, (uint32_t)t, node);
-			double compute = wl->tasks[t].work / wl->platform->nodes[node].speed;
-			double dur = compute + (local ? 0 : d->penalty);
-			d->local += local;
-			d->remote += !local;
+			start(d, &q, &seq, p, (uint32_t)t, now);
 			busy[p] = t;
-			d->worker[t] = (int32_t)p;
-			d->start[t] = now;
-			d->end[t] = now + dur;
-			struct dev x = {.time = now + dur,
-					.seq = seq++,
-					.kind = LOCUS_EV_DONE,
-					.proc = p,
-					.task = (uint32_t)t,
-					.duration = dur,
-					.compute = compute,
-					.remote = !local};
-			locus_heap_push(&q, &x);
 		}
 		for (size_t i = 0; i < act.n; i++) {
 			const struct locus__action *a = &act.list[i];
@@ -1377,7 +1368,7 @@ TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(worker_protocol), TEST_ENTRY(fifo_exa
 	  TEST_ENTRY(dlmpi_exact), TEST_ENTRY(dlmpi_probabilities_local),
 	  TEST_ENTRY(dlmpi_probabilities_remote), TEST_ENTRY(dlmpi_infinite_first),
 	  TEST_ENTRY(monolithic_cost_linear), TEST_ENTRY(monolithic_is_the_scan),
-	  TEST_ENTRY(scal_priority), TEST_ENTRY(scal_exact), TEST_ENTRY(scal_fallback_order), TEST_ENTRY(scal_every_task_once),
-	  TEST_ENTRY(fifo_prefetch_exact), TEST_ENTRY(conformance), TEST_ENTRY(conformance_large),
-	  TEST_ENTRY(determinism), TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options),
-	  TEST_ENTRY(empty_workload))
+	  TEST_ENTRY(scal_priority), TEST_ENTRY(scal_exact), TEST_ENTRY(scal_fallback_order),
+	  TEST_ENTRY(scal_every_task_once), TEST_ENTRY(fifo_prefetch_exact),
+	  TEST_ENTRY(conformance), TEST_ENTRY(conformance_large), TEST_ENTRY(determinism),
+	  TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options), TEST_ENTRY(empty_workload))
