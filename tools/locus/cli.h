@@ -135,9 +135,12 @@ void cli_catch_signals(int die);
 struct cli_subst {
 	const char *key, *value;
 };
-/* `tmpl` with every placeholder replaced (malloc'ed; NULL: no memory);
- * *used_first is set when subs[0]'s appeared. */
-char *cli_expand(const char *tmpl, const struct cli_subst *subs, size_t n, int *used_first);
+/* The argv of a chunk's command: each of tmpl[0..n) with every placeholder
+ * replaced, then subs[0]'s value (the chunk's path) as one more argument
+ * when no argument used subs[0]; NULL-terminated, NULL when out of memory.
+ * Free it with cli_command_free. */
+char **cli_command(char *const *tmpl, int n, const struct cli_subst *subs, size_t n_subs);
+void cli_command_free(char **argv);
 /* This process's environment and vars[0..n) after it (the array is
  * malloc'ed, the strings are not copied); NULL: no memory. */
 char **cli_env(char *const *vars, size_t n);

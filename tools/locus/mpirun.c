@@ -235,7 +235,9 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
-char *cli_expand(const char *tmpl, const struct cli_subst *subs, size_t n, int *used_first)
+/* `tmpl` with every placeholder replaced (malloc'ed; NULL: no memory);
+ * *used_first is set when subs[0]'s appeared. */
+static char *expand(const char *tmpl, const struct cli_subst *subs, size_t n, int *used_first)
 {
 	char *out = NULL;
 	size_t len = 0, cap = 0;
@@ -258,6 +260,31 @@ char *cli_expand(const char *tmpl, const struct cli_subst *subs, size_t n, int *
 		p += hit ? strlen(hit->key) : 1;
 	}
 	return out;
+}
+
+char **cli_command(char *const *tmpl, int n, const struct cli_subst *subs, size_t n_subs)
+{
+	char **argv = calloc((size_t)n + 2, sizeof *argv);
+	int used = 0;
+	if (!argv)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		if (!(argv[i] = expand(tmpl[i], subs, n_subs, &used))) {
+			cli_command_free(argv);
+			return NULL;
+		}
+	if (!used && !(argv[n] = strdup(subs[0].value))) {
+		cli_command_free(argv);
+		return NULL;
+	}
+	return argv;
+}
+
+void cli_command_free(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
 }
 
 char **cli_env(char *const *vars, size_t n)

@@ -294,15 +294,10 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 {
 	struct rank_ctx *x = user;
 	const struct run_args *a = x->a;
-	char **argv = calloc((size_t)a->n_cmd + 2, sizeof *argv);
-	char **envp = NULL;
-	int has_path = 0, rc = 1;
+	char **argv = NULL, **envp = NULL;
+	int rc = 1;
 	char out_path[PATH_MAX], index[32], offset[32], length[32];
 
-	if (!argv) {
-		snprintf(why, why_size, "out of memory");
-		return 1;
-	}
 	snprintf(index, sizeof index, "%zu", c->index);
 	snprintf(offset, sizeof offset, "%" PRIu64, c->offset);
 	snprintf(length, sizeof length, "%" PRIu64, c->length);
@@ -311,12 +306,7 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 					 {"{ds}", c->dataset},
 					 {"{offset}", offset},
 					 {"{length}", length}};
-	for (int i = 0; i < a->n_cmd; i++)
-		if (!(argv[i] = cli_expand(a->cmd[i], subs, LOCUS__ARRAY_LEN(subs), &has_path))) {
-			snprintf(why, why_size, "out of memory");
-			goto out;
-		}
-	if (!has_path && !(argv[a->n_cmd] = strdup(c->path))) {
+	if (!(argv = cli_command(a->cmd, a->n_cmd, subs, LOCUS__ARRAY_LEN(subs)))) {
 		snprintf(why, why_size, "out of memory");
 		goto out;
 	}
@@ -344,9 +334,7 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 	}
 	rc = cli_spawn(argv, envp, a->results ? out_path : NULL, why, why_size);
 out:
-	for (int i = 0; i <= a->n_cmd; i++)
-		free(argv[i]);
-	free(argv);
+	cli_command_free(argv);
 	free(envp);
 	return rc;
 }

@@ -259,15 +259,10 @@ static int on_chunk(const void *data, size_t len, uint64_t offset, uint32_t roun
 	char path[PATH_MAX], out_path[PATH_MAX], why[sizeof x->why] = "";
 	char off_s[32], len_s[32], round_s[32];
 	const char *tmpdir = getenv("TMPDIR");
-	char **argv = calloc((size_t)a->n_cmd + 2, sizeof *argv);
-	char **envp = NULL;
-	int fd = -1, has_path = 0, rc = 1;
+	char **argv = NULL, **envp = NULL;
+	int fd = -1, rc = 1;
 
 	path[0] = 0;
-	if (!argv) {
-		snprintf(why, sizeof why, "out of memory");
-		goto out;
-	}
 	snprintf(path, sizeof path, "%s/locus-scatter-r%d-XXXXXX",
 		 tmpdir && *tmpdir ? tmpdir : "/tmp", x->rank);
 	if ((fd = mkstemp(path)) < 0) {
@@ -299,12 +294,7 @@ static int on_chunk(const void *data, size_t len, uint64_t offset, uint32_t roun
 	snprintf(round_s, sizeof round_s, "%" PRIu32, round);
 	const struct cli_subst subs[] = {
 	    {"{}", path}, {"{offset}", off_s}, {"{length}", len_s}, {"{round}", round_s}};
-	for (int i = 0; i < a->n_cmd; i++)
-		if (!(argv[i] = cli_expand(a->cmd[i], subs, LOCUS__ARRAY_LEN(subs), &has_path))) {
-			snprintf(why, sizeof why, "out of memory");
-			goto out;
-		}
-	if (!has_path && !(argv[a->n_cmd] = strdup(path))) {
+	if (!(argv = cli_command(a->cmd, a->n_cmd, subs, LOCUS__ARRAY_LEN(subs)))) {
 		snprintf(why, sizeof why, "out of memory");
 		goto out;
 	}
@@ -343,10 +333,7 @@ out:
 		close(fd);
 	if (path[0])
 		unlink(path);
-	if (argv)
-		for (int i = 0; i <= a->n_cmd; i++)
-			free(argv[i]);
-	free(argv);
+	cli_command_free(argv);
 	free(envp);
 	if (rc && !x->why[0]) {
 		snprintf(x->why, sizeof x->why, "%s", why[0] ? why : "failed");
