@@ -111,7 +111,7 @@ static struct star_run star_locus(size_t n, int serial, uint64_t seed)
 				       .latency = -1,
 				       .no_task_results = 1};
 	double c0 = cpu_seconds();
-	if (locus_sim_run(&cfg, &r, &err))
+	if (locus_sim_run(&r, &cfg, &err))
 		die("simulation", &err);
 	out.cpu = cpu_seconds() - c0;
 	out.makespan = r->makespan;

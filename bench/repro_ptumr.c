@@ -20,8 +20,8 @@
  *          ptumr-nogt, and the lambda search), median of several runs
  *
  * Beyond the paper, fig8-fig10 also plan every instance with the lambda
- * that locus_dl_search finds and print the gain over lambda = 10. On the
- * way, every plan is executed by locus_dl_simulate: its makespan must
+ * that locus_divisible_search finds and print the gain over lambda = 10. On the
+ * way, every plan is executed by locus_divisible_simulate: its makespan must
  * equal T_real when each group's members have the same delta, and never
  * exceed it; the counts are printed at the end.
  *
@@ -47,8 +47,8 @@ static int n_inst = MAX_INST; /* instances (seeds 0..n_inst-1) a point */
 static int quick;
 
 /* Table 2 (homogeneous) and Table 3 (heterogeneous means). */
-static const struct locus_dl_worker table2 = {1, 120, 0.5, 0.01};
-static const struct locus_dl_worker table3 = {1, 200, 0.1, 0.01};
+static const struct locus_divisible_worker table2 = {1, 120, 0.5, 0.01};
+static const struct locus_divisible_worker table3 = {1, 200, 0.1, 0.01};
 #define HET_HIGH 0.43301270189221932 /* sqrt(3) / 4 */
 
 static void die(const char *what, const struct locus_error *err)
@@ -87,10 +87,10 @@ static void note(const char *fmt, ...)
 
 /* Whether every used group's members have the same delta (the simulator
  * then computes each chunk in exactly the plan's time). */
-static int equal_delta(const struct locus_dl_plan *p)
+static int equal_delta(const struct locus_divisible_plan *p)
 {
 	for (size_t k = 0; k < p->n_used; k++) {
-		const struct locus_dl_group *g = &p->groups[k];
+		const struct locus_divisible_group *g = &p->groups[k];
 		for (size_t t = g->first; t < g->first + g->count; t++)
 			if (p->workers[p->order[t]].delta != g->Delta)
 				return 0;
@@ -99,17 +99,17 @@ static int equal_delta(const struct locus_dl_plan *p)
 }
 
 /* Simulates p and counts what disagrees; `what` says how to reproduce it. */
-static void check(const struct locus_dl_plan *p, const char *what)
+static void check(const struct locus_divisible_plan *p, const char *what)
 {
 	struct locus_error err = {0};
-	struct locus_dl_run *r;
+	struct locus_divisible_run *r;
 	chk.plans++;
 	if (!isfinite(p->t_real)) {
 		chk.infinite++;
 		note("%s: T_real = %g", what, p->t_real);
 		return;
 	}
-	if (locus_dl_simulate(p, &r, &err))
+	if (locus_divisible_simulate(&r, p, &err))
 		die("simulate", &err);
 	double sim = r->makespan, rel = fabs(sim - p->t_real) / p->t_real;
 	if (equal_delta(p)) {
@@ -130,13 +130,13 @@ static void check(const struct locus_dl_plan *p, const char *what)
 		note("%s: simulated %.9g > T_real %.9g (M %zu, N_v %zu)", what, sim, p->t_real,
 		     p->rounds, p->n_used);
 	}
-	locus_dl_run_destroy(r);
+	locus_divisible_run_destroy(r);
 }
 
 static void check_report(void)
 {
 	size_t other = chk.plans - chk.equal - chk.infinite;
-	printf("### Check: every plan executed by locus_dl_simulate\n\n"
+	printf("### Check: every plan executed by locus_divisible_simulate\n\n"
 	       "| plans | with one delta per group | of them, off T_real by > 1e-6 | largest "
 	       "relative difference | simulated > T_real (1 + 1e-9) | T_real not finite | "
 	       "others: mean (least) simulated / T_real |\n"
@@ -155,43 +155,44 @@ static void check_report(void)
 
 /* ---- planning ----------------------------------------------------------- */
 
-static struct locus_dl_plan *plan(double W, double b0, const struct locus_dl_worker *w, size_t n,
-				  const struct locus_dl_options *o)
+static struct locus_divisible_plan *plan(double W, double b0,
+					 const struct locus_divisible_worker *w, size_t n,
+					 const struct locus_divisible_options *o)
 {
 	struct locus_error err = {0};
-	struct locus_dl_plan *p;
-	if (locus_dl_plan_create(W, b0, w, n, o, &p, &err))
+	struct locus_divisible_plan *p;
+	if (locus_divisible_plan_create(&p, W, b0, w, n, o, &err))
 		die("plan", &err);
 	return p;
 }
 
-static struct locus_dl_options method(const char *name)
+static struct locus_divisible_options method(const char *name)
 {
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
-	if (locus_dl_method_parse(name, &o))
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
+	if (locus_divisible_method_parse(name, &o))
 		abort();
 	return o;
 }
 
 /* Plans, checks against the simulator, and returns T_real; *rounds and
  * *used (may be NULL) get M and N_v. */
-static double t_real_of(double W, double b0, const struct locus_dl_worker *w, size_t n,
-			const struct locus_dl_options *o, const char *what, size_t *rounds,
+static double t_real_of(double W, double b0, const struct locus_divisible_worker *w, size_t n,
+			const struct locus_divisible_options *o, const char *what, size_t *rounds,
 			size_t *used)
 {
-	struct locus_dl_plan *p = plan(W, b0, w, n, o);
+	struct locus_divisible_plan *p = plan(W, b0, w, n, o);
 	check(p, what);
 	double t = p->t_real;
 	if (rounds)
 		*rounds = p->rounds;
 	if (used)
 		*used = p->n_used;
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 	return t;
 }
 
-static void homogeneous(struct locus_dl_worker *w, size_t n, double eps)
+static void homogeneous(struct locus_divisible_worker *w, size_t n, double eps)
 {
 	for (size_t i = 0; i < n; i++) {
 		w[i] = table2;
@@ -207,13 +208,13 @@ static void fig5(void)
 	static const double b0s[] = {120, 600}, epss[NE] = {0.1, 0.01, 0.001};
 	static double t[2][NE][N], x[N], bound[N];
 	static size_t rounds[2][NE][N], used[2][NE][N];
-	struct locus_dl_worker w[N];
+	struct locus_divisible_worker w[N];
 	const double W = 1000;
 	for (int b = 0; b < 2; b++)
 		for (int e = 0; e < NE; e++) {
 			homogeneous(w, N, epss[e]);
 			for (size_t m = 1; m <= N; m++) {
-				struct locus_dl_options o = method("ptumr");
+				struct locus_divisible_options o = method("ptumr");
 				o.group_size = m;
 				char what[160];
 				snprintf(what, sizeof what,
@@ -296,7 +297,7 @@ static void fig6(void)
 	enum { NN = sizeof ns / sizeof ns[0] };
 	static const double b0s[] = {120, 600};
 	const double W = 1000, eps = table2.eps;
-	struct locus_dl_worker *w = calloc(1000, sizeof *w);
+	struct locus_divisible_worker *w = calloc(1000, sizeof *w);
 	double *scan = calloc(1001, sizeof *scan);
 	if (!w || !scan)
 		abort();
@@ -316,30 +317,30 @@ static void fig6(void)
 			snprintf(what, sizeof what,
 				 "fig6: W 1000, N %zu, s 1, b 120, delta 0.5, eps %g, b0 %g", n,
 				 eps, b0s[b]);
-			struct locus_dl_options o = method("umr");
+			struct locus_divisible_options o = method("umr");
 			char w2[200];
 			snprintf(w2, sizeof w2, "%s, umr", what);
 			umr[i] = t_real_of(W, b0s[b], w, n, &o, w2, NULL, NULL);
 			o = method("ptumr");
-			struct locus_dl_options best;
-			struct locus_dl_plan *p;
+			struct locus_divisible_options best;
+			struct locus_divisible_plan *p;
 			struct locus_error err = {0};
-			if (locus_dl_search(W, b0s[b], w, n, &o, &best, &p, &err))
+			if (locus_divisible_search(&p, &best, W, b0s[b], w, n, &o, &err))
 				die("search", &err);
 			snprintf(w2, sizeof w2, "%s, ptumr, searched group_size %zu", what,
 				 best.group_size);
 			check(p, w2);
 			pt[i] = p->t_real;
-			locus_dl_plan_destroy(p);
+			locus_divisible_plan_destroy(p);
 			/* Every group size: the true best, and Fig. 7's range. */
 			size_t arg = 1;
 			for (size_t m = 1; m <= n; m++) {
 				o.group_size = m;
-				struct locus_dl_plan *q = plan(W, b0s[b], w, n, &o);
+				struct locus_divisible_plan *q = plan(W, b0s[b], w, n, &o);
 				snprintf(w2, sizeof w2, "%s, ptumr, group_size %zu", what, m);
 				check(q, w2);
 				scan[m] = q->t_real;
-				locus_dl_plan_destroy(q);
+				locus_divisible_plan_destroy(q);
 				if (scan[m] < scan[arg])
 					arg = m;
 			}
@@ -404,30 +405,30 @@ static void run_point(struct point *pt, double W, double b0, double het, double 
 		      const char *fig)
 {
 	enum { N = 100 };
-	struct locus_dl_worker w[N], mean = table3;
+	struct locus_divisible_worker w[N], mean = table3;
 	mean.eps = eps;
 	memset(pt, 0, sizeof *pt);
 	for (int s = 0; s < n_inst; s++) {
-		if (locus_dl_workers_generate(w, N, het, &mean, (uint64_t)s))
+		if (locus_divisible_workers_generate(w, N, het, &mean, (uint64_t)s))
 			abort();
 		char what[200];
 		for (int k = UMR; k <= GT; k++) {
 			if (k == NOGT && !nogt)
 				continue;
-			struct locus_dl_options o = method(mnames[k]);
+			struct locus_divisible_options o = method(mnames[k]);
 			snprintf(what, sizeof what,
 				 "%s: W %g, b0 %g, N 100, het %g, means s 1 b 200 delta 0.1 eps "
 				 "%g, seed %d, %s",
 				 fig, W, b0, het, eps, s, mnames[k]);
-			struct locus_dl_plan *p = plan(W, b0, w, N, &o);
+			struct locus_divisible_plan *p = plan(W, b0, w, N, &o);
 			check(p, what);
 			pt->ratio[k][s] = p->t_real / p->t_bound;
-			locus_dl_plan_destroy(p);
+			locus_divisible_plan_destroy(p);
 		}
-		struct locus_dl_options o = method("ptumr"), best;
-		struct locus_dl_plan *p;
+		struct locus_divisible_options o = method("ptumr"), best;
+		struct locus_divisible_plan *p;
 		struct locus_error err = {0};
-		if (locus_dl_search(W, b0, w, N, &o, &best, &p, &err))
+		if (locus_divisible_search(&p, &best, W, b0, w, N, &o, &err))
 			die("search", &err);
 		snprintf(what, sizeof what,
 			 "%s: W %g, b0 %g, N 100, het %g, means s 1 b 200 delta 0.1 eps %g, seed "
@@ -442,7 +443,7 @@ static void run_point(struct point *pt, double W, double b0, double het, double 
 			pt->better++;
 		if (pt->ratio[SEARCH][s] > pt->ratio[GT][s] * (1 + 1e-12))
 			pt->worse++;
-		locus_dl_plan_destroy(p);
+		locus_divisible_plan_destroy(p);
 	}
 }
 
@@ -611,8 +612,8 @@ static void perf(void)
 	static const double Ws[] = {1000, 100000};
 	const int runs = quick ? 3 : 7;
 	const double b0 = 1000;
-	struct locus_dl_worker *w = calloc(N, sizeof *w);
-	if (!w || locus_dl_workers_generate(w, N, HET_HIGH, &table3, 0))
+	struct locus_divisible_worker *w = calloc(N, sizeof *w);
+	if (!w || locus_divisible_workers_generate(w, N, HET_HIGH, &table3, 0))
 		abort();
 	printf("### Performance: planning 10,000 workers (het = sqrt(3)/4, Table 3 means, b0 = "
 	       "1000, seed 0); median of %d runs\n\n"
@@ -624,20 +625,22 @@ static void perf(void)
 	for (size_t iw = 0; iw < sizeof Ws / sizeof Ws[0]; iw++)
 		for (int k = 0; k < 4; k++) {
 			double t[16], W = Ws[iw];
-			struct locus_dl_plan *keep = NULL;
-			struct locus_dl_options o = method(k == 3 ? "ptumr" : names[k]), best = o;
+			struct locus_divisible_plan *keep = NULL;
+			struct locus_divisible_options o = method(k == 3 ? "ptumr" : names[k]),
+						       best = o;
 			for (int r = 0; r < runs; r++) {
 				struct locus_error err = {0};
-				struct locus_dl_plan *p;
+				struct locus_divisible_plan *p;
 				double t0 = now();
 				if (k == 3) {
-					if (locus_dl_search(W, b0, w, N, &o, &best, &p, &err))
+					if (locus_divisible_search(&p, &best, W, b0, w, N, &o,
+								   &err))
 						die("search", &err);
-				} else if (locus_dl_plan_create(W, b0, w, N, &o, &p, &err)) {
+				} else if (locus_divisible_plan_create(&p, W, b0, w, N, &o, &err)) {
 					die("plan", &err);
 				}
 				t[r] = now() - t0;
-				locus_dl_plan_destroy(keep);
+				locus_divisible_plan_destroy(keep);
 				keep = p;
 			}
 			qsort(t, (size_t)runs, sizeof t[0], by_value);
@@ -657,7 +660,7 @@ static void perf(void)
 				printf("%ld ", best.lambda);
 			printf("| %zu | %zu | %zu | %.4f |\n", keep->rounds, keep->n_used,
 			       keep->n_groups, keep->t_real / keep->t_bound);
-			locus_dl_plan_destroy(keep);
+			locus_divisible_plan_destroy(keep);
 		}
 	printf("\n");
 	free(w);

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 
 	/* DLI_map_chunks_process: one call for the whole group. */
 	struct locus_chunk_map map;
-	int rc = locus_map_chunks_process(cat, dataset, procs, n, &map);
+	int rc = locus_dli_map_chunks_process(cat, dataset, procs, n, &map);
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s\n", dataset, locus_strerror(rc));
 		locus_catalog_destroy(cat);
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		double pct;
 		/* DLI_get_data_percentage for the same process. */
-		locus_get_data_percentage(cat, dataset, procs[i], &pct);
+		locus_dli_get_data_percentage(cat, dataset, procs[i], &pct);
 		printf("%-16s %4zu chunks %6.2f%%  first:", procs[i], map.local[i].n, pct);
 		for (size_t k = 0; k < map.local[i].n && k < 5; k++)
 			printf(" %zu", map.local[i].ids[k]);
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 
 	/* DLI_check_data: would a read at this offset stay on the node? */
 	bool local;
-	if (n > 0 && locus_check_data(cat, dataset, procs[0], 0, &local) == 0)
+	if (n > 0 && locus_dli_check_data(cat, dataset, procs[0], 0, &local) == 0)
 		printf("offset 0 is %s to %s\n", local ? "local" : "remote", procs[0]);
 
 	locus_chunk_map_fini(&map);

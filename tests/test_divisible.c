@@ -7,41 +7,43 @@
 
 #include "locus/divisible.h"
 #include "locus/error.h"
-#include "sim/dl_exec.h"
+#include "sim/divisible.h"
 #include "test.h"
 
 #define CHECK_REL(a, b, rel) CHECK_NEAR((a), (b), (rel)*fabs((double)(b)) + 1e-12)
 
-static void alike(struct locus_dl_worker *w, size_t n, double s, double b, double delta, double eps)
+static void alike(struct locus_divisible_worker *w, size_t n, double s, double b, double delta,
+		  double eps)
 {
 	for (size_t i = 0; i < n; i++)
-		w[i] = (struct locus_dl_worker){s, b, delta, eps};
+		w[i] = (struct locus_divisible_worker){s, b, delta, eps};
 }
 
-static struct locus_dl_plan *plan(double W, double b0, const struct locus_dl_worker *w, size_t n,
-				  const struct locus_dl_options *o)
+static struct locus_divisible_plan *plan(double W, double b0,
+					 const struct locus_divisible_worker *w, size_t n,
+					 const struct locus_divisible_options *o)
 {
-	struct locus_dl_plan *p = NULL;
+	struct locus_divisible_plan *p = NULL;
 	struct locus_error err = {0};
-	if (locus_dl_plan_create(W, b0, w, n, o, &p, &err)) {
+	if (locus_divisible_plan_create(&p, W, b0, w, n, o, &err)) {
 		fprintf(stderr, "plan failed: %s\n", err.message);
 		return NULL;
 	}
 	return p;
 }
 
-static const struct locus_dl_worker table3 = {1, 200, 0.1, 0.01};
+static const struct locus_divisible_worker table3 = {1, 200, 0.1, 0.01};
 
 /* The three methods, and a plan of W over w under one of them with the
  * paper's other defaults. */
 static const char *const methods[] = {"umr", "ptumr", "ptumr-nogt"};
 
-static struct locus_dl_plan *plan_as(const char *method, double W, double b0,
-				     const struct locus_dl_worker *w, size_t n)
+static struct locus_divisible_plan *plan_as(const char *method, double W, double b0,
+					    const struct locus_divisible_worker *w, size_t n)
 {
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
-	if (locus_dl_method_parse(method, &o))
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
+	if (locus_divisible_method_parse(method, &o))
 		return NULL;
 	return plan(W, b0, w, n, &o);
 }
@@ -51,57 +53,57 @@ TEST(one_worker_two_rounds_by_hand)
 	/* s = 1, b = b0 = 2, no overheads, W = 3, M = 2: theta = 2, so
 	 * w = (1, 2); send 0-0.5, compute 0.5-1.5; send 0.5-1.5, compute
 	 * 1.5-3.5. */
-	struct locus_dl_worker w = {1, 2, 0, 0};
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
+	struct locus_divisible_worker w = {1, 2, 0, 0};
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
 	o.rounds = 2;
-	struct locus_dl_plan *p = plan(3, 2, &w, 1, &o);
+	struct locus_divisible_plan *p = plan(3, 2, &w, 1, &o);
 	CHECK(p);
 	CHECK_EQ_INT(p->n_used, 1);
 	CHECK_REL(p->theta, 2, 1e-12);
-	CHECK_REL(locus_dl_group_chunk(p, 0, 0), 1, 1e-12);
-	CHECK_REL(locus_dl_group_chunk(p, 1, 0), 2, 1e-12);
+	CHECK_REL(locus_divisible_group_chunk(p, 0, 0), 1, 1e-12);
+	CHECK_REL(locus_divisible_group_chunk(p, 1, 0), 2, 1e-12);
 	CHECK_REL(p->t_real, 3.5, 1e-12);
 	CHECK_REL(p->t_ideal, 3.5, 1e-12);
 	CHECK_REL(p->t_bound, 3, 1e-12);
-	struct locus_dl_run *r;
-	CHECK_EQ_INT(locus_dl_simulate(p, &r, NULL), 0);
+	struct locus_divisible_run *r;
+	CHECK_EQ_INT(locus_divisible_simulate(&r, p, NULL), 0);
 	CHECK_EQ_INT(r->n_events, 2);
 	CHECK_REL(r->events[0].recv_end, 0.5, 1e-12);
 	CHECK_REL(r->events[1].send_start, 0.5, 1e-12);
 	CHECK_REL(r->events[1].comp_start, 1.5, 1e-12);
 	CHECK_REL(r->makespan, 3.5, 1e-12);
-	locus_dl_run_destroy(r);
-	locus_dl_plan_destroy(p);
+	locus_divisible_run_destroy(r);
+	locus_divisible_plan_destroy(p);
 }
 
 TEST(one_round_is_send_then_compute)
 {
-	struct locus_dl_worker w = {2, 5, 0.25, 0.125};
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
+	struct locus_divisible_worker w = {2, 5, 0.25, 0.125};
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
 	o.rounds = 1;
-	struct locus_dl_plan *p = plan(10, 4, &w, 1, &o);
+	struct locus_divisible_plan *p = plan(10, 4, &w, 1, &o);
 	CHECK(p);
 	/* eps + W / min(b, b0) + W / s + delta */
 	CHECK_REL(p->t_real, 0.125 + 10.0 / 4 + 10.0 / 2 + 0.25, 1e-12);
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 }
 
 TEST(homogeneous_groups_follow_eq4)
 {
 	/* b0 = 600, b = 120: 5 workers fill the link, lambda 10 adds 10:
 	 * groups of 15, the last of 100 mod 15 = 10. */
-	struct locus_dl_worker w[100];
+	struct locus_divisible_worker w[100];
 	alike(w, 100, 1, 120, 0.5, 0.01);
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
-	struct locus_dl_plan *p = plan(1000, 600, w, 100, &o);
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
+	struct locus_divisible_plan *p = plan(1000, 600, w, 100, &o);
 	CHECK(p);
 	CHECK_EQ_INT(p->n_groups, 7);
 	size_t fifteen = 0, ten = 0;
 	for (size_t k = 0; k < p->n_groups; k++) {
-		const struct locus_dl_group *g = &p->groups[k];
+		const struct locus_divisible_group *g = &p->groups[k];
 		if (g->count == 15) {
 			fifteen++;
 			CHECK_REL(g->S, 15, 1e-12);
@@ -123,17 +125,17 @@ TEST(homogeneous_groups_follow_eq4)
 		double want = p->groups[p->group_of[i]].count == 15 ? 40 : 60;
 		CHECK_REL(p->rate[i], want, 1e-12);
 	}
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 }
 
 TEST(umr_is_one_worker_per_group_at_min_b0_b)
 {
-	struct locus_dl_worker w[4] = {
+	struct locus_divisible_worker w[4] = {
 	    {1, 50, 0, 0}, {2, 300, 0, 0}, {1, 100, 0, 0}, {3, 20, 0, 0}};
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
-	o.method = LOCUS_DL_UMR;
-	struct locus_dl_plan *p = plan(100, 200, w, 4, &o);
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
+	o.method = LOCUS_DIVISIBLE_UMR;
+	struct locus_divisible_plan *p = plan(100, 200, w, 4, &o);
 	CHECK(p);
 	CHECK_EQ_INT(p->n_groups, 4);
 	for (size_t k = 0; k < 4; k++)
@@ -146,7 +148,7 @@ TEST(umr_is_one_worker_per_group_at_min_b0_b)
 	CHECK_REL(p->rate[1], 200, 1e-12); /* min(b0, 300) */
 	CHECK_REL(p->rate[0], 50, 1e-12);
 	CHECK_REL(p->rate[3], 20, 1e-12);
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 }
 
 TEST(grouping_threshold_splits_at_mu_times_the_mean)
@@ -154,12 +156,12 @@ TEST(grouping_threshold_splits_at_mu_times_the_mean)
 	/* All b = 100, b0 = 1000 (10 fit) + lambda 0. r = s / 100: 1, 1, 1.2,
 	 * 2, ... With mu = 1.5 the first group takes r 1, 1, 1.2 (mean
 	 * 1.067, 1.5 x = 1.6 < 2) and stops before r = 2. */
-	struct locus_dl_worker w[6] = {{100, 100, 0, 0}, {100, 100, 0, 0}, {120, 100, 0, 0},
-				       {200, 100, 0, 0}, {210, 100, 0, 0}, {600, 100, 0, 0}};
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
+	struct locus_divisible_worker w[6] = {{100, 100, 0, 0}, {100, 100, 0, 0}, {120, 100, 0, 0},
+					      {200, 100, 0, 0}, {210, 100, 0, 0}, {600, 100, 0, 0}};
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
 	o.lambda = 0;
-	struct locus_dl_plan *p = plan(1000, 1000, w, 6, &o);
+	struct locus_divisible_plan *p = plan(1000, 1000, w, 6, &o);
 	CHECK(p);
 	/* Groups in r order: {0,1,2}, {3,4}, {5}; without GT one group. */
 	CHECK_EQ_INT(p->n_groups, 3);
@@ -176,29 +178,29 @@ TEST(grouping_threshold_splits_at_mu_times_the_mean)
 	CHECK_EQ_INT(p->n_used, 1);
 	CHECK_EQ_INT(p->group_of[3], -1);
 	CHECK(p->rate[3] == 0);
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 	o.gt = 0;
 	p = plan(1000, 1000, w, 6, &o);
 	CHECK(p);
 	CHECK_EQ_INT(p->n_groups, 1);
 	CHECK_EQ_INT(p->groups[0].count, 6);
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 }
 
 TEST(eq6_sum_equal_to_one_is_not_below_one)
 {
 	/* 120 workers of R = 1/120: the sum of all is 1 (up to rounding):
 	 * 119 are used, whatever the rounding of the sum. */
-	struct locus_dl_worker w[120];
+	struct locus_divisible_worker w[120];
 	alike(w, 120, 1, 120, 0.5, 0.01);
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
-	o.method = LOCUS_DL_UMR;
-	struct locus_dl_plan *p = plan(1000, 120, w, 120, &o);
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
+	o.method = LOCUS_DIVISIBLE_UMR;
+	struct locus_divisible_plan *p = plan(1000, 120, w, 120, &o);
 	CHECK(p);
 	CHECK_EQ_INT(p->n_used, 119);
 	CHECK(isfinite(p->t_real));
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 }
 
 /* The round condition on a plan's chunks: every used virtual worker
@@ -206,33 +208,34 @@ TEST(eq6_sum_equal_to_one_is_not_below_one)
  * of them (which checks Eq. 7, Eq. 8 and the sign of E_k in gamma). */
 TEST(round_condition_holds_with_heterogeneous_overheads)
 {
-	struct locus_dl_worker w[60];
-	locus_dl_workers_generate(w, 60, 0.4, &table3, 7);
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
+	struct locus_divisible_worker w[60];
+	locus_divisible_workers_generate(w, 60, 0.4, &table3, 7);
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
 	o.rounds = 5;
-	struct locus_dl_plan *p = plan(1e6, 1000, w, 60, &o);
+	struct locus_divisible_plan *p = plan(1e6, 1000, w, 60, &o);
 	CHECK(p);
 	CHECK(isfinite(p->t_real));
 	CHECK(p->n_used >= 2);
 	for (size_t j = 0; j + 2 < p->rounds; j++) {
 		double send = 0;
 		for (size_t k = 0; k < p->n_used; k++)
-			send += locus_dl_group_chunk(p, j + 1, k) / p->groups[k].B + p->groups[k].E;
+			send += locus_divisible_group_chunk(p, j + 1, k) / p->groups[k].B +
+				p->groups[k].E;
 		for (size_t k = 0; k < p->n_used; k++) {
-			const struct locus_dl_group *g = &p->groups[k];
-			double comp = locus_dl_group_chunk(p, j, k) / g->S + g->Delta;
+			const struct locus_divisible_group *g = &p->groups[k];
+			double comp = locus_divisible_group_chunk(p, j, k) / g->S + g->Delta;
 			CHECK_REL(comp, send, 1e-9);
 		}
 	}
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 }
 
 /* T_ideal by brute force: the chunks of Eq. 7 with w_j from the
  * recurrence, each virtual worker computing without a pause from the end
  * of its first transfer, the last chunks re-sized so that all end together
  * (found by bisection). */
-static double t_ideal_brute(const struct locus_dl_plan *p, size_t M, double *w0_out)
+static double t_ideal_brute(const struct locus_divisible_plan *p, size_t M, double *w0_out)
 {
 	size_t K = p->n_used;
 	double S = 0, D = 0;
@@ -263,7 +266,7 @@ static double t_ideal_brute(const struct locus_dl_plan *p, size_t M, double *w0_
 		wj[j] = theta * wj[j - 1] + c;
 	double o = 0;
 	for (size_t k = 0; k < K; k++) {
-		const struct locus_dl_group *g = &p->groups[k];
+		const struct locus_divisible_group *g = &p->groups[k];
 		double alpha = g->S / S, beta = g->S * D / S - g->S * g->Delta;
 		o += (alpha * w0 + beta) / g->B + g->E;
 		fin[k] = o;
@@ -291,10 +294,10 @@ TEST(t_ideal_equals_brute_force)
 	static const double hets[] = {0, 0.2, 0.43};
 	size_t checked = 0;
 	for (size_t h = 0; h < 3; h++) {
-		struct locus_dl_worker w[100];
-		locus_dl_workers_generate(w, 100, hets[h], &table3, 11 + h);
+		struct locus_divisible_worker w[100];
+		locus_divisible_workers_generate(w, 100, hets[h], &table3, 11 + h);
 		for (size_t mi = 0; mi < 3; mi++) {
-			struct locus_dl_plan *p = plan_as(methods[mi], 5000, 1000, w, 100);
+			struct locus_divisible_plan *p = plan_as(methods[mi], 5000, 1000, w, 100);
 			CHECK(p);
 			for (size_t M = 1; M <= 12; M++) {
 				double w0, brute = t_ideal_brute(p, M, &w0);
@@ -303,7 +306,7 @@ TEST(t_ideal_equals_brute_force)
 				if (!(w0 > 0))
 					continue;
 				checked++;
-				CHECK_REL(locus_dl_t_ideal(p, (double)M), brute, 1e-9);
+				CHECK_REL(locus_divisible_t_ideal(p, (double)M), brute, 1e-9);
 				/* Eq. A.5's w_0 = (1-theta)/(1-theta^M)(W - M gamma) + gamma */
 				double a5 = (1 - p->theta) / (1 - pow(p->theta, (double)M)) *
 						(p->W - (double)M * p->gamma) +
@@ -311,7 +314,7 @@ TEST(t_ideal_equals_brute_force)
 				if (M > 1)
 					CHECK_REL(w0, a5, 1e-8);
 			}
-			locus_dl_plan_destroy(p);
+			locus_divisible_plan_destroy(p);
 		}
 	}
 	CHECK(checked >= 40);
@@ -319,58 +322,59 @@ TEST(t_ideal_equals_brute_force)
 
 TEST(m_star_minimises_t_ideal_and_m_plus_is_the_best_candidate)
 {
-	struct locus_dl_worker w[100];
-	locus_dl_workers_generate(w, 100, 0.3, &table3, 3);
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
-	struct locus_dl_plan *p = plan(10000, 1000, w, 100, &o);
+	struct locus_divisible_worker w[100];
+	locus_divisible_workers_generate(w, 100, 0.3, &table3, 3);
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
+	struct locus_divisible_plan *p = plan(10000, 1000, w, 100, &o);
 	CHECK(p);
-	double t = locus_dl_t_ideal(p, p->m_star);
+	double t = locus_divisible_t_ideal(p, p->m_star);
 	for (double M = 1; M <= 60; M += 0.25)
-		CHECK(t <= locus_dl_t_ideal(p, M) * (1 + 1e-12));
+		CHECK(t <= locus_divisible_t_ideal(p, M) * (1 + 1e-12));
 	CHECK(p->m_star > 1.5);
 	double best = INFINITY;
 	for (int i = 0; i < 4; i++) {
 		CHECK(p->cand[i].rounds >= 1);
 		CHECK(fabs((double)p->cand[i].rounds - p->m_star) <= 2.0 + 1e-9);
-		CHECK_REL(locus_dl_t_real(p, p->cand[i].rounds, NULL), p->cand[i].t_real, 1e-12);
+		CHECK_REL(locus_divisible_t_real(p, p->cand[i].rounds, NULL), p->cand[i].t_real,
+			  1e-12);
 		if (p->cand[i].t_real < best)
 			best = p->cand[i].t_real;
 	}
 	CHECK_REL(p->t_real, best, 1e-12);
 	CHECK(!p->fallback);
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 }
 
 /* Executes p in the simulator and checks what holds for every plan: the
  * units sent add up to W, each worker's chunk is proportional to its speed,
  * and nothing beats T_bound. Returns the simulated makespan (NaN on
  * failure). */
-static double simulate_checked(const struct locus_dl_plan *p)
+static double simulate_checked(const struct locus_divisible_plan *p)
 {
-	struct locus_dl_run *r;
-	if (locus_dl_simulate(p, &r, NULL))
+	struct locus_divisible_run *r;
+	if (locus_divisible_simulate(&r, p, NULL))
 		return NAN;
 	double sum = 0, ms = r->makespan;
 	int ok = 1;
 	for (size_t e = 0; e < r->n_events; e++) {
-		const struct locus_dl_event *v = &r->events[e];
+		const struct locus_divisible_event *v = &r->events[e];
 		sum += v->units;
-		const struct locus_dl_group *g = &p->groups[v->group];
-		double want =
-		    locus_dl_group_chunk(p, v->round, v->group) * p->workers[v->worker].s / g->S;
+		const struct locus_divisible_group *g = &p->groups[v->group];
+		double want = locus_divisible_group_chunk(p, v->round, v->group) *
+			      p->workers[v->worker].s / g->S;
 		if (fabs(v->units - want) > 1e-9 * want || v->recv_end < v->send_start ||
 		    v->comp_start < v->recv_end || v->comp_end <= v->comp_start)
 			ok = 0;
 		/* Transfers of a group end together: c_i / b'_i = C / B. */
 		if (fabs(v->recv_end - v->send_start -
-			 (locus_dl_group_chunk(p, v->round, v->group) / g->B +
+			 (locus_divisible_group_chunk(p, v->round, v->group) / g->B +
 			  p->workers[v->worker].eps)) > 1e-9 * (1 + v->recv_end))
 			ok = 0;
 	}
 	if (fabs(sum - p->W) > 1e-9 * p->W || ms < p->t_bound)
 		ok = 0;
-	locus_dl_run_destroy(r);
+	locus_divisible_run_destroy(r);
 	return ok ? ms : NAN;
 }
 
@@ -378,22 +382,22 @@ TEST(simulator_matches_t_real_on_the_homogeneous_grid)
 {
 	/* Fig. 5's grid: every m from 1 to 100, b0 120 and 600, three eps. */
 	static const double b0s[] = {120, 600}, epss[] = {0.1, 0.01, 0.001};
-	struct locus_dl_worker w[100];
+	struct locus_divisible_worker w[100];
 	size_t checked = 0;
 	for (size_t bi = 0; bi < 2; bi++)
 		for (size_t ei = 0; ei < 3; ei++) {
 			alike(w, 100, 1, 120, 0.5, epss[ei]);
 			for (size_t m = 1; m <= 100; m++) {
-				struct locus_dl_options o;
-				locus_dl_options_default(&o);
+				struct locus_divisible_options o;
+				locus_divisible_options_default(&o);
 				o.group_size = m;
-				struct locus_dl_plan *p = plan(1000, b0s[bi], w, 100, &o);
+				struct locus_divisible_plan *p = plan(1000, b0s[bi], w, 100, &o);
 				CHECK(p);
 				double ms = simulate_checked(p);
 				CHECK(!isnan(ms));
 				CHECK_REL(ms, p->t_real, 1e-6);
 				CHECK(p->t_real >= p->t_bound);
-				locus_dl_plan_destroy(p);
+				locus_divisible_plan_destroy(p);
 				checked++;
 			}
 		}
@@ -405,18 +409,18 @@ TEST(simulator_matches_t_real_when_deltas_are_equal_within_groups)
 	/* s, b and eps vary; delta is the same for all: the paper's virtual
 	 * worker is exact, so the execution takes T_real. */
 	for (uint64_t seed = 1; seed <= 30; seed++) {
-		struct locus_dl_worker w[80];
-		locus_dl_workers_generate(w, 80, 0.43, &table3, seed);
+		struct locus_divisible_worker w[80];
+		locus_divisible_workers_generate(w, 80, 0.43, &table3, seed);
 		for (size_t i = 0; i < 80; i++)
 			w[i].delta = 0.1;
 		for (size_t mi = 0; mi < 3; mi++) {
-			struct locus_dl_plan *p =
+			struct locus_divisible_plan *p =
 			    plan_as(methods[mi], 1000 * (double)seed, 1000, w, 80);
 			CHECK(p);
 			double ms = simulate_checked(p);
 			CHECK(!isnan(ms));
 			CHECK_REL(ms, p->t_real, 1e-6);
-			locus_dl_plan_destroy(p);
+			locus_divisible_plan_destroy(p);
 		}
 	}
 }
@@ -426,17 +430,18 @@ TEST(simulator_never_exceeds_t_real_with_heterogeneous_deltas)
 	/* Delta_k is the group's largest delta: members with less finish
 	 * earlier, never later. */
 	for (uint64_t seed = 1; seed <= 30; seed++) {
-		struct locus_dl_worker w[100];
-		locus_dl_workers_generate(w, 100, 0.5, &table3, seed);
+		struct locus_divisible_worker w[100];
+		locus_divisible_workers_generate(w, 100, 0.5, &table3, seed);
 		for (size_t mi = 0; mi < 3; mi++) {
-			struct locus_dl_plan *p = plan_as(methods[mi], 100 + 300 * (double)seed,
-							  200 * (double)(1 + seed % 10), w, 100);
+			struct locus_divisible_plan *p =
+			    plan_as(methods[mi], 100 + 300 * (double)seed,
+				    200 * (double)(1 + seed % 10), w, 100);
 			CHECK(p);
 			CHECK(p->t_real >= p->t_bound);
 			double ms = simulate_checked(p);
 			CHECK(!isnan(ms));
 			CHECK(ms <= p->t_real * (1 + 1e-9));
-			locus_dl_plan_destroy(p);
+			locus_divisible_plan_destroy(p);
 		}
 	}
 }
@@ -446,14 +451,14 @@ TEST(sharing_model_agrees_with_the_direct_ends)
 	/* Where a group's caps fit its links the simulator computes the ends
 	 * directly; the max-min sharing model must give the same times. */
 	for (uint64_t seed = 1; seed <= 10; seed++) {
-		struct locus_dl_worker w[100];
-		locus_dl_workers_generate(w, 100, 0.5, &table3, seed);
+		struct locus_divisible_worker w[100];
+		locus_divisible_workers_generate(w, 100, 0.5, &table3, seed);
 		for (size_t mi = 0; mi < 3; mi++) {
-			struct locus_dl_plan *p = plan_as(methods[mi], 2000, 1000, w, 100);
+			struct locus_divisible_plan *p = plan_as(methods[mi], 2000, 1000, w, 100);
 			CHECK(p);
-			struct locus_dl_run *a, *b;
-			CHECK_EQ_INT(locus__dl_simulate(p, 0, &a, NULL), 0);
-			CHECK_EQ_INT(locus__dl_simulate(p, 1, &b, NULL), 0);
+			struct locus_divisible_run *a, *b;
+			CHECK_EQ_INT(locus__divisible_simulate(p, 0, &a, NULL), 0);
+			CHECK_EQ_INT(locus__divisible_simulate(p, 1, &b, NULL), 0);
 			CHECK_EQ_INT(a->flows, 0);
 			CHECK_EQ_INT(b->flows, b->n_events);
 			CHECK_EQ_INT(a->n_events, b->n_events);
@@ -463,9 +468,9 @@ TEST(sharing_model_agrees_with_the_direct_ends)
 			}
 			CHECK_REL(a->makespan, b->makespan, 1e-9);
 			CHECK_REL(a->link_busy, b->link_busy, 1e-9);
-			locus_dl_run_destroy(a);
-			locus_dl_run_destroy(b);
-			locus_dl_plan_destroy(p);
+			locus_divisible_run_destroy(a);
+			locus_divisible_run_destroy(b);
+			locus_divisible_plan_destroy(p);
 		}
 	}
 }
@@ -474,101 +479,103 @@ TEST(small_workloads_keep_chunks_non_negative)
 {
 	/* Large spread of delta and a tiny W: Eq. 7 gives negative chunks for
 	 * many M; the plan must pick a feasible M and still send all of W. */
-	struct locus_dl_worker w[50];
-	locus_dl_workers_generate(w, 50, 0.55, &(struct locus_dl_worker){1, 200, 2, 0.05}, 5);
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
+	struct locus_divisible_worker w[50];
+	locus_divisible_workers_generate(w, 50, 0.55,
+					 &(struct locus_divisible_worker){1, 200, 2, 0.05}, 5);
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
 	for (double W = 1; W <= 1000; W *= 3) {
-		struct locus_dl_plan *p = plan(W, 1000, w, 50, &o);
+		struct locus_divisible_plan *p = plan(W, 1000, w, 50, &o);
 		CHECK(p);
 		CHECK(isfinite(p->t_real));
 		double sum = 0;
 		for (size_t j = 0; j < p->rounds; j++)
 			for (size_t k = 0; k < p->n_used; k++) {
-				CHECK(locus_dl_group_chunk(p, j, k) >= 0);
-				sum += locus_dl_group_chunk(p, j, k);
+				CHECK(locus_divisible_group_chunk(p, j, k) >= 0);
+				sum += locus_divisible_group_chunk(p, j, k);
 			}
 		CHECK_REL(sum, W, 1e-9);
 		double ms = simulate_checked(p);
 		CHECK(!isnan(ms));
 		CHECK(ms <= p->t_real * (1 + 1e-9));
-		locus_dl_plan_destroy(p);
+		locus_divisible_plan_destroy(p);
 	}
 }
 
 TEST(search_never_loses_to_the_paper_defaults)
 {
-	struct locus_dl_worker w[100];
-	locus_dl_workers_generate(w, 100, sqrt(3.0) / 4, &table3, 9);
-	struct locus_dl_options o, best;
-	locus_dl_options_default(&o);
-	struct locus_dl_plan *p10 = plan(1000, 1000, w, 100, &o), *ps;
+	struct locus_divisible_worker w[100];
+	locus_divisible_workers_generate(w, 100, sqrt(3.0) / 4, &table3, 9);
+	struct locus_divisible_options o, best;
+	locus_divisible_options_default(&o);
+	struct locus_divisible_plan *p10 = plan(1000, 1000, w, 100, &o), *ps;
 	CHECK(p10);
-	CHECK_EQ_INT(locus_dl_search(1000, 1000, w, 100, &o, &best, &ps, NULL), 0);
+	CHECK_EQ_INT(locus_divisible_search(&ps, &best, 1000, 1000, w, 100, &o, NULL), 0);
 	CHECK(ps->t_real <= p10->t_real);
 	CHECK_EQ_INT(ps->opt.lambda, best.lambda);
 	/* No lambda from 0 to 100 beats the one found. */
 	for (long l = 0; l <= 100; l++) {
 		o.lambda = l;
-		struct locus_dl_plan *q = plan(1000, 1000, w, 100, &o);
+		struct locus_divisible_plan *q = plan(1000, 1000, w, 100, &o);
 		CHECK(q);
 		CHECK(q->t_real >= ps->t_real * (1 - 1e-12));
-		locus_dl_plan_destroy(q);
+		locus_divisible_plan_destroy(q);
 	}
-	locus_dl_plan_destroy(p10);
-	locus_dl_plan_destroy(ps);
+	locus_divisible_plan_destroy(p10);
+	locus_divisible_plan_destroy(ps);
 	/* Alike workers: the group size is searched. */
 	alike(w, 100, 1, 120, 0.5, 0.01);
-	locus_dl_options_default(&o);
-	CHECK_EQ_INT(locus_dl_search(1000, 600, w, 100, &o, &best, &ps, NULL), 0);
+	locus_divisible_options_default(&o);
+	CHECK_EQ_INT(locus_divisible_search(&ps, &best, 1000, 600, w, 100, &o, NULL), 0);
 	CHECK(best.group_size >= 1);
 	for (size_t m = 1; m <= 100; m++) {
 		o.group_size = m;
-		struct locus_dl_plan *q = plan(1000, 600, w, 100, &o);
+		struct locus_divisible_plan *q = plan(1000, 600, w, 100, &o);
 		CHECK(q);
 		CHECK(q->t_real >= ps->t_real * (1 - 1e-12));
-		locus_dl_plan_destroy(q);
+		locus_divisible_plan_destroy(q);
 	}
-	locus_dl_plan_destroy(ps);
+	locus_divisible_plan_destroy(ps);
 }
 
 TEST(bad_input_is_refused_with_a_reason)
 {
-	struct locus_dl_worker w[2] = {{1, 10, 0, 0}, {0, 10, 0, 0}};
-	struct locus_dl_plan *p;
+	struct locus_divisible_worker w[2] = {{1, 10, 0, 0}, {0, 10, 0, 0}};
+	struct locus_divisible_plan *p;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_dl_plan_create(10, 10, w, 2, NULL, &p, &err), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 10, 10, w, 2, NULL, &err), LOCUS_EINVAL);
 	CHECK(strstr(err.message, "worker 1"));
-	CHECK_EQ_INT(locus_dl_plan_create(0, 10, w, 1, NULL, &p, &err), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 0, 10, w, 1, NULL, &err), LOCUS_EINVAL);
 	CHECK(strstr(err.message, "W"));
-	CHECK_EQ_INT(locus_dl_plan_create(10, -1, w, 1, NULL, &p, &err), LOCUS_EINVAL);
-	CHECK_EQ_INT(locus_dl_plan_create(10, 10, w, 0, NULL, &p, &err), LOCUS_EINVAL);
-	w[1] = (struct locus_dl_worker){1, 10, -1, 0};
-	CHECK_EQ_INT(locus_dl_plan_create(10, 10, w, 2, NULL, &p, &err), LOCUS_EINVAL);
-	w[1] = (struct locus_dl_worker){1, NAN, 0, 0};
-	CHECK_EQ_INT(locus_dl_plan_create(10, 10, w, 2, NULL, &p, &err), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 10, -1, w, 1, NULL, &err), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 10, 10, w, 0, NULL, &err), LOCUS_EINVAL);
+	w[1] = (struct locus_divisible_worker){1, 10, -1, 0};
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 10, 10, w, 2, NULL, &err), LOCUS_EINVAL);
+	w[1] = (struct locus_divisible_worker){1, NAN, 0, 0};
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 10, 10, w, 2, NULL, &err), LOCUS_EINVAL);
 	/* Too many rounds for the overheads: refused, not planned. */
-	struct locus_dl_worker many[60];
-	locus_dl_workers_generate(many, 60, 0.4, &table3, 7);
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
+	struct locus_divisible_worker many[60];
+	locus_divisible_workers_generate(many, 60, 0.4, &table3, 7);
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
 	o.rounds = 6;
-	CHECK_EQ_INT(locus_dl_plan_create(20000, 1000, many, 60, &o, &p, &err), LOCUS_ERANGE);
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 20000, 1000, many, 60, &o, &err),
+		     LOCUS_ERANGE);
 	CHECK(strstr(err.message, "6 rounds"));
 	/* So many rounds that theta^M overflows: refused too. */
 	o.rounds = 4000;
-	CHECK_EQ_INT(locus_dl_plan_create(4.77, 1000, many, 2, &o, &p, &err), LOCUS_ERANGE);
-	CHECK_EQ_INT(locus_dl_method_parse("ptumr-nogt", &o), 0);
-	CHECK_EQ_STR(locus_dl_method_name(&o), "ptumr-nogt");
-	CHECK_EQ_INT(locus_dl_method_parse("PTUMR", &o), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 4.77, 1000, many, 2, &o, &err), LOCUS_ERANGE);
+	CHECK_EQ_INT(locus_divisible_method_parse("ptumr-nogt", &o), 0);
+	CHECK_EQ_STR(locus_divisible_method_name(&o), "ptumr-nogt");
+	CHECK_EQ_INT(locus_divisible_method_parse("PTUMR", &o), LOCUS_EINVAL);
 }
 
 TEST(generated_workers_follow_eq11_and_the_seed)
 {
-	struct locus_dl_worker a[1000], b[10];
+	struct locus_divisible_worker a[1000], b[10];
 	double het = 0.4, lo = 1 - sqrt(3.0) * het, hi = 1 + sqrt(3.0) * het;
-	CHECK_EQ_INT(locus_dl_workers_generate(a, 1000, het, &table3, 42), 0);
-	CHECK_EQ_INT(locus_dl_workers_generate(b, 10, het, &table3, 42), 0);
+	CHECK_EQ_INT(locus_divisible_workers_generate(a, 1000, het, &table3, 42), 0);
+	CHECK_EQ_INT(locus_divisible_workers_generate(b, 10, het, &table3, 42), 0);
 	double mean = 0, var = 0;
 	for (size_t i = 0; i < 1000; i++) {
 		CHECK(a[i].s >= lo && a[i].s <= hi);
@@ -582,7 +589,7 @@ TEST(generated_workers_follow_eq11_and_the_seed)
 	CHECK_NEAR(sqrt(var) / mean, het, 0.03);
 	for (size_t i = 0; i < 10; i++)
 		CHECK(memcmp(&a[i], &b[i], sizeof a[i]) == 0);
-	CHECK_EQ_INT(locus_dl_workers_generate(a, 10, 0.6, &table3, 1), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_divisible_workers_generate(a, 10, 0.6, &table3, 1), LOCUS_EINVAL);
 }
 
 TEST(workers_file_reads_counts_and_reports_errors)
@@ -590,11 +597,12 @@ TEST(workers_file_reads_counts_and_reports_errors)
 	const char *good = "{\"format\": \"locus-workers\", \"version\": 1, \"b0\": 600,\n"
 			   " \"workers\": [{\"s\": 1, \"b\": 120, \"delta\": 0.5, \"count\": 3},\n"
 			   "             {\"s\": 2, \"b\": 60, \"eps\": 0.01, \"name\": \"big\"}]}";
-	struct locus_dl_worker *w;
+	struct locus_divisible_worker *w;
 	size_t n;
 	double b0 = 0;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_dl_workers_parse(good, strlen(good), "w.json", &w, &n, &b0, &err), 0);
+	CHECK_EQ_INT(locus_divisible_workers_parse(&w, &n, &b0, good, strlen(good), "w.json", &err),
+		     0);
 	CHECK_EQ_INT(n, 4);
 	CHECK(b0 == 600);
 	CHECK(w[2].s == 1 && w[2].b == 120 && w[2].delta == 0.5 && w[2].eps == 0);
@@ -620,8 +628,8 @@ TEST(workers_file_reads_counts_and_reports_errors)
 	    {"{\"format\": \"locus-workers\",\n \"version\": 1,, }", "invalid JSON"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		int rc = locus_dl_workers_parse(bad[i].text, strlen(bad[i].text), "w.json", &w, &n,
-						&b0, &err);
+		int rc = locus_divisible_workers_parse(&w, &n, &b0, bad[i].text,
+						       strlen(bad[i].text), "w.json", &err);
 		CHECK(rc == LOCUS_EINVAL || rc == LOCUS_EPARSE);
 		if (!strstr(err.message, bad[i].says)) {
 			fprintf(stderr, "case %zu: message \"%s\" lacks \"%s\"\n", i, err.message,
@@ -631,39 +639,40 @@ TEST(workers_file_reads_counts_and_reports_errors)
 		CHECK_EQ_STR(err.file, "w.json");
 	}
 	/* A syntax error says where. */
-	locus_dl_workers_parse(bad[7].text, strlen(bad[7].text), "w.json", &w, &n, &b0, &err);
+	locus_divisible_workers_parse(&w, &n, &b0, bad[7].text, strlen(bad[7].text), "w.json",
+				      &err);
 	CHECK_EQ_INT(err.line, 2);
 }
 
 TEST(reports_write_the_plan)
 {
-	struct locus_dl_worker w[20];
-	locus_dl_workers_generate(w, 20, 0.3, &table3, 2);
-	struct locus_dl_plan *p = plan(500, 1000, w, 20, NULL);
+	struct locus_divisible_worker w[20];
+	locus_divisible_workers_generate(w, 20, 0.3, &table3, 2);
+	struct locus_divisible_plan *p = plan(500, 1000, w, 20, NULL);
 	CHECK(p);
-	struct locus_dl_run *r;
-	CHECK_EQ_INT(locus_dl_simulate(p, &r, NULL), 0);
+	struct locus_divisible_run *r;
+	CHECK_EQ_INT(locus_divisible_simulate(&r, p, NULL), 0);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
-	CHECK_EQ_INT(locus_dl_report_json(p, r, "simulated", fp), 0);
+	CHECK_EQ_INT(locus_divisible_report_json(p, r, "simulated", fp), 0);
 	fclose(fp);
 	CHECK(strstr(buf, "\"format\": \"locus-plan\""));
 	CHECK(strstr(buf, "\"execution\": {\"label\": \"simulated\""));
 	free(buf);
 	fp = open_memstream(&buf, &len);
-	CHECK_EQ_INT(locus_dl_report_svg(p, r, fp), 0);
+	CHECK_EQ_INT(locus_divisible_report_svg(p, r, fp), 0);
 	fclose(fp);
 	CHECK(strncmp(buf, "<svg", 4) == 0);
 	CHECK(strstr(buf, "</svg>\n"));
 	free(buf);
 	fp = open_memstream(&buf, &len);
-	CHECK_EQ_INT(locus_dl_report_table(p, r, fp), 0);
+	CHECK_EQ_INT(locus_divisible_report_table(p, r, fp), 0);
 	fclose(fp);
 	CHECK(strstr(buf, "T_real"));
 	free(buf);
-	locus_dl_run_destroy(r);
-	locus_dl_plan_destroy(p);
+	locus_divisible_run_destroy(r);
+	locus_divisible_plan_destroy(p);
 }
 
 TEST_MAIN(TEST_ENTRY(one_worker_two_rounds_by_hand), TEST_ENTRY(one_round_is_send_then_compute),

@@ -94,29 +94,30 @@ TEST(map_process_chunks)
 			    dn4[] = {1, 2, 3};
 	for (int i = 0; i < 4; i++) {
 		struct locus_idlist l;
-		CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, s[i].a, "dn1", &l), 0);
+		CHECK_EQ_INT(locus_dli_map_process_chunks(s[i].cat, s[i].a, "dn1", &l), 0);
 		CHECK(same_ids(&l, dn1, 3));
 		locus_idlist_fini(&l);
-		CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, s[i].a, "dn2", &l), 0);
+		CHECK_EQ_INT(locus_dli_map_process_chunks(s[i].cat, s[i].a, "dn2", &l), 0);
 		CHECK(same_ids(&l, dn2, 3));
 		locus_idlist_fini(&l);
-		CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, s[i].a, "dn3", &l), 0);
+		CHECK_EQ_INT(locus_dli_map_process_chunks(s[i].cat, s[i].a, "dn3", &l), 0);
 		CHECK(same_ids(&l, dn3, 3));
 		locus_idlist_fini(&l);
-		CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, s[i].a, "dn4", &l), 0);
+		CHECK_EQ_INT(locus_dli_map_process_chunks(s[i].cat, s[i].a, "dn4", &l), 0);
 		CHECK(same_ids(&l, dn4, 3));
 		locus_idlist_fini(&l);
 		/* A process on a host without data has nothing local. */
-		CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, s[i].a, "dn9", &l), 0);
+		CHECK_EQ_INT(locus_dli_map_process_chunks(s[i].cat, s[i].a, "dn9", &l), 0);
 		CHECK_EQ_INT(l.n, 0);
 		locus_idlist_fini(&l);
-		CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, "nope", "dn1", &l), LOCUS_ENOENT);
+		CHECK_EQ_INT(locus_dli_map_process_chunks(s[i].cat, "nope", "dn1", &l),
+			     LOCUS_ENOENT);
 		if (s[i].b) {
 			static const size_t b1[] = {1}, b2[] = {0};
-			CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, s[i].b, "dn1", &l), 0);
+			CHECK_EQ_INT(locus_dli_map_process_chunks(s[i].cat, s[i].b, "dn1", &l), 0);
 			CHECK(same_ids(&l, b1, 1));
 			locus_idlist_fini(&l);
-			CHECK_EQ_INT(locus_map_process_chunks(s[i].cat, s[i].b, "dn2", &l), 0);
+			CHECK_EQ_INT(locus_dli_map_process_chunks(s[i].cat, s[i].b, "dn2", &l), 0);
 			CHECK(same_ids(&l, b2, 1));
 			locus_idlist_fini(&l);
 		}
@@ -134,7 +135,7 @@ TEST(map_chunks_process)
 	static const size_t dn1[] = {0, 2, 4}, dn4[] = {1, 2, 3};
 	for (int i = 0; i < 4; i++) {
 		struct locus_chunk_map m;
-		CHECK_EQ_INT(locus_map_chunks_process(s[i].cat, s[i].a, procs, 5, &m), 0);
+		CHECK_EQ_INT(locus_dli_map_chunks_process(s[i].cat, s[i].a, procs, 5, &m), 0);
 		CHECK_EQ_INT(m.n_procs, 5);
 		CHECK_EQ_STR(s[i].cat->datasets[m.dataset].name, s[i].a);
 		CHECK(same_ids(&m.local[0], dn4, 3));
@@ -143,7 +144,7 @@ TEST(map_chunks_process)
 		CHECK_EQ_INT(m.local[3].n, 0);
 		CHECK(same_ids(&m.local[4], dn1, 3));
 		locus_chunk_map_fini(&m);
-		CHECK_EQ_INT(locus_map_chunks_process(s[i].cat, "nope", procs, 5, &m),
+		CHECK_EQ_INT(locus_dli_map_chunks_process(s[i].cat, "nope", procs, 5, &m),
 			     LOCUS_ENOENT);
 	}
 	close_sources(s);
@@ -156,7 +157,7 @@ TEST(map_dprocess_dchunks)
 	const char *procs[] = {"dn1", "dn2", "dn3", "dn4"};
 	for (int i = 0; i < 4; i++) {
 		struct locus_dir_map m;
-		CHECK_EQ_INT(locus_map_dprocess_dchunks(s[i].cat, s[i].dir, procs, 4, &m), 0);
+		CHECK_EQ_INT(locus_dli_map_dprocess_dchunks(s[i].cat, s[i].dir, procs, 4, &m), 0);
 		CHECK_EQ_INT(m.n_datasets, s[i].b ? 2 : 1);
 		CHECK_EQ_STR(s[i].cat->datasets[m.maps[0].dataset].name, s[i].a);
 		CHECK_EQ_INT(m.maps[0].local[3].n, 3);
@@ -172,22 +173,22 @@ TEST(map_dprocess_dchunks)
 		/* A trailing slash means the same directory. */
 		char withslash[64];
 		snprintf(withslash, sizeof withslash, "%s/", s[i].dir);
-		CHECK_EQ_INT(locus_map_dprocess_dchunks(s[i].cat, withslash, procs, 4, &m), 0);
+		CHECK_EQ_INT(locus_dli_map_dprocess_dchunks(s[i].cat, withslash, procs, 4, &m), 0);
 		CHECK_EQ_INT(m.n_datasets, s[i].b ? 2 : 1);
 		locus_dir_map_fini(&m);
 		if (s[i].subdir) {
 			CHECK_EQ_INT(
-			    locus_map_dprocess_dchunks(s[i].cat, s[i].subdir, procs, 4, &m), 0);
+			    locus_dli_map_dprocess_dchunks(s[i].cat, s[i].subdir, procs, 4, &m), 0);
 			CHECK_EQ_INT(m.n_datasets, 1);
 			CHECK_EQ_STR(s[i].cat->datasets[m.maps[0].dataset].name, s[i].b);
 			locus_dir_map_fini(&m);
 		}
 		/* "di" is a prefix of "dir" but not a directory above it. */
 		CHECK_EQ_INT(
-		    locus_map_dprocess_dchunks(s[i].cat, i == 1 ? "/di" : "di", procs, 4, &m),
+		    locus_dli_map_dprocess_dchunks(s[i].cat, i == 1 ? "/di" : "di", procs, 4, &m),
 		    LOCUS_ENOENT);
 		/* The whole catalog. */
-		CHECK_EQ_INT(locus_map_dprocess_dchunks(s[i].cat, "", procs, 4, &m), 0);
+		CHECK_EQ_INT(locus_dli_map_dprocess_dchunks(s[i].cat, "", procs, 4, &m), 0);
 		CHECK_EQ_INT(m.n_datasets, s[i].cat->n_datasets);
 		locus_dir_map_fini(&m);
 	}
@@ -200,12 +201,13 @@ TEST(get_total_chunks)
 	CHECK_EQ_INT(open_sources(s), 4);
 	for (int i = 0; i < 4; i++) {
 		size_t n;
-		CHECK(locus_get_total_chunks(s[i].cat, s[i].a, "dn1", &n) == 0 && n == 3);
-		CHECK(locus_get_total_chunks(s[i].cat, s[i].a, "dn4", &n) == 0 && n == 3);
-		CHECK(locus_get_total_chunks(s[i].cat, s[i].a, "dn7", &n) == 0 && n == 0);
-		CHECK_EQ_INT(locus_get_total_chunks(s[i].cat, "nope", "dn1", &n), LOCUS_ENOENT);
+		CHECK(locus_dli_get_total_chunks(s[i].cat, s[i].a, "dn1", &n) == 0 && n == 3);
+		CHECK(locus_dli_get_total_chunks(s[i].cat, s[i].a, "dn4", &n) == 0 && n == 3);
+		CHECK(locus_dli_get_total_chunks(s[i].cat, s[i].a, "dn7", &n) == 0 && n == 0);
+		CHECK_EQ_INT(locus_dli_get_total_chunks(s[i].cat, "nope", "dn1", &n), LOCUS_ENOENT);
 		if (s[i].b)
-			CHECK(locus_get_total_chunks(s[i].cat, s[i].b, "dn3", &n) == 0 && n == 1);
+			CHECK(locus_dli_get_total_chunks(s[i].cat, s[i].b, "dn3", &n) == 0 &&
+			      n == 1);
 	}
 	close_sources(s);
 }
@@ -217,19 +219,20 @@ TEST(get_data_percentage)
 	for (int i = 0; i < 4; i++) {
 		double p;
 		/* dn1 holds chunks 0, 2, 4: 250 of 450 bytes. */
-		CHECK_EQ_INT(locus_get_data_percentage(s[i].cat, s[i].a, "dn1", &p), 0);
+		CHECK_EQ_INT(locus_dli_get_data_percentage(s[i].cat, s[i].a, "dn1", &p), 0);
 		CHECK_NEAR(p, 100.0 * 250 / 450, 1e-12);
-		CHECK_EQ_INT(locus_get_data_percentage(s[i].cat, s[i].a, "dn4", &p), 0);
+		CHECK_EQ_INT(locus_dli_get_data_percentage(s[i].cat, s[i].a, "dn4", &p), 0);
 		CHECK_NEAR(p, 100.0 * 300 / 450, 1e-12);
-		CHECK_EQ_INT(locus_get_data_percentage(s[i].cat, s[i].a, "dn2", &p), 0);
+		CHECK_EQ_INT(locus_dli_get_data_percentage(s[i].cat, s[i].a, "dn2", &p), 0);
 		CHECK_NEAR(p, 100.0 * 250 / 450, 1e-12);
-		CHECK_EQ_INT(locus_get_data_percentage(s[i].cat, s[i].a, "dn9", &p), 0);
+		CHECK_EQ_INT(locus_dli_get_data_percentage(s[i].cat, s[i].a, "dn9", &p), 0);
 		CHECK_NEAR(p, 0.0, 0);
 		if (s[i].b) {
-			CHECK_EQ_INT(locus_get_data_percentage(s[i].cat, s[i].b, "dn2", &p), 0);
+			CHECK_EQ_INT(locus_dli_get_data_percentage(s[i].cat, s[i].b, "dn2", &p), 0);
 			CHECK_NEAR(p, 100.0 * 20 / 30, 1e-12);
 		}
-		CHECK_EQ_INT(locus_get_data_percentage(s[i].cat, "nope", "dn1", &p), LOCUS_ENOENT);
+		CHECK_EQ_INT(locus_dli_get_data_percentage(s[i].cat, "nope", "dn1", &p),
+			     LOCUS_ENOENT);
 	}
 	close_sources(s);
 }
@@ -250,17 +253,19 @@ TEST(check_data)
 	for (int i = 0; i < 4; i++) {
 		for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 			bool local = !cases[k].local;
-			CHECK_EQ_INT(
-			    locus_check_data(s[i].cat, s[i].a, cases[k].proc, cases[k].off, &local),
-			    0);
+			CHECK_EQ_INT(locus_dli_check_data(s[i].cat, s[i].a, cases[k].proc,
+							  cases[k].off, &local),
+				     0);
 			if (local != cases[k].local)
 				fprintf(stderr, "%s: %s offset %llu\n", s[i].label, cases[k].proc,
 					(unsigned long long)cases[k].off);
 			CHECK(local == cases[k].local);
 		}
 		bool local;
-		CHECK_EQ_INT(locus_check_data(s[i].cat, s[i].a, "dn1", 450, &local), LOCUS_ERANGE);
-		CHECK_EQ_INT(locus_check_data(s[i].cat, "nope", "dn1", 0, &local), LOCUS_ENOENT);
+		CHECK_EQ_INT(locus_dli_check_data(s[i].cat, s[i].a, "dn1", 450, &local),
+			     LOCUS_ERANGE);
+		CHECK_EQ_INT(locus_dli_check_data(s[i].cat, "nope", "dn1", 0, &local),
+			     LOCUS_ENOENT);
 	}
 	close_sources(s);
 }

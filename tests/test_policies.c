@@ -1018,7 +1018,7 @@ static int scal_fixture(struct fixture *f, struct locus_rng *r)
 	double mean = (double)n_tasks * reps / (double)n_nodes;
 	double widest = sqrt(mean * ((double)n_tasks - mean));
 	po.skew_std = 0.9 * fmin(widest, 0.5 * mean) * locus_rng_uniform(r);
-	if ((rc = locus_place_catalog(f->p, "d", n_tasks, 1 << 20, &po, &f->cat, &err)) ||
+	if ((rc = locus_place_catalog(&f->cat, f->p, "d", n_tasks, 1 << 20, &po, &err)) ||
 	    (rc = locus_workload_build(&f->wl, f->p, f->cat, NULL, &spec, locus_rng_next(r),
 				       &err))) {
 		fprintf(stderr, "scal fixture: %s\n", err.message);

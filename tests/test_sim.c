@@ -167,7 +167,7 @@ TEST(local_reads_and_compute_exactly)
 	struct locus_sim_config cfg = {.wl = wl, .policy = &scripted_policy, .latency = -1};
 	struct locus_result *r;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), 0);
 	/* Worker 0: request reaches the master, the assignment comes back,
 	 * 1 s to read 100 MB at 100 MB/s, 2 s to compute. */
 	double a0 = REQ_D(lat) + ASG_D(lat);
@@ -224,7 +224,7 @@ TEST(shared_disk_and_remote_reads)
 	struct locus_sim_config cfg = {.wl = wl, .policy = &scripted_policy, .latency = 0};
 	struct locus_result *r;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), 0);
 	double d = REQ_D(0) + ASG_D(0);
 	/* All three finish together: 300 MB through a 100 MB/s disk. */
 	CHECK_NEAR(r->tasks[0].end, d + 3.0, 1e-9);
@@ -278,7 +278,7 @@ TEST(remote_reads_pay_latency_and_wait_for_a_slot)
 		struct locus_sim_config cfg = {.wl = wl, .policy = &scripted_policy, .latency = -1};
 		struct locus_result *r;
 		struct locus_error err = {0};
-		CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+		CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), 0);
 		double a = REQ_D(lat) + ASG_D(lat);
 		CHECK_NEAR(r->tasks[0].assigned, a, 1e-12);
 		CHECK_NEAR(r->tasks[1].assigned, a, 1e-12);
@@ -323,7 +323,7 @@ TEST(reads_across_racks_share_the_uplinks)
 	script(1, (int[]){1}, 1); /* worker 1 on n2 */
 	struct locus_sim_config cfg = {.wl = wl, .policy = &scripted_policy, .latency = -1};
 	struct locus_result *r;
-	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), 0);
 	double a = REQ_D(0) + ASG_D(0);
 	CHECK_NEAR(r->tasks[0].read_end, a + 2.0, 1e-9);
 	CHECK_NEAR(r->tasks[1].read_end, a + 1.0, 1e-9);
@@ -355,7 +355,7 @@ TEST(busy_master_queues_requests)
 	script_state.cost_entries = 2;
 	struct locus_result *r;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), 0);
 	double q = REQ_D(0), a = ASG_D(0);
 	for (int w = 0; w < 4; w++)
 		CHECK_NEAR(r->tasks[w].assigned, q + 0.5 * (w + 1) + a, 1e-9);
@@ -388,7 +388,7 @@ TEST(speed_changes_stretch_compute)
 	    .wl = wl, .policy = &scripted_policy, .latency = 0, .speed = sc, .n_speed = 2};
 	struct locus_result *r;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), 0);
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), 0);
 	double s = REQ_D(0) + ASG_D(0);
 	CHECK_NEAR(r->tasks[0].end, 1.0 + (4.0 - (1.0 - s)) / 0.5, 1e-9);
 	locus_result_destroy(r);
@@ -411,13 +411,13 @@ TEST(policy_mistakes_are_caught)
 	memset(&script_state, 0, sizeof script_state);
 	script(0, (int[]){0}, 1);
 	script(1, (int[]){0}, 1);
-	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), LOCUS_EINCOMPLETE);
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), LOCUS_EINCOMPLETE);
 	CHECK(strstr(err.message, "task 0 twice") != NULL);
 	/* A task nobody runs. */
 	memset(&script_state, 0, sizeof script_state);
 	script(0, (int[]){0}, 1);
 	script(1, NULL, 0);
-	CHECK_EQ_INT(locus_sim_run(&cfg, &r, &err), LOCUS_EINCOMPLETE);
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), LOCUS_EINCOMPLETE);
 	CHECK(strstr(err.message, "task 1 was never assigned") != NULL);
 	locus_workload_destroy(wl);
 	locus_catalog_destroy(cat);
@@ -470,7 +470,7 @@ TEST(scenarios)
 	struct locus_scenario_spec spec = {.nodes = 5, .chunks = 20, .seed = 3};
 	struct locus_scenario *sc = NULL;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_scenario_build(&spec, &sc, &err), 0);
+	CHECK_EQ_INT(locus_scenario_build(&sc, &spec, &err), 0);
 	CHECK_EQ_INT(sc->platform->n_nodes, 5);
 	CHECK_EQ_INT(sc->workload->n_workers, 5);
 	CHECK_EQ_INT(sc->workload->n_tasks, 20);
@@ -490,7 +490,7 @@ TEST(scenarios)
 					    .chunk_size = 1000,
 					    .work = "uniform:1:2",
 					    .seed = 9};
-	CHECK_EQ_INT(locus_scenario_build(&spec, &sc, &err), 0);
+	CHECK_EQ_INT(locus_scenario_build(&sc, &spec, &err), 0);
 	CHECK_EQ_INT(sc->workload->n_workers, 6);
 	CHECK(sc->platform->backbone_bw == 1e9 && sc->platform->nodes[1].disk_bw == 5e7);
 	CHECK(sc->platform->nodes[0].speed >= 1 && sc->platform->nodes[0].speed <= 4);
@@ -499,18 +499,18 @@ TEST(scenarios)
 	CHECK(sc->workload->tasks[0].work >= 1 && sc->workload->tasks[0].work <= 2);
 	/* The same spec and seed, the same scenario. */
 	struct locus_scenario *again = NULL;
-	CHECK_EQ_INT(locus_scenario_build(&spec, &again, &err), 0);
+	CHECK_EQ_INT(locus_scenario_build(&again, &spec, &err), 0);
 	CHECK(again->platform->nodes[1].speed == sc->platform->nodes[1].speed);
 	CHECK(again->workload->tasks[3].work == sc->workload->tasks[3].work);
 	locus_scenario_destroy(again);
 	locus_scenario_destroy(sc);
 	/* What no platform, placement or work spec takes. */
 	spec = (struct locus_scenario_spec){.nodes = 0, .chunks = 1};
-	CHECK(locus_scenario_build(&spec, &sc, &err) != 0 && sc == NULL);
+	CHECK(locus_scenario_build(&sc, &spec, &err) != 0 && sc == NULL);
 	spec = (struct locus_scenario_spec){.nodes = 3, .chunks = 1, .replicas = 4};
-	CHECK_EQ_INT(locus_scenario_build(&spec, &sc, &err), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_scenario_build(&sc, &spec, &err), LOCUS_EINVAL);
 	spec = (struct locus_scenario_spec){.nodes = 3, .chunks = 1, .work = "gauss:1"};
-	CHECK_EQ_INT(locus_scenario_build(&spec, &sc, &err), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_scenario_build(&sc, &spec, &err), LOCUS_EINVAL);
 	CHECK(strstr(err.message, "gauss:1") != NULL);
 }
 
@@ -533,7 +533,7 @@ TEST(every_policy_conforms)
 						       .cost_per_msg = 1e-5,
 						       .cost_per_entry = 1e-7};
 			struct locus_result *r;
-			int rc = locus_sim_run(&cfg, &r, &err);
+			int rc = locus_sim_run(&r, &cfg, &err);
 			if (rc)
 				fprintf(stderr, "%s seed %llu: %s\n", (*pol)->name,
 					(unsigned long long)seed, err.message);
@@ -565,7 +565,7 @@ TEST(every_policy_conforms)
 			CHECK(r->local_tasks <= (size_t)best);
 			/* Same seed, same result. */
 			struct locus_result *r2;
-			CHECK_EQ_INT(locus_sim_run(&cfg, &r2, &err), 0);
+			CHECK_EQ_INT(locus_sim_run(&r2, &cfg, &err), 0);
 			CHECK(r2->makespan == r->makespan);
 			CHECK_EQ_INT(r2->local_tasks, r->local_tasks);
 			CHECK_EQ_INT(r2->events, r->events);
@@ -626,7 +626,7 @@ TEST(prefetch_queues_assignments)
 	    .nodes = 8, .cores = 2, .chunks = 400, .work = "uniform:0.5:1.5", .seed = 5};
 	struct locus_scenario *sc = NULL;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_scenario_build(&spec, &sc, &err), 0);
+	CHECK_EQ_INT(locus_scenario_build(&sc, &spec, &err), 0);
 	static const char *const pols[] = {"fifo", "monolithic", "dlmpi"};
 	for (size_t i = 0; i < 3; i++) {
 		struct locus_result *r[3] = {NULL, NULL, NULL};
@@ -639,7 +639,7 @@ TEST(prefetch_queues_assignments)
 						       .latency = 1e-3,
 						       .cost_per_msg = 5e-6,
 						       .cost_per_entry = 1e-7};
-			CHECK_EQ_INT(locus_sim_run(&cfg, &r[o], &err), 0);
+			CHECK_EQ_INT(locus_sim_run(&r[o], &cfg, &err), 0);
 			CHECK(r[o]->makespan >= r[o]->lb_makespan * (1 - 1e-9));
 		}
 		/* The default is prefetch=1. */

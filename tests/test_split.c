@@ -33,7 +33,7 @@ static int split_is(const char *path, uint64_t size, enum locus_split_mode mode,
 	size_t n = 99;
 	int rc, ok;
 
-	rc = locus_split_file(path, size, mode, &len, &n, &err);
+	rc = locus_split_file(&len, &n, path, size, mode, &err);
 	if (rc != 0) {
 		fprintf(stderr, "split %s: %s\n", path, err.message);
 		return 0;
@@ -82,7 +82,7 @@ TEST(empty_file)
 		uint64_t *len = NULL;
 		size_t n = 99;
 
-		CHECK_EQ_INT(locus_split_file(path, 10, modes[i], &len, &n, NULL), 0);
+		CHECK_EQ_INT(locus_split_file(&len, &n, path, 10, modes[i], NULL), 0);
 		CHECK_EQ_INT(n, 0);
 		free(len);
 	}
@@ -184,21 +184,21 @@ TEST(errors)
 
 	CHECK(path);
 	locus_error_clear(&err);
-	CHECK_EQ_INT(locus_split_file(path, 0, LOCUS_SPLIT_BYTES, &len, &n, &err), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_split_file(&len, &n, path, 0, LOCUS_SPLIT_BYTES, &err), LOCUS_EINVAL);
 	CHECK_EQ_INT(err.code, LOCUS_EINVAL);
 	CHECK(len == NULL);
-	CHECK_EQ_INT(locus_split_file(path, 4, (enum locus_split_mode)9, &len, &n, &err),
+	CHECK_EQ_INT(locus_split_file(&len, &n, path, 4, (enum locus_split_mode)9, &err),
 		     LOCUS_EINVAL);
 
 	snprintf(missing, sizeof missing, "%s/no-such-file", test_tmpdir());
-	CHECK_EQ_INT(locus_split_file(missing, 4, LOCUS_SPLIT_BYTES, &len, &n, &err), LOCUS_EIO);
+	CHECK_EQ_INT(locus_split_file(&len, &n, missing, 4, LOCUS_SPLIT_BYTES, &err), LOCUS_EIO);
 	CHECK_EQ_STR(err.file, missing);
 	CHECK(strstr(err.message, strerror(ENOENT)) != NULL);
 	CHECK(len == NULL);
 	CHECK_EQ_INT(n, 0);
 
 	/* A directory opens but does not read. */
-	CHECK_EQ_INT(locus_split_file(test_tmpdir(), 4, LOCUS_SPLIT_LINES, &len, &n, &err),
+	CHECK_EQ_INT(locus_split_file(&len, &n, test_tmpdir(), 4, LOCUS_SPLIT_LINES, &err),
 		     LOCUS_EIO);
 	CHECK(strstr(err.message, strerror(EISDIR)) != NULL);
 }

@@ -21,7 +21,7 @@ static int speed_fails(const struct locus_platform *p, const char *text, long li
 	struct locus_speed_change *sc = (void *)&sc;
 	size_t n = 7;
 	struct locus_error err = {0};
-	int rc = locus_speed_trace_parse(p, text, strlen(text), "t.txt", &sc, &n, &err);
+	int rc = locus_speed_trace_parse(&sc, &n, p, text, strlen(text), "t.txt", &err);
 	int ok = rc == LOCUS_EPARSE && sc == NULL && n == 0 && err.line == line &&
 		 err.column == col && strstr(err.message, msg) != NULL;
 	if (!ok)
@@ -42,14 +42,14 @@ TEST(speed_trace_reads_exactly)
 	struct locus_speed_change *sc;
 	size_t n;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_speed_trace_parse(p, text, strlen(text), "t", &sc, &n, &err), 0);
+	CHECK_EQ_INT(locus_speed_trace_parse(&sc, &n, p, text, strlen(text), "t", &err), 0);
 	CHECK_EQ_INT(n, 3);
 	CHECK(sc[0].time == 0 && sc[0].node == 0 && sc[0].speed == 0.5);
 	CHECK(sc[1].time == 2.5 && sc[1].node == 2 && sc[1].speed == 2);
 	/* Host names match as everywhere: case and domain. */
 	CHECK(sc[2].time == 2.5 && sc[2].node == 0 && sc[2].speed == 1);
 	free(sc);
-	CHECK_EQ_INT(locus_speed_trace_parse(p, "", 0, "t", &sc, &n, &err), 0);
+	CHECK_EQ_INT(locus_speed_trace_parse(&sc, &n, p, "", 0, "t", &err), 0);
 	CHECK_EQ_INT(n, 0);
 	free(sc);
 	locus_platform_destroy(p);
@@ -77,7 +77,7 @@ TEST(work_trace)
 	double *v;
 	size_t n;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus_work_trace_parse(text, strlen(text), "w", &v, &n, &err), 0);
+	CHECK_EQ_INT(locus_work_trace_parse(&v, &n, text, strlen(text), "w", &err), 0);
 	CHECK_EQ_INT(n, 3);
 	CHECK(v[0] == 1.5 && v[1] == 0 && v[2] == 2e-3);
 	free(v);
@@ -92,7 +92,7 @@ TEST(work_trace)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		v = (double *)&v;
 		CHECK_EQ_INT(
-		    locus_work_trace_parse(bad[i].text, strlen(bad[i].text), "w", &v, &n, &err),
+		    locus_work_trace_parse(&v, &n, bad[i].text, strlen(bad[i].text), "w", &err),
 		    LOCUS_EPARSE);
 		CHECK(v == NULL && n == 0);
 		CHECK_EQ_INT(err.line, bad[i].line);

@@ -70,7 +70,7 @@ struct locus_result *test_simulate(const struct locus_scenario_spec *spec, const
 	struct locus_scenario *sc = NULL;
 	struct locus_error err = {0};
 	struct locus_result *r = NULL;
-	if (locus_scenario_build(spec, &sc, &err)) {
+	if (locus_scenario_build(&sc, spec, &err)) {
 		fprintf(stderr, "scenario: %s\n", err.message);
 		return NULL;
 	}
@@ -82,7 +82,7 @@ struct locus_result *test_simulate(const struct locus_scenario_spec *spec, const
 				       .cost_per_entry = cost_entry,
 				       .shared_fs_bw = shared_fs,
 				       .no_task_results = 1};
-	if (!cfg.policy || locus_sim_run(&cfg, &r, &err))
+	if (!cfg.policy || locus_sim_run(&r, &cfg, &err))
 		fprintf(stderr, "%s: %s\n", policy, err.message);
 	if (r && opt_local && locus_bound_locality(sc->workload, NULL, opt_local, NULL, &err))
 		*opt_local = -1;

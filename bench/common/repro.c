@@ -14,7 +14,7 @@ struct locus_result *repro_go(const struct locus_scenario_spec *spec, uint64_t s
 	struct locus_error err = {0};
 	struct locus_result *r;
 	sp.seed = seed;
-	if (locus_scenario_build(&sp, &sc, &err)) {
+	if (locus_scenario_build(&sc, &sp, &err)) {
 		fprintf(stderr, "bench: scenario: %s\n", err.message);
 		exit(1);
 	}
@@ -28,11 +28,12 @@ struct locus_result *repro_go(const struct locus_scenario_spec *spec, uint64_t s
 				       .cost_per_entry = run->cost_entry,
 				       .shared_fs_bw = run->shared_fs,
 				       .no_task_results = 1};
-	if (!cfg.policy || locus_sim_run(&cfg, &r, &err)) {
+	if (!cfg.policy || locus_sim_run(&r, &cfg, &err)) {
 		fprintf(stderr, "bench: %s: %s\n", run->policy, err.message);
 		exit(1);
 	}
-	if (run->opt_local && locus_bound_locality(sc->workload, NULL, run->opt_local, NULL, &err)) {
+	if (run->opt_local &&
+	    locus_bound_locality(sc->workload, NULL, run->opt_local, NULL, &err)) {
 		fprintf(stderr, "bench: locality bound: %s\n", err.message);
 		exit(1);
 	}
@@ -72,8 +73,7 @@ void repro_line_add(struct repro_line *l, double x, struct repro_stat s)
 	l->n++;
 }
 
-struct locus_series repro_series(const struct repro_line *l, const char *label, int band,
-				 int bound)
+struct locus_series repro_series(const struct repro_line *l, const char *label, int band, int bound)
 {
 	struct locus_series s = {.label = label, .n = l->n, .x = l->x, .y = l->y, .bound = bound};
 	if (band) {

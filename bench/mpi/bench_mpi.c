@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 	struct locus_error err;
 	struct locus_place_options po = {.policy = LOCUS_PLACE_RANDOM, .replicas = 1, .seed = 1};
 	if (locus_platform_generate(&plat, NODES, 1, 1, "node") ||
-	    locus_place_catalog(plat, "empty", n_tasks, 8, &po, &cat, &err) ||
+	    locus_place_catalog(&cat, plat, "empty", n_tasks, 8, &po, &err) ||
 	    locus_store_write(cat, 0, root, zero_bytes, NULL, false, &err)) {
 		fprintf(stderr, "bench_mpi: cannot write the store in %s\n", root);
 		return 1;

@@ -31,6 +31,12 @@ struct locus_bound_env {
 	double shared_fs_bw; /* > 0: every chunk is read from a shared file system */
 	const struct locus_speed_change *speed; /* node speed changes, by time */
 	size_t n_speed;
+	/* Each task's work in place of the workload's (NULL: the workload's):
+	 * what a real run measured. */
+	const double *work;
+	/* Reading costs nothing: the work already includes it (a real run
+	 * times each task's reading inside its function). */
+	int free_io;
 };
 
 /* The parts of the makespan bound, each a time no schedule beats. */

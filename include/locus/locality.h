@@ -26,6 +26,7 @@
 
 #include "locus/dataset.h"
 #include "locus/error.h"
+#include "locus/files.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,9 +84,6 @@ int locus_store_scan(struct locus_catalog **out, const char *root, struct locus_
  * JSON object, else fsck). */
 int locus_source_open(struct locus_catalog **out, const char *spec, struct locus_error *err);
 
-/* Reads a whole file into a NUL-terminated buffer the caller frees. */
-int locus_read_file(const char *path, char **text, size_t *len, struct locus_error *err);
-
 /* ---- Table I ------------------------------------------------------------ */
 
 /* A list of chunk indices; free with locus_idlist_fini. */
@@ -114,33 +112,35 @@ void locus_dir_map_fini(struct locus_dir_map *m);
 
 /* DLI_map_process_chunks: the chunks of `dataset` local to `process`.
  * LOCUS_ENOENT if the dataset is unknown. */
-int locus_map_process_chunks(const struct locus_catalog *cat, const char *dataset,
-			     const char *process, struct locus_idlist *out);
+int locus_dli_map_process_chunks(const struct locus_catalog *cat, const char *dataset,
+				 const char *process, struct locus_idlist *out);
 
 /* DLI_map_chunks_process: the map of chunks local to each process of a
  * group. */
-int locus_map_chunks_process(const struct locus_catalog *cat, const char *dataset,
-			     const char *const *procs, size_t n_procs, struct locus_chunk_map *out);
+int locus_dli_map_chunks_process(const struct locus_catalog *cat, const char *dataset,
+				 const char *const *procs, size_t n_procs,
+				 struct locus_chunk_map *out);
 
 /* DLI_map_Dprocess_Dchunks: the same for every dataset under directory
  * `dir` (datasets named "dir/..." at any depth; "" or "/" is every dataset
  * the catalog holds), in catalog order. LOCUS_ENOENT when none is under it. */
-int locus_map_dprocess_dchunks(const struct locus_catalog *cat, const char *dir,
-			       const char *const *procs, size_t n_procs, struct locus_dir_map *out);
+int locus_dli_map_dprocess_dchunks(const struct locus_catalog *cat, const char *dir,
+				   const char *const *procs, size_t n_procs,
+				   struct locus_dir_map *out);
 
 /* DLI_get_total_chunks: how many chunks of `dataset` are local to `process`. */
-int locus_get_total_chunks(const struct locus_catalog *cat, const char *dataset,
-			   const char *process, size_t *out);
+int locus_dli_get_total_chunks(const struct locus_catalog *cat, const char *dataset,
+			       const char *process, size_t *out);
 
 /* DLI_get_data_percentage: the percentage (0..100) of the dataset's bytes
  * local to `process`. An empty dataset gives 0. */
-int locus_get_data_percentage(const struct locus_catalog *cat, const char *dataset,
-			      const char *process, double *out);
+int locus_dli_get_data_percentage(const struct locus_catalog *cat, const char *dataset,
+				  const char *process, double *out);
 
 /* DLI_check_data: whether byte `offset` of `dataset` is local to
  * `process`. LOCUS_ERANGE when the offset is past the end. */
-int locus_check_data(const struct locus_catalog *cat, const char *dataset, const char *process,
-		     uint64_t offset, bool *out);
+int locus_dli_check_data(const struct locus_catalog *cat, const char *dataset, const char *process,
+			 uint64_t offset, bool *out);
 
 #ifdef __cplusplus
 }

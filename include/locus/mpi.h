@@ -69,22 +69,22 @@ typedef int (*locus_mpi_chunk_fn)(void *user, const struct locus_mpi_chunk *chun
 				  size_t why_size);
 
 struct locus_mpi_options {
-	const char *store;	   /* the store's root directory (required) */
-	const char *dataset;	   /* only this dataset; NULL: every one */
-	const char *policy;	   /* policy name; NULL: "scal" */
-	const char *policy_opts;   /* "key=value,..." or NULL */
-	size_t schedulers;	   /* scheduler ranks; 0: the policy's default */
-	size_t emulate_nodes;	   /* > 0: rank r on node directory r mod K */
-	uint64_t seed;		   /* the policy's generators */
-	int retries;		   /* more attempts of a failed chunk, on other ranks */
-	const char *journal;	   /* file recording finished chunks; NULL: none */
-	int want_bytes;		   /* 1: pass the chunk's bytes too */
-	int inline_tasks;	   /* 1: call the function on the calling thread */
-	const char *scratch;	   /* where fetched chunks are kept; NULL: $TMPDIR, else
-				    * /dev/shm when it has room, else /tmp */
-	double emulate_net_bw;	   /* > 0: a fetch takes at least bytes / this (bytes/s) */
-	double max_idle_sleep;	   /* longest sleep of an idle rank, s; 0: 1e-3 */
-	volatile int *cancel;	   /* set non-zero (a signal handler, say) to stop */
+	const char *store;	 /* the store's root directory (required) */
+	const char *dataset;	 /* only this dataset; NULL: every one */
+	const char *policy;	 /* policy name; NULL: "scal" */
+	const char *policy_opts; /* "key=value,..." or NULL */
+	size_t schedulers;	 /* scheduler ranks; 0: the policy's default */
+	size_t emulate_nodes;	 /* > 0: rank r on node directory r mod K */
+	uint64_t seed;		 /* the policy's generators */
+	int retries;		 /* more attempts of a failed chunk, on other ranks */
+	const char *journal;	 /* file recording finished chunks; NULL: none */
+	int want_bytes;		 /* 1: pass the chunk's bytes too */
+	int inline_tasks;	 /* 1: call the function on the calling thread */
+	const char *scratch;	 /* where fetched chunks are kept; NULL: $TMPDIR, else
+				  * /dev/shm when it has room, else /tmp */
+	double emulate_net_bw;	 /* > 0: a fetch takes at least bytes / this (bytes/s) */
+	double max_idle_sleep;	 /* longest sleep of an idle rank, s; 0: 1e-3 */
+	volatile int *cancel;	 /* set non-zero (a signal handler, say) to stop */
 	/* Rank 0 only, may be NULL: called about every 1 % of the chunks and
 	 * at the end with what is done and failed so far. */
 	void (*progress)(void *user, size_t done, size_t failed, size_t total, double seconds);
@@ -104,20 +104,20 @@ struct locus_mpi_failure {
 /* What one rank did. */
 struct locus_mpi_rank {
 	int rank;
-	int role;	    /* 0 worker, 1 scheduler */
-	uint32_t proc;	    /* policy process id */
-	uint32_t node;	    /* platform node index */
-	uint64_t tasks;	    /* attempts run here (retries included) */
+	int role;	/* 0 worker, 1 scheduler */
+	uint32_t proc;	/* policy process id */
+	uint32_t node;	/* platform node index */
+	uint64_t tasks; /* attempts run here (retries included) */
 	uint64_t local_tasks;
-	uint64_t failed;    /* attempts that failed here */
-	uint64_t retried;   /* attempts run here for another rank */
+	uint64_t failed;  /* attempts that failed here */
+	uint64_t retried; /* attempts run here for another rank */
 	uint64_t bytes_local, bytes_fetched, bytes_served;
 	uint64_t fetches, serves;
-	double fetch_seconds; /* from asking for a chunk to having all of it */
-	double serve_read_seconds; /* reading chunks this rank served */
-	double busy;	      /* running the function */
-	uint64_t events;      /* policy events handled */
-	double decide_seconds; /* inside the policy */
+	double fetch_seconds;		   /* from asking for a chunk to having all of it */
+	double serve_read_seconds;	   /* reading chunks this rank served */
+	double busy;			   /* running the function */
+	uint64_t events;		   /* policy events handled */
+	double decide_seconds;		   /* inside the policy */
 	uint64_t msgs_sent, msgs_received; /* policy messages */
 };
 
@@ -130,15 +130,15 @@ struct locus_mpi_report {
 	size_t n_ranks;
 	struct locus_mpi_failure *failures;
 	size_t n_failures;
-	size_t skipped;	  /* chunks the journal said were done */
-	size_t total;	  /* chunks of the run, skipped ones included */
+	size_t skipped; /* chunks the journal said were done */
+	size_t total;	/* chunks of the run, skipped ones included */
 	/* Measured on this run (rank 0): what locus sim needs to replay it. */
-	double net_bw;	  /* fetched bytes / fetch seconds; 0: no fetch */
-	double disk_bw;	  /* served bytes / their read seconds; 0: none */
-	double latency;	  /* one-way policy message latency, s (half the
-			   * fastest request-to-assignment round trip) */
+	double net_bw;			 /* fetched bytes / fetch seconds; 0: no fetch */
+	double disk_bw;			 /* served bytes / their read seconds; 0: none */
+	double latency;			 /* one-way policy message latency, s (half the
+					  * fastest request-to-assignment round trip) */
 	struct locus_platform *platform; /* the nodes and ranks of the run */
-	double *work;			  /* by task: seconds in the function */
+	double *work;			 /* by task: seconds in the function */
 };
 
 /* Runs `fn` on every chunk of the store (or of one dataset), each exactly
@@ -162,8 +162,8 @@ void locus_mpi_report_fini(struct locus_mpi_report *report);
  * its own when MPI gives at least MPI_THREAD_FUNNELED (so that the rank
  * keeps receiving its next chunk meanwhile), else on the calling thread.
  * `data` is valid during the call only. */
-typedef int (*locus_mpi_scatter_fn)(const void *data, size_t len, uint64_t offset,
-				    uint32_t round, void *user);
+typedef int (*locus_mpi_scatter_fn)(const void *data, size_t len, uint64_t offset, uint32_t round,
+				    void *user);
 
 /* Executes a divisible-load plan (locus/divisible.h) for real: rank 0 is
  * the master and reads the file `input`; plan worker i is rank i + 1 and
@@ -187,7 +187,7 @@ typedef int (*locus_mpi_scatter_fn)(const void *data, size_t len, uint64_t offse
  * (each worker's offset measured by round trips): send_start taken by
  * the master, recv_end, comp_start and comp_end by the worker; makespan is
  * the last comp_end, link_busy the sum over groups of their first send to
- * their last arrival. Free it with locus_dl_run_destroy.
+ * their last arrival. Free it with locus_divisible_run_destroy.
  *
  * Returns 0, or the same negative code and message on every rank:
  * LOCUS_EINVAL when plan->n_workers is not the size of `comm` - 1 or the
@@ -198,8 +198,8 @@ typedef int (*locus_mpi_scatter_fn)(const void *data, size_t len, uint64_t offse
  * the master sends no further group after it is told, and no worker
  * computes a chunk once it knows). docs/mpi.md, "locus scatter", has the
  * protocol and what is measured. */
-int locus_mpi_scatter(MPI_Comm comm, const struct locus_dl_plan *plan, const char *input,
-		      locus_mpi_scatter_fn fn, void *user, struct locus_dl_run **measured,
+int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, const char *input,
+		      locus_mpi_scatter_fn fn, void *user, struct locus_divisible_run **measured,
 		      struct locus_error *err);
 
 #ifdef __cplusplus

@@ -51,9 +51,9 @@ int locus_place(const struct locus_platform *p, size_t n_chunks,
  * `dataset` with `opt` and returns them as a catalog (*out, the caller
  * destroys it) whose hosts are the platform's nodes, in order, with their
  * racks: the generated input of a simulation or a benchmark. */
-int locus_place_catalog(const struct locus_platform *p, const char *dataset, size_t n_chunks,
-			uint64_t chunk_size, const struct locus_place_options *opt,
-			struct locus_catalog **out, struct locus_error *err);
+int locus_place_catalog(struct locus_catalog **out, const struct locus_platform *p,
+			const char *dataset, size_t n_chunks, uint64_t chunk_size,
+			const struct locus_place_options *opt, struct locus_error *err);
 
 /* How to cut a file into chunks of about `chunk_size` bytes. */
 enum locus_split_mode {
@@ -66,8 +66,8 @@ int locus_split_mode_parse(const char *name, enum locus_split_mode *out);
 
 /* Computes the chunk lengths of file `path`; *lengths is allocated (caller
  * frees), *n receives the count. An empty file gives zero chunks. */
-int locus_split_file(const char *path, uint64_t chunk_size, enum locus_split_mode mode,
-		     uint64_t **lengths, size_t *n, struct locus_error *err);
+int locus_split_file(uint64_t **lengths, size_t *n, const char *path, uint64_t chunk_size,
+		     enum locus_split_mode mode, struct locus_error *err);
 
 /* Supplies the bytes of a dataset for locus_store_write: fills `buf` with
  * `len` bytes starting at `offset`. Returns 0 or a LOCUS_E* code. */

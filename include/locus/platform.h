@@ -50,11 +50,12 @@ struct locus_speed_change {
  * platform `p` (NODE is a node name): *out is allocated (the caller frees
  * it) and sorted by time, *n its length. `name` labels errors, which carry
  * line and column. */
-int locus_speed_trace_parse(const struct locus_platform *p, const char *text, size_t len,
-			    const char *name, struct locus_speed_change **out, size_t *n,
-			    struct locus_error *err);
-int locus_speed_trace_load(const struct locus_platform *p, const char *path,
-			   struct locus_speed_change **out, size_t *n, struct locus_error *err);
+int locus_speed_trace_parse(struct locus_speed_change **out, size_t *n,
+			    const struct locus_platform *p, const char *text, size_t len,
+			    const char *name, struct locus_error *err);
+int locus_speed_trace_load(struct locus_speed_change **out, size_t *n,
+			   const struct locus_platform *p, const char *path,
+			   struct locus_error *err);
 
 /* Defaults for generated nodes and omitted JSON fields. */
 #define LOCUS_DEFAULT_DISK_BW (100e6)

@@ -23,6 +23,8 @@
 #include <stdint.h>
 
 #include "locus/error.h"
+#include "locus/kv.h"
+#include "locus/result.h"
 #include "locus/workload.h"
 
 #ifdef __cplusplus
@@ -87,40 +89,12 @@ void locus_act_stop(struct locus_actions *a, uint32_t worker);
 /* The decision examined `entries` metadata entries (cost model). */
 void locus_act_cost(struct locus_actions *a, uint64_t entries);
 
-/* A key=value option list ("delay=0.5,tau=2"), read by policies. */
-struct locus_kv {
-	size_t n;
-	char **keys, **vals;
-	unsigned char *used; /* set by the getters, so unknown keys are caught */
-};
-int locus_kv_parse(struct locus_kv *kv, const char *text, struct locus_error *err);
-void locus_kv_fini(struct locus_kv *kv);
-/* Reads `key` as a number, or `def` when absent. LOCUS_EINVAL (with a
- * message) when present but not a number in [min, max]. */
-int locus_kv_double(struct locus_kv *kv, const char *key, double def, double min, double max,
-		    double *out, struct locus_error *err);
-/* Reads `key` as one of the NULL-terminated `names` (*out its index), or
- * `def` when absent. LOCUS_EINVAL (naming the choices) otherwise. */
-int locus_kv_choice(struct locus_kv *kv, const char *key, const char *const *names, int def,
-		    int *out, struct locus_error *err);
-/* The first key no getter asked for, or NULL. */
-const char *locus_kv_unused(const struct locus_kv *kv);
-
 struct locus_policy_ctx {
 	const struct locus_workload *wl;
 	size_t n_workers;
 	size_t n_schedulers;
 	uint64_t seed; /* for the instance's own generator */
 	struct locus_kv *opts;
-};
-
-/* Counters a policy reports (all optional, 0 when not kept). */
-struct locus_policy_stats {
-	uint64_t entries_examined;
-	uint64_t local_assignments;
-	uint64_t remote_assignments;
-	uint64_t counters[8];	      /* policy-specific, named below */
-	const char *counter_names[8]; /* NULL ends the list */
 };
 
 struct locus_policy {

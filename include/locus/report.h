@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "locus/error.h"
-#include "locus/sim.h"
+#include "locus/result.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -28,16 +28,16 @@ struct locus_scenario_spec {
 	 * (0: 1), `cores` workers each (0: 1). */
 	size_t nodes, racks;
 	int cores;
-	double speed_hi;	   /* > 1: speeds uniform in [1, speed_hi] */
-	double disk_bw, net_bw;	   /* bytes/s; 0: the defaults */
+	double speed_hi;	     /* > 1: speeds uniform in [1, speed_hi] */
+	double disk_bw, net_bw;	     /* bytes/s; 0: the defaults */
 	double rack_bw, backbone_bw; /* bytes/s; 0: no cap */
 	/* Chunks of one dataset "generated", one task each. */
 	size_t chunks;
-	uint64_t chunk_size;		 /* 0: 64 MiB */
+	uint64_t chunk_size; /* 0: 64 MiB */
 	enum locus_place_policy placement;
-	unsigned replicas;		 /* 0: 3, or every node when fewer */
-	double skew_std;		 /* skewed placement */
-	const char *work;		 /* a work spec; NULL: "fixed:1" */
+	unsigned replicas; /* 0: 3, or every node when fewer */
+	double skew_std;   /* skewed placement */
+	const char *work;  /* a work spec; NULL: "fixed:1" */
 	/* Drives the speeds, the placement and the work. */
 	uint64_t seed;
 };
@@ -51,7 +51,7 @@ struct locus_scenario {
 
 /* Builds the scenario of `spec`. Errors: LOCUS_EINVAL (a spec no platform,
  * placement or work spec accepts; the message says which), LOCUS_ENOMEM. */
-int locus_scenario_build(const struct locus_scenario_spec *spec, struct locus_scenario **out,
+int locus_scenario_build(struct locus_scenario **out, const struct locus_scenario_spec *spec,
 			 struct locus_error *err);
 
 void locus_scenario_destroy(struct locus_scenario *s);

@@ -30,6 +30,7 @@
 
 #include "locus/error.h"
 #include "locus/policy.h"
+#include "locus/result.h"
 #include "locus/workload.h"
 
 #ifdef __cplusplus
@@ -54,68 +55,11 @@ struct locus_sim_config {
 	void *progress_user;
 };
 
-struct locus_task_result {
-	uint32_t worker;
-	uint32_t node;	   /* the worker's node */
-	uint32_t source;   /* node read from (== node when local); UINT32_MAX: shared FS */
-	uint32_t local;	   /* 1 if read from the worker's own node */
-	double idle_since; /* when the worker became free for it */
-	double assigned;   /* when the assignment reached the worker */
-	double read_end;
-	double end;
-};
-
-struct locus_worker_result {
-	uint32_t node;
-	uint32_t tasks, local_tasks;
-	uint64_t bytes_local, bytes_remote;
-	double busy;	 /* reading + computing */
-	double idle;	 /* waiting for work until its last task ended */
-	double max_wait; /* longest wait for an assignment */
-};
-
-struct locus_sched_result {
-	uint64_t events;    /* events handled */
-	double busy;	    /* time spent deciding */
-	uint32_t queue_max; /* most events waiting in its inbox at once */
-	double queue_mean;  /* events waiting, averaged over the makespan */
-};
-
-struct locus_result {
-	char engine[8]; /* "sim", or "mpi" for a real run */
-	char policy[32];
-	uint64_t seed;
-	size_t n_tasks, n_workers, n_schedulers, n_nodes;
-	double makespan;
-	size_t local_tasks;
-	uint64_t bytes_local, bytes_remote;
-	/* Wait of a free worker for its next assignment. */
-	double wait_mean, wait_p50, wait_p99, wait_max;
-	uint64_t messages, message_bytes;
-	double sched_busy_total, sched_busy_max;
-	double worker_idle_total;
-	/* Bounds (locus_bound_makespan): no schedule finishes before
-	 * lb_makespan, the largest of the compute, read, serial and longest
-	 * task bounds; opt_local is the most tasks any balanced assignment
-	 * reads locally (-1: not computed). */
-	double lb_makespan;
-	double lb_work, lb_io, lb_serial, lb_longest;
-	long opt_local;
-	struct locus_policy_stats pstats;
-	uint64_t events;
-	double wall_seconds;
-	struct locus_task_result *tasks;     /* n_tasks, or NULL */
-	struct locus_worker_result *workers; /* n_workers */
-	struct locus_sched_result *scheds;   /* n_schedulers */
-};
-
 /* Runs the simulation. Errors: LOCUS_EINVAL for a bad config or policy
  * option (message says which), LOCUS_EINCOMPLETE when the policy left tasks
  * unexecuted or assigned one twice (message says which). */
-int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
+int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 		  struct locus_error *err);
-
-void locus_result_destroy(struct locus_result *r);
 
 #ifdef __cplusplus
 }

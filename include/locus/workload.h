@@ -46,7 +46,7 @@ int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct 
 /* Reads a work trace: one number of seconds >= 0 per line, blank lines
  * and '#' comments skipped, at least one number. *vals is allocated (the
  * caller frees it). `name` labels errors (line and column). */
-int locus_work_trace_parse(const char *text, size_t len, const char *name, double **vals, size_t *n,
+int locus_work_trace_parse(double **vals, size_t *n, const char *text, size_t len, const char *name,
 			   struct locus_error *err);
 
 /* Frees a trace loaded by locus_work_spec_parse. */
@@ -93,8 +93,8 @@ int locus_workload_build(struct locus_workload **out, const struct locus_platfor
 int locus_workload_build_skip(struct locus_workload **out, const struct locus_platform *p,
 			      const struct locus_catalog *cat, const char *only,
 			      const struct locus_work_spec *work, uint64_t seed,
-			      int (*skip)(void *user, size_t dataset, size_t chunk), void *skip_user,
-			      struct locus_error *err);
+			      int (*skip)(void *user, size_t dataset, size_t chunk),
+			      void *skip_user, struct locus_error *err);
 
 void locus_workload_destroy(struct locus_workload *wl);
 

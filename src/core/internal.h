@@ -87,7 +87,7 @@ int locus__write_atomic(const char *path, const void *data, size_t n, struct loc
 
 /* Reads a whole file into a NUL-terminated buffer the caller frees
  * (LOCUS_ENOENT, LOCUS_EIO with the path and reason). */
-int locus__read_file(const char *path, char **text, size_t *len, struct locus_error *err);
+int locus__read_file(char **text, size_t *len, const char *path, struct locus_error *err);
 
 /* Removes a directory tree (best effort); returns 0 or LOCUS_EIO. */
 int locus__rmtree(const char *path);

@@ -720,7 +720,7 @@ int locus_platform_load(struct locus_platform **out, const char *path, struct lo
 	if (!out || !path)
 		return locus__err(err, LOCUS_EINVAL, path, 0, 0, "no output or no path");
 	*out = NULL;
-	if ((rc = locus__read_file(path, &text, &len, err)))
+	if ((rc = locus__read_file(&text, &len, path, err)))
 		return rc;
 	rc = locus_platform_parse(out, text, len, path, err);
 	free(text);

@@ -10,9 +10,9 @@
 #include "core/internal.h"
 #include "locus/platform.h"
 
-int locus_speed_trace_parse(const struct locus_platform *p, const char *text, size_t len,
-			    const char *name, struct locus_speed_change **out, size_t *n,
-			    struct locus_error *err)
+int locus_speed_trace_parse(struct locus_speed_change **out, size_t *n,
+			    const struct locus_platform *p, const char *text, size_t len,
+			    const char *name, struct locus_error *err)
 {
 	size_t pos = 0, ln, cap = 0;
 	const char *line;
@@ -77,17 +77,18 @@ int locus_speed_trace_parse(const struct locus_platform *p, const char *text, si
 	return rc;
 }
 
-int locus_speed_trace_load(const struct locus_platform *p, const char *path,
-			   struct locus_speed_change **out, size_t *n, struct locus_error *err)
+int locus_speed_trace_load(struct locus_speed_change **out, size_t *n,
+			   const struct locus_platform *p, const char *path,
+			   struct locus_error *err)
 {
 	char *text;
 	size_t len;
 	*out = NULL;
 	*n = 0;
-	int rc = locus__read_file(path, &text, &len, err);
+	int rc = locus__read_file(&text, &len, path, err);
 	if (rc)
 		return rc;
-	rc = locus_speed_trace_parse(p, text, len, path, out, n, err);
+	rc = locus_speed_trace_parse(out, n, p, text, len, path, err);
 	free(text);
 	return rc;
 }

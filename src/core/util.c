@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "locus/files.h"
 
 void *locus__calloc(size_t n, size_t size)
 {
@@ -373,7 +374,7 @@ int locus__mkdirs(const char *path, struct locus_error *err)
 	return 0;
 }
 
-int locus__read_file(const char *path, char **text, size_t *len, struct locus_error *err)
+int locus__read_file(char **text, size_t *len, const char *path, struct locus_error *err)
 {
 	*text = NULL;
 	*len = 0;
@@ -397,4 +398,31 @@ int locus__read_file(const char *path, char **text, size_t *len, struct locus_er
 	*text = b.data;
 	*len = b.len;
 	return 0;
+}
+
+/* ---- the public forms (locus/files.h) ------------------------------------ */
+
+int locus_read_file(char **text, size_t *len, const char *path, struct locus_error *err)
+{
+	return locus__read_file(text, len, path, err);
+}
+
+int locus_write_atomic(const char *path, const void *data, size_t n, struct locus_error *err)
+{
+	return locus__write_atomic(path, data, n, err);
+}
+
+int locus_mkdirs(const char *path, struct locus_error *err)
+{
+	return locus__mkdirs(path, err);
+}
+
+int locus_parse_size(const char *s, uint64_t *out)
+{
+	return locus__parse_size(s, out);
+}
+
+int locus_parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	return locus__parse_u64(s, n, out);
 }

@@ -18,15 +18,16 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
-#include "divisible/dl.h"
+#include "divisible/model.h"
 
-int locus__dl_model_init(struct locus__dl_model *m, const struct locus_dl_plan *p)
+int locus__divisible_model_init(struct locus__divisible_model *m,
+				const struct locus_divisible_plan *p)
 {
 	size_t K = p->n_used;
 	m->alpha = locus__calloc(K ? K : 1, sizeof *m->alpha);
 	m->beta = locus__calloc(K ? K : 1, sizeof *m->beta);
 	if (!m->alpha || !m->beta) {
-		locus__dl_model_fini(m);
+		locus__divisible_model_fini(m);
 		return LOCUS_ENOMEM;
 	}
 	double S = 0, D = 0;
@@ -38,7 +39,7 @@ int locus__dl_model_init(struct locus__dl_model *m, const struct locus_dl_plan *
 	m->D = D;
 	double A = 0, sum_eb = 0;
 	for (size_t k = 0; k < K; k++) {
-		const struct locus_dl_group *g = &p->groups[k];
+		const struct locus_divisible_group *g = &p->groups[k];
 		m->alpha[k] = g->S / S;
 		m->beta[k] = g->S * D / S - g->S * g->Delta;
 		A += m->alpha[k] / g->B;
@@ -52,7 +53,7 @@ int locus__dl_model_init(struct locus__dl_model *m, const struct locus_dl_plan *
 	 * Stail_t E_t, Stail_t = sum_{k>=t} S_k. */
 	double P = 0, Q = 0, tail = S;
 	for (size_t t = 0; t < K; t++) {
-		const struct locus_dl_group *g = &p->groups[t];
+		const struct locus_divisible_group *g = &p->groups[t];
 		Q += tail * m->alpha[t] / g->B;
 		P += tail * (m->beta[t] / g->B + g->E);
 		tail -= g->S;
@@ -62,7 +63,7 @@ int locus__dl_model_init(struct locus__dl_model *m, const struct locus_dl_plan *
 	return 0;
 }
 
-void locus__dl_model_fini(struct locus__dl_model *m)
+void locus__divisible_model_fini(struct locus__divisible_model *m)
 {
 	free(m->alpha);
 	free(m->beta);
@@ -83,20 +84,20 @@ static void geo_sums(double theta, double M, double *G, double *H)
 	*H = (*G - M) / d;
 }
 
-double locus__dl_w0(const struct locus__dl_model *m, double W, double M)
+double locus__divisible_w0(const struct locus__divisible_model *m, double W, double M)
 {
 	double G, H;
 	geo_sums(m->theta, M, &G, &H);
 	return (W - m->c * H) / G;
 }
 
-double locus__dl_t_ideal(const struct locus__dl_model *m, double W, double M)
+double locus__divisible_t_ideal(const struct locus__divisible_model *m, double W, double M)
 {
-	return (W + M * m->D + m->P + m->Q * locus__dl_w0(m, W, M)) / m->S;
+	return (W + M * m->D + m->P + m->Q * locus__divisible_w0(m, W, M)) / m->S;
 }
 
 /* w_j of M rounds. */
-static double w_round(const struct locus__dl_model *m, double w0, double j)
+static double w_round(const struct locus__divisible_model *m, double w0, double j)
 {
 	double G, H;
 	geo_sums(m->theta, j, &G, &H);
@@ -105,22 +106,22 @@ static double w_round(const struct locus__dl_model *m, double w0, double j)
 
 /* Whether the M round totals are all positive (they are monotone in j, so
  * the first and the last tell). */
-static int totals_positive(const struct locus__dl_model *m, double W, double M)
+static int totals_positive(const struct locus__divisible_model *m, double W, double M)
 {
-	double w0 = locus__dl_w0(m, W, M);
+	double w0 = locus__divisible_w0(m, W, M);
 	return w0 > 0 && w_round(m, w0, M - 1) > 0;
 }
 
-double locus__dl_m_star(const struct locus__dl_model *m, double W)
+double locus__divisible_m_star(const struct locus__divisible_model *m, double W)
 {
 	/* Scan the integers, then refine around the best by golden section
 	 * (T_ideal is smooth in M). */
 	size_t best = 1;
-	double best_t = locus__dl_t_ideal(m, W, 1);
+	double best_t = locus__divisible_t_ideal(m, W, 1);
 	for (size_t M = 2; M <= LOCUS__DL_MAX_ROUNDS; M++) {
 		if (!totals_positive(m, W, (double)M))
 			continue;
-		double t = locus__dl_t_ideal(m, W, (double)M);
+		double t = locus__divisible_t_ideal(m, W, (double)M);
 		if (t < best_t) {
 			best_t = t;
 			best = M;
@@ -131,36 +132,36 @@ double locus__dl_m_star(const struct locus__dl_model *m, double W)
 		hi = (double)best;
 	const double g = (sqrt(5.0) - 1) / 2;
 	double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
-	double fa = locus__dl_t_ideal(m, W, a), fb = locus__dl_t_ideal(m, W, b);
+	double fa = locus__divisible_t_ideal(m, W, a), fb = locus__divisible_t_ideal(m, W, b);
 	for (int it = 0; it < 100 && hi - lo > 1e-10; it++) {
 		if (fa <= fb) {
 			hi = b;
 			b = a;
 			fb = fa;
 			a = hi - g * (hi - lo);
-			fa = locus__dl_t_ideal(m, W, a);
+			fa = locus__divisible_t_ideal(m, W, a);
 		} else {
 			lo = a;
 			a = b;
 			fa = fb;
 			b = lo + g * (hi - lo);
-			fb = locus__dl_t_ideal(m, W, b);
+			fb = locus__divisible_t_ideal(m, W, b);
 		}
 	}
 	double x = (lo + hi) / 2;
-	return locus__dl_t_ideal(m, W, x) <= best_t ? x : (double)best;
+	return locus__divisible_t_ideal(m, W, x) <= best_t ? x : (double)best;
 }
 
 /* The last round's chunks for a common finishing time T: virtual worker k
  * (free from prev[k], its chunk sent after the master's time `a`) gets the
  * largest chunk it can finish by T, none when that is not positive. The
  * chunks go to out[]; returns their sum. */
-static double last_chunks(const struct locus_dl_plan *p, double T, double a, const double *prev,
-			  double *out)
+static double last_chunks(const struct locus_divisible_plan *p, double T, double a,
+			  const double *prev, double *out)
 {
 	double sum = 0;
 	for (size_t k = 0; k < p->n_used; k++) {
-		const struct locus_dl_group *g = &p->groups[k];
+		const struct locus_divisible_group *g = &p->groups[k];
 		/* Finished by T if the chunk arrives while the worker is busy
 		 * (first form) and if it arrives later (second form). */
 		double busy = g->S * (T - g->Delta - prev[k]);
@@ -176,12 +177,13 @@ static double last_chunks(const struct locus_dl_plan *p, double T, double a, con
 	return sum;
 }
 
-double locus__dl_t_real(const struct locus__dl_model *m, const struct locus_dl_plan *p, size_t M,
-			double *chunk, double *scratch)
+double locus__divisible_t_real(const struct locus__divisible_model *m,
+			       const struct locus_divisible_plan *p, size_t M, double *chunk,
+			       double *scratch)
 {
 	size_t K = p->n_used;
 	double *prev = scratch, *C = scratch + K;
-	double W = p->W, w0 = locus__dl_w0(m, W, (double)M);
+	double W = p->W, w0 = locus__divisible_w0(m, W, (double)M);
 	double comm = 0, sent = 0;
 	for (size_t k = 0; k < K; k++)
 		prev[k] = 0;
@@ -193,7 +195,7 @@ double locus__dl_t_real(const struct locus__dl_model *m, const struct locus_dl_p
 	double w = w0;
 	for (size_t j = 0; j + 1 < M; j++) {
 		for (size_t k = 0; k < K; k++) {
-			const struct locus_dl_group *g = &p->groups[k];
+			const struct locus_divisible_group *g = &p->groups[k];
 			double c = m->alpha[k] * w + m->beta[k];
 			if (!(c >= 0) || !isfinite(c))
 				return INFINITY;
@@ -247,7 +249,7 @@ double locus__dl_t_real(const struct locus__dl_model *m, const struct locus_dl_p
 	}
 	double T = 0;
 	for (size_t k = 0; k < K; k++) {
-		const struct locus_dl_group *g = &p->groups[k];
+		const struct locus_divisible_group *g = &p->groups[k];
 		if (chunk)
 			chunk[(M - 1) * K + k] = C[k];
 		if (C[k] > 0) {

@@ -8,27 +8,27 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "divisible/dl.h"
+#include "divisible/model.h"
 
-void locus_dl_options_default(struct locus_dl_options *o)
+void locus_divisible_options_default(struct locus_divisible_options *o)
 {
 	memset(o, 0, sizeof *o);
-	o->method = LOCUS_DL_PTUMR;
+	o->method = LOCUS_DIVISIBLE_PTUMR;
 	o->gt = 1;
 	o->lambda = 10;
 	o->mu = 1.5;
 }
 
-int locus_dl_method_parse(const char *name, struct locus_dl_options *o)
+int locus_divisible_method_parse(const char *name, struct locus_divisible_options *o)
 {
 	if (strcmp(name, "umr") == 0) {
-		o->method = LOCUS_DL_UMR;
+		o->method = LOCUS_DIVISIBLE_UMR;
 		o->gt = 0;
 	} else if (strcmp(name, "ptumr") == 0) {
-		o->method = LOCUS_DL_PTUMR;
+		o->method = LOCUS_DIVISIBLE_PTUMR;
 		o->gt = 1;
 	} else if (strcmp(name, "ptumr-nogt") == 0) {
-		o->method = LOCUS_DL_PTUMR;
+		o->method = LOCUS_DIVISIBLE_PTUMR;
 		o->gt = 0;
 	} else {
 		return LOCUS_EINVAL;
@@ -36,14 +36,14 @@ int locus_dl_method_parse(const char *name, struct locus_dl_options *o)
 	return 0;
 }
 
-const char *locus_dl_method_name(const struct locus_dl_options *o)
+const char *locus_divisible_method_name(const struct locus_divisible_options *o)
 {
-	if (o->method == LOCUS_DL_UMR)
+	if (o->method == LOCUS_DIVISIBLE_UMR)
 		return "umr";
 	return o->gt ? "ptumr" : "ptumr-nogt";
 }
 
-void locus_dl_plan_destroy(struct locus_dl_plan *p)
+void locus_divisible_plan_destroy(struct locus_divisible_plan *p)
 {
 	if (!p)
 		return;
@@ -57,9 +57,9 @@ void locus_dl_plan_destroy(struct locus_dl_plan *p)
 }
 
 /* The sort key of worker i: r_i = s_i / min(b0, b_i) (Sect. 3.2 step 1). */
-static double r_of(const struct locus_dl_plan *p, size_t i)
+static double r_of(const struct locus_divisible_plan *p, size_t i)
 {
-	const struct locus_dl_worker *w = &p->workers[i];
+	const struct locus_divisible_worker *w = &p->workers[i];
 	return w->s / (w->b < p->b0 ? w->b : p->b0);
 }
 
@@ -78,20 +78,20 @@ static int by_r(const void *a, const void *b)
 
 static int by_R(const void *a, const void *b)
 {
-	const struct locus_dl_group *x = a, *y = b;
+	const struct locus_divisible_group *x = a, *y = b;
 	if (x->R != y->R)
 		return x->R < y->R ? -1 : 1;
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
 /* Members of the group starting at order[pos] (Eq. 4, Eq. 5). */
-static size_t group_size(const struct locus_dl_plan *p, size_t pos)
+static size_t group_size(const struct locus_divisible_plan *p, size_t pos)
 {
 	size_t left = p->n_workers - pos;
-	const struct locus_dl_options *o = &p->opt;
+	const struct locus_divisible_options *o = &p->opt;
 	if (o->group_size)
 		return o->group_size < left ? o->group_size : left;
-	if (o->method == LOCUS_DL_UMR)
+	if (o->method == LOCUS_DIVISIBLE_UMR)
 		return 1;
 	/* Eq. 4: as many as the master's link can feed at their own b, plus
 	 * lambda, at least one. */
@@ -125,7 +125,7 @@ static size_t group_size(const struct locus_dl_plan *p, size_t pos)
 }
 
 /* Forms the groups and picks N_v (Eq. 1-6). */
-static int form_groups(struct locus_dl_plan *p)
+static int form_groups(struct locus_divisible_plan *p)
 {
 	size_t n = p->n_workers;
 	struct keyed *key = locus__calloc(n, sizeof *key);
@@ -143,12 +143,12 @@ static int form_groups(struct locus_dl_plan *p)
 	size_t ng = 0;
 	for (size_t pos = 0; pos < n;) {
 		size_t m = group_size(p, pos);
-		struct locus_dl_group *g = &p->groups[ng++];
+		struct locus_divisible_group *g = &p->groups[ng++];
 		g->first = pos;
 		g->count = m;
 		double S = 0, rho_link = 0;
 		for (size_t t = pos; t < pos + m; t++) {
-			const struct locus_dl_worker *w = &p->workers[p->order[t]];
+			const struct locus_divisible_worker *w = &p->workers[p->order[t]];
 			S += w->s;
 			if (w->s / w->b > rho_link)
 				rho_link = w->s / w->b;
@@ -177,7 +177,7 @@ static int form_groups(struct locus_dl_plan *p)
 	for (size_t i = 0; i < n; i++)
 		p->group_of[i] = -1;
 	for (size_t k = 0; k < nv; k++) {
-		const struct locus_dl_group *g = &p->groups[k];
+		const struct locus_divisible_group *g = &p->groups[k];
 		for (size_t t = g->first; t < g->first + g->count; t++) {
 			size_t i = p->order[t];
 			p->group_of[i] = (int32_t)k;
@@ -187,8 +187,8 @@ static int form_groups(struct locus_dl_plan *p)
 	return 0;
 }
 
-static int check_input(double W, double b0, const struct locus_dl_worker *w, size_t n,
-		       const struct locus_dl_options *opt, struct locus_error *err)
+static int check_input(double W, double b0, const struct locus_divisible_worker *w, size_t n,
+		       const struct locus_divisible_options *opt, struct locus_error *err)
 {
 	if (!(W > 0) || !isfinite(W))
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
@@ -201,7 +201,7 @@ static int check_input(double W, double b0, const struct locus_dl_worker *w, siz
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no workers");
 	if (n > (size_t)INT32_MAX)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "too many workers (%zu)", n);
-	if (opt->method == LOCUS_DL_PTUMR && opt->gt && !(opt->mu > 0))
+	if (opt->method == LOCUS_DIVISIBLE_PTUMR && opt->gt && !(opt->mu > 0))
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "the Grouping Threshold mu must be positive, got %g", opt->mu);
 	if (opt->rounds > LOCUS__DL_MAX_ROUNDS)
@@ -212,7 +212,7 @@ static int check_input(double W, double b0, const struct locus_dl_worker *w, siz
 				  "W and b0 must lie in [%g, %g], got W=%g b0=%g",
 				  LOCUS__DL_MIN_VALUE, LOCUS__DL_MAX_VALUE, W, b0);
 	for (size_t i = 0; i < n; i++) {
-		const struct locus_dl_worker *x = &w[i];
+		const struct locus_divisible_worker *x = &w[i];
 		if (!(x->s > 0) || !isfinite(x->s) || !(x->b > 0) || !isfinite(x->b))
 			return locus__err(
 			    err, LOCUS_EINVAL, NULL, 0, 0,
@@ -237,21 +237,21 @@ static int check_input(double W, double b0, const struct locus_dl_worker *w, siz
 
 /* Picks M (M+ from the four neighbours of M*, or opt.rounds) and fills the
  * chunks and times. */
-static int pick_rounds(struct locus_dl_plan *p)
+static int pick_rounds(struct locus_divisible_plan *p)
 {
-	struct locus__dl_model m;
-	int rc = locus__dl_model_init(&m, p);
+	struct locus__divisible_model m;
+	int rc = locus__divisible_model_init(&m, p);
 	if (rc)
 		return rc;
 	size_t K = p->n_used;
 	double *scratch = locus__calloc(2 * K, sizeof *scratch);
 	if (!scratch) {
-		locus__dl_model_fini(&m);
+		locus__divisible_model_fini(&m);
 		return LOCUS_ENOMEM;
 	}
 	p->theta = m.theta;
 	p->gamma = fabs(1 - m.theta) < 1e-12 ? INFINITY : m.c / (1 - m.theta);
-	p->m_star = locus__dl_m_star(&m, p->W);
+	p->m_star = locus__divisible_m_star(&m, p->W);
 	size_t M = p->opt.rounds;
 	if (!M) {
 		double f = floor(p->m_star), c = ceil(p->m_star);
@@ -264,7 +264,7 @@ static int pick_rounds(struct locus_dl_plan *p)
 			if (t > LOCUS__DL_MAX_ROUNDS)
 				t = LOCUS__DL_MAX_ROUNDS;
 			p->cand[i].rounds = t;
-			p->cand[i].t_real = locus__dl_t_real(&m, p, t, NULL, scratch);
+			p->cand[i].t_real = locus__divisible_t_real(&m, p, t, NULL, scratch);
 			if (p->cand[i].t_real < best) {
 				best = p->cand[i].t_real;
 				M = t;
@@ -275,7 +275,8 @@ static int pick_rounds(struct locus_dl_plan *p)
 			 * that is (M = 1 always is). */
 			p->fallback = 1;
 			size_t t = p->cand[0].rounds;
-			while (t > 1 && !isfinite(locus__dl_t_real(&m, p, t - 1, NULL, scratch)))
+			while (t > 1 &&
+			       !isfinite(locus__divisible_t_real(&m, p, t - 1, NULL, scratch)))
 				t--;
 			M = t > 1 ? t - 1 : 1;
 		}
@@ -284,30 +285,30 @@ static int pick_rounds(struct locus_dl_plan *p)
 	p->chunk = locus__calloc(M * K, sizeof *p->chunk);
 	if (!p->chunk) {
 		free(scratch);
-		locus__dl_model_fini(&m);
+		locus__divisible_model_fini(&m);
 		return LOCUS_ENOMEM;
 	}
-	p->t_real = locus__dl_t_real(&m, p, M, p->chunk, scratch);
-	p->t_ideal = locus__dl_t_ideal(&m, p->W, (double)M);
+	p->t_real = locus__divisible_t_real(&m, p, M, p->chunk, scratch);
+	p->t_ideal = locus__divisible_t_ideal(&m, p->W, (double)M);
 	free(scratch);
-	locus__dl_model_fini(&m);
+	locus__divisible_model_fini(&m);
 	return 0;
 }
 
-int locus_dl_plan_create(double W, double b0, const struct locus_dl_worker *workers, size_t n,
-			 const struct locus_dl_options *opt, struct locus_dl_plan **out,
-			 struct locus_error *err)
+int locus_divisible_plan_create(struct locus_divisible_plan **out, double W, double b0,
+				const struct locus_divisible_worker *workers, size_t n,
+				const struct locus_divisible_options *opt, struct locus_error *err)
 {
 	*out = NULL;
-	struct locus_dl_options def;
+	struct locus_divisible_options def;
 	if (!opt) {
-		locus_dl_options_default(&def);
+		locus_divisible_options_default(&def);
 		opt = &def;
 	}
 	int rc = check_input(W, b0, workers, n, opt, err);
 	if (rc)
 		return rc;
-	struct locus_dl_plan *p = locus__calloc(1, sizeof *p);
+	struct locus_divisible_plan *p = locus__calloc(1, sizeof *p);
 	if (!p)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	p->opt = *opt;
@@ -319,7 +320,7 @@ int locus_dl_plan_create(double W, double b0, const struct locus_dl_worker *work
 	p->rate = locus__calloc(n, sizeof *p->rate);
 	p->group_of = locus__calloc(n, sizeof *p->group_of);
 	if (!p->workers || !p->order || !p->rate || !p->group_of) {
-		locus_dl_plan_destroy(p);
+		locus_divisible_plan_destroy(p);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
 	memcpy(p->workers, workers, n * sizeof *workers);
@@ -331,13 +332,13 @@ int locus_dl_plan_create(double W, double b0, const struct locus_dl_worker *work
 	if (!rc)
 		rc = pick_rounds(p);
 	if (rc) {
-		locus_dl_plan_destroy(p);
+		locus_divisible_plan_destroy(p);
 		return locus__err(err, rc, NULL, 0, 0, "out of memory");
 	}
 	if (!isfinite(p->t_real)) {
 		/* Only a given M can be infeasible: M+ never is. */
 		size_t M = p->rounds;
-		locus_dl_plan_destroy(p);
+		locus_divisible_plan_destroy(p);
 		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
 				  "with %zu rounds some chunk would be negative or empty (the "
 				  "first round is too small for the overheads, or theta^M "
@@ -348,47 +349,47 @@ int locus_dl_plan_create(double W, double b0, const struct locus_dl_worker *work
 	return 0;
 }
 
-double locus_dl_group_chunk(const struct locus_dl_plan *p, size_t j, size_t k)
+double locus_divisible_group_chunk(const struct locus_divisible_plan *p, size_t j, size_t k)
 {
 	if (j >= p->rounds || k >= p->n_used)
 		return 0;
 	return p->chunk[j * p->n_used + k];
 }
 
-double locus_dl_worker_chunk(const struct locus_dl_plan *p, size_t j, size_t i)
+double locus_divisible_worker_chunk(const struct locus_divisible_plan *p, size_t j, size_t i)
 {
 	if (i >= p->n_workers || p->group_of[i] < 0)
 		return 0;
 	size_t k = (size_t)p->group_of[i];
-	return locus_dl_group_chunk(p, j, k) * p->workers[i].s / p->groups[k].S;
+	return locus_divisible_group_chunk(p, j, k) * p->workers[i].s / p->groups[k].S;
 }
 
-double locus_dl_t_ideal(const struct locus_dl_plan *p, double M)
+double locus_divisible_t_ideal(const struct locus_divisible_plan *p, double M)
 {
-	struct locus__dl_model m;
-	if (locus__dl_model_init(&m, p))
+	struct locus__divisible_model m;
+	if (locus__divisible_model_init(&m, p))
 		return NAN;
-	double t = locus__dl_t_ideal(&m, p->W, M);
-	locus__dl_model_fini(&m);
+	double t = locus__divisible_t_ideal(&m, p->W, M);
+	locus__divisible_model_fini(&m);
 	return t;
 }
 
-double locus_dl_t_real(const struct locus_dl_plan *p, size_t M, double *chunk)
+double locus_divisible_t_real(const struct locus_divisible_plan *p, size_t M, double *chunk)
 {
 	if (M < 1)
 		return INFINITY;
-	struct locus__dl_model m;
-	if (locus__dl_model_init(&m, p))
+	struct locus__divisible_model m;
+	if (locus__divisible_model_init(&m, p))
 		return NAN;
 	double *scratch = locus__calloc(2 * p->n_used, sizeof *scratch);
-	double t = scratch ? locus__dl_t_real(&m, p, M, chunk, scratch) : NAN;
+	double t = scratch ? locus__divisible_t_real(&m, p, M, chunk, scratch) : NAN;
 	free(scratch);
-	locus__dl_model_fini(&m);
+	locus__divisible_model_fini(&m);
 	return t;
 }
 
 /* Whether every worker has the same s, b, delta and eps. */
-static int all_alike(const struct locus_dl_worker *w, size_t n)
+static int all_alike(const struct locus_divisible_worker *w, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
 		if (w[i].s != w[0].s || w[i].b != w[0].b || w[i].delta != w[0].delta ||
@@ -399,42 +400,43 @@ static int all_alike(const struct locus_dl_worker *w, size_t n)
 
 /* Plans with `value` as the searched parameter; returns its T_real (or
  * INFINITY) and keeps the plan in *keep when it beats *best_t. */
-static int try_value(double W, double b0, const struct locus_dl_worker *w, size_t n,
-		     struct locus_dl_options *o, int by_size, long value, double *best_t,
+static int try_value(double W, double b0, const struct locus_divisible_worker *w, size_t n,
+		     struct locus_divisible_options *o, int by_size, long value, double *best_t,
 		     long *best_v, struct locus_error *err)
 {
 	if (by_size)
 		o->group_size = (size_t)value;
 	else
 		o->lambda = value;
-	struct locus_dl_plan *p;
-	int rc = locus_dl_plan_create(W, b0, w, n, o, &p, err);
+	struct locus_divisible_plan *p;
+	int rc = locus_divisible_plan_create(&p, W, b0, w, n, o, err);
 	if (rc)
 		return rc;
 	if (p->t_real < *best_t) {
 		*best_t = p->t_real;
 		*best_v = value;
 	}
-	locus_dl_plan_destroy(p);
+	locus_divisible_plan_destroy(p);
 	return 0;
 }
 
-int locus_dl_search(double W, double b0, const struct locus_dl_worker *workers, size_t n,
-		    const struct locus_dl_options *opt, struct locus_dl_options *best,
-		    struct locus_dl_plan **plan, struct locus_error *err)
+int locus_divisible_search(struct locus_divisible_plan **plan, struct locus_divisible_options *best,
+			   double W, double b0, const struct locus_divisible_worker *workers,
+			   size_t n, const struct locus_divisible_options *opt,
+			   struct locus_error *err)
 {
 	if (plan)
 		*plan = NULL;
-	struct locus_dl_options o;
+	struct locus_divisible_options o;
 	if (opt)
 		o = *opt;
 	else
-		locus_dl_options_default(&o);
+		locus_divisible_options_default(&o);
 	int rc = check_input(W, b0, workers, n, &o, err);
 	if (rc)
 		return rc;
 	*best = o;
-	if (o.method == LOCUS_DL_PTUMR) {
+	if (o.method == LOCUS_DIVISIBLE_PTUMR) {
 		/* Groups of one size when the workers are alike (Sect. 4), else
 		 * lambda (Eq. 4), from the least value up to n. */
 		int by_size = o.group_size > 0 || all_alike(workers, n);
@@ -492,6 +494,6 @@ int locus_dl_search(double W, double b0, const struct locus_dl_worker *workers, 
 		*best = o;
 	}
 	if (plan)
-		return locus_dl_plan_create(W, b0, workers, n, best, plan, err);
+		return locus_divisible_plan_create(plan, W, b0, workers, n, best, err);
 	return 0;
 }

@@ -15,8 +15,8 @@
 /* A file may describe at most this many workers (counts included). */
 #define MAX_WORKERS 10000000
 
-int locus_dl_workers_generate(struct locus_dl_worker *out, size_t n, double het,
-			      const struct locus_dl_worker *mean, uint64_t seed)
+int locus_divisible_workers_generate(struct locus_divisible_worker *out, size_t n, double het,
+				     const struct locus_divisible_worker *mean, uint64_t seed)
 {
 	if (!out || !mean || !(het >= 0) || !(het * sqrt(3.0) < 1))
 		return LOCUS_EINVAL;
@@ -48,8 +48,8 @@ static int perr(struct locus_error *err, const char *file, const char *where, co
 static const char *const worker_keys[] = {"s", "b", "delta", "eps", "count", "name", NULL};
 
 /* Reads worker object v (at JSON path `where`) into w and *count. */
-static int read_worker(json_t *v, const char *file, const char *where, struct locus_dl_worker *w,
-		       long long *count, struct locus_error *err)
+static int read_worker(json_t *v, const char *file, const char *where,
+		       struct locus_divisible_worker *w, long long *count, struct locus_error *err)
 {
 	char got[64], q[64];
 	if (!json_is_object(v))
@@ -74,10 +74,10 @@ static int read_worker(json_t *v, const char *file, const char *where, struct lo
 		int required, zero_ok;
 		size_t off;
 	} fields[] = {
-	    {"s", 1, 0, offsetof(struct locus_dl_worker, s)},
-	    {"b", 1, 0, offsetof(struct locus_dl_worker, b)},
-	    {"delta", 0, 1, offsetof(struct locus_dl_worker, delta)},
-	    {"eps", 0, 1, offsetof(struct locus_dl_worker, eps)},
+	    {"s", 1, 0, offsetof(struct locus_divisible_worker, s)},
+	    {"b", 1, 0, offsetof(struct locus_divisible_worker, b)},
+	    {"delta", 0, 1, offsetof(struct locus_divisible_worker, delta)},
+	    {"eps", 0, 1, offsetof(struct locus_divisible_worker, eps)},
 	};
 	for (size_t f = 0; f < LOCUS__ARRAY_LEN(fields); f++) {
 		x = json_object_get(v, fields[f].key);
@@ -120,9 +120,9 @@ static int read_worker(json_t *v, const char *file, const char *where, struct lo
 	return 0;
 }
 
-int locus_dl_workers_parse(const char *text, size_t len, const char *name,
-			   struct locus_dl_worker **out, size_t *n, double *b0,
-			   struct locus_error *err)
+int locus_divisible_workers_parse(struct locus_divisible_worker **out, size_t *n, double *b0,
+				  const char *text, size_t len, const char *name,
+				  struct locus_error *err)
 {
 	*out = NULL;
 	*n = 0;
@@ -133,7 +133,7 @@ int locus_dl_workers_parse(const char *text, size_t len, const char *name,
 				  je.text);
 	int rc = 0;
 	char got[64], q[64];
-	struct locus_dl_worker *w = NULL;
+	struct locus_divisible_worker *w = NULL;
 	size_t count = 0, cap = 0;
 	if (!json_is_object(root)) {
 		rc = perr(err, name, "top level",
@@ -186,7 +186,7 @@ int locus_dl_workers_parse(const char *text, size_t len, const char *name,
 	{
 		char where[48];
 		snprintf(where, sizeof where, "workers[%zu]", i);
-		struct locus_dl_worker one;
+		struct locus_divisible_worker one;
 		long long c = 0;
 		rc = read_worker(x, name, where, &one, &c, err);
 		if (rc)
@@ -212,15 +212,15 @@ out:
 	return rc;
 }
 
-int locus_dl_workers_load(const char *path, struct locus_dl_worker **out, size_t *n, double *b0,
-			  struct locus_error *err)
+int locus_divisible_workers_load(struct locus_divisible_worker **out, size_t *n, double *b0,
+				 const char *path, struct locus_error *err)
 {
 	char *text;
 	size_t len;
-	int rc = locus__read_file(path, &text, &len, err);
+	int rc = locus__read_file(&text, &len, path, err);
 	if (rc)
 		return rc;
-	rc = locus_dl_workers_parse(text, len, path, out, n, b0, err);
+	rc = locus_divisible_workers_parse(out, n, b0, text, len, path, err);
 	free(text);
 	return rc;
 }

@@ -69,8 +69,8 @@ static int local_chunks(const struct locus_dataset *ds, long h, struct locus_idl
 	return 0;
 }
 
-int locus_map_process_chunks(const struct locus_catalog *cat, const char *name, const char *process,
-			     struct locus_idlist *out)
+int locus_dli_map_process_chunks(const struct locus_catalog *cat, const char *name,
+				 const char *process, struct locus_idlist *out)
 {
 	const struct locus_dataset *ds = dataset(cat, name, NULL);
 	out->n = 0;
@@ -138,8 +138,9 @@ done:
 	return rc;
 }
 
-int locus_map_chunks_process(const struct locus_catalog *cat, const char *name,
-			     const char *const *procs, size_t n_procs, struct locus_chunk_map *out)
+int locus_dli_map_chunks_process(const struct locus_catalog *cat, const char *name,
+				 const char *const *procs, size_t n_procs,
+				 struct locus_chunk_map *out)
 {
 	size_t d;
 	memset(out, 0, sizeof *out);
@@ -159,8 +160,9 @@ static int under(const char *name, const char *dir)
 	return strncmp(name, dir, n) == 0 && name[n] == '/';
 }
 
-int locus_map_dprocess_dchunks(const struct locus_catalog *cat, const char *dir,
-			       const char *const *procs, size_t n_procs, struct locus_dir_map *out)
+int locus_dli_map_dprocess_dchunks(const struct locus_catalog *cat, const char *dir,
+				   const char *const *procs, size_t n_procs,
+				   struct locus_dir_map *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!dir)
@@ -186,8 +188,8 @@ int locus_map_dprocess_dchunks(const struct locus_catalog *cat, const char *dir,
 	return 0;
 }
 
-int locus_get_total_chunks(const struct locus_catalog *cat, const char *name, const char *process,
-			   size_t *out)
+int locus_dli_get_total_chunks(const struct locus_catalog *cat, const char *name,
+			       const char *process, size_t *out)
 {
 	const struct locus_dataset *ds = dataset(cat, name, NULL);
 	*out = 0;
@@ -201,8 +203,8 @@ int locus_get_total_chunks(const struct locus_catalog *cat, const char *name, co
 	return 0;
 }
 
-int locus_get_data_percentage(const struct locus_catalog *cat, const char *name,
-			      const char *process, double *out)
+int locus_dli_get_data_percentage(const struct locus_catalog *cat, const char *name,
+				  const char *process, double *out)
 {
 	const struct locus_dataset *ds = dataset(cat, name, NULL);
 	*out = 0;
@@ -220,8 +222,8 @@ int locus_get_data_percentage(const struct locus_catalog *cat, const char *name,
 	return 0;
 }
 
-int locus_check_data(const struct locus_catalog *cat, const char *name, const char *process,
-		     uint64_t offset, bool *out)
+int locus_dli_check_data(const struct locus_catalog *cat, const char *name, const char *process,
+			 uint64_t offset, bool *out)
 {
 	const struct locus_dataset *ds = dataset(cat, name, NULL);
 	*out = false;

@@ -182,7 +182,7 @@ int locus_hostmap_load(struct locus_hostmap **out, const char *path, struct locu
 	if (!out)
 		return locus__err(err, LOCUS_EINVAL, path, 0, 0, "no result pointer");
 	*out = NULL;
-	int rc = locus_read_file(path, &text, &len, err);
+	int rc = locus_read_file(&text, &len, path, err);
 	if (rc)
 		return rc;
 	rc = locus_hostmap_parse(out, text, len, path, err);

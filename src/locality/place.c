@@ -576,9 +576,9 @@ int locus_place(const struct locus_platform *p, size_t n_chunks,
 	return rc;
 }
 
-int locus_place_catalog(const struct locus_platform *p, const char *dataset, size_t n_chunks,
-			uint64_t chunk_size, const struct locus_place_options *opt,
-			struct locus_catalog **out, struct locus_error *err)
+int locus_place_catalog(struct locus_catalog **out, const struct locus_platform *p,
+			const char *dataset, size_t n_chunks, uint64_t chunk_size,
+			const struct locus_place_options *opt, struct locus_error *err)
 {
 	struct locus_catalog *cat = NULL;
 	uint32_t *nodes;

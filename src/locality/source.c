@@ -8,11 +8,6 @@
 #include "core/internal.h"
 #include "locus/locality.h"
 
-int locus_read_file(const char *path, char **text, size_t *len, struct locus_error *err)
-{
-	return locus__read_file(path, text, len, err);
-}
-
 /* Splits "kind:path?k=v&k=v" into its parts (copies in *buf). */
 struct spec {
 	char *kind; /* NULL when the spec is a bare path */
@@ -113,7 +108,7 @@ int locus_source_open(struct locus_catalog **out, const char *spec_text, struct 
 		rc = locus_store_scan(out, sp.path, err);
 		goto done;
 	}
-	if ((rc = locus_read_file(sp.path, &text, &len, err)))
+	if ((rc = locus_read_file(&text, &len, sp.path, err)))
 		goto done;
 	if (!kind)
 		kind = sniff(text, len);

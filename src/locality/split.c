@@ -135,8 +135,8 @@ static int split_feed(struct splitter *s, const unsigned char *p, size_t len)
 	return 0;
 }
 
-int locus_split_file(const char *path, uint64_t chunk_size, enum locus_split_mode mode,
-		     uint64_t **lengths, size_t *n, struct locus_error *err)
+int locus_split_file(uint64_t **lengths, size_t *n, const char *path, uint64_t chunk_size,
+		     enum locus_split_mode mode, struct locus_error *err)
 {
 	struct splitter s = {
 	    .chunk_size = chunk_size,

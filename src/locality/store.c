@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "locality/store.h"
 #include "locus/locality.h"
 #include "locus/place.h"
-#include "locality/store.h"
 
 #define MANIFEST	 ".locus-dataset"
 #define MANIFEST_MAGIC	 "locus-store-dataset"
@@ -75,7 +75,7 @@ static int read_manifest(struct scan *s, const char *file, const char *dataset, 
 {
 	char *text;
 	size_t len;
-	int rc = locus_read_file(file, &text, &len, s->err);
+	int rc = locus_read_file(&text, &len, file, s->err);
 	if (rc)
 		return rc;
 	uint64_t v, size, chunks;
@@ -424,8 +424,8 @@ static int scan_finish(struct scan *s, struct locus_catalog **out, int rc)
 		locus_catalog_destroy(s->cat);
 		return rc;
 	}
-	locus_log(LOCUS_LOG_LOCALITY, "store %s: %zu nodes, %zu datasets", s->root,
-		  s->cat->n_hosts, s->cat->n_datasets);
+	locus_log(LOCUS_LOG_LOCALITY, "store %s: %zu nodes, %zu datasets", s->root, s->cat->n_hosts,
+		  s->cat->n_datasets);
 	*out = s->cat;
 	return 0;
 }

@@ -27,12 +27,6 @@ struct sched_fig {
 
 #define N_SUMS (3 + 8 + 3)
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Gathers n_bytes from every rank at rank 0 into *all (allocated). */
 static int gather_bytes(struct engine *e, const void *mine, size_t n_bytes, char **all,
 			int **counts, int **displs)
@@ -123,12 +117,9 @@ static int build(struct engine *e, struct locus_mpi_report *rep, const struct ta
 				best_rtt = w;
 		}
 	}
-	e->wl->total_work = 0;
 	for (size_t t = 0; t < n; t++) {
-		if (pick[t] < 0) {
-			e->wl->tasks[t].work = 0;
+		if (pick[t] < 0)
 			continue;
-		}
 		const struct task_rec *x = &recs[pick[t]];
 		struct locus_task_result *tr = &r->tasks[t];
 		*tr = (struct locus_task_result){.worker = x->worker,
@@ -146,19 +137,8 @@ static int build(struct engine *e, struct locus_mpi_report *rep, const struct ta
 			r->bytes_remote += wl->tasks[t].bytes;
 		}
 		rep->work[t] = x->end - x->read_end;
-		e->wl->tasks[t].work = rep->work[t];
-		e->wl->total_work += rep->work[t];
 	}
-	if (n_waits) {
-		double sum = 0;
-		for (size_t i = 0; i < n_waits; i++)
-			sum += waits[i];
-		qsort(waits, n_waits, sizeof *waits, cmp_double);
-		r->wait_mean = sum / (double)n_waits;
-		r->wait_p50 = waits[(n_waits - 1) / 2];
-		r->wait_p99 = waits[(size_t)ceil(0.99 * (double)n_waits) - 1];
-		r->wait_max = waits[n_waits - 1];
-	}
+	locus_result_set_waits(r, waits, n_waits);
 	free(waits);
 	free(pick);
 	for (size_t w = 0; w < e->n_workers; w++) {
@@ -168,8 +148,10 @@ static int build(struct engine *e, struct locus_mpi_report *rep, const struct ta
 	}
 	for (size_t s = 0; s < e->n_scheds; s++) {
 		const struct sched_fig *f = &sfig[s];
-		r->scheds[s] = (struct locus_sched_result){
-		    .events = f->events, .busy = f->busy, .queue_max = f->qmax, .queue_mean = f->qmean};
+		r->scheds[s] = (struct locus_sched_result){.events = f->events,
+							   .busy = f->busy,
+							   .queue_max = f->qmax,
+							   .queue_mean = f->qmean};
 		r->sched_busy_total += f->busy;
 		if (f->busy > r->sched_busy_max)
 			r->sched_busy_max = f->busy;
@@ -202,12 +184,9 @@ static int build(struct engine *e, struct locus_mpi_report *rep, const struct ta
 	rep->latency = isfinite(best_rtt) ? best_rtt / 2 : 0;
 	/* The bounds count each task's measured time only: the engine does
 	 * not time local reads (the function does them, or not), so an I/O
-	 * part from bandwidths would claim what was never measured. Disks and
-	 * links are made free for the bound, then given the measured figures
-	 * for the replay. */
-	for (size_t k = 0; k < e->plat->n_nodes; k++)
-		e->plat->nodes[k].net_bw = e->plat->nodes[k].disk_bw = 1e300;
-	struct locus_bound_env env = {0};
+	 * part from bandwidths would claim what was never measured. The
+	 * platform handed back for the replay gets the measured figures. */
+	struct locus_bound_env env = {.work = rep->work, .free_io = 1};
 	struct locus_makespan_bound mb;
 	r->lb_makespan = locus_bound_makespan(wl, &env, &mb);
 	r->lb_work = mb.work;

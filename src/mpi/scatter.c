@@ -86,7 +86,7 @@ struct final_msg {
 struct run {
 	MPI_Comm comm;
 	int rank, size;
-	const struct locus_dl_plan *plan;
+	const struct locus_divisible_plan *plan;
 	struct locus_error *err;
 	struct chunk *c;
 	size_t n;	 /* chunks */
@@ -212,7 +212,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 /* The chunks in send order, their bytes, and each worker's list. */
 static int build_chunks(struct run *r)
 {
-	const struct locus_dl_plan *p = r->plan;
+	const struct locus_divisible_plan *p = r->plan;
 	size_t most = 0;
 	for (size_t k = 0; k < p->n_used; k++)
 		most += p->groups[k].count;
@@ -226,10 +226,10 @@ static int build_chunks(struct run *r)
 	double total = 0;
 	for (size_t j = 0; j < p->rounds; j++)
 		for (size_t k = 0; k < p->n_used; k++) {
-			const struct locus_dl_group *g = &p->groups[k];
+			const struct locus_divisible_group *g = &p->groups[k];
 			for (size_t m = g->first; m < g->first + g->count; m++) {
 				size_t i = p->order[m];
-				double u = locus_dl_worker_chunk(p, j, i);
+				double u = locus_divisible_worker_chunk(p, j, i);
 				if (!(u > 0) || !isfinite(u))
 					continue;
 				r->c[n++] =
@@ -702,9 +702,10 @@ static int agree_failure(struct run *r, int rc)
 	return agree(r, key == first ? rc : 0);
 }
 
-static struct locus_dl_run *assemble(struct run *r, const double *send_start, const double *all)
+static struct locus_divisible_run *assemble(struct run *r, const double *send_start,
+					    const double *all)
 {
-	struct locus_dl_run *run = locus__calloc(1, sizeof *run);
+	struct locus_divisible_run *run = locus__calloc(1, sizeof *run);
 	if (!run)
 		return NULL;
 	run->events = locus__calloc(r->n + 1, sizeof *run->events);
@@ -715,7 +716,7 @@ static struct locus_dl_run *assemble(struct run *r, const double *send_start, co
 	run->n_events = r->n;
 	for (size_t q = 0; q < r->n; q++) {
 		const struct chunk *c = &r->c[q];
-		run->events[q] = (struct locus_dl_event){
+		run->events[q] = (struct locus_divisible_event){
 		    .worker = c->worker,
 		    .round = c->round,
 		    .group = c->group,
@@ -726,7 +727,7 @@ static struct locus_dl_run *assemble(struct run *r, const double *send_start, co
 	size_t at = 0;
 	for (size_t w = 0; w < r->plan->n_workers; w++)
 		for (size_t t = r->mine_at[w]; t < r->mine_at[w + 1]; t++, at += 3) {
-			struct locus_dl_event *e = &run->events[r->mine[t]];
+			struct locus_divisible_event *e = &run->events[r->mine[t]];
 			e->recv_end = all[at];
 			e->comp_start = all[at + 1];
 			e->comp_end = all[at + 2];
@@ -748,8 +749,8 @@ static struct locus_dl_run *assemble(struct run *r, const double *send_start, co
 	return run;
 }
 
-int locus_mpi_scatter(MPI_Comm comm, const struct locus_dl_plan *plan, const char *input,
-		      locus_mpi_scatter_fn fn, void *user, struct locus_dl_run **measured,
+int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, const char *input,
+		      locus_mpi_scatter_fn fn, void *user, struct locus_divisible_run **measured,
 		      struct locus_error *err)
 {
 	struct locus_error local;

@@ -22,8 +22,8 @@ static void field_str(struct locus__out *o, const char *k, const char *v)
 	locus__out_json_str(o, v, strlen(v));
 }
 
-int locus_dl_report_json(const struct locus_dl_plan *p, const struct locus_dl_run *run,
-			 const char *label, FILE *fp)
+int locus_divisible_report_json(const struct locus_divisible_plan *p,
+				const struct locus_divisible_run *run, const char *label, FILE *fp)
 {
 	struct locus__out o;
 	locus__out_init(&o, fp);
@@ -32,7 +32,7 @@ int locus_dl_report_json(const struct locus_dl_plan *p, const struct locus_dl_ru
 	locus__out_str(&o, ", ");
 	locus__out_field_u64(&o, "version", PLAN_VERSION);
 	locus__out_str(&o, ",\n ");
-	field_str(&o, "method", locus_dl_method_name(&p->opt));
+	field_str(&o, "method", locus_divisible_method_name(&p->opt));
 	locus__out_str(&o, ", ");
 	locus__out_key(&o, "lambda");
 	locus__out_i64(&o, p->opt.lambda);
@@ -83,7 +83,7 @@ int locus_dl_report_json(const struct locus_dl_plan *p, const struct locus_dl_ru
 	locus__out_key(&o, "groups");
 	locus__out_str(&o, "[");
 	for (size_t k = 0; k < p->n_groups; k++) {
-		const struct locus_dl_group *g = &p->groups[k];
+		const struct locus_divisible_group *g = &p->groups[k];
 		locus__out_str(&o, k ? ",\n  {" : "\n  {");
 		locus__out_key(&o, "workers");
 		locus__out_char(&o, '[');
@@ -111,7 +111,7 @@ int locus_dl_report_json(const struct locus_dl_plan *p, const struct locus_dl_ru
 		for (size_t j = 0; k < p->n_used && j < p->rounds; j++) {
 			if (j)
 				locus__out_str(&o, ", ");
-			locus__out_num(&o, locus_dl_group_chunk(p, j, k));
+			locus__out_num(&o, locus_divisible_group_chunk(p, j, k));
 		}
 		locus__out_str(&o, "]}");
 	}
@@ -119,7 +119,7 @@ int locus_dl_report_json(const struct locus_dl_plan *p, const struct locus_dl_ru
 	locus__out_key(&o, "workers");
 	locus__out_str(&o, "[");
 	for (size_t i = 0; i < p->n_workers; i++) {
-		const struct locus_dl_worker *w = &p->workers[i];
+		const struct locus_divisible_worker *w = &p->workers[i];
 		locus__out_str(&o, i ? ",\n  {" : "\n  {");
 		locus__out_field_u64(&o, "id", i);
 		locus__out_str(&o, ", ");
@@ -151,7 +151,7 @@ int locus_dl_report_json(const struct locus_dl_plan *p, const struct locus_dl_ru
 		locus__out_key(&o, "events");
 		locus__out_char(&o, '[');
 		for (size_t e = 0; e < run->n_events; e++) {
-			const struct locus_dl_event *v = &run->events[e];
+			const struct locus_divisible_event *v = &run->events[e];
 			locus__out_str(&o, e ? ",\n  {" : "\n  {");
 			locus__out_field_u64(&o, "worker", v->worker);
 			locus__out_str(&o, ", ");
@@ -202,15 +202,16 @@ static void line(struct locus__out *o, const char *label, double v)
 	locus__out_char(o, '\n');
 }
 
-int locus_dl_report_table(const struct locus_dl_plan *p, const struct locus_dl_run *run, FILE *fp)
+int locus_divisible_report_table(const struct locus_divisible_plan *p,
+				 const struct locus_divisible_run *run, FILE *fp)
 {
 	struct locus__out o;
 	char buf[160];
 	locus__out_init(&o, fp);
 	snprintf(buf, sizeof buf, "%s: W %g over %zu workers, b0 %g\n",
-		 locus_dl_method_name(&p->opt), p->W, p->n_workers, p->b0);
+		 locus_divisible_method_name(&p->opt), p->W, p->n_workers, p->b0);
 	locus__out_str(&o, buf);
-	if (p->opt.method == LOCUS_DL_PTUMR) {
+	if (p->opt.method == LOCUS_DIVISIBLE_PTUMR) {
 		if (p->opt.group_size)
 			snprintf(buf, sizeof buf, "grouping: groups of %zu\n", p->opt.group_size);
 		else if (p->opt.gt)
@@ -245,7 +246,7 @@ int locus_dl_report_table(const struct locus_dl_plan *p, const struct locus_dl_r
 	    &o, "\n   k  members        S        B    Delta        E        R  chunks by round\n");
 	size_t show = p->n_used < 40 ? p->n_used : 40;
 	for (size_t k = 0; k < show; k++) {
-		const struct locus_dl_group *g = &p->groups[k];
+		const struct locus_divisible_group *g = &p->groups[k];
 		snprintf(buf, sizeof buf, "%4zu %8zu", k, g->count);
 		locus__out_str(&o, buf);
 		cell(&o, g->S, 9);
@@ -257,7 +258,7 @@ int locus_dl_report_table(const struct locus_dl_plan *p, const struct locus_dl_r
 		size_t rounds = p->rounds < 8 ? p->rounds : 8;
 		for (size_t j = 0; j < rounds; j++) {
 			locus__out_char(&o, ' ');
-			locus__out_short(&o, locus_dl_group_chunk(p, j, k));
+			locus__out_short(&o, locus_divisible_group_chunk(p, j, k));
 		}
 		if (rounds < p->rounds)
 			locus__out_str(&o, " ...");
@@ -300,7 +301,8 @@ static void bar(struct locus__out *o, double x, double y, double w, double h, un
 	locus__out_str(o, "</title></rect>\n");
 }
 
-int locus_dl_report_svg(const struct locus_dl_plan *p, const struct locus_dl_run *run, FILE *fp)
+int locus_divisible_report_svg(const struct locus_divisible_plan *p,
+			       const struct locus_divisible_run *run, FILE *fp)
 {
 	struct locus__out o;
 	locus__out_init(&o, fp);
@@ -323,7 +325,8 @@ int locus_dl_report_svg(const struct locus_dl_plan *p, const struct locus_dl_run
 		span = 1;
 	double sx = plot_w / span;
 	char title[200], sub[300], tip[200];
-	snprintf(title, sizeof title, "Locus plan: %s timing chart", locus_dl_method_name(&p->opt));
+	snprintf(title, sizeof title, "Locus plan: %s timing chart",
+		 locus_divisible_method_name(&p->opt));
 	locus__svg_begin_doc(&o, w, h, title);
 	locus__svg_text(&o, 12, 22, "start", "title", title);
 	int n =
@@ -363,7 +366,7 @@ int locus_dl_report_svg(const struct locus_dl_plan *p, const struct locus_dl_run
 	if (run) {
 		/* The master's link: one bar per group's transfers. */
 		for (size_t e = 0; e < run->n_events;) {
-			const struct locus_dl_event *v = &run->events[e];
+			const struct locus_divisible_event *v = &run->events[e];
 			double end = v->recv_end;
 			size_t f = e + 1;
 			while (f < run->n_events && run->events[f].group == v->group &&
@@ -381,7 +384,7 @@ int locus_dl_report_svg(const struct locus_dl_plan *p, const struct locus_dl_run
 			e = f;
 		}
 		for (size_t e = 0; e < run->n_events; e++) {
-			const struct locus_dl_event *v = &run->events[e];
+			const struct locus_divisible_event *v = &run->events[e];
 			if (v->worker >= p->n_workers || !row[v->worker])
 				continue;
 			double y = top + (double)row[v->worker] * rh;

@@ -91,8 +91,9 @@ double locus_bound_makespan(const struct locus_workload *wl, const struct locus_
 		double s = peak ? peak[n] : INFINITY;
 		/* The fastest a worker of n reads: its disk or its link, or
 		 * through its link from the shared file system. */
-		double bw = fs > 0 ? (fs < nd->net_bw ? fs : nd->net_bw)
-				   : (nd->disk_bw > nd->net_bw ? nd->disk_bw : nd->net_bw);
+		double bw = env && env->free_io ? INFINITY
+			    : fs > 0		? (fs < nd->net_bw ? fs : nd->net_bw)
+				     : (nd->disk_bw > nd->net_bw ? nd->disk_bw : nd->net_bw);
 		disk_sum += nd->disk_bw;
 		if (nd->cores <= 0)
 			continue; /* stores, never reads or computes */
@@ -106,10 +107,13 @@ double locus_bound_makespan(const struct locus_workload *wl, const struct locus_
 		peak_sum += (double)nd->cores * s;
 	}
 	free(peak);
+	double total_work = 0;
 	for (size_t t = 0; t < wl->n_tasks; t++) {
 		const struct locus_task *tk = &wl->tasks[t];
+		double work = env && env->work ? env->work[t] : tk->work;
 		double one = (tk->bytes > 0 ? (double)tk->bytes / bw_max : 0) +
-			     (tk->work > 0 ? tk->work / peak_max : 0);
+			     (work > 0 ? work / peak_max : 0);
+		total_work += work;
 		if (tk->n_holders)
 			placed += (double)tk->bytes;
 		else
@@ -117,8 +121,12 @@ double locus_bound_makespan(const struct locus_workload *wl, const struct locus_
 		if (one > biggest)
 			biggest = one;
 	}
-	b.work = work_time(wl, env, wl->total_work);
-	if (fs > 0) {
+	if (!(env && env->work))
+		total_work = wl->total_work; /* the same sum, kept to the last bit */
+	b.work = work_time(wl, env, total_work);
+	if (env && env->free_io) {
+		b.io = 0;
+	} else if (fs > 0) {
 		b.io = (placed + unplaced) / fs;
 	} else {
 		double a = placed > 0 ? placed / disk_sum : 0,
@@ -127,7 +135,7 @@ double locus_bound_makespan(const struct locus_workload *wl, const struct locus_
 	}
 	if (wl->n_tasks && peak_sum > 0)
 		b.serial =
-		    (wl->total_work + (placed + unplaced) * (isfinite(rho) ? rho : 0)) / peak_sum;
+		    (total_work + (placed + unplaced) * (isfinite(rho) ? rho : 0)) / peak_sum;
 	else if (wl->n_tasks)
 		b.serial = INFINITY;
 	b.longest = wl->n_tasks ? biggest : 0;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "locus/policy.h"
+#include "locus/kv.h"
 
 int locus_kv_parse(struct locus_kv *kv, const char *text, struct locus_error *err)
 {

@@ -15,7 +15,7 @@ void locus_scenario_destroy(struct locus_scenario *s)
 	free(s);
 }
 
-int locus_scenario_build(const struct locus_scenario_spec *spec, struct locus_scenario **out,
+int locus_scenario_build(struct locus_scenario **out, const struct locus_scenario_spec *spec,
 			 struct locus_error *err)
 {
 	struct locus_scenario *s = calloc(1, sizeof *s);
@@ -25,7 +25,8 @@ int locus_scenario_build(const struct locus_scenario_spec *spec, struct locus_sc
 	if (!s)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	size_t racks = spec->racks ? spec->racks : 1;
-	rc = locus_platform_generate(&s->platform, spec->nodes, racks < spec->nodes ? racks : spec->nodes,
+	rc = locus_platform_generate(&s->platform, spec->nodes,
+				     racks < spec->nodes ? racks : spec->nodes,
 				     spec->cores ? spec->cores : 1, "node");
 	if (rc) {
 		locus_scenario_destroy(s);
@@ -46,12 +47,13 @@ int locus_scenario_build(const struct locus_scenario_spec *spec, struct locus_sc
 		locus_platform_random_speeds(p, 1, spec->speed_hi, spec->seed);
 	struct locus_place_options po = {
 	    .policy = spec->placement,
-	    .replicas = spec->replicas ? spec->replicas : (p->n_nodes < 3 ? (unsigned)p->n_nodes : 3),
+	    .replicas =
+		spec->replicas ? spec->replicas : (p->n_nodes < 3 ? (unsigned)p->n_nodes : 3),
 	    .seed = spec->seed,
 	    .skew_std = spec->skew_std};
-	if ((rc = locus_place_catalog(p, "generated", spec->chunks,
+	if ((rc = locus_place_catalog(&s->catalog, p, "generated", spec->chunks,
 				      spec->chunk_size ? spec->chunk_size : 64ull << 20, &po,
-				      &s->catalog, err)) ||
+				      err)) ||
 	    (rc = locus_work_spec_parse(&s->work, spec->work ? spec->work : "fixed:1", err)) ||
 	    (rc = locus_workload_build(&s->workload, p, s->catalog, NULL, &s->work, spec->seed,
 				       err))) {

@@ -8,7 +8,7 @@
 #include "locus/rng.h"
 #include "locus/workload.h"
 
-int locus_work_trace_parse(const char *text, size_t len, const char *name, double **vals, size_t *n,
+int locus_work_trace_parse(double **vals, size_t *n, const char *text, size_t len, const char *name,
 			   struct locus_error *err)
 {
 	size_t pos = 0, ln, cap = 0;
@@ -57,10 +57,10 @@ int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct 
 		char *data;
 		size_t len;
 		double *vals;
-		int rc = locus__read_file(args, &data, &len, err);
+		int rc = locus__read_file(&data, &len, args, err);
 		if (rc)
 			return rc;
-		rc = locus_work_trace_parse(data, len, args, &vals, &out->n_trace, err);
+		rc = locus_work_trace_parse(&vals, &out->n_trace, data, len, args, err);
 		free(data);
 		if (rc)
 			return rc;
@@ -144,8 +144,8 @@ int locus_workload_build(struct locus_workload **out, const struct locus_platfor
 int locus_workload_build_skip(struct locus_workload **out, const struct locus_platform *p,
 			      const struct locus_catalog *cat, const char *only,
 			      const struct locus_work_spec *work, uint64_t seed,
-			      int (*skip)(void *user, size_t dataset, size_t chunk), void *skip_user,
-			      struct locus_error *err)
+			      int (*skip)(void *user, size_t dataset, size_t chunk),
+			      void *skip_user, struct locus_error *err)
 {
 	struct locus_workload *wl = calloc(1, sizeof *wl);
 	long *node_of_host = locus__calloc(cat->n_hosts, sizeof *node_of_host);

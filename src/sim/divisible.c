@@ -1,5 +1,5 @@
 /*
- * Executes a divisible-load plan in simulated time (locus_dl_simulate).
+ * Executes a divisible-load plan in simulated time (locus_divisible_simulate).
  *
  * The plan decides; this file only keeps time. Resource 0 is the master's
  * link (b0), resource 1 + i worker i's link (b_i). The master serves the
@@ -23,10 +23,10 @@
 
 #include "core/internal.h"
 #include "locus/divisible.h"
-#include "sim/dl_exec.h"
+#include "sim/divisible.h"
 #include "sim/share.h"
 
-void locus_dl_run_destroy(struct locus_dl_run *r)
+void locus_divisible_run_destroy(struct locus_divisible_run *r)
 {
 	if (!r)
 		return;
@@ -48,14 +48,14 @@ static int by_at(const void *a, const void *b)
 	return x->ev < y->ev ? -1 : x->ev > y->ev;
 }
 
-int locus_dl_simulate(const struct locus_dl_plan *p, struct locus_dl_run **out,
-		      struct locus_error *err)
+int locus_divisible_simulate(struct locus_divisible_run **out, const struct locus_divisible_plan *p,
+			     struct locus_error *err)
 {
-	return locus__dl_simulate(p, 0, out, err);
+	return locus__divisible_simulate(p, 0, out, err);
 }
 
 /* Whether the caps of members[0, np) of a group fit the links. */
-static int caps_fit(const struct locus_dl_plan *p, const struct locus_dl_run *r,
+static int caps_fit(const struct locus_divisible_plan *p, const struct locus_divisible_run *r,
 		    const struct pending *pend, size_t np)
 {
 	double sum = 0;
@@ -70,13 +70,13 @@ static int caps_fit(const struct locus_dl_plan *p, const struct locus_dl_run *r,
 
 /* Records that event ev's chunk arrived at tf and schedules its
  * computation; returns the arrival. */
-static double arrive(const struct locus_dl_plan *p, struct locus_dl_run *r, double *free_at,
-		     size_t ev, double tf)
+static double arrive(const struct locus_divisible_plan *p, struct locus_divisible_run *r,
+		     double *free_at, size_t ev, double tf)
 {
-	struct locus_dl_event *e = &r->events[ev];
+	struct locus_divisible_event *e = &r->events[ev];
 	e->recv_end = tf;
 	double s = free_at[e->worker] > tf ? free_at[e->worker] : tf;
-	const struct locus_dl_worker *w = &p->workers[e->worker];
+	const struct locus_divisible_worker *w = &p->workers[e->worker];
 	e->comp_start = s;
 	e->comp_end = s + e->units / w->s + w->delta;
 	free_at[e->worker] = e->comp_end;
@@ -85,15 +85,15 @@ static double arrive(const struct locus_dl_plan *p, struct locus_dl_run *r, doub
 	return tf;
 }
 
-int locus__dl_simulate(const struct locus_dl_plan *p, int always_share, struct locus_dl_run **out,
-		       struct locus_error *err)
+int locus__divisible_simulate(const struct locus_divisible_plan *p, int always_share,
+			      struct locus_divisible_run **out, struct locus_error *err)
 {
 	*out = NULL;
 	size_t n = p->n_workers, K = p->n_used, M = p->rounds;
 	size_t most = 0;
 	for (size_t k = 0; k < K; k++)
 		most += p->groups[k].count;
-	struct locus_dl_run *r = locus__calloc(1, sizeof *r);
+	struct locus_divisible_run *r = locus__calloc(1, sizeof *r);
 	double *cap = locus__calloc(n + 1, sizeof *cap);
 	double *free_at = locus__calloc(n, sizeof *free_at);
 	struct pending *pend = locus__calloc(most ? most : 1, sizeof *pend);
@@ -113,14 +113,14 @@ int locus__dl_simulate(const struct locus_dl_plan *p, int always_share, struct l
 	double t = 0;
 	for (size_t j = 0; j < M; j++) {
 		for (size_t k = 0; k < K; k++) {
-			const struct locus_dl_group *g = &p->groups[k];
+			const struct locus_divisible_group *g = &p->groups[k];
 			size_t np = 0;
 			for (size_t m = g->first; m < g->first + g->count; m++) {
 				size_t i = p->order[m];
-				double c = locus_dl_worker_chunk(p, j, i);
+				double c = locus_divisible_worker_chunk(p, j, i);
 				if (!(c > 0))
 					continue;
-				struct locus_dl_event *e = &r->events[r->n_events];
+				struct locus_divisible_event *e = &r->events[r->n_events];
 				e->worker = (uint32_t)i;
 				e->round = (uint32_t)j;
 				e->group = (uint32_t)k;
@@ -136,7 +136,7 @@ int locus__dl_simulate(const struct locus_dl_plan *p, int always_share, struct l
 			double first = pend[0].at, end = t;
 			if (!always_share && caps_fit(p, r, pend, np)) {
 				for (size_t m = 0; m < np; m++) {
-					struct locus_dl_event *e = &r->events[pend[m].ev];
+					struct locus_divisible_event *e = &r->events[pend[m].ev];
 					double tf =
 					    arrive(p, r, free_at, pend[m].ev,
 						   pend[m].at + e->units / p->rate[e->worker]);
@@ -148,7 +148,7 @@ int locus__dl_simulate(const struct locus_dl_plan *p, int always_share, struct l
 			while (done < np) {
 				double tf = locus__share_next(sh);
 				if (next < np && pend[next].at <= tf) {
-					struct locus_dl_event *e = &r->events[pend[next].ev];
+					struct locus_divisible_event *e = &r->events[pend[next].ev];
 					uint32_t res[2] = {0, 1 + e->worker};
 					rc = locus__share_start(sh, pend[next].at, res, 2,
 								p->rate[e->worker], e->units,
@@ -183,7 +183,7 @@ fail:
 	free(cap);
 	free(free_at);
 	free(pend);
-	locus_dl_run_destroy(r);
+	locus_divisible_run_destroy(r);
 	return locus__err(err, rc, NULL, 0, 0, "%s",
 			  rc == LOCUS_ENOMEM ? "out of memory" : "the network model failed");
 }

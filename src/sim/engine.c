@@ -545,12 +545,6 @@ static void computed(struct engine *e, uint32_t w, double now)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 struct rack_of {
 	const char *rack;
 	uint32_t node;
@@ -762,16 +756,7 @@ static int run(struct engine *e)
 static void summarise(struct engine *e)
 {
 	struct locus_result *r = e->r;
-	if (e->n_waits) {
-		double sum = 0;
-		for (size_t i = 0; i < e->n_waits; i++)
-			sum += e->waits[i];
-		qsort(e->waits, e->n_waits, sizeof *e->waits, cmp_double);
-		r->wait_mean = sum / (double)e->n_waits;
-		r->wait_p50 = e->waits[(e->n_waits - 1) / 2];
-		r->wait_p99 = e->waits[(size_t)ceil(0.99 * (double)e->n_waits) - 1];
-		r->wait_max = e->waits[e->n_waits - 1];
-	}
+	locus_result_set_waits(r, e->waits, e->n_waits);
 	for (size_t s = 0; s < e->n_scheds; s++) {
 		const struct proc *pr = &e->procs[e->n_workers + s];
 		r->sched_busy_total += r->scheds[s].busy;
@@ -798,7 +783,7 @@ static void summarise(struct engine *e)
 		r->pstats.entries_examined = entries;
 }
 
-int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
+int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 		  struct locus_error *err)
 {
 	struct engine e = {0};
@@ -871,14 +856,4 @@ int locus_sim_run(const struct locus_sim_config *cfg, struct locus_result **out,
 	    (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 	*out = e.r;
 	return 0;
-}
-
-void locus_result_destroy(struct locus_result *r)
-{
-	if (!r)
-		return;
-	free(r->tasks);
-	free(r->workers);
-	free(r->scheds);
-	free(r);
 }

@@ -27,7 +27,7 @@ static void speed_trace(const char *text, size_t size)
 	struct locus_speed_change *sc = (void *)&sc;
 	size_t n = 99;
 	struct locus_error err = {0};
-	int rc = locus_speed_trace_parse(platform, text, size, "fuzz", &sc, &n, &err);
+	int rc = locus_speed_trace_parse(&sc, &n, platform, text, size, "fuzz", &err);
 	if (rc) {
 		check(sc == NULL && n == 0 && err.code == rc);
 		return;
@@ -46,7 +46,7 @@ static void work_trace(const char *text, size_t size)
 	double *v = (double *)&v;
 	size_t n = 99;
 	struct locus_error err = {0};
-	int rc = locus_work_trace_parse(text, size, "fuzz", &v, &n, &err);
+	int rc = locus_work_trace_parse(&v, &n, text, size, "fuzz", &err);
 	if (rc) {
 		check(v == NULL && n == 0 && err.code == rc);
 		return;

@@ -21,11 +21,11 @@ static void check(int ok)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct locus_dl_worker *w = NULL;
+	struct locus_divisible_worker *w = NULL;
 	size_t n = 0;
 	double b0 = 100;
 	struct locus_error err = {0};
-	int rc = locus_dl_workers_parse((const char *)data, size, "fuzz", &w, &n, &b0, &err);
+	int rc = locus_divisible_workers_parse(&w, &n, &b0, (const char *)data, size, "fuzz", &err);
 	if (rc) {
 		check(rc == LOCUS_EPARSE || rc == LOCUS_EINVAL || rc == LOCUS_ENOMEM);
 		check(err.code == rc && err.message[0]);
@@ -39,11 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n = 16;
 	static const char *const methods[] = {"umr", "ptumr", "ptumr-nogt"};
 	for (size_t m = 0; m < 3; m++) {
-		struct locus_dl_options o;
-		locus_dl_options_default(&o);
-		locus_dl_method_parse(methods[m], &o);
-		struct locus_dl_plan *p;
-		rc = locus_dl_plan_create(1000, b0, w, n, &o, &p, &err);
+		struct locus_divisible_options o;
+		locus_divisible_options_default(&o);
+		locus_divisible_method_parse(methods[m], &o);
+		struct locus_divisible_plan *p;
+		rc = locus_divisible_plan_create(&p, 1000, b0, w, n, &o, &err);
 		/* Values the parser accepts but the planner cannot use (huge
 		 * or tiny numbers) are refused, never planned wrong. */
 		if (rc) {
@@ -51,14 +51,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		check(p->t_real >= p->t_bound * (1 - 1e-9));
-		struct locus_dl_run *r;
-		check(locus_dl_simulate(p, &r, NULL) == 0);
+		struct locus_divisible_run *r;
+		check(locus_divisible_simulate(&r, p, NULL) == 0);
 		double sum = 0;
 		for (size_t e = 0; e < r->n_events; e++)
 			sum += r->events[e].units;
 		check(fabs(sum - 1000) <= 1e-6 * 1000);
-		locus_dl_run_destroy(r);
-		locus_dl_plan_destroy(p);
+		locus_divisible_run_destroy(r);
+		locus_divisible_plan_destroy(p);
 	}
 	free(w);
 	return 0;

@@ -104,19 +104,19 @@ static int by_offset(const void *a, const void *b)
 /* The plan of W units over n workers generated with heterogeneity het,
  * whose chunks come in several rounds (PTUMR's M+ is 5 for 183 units over
  * 5 alike workers, UMR's 8). */
-static struct locus_dl_plan *make_plan(const char *method, double W, size_t n, double het,
-				       size_t rounds, uint64_t seed)
+static struct locus_divisible_plan *make_plan(const char *method, double W, size_t n, double het,
+					      size_t rounds, uint64_t seed)
 {
-	struct locus_dl_worker mean = {10, 100, 0.01, 0.001};
-	struct locus_dl_worker *w = calloc(n, sizeof *w);
-	struct locus_dl_options o;
-	locus_dl_options_default(&o);
-	locus_dl_method_parse(method, &o);
+	struct locus_divisible_worker mean = {10, 100, 0.01, 0.001};
+	struct locus_divisible_worker *w = calloc(n, sizeof *w);
+	struct locus_divisible_options o;
+	locus_divisible_options_default(&o);
+	locus_divisible_method_parse(method, &o);
 	o.rounds = rounds;
-	locus_dl_workers_generate(w, n, het, &mean, seed);
-	struct locus_dl_plan *p = NULL;
+	locus_divisible_workers_generate(w, n, het, &mean, seed);
+	struct locus_divisible_plan *p = NULL;
 	struct locus_error err;
-	if (locus_dl_plan_create(W, 300, w, n, &o, &p, &err)) {
+	if (locus_divisible_plan_create(&p, W, 300, w, n, &o, &err)) {
 		char buf[600];
 		fprintf(stderr, "plan: %s\n", locus_error_format(&err, buf, sizeof buf));
 	}
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	char ebuf[1024];
 
 	for (size_t mi = 0; mi < n_methods; mi++) {
-		struct locus_dl_plan *plan =
+		struct locus_divisible_plan *plan =
 		    make_plan(methods[mi], W, (size_t)size - 1, het, rounds, 3);
 		CHECK(plan, "no plan");
 		if (!plan)
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 				.fail_round = fail_round,
 				.fail_worker = fail_worker,
 				.last_round = -1};
-		struct locus_dl_run *run = NULL;
+		struct locus_divisible_run *run = NULL;
 		struct locus_error err;
 		double t = MPI_Wtime();
 		int rc = locus_mpi_scatter(MPI_COMM_WORLD, plan, argv[1], on_chunk, &x,
@@ -245,15 +245,15 @@ int main(int argc, char **argv)
 			size_t matched = 0, planned = 0;
 			for (size_t j = 0; j < plan->rounds; j++)
 				for (size_t i = 0; i < plan->n_workers; i++)
-					planned += locus_dl_worker_chunk(plan, j, i) > 0;
+					planned += locus_divisible_worker_chunk(plan, j, i) > 0;
 			for (size_t i = 0; i < nr; i++)
 				for (size_t e = 0; e < run->n_events; e++) {
-					const struct locus_dl_event *v = &run->events[e];
+					const struct locus_divisible_event *v = &run->events[e];
 					if (v->worker != all[i].worker || v->round != all[i].round)
 						continue;
 					double want = v->units / units * (double)file_size;
 					double plan_units =
-					    locus_dl_worker_chunk(plan, v->round, v->worker);
+					    locus_divisible_worker_chunk(plan, v->round, v->worker);
 					CHECK(fabs((double)all[i].len - want) < 1 + 1e-6 &&
 						  fabs(plan_units - v->units) < 1e-9 * W,
 					      "worker %u round %u: %llu bytes, the plan says %.3f "
@@ -269,9 +269,9 @@ int main(int argc, char **argv)
 			/* Send order: rounds, then the used groups in order. */
 			double last_end = 0;
 			for (size_t e = 0; e < run->n_events; e++) {
-				const struct locus_dl_event *v = &run->events[e];
+				const struct locus_divisible_event *v = &run->events[e];
 				if (e) {
-					const struct locus_dl_event *u = &run->events[e - 1];
+					const struct locus_divisible_event *u = &run->events[e - 1];
 					CHECK(
 					    u->round < v->round ||
 						(u->round == v->round && u->group <= v->group),
@@ -314,17 +314,17 @@ int main(int argc, char **argv)
 			       size - 1, (unsigned long long)file_size, run->makespan,
 			       run->link_busy, plan->t_real);
 		}
-		locus_dl_run_destroy(run);
+		locus_divisible_run_destroy(run);
 		free(all);
 		free(counts);
 		free(displs);
 		free(x.recs);
 		close(x.fd);
-		locus_dl_plan_destroy(plan);
+		locus_divisible_plan_destroy(plan);
 	}
 
 	/* A plan for another number of ranks: the same clear error on every rank. */
-	struct locus_dl_plan *wrong = make_plan("ptumr", W, (size_t)size, 0, 0, 3);
+	struct locus_divisible_plan *wrong = make_plan("ptumr", W, (size_t)size, 0, 0, 3);
 	struct locus_error err;
 	struct ctx x = {.fd = -1, .last_round = -1, .fail_round = -1};
 	int rc = locus_mpi_scatter(MPI_COMM_WORLD, wrong, argv[1], on_chunk, &x, NULL, &err);
@@ -335,25 +335,25 @@ int main(int argc, char **argv)
 	CHECK(rc == LOCUS_EINVAL && strstr(ebuf, want), "worker count mismatch: %d, \"%s\"", rc,
 	      ebuf);
 	CHECK(x.n == 0, "a refused run called the function");
-	locus_dl_plan_destroy(wrong);
+	locus_divisible_plan_destroy(wrong);
 	/* Different plans on different ranks: refused, not run wrongly. */
-	struct locus_dl_plan *mixed =
+	struct locus_divisible_plan *mixed =
 	    make_plan("ptumr", W * (rank == size - 1 ? 0.5 : 1), (size_t)size - 1, het, 0, 3);
 	rc = locus_mpi_scatter(MPI_COMM_WORLD, mixed, argv[1], on_chunk, &x, NULL, &err);
 	locus_error_format(&err, ebuf, sizeof ebuf);
 	CHECK(rc == LOCUS_EINVAL && strstr(ebuf, "different plans"), "mixed plans: %d, \"%s\"", rc,
 	      ebuf);
 	CHECK(x.n == 0, "a refused run called the function");
-	locus_dl_plan_destroy(mixed);
+	locus_divisible_plan_destroy(mixed);
 	free(x.recs);
 	/* A missing input: named, on every rank. */
-	struct locus_dl_plan *plan = make_plan("umr", W, (size_t)size - 1, het, 0, 3);
+	struct locus_divisible_plan *plan = make_plan("umr", W, (size_t)size - 1, het, 0, 3);
 	rc =
 	    locus_mpi_scatter(MPI_COMM_WORLD, plan, "/nonexistent/input", on_chunk, &x, NULL, &err);
 	locus_error_format(&err, ebuf, sizeof ebuf);
 	CHECK(rc == LOCUS_ENOENT && strstr(ebuf, "cannot open /nonexistent/input"),
 	      "missing input: %d, \"%s\"", rc, ebuf);
-	locus_dl_plan_destroy(plan);
+	locus_divisible_plan_destroy(plan);
 
 	if (LEAK_CHECK()) {
 		fprintf(stderr, "FAIL: memory leaked on rank %d\n", rank);

@@ -11,6 +11,17 @@
 #define CLI_EXIT_FAIL  1
 #define CLI_EXIT_USAGE 2
 
+#define CLI_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* calloc that never returns NULL for n == 0 (the CLI uses only the public
+ * headers: these are its own small helpers). */
+void *cli_calloc(size_t n, size_t size);
+
+/* Fills `err` as the library's readers do: code, file (may be NULL), and
+ * a formatted message; returns `code`. */
+int cli_set_error(struct locus_error *err, int code, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Prints "locus CMD: <formatted error>" to stderr; returns CLI_EXIT_FAIL. */
 int cli_error(const char *cmd, const struct locus_error *err, int rc);
 
@@ -38,7 +49,7 @@ int cli_leak_check(void);
 /* Writes a JSON string literal (quotes and escapes) to stdout. */
 void cli_json_string(const char *s);
 
-/* The options describing a divisible-load plan (dl_args.c), shared by
+/* The options describing a divisible-load plan (divisible_args.c), shared by
  * locus plan and locus scatter. A command adds cli_dl_long_options to its
  * own getopt_long table, hands every option whose id is a CLI_DL_* value
  * or 'm' to cli_dl_option, then calls cli_dl_workers and cli_dl_plan. */
@@ -61,16 +72,16 @@ enum {
 };
 
 struct cli_dl {
-	struct locus_dl_options opt;
+	struct locus_divisible_options opt;
 	double b0;
 	int have_b0; /* --b0 given: it wins over the workers file's */
 	const char *workers_file;
 	size_t n_gen; /* --workers N (0: not given; 100 is the default) */
 	double het;
-	struct locus_dl_worker mean;
+	struct locus_divisible_worker mean;
 	uint64_t seed;
 	int search;
-	struct locus_dl_worker *workers; /* set by cli_dl_workers */
+	struct locus_divisible_worker *workers; /* set by cli_dl_workers */
 	size_t n;
 };
 
@@ -87,7 +98,7 @@ int cli_dl_option(const char *cmd, struct cli_dl *d, int id, const char *arg);
 /* Reads or generates the workers: 0, or an exit status (error printed). */
 int cli_dl_workers(const char *cmd, struct cli_dl *d);
 /* Plans W units (searching when --search): 0, or an exit status. */
-int cli_dl_plan(const char *cmd, struct cli_dl *d, double W, struct locus_dl_plan **out);
+int cli_dl_plan(const char *cmd, struct cli_dl *d, double W, struct locus_divisible_plan **out);
 
 /* What the commands that run on MPI ranks share (mpirun.c): locus run and
  * locus scatter. */

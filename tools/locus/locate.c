@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/internal.h"
 
 static const char *const help =
     "usage: locus locate [OPTIONS] SOURCE [CALL ARGS...]\n"
@@ -213,7 +212,7 @@ static void map_out(const struct locus_catalog *cat, const struct locus_chunk_ma
 static const char **procs_or_hosts(const struct locus_catalog *cat, char **given, int n_given,
 				   size_t *n)
 {
-	const char **p = locus__calloc(n_given ? (size_t)n_given : cat->n_hosts, sizeof *p);
+	const char **p = cli_calloc(n_given ? (size_t)n_given : cat->n_hosts, sizeof *p);
 	if (!p)
 		return NULL;
 	if (n_given) {
@@ -260,7 +259,7 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 		size_t np;
 		const char **procs = procs_or_hosts(cat, args + 1, n - 1, &np);
 		struct locus_chunk_map m;
-		rc = procs ? locus_map_chunks_process(cat, ds, procs, np, &m) : LOCUS_ENOMEM;
+		rc = procs ? locus_dli_map_chunks_process(cat, ds, procs, np, &m) : LOCUS_ENOMEM;
 		if (!rc) {
 			if (json)
 				printf("{\"call\": \"%s\", \"result\": ",
@@ -282,7 +281,7 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 		size_t np;
 		const char **procs = procs_or_hosts(cat, args + 1, n - 1, &np);
 		struct locus_dir_map m;
-		rc = procs ? locus_map_dprocess_dchunks(cat, ds, procs, np, &m) : LOCUS_ENOMEM;
+		rc = procs ? locus_dli_map_dprocess_dchunks(cat, ds, procs, np, &m) : LOCUS_ENOMEM;
 		if (!rc) {
 			if (json)
 				printf("{\"call\": \"dprocess-dchunks\", \"directory\": ");
@@ -323,7 +322,7 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 				"chunk\n",
 				args[1]);
 		struct locus_idlist l;
-		rc = locus_map_process_chunks(cat, ds, args[1], &l);
+		rc = locus_dli_map_process_chunks(cat, ds, args[1], &l);
 		if (!rc) {
 			long d = locus_catalog_find_dataset(cat, ds);
 			if (json) {
@@ -359,8 +358,8 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 		size_t total = 0;
 		double p = 0;
 		int is_total = call[0] == 't';
-		rc = is_total ? locus_get_total_chunks(cat, ds, args[1], &total)
-			      : locus_get_data_percentage(cat, ds, args[1], &p);
+		rc = is_total ? locus_dli_get_total_chunks(cat, ds, args[1], &total)
+			      : locus_dli_get_data_percentage(cat, ds, args[1], &p);
 		if (!rc) {
 			if (json) {
 				printf("{\"call\": \"%s\", \"dataset\": ", call);
@@ -387,7 +386,7 @@ static int run_call(const struct locus_catalog *cat, const char *call, char **ar
 		     (rc = cli_usage_error("locate", "check-data takes DATASET PROCESS OFFSET"))) ||
 		    (rc = cli_size("locate", "OFFSET", args[2], &off)))
 			return rc;
-		rc = locus_check_data(cat, ds, args[1], off, &local);
+		rc = locus_dli_check_data(cat, ds, args[1], off, &local);
 		if (rc == LOCUS_ERANGE) {
 			fprintf(stderr,
 				"locus locate: offset %" PRIu64 " is past the end of %s (%" PRIu64

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/internal.h"
 
 static const struct {
 	const char *name;
@@ -35,6 +34,24 @@ static void usage(FILE *fp)
 		    "Set LOCUS_DEBUG=locality,place (or all) for debug messages on stderr.\n");
 }
 
+void *cli_calloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+int cli_set_error(struct locus_error *err, int code, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	locus_error_clear(err);
+	err->code = code;
+	if (file)
+		snprintf(err->file, sizeof err->file, "%s", file);
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
 int cli_error(const char *cmd, const struct locus_error *err, int rc)
 {
 	char buf[1024];
@@ -58,7 +75,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 int cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *out)
 {
-	if (locus__parse_size(arg, out))
+	if (locus_parse_size(arg, out))
 		return cli_usage_error(
 		    cmd, "%s expects a size such as 4096, 64K, 64M or 1G, got \"%s\"", opt, arg);
 	return 0;
@@ -66,7 +83,7 @@ int cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *out)
 
 int cli_uint(const char *cmd, const char *opt, const char *arg, uint64_t *out)
 {
-	if (locus__parse_u64(arg, strlen(arg), out))
+	if (locus_parse_u64(arg, strlen(arg), out))
 		return cli_usage_error(cmd, "%s expects a non-negative integer, got \"%s\"", opt,
 				       arg);
 	return 0;
@@ -97,7 +114,7 @@ int cli_save(const char *cmd, const char *path, int (*writer)(void *, FILE *), v
 	if (fclose(fp) && !rc)
 		rc = LOCUS_EIO;
 	if (!rc)
-		rc = locus__write_atomic(path, data, len, &err);
+		rc = locus_write_atomic(path, data, len, &err);
 	free(data);
 	return rc ? cli_error(cmd, &err, rc) : 0;
 }

@@ -31,7 +31,6 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 #include "cli.h"
-#include "core/internal.h"
 
 extern char **environ;
 
@@ -227,8 +226,16 @@ void cli_catch_signals(int die)
 /* Appends s[0..n) to the growing string *buf. */
 static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	if (locus__grow(buf, cap, *len + n + 1, 1))
-		return -1;
+	if (*len + n + 1 > *cap) {
+		size_t want = *cap ? 2 * *cap : 64;
+		while (want < *len + n + 1)
+			want *= 2;
+		char *grown = realloc(*buf, want);
+		if (!grown)
+			return -1;
+		*buf = grown;
+		*cap = want;
+	}
 	memcpy(*buf + *len, s, n);
 	*len += n;
 	(*buf)[*len] = 0;

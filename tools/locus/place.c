@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/internal.h"
 
 static const char *const help =
     "usage: locus place [OPTIONS] (--input FILE | --generate SIZE | --chunks N)\n"
@@ -349,11 +348,11 @@ int cmd_place(int argc, char **argv)
 		data = a.input;
 	}
 	if (data) {
-		if ((rc = locus_split_file(data, a.chunk_size, a.split, &lengths, &n_chunks, &err)))
+		if ((rc = locus_split_file(&lengths, &n_chunks, data, a.chunk_size, a.split, &err)))
 			goto fail;
 	} else {
 		n_chunks = (size_t)a.chunks;
-		lengths = locus__calloc(n_chunks, sizeof *lengths);
+		lengths = cli_calloc(n_chunks, sizeof *lengths);
 		if (!lengths) {
 			rc = LOCUS_ENOMEM;
 			goto fail;
@@ -373,7 +372,7 @@ int cmd_place(int argc, char **argv)
 		    plat->n_nodes);
 		goto out;
 	}
-	nodes = locus__calloc(n_chunks * a.replicas, sizeof *nodes);
+	nodes = cli_calloc(n_chunks * a.replicas, sizeof *nodes);
 	if (!nodes) {
 		rc = LOCUS_ENOMEM;
 		goto fail;
@@ -392,10 +391,10 @@ int cmd_place(int argc, char **argv)
 		}
 	long d = locus_catalog_add_dataset(cat, a.dataset);
 	if (d < 0) {
-		rc = locus__err(&err, (int)d, NULL, 0, 0, "dataset name \"%s\": %s", a.dataset,
-				d == LOCUS_EINVAL
-				    ? "expected a non-empty name without control characters"
-				    : locus_strerror((int)d));
+		rc = cli_set_error(&err, (int)d, NULL, "dataset name \"%s\": %s", a.dataset,
+				   d == LOCUS_EINVAL
+				       ? "expected a non-empty name without control characters"
+				       : locus_strerror((int)d));
 		goto fail;
 	}
 	for (size_t c = 0; c < n_chunks; c++) {
@@ -411,8 +410,8 @@ int cmd_place(int argc, char **argv)
 		struct file_source fs;
 		fd = open(data, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
-			rc = locus__err(&err, LOCUS_EIO, data, 0, 0, "cannot open: %s",
-					strerror(errno));
+			rc = cli_set_error(&err, LOCUS_EIO, data, "cannot open: %s",
+					   strerror(errno));
 			goto fail;
 		}
 		fs.fd = fd;
@@ -427,15 +426,15 @@ int cmd_place(int argc, char **argv)
 			/* Add this dataset to the existing catalog. */
 			char *text;
 			size_t len;
-			if ((rc = locus_read_file(a.catalog, &text, &len, &err)))
+			if ((rc = locus_read_file(&text, &len, a.catalog, &err)))
 				goto fail;
 			rc = locus_catalog_parse(&old, text, len, a.catalog, &err);
 			free(text);
 			if (rc)
 				goto fail;
 			if (locus_catalog_find_dataset(old, a.dataset) >= 0) {
-				rc = locus__err(
-				    &err, LOCUS_EEXIST, a.catalog, 0, 0,
+				rc = cli_set_error(
+				    &err, LOCUS_EEXIST, a.catalog,
 				    "dataset \"%s\" is already in the catalog (choose another "
 				    "--dataset, or --force to rewrite the catalog)",
 				    a.dataset);
@@ -448,7 +447,7 @@ int cmd_place(int argc, char **argv)
 		if ((rc = locus_catalog_save(to_save, a.catalog, &err)))
 			goto fail;
 	}
-	counts = locus__calloc(cat->n_hosts, sizeof *counts);
+	counts = cli_calloc(cat->n_hosts, sizeof *counts);
 	if (!counts) {
 		rc = LOCUS_ENOMEM;
 		goto fail;

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/internal.h"
 
 static const char *const help_head =
     "usage: locus plan [OPTIONS]\n"
@@ -43,20 +42,20 @@ static const char *const help_tail =
 enum { OPT_COMPARE = CLI_DL_LAST, OPT_JSON, OPT_SVG };
 
 struct one {
-	struct locus_dl_plan *plan;
-	struct locus_dl_run *run;
+	struct locus_divisible_plan *plan;
+	struct locus_divisible_run *run;
 };
 
 static int write_json(void *ctx, FILE *fp)
 {
 	struct one *o = ctx;
-	return locus_dl_report_json(o->plan, o->run, "simulated", fp);
+	return locus_divisible_report_json(o->plan, o->run, "simulated", fp);
 }
 
 static int write_svg(void *ctx, FILE *fp)
 {
 	struct one *o = ctx;
-	return locus_dl_report_svg(o->plan, o->run, fp);
+	return locus_divisible_report_svg(o->plan, o->run, fp);
 }
 
 struct many {
@@ -69,7 +68,7 @@ static int write_json_many(void *ctx, FILE *fp)
 	struct many *m = ctx;
 	fputs("[\n", fp);
 	for (size_t i = 0; i < m->n; i++) {
-		int rc = locus_dl_report_json(m->v[i].plan, m->v[i].run, "simulated", fp);
+		int rc = locus_divisible_report_json(m->v[i].plan, m->v[i].run, "simulated", fp);
 		if (rc)
 			return rc;
 		if (i + 1 < m->n)
@@ -86,7 +85,7 @@ static int plan_one(struct cli_dl *d, double W, struct one *o)
 	if (rc)
 		return rc;
 	struct locus_error err = {0};
-	rc = locus_dl_simulate(o->plan, &o->run, &err);
+	rc = locus_divisible_simulate(&o->run, o->plan, &err);
 	return rc ? cli_error("plan", &err, rc) : 0;
 }
 
@@ -97,9 +96,9 @@ static void print_compare(const struct many *m, const struct cli_dl *base)
 	printf("%-11s %-12s %5s %6s %4s %10s %10s %10s %9s\n", "method", "grouping", "vw", "used",
 	       "M", "T_ideal", "T_real", "simulated", "T/bound");
 	for (size_t i = 0; i < m->n; i++) {
-		const struct locus_dl_plan *p = m->v[i].plan;
+		const struct locus_divisible_plan *p = m->v[i].plan;
 		char grouping[32];
-		if (p->opt.method == LOCUS_DL_UMR)
+		if (p->opt.method == LOCUS_DIVISIBLE_UMR)
 			snprintf(grouping, sizeof grouping, "one each");
 		else if (p->opt.group_size)
 			snprintf(grouping, sizeof grouping, "size %zu", p->opt.group_size);
@@ -109,7 +108,7 @@ static void print_compare(const struct many *m, const struct cli_dl *base)
 		for (size_t k = 0; k < p->n_used; k++)
 			used += p->groups[k].count;
 		printf("%-11s %-12s %5zu %6zu %4zu %10.4f %10.4f %10.4f %9.4f\n",
-		       locus_dl_method_name(&p->opt), grouping, p->n_used, used, p->rounds,
+		       locus_divisible_method_name(&p->opt), grouping, p->n_used, used, p->rounds,
 		       p->t_ideal, p->t_real, m->v[i].run->makespan, p->t_real / p->t_bound);
 	}
 	(void)base;
@@ -181,7 +180,7 @@ int cmd_plan(int argc, char **argv)
 		struct one o = {0};
 		rc = plan_one(&d, W, &o);
 		if (!rc && !(json && strcmp(json, "-") == 0)) {
-			int wrc = locus_dl_report_table(o.plan, o.run, stdout);
+			int wrc = locus_divisible_report_table(o.plan, o.run, stdout);
 			if (wrc)
 				rc = cli_error("plan", NULL, wrc);
 		}
@@ -189,14 +188,14 @@ int cmd_plan(int argc, char **argv)
 			rc = cli_save("plan", json, write_json, &o);
 		if (!rc && svg)
 			rc = cli_save("plan", svg, write_svg, &o);
-		locus_dl_run_destroy(o.run);
-		locus_dl_plan_destroy(o.plan);
+		locus_divisible_run_destroy(o.run);
+		locus_divisible_plan_destroy(o.plan);
 		goto out;
 	}
 	/* --compare: the same workers under each method. */
 	struct one v[8] = {{0}};
 	struct many m = {v, 0};
-	char *list = locus__strdup(compare), *save_ptr = NULL;
+	char *list = strdup(compare), *save_ptr = NULL;
 	if (!list) {
 		rc = cli_error("plan", NULL, LOCUS_ENOMEM);
 		goto out;
@@ -204,11 +203,11 @@ int cmd_plan(int argc, char **argv)
 	for (char *tok = strtok_r(list, ",", &save_ptr); tok && !rc;
 	     tok = strtok_r(NULL, ",", &save_ptr)) {
 		struct cli_dl e = d;
-		if (m.n == LOCUS__ARRAY_LEN(v)) {
+		if (m.n == CLI_ARRAY_LEN(v)) {
 			rc = cli_usage_error("plan", "--compare takes at most 8 methods");
 			break;
 		}
-		if (locus_dl_method_parse(tok, &e.opt)) {
+		if (locus_divisible_method_parse(tok, &e.opt)) {
 			rc = cli_usage_error(
 			    "plan", "--compare expects umr, ptumr or ptumr-nogt, got \"%s\"", tok);
 			break;
@@ -225,8 +224,8 @@ int cmd_plan(int argc, char **argv)
 	if (!rc && svg && m.n)
 		rc = cli_save("plan", svg, write_svg, &v[m.n - 1]);
 	for (size_t i = 0; i < m.n; i++) {
-		locus_dl_run_destroy(v[i].run);
-		locus_dl_plan_destroy(v[i].plan);
+		locus_divisible_run_destroy(v[i].run);
+		locus_divisible_plan_destroy(v[i].plan);
 	}
 out:
 	cli_dl_fini(&d);

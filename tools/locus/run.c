@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/internal.h"
 
 #ifdef LOCUS_HAVE_MPI
 #include "locus/mpi.h"
@@ -306,7 +305,7 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 					 {"{ds}", c->dataset},
 					 {"{offset}", offset},
 					 {"{length}", length}};
-	if (!(argv = cli_command(a->cmd, a->n_cmd, subs, LOCUS__ARRAY_LEN(subs)))) {
+	if (!(argv = cli_command(a->cmd, a->n_cmd, subs, CLI_ARRAY_LEN(subs)))) {
 		snprintf(why, why_size, "out of memory");
 		goto out;
 	}
@@ -386,13 +385,21 @@ static int write_measured(const char *prefix, const struct locus_mpi_report *rep
 	int rc = locus_platform_save(rep->platform, path, err);
 	if (rc)
 		return rc;
-	struct locus__buf b = {0};
-	locus__buf_printf(&b, "# seconds in the command, by task (catalog order)\n");
+	char *data = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&data, &len);
+	if (!fp)
+		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	fprintf(fp, "# seconds in the command, by task (catalog order)\n");
 	for (size_t t = 0; t < rep->result->n_tasks; t++)
-		locus__buf_printf(&b, "%.9g\n", rep->work[t]);
+		fprintf(fp, "%.9g\n", rep->work[t]);
+	if (fclose(fp)) {
+		free(data);
+		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	}
 	snprintf(path, sizeof path, "%s.work", prefix);
-	rc = locus__write_atomic(path, b.data, b.len, err);
-	locus__buf_fini(&b);
+	rc = locus_write_atomic(path, data, len, err);
+	free(data);
 	return rc;
 }
 

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/internal.h"
 
 #ifdef LOCUS_HAVE_MPI
 #include "locus/mpi.h"
@@ -294,7 +293,7 @@ static int on_chunk(const void *data, size_t len, uint64_t offset, uint32_t roun
 	snprintf(round_s, sizeof round_s, "%" PRIu32, round);
 	const struct cli_subst subs[] = {
 	    {"{}", path}, {"{offset}", off_s}, {"{length}", len_s}, {"{round}", round_s}};
-	if (!(argv = cli_command(a->cmd, a->n_cmd, subs, LOCUS__ARRAY_LEN(subs)))) {
+	if (!(argv = cli_command(a->cmd, a->n_cmd, subs, CLI_ARRAY_LEN(subs)))) {
 		snprintf(why, sizeof why, "out of memory");
 		goto out;
 	}
@@ -314,7 +313,7 @@ static int on_chunk(const void *data, size_t len, uint64_t offset, uint32_t roun
 	}
 	if (a->results) {
 		struct locus_error err = {0};
-		if (!x->made_results && locus__mkdirs(a->results, &err)) {
+		if (!x->made_results && locus_mkdirs(a->results, &err)) {
 			snprintf(why, sizeof why, "%s", err.message);
 			goto out;
 		}
@@ -352,11 +351,11 @@ struct span {
 	size_t n;
 };
 
-static struct span span_of(const struct locus_dl_run *r, long j, long k)
+static struct span span_of(const struct locus_divisible_run *r, long j, long k)
 {
 	struct span s = {INFINITY, -INFINITY, INFINITY, -INFINITY, 0};
 	for (size_t e = 0; e < r->n_events; e++) {
-		const struct locus_dl_event *v = &r->events[e];
+		const struct locus_divisible_event *v = &r->events[e];
 		if ((long)v->round != j || (k >= 0 && (long)v->group != k))
 			continue;
 		s.n++;
@@ -381,14 +380,15 @@ static void cell(size_t n, double v)
 		printf(" %10s", "-");
 }
 
-static void print_report(const struct locus_dl_plan *p, const struct locus_dl_run *planned,
-			 const struct locus_dl_run *m, uint64_t size, uint64_t unit)
+static void print_report(const struct locus_divisible_plan *p,
+			 const struct locus_divisible_run *planned,
+			 const struct locus_divisible_run *m, uint64_t size, uint64_t unit)
 {
 	printf("locus scatter: %" PRIu64 " bytes as W %.6g units of %" PRIu64
 	       " bytes, %zu workers, %zu chunks\n\n",
 	       size, p->W, unit, p->n_workers, m->n_events);
 	fflush(stdout);
-	locus_dl_report_table(p, NULL, stdout);
+	locus_divisible_report_table(p, NULL, stdout);
 	double per_unit = (double)size / p->W;
 	printf("\nPer round: planned in model time (the plan executed in the simulator),\n"
 	       "measured in seconds since the common start.\n");
@@ -421,8 +421,8 @@ static void print_report(const struct locus_dl_plan *p, const struct locus_dl_ru
 		for (size_t k = 0; k < p->n_used; k++, total++) {
 			if (rows >= MAX_GROUP_ROWS)
 				continue;
-			const struct locus_dl_group *g = &p->groups[k];
-			double C = locus_dl_group_chunk(p, j, k);
+			const struct locus_divisible_group *g = &p->groups[k];
+			double C = locus_divisible_group_chunk(p, j, k);
 			struct span b = span_of(m, (long)j, (long)k);
 			printf("%5zu %4zu %6zu %13.0f | %10.4f %10.4f |", j, k, b.n, C * per_unit,
 			       C / g->B + g->E, C / g->S + g->Delta);
@@ -445,20 +445,20 @@ static void print_report(const struct locus_dl_plan *p, const struct locus_dl_ru
 
 /* A plan and its measured execution, for cli_save. */
 struct measured {
-	const struct locus_dl_plan *plan;
-	const struct locus_dl_run *run;
+	const struct locus_divisible_plan *plan;
+	const struct locus_divisible_run *run;
 };
 
 static int write_json(void *ctx, FILE *fp)
 {
 	const struct measured *m = ctx;
-	return locus_dl_report_json(m->plan, m->run, "measured", fp);
+	return locus_divisible_report_json(m->plan, m->run, "measured", fp);
 }
 
 static int write_svg(void *ctx, FILE *fp)
 {
 	const struct measured *m = ctx;
-	return locus_dl_report_svg(m->plan, m->run, fp);
+	return locus_divisible_report_svg(m->plan, m->run, fp);
 }
 
 /* Rank 0 prints what failed on every rank and returns how many did.
@@ -501,8 +501,8 @@ static int rank_main(struct scatter_args *a)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	cli_catch_signals(1);
-	struct locus_dl_plan *plan = NULL;
-	struct locus_dl_run *measured = NULL, *planned = NULL;
+	struct locus_divisible_plan *plan = NULL;
+	struct locus_divisible_run *measured = NULL, *planned = NULL;
 	struct rank_ctx x = {.a = a, .rank = rank, .round = -1};
 
 	/* The input's size, from rank 0; then the same plan everywhere (rank 0
@@ -542,7 +542,7 @@ static int rank_main(struct scatter_args *a)
 			cli_error("scatter", &err, rc);
 		status = CLI_EXIT_FAIL;
 	} else if (rank == 0) {
-		if ((rc = locus_dl_simulate(plan, &planned, &err))) {
+		if ((rc = locus_divisible_simulate(&planned, plan, &err))) {
 			status = cli_error("scatter", &err, rc);
 		} else {
 			print_report(plan, planned, measured, fsize, a->unit);
@@ -556,9 +556,9 @@ static int rank_main(struct scatter_args *a)
 		}
 	}
 out:
-	locus_dl_run_destroy(measured);
-	locus_dl_run_destroy(planned);
-	locus_dl_plan_destroy(plan);
+	locus_divisible_run_destroy(measured);
+	locus_divisible_run_destroy(planned);
+	locus_divisible_plan_destroy(plan);
 	cli_dl_fini(&a->dl);
 	if (cli_leak_check())
 		status = CLI_EXIT_FAIL;
@@ -595,11 +595,11 @@ int cmd_scatter(int argc, char **argv)
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		np = (uint64_t)(cores > 1 ? cores : 1) + 1;
 	}
-	struct locus_dl_plan *plan = NULL;
+	struct locus_divisible_plan *plan = NULL;
 	if ((rc = workers_for(&a, np)) ||
 	    (rc = cli_dl_plan("scatter", &a.dl, (double)size / (double)a.unit, &plan)))
 		goto out;
-	locus_dl_plan_destroy(plan);
+	locus_divisible_plan_destroy(plan);
 	cli_dl_fini(&a.dl);
 	return cli_mpi_launch("scatter", &a.mpi, np, NULL, argc, argv);
 out:

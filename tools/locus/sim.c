@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/internal.h"
 
 static const char *const help =
     "usage: locus sim [OPTIONS]\n"
@@ -408,9 +407,9 @@ static int print_ip(const struct locus_workload *wl, struct locus_result *const 
 		    double alpha, double beta, struct locus_error *err)
 {
 	double best;
-	uint32_t *node = locus__calloc(wl->n_tasks, sizeof *node);
+	uint32_t *node = cli_calloc(wl->n_tasks, sizeof *node);
 	if (!node)
-		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
 	int rc = locus_dlmpi_ip(wl, alpha, beta, IP_MAX_TASKS, node, &best, err);
 	if (rc) {
 		free(node);
@@ -452,12 +451,12 @@ int cmd_sim(int argc, char **argv)
 		return 0;
 	}
 	/* The policies, checked before any work. */
-	names = locus__strdup(a.compare ? a.compare : a.policy);
+	names = strdup(a.compare ? a.compare : a.policy);
 	size_t n_pol = 1;
 	for (const char *s = names; *s; s++)
 		n_pol += *s == ',';
-	pols = locus__calloc(n_pol, sizeof *pols);
-	runs = locus__calloc(n_pol, sizeof *runs);
+	pols = cli_calloc(n_pol, sizeof *pols);
+	runs = cli_calloc(n_pol, sizeof *runs);
 	if (!names || !pols || !runs) {
 		rc = LOCUS_ENOMEM;
 		goto fail;
@@ -496,7 +495,7 @@ int cmd_sim(int argc, char **argv)
 			locus_platform_random_speeds(plat, a.speed_lo, a.speed_hi, a.seed);
 	}
 	if (a.speed_trace &&
-	    (rc = locus_speed_trace_load(plat, a.speed_trace, &speed, &n_speed, &err)))
+	    (rc = locus_speed_trace_load(&speed, &n_speed, plat, a.speed_trace, &err)))
 		goto fail;
 
 	/* Data. */
@@ -517,7 +516,7 @@ int cmd_sim(int argc, char **argv)
 						 .replicas = (unsigned)a.replicas,
 						 .seed = a.seed,
 						 .skew_std = a.skew_std};
-		if ((rc = locus_place_catalog(plat, "generated", n_tasks, a.chunk_size, &po, &cat,
+		if ((rc = locus_place_catalog(&cat, plat, "generated", n_tasks, a.chunk_size, &po,
 					      &err)))
 			goto fail;
 	}
@@ -556,7 +555,7 @@ int cmd_sim(int argc, char **argv)
 		    .progress = progress_tty ? progress : NULL,
 		    .progress_user = (void *)pols[i]->name,
 		};
-		if ((rc = locus_sim_run(&cfg, &runs[i], &err)))
+		if ((rc = locus_sim_run(&runs[i], &cfg, &err)))
 			goto fail;
 		runs[i]->opt_local = a.shared_fs > 0 ? 0 : opt_local;
 		n_runs++;

@@ -36,9 +36,9 @@ const char cli_dl_help[] =
 void cli_dl_init(struct cli_dl *d)
 {
 	memset(d, 0, sizeof *d);
-	locus_dl_options_default(&d->opt);
+	locus_divisible_options_default(&d->opt);
 	d->b0 = 1000;
-	d->mean = (struct locus_dl_worker){1, 200, 0.1, 0.01};
+	d->mean = (struct locus_divisible_worker){1, 200, 0.1, 0.01};
 	d->seed = 1;
 }
 
@@ -124,7 +124,7 @@ int cli_dl_option(const char *cmd, struct cli_dl *d, int id, const char *arg)
 		d->have_b0 = 1;
 		return num(cmd, "--b0", arg, 0, &d->b0);
 	case 'm':
-		if (locus_dl_method_parse(arg, &d->opt))
+		if (locus_divisible_method_parse(arg, &d->opt))
 			return cli_usage_error(
 			    cmd, "--method expects umr, ptumr or ptumr-nogt, got \"%s\"", arg);
 		return 0;
@@ -166,7 +166,8 @@ int cli_dl_workers(const char *cmd, struct cli_dl *d)
 		return cli_usage_error(cmd, "give --workers-file or --workers, not both");
 	if (d->workers_file) {
 		double b0 = d->b0;
-		int rc = locus_dl_workers_load(d->workers_file, &d->workers, &d->n, &b0, &err);
+		int rc =
+		    locus_divisible_workers_load(&d->workers, &d->n, &b0, d->workers_file, &err);
 		if (rc)
 			return cli_error(cmd, &err, rc);
 		if (!d->have_b0)
@@ -178,21 +179,21 @@ int cli_dl_workers(const char *cmd, struct cli_dl *d)
 	if (!d->workers)
 		return cli_error(cmd, NULL, LOCUS_ENOMEM);
 	d->n = n;
-	locus_dl_workers_generate(d->workers, n, d->het, &d->mean, d->seed);
+	locus_divisible_workers_generate(d->workers, n, d->het, &d->mean, d->seed);
 	return 0;
 }
 
-int cli_dl_plan(const char *cmd, struct cli_dl *d, double W, struct locus_dl_plan **out)
+int cli_dl_plan(const char *cmd, struct cli_dl *d, double W, struct locus_divisible_plan **out)
 {
 	struct locus_error err = {0};
 	int rc;
 	if (d->search) {
-		struct locus_dl_options best;
-		rc = locus_dl_search(W, d->b0, d->workers, d->n, &d->opt, &best, out, &err);
+		struct locus_divisible_options best;
+		rc = locus_divisible_search(out, &best, W, d->b0, d->workers, d->n, &d->opt, &err);
 		if (!rc)
 			d->opt = best;
 	} else {
-		rc = locus_dl_plan_create(W, d->b0, d->workers, d->n, &d->opt, out, &err);
+		rc = locus_divisible_plan_create(out, W, d->b0, d->workers, d->n, &d->opt, &err);
 	}
 	return rc ? cli_error(cmd, &err, rc) : 0;
 }

@@ -1,0 +1,92 @@
+/*
+ * Results: what a run did, in one model both engines fill (the simulator
+ * and the MPI runtime) and every report reads.
+ *
+ * A result is allocated by the engine that ran (locus_sim_run,
+ * locus_mpi_run) and freed by the caller with locus_result_destroy, which
+ * frees the per-task, per-worker and per-scheduler arrays with it.
+ */
+#ifndef LOCUS_RESULT_H
+#define LOCUS_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Counters a policy reports (all optional, 0 when not kept). */
+struct locus_policy_stats {
+	uint64_t entries_examined;
+	uint64_t local_assignments;
+	uint64_t remote_assignments;
+	uint64_t counters[8];	      /* policy-specific, named below */
+	const char *counter_names[8]; /* NULL ends the list */
+};
+
+struct locus_task_result {
+	uint32_t worker;
+	uint32_t node;	   /* the worker's node */
+	uint32_t source;   /* node read from (== node when local); UINT32_MAX: shared FS */
+	uint32_t local;	   /* 1 if read from the worker's own node */
+	double idle_since; /* when the worker became free for it */
+	double assigned;   /* when the assignment reached the worker */
+	double read_end;
+	double end;
+};
+
+struct locus_worker_result {
+	uint32_t node;
+	uint32_t tasks, local_tasks;
+	uint64_t bytes_local, bytes_remote;
+	double busy;	 /* reading + computing */
+	double idle;	 /* waiting for work until its last task ended */
+	double max_wait; /* longest wait for an assignment */
+};
+
+struct locus_sched_result {
+	uint64_t events;    /* events handled */
+	double busy;	    /* time spent deciding */
+	uint32_t queue_max; /* most events waiting in its inbox at once */
+	double queue_mean;  /* events waiting, averaged over the makespan */
+};
+
+struct locus_result {
+	char engine[8]; /* "sim", or "mpi" for a real run */
+	char policy[32];
+	uint64_t seed;
+	size_t n_tasks, n_workers, n_schedulers, n_nodes;
+	double makespan;
+	size_t local_tasks;
+	uint64_t bytes_local, bytes_remote;
+	/* Wait of a free worker for its next assignment. */
+	double wait_mean, wait_p50, wait_p99, wait_max;
+	uint64_t messages, message_bytes;
+	double sched_busy_total, sched_busy_max;
+	double worker_idle_total;
+	/* Bounds (locus_bound_makespan): no schedule finishes before
+	 * lb_makespan, the largest of the compute, read, serial and longest
+	 * task bounds; opt_local is the most tasks any balanced assignment
+	 * reads locally (-1: not computed). */
+	double lb_makespan;
+	double lb_work, lb_io, lb_serial, lb_longest;
+	long opt_local;
+	struct locus_policy_stats pstats;
+	uint64_t events;
+	double wall_seconds;
+	struct locus_task_result *tasks;     /* n_tasks, or NULL */
+	struct locus_worker_result *workers; /* n_workers */
+	struct locus_sched_result *scheds;   /* n_schedulers */
+};
+
+void locus_result_destroy(struct locus_result *r);
+
+/* Sets r's wait statistics (mean, p50, p99, max) from the waits of every
+ * assignment, `n` of them; sorts `waits` in place. */
+void locus_result_set_waits(struct locus_result *r, double *waits, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
