@@ -468,10 +468,10 @@ TEST(unknown_keys)
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, \"node\": []}",
 			 "unknown key \"node\" (did you mean \"nodes\"?); allowed keys: "
 			 "format, version, network, defaults, nodes"));
-	CHECK(fails_with(
-	    "{\"format\": \"locus-platform\", \"version\": 1, "
-	    "\"network\": {\"bandwidth\": 1}, \"nodes\": [{\"name\": \"a\"}]}",
-	    "network: unknown key \"bandwidth\"; allowed keys: latency, backbone_bw, rack_bw"));
+	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
+			 "\"network\": {\"bandwidth\": 1}, \"nodes\": [{\"name\": \"a\"}]}",
+			 "network: unknown key \"bandwidth\"; allowed keys: latency, backbone_bw, "
+			 "rack_bw, model, link_bw, links"));
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
 			 "\"defaults\": {\"name\": \"a\"}, \"nodes\": [{\"name\": \"a\"}]}",
 			 "defaults: unknown key \"name\"; allowed keys: rack, cores, speed, "
@@ -638,6 +638,56 @@ TEST(create_from_names)
 	CHECK_EQ_INT(locus_platform_create(&p, names, cores, 0, &err), LOCUS_EINVAL);
 }
 
+/* The HEFT papers' network: a link per pair, some with their own
+ * bandwidth; it reads, answers per pair, and saves back to the same text. */
+TEST(contention_free_network)
+{
+	struct locus_platform *p = NULL, *q = NULL;
+	struct locus_error err;
+	char path[600];
+	const char *text =
+	    "{\"format\": \"locus-platform\", \"version\": 1,"
+	    " \"network\": {\"model\": \"contention-free\", \"link_bw\": 2, \"latency\": 0.5,"
+	    "  \"links\": [{\"nodes\": [\"c\", \"a\"], \"bw\": 8}]},"
+	    " \"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"}]}";
+	CHECK_EQ_INT(locus_platform_parse(&p, text, strlen(text), "t.json", &err), 0);
+	CHECK_EQ_INT(p->network, LOCUS_NET_PAIRS);
+	CHECK_NEAR(locus_platform_pair_bw(p, 0, 1), 2, 0);
+	CHECK_NEAR(locus_platform_pair_bw(p, 2, 0), 8, 0);
+	CHECK_NEAR(locus_platform_pair_bw(p, 0, 2), 8, 0);
+	CHECK_NEAR(p->latency, 0.5, 0);
+	snprintf(path, sizeof path, "%s/pairs.json", test_tmpdir());
+	CHECK_EQ_INT(locus_platform_save(p, path, &err), 0);
+	CHECK_EQ_INT(locus_platform_load(&q, path, &err), 0);
+	CHECK_EQ_INT(q->network, LOCUS_NET_PAIRS);
+	CHECK_EQ_INT(q->n_links, 1);
+	CHECK_NEAR(locus_platform_pair_bw(q, 0, 2), 8, 0);
+	CHECK_NEAR(q->link_bw, 2, 0);
+	locus_platform_destroy(p);
+	locus_platform_destroy(q);
+	/* A shared network's pair is its narrowest resource. */
+	CHECK_EQ_INT(locus_platform_generate(&p, 4, 2, 1, NULL), 0);
+	p->nodes[0].disk_bw = 50;
+	p->nodes[1].net_bw = 70;
+	CHECK_NEAR(locus_platform_pair_bw(p, 0, 1), 50, 0);
+	CHECK_NEAR(locus_platform_pair_bw(p, 1, 0), 70, 0);
+	p->rack_bw = 10;
+	CHECK_NEAR(locus_platform_pair_bw(p, 2, 3), 10, 0); /* different racks */
+	CHECK_NEAR(locus_platform_pair_bw(p, 1, 3), 70, 0); /* one rack */
+	locus_platform_destroy(p);
+	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, \"network\": "
+			 "{\"links\": []}, \"nodes\": [{\"name\": \"a\"}]}",
+			 "network.links: links of their own need \"model\": \"contention-free\""));
+	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, \"network\": "
+			 "{\"model\": \"contention-free\", \"links\": [{\"nodes\": [\"a\", \"z\"], "
+			 "\"bw\": 1}]}, \"nodes\": [{\"name\": \"a\"}]}",
+			 "network.links[0].nodes: expected a node of the platform, got \"z\""));
+	CHECK(
+	    fails_with("{\"format\": \"locus-platform\", \"version\": 1, \"network\": "
+		       "{\"model\": \"mesh\"}, \"nodes\": [{\"name\": \"a\"}]}",
+		       "network.model: expected \"shared\" or \"contention-free\", got \"mesh\""));
+}
+
 TEST_MAIN(TEST_ENTRY(storage_node_and_transfer_limit), TEST_ENTRY(small_fixture),
 	  TEST_ENTRY(ranges_fixture), TEST_ENTRY(save_load_round_trip),
 	  TEST_ENTRY(save_text_is_canonical), TEST_ENTRY(save_refuses_invalid),
@@ -646,4 +696,5 @@ TEST_MAIN(TEST_ENTRY(storage_node_and_transfer_limit), TEST_ENTRY(small_fixture)
 	  TEST_ENTRY(generated_round_trip), TEST_ENTRY(syntax_error_has_line_and_column),
 	  TEST_ENTRY(format_and_version), TEST_ENTRY(unknown_keys),
 	  TEST_ENTRY(bad_types_and_ranges), TEST_ENTRY(duplicate_names), TEST_ENTRY(load_errors),
-	  TEST_ENTRY(text_is_not_nul_terminated), TEST_ENTRY(create_from_names))
+	  TEST_ENTRY(text_is_not_nul_terminated), TEST_ENTRY(create_from_names),
+	  TEST_ENTRY(contention_free_network))

@@ -23,6 +23,7 @@
 #include "locus/result.h"
 #include "locus/rng.h"
 #include "locus/scenario.h"
+#include "locus/task.h"
 #include "locus/sim.h"
 #include "locus/workload.h"
 

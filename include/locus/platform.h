@@ -29,13 +29,35 @@ struct locus_node {
 	int max_transfers; /* remote reads it serves at once, >= 0; 0: no limit */
 };
 
+/* How transfers between nodes share the network. */
+enum locus_network_model {
+	/* Flows share every resource on their way max-min fairly: the
+	 * source's disk and interface, the reader's interface, the racks'
+	 * uplinks and the backbone when capped. */
+	LOCUS_NET_SHARED,
+	/* The model of the HEFT and GTP papers: each pair of nodes has a link
+	 * of its own (link_bw, or the pair's entry in links), transfers never
+	 * contend, and each starts after `latency` (the start-up time). */
+	LOCUS_NET_PAIRS
+};
+
+/* A pair of nodes whose link differs from link_bw (LOCUS_NET_PAIRS). */
+struct locus_link {
+	uint32_t a, b; /* node indices, a < b */
+	double bw;     /* bytes/s, > 0 */
+};
+
 struct locus_platform {
 	struct locus_node *nodes;
 	size_t n_nodes;
 	double latency;	    /* one-way network latency, seconds, >= 0 */
 	double backbone_bw; /* aggregate network cap, bytes/s; 0 = none */
 	double rack_bw;	    /* each rack's uplink, each way, bytes/s; 0 = none */
-	void *index;	    /* name lookup, private */
+	enum locus_network_model network;
+	double link_bw;		  /* LOCUS_NET_PAIRS: a pair's bandwidth, bytes/s */
+	struct locus_link *links; /* LOCUS_NET_PAIRS: pairs with their own, sorted */
+	size_t n_links;
+	void *index; /* name lookup, private */
 };
 
 /* A node's speed from `time` on (seconds from the start of a run): the
@@ -90,6 +112,20 @@ int locus_platform_save(const struct locus_platform *p, const char *path, struct
 /* Index of the node named `name` (host-name matching as in
  * locus_host_match), or -1. */
 long locus_platform_find(const struct locus_platform *p, const char *name);
+
+/* The bandwidth a transfer from node a to node b gets when it is alone on
+ * the network (a != b): its link (LOCUS_NET_PAIRS), or the narrowest of
+ * the source's disk and interface, the reader's interface, the racks'
+ * uplinks between racks and the backbone (LOCUS_NET_SHARED). */
+double locus_platform_pair_bw(const struct locus_platform *p, uint32_t a, uint32_t b);
+
+/* Makes `p` a contention-free platform: every pair of nodes linked at
+ * `bw` bytes/s, transfers starting `startup` seconds after they are asked
+ * for (LOCUS_NET_PAIRS, no pair of its own). */
+void locus_platform_set_pairs(struct locus_platform *p, double bw, double startup);
+
+/* Gives the pair (a, b) a link of its own (LOCUS_NET_PAIRS). */
+int locus_platform_set_link(struct locus_platform *p, uint32_t a, uint32_t b, double bw);
 
 /* Total cores over all nodes. */
 size_t locus_platform_cores(const struct locus_platform *p);

@@ -1,6 +1,8 @@
 /*
- * Workload: the tasks of a run, each reading one chunk and computing on it,
- * over a platform's worker processes.
+ * Workload: the tasks of a run (a task graph, task.h) on a platform's
+ * worker processes, with where each stored input is at the start. A chunk
+ * workload is the graph of one task per chunk, each reading its chunk and
+ * computing on it, no task depending on another.
  *
  * A workload is built once from a platform and a catalog and then shared,
  * read-only, by every policy and engine of a run (and by every policy of a
@@ -18,6 +20,7 @@
 #include "locus/dataset.h"
 #include "locus/error.h"
 #include "locus/platform.h"
+#include "locus/task.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,20 +55,17 @@ int locus_work_trace_parse(double **vals, size_t *n, const char *text, size_t le
 /* Frees a trace loaded by locus_work_spec_parse. */
 void locus_work_spec_fini(struct locus_work_spec *spec);
 
-struct locus_task {
-	uint32_t dataset;    /* catalog dataset index */
-	uint32_t chunk;	     /* chunk index in that dataset */
-	uint64_t bytes;	     /* bytes the task reads */
-	double work;	     /* compute seconds on a speed-1 node */
-	uint32_t holders_at; /* first entry in locus_workload.holders */
-	uint32_t n_holders;  /* nodes holding a replica */
-};
-
 struct locus_workload {
 	const struct locus_platform *platform;
+	/* Its tasks and objects: a graph built for it (chunk workloads) or
+	 * the caller's (locus_workload_from_graph), which must outlive it. */
+	const struct locus_graph *graph;
 	size_t n_tasks;
-	struct locus_task *tasks;
-	uint32_t *holders; /* platform node ids, by task (holders_at) */
+	struct locus_task *tasks; /* the graph's, with where each input is */
+	uint32_t *holders;	  /* platform node ids: tasks' holders_at, objects' */
+	/* Where each stored object is at the start: the platform nodes
+	 * holders[obj_at[o] .. obj_at[o+1]) (none: a shared store). */
+	uint32_t *obj_at;
 	/* Worker processes: one per core of each node, in node order. */
 	size_t n_workers;
 	uint32_t *worker_node; /* node of each worker */
@@ -74,7 +74,16 @@ struct locus_workload {
 	uint32_t *node_tasks;
 	double total_work;    /* sum of work */
 	uint64_t total_bytes; /* sum of bytes */
-	size_t n_unplaced;    /* tasks whose chunk no platform node holds */
+	size_t n_unplaced;    /* tasks whose stored input no platform node holds */
+	/* W(t, w) = cost[t * n_workers + w] seconds when the graph gives a
+	 * cost per processor (processor m is worker m), else NULL: work over
+	 * the speed of the worker's node. */
+	const double *cost;
+	/* What list schedulers average over (HEFT's mean costs): the mean
+	 * bandwidth between the nodes of two workers on different nodes
+	 * (0: every worker on one node). */
+	double mean_bw;
+	void *priv; /* what the workload owns; private */
 };
 
 /* Builds the workload of every chunk of every dataset of `cat` (or only
@@ -96,10 +105,36 @@ int locus_workload_build_skip(struct locus_workload **out, const struct locus_pl
 			      int (*skip)(void *user, size_t dataset, size_t chunk),
 			      void *skip_user, struct locus_error *err);
 
+/* Builds the workload of graph `g` on platform `p`: every task of the
+ * graph, the platform's worker processes as its processors. A stored
+ * object that is a catalog chunk (locus_graph_set_chunk) starts on the
+ * nodes `cat` names for it (cat may be NULL: every stored object is on a
+ * shared store). A graph with a cost per processor needs exactly that
+ * many workers (LOCUS_EINVAL says how many). The graph must be finished
+ * and outlive the workload. */
+int locus_workload_from_graph(struct locus_workload **out, const struct locus_platform *p,
+			      const struct locus_graph *g, const struct locus_catalog *cat,
+			      struct locus_error *err);
+
 void locus_workload_destroy(struct locus_workload *wl);
 
-/* Whether node `node` holds the chunk of task `t`. */
+/* Whether node `node` holds the stored input of task `t` at the start. */
 int locus_workload_is_local(const struct locus_workload *wl, uint32_t t, uint32_t node);
+
+/* Seconds task t computes on worker w at its node's nominal speed: W(t, w)
+ * when the graph gives costs per processor, else work / speed. */
+double locus_workload_cost(const struct locus_workload *wl, uint32_t t, uint32_t w);
+
+/* Seconds to move `bytes` from node a to node b when nothing else moves:
+ * 0 on one node, else the latency (start-up) plus bytes over
+ * locus_platform_pair_bw. */
+double locus_workload_comm(const struct locus_workload *wl, uint64_t bytes, uint32_t a, uint32_t b);
+
+/* HEFT's mean cost of a task over the workers, and of moving `bytes`
+ * between two of them (the latency plus bytes over mean_bw; 0 when every
+ * worker is on one node). */
+double locus_workload_mean_cost(const struct locus_workload *wl, uint32_t t);
+double locus_workload_mean_comm(const struct locus_workload *wl, uint64_t bytes);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,10 @@
  *
  *   {"format": "locus-platform", "version": 1,
  *    "network":  {"latency": SECONDS, "backbone_bw": BYTES_PER_S,
- *                 "rack_bw": BYTES_PER_S},
+ *                 "rack_bw": BYTES_PER_S,
+ *                 "model": "shared" | "contention-free",
+ *                 "link_bw": BYTES_PER_S,
+ *                 "links": [{"nodes": [NAME, NAME], "bw": BYTES_PER_S}]},
  *    "defaults": {"rack": PATH, "cores": N, "speed": X,
  *                 "disk_bw": BYTES_PER_S, "net_bw": BYTES_PER_S,
  *                 "max_transfers": N},
@@ -580,7 +583,54 @@ static int read_node(struct pctx *c, json_t *e, size_t i)
 }
 
 static const char *const top_keys[] = {"format", "version", "network", "defaults", "nodes", NULL};
-static const char *const network_keys[] = {"latency", "backbone_bw", "rack_bw", NULL};
+static const char *const network_keys[] = {"latency", "backbone_bw", "rack_bw", "model",
+					   "link_bw", "links",	     NULL};
+static const char *const link_keys[] = {"nodes", "bw", NULL};
+
+/* Reads "links": pairs of named nodes with their own bandwidth. */
+static int read_links(struct pctx *c, json_t *links)
+{
+	char got[64], path[64];
+	if (!json_is_array(links))
+		return perr(c, "network", "links", "expected an array of links, got %s",
+			    locus__json_describe(links, got, sizeof got));
+	for (size_t i = 0; i < json_array_size(links); i++) {
+		json_t *l = json_array_get(links, i), *nodes;
+		double bw = 0;
+		long ends[2];
+		int rc;
+		snprintf(path, sizeof path, "network.links[%zu]", i);
+		if (!json_is_object(l))
+			return perr(c, path, NULL,
+				    "expected {\"nodes\": [A, B], \"bw\": BW}, got %s",
+				    locus__json_describe(l, got, sizeof got));
+		if ((rc = check_keys(c, l, path, link_keys)) ||
+		    (rc = get_num(c, l, path, "bw", 0, &bw)))
+			return rc;
+		if (!json_object_get(l, "bw"))
+			return perr(c, path, NULL, "missing key \"bw\"");
+		nodes = json_object_get(l, "nodes");
+		if (!json_is_array(nodes) || json_array_size(nodes) != 2)
+			return perr(c, path, "nodes", "expected two node names, got %s",
+				    locus__json_describe(nodes, got, sizeof got));
+		for (size_t k = 0; k < 2; k++) {
+			json_t *nm = json_array_get(nodes, k);
+			ends[k] = json_is_string(nm)
+				      ? locus_platform_find(c->p, json_string_value(nm))
+				      : -1;
+			if (ends[k] < 0)
+				return perr(c, path, "nodes",
+					    "expected a node of the platform, got %s",
+					    locus__json_describe(nm, got, sizeof got));
+		}
+		if (ends[0] == ends[1])
+			return perr(c, path, "nodes", "expected two different nodes");
+		if ((rc = locus_platform_set_link(c->p, (uint32_t)ends[0], (uint32_t)ends[1], bw)))
+			return rc == LOCUS_ENOMEM ? nomem(c)
+						  : perr(c, path, NULL, "the pair is listed twice");
+	}
+	return 0;
+}
 
 static int read_platform(struct pctx *c, json_t *root)
 {
@@ -622,7 +672,10 @@ static int read_platform(struct pctx *c, json_t *root)
 	c->p->latency = LOCUS_DEFAULT_LATENCY;
 	c->p->backbone_bw = 0;
 	c->p->rack_bw = 0;
-	v = json_object_get(root, "network");
+	c->p->network = LOCUS_NET_SHARED;
+	c->p->link_bw = LOCUS_DEFAULT_NET_BW;
+	json_t *links = NULL, *network = json_object_get(root, "network");
+	v = network;
 	if (v) {
 		if (!json_is_object(v))
 			return perr(c, "network", NULL, "expected an object, got %s",
@@ -630,8 +683,25 @@ static int read_platform(struct pctx *c, json_t *root)
 		if ((rc = check_keys(c, v, "network", network_keys)) ||
 		    (rc = get_num(c, v, "network", "latency", 1, &c->p->latency)) ||
 		    (rc = get_num(c, v, "network", "backbone_bw", 1, &c->p->backbone_bw)) ||
-		    (rc = get_num(c, v, "network", "rack_bw", 1, &c->p->rack_bw)))
+		    (rc = get_num(c, v, "network", "rack_bw", 1, &c->p->rack_bw)) ||
+		    (rc = get_num(c, v, "network", "link_bw", 0, &c->p->link_bw)))
 			return rc;
+		json_t *model = json_object_get(v, "model");
+		if (model) {
+			const char *m = json_is_string(model) ? json_string_value(model) : "";
+			if (!strcmp(m, "shared"))
+				c->p->network = LOCUS_NET_SHARED;
+			else if (!strcmp(m, "contention-free"))
+				c->p->network = LOCUS_NET_PAIRS;
+			else
+				return perr(c, "network", "model",
+					    "expected \"shared\" or \"contention-free\", got %s",
+					    locus__json_describe(model, got, sizeof got));
+		}
+		links = json_object_get(v, "links");
+		if (links && c->p->network != LOCUS_NET_PAIRS)
+			return perr(c, "network", "links",
+				    "links of their own need \"model\": \"contention-free\"");
 	}
 	c->def = builtin_attrs;
 	v = json_object_get(root, "defaults");
@@ -654,7 +724,7 @@ static int read_platform(struct pctx *c, json_t *root)
 	for (size_t i = 0; i < json_array_size(nodes); i++)
 		if ((rc = read_node(c, json_array_get(nodes, i), i)))
 			return rc;
-	return 0;
+	return links ? read_links(c, links) : 0;
 }
 
 /* An empty platform with its (empty) index. */
@@ -752,6 +822,7 @@ int locus_platform_generate(struct locus_platform **out, size_t n_nodes, size_t 
 	if (!p)
 		return LOCUS_ENOMEM;
 	p->latency = LOCUS_DEFAULT_LATENCY;
+	p->link_bw = LOCUS_DEFAULT_NET_BW;
 	p->backbone_bw = 0;
 	p->rack_bw = 0;
 	p->nodes = locus__calloc(n_nodes, sizeof *p->nodes);
@@ -803,6 +874,7 @@ int locus_platform_create(struct locus_platform **out, const char *const *names,
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
 	p->latency = LOCUS_DEFAULT_LATENCY;
+	p->link_bw = LOCUS_DEFAULT_NET_BW;
 	p->n_nodes = n;
 	for (size_t i = 0; i < n; i++) {
 		struct locus_node *nd = &p->nodes[i];
@@ -891,6 +963,9 @@ static int check_platform(const struct locus_platform *p, const char *path, stru
 	    !(p->rack_bw >= 0 && isfinite(p->rack_bw)))
 		return locus__err(err, LOCUS_EINVAL, path, 0, 0,
 				  "latency, backbone_bw and rack_bw must be finite and >= 0");
+	if (p->network == LOCUS_NET_PAIRS && !(p->link_bw > 0 && isfinite(p->link_bw)))
+		return locus__err(err, LOCUS_EINVAL, path, 0, 0,
+				  "a contention-free network needs a link bandwidth > 0");
 	ix = index_create();
 	if (!ix)
 		return locus__err(err, LOCUS_ENOMEM, path, 0, 0, "out of memory");
@@ -943,6 +1018,23 @@ static int platform_text(const struct locus_platform *p, struct locus__buf *b)
 	rc = rc ? rc : put_number(b, p->backbone_bw);
 	rc = rc ? rc : locus__buf_printf(b, ",\n    \"latency\": ");
 	rc = rc ? rc : put_number(b, p->latency);
+	if (p->network == LOCUS_NET_PAIRS) {
+		rc = rc ? rc : locus__buf_printf(b, ",\n    \"link_bw\": ");
+		rc = rc ? rc : put_number(b, p->link_bw);
+		rc = rc ? rc : locus__buf_printf(b, ",\n    \"links\": [");
+		for (size_t i = 0; i < p->n_links && !rc; i++) {
+			const struct locus_link *l = &p->links[i];
+			rc = locus__buf_printf(b, "%s\n      {\"bw\": ", i ? "," : "");
+			rc = rc ? rc : put_number(b, l->bw);
+			rc = rc ? rc : locus__buf_printf(b, ", \"nodes\": [");
+			rc = rc ? rc : put_string(b, p->nodes[l->a].name);
+			rc = rc ? rc : locus__buf_printf(b, ", ");
+			rc = rc ? rc : put_string(b, p->nodes[l->b].name);
+			rc = rc ? rc : locus__buf_printf(b, "]}");
+		}
+		rc = rc ? rc : locus__buf_printf(b, p->n_links ? "\n    ]" : "]");
+		rc = rc ? rc : locus__buf_printf(b, ",\n    \"model\": \"contention-free\"");
+	}
 	rc = rc ? rc : locus__buf_printf(b, ",\n    \"rack_bw\": ");
 	rc = rc ? rc : put_number(b, p->rack_bw);
 	rc = rc ? rc : locus__buf_printf(b, "\n  },\n  \"nodes\": [");
@@ -1009,6 +1101,71 @@ void locus_platform_destroy(struct locus_platform *p)
 		free(p->nodes[i].rack);
 	}
 	free(p->nodes);
+	free(p->links);
 	index_destroy(p->index);
 	free(p);
+}
+
+/* ---- the network between two nodes ----------------------------------------- */
+
+static int cmp_link(const void *x, const void *y)
+{
+	const struct locus_link *a = x, *b = y;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return (a->b > b->b) - (a->b < b->b);
+}
+
+void locus_platform_set_pairs(struct locus_platform *p, double bw, double startup)
+{
+	p->network = LOCUS_NET_PAIRS;
+	p->link_bw = bw;
+	p->latency = startup;
+	free(p->links);
+	p->links = NULL;
+	p->n_links = 0;
+}
+
+int locus_platform_set_link(struct locus_platform *p, uint32_t a, uint32_t b, double bw)
+{
+	if (a == b || a >= p->n_nodes || b >= p->n_nodes || !(bw > 0) || isinf(bw))
+		return LOCUS_EINVAL;
+	struct locus_link key = {a < b ? a : b, a < b ? b : a, bw};
+	if (p->n_links && bsearch(&key, p->links, p->n_links, sizeof *p->links, cmp_link))
+		return LOCUS_EEXIST;
+	struct locus_link *grown = locus__reallocarray(p->links, p->n_links + 1, sizeof *grown);
+	if (!grown)
+		return LOCUS_ENOMEM;
+	p->links = grown;
+	/* Keep them sorted: insert in place. */
+	size_t i = p->n_links;
+	while (i > 0 && cmp_link(&p->links[i - 1], &key) > 0) {
+		p->links[i] = p->links[i - 1];
+		i--;
+	}
+	p->links[i] = key;
+	p->n_links++;
+	return 0;
+}
+
+double locus_platform_pair_bw(const struct locus_platform *p, uint32_t a, uint32_t b)
+{
+	if (p->network == LOCUS_NET_PAIRS) {
+		struct locus_link key = {a < b ? a : b, a < b ? b : a, 0};
+		const struct locus_link *l =
+		    p->n_links ? bsearch(&key, p->links, p->n_links, sizeof *p->links, cmp_link)
+			       : NULL;
+		return l ? l->bw : p->link_bw;
+	}
+	const struct locus_node *x = &p->nodes[a], *y = &p->nodes[b];
+	double bw = x->disk_bw;
+	if (x->net_bw < bw)
+		bw = x->net_bw;
+	if (y->net_bw < bw)
+		bw = y->net_bw;
+	if (p->backbone_bw > 0 && p->backbone_bw < bw)
+		bw = p->backbone_bw;
+	if (p->rack_bw > 0 && p->rack_bw < bw && strcmp(x->rack, y->rack))
+		bw = p->rack_bw;
+	return bw;
 }
