@@ -8,6 +8,7 @@
 #define LOCUS_VERSION_PATCH  0
 
 #include "locus/bounds.h"
+#include "locus/dag.h"
 #include "locus/dataset.h"
 #include "locus/divisible.h"
 #include "locus/error.h"
