@@ -271,17 +271,17 @@ static int drive_run(struct drive *d)
 		double now = e.time;
 		uint32_t p = e.proc;
 		d->last = now;
-		struct locus_event ev = {
-		    .kind = e.kind,
-		    .proc = p,
-		    .now = now,
-		    .msg = e.kind == LOCUS_EV_MESSAGE ? &e.msg : NULL,
-		    .task = e.task,
-		    .duration = e.duration,
-		    .compute = e.compute,
-		    .remote = e.remote,
-		    .tag = e.tag,
-		};
+		struct locus_event ev = {.kind = e.kind, .proc = p, .now = now};
+		if (e.kind == LOCUS_EV_MESSAGE)
+			ev.msg = &e.msg;
+		else if (e.kind == LOCUS_EV_TIMER)
+			ev.tag = e.tag;
+		else if (e.kind == LOCUS_EV_DONE) {
+			ev.done.task = e.task;
+			ev.done.remote = e.remote;
+			ev.done.duration = e.duration;
+			ev.done.compute = e.compute;
+		}
 		/* A stopped worker still finishes what it runs and has queued. */
 		if (p < nw && stopped[p] && e.kind != LOCUS_EV_START && e.kind != LOCUS_EV_DONE) {
 			fault(d, "event %d at stopped worker %u", (int)e.kind, p);
@@ -340,6 +340,10 @@ static int drive_run(struct drive *d)
 				x.msg = a->msg;
 				locus_heap_push(&q, &x);
 				break;
+			case LOCUS__ACT_CANCEL:
+			case LOCUS__ACT_TRANSFER:
+				fault(d, "a task policy cancelled or moved something");
+				continue;
 			case LOCUS__ACT_TIMER:
 				x.time = now + a->delay;
 				x.kind = LOCUS_EV_TIMER;
@@ -455,12 +459,11 @@ static void inst_close(struct inst *in)
 static long ask(struct inst *in, uint32_t w, long done, double duration, double now,
 		uint64_t *entries)
 {
-	struct locus_event ev = {.kind = done < 0 ? LOCUS_EV_START : LOCUS_EV_DONE,
-				 .proc = w,
-				 .now = now,
-				 .task = (uint32_t)done,
-				 .duration = duration,
-				 .compute = duration};
+	struct locus_event ev = {
+	    .kind = done < 0 ? LOCUS_EV_START : LOCUS_EV_DONE,
+	    .proc = w,
+	    .now = now,
+	    .done = {.task = (uint32_t)done, .duration = duration, .compute = duration}};
 	locus__actions_reset(&in->act);
 	in->pol->on_event(in->state, &ev, &in->act);
 	if (in->act.n != 1 || in->act.list[0].kind != LOCUS__ACT_SEND)
@@ -539,10 +542,7 @@ TEST(worker_protocol)
 	ev = (struct locus_event){.kind = LOCUS_EV_DONE,
 				  .proc = 0,
 				  .now = 3,
-				  .task = 1,
-				  .duration = 2.5,
-				  .compute = 2,
-				  .remote = 1};
+				  .done = {.task = 1, .remote = 1, .duration = 2.5, .compute = 2}};
 	in.pol->on_event(in.state, &ev, &in.act);
 	CHECK_EQ_INT(in.act.n, 1);
 	const struct locus_msg *m = &in.act.list[0].msg;

@@ -745,6 +745,124 @@ TEST(deterministic)
 	}
 }
 
+/* Flows cancelled and capacities changed at random moments: after every
+ * event each running flow's rate is the reference's for the flows and
+ * capacities then, and a cancelled flow's bytes left are what the rates
+ * since its start leave (integrated here, step by step). */
+TEST(cancel_and_capacity_against_reference)
+{
+	static struct scen sc;
+	struct locus_rng r;
+	int bad = 0;
+	size_t cancels = 0, changes = 0;
+	for (uint64_t seed = 1; seed <= 1500 && !bad; seed++) {
+		scen_make(&sc, seed);
+		locus_rng_init(&r, seed * 7919);
+		struct locus__share *s;
+		CHECK_EQ_INT(locus__share_create(&s, sc.n_res, sc.capacity), 0);
+		int active[MAX_FLOWS] = {0};
+		uint32_t id[MAX_FLOWS];
+		double rem[MAX_FLOWS], rate[MAX_FLOWS], t = 0;
+		size_t next = 0;
+		ref_rates(&sc, active, rate);
+		for (int step = 0; step < 4 * MAX_FLOWS && !bad; step++) {
+			double tc = locus__share_next(s);
+			double ts = next < sc.n_flows ? sc.f[next].start : INFINITY;
+			/* A change now and then, between events. */
+			double tx = t + locus_rng_exponential(&r, 1.5);
+			if (tc == INFINITY && ts == INFINITY)
+				break;
+			double tn = tc < ts ? tc : ts;
+			int change = tx < tn;
+			if (change)
+				tn = tx;
+			for (size_t i = 0; i < sc.n_flows; i++)
+				if (active[i] && rate[i] != INFINITY) {
+					rem[i] -= rate[i] * (tn - t);
+					if (rem[i] < 0)
+						rem[i] = 0;
+				}
+			t = tn;
+			if (change && locus_rng_below(&r, 2)) {
+				/* Cancel a running flow, if any. */
+				size_t pick = (size_t)locus_rng_below(&r, sc.n_flows);
+				for (size_t k = 0; k < sc.n_flows; k++) {
+					size_t i = (pick + k) % sc.n_flows;
+					if (!active[i])
+						continue;
+					double left = -1;
+					if (locus__share_cancel(s, t, id[i], &left))
+						bad++;
+					double tol = 1e-7 * (sc.f[i].bytes + 1);
+					if (rate[i] != INFINITY && !(fabs(left - rem[i]) <= tol)) {
+						fprintf(stderr,
+							"seed %llu flow %zu: %.17g left, reference "
+							"%.17g\n",
+							(unsigned long long)seed, i, left, rem[i]);
+						bad++;
+					}
+					active[i] = 0;
+					cancels++;
+					break;
+				}
+			} else if (change) {
+				/* A finite resource gets a new capacity. */
+				size_t k = (size_t)locus_rng_below(&r, sc.n_res);
+				if (sc.capacity[k] != INFINITY) {
+					sc.capacity[k] = 1 + 99 * locus_rng_uniform(&r);
+					if (locus__share_set_capacity(s, t, (uint32_t)k,
+								      sc.capacity[k]))
+						bad++;
+					changes++;
+				} else if (locus__share_set_capacity(s, t, (uint32_t)k, 5) !=
+					   LOCUS_EINVAL) {
+					bad++;
+				}
+			} else if (tc <= ts) {
+				uint64_t u;
+				if (locus__share_pop(s, tc, &u) != 1 || u >= sc.n_flows ||
+				    !active[u])
+					bad++;
+				else
+					active[u] = 0;
+			} else {
+				const struct sflow *f = &sc.f[next];
+				if (locus__share_start_id(s, ts, f->res, f->n, f->cap, f->bytes,
+							  next, &id[next]))
+					bad++;
+				rem[next] = f->bytes;
+				active[next++] = 1;
+			}
+			ref_rates(&sc, active, rate);
+			for (size_t i = 0; i < sc.n_flows; i++) {
+				if (!active[i] || sc.f[i].bytes == 0)
+					continue;
+				double got = locus__share_rate(s, i);
+				if (rate[i] == INFINITY ? got != INFINITY
+							: !(fabs(got - rate[i]) <= REL * rate[i])) {
+					fprintf(stderr,
+						"seed %llu flow %zu: rate %.17g, reference %.17g\n",
+						(unsigned long long)seed, i, got, rate[i]);
+					bad++;
+				}
+				double left = locus__share_left(s, id[i], t);
+				if (rate[i] != INFINITY &&
+				    !(fabs(left - rem[i]) <= 1e-7 * (sc.f[i].bytes + 1))) {
+					fprintf(stderr,
+						"seed %llu flow %zu: %.17g left, reference %.17g\n",
+						(unsigned long long)seed, i, left, rem[i]);
+					bad++;
+				}
+			}
+		}
+		locus__share_destroy(s);
+	}
+	CHECK_EQ_INT(bad, 0);
+	printf("%zu cancels, %zu capacity changes\n", cancels, changes);
+	CHECK(cancels > 1000 && changes > 1000);
+	CHECK_EQ_INT(locus__share_cancel(NULL, 0, 0, NULL), LOCUS_EINVAL);
+}
+
 TEST(closed_loop_star_makespan)
 {
 	/* The SimGrid comparison case: 8192 receivers each fetch 10 files of
@@ -788,4 +906,4 @@ TEST_MAIN(TEST_ENTRY(one_flow_gets_full_capacity),
 	  TEST_ENTRY(infinite_resource), TEST_ENTRY(flow_without_resources),
 	  TEST_ENTRY(same_instant_ties_in_start_order), TEST_ENTRY(invalid_arguments),
 	  TEST_ENTRY(random_against_reference), TEST_ENTRY(deterministic),
-	  TEST_ENTRY(closed_loop_star_makespan))
+	  TEST_ENTRY(closed_loop_star_makespan), TEST_ENTRY(cancel_and_capacity_against_reference))

@@ -78,9 +78,15 @@ static void scripted_event(void *state, const struct locus_event *ev, struct loc
 	locus_act_assign(act, master, w, (uint32_t)t, -1);
 }
 
+/* A version 1 policy: the members before version 2's flags. */
 static const struct locus_policy scripted_policy = {
-    "scripted",	    "test", scripted_schedulers, scripted_create, scripted_destroy,
-    scripted_event, NULL,
+    .version = 1,
+    .name = "scripted",
+    .summary = "test",
+    .schedulers = scripted_schedulers,
+    .create = scripted_create,
+    .destroy = scripted_destroy,
+    .on_event = scripted_event,
 };
 
 static void script(int w, const int *tasks, int n)

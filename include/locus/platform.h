@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "locus/error.h"
+#include "locus/task.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,6 +79,75 @@ int locus_speed_trace_parse(struct locus_speed_change **out, size_t *n,
 int locus_speed_trace_load(struct locus_speed_change **out, size_t *n,
 			   const struct locus_platform *p, const char *path,
 			   struct locus_error *err);
+
+/*
+ * Platform changes over time: what a node or link can do from a moment on
+ * (GTP's avail^t and bandwidth^t, and failures). A scenario is a list of
+ * changes sorted by time, read from a file (docs/formats.md) or generated
+ * with GTP's variability bound (section 6.2).
+ */
+enum locus_change_kind {
+	/* node's relative speed becomes `value` (> 0), as a speed trace says */
+	LOCUS_CHANGE_SPEED,
+	/* node's availability becomes `value` in (0, 1]: its speed is its
+	 * nominal speed times value */
+	LOCUS_CHANGE_AVAIL,
+	/* node's network interfaces carry `value` (> 0) times their nominal
+	 * bandwidth */
+	LOCUS_CHANGE_BANDWIDTH,
+	/* the pair (node, node2) carries `value` (> 0) times its nominal
+	 * bandwidth (a contention-free platform's link) */
+	LOCUS_CHANGE_LINK,
+	/* node goes down: what runs there and what only it holds are lost */
+	LOCUS_CHANGE_FAIL,
+	/* node comes back, empty, at its nominal speed and bandwidth */
+	LOCUS_CHANGE_RECOVER
+};
+
+struct locus_change {
+	double time; /* seconds from the start, >= 0 */
+	enum locus_change_kind kind;
+	uint32_t node;
+	uint32_t node2; /* LINK: the other end; else LOCUS_NONE */
+	double value;	/* SPEED, AVAIL, BANDWIDTH, LINK */
+};
+
+/* Reads a scenario (docs/formats.md): lines "TIME KIND NODE [NODE] [VALUE]"
+ * with KIND one of speed, avail, bandwidth, link, fail, recover; a line
+ * "TIME NODE SPEED" is a speed change (a speed trace is a scenario).
+ * Blank lines and '#' comments are skipped; times must not decrease.
+ * *out is allocated (the caller frees it), *n its length; `name` labels
+ * errors, which carry line and column. */
+int locus_changes_parse(struct locus_change **out, size_t *n, const struct locus_platform *p,
+			const char *text, size_t len, const char *name, struct locus_error *err);
+int locus_changes_load(struct locus_change **out, size_t *n, const struct locus_platform *p,
+		       const char *path, struct locus_error *err);
+
+/* GTP's scenarios (section 6.2): each resource - every node's
+ * availability, and every link (contention-free platforms: every pair of
+ * nodes) or every node's bandwidth (shared networks) - changes at the
+ * times of a Poisson process of mean interval `period` over [0, horizon);
+ * each change sets the resource to a value uniform in [1 - bound, 1] of
+ * its peak. Deterministic for a seed; sorted by time, then kind, then node. */
+struct locus_variability {
+	double bound;	/* 0 .. 1 (GTP: 0 to 0.9) */
+	double period;	/* mean seconds between a resource's changes, > 0 */
+	double horizon; /* no change at or after this time */
+	int links;	/* 1: links (or bandwidths) change too, 0: processors only */
+	uint64_t seed;
+};
+int locus_changes_generate(struct locus_change **out, size_t *n, const struct locus_platform *p,
+			   const struct locus_variability *v, struct locus_error *err);
+
+/* Parses "NODE@TIME" (a failure: --fail) or "NODE@TIME+DOWN" (down for
+ * DOWN seconds, then back) into one or two changes; returns how many. */
+int locus_change_parse_fail(struct locus_change out[2], const struct locus_platform *p,
+			    const char *spec, struct locus_error *err);
+
+/* Merges the sorted lists a and b into a new sorted list (stable: a's
+ * changes first at equal times). */
+int locus_changes_merge(struct locus_change **out, size_t *n, const struct locus_change *a,
+			size_t na, const struct locus_change *b, size_t nb);
 
 /* Defaults for generated nodes and omitted JSON fields. */
 #define LOCUS_DEFAULT_DISK_BW (100e6)

@@ -3,18 +3,25 @@
  *
  * A policy is pure logic. An engine (the simulator, the MPI runtime)
  * delivers events to it - a process starts, a message arrives, a task
- * finished, a timer fired, a node's speed changed - and the policy answers
- * with actions: send a message, assign a task to a worker, set a timer, stop
- * a worker, and say how much metadata it examined (the engine charges that
+ * finished or failed, a timer fired, a transfer it asked for ended, a
+ * node's speed or bandwidth changed, a node went down or came back - and
+ * the policy answers with actions: send a message, assign a task to a
+ * worker, cancel a task, copy an object between nodes, set a timer, stop a
+ * worker, and say how much metadata it examined (the engine charges that
  * time to the deciding process). A policy never sleeps, never calls MPI and
- * never reads a clock; the time it may use is the one in the event.
+ * never reads a clock; the time it may use is the one in the event, and
+ * what it may know of the run is what its events told it and what the
+ * engine's monitor reports (struct locus_monitor).
  *
  * Processes: workers are 0 .. n_workers-1 (worker w runs on node
  * wl->worker_node[w]); schedulers are n_workers .. n_workers+n_schedulers-1.
  * How many schedulers a policy has is its own choice (ops->schedulers).
+ * Schedulers do not fail; workers fail with their node.
  *
  * A policy is a `const struct locus_policy` registered in one table
  * (locus_policy_find); its state lives in an instance, never in globals.
+ * Its `version` says which members it has (as SQLite's sqlite3_vfs):
+ * engines read a member only when the version has it.
  */
 #ifndef LOCUS_POLICY_H
 #define LOCUS_POLICY_H
@@ -33,9 +40,12 @@ extern "C" {
 
 /* Message types below LOCUS_MSG_USER have a meaning to the engine. */
 enum {
-	/* From a scheduler to a worker: run task arg[0], reading its chunk
-	 * from node arg[1] when it is not local (-1: the engine picks the
-	 * closest holder). The worker starts the task on arrival. */
+	/* From a scheduler to a worker: run task arg[0], reading its stored
+	 * input from node arg[1] when it is not local (-1: the engine asks
+	 * locus_source_pick). The worker places the task on arrival: it
+	 * starts gathering the task's produced inputs at once, and runs the
+	 * task when it is free and they are all there, its assignments in
+	 * the order they arrived. */
 	LOCUS_MSG_ASSIGN = 1,
 	LOCUS_MSG_USER = 16
 };
@@ -52,25 +62,74 @@ struct locus_msg {
 };
 
 enum locus_event_kind {
-	LOCUS_EV_START,	  /* the process starts (time 0) */
+	/* Version 1. */
+	LOCUS_EV_START,	  /* the process starts (time 0; a worker again when its node is back) */
 	LOCUS_EV_MESSAGE, /* msg arrived at proc */
-	LOCUS_EV_DONE,	  /* worker proc finished task */
+	LOCUS_EV_DONE,	  /* worker proc finished task done.task */
 	LOCUS_EV_TIMER,	  /* a timer proc set fired */
-	LOCUS_EV_SPEED	  /* node's speed changed (to every scheduler) */
+	LOCUS_EV_SPEED,	  /* a node's speed changed (to every scheduler) */
+	/* Version 2. */
+	/* An attempt of failed.task failed: to the worker that ran it when
+	 * the task itself failed, to the process that assigned it when the
+	 * worker's node went down. A policy with LOCUS_POLICY_RETRIES must
+	 * place the task again unless failed.final; for the others the engine
+	 * runs it again where locus_retry_worker says (and tells the policy
+	 * nothing of those attempts). */
+	LOCUS_EV_FAILED,
+	/* A transfer this process asked for (locus_act_transfer) ended. */
+	LOCUS_EV_TRANSFER,
+	/* node.node went down (its workers and what only it held are lost)
+	 * or came back (its workers start again, empty); to every scheduler. */
+	LOCUS_EV_NODE_DOWN,
+	LOCUS_EV_NODE_UP,
+	/* A node's network interfaces now carry bandwidth.factor of their
+	 * nominal bandwidth (to every scheduler). */
+	LOCUS_EV_BANDWIDTH
+};
+
+/* Why an attempt failed. */
+enum locus_fail_reason {
+	LOCUS_FAIL_ERROR = 1, /* the task's own failure (its command failed) */
+	LOCUS_FAIL_NODE,      /* its worker's node went down */
+	LOCUS_FAIL_INPUT      /* an input could not be had from any node */
 };
 
 struct locus_event {
 	enum locus_event_kind kind;
 	uint32_t proc;
-	double now;		     /* engine time, seconds */
-	const struct locus_msg *msg; /* MESSAGE */
-	uint32_t task;		     /* DONE */
-	double duration;	     /* DONE: read + compute, seconds */
-	double compute;		     /* DONE: compute part */
-	int remote;		     /* DONE: 1 if the chunk came over the network */
-	uint64_t tag;		     /* TIMER */
-	uint32_t node;		     /* SPEED */
-	double speed;		     /* SPEED: the node's new relative speed */
+	double now; /* engine time, seconds */
+	union {
+		const struct locus_msg *msg; /* MESSAGE */
+		uint64_t tag;		     /* TIMER */
+		struct {
+			uint32_t task;
+			int remote;	 /* 1 if its stored input came over the network */
+			double duration; /* read + compute, seconds */
+			double compute;	 /* the compute part */
+		} done;
+		struct {
+			uint32_t task;
+			uint32_t worker;  /* where the attempt ran */
+			uint32_t attempt; /* 0 for the first */
+			int final;	  /* 1: no attempt follows (the run's retry limit) */
+			enum locus_fail_reason reason;
+		} failed;
+		struct {
+			uint32_t node;
+			double speed; /* the node's new relative speed */
+		} speed;
+		struct {
+			uint32_t object, from, to;
+			int ok; /* 0: no source was left, or an end failed */
+		} transfer;
+		struct {
+			uint32_t node;
+		} node; /* NODE_DOWN, NODE_UP */
+		struct {
+			uint32_t node;
+			double factor;
+		} bandwidth;
+	};
 };
 
 /* Where a policy writes its actions for one event; owned by the engine. */
@@ -88,6 +147,38 @@ void locus_act_timer(struct locus_actions *a, uint32_t proc, double delay, uint6
 void locus_act_stop(struct locus_actions *a, uint32_t worker);
 /* The decision examined `entries` metadata entries (cost model). */
 void locus_act_cost(struct locus_actions *a, uint64_t entries);
+/* Version 2: withdraws `task` from wherever it is assigned (queued,
+ * gathering or running: its computation is lost; the inputs already on
+ * its node stay there). It is unassigned again, no event follows; a task
+ * that has already finished is not touched, and neither is a later
+ * assignment of it in the same answer. */
+void locus_act_cancel(struct locus_actions *a, uint32_t task);
+/* Version 2: copies `object` from node `from` to node `to` (from
+ * LOCUS_NONE: from a holder locus_source_pick chooses); a
+ * LOCUS_EV_TRANSFER reaches the acting process when it ends. */
+void locus_act_transfer(struct locus_actions *a, uint32_t object, uint32_t from, uint32_t to);
+
+/*
+ * What a monitor reports of the run now (GTP's situated task graph): the
+ * engine fills it in and a policy reads it while it handles an event,
+ * through ctx->monitor (NULL when the engine has none). Nothing here is a
+ * decision: it is the state the engine is in.
+ */
+struct locus_monitor {
+	void *engine;
+	/* Where each object is now. */
+	const struct locus_replicas *replicas;
+	/* The worker task t is placed on (it has begun to gather its inputs
+	 * there, or to run), or LOCUS_NONE; *computed gets the fraction of
+	 * its computation done (1 once it finished). */
+	uint32_t (*placed)(const struct locus_monitor *m, uint32_t task, double *computed);
+	/* The fraction of object o that has reached node n (1: n holds it). */
+	double (*moved)(const struct locus_monitor *m, uint32_t object, uint32_t node);
+	/* Node n's availability (its speed over its nominal speed; 0 when
+	 * it is down) and its bandwidth factor. */
+	double (*avail)(const struct locus_monitor *m, uint32_t node);
+	double (*bandwidth)(const struct locus_monitor *m, uint32_t node);
+};
 
 struct locus_policy_ctx {
 	const struct locus_workload *wl;
@@ -95,9 +186,27 @@ struct locus_policy_ctx {
 	size_t n_schedulers;
 	uint64_t seed; /* for the instance's own generator */
 	struct locus_kv *opts;
+	/* Version 2: the engine's monitor (may be NULL), valid while the
+	 * instance lives. */
+	const struct locus_monitor *monitor;
+};
+
+/* The version this header describes. */
+#define LOCUS_POLICY_VERSION 2
+
+/* What a policy can handle (version 2). */
+enum {
+	/* It schedules tasks that depend on others (it assigns a task only
+	 * once its inputs will be produced, or keeps to a plan that does). */
+	LOCUS_POLICY_GRAPHS = 1u << 0,
+	/* It places again a task whose attempt failed (LOCUS_EV_FAILED);
+	 * without it the engine does, on locus_retry_worker's choice. */
+	LOCUS_POLICY_RETRIES = 1u << 1
 };
 
 struct locus_policy {
+	/* Version 1: every member up to stats. Version 2: flags, options. */
+	int version;
 	const char *name;
 	const char *summary;
 	/* Scheduler processes for n_workers workers; `requested` is the
@@ -107,7 +216,32 @@ struct locus_policy {
 	void (*destroy)(void *state);
 	void (*on_event)(void *state, const struct locus_event *ev, struct locus_actions *act);
 	void (*stats)(void *state, struct locus_policy_stats *out); /* may be NULL */
+	/* Version 2. */
+	unsigned flags;	     /* LOCUS_POLICY_* */
+	const char *options; /* the options it takes, for help ("delay=SECONDS"), or NULL */
 };
+
+/* The policy's capabilities: its flags from version 2 on, none before. */
+unsigned locus_policy_flags(const struct locus_policy *p);
+
+/* Which node a transfer of `object` to node `to` reads from, among
+ * `holders` (n of them; the replica table's list): one in `to`'s rack
+ * when there is, and among those the (salt mod count)-th in holder
+ * order, so that transfers of different tasks spread over the replicas.
+ * Both engines call it, so a simulated run reads where a real one does.
+ * LOCUS_NONE when n is 0. */
+uint32_t locus_source_pick(const struct locus_platform *p, const uint32_t *holders, uint32_t n,
+			   uint32_t to, uint64_t salt);
+
+/* The worker to run task `task` again after its attempt `attempt` failed
+ * on worker `failed`, for a policy without LOCUS_POLICY_RETRIES: a worker
+ * on another node that holds the task's stored input, else one on another
+ * node, else another worker, else `failed` itself; among equals the
+ * ((task + attempt) mod count)-th in worker order. `usable(user, w)` says
+ * whether worker w can run anything (NULL: all can). Both engines call it.
+ * LOCUS_NONE when no worker is usable. */
+uint32_t locus_retry_worker(const struct locus_workload *wl, uint32_t task, uint32_t attempt,
+			    uint32_t failed, int (*usable)(void *user, uint32_t w), void *user);
 
 /* The registered policies, NULL-terminated. */
 const struct locus_policy *const *locus_policies(void);

@@ -32,11 +32,11 @@
 #include "mpi/engine.h"
 #include "mpi/journal.h"
 
-#define RECV_BATCH  64
+#define RECV_BATCH   64
 #define REPORT_BATCH 64
-#define SPIN_POLLS  200
-#define YIELD_POLLS 200
-#define SLEEP_FIRST 20e-6
+#define SPIN_POLLS   200
+#define YIELD_POLLS  200
+#define SLEEP_FIRST  20e-6
 #define REPORT_EVERY 0.1
 
 static double mono(void)
@@ -172,8 +172,7 @@ static void apply_actions(struct engine *e, double now)
 			struct locus_msg *m = &a->msg;
 			if (m->to >= e->n_procs || m->n_args > LOCUS_MSG_ARGS) {
 				local_fail(e, LOCUS_EINCOMPLETE,
-					   "policy %s sent a message to process %" PRIu32
-					   " of %zu",
+					   "policy %s sent a message to process %" PRIu32 " of %zu",
 					   e->pol->name, m->to, e->n_procs);
 				return;
 			}
@@ -211,6 +210,13 @@ static void apply_actions(struct engine *e, double now)
 			struct timer t = {now + a->delay, e->timer_seq++, a->tag};
 			if (locus_heap_push(&e->timers, &t))
 				local_fail(e, LOCUS_ENOMEM, "out of memory");
+		} else if (a->kind == LOCUS__ACT_CANCEL || a->kind == LOCUS__ACT_TRANSFER) {
+			local_fail(
+			    e, LOCUS_ENOTSUP,
+			    "policy %s cancels tasks or moves objects, which the MPI engine does "
+			    "not do yet",
+			    e->pol->name);
+			return;
 		} else if (a->kind == LOCUS__ACT_STOP) {
 			if (a->proc == e->proc)
 				e->stopped = 1;
@@ -464,20 +470,24 @@ static int chunk_path(const struct engine *e, uint32_t t, uint32_t node, char *b
 	const struct locus_dataset *ds = &e->cat->datasets[tk->dataset];
 	char name[64];
 	locus_store_chunk_name(name, sizeof name, tk->chunk, ds->chunks[tk->chunk].offset);
-	int n = snprintf(buf, size, "%s/%s/%s/%s", e->opt->store, e->node_dir[node], ds->name,
-			 name);
+	int n =
+	    snprintf(buf, size, "%s/%s/%s/%s", e->opt->store, e->node_dir[node], ds->name, name);
 	return n < 0 || (size_t)n >= size ? LOCUS_ERANGE : 0;
 }
 
 /* The holders of t this rank may fetch from, in the order to try them:
- * the policy's choice first, then round the others from one that depends
- * on the task, so the load of serving spreads. */
-static uint32_t holder_to_try(const struct engine *e, uint32_t t, int32_t hint, uint32_t k,
-			      int *ok)
+ * the policy's choice first, else the one locus_source_pick names (as the
+ * simulator reads), then round the others from it. */
+static uint32_t holder_to_try(const struct engine *e, uint32_t t, int32_t hint, uint32_t k, int *ok)
 {
 	const struct locus_task *tk = &e->wl->tasks[t];
 	const uint32_t *h = e->wl->holders + tk->holders_at;
-	uint32_t n = tk->n_holders, start = (t + (uint32_t)e->cur.attempt) % (n ? n : 1);
+	uint32_t n = tk->n_holders, start = 0;
+	uint32_t first =
+	    locus_source_pick(e->plat, h, n, e->node, (uint64_t)t + (uint32_t)e->cur.attempt);
+	for (uint32_t i = 0; i < n; i++)
+		if (h[i] == first)
+			start = i;
 	for (uint32_t i = 0; i < n; i++)
 		if (hint >= 0 && h[i] == (uint32_t)hint)
 			start = i;
@@ -591,36 +601,11 @@ static void fetched(struct engine *e)
 	hand_over(e);
 }
 
-/* Another worker rank to retry task t on: one on a node holding its chunk
- * other than this one, else on another node, else any other rank. */
+/* Another worker rank to retry task t on, as locus_retry_worker says. */
 static int retry_rank(const struct engine *e, uint32_t t, uint32_t attempt)
 {
-	int best_class = -1;
-	size_t count = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		size_t seen = 0;
-		for (size_t w = 0; w < e->n_workers; w++) {
-			int r = e->proc_rank[w];
-			if (r == e->rank)
-				continue;
-			uint32_t node = e->rank_node[r];
-			int cls = node == e->node ? 0
-				  : locus_workload_is_local(e->wl, t, node) ? 2
-									    : 1;
-			if (pass == 0) {
-				if (cls > best_class) {
-					best_class = cls;
-					count = 0;
-				}
-				count += cls == best_class;
-			} else if (cls == best_class && seen++ == (t + attempt) % count) {
-				return r;
-			}
-		}
-		if (!count)
-			return e->rank;
-	}
-	return e->rank;
+	uint32_t w = locus_retry_worker(e->wl, t, attempt, e->proc, NULL, NULL);
+	return w == LOCUS_NONE ? e->rank : e->proc_rank[w];
 }
 
 /* An attempt of the current item ended (rc 0: done). */
@@ -705,12 +690,23 @@ static void attempt_done(struct engine *e, int rc, const char *why, double read_
 			post(e, 0, TAG_FAILURE, m, sizeof f + wl_len);
 		}
 	}
-	if (it.from_policy) {
+	if (it.from_policy && rc == 0) {
 		struct locus_event ev = {.kind = LOCUS_EV_DONE,
-					 .task = it.task,
-					 .duration = end - it.assigned,
-					 .compute = end - read_end,
-					 .remote = !local};
+					 .done = {.task = it.task,
+						  .remote = !local,
+						  .duration = end - it.assigned,
+						  .compute = end - read_end}};
+		deliver(e, &ev);
+	} else if (it.from_policy) {
+		struct locus_event ev = {
+		    .kind = LOCUS_EV_FAILED,
+		    .failed = {.task = it.task,
+			       .worker = e->proc,
+			       .attempt = (uint32_t)it.attempt,
+			       .final = it.attempt >= e->opt->retries,
+			       .reason = rc == LOCUS_EIO && e->cur_source != e->node
+					     ? LOCUS_FAIL_INPUT
+					     : LOCUS_FAIL_ERROR}};
 		deliver(e, &ev);
 	}
 	start_next(e);
@@ -802,8 +798,9 @@ static void serve(struct engine *e, int from, const struct fetch *f)
 				at += (uint64_t)got;
 		}
 		if (status == LOCUS_EINCOMPLETE)
-			snprintf(why, sizeof why, "%.700s on %.200s is %lld bytes, the catalog says %" PRIu64,
-				 path, e->plat->nodes[e->node].name, (long long)st.st_size, len);
+			snprintf(why, sizeof why,
+				 "%.700s on %.200s is %lld bytes, the catalog says %" PRIu64, path,
+				 e->plat->nodes[e->node].name, (long long)st.st_size, len);
 		else if (status)
 			snprintf(why, sizeof why, "%.700s on %.200s: %.100s", path,
 				 e->plat->nodes[e->node].name,
@@ -856,8 +853,9 @@ static void on_data_head(struct engine *e, int from, const struct data_head *h, 
 		return;
 	}
 	if (h->length != e->wl->tasks[e->cur.task].bytes) {
-		local_fail(e, LOCUS_EINCOMPLETE, "rank %d sent %" PRIu64 " bytes for a chunk of %" PRIu64,
-			   from, h->length, e->wl->tasks[e->cur.task].bytes);
+		local_fail(e, LOCUS_EINCOMPLETE,
+			   "rank %d sent %" PRIu64 " bytes for a chunk of %" PRIu64, from,
+			   h->length, e->wl->tasks[e->cur.task].bytes);
 		return;
 	}
 	e->fetch_buf = malloc(h->length ? h->length : 1);
@@ -911,8 +909,8 @@ static void on_message(struct engine *e, MPI_Message *msg, MPI_Status *st)
 		memcpy(&w, buf, n < sizeof w ? n : sizeof w);
 		e->self.msgs_received++;
 		if (n < WIRE_HEAD || w.n_args > LOCUS_MSG_ARGS || n != WIRE_HEAD + 8 * w.n_args) {
-			local_fail(e, LOCUS_EINCOMPLETE, "rank %d sent a policy message of %zu bytes",
-				   from, n);
+			local_fail(e, LOCUS_EINCOMPLETE,
+				   "rank %d sent a policy message of %zu bytes", from, n);
 			break;
 		}
 		struct locus_msg m = {.type = w.type,
@@ -925,7 +923,8 @@ static void on_message(struct engine *e, MPI_Message *msg, MPI_Status *st)
 		if (m.type == LOCUS_MSG_ASSIGN) {
 			if (!e->is_worker || m.arg[0] < 0 || (uint64_t)m.arg[0] >= e->wl->n_tasks) {
 				local_fail(e, LOCUS_EINCOMPLETE,
-					   "policy %s assigned task %" PRId64 " to process %" PRIu32,
+					   "policy %s assigned task %" PRId64
+					   " to process %" PRIu32,
 					   e->pol->name, m.arg[0], e->proc);
 				break;
 			}

@@ -486,6 +486,12 @@ int locus__mpi_setup(struct engine *e)
 		rc = locus__err(e->err, LOCUS_EINVAL, NULL, 0, 0, "no store given");
 	else if (!(e->pol = locus_policy_find(o->policy ? o->policy : "scal")))
 		rc = locus__err(e->err, LOCUS_EINVAL, NULL, 0, 0, "no policy \"%s\"", o->policy);
+	else if (locus_policy_flags(e->pol) & (LOCUS_POLICY_GRAPHS | LOCUS_POLICY_RETRIES))
+		rc =
+		    locus__err(e->err, LOCUS_ENOTSUP, NULL, 0, 0,
+			       "policy %s schedules task graphs, which the MPI engine does not run "
+			       "yet (use locus sim)",
+			       e->pol->name);
 	else if (o->retries < 0 || o->emulate_net_bw < 0 || o->max_idle_sleep < 0)
 		rc = locus__err(e->err, LOCUS_EINVAL, NULL, 0, 0,
 				"retries, emulate_net_bw and max_idle_sleep must be >= 0");

@@ -55,6 +55,26 @@ void locus_act_stop(struct locus_actions *a, uint32_t worker)
 	x->proc = worker;
 }
 
+void locus_act_cancel(struct locus_actions *a, uint32_t task)
+{
+	struct locus__action *x = push(a);
+	if (!x)
+		return;
+	x->kind = LOCUS__ACT_CANCEL;
+	x->tag = task;
+}
+
+void locus_act_transfer(struct locus_actions *a, uint32_t object, uint32_t from, uint32_t to)
+{
+	struct locus__action *x = push(a);
+	if (!x)
+		return;
+	x->kind = LOCUS__ACT_TRANSFER;
+	x->tag = object;
+	x->from = from;
+	x->to = to;
+}
+
 void locus_act_cost(struct locus_actions *a, uint64_t entries)
 {
 	a->entries += entries;

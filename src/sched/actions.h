@@ -11,9 +11,11 @@
 #include "locus/policy.h"
 
 enum locus__action_kind {
-	LOCUS__ACT_SEND,  /* msg */
-	LOCUS__ACT_TIMER, /* proc, delay, tag */
-	LOCUS__ACT_STOP	  /* proc (a worker) */
+	LOCUS__ACT_SEND,    /* msg */
+	LOCUS__ACT_TIMER,   /* proc, delay, tag */
+	LOCUS__ACT_STOP,    /* proc (a worker) */
+	LOCUS__ACT_CANCEL,  /* tag: the task */
+	LOCUS__ACT_TRANSFER /* tag: the object; from, to: nodes */
 };
 
 struct locus__action {
@@ -21,6 +23,7 @@ struct locus__action {
 	uint32_t proc;
 	double delay;
 	uint64_t tag;
+	uint32_t from, to;
 	struct locus_msg msg;
 };
 

@@ -127,6 +127,7 @@ static int delay_create(void **state, const struct locus_policy_ctx *ctx, struct
 }
 
 const struct locus_policy locus__policy_delay = {
+    .version = LOCUS_POLICY_VERSION,
     .name = "delay",
     .summary = "one master gives local tasks first; a worker with none left waits "
 	       "up to delay=SECONDS (1), then takes a remote task",

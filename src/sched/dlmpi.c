@@ -426,6 +426,7 @@ static int dlmpi_create(void **state, const struct locus_policy_ctx *ctx, struct
 }
 
 const struct locus_policy locus__policy_dlmpi = {
+    .version = LOCUS_POLICY_VERSION,
     .name = "dlmpi",
     .summary = "one master draws a local chunk with DL-MPI's probability "
 	       "(Algorithm 1), weighing other holders' remaining local work",

@@ -24,6 +24,7 @@ static int fifo_create(void **state, const struct locus_policy_ctx *ctx, struct 
 }
 
 const struct locus_policy locus__policy_fifo = {
+    .version = LOCUS_POLICY_VERSION,
     .name = "fifo",
     .summary = "one master hands out tasks in id order, ignoring locality",
     .schedulers = locus__mw_schedulers,

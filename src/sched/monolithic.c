@@ -61,6 +61,7 @@ static int mono_create(void **state, const struct locus_policy_ctx *ctx, struct 
 }
 
 const struct locus_policy locus__policy_monolithic = {
+    .version = LOCUS_POLICY_VERSION,
     .name = "monolithic",
     .summary = "one master scans the locality metadata for a local task, else any "
 	       "(ScalScheduling's baseline)",

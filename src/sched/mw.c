@@ -312,12 +312,12 @@ static void request(struct locus__mw *mw, const struct locus_event *ev, struct l
 
 	m.arg[0] = -1;
 	if (ev->kind == LOCUS_EV_DONE) {
-		double ns = ev->compute * 1e9;
+		double ns = ev->done.compute * 1e9;
 		m.n_args = 3;
-		m.arg[0] = ev->task;
-		m.arg[1] = ev->remote != 0;
+		m.arg[0] = ev->done.task;
+		m.arg[1] = ev->done.remote != 0;
 		m.arg[2] = ns >= 0 && ns < 9e18 ? (int64_t)llround(ns) : 0;
-		m.value = ev->duration;
+		m.value = ev->done.duration;
 	}
 	locus_act_send(act, &m);
 }
@@ -337,6 +337,9 @@ static void worker_event(struct locus__mw *mw, const struct locus_event *ev,
 		mw->w_out[w] += mw->prefetch;
 		break;
 	case LOCUS_EV_DONE:
+	case LOCUS_EV_FAILED:
+		/* A failed attempt frees the worker as a finished one does; the
+		 * engine runs the task again elsewhere (locus_retry_worker). */
 		if (!mw->w_no_more[w]) {
 			request(mw, ev, act);
 			mw->w_out[w]++;

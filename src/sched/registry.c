@@ -27,3 +27,61 @@ const struct locus_policy *locus_policy_find(const char *name)
 			return policies[i];
 	return NULL;
 }
+
+unsigned locus_policy_flags(const struct locus_policy *p)
+{
+	return p && p->version >= 2 ? p->flags : 0;
+}
+
+uint32_t locus_source_pick(const struct locus_platform *p, const uint32_t *holders, uint32_t n,
+			   uint32_t to, uint64_t salt)
+{
+	if (!n)
+		return LOCUS_NONE;
+	/* Count the holders in the reader's rack; pick among them if any. */
+	const char *rack = to < p->n_nodes ? p->nodes[to].rack : NULL;
+	uint32_t near = 0;
+	for (uint32_t k = 0; rack && k < n; k++)
+		near += strcmp(p->nodes[holders[k]].rack, rack) == 0;
+	uint32_t pick = (uint32_t)(salt % (near ? near : n));
+	for (uint32_t k = 0; k < n; k++) {
+		int in = !near || strcmp(p->nodes[holders[k]].rack, rack) == 0;
+		if (in && pick-- == 0)
+			return holders[k];
+	}
+	return holders[0];
+}
+
+uint32_t locus_retry_worker(const struct locus_workload *wl, uint32_t task, uint32_t attempt,
+			    uint32_t failed, int (*usable)(void *user, uint32_t w), void *user)
+{
+	uint32_t here = failed < wl->n_workers ? wl->worker_node[failed] : LOCUS_NONE;
+	int best = -1;
+	uint32_t count = 0;
+	/* Classes: 2 another node holding the input, 1 another node, 0 this
+	 * node; the failed worker itself only when nothing else can run. */
+	for (uint32_t w = 0; w < wl->n_workers; w++) {
+		if (w == failed || (usable && !usable(user, w)))
+			continue;
+		uint32_t node = wl->worker_node[w];
+		int cls = node == here ? 0 : locus_workload_is_local(wl, task, node) ? 2 : 1;
+		if (cls > best) {
+			best = cls;
+			count = 0;
+		}
+		count += cls == best;
+	}
+	if (!count)
+		return failed < wl->n_workers && (!usable || usable(user, failed)) ? failed
+										   : LOCUS_NONE;
+	uint32_t pick = (uint32_t)(((uint64_t)task + attempt) % count);
+	for (uint32_t w = 0; w < wl->n_workers; w++) {
+		if (w == failed || (usable && !usable(user, w)))
+			continue;
+		uint32_t node = wl->worker_node[w];
+		int cls = node == here ? 0 : locus_workload_is_local(wl, task, node) ? 2 : 1;
+		if (cls == best && pick-- == 0)
+			return w;
+	}
+	return LOCUS_NONE;
+}

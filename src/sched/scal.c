@@ -629,6 +629,7 @@ static void worker_event(struct scal *s, const struct locus_event *ev, struct lo
 		worker_next(s, w, act);
 		break;
 	case LOCUS_EV_DONE:
+	case LOCUS_EV_FAILED: /* the engine runs it again elsewhere */
 		worker_next(s, w, act);
 		break;
 	case LOCUS_EV_MESSAGE:
@@ -1028,6 +1029,7 @@ static void scal_stats(void *state, struct locus_policy_stats *out)
 }
 
 const struct locus_policy locus__policy_scal = {
+    .version = LOCUS_POLICY_VERSION,
     .name = "scal",
     .summary = "ScalScheduling: workers order their local tasks (modulo priority) and ask "
 	       "the owning scheduler; one scheduler per 512 workers; tau=2, own=block",

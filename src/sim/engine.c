@@ -322,6 +322,8 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 	}
 }
 
+/* Where task t's stored input is read from: the policy's hint when it
+ * names a holder, else the shared rule (locus_source_pick). */
 static uint32_t pick_source(struct engine *e, uint32_t t, uint32_t node, int64_t hint)
 {
 	const struct locus_task *tk = &e->wl->tasks[t];
@@ -330,19 +332,7 @@ static uint32_t pick_source(struct engine *e, uint32_t t, uint32_t node, int64_t
 		for (uint32_t k = 0; k < tk->n_holders; k++)
 			if (h[k] == (uint32_t)hint)
 				return h[k];
-	/* The closest holder (same rack first), then the least busy one,
-	 * then the lowest id: deterministic. */
-	uint32_t best = NONE;
-	int best_rack = 0;
-	for (uint32_t k = 0; k < tk->n_holders; k++) {
-		int rack = strcmp(e->p->nodes[h[k]].rack, e->p->nodes[node].rack) == 0;
-		if (best == NONE || rack > best_rack ||
-		    (rack == best_rack && e->out_flows[h[k]] < e->out_flows[best])) {
-			best = h[k];
-			best_rack = rack;
-		}
-	}
-	return best;
+	return locus_source_pick(e->p, h, tk->n_holders, node, t);
 }
 
 /* Starts worker w's read as a flow through its resources. */
@@ -530,10 +520,10 @@ static void computed(struct engine *e, uint32_t w, double now)
 		return;
 	struct locus_event *ev = &e->items[i].ev;
 	ev->kind = LOCUS_EV_DONE;
-	ev->task = t;
-	ev->duration = duration;
-	ev->compute = now - pr->read_end;
-	ev->remote = !locus_workload_is_local(e->wl, t, pr->node) || e->res_fs != NONE;
+	ev->done.task = t;
+	ev->done.duration = duration;
+	ev->done.compute = now - pr->read_end;
+	ev->done.remote = !locus_workload_is_local(e->wl, t, pr->node) || e->res_fs != NONE;
 	arrive(e, w, i, now);
 	/* The next queued assignment starts at once. */
 	uint32_t next = pr->ahead;
@@ -702,8 +692,8 @@ static int run(struct engine *e)
 			if (it == NONE)
 				break;
 			e->items[it].ev.kind = LOCUS_EV_SPEED;
-			e->items[it].ev.node = e->cfg->speed[k].node;
-			e->items[it].ev.speed = e->cfg->speed[k].speed;
+			e->items[it].ev.speed.node = e->cfg->speed[k].node;
+			e->items[it].ev.speed.speed = e->cfg->speed[k].speed;
 			push_ev(e, e->cfg->speed[k].time, EV_ARRIVE, (uint32_t)(e->n_workers + s),
 				it);
 		}

@@ -1164,6 +1164,12 @@ void locus__share_destroy(struct locus__share *s)
 int locus__share_start(struct locus__share *s, double now, const uint32_t *res, unsigned n,
 		       double cap, double bytes, uint64_t user)
 {
+	return locus__share_start_id(s, now, res, n, cap, bytes, user, NULL);
+}
+
+int locus__share_start_id(struct locus__share *s, double now, const uint32_t *res, unsigned n,
+			  double cap, double bytes, uint64_t user, uint32_t *id)
+{
 	if (!s || n > MAXR || (n && !res) || isnan(now) || !(cap >= 0) || !(bytes >= 0) ||
 	    bytes == INFINITY)
 		return LOCUS_EINVAL;
@@ -1230,6 +1236,8 @@ int locus__share_start(struct locus__share *s, double now, const uint32_t *res, 
 	cls_add(s, &keys[n_alone], f, bytes);
 	event_end(s);
 	s->count++;
+	if (id)
+		*id = f;
 	return 0;
 }
 
@@ -1238,19 +1246,13 @@ double locus__share_next(const struct locus__share *s)
 	return s && s->gn ? s->cls[s->gheap[0]].done_at : INFINITY;
 }
 
-int locus__share_pop(struct locus__share *s, double now, uint64_t *user)
+/* Takes flow f out at time `at`: uncounts it on its resources (a resource
+ * left with one flow makes it that flow's own, changing its key), moves
+ * the flows whose keys changed and frees its slot. Returns the bytes it
+ * had left, or -1 (LOCUS_ENOMEM: nothing changed). */
+static double take_out(struct locus__share *s, uint32_t f, double at)
 {
-	if (!s || !s->gn)
-		return 0;
-	uint32_t c = s->gheap[0];
-	double at = s->cls[c].done_at;
-	if (!(at <= now))
-		return 0;
-	uint32_t f = s->cls[c].heap[0];
 	struct flow *fl = &s->flows[f];
-
-	/* Uncount the flow; a resource left with one flow makes it its own,
-	 * which changes that flow's key. */
 	uint32_t alone[MAXR];
 	unsigned n_alone = 0;
 	for (uint32_t i = 0; i < fl->n_res; i++) {
@@ -1268,23 +1270,89 @@ int locus__share_pop(struct locus__share *s, double now, uint64_t *user)
 			s->res[fl->res[i]].n_flows++;
 			s->res[fl->res[i]].xor_flows ^= f;
 		}
-		return LOCUS_ENOMEM;
+		return -1;
 	}
-
-	/* The rates change when the flow completes, not later. */
 	event_begin(s, at > s->now ? at : s->now);
-	cls_remove(s, f);
+	double left = cls_remove(s, f);
 	for (unsigned j = 0; j < n_alone; j++)
 		move(s, alone[j], &keys[j]);
 	event_end(s);
-
 	fl = &s->flows[f];
-	if (user)
-		*user = fl->user;
 	fl->pos = s->free_flow;
 	s->free_flow = f;
 	s->count--;
+	return left;
+}
+
+int locus__share_pop(struct locus__share *s, double now, uint64_t *user)
+{
+	if (!s || !s->gn)
+		return 0;
+	uint32_t c = s->gheap[0];
+	double at = s->cls[c].done_at;
+	if (!(at <= now))
+		return 0;
+	uint32_t f = s->cls[c].heap[0];
+	uint64_t u = s->flows[f].user;
+	/* The rates change when the flow completes, not later. */
+	if (take_out(s, f, at) < 0)
+		return LOCUS_ENOMEM;
+	if (user)
+		*user = u;
 	return 1;
+}
+
+int locus__share_cancel(struct locus__share *s, double now, uint32_t id, double *left)
+{
+	if (!s || id >= s->flows_used || s->flows[id].cls == NONE || isnan(now))
+		return LOCUS_EINVAL;
+	double l = take_out(s, id, now);
+	if (l < 0)
+		return LOCUS_ENOMEM;
+	if (left)
+		*left = l;
+	return 0;
+}
+
+double locus__share_left(const struct locus__share *s, uint32_t id, double now)
+{
+	if (!s || id >= s->flows_used || s->flows[id].cls == NONE)
+		return 0;
+	const struct flow *f = &s->flows[id];
+	const struct cls *c = &s->cls[f->cls];
+	if (is_instant(c))
+		return 0;
+	double v = c->vtime + (now > c->t ? c->rate * (now - c->t) : 0);
+	double rem = f->target - v;
+	return rem > 0 ? rem : 0;
+}
+
+int locus__share_set_capacity(struct locus__share *s, double now, uint32_t r, double capacity)
+{
+	if (!s || r >= s->n_res || !(capacity > 0) || capacity == INFINITY ||
+	    s->res[r].capacity == INFINITY || isnan(now))
+		return LOCUS_EINVAL;
+	struct res *x = &s->res[r];
+	struct key k;
+	uint32_t f = NONE;
+	if (x->n_flows == 1) {
+		/* The one flow on it has it to itself: its key's cap changes. */
+		double was = x->capacity;
+		f = x->xor_flows;
+		x->capacity = capacity;
+		flow_key(s, &s->flows[f], &k);
+		x->capacity = was;
+		if (reserve(s, &k, 1))
+			return LOCUS_ENOMEM;
+	}
+	event_begin(s, now > s->now ? now : s->now);
+	x->capacity = capacity;
+	if (f != NONE)
+		move(s, f, &k);
+	else if (x->n_flows >= 2)
+		s->seeds[s->n_seeds++] = r; /* its classes are filled again */
+	event_end(s);
+	return 0;
 }
 
 double locus__share_rate(const struct locus__share *s, uint64_t user)

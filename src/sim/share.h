@@ -7,7 +7,8 @@
  * optionally capped; at every instant the rates are the max-min fair
  * allocation (progressive filling: raise all rates together, freeze the
  * flows of each resource that saturates, and those at their cap). Rates
- * change only when a flow starts or ends.
+ * change only when a flow starts, ends or is cancelled, or a resource's
+ * capacity changes.
  */
 #ifndef LOCUS_SIM_SHARE_H
 #define LOCUS_SIM_SHARE_H
@@ -31,6 +32,24 @@ void locus__share_destroy(struct locus__share *s);
  * `now`. Returns 0 or LOCUS_ENOMEM/LOCUS_EINVAL. */
 int locus__share_start(struct locus__share *s, double now, const uint32_t *res, unsigned n,
 		       double cap, double bytes, uint64_t user);
+
+/* The same, storing in *id (if not NULL) the flow's handle for
+ * locus__share_cancel and locus__share_left (valid until it completes). */
+int locus__share_start_id(struct locus__share *s, double now, const uint32_t *res, unsigned n,
+			  double cap, double bytes, uint64_t user, uint32_t *id);
+
+/* Stops flow `id` at time `now` before it completes: the others' rates
+ * change then. *left (may be NULL) gets the bytes it had left. Returns 0,
+ * LOCUS_EINVAL (no such running flow) or LOCUS_ENOMEM (nothing changed). */
+int locus__share_cancel(struct locus__share *s, double now, uint32_t id, double *left);
+
+/* The bytes flow `id` has left at time `now` (>= the last change). */
+double locus__share_left(const struct locus__share *s, uint32_t id, double now);
+
+/* Resource r's capacity becomes `capacity` (finite, > 0) from `now` on;
+ * the rates follow. r must have been created finite. 0, LOCUS_EINVAL or
+ * LOCUS_ENOMEM (nothing changed). */
+int locus__share_set_capacity(struct locus__share *s, double now, uint32_t r, double capacity);
 
 /* The earliest completion time of the running flows (INFINITY if none). */
 double locus__share_next(const struct locus__share *s);
