@@ -34,6 +34,19 @@ struct locus_task_result {
 	double assigned;   /* when the assignment reached the worker */
 	double read_end;
 	double end;
+	/* Version 2 (written for task graphs only). */
+	double start;	   /* when it began reading its stored inputs (or computing) */
+	uint32_t attempts; /* attempts it took: 1 unless some were lost */
+	uint32_t pad;
+};
+
+/* An object moved to a node: a produced input sent to its consumer's node,
+ * or a copy a policy asked for. */
+struct locus_transfer_result {
+	uint32_t object, from, to; /* nodes */
+	uint32_t task;		   /* the consumer it went to first, or LOCUS_NONE */
+	double start, end;	   /* from asking to arrival */
+	uint64_t bytes;
 };
 
 struct locus_worker_result {
@@ -75,6 +88,19 @@ struct locus_result {
 	struct locus_policy_stats pstats;
 	uint64_t events;
 	double wall_seconds;
+	/* Task graphs and platform changes (written as version 2). */
+	int graph;  /* the workload has edges or a cost per processor */
+	int failed; /* the run could not finish: failure says why */
+	char failure[512];
+	size_t tasks_done;    /* tasks that finished */
+	uint64_t transfers;   /* objects moved between nodes */
+	uint64_t bytes_moved; /* their bytes */
+	uint64_t attempts_lost;
+	/* DAG bounds and metrics (locus_dag_bounds): the critical path at
+	 * least costs, NSL (GTP's Eq. 14) and SLR (Topcuoglu's). */
+	double lb_cp, cp_mean, cp_min, nsl, slr;
+	struct locus_transfer_result *xfers; /* n_xfers, or NULL */
+	size_t n_xfers;
 	struct locus_task_result *tasks;     /* n_tasks, or NULL */
 	struct locus_worker_result *workers; /* n_workers */
 	struct locus_sched_result *scheds;   /* n_schedulers */

@@ -20,7 +20,19 @@
  *    one latency after it is asked for, once its source has a transfer
  *    slot free (max_transfers). Flows share every resource max-min fairly;
  *  - compute takes work / speed of the worker's node, following the
- *    node's speed changes over time.
+ *    node's speed changes over time;
+ *  - task graphs (docs/sim.md): a worker places a task when its
+ *    assignment arrives; each produced input is sent to the worker's node
+ *    as soon as it exists somewhere (from a holder locus_source_pick
+ *    names), over the same resources as a remote read, or over the pair's
+ *    own link on a contention-free platform; the worker runs its tasks in
+ *    the order they came, each when the one before has ended and its
+ *    produced inputs are all on the node, then reads its stored inputs,
+ *    computes, and writes its outputs on its node;
+ *  - platform changes: availability (speed), bandwidth and link changes
+ *    apply from their time on; a node that fails loses its running and
+ *    queued tasks and every object only it held (LOCUS_EV_FAILED,
+ *    LOCUS_EV_NODE_DOWN), and comes back empty.
  */
 #ifndef LOCUS_SIM_H
 #define LOCUS_SIM_H
@@ -50,6 +62,12 @@ struct locus_sim_config {
 	const struct locus_speed_change *speed; /* sorted by time */
 	size_t n_speed;
 	int no_task_results; /* 1: do not keep per-task results */
+	/* What else changes during the run, sorted by time: failures,
+	 * recoveries, bandwidths and links (speed and availability changes
+	 * here join `speed`). */
+	const struct locus_change *changes;
+	size_t n_changes;
+	int no_transfer_results; /* 1: do not keep the list of transfers */
 	/* Called now and then (about every 1 % of tasks); may be NULL. */
 	void (*progress)(void *user, size_t done, size_t total, double now);
 	void *progress_user;

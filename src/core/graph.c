@@ -285,7 +285,11 @@ static int cmp_pair(const void *a, const void *b)
 static int to_csr(struct pair *p, size_t n, size_t n_tasks, uint32_t **at, uint32_t **ids,
 		  size_t *kept)
 {
-	qsort(p, n, sizeof *p, cmp_pair);
+	size_t i0 = 1;
+	while (i0 < n && cmp_pair(&p[i0 - 1], &p[i0]) <= 0)
+		i0++;
+	if (i0 < n) /* not in order already (a chunk workload is) */
+		qsort(p, n, sizeof *p, cmp_pair);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!k || p[i].task != p[k - 1].task || p[i].object != p[k - 1].object)
@@ -460,7 +464,13 @@ static int order(struct locus_graph *g, uint32_t *stuck)
 		free(indeg);
 		return LOCUS_ENOMEM;
 	}
-	for (size_t t = 0; t < n; t++) {
+	if (!g->n_edges) {
+		/* No edge: every task is an entry task, in id order. */
+		for (size_t t = 0; t < n; t++)
+			g->topo[t] = (uint32_t)t;
+		done = n;
+	}
+	for (size_t t = 0; t < n && g->n_edges; t++) {
 		indeg[t] = g->pred_at[t + 1] - g->pred_at[t];
 		if (!indeg[t] && locus_heap_push(&h, &(uint32_t){(uint32_t)t}))
 			goto oom;

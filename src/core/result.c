@@ -9,6 +9,7 @@ void locus_result_destroy(struct locus_result *r)
 	if (!r)
 		return;
 	free(r->tasks);
+	free(r->xfers);
 	free(r->workers);
 	free(r->scheds);
 	free(r);

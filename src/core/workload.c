@@ -125,6 +125,7 @@ static double draw_work(const struct locus_work_spec *w, struct locus_rng *rng, 
 /* What a workload owns beside its arrays. */
 struct wl_priv {
 	struct locus_graph *graph; /* built for it (chunk workloads), or NULL */
+	int shares_tasks;	   /* wl->tasks is graph->tasks (its own graph) */
 };
 
 void locus_workload_destroy(struct locus_workload *wl)
@@ -132,11 +133,12 @@ void locus_workload_destroy(struct locus_workload *wl)
 	if (!wl)
 		return;
 	struct wl_priv *pv = wl->priv;
+	if (!pv || !pv->shares_tasks)
+		free(wl->tasks);
 	if (pv) {
 		locus_graph_destroy(pv->graph);
 		free(pv);
 	}
-	free(wl->tasks);
 	free(wl->holders);
 	free(wl->obj_at);
 	free(wl->worker_node);
@@ -244,12 +246,19 @@ static int bind(struct locus_workload *wl, const struct locus_graph *g,
 	const struct locus_platform *p = wl->platform;
 	size_t n = g->n_tasks;
 	int rc;
+	struct wl_priv *pv = wl->priv;
 	wl->graph = g;
 	wl->n_tasks = n;
-	wl->tasks = locus__calloc(n ? n : 1, sizeof *wl->tasks);
+	if (pv->graph == g) {
+		/* Its own graph: the tasks get their locality in place. */
+		wl->tasks = pv->graph->tasks;
+		pv->shares_tasks = 1;
+	} else {
+		wl->tasks = locus__calloc(n ? n : 1, sizeof *wl->tasks);
+	}
 	wl->worker_node = locus__calloc(locus_platform_cores(p), sizeof *wl->worker_node);
 	wl->node_at = locus__calloc(p->n_nodes + 1, sizeof *wl->node_at);
-	if (!wl->tasks || !wl->worker_node || !wl->node_at)
+	if ((!wl->tasks && n) || !wl->worker_node || !wl->node_at)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	if ((rc = place_objects(wl, g, cat)))
 		return rc == LOCUS_ERANGE
@@ -258,7 +267,8 @@ static int bind(struct locus_workload *wl, const struct locus_graph *g,
 			   : locus__err(err, rc, NULL, 0, 0, "out of memory");
 	for (size_t t = 0; t < n; t++) {
 		struct locus_task *tk = &wl->tasks[t];
-		*tk = g->tasks[t];
+		if (tk != &g->tasks[t])
+			*tk = g->tasks[t];
 		uint32_t o = main_input(g, (uint32_t)t);
 		if (o != LOCUS_NONE) {
 			tk->holders_at = wl->obj_at[o];

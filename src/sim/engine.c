@@ -8,7 +8,21 @@
  * the handling ends. Events are ordered by time, then by a sequence number,
  * and flow completions (from the max-min sharing model) come before events
  * at the same instant, so a run is a pure function of its inputs.
+ *
+ * Data move in "moves": a worker's read of a task's stored input when the
+ * task starts (MV_READ), and an object sent to a node (MV_XFER) because a
+ * task placed there needs it or a policy asked for a copy. A move waits
+ * for a transfer slot of its source (max_transfers), then one latency,
+ * then flows: through the disks and links of the sharing model, or, on a
+ * contention-free platform, alone at its pair's bandwidth (a flow capped
+ * at it, restarted with what it has left when the bandwidth changes).
+ *
+ * The engine only carries out. Which worker runs a task, which holder a
+ * move reads from (locus_source_pick, unless the policy names one) and
+ * where a failed task runs again (the policy, or locus_retry_worker) are
+ * decisions made outside it, the same ones the MPI engine follows.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,16 +32,23 @@
 
 #include "core/internal.h"
 #include "locus/bounds.h"
+#include "locus/dag.h"
 #include "locus/heap.h"
 #include "locus/sim.h"
 #include "sched/actions.h"
 #include "sim/share.h"
 
+#define NONE UINT32_MAX
+#define MAXR LOCUS__SHARE_MAX_RES
+/* Stops the run: a failure the policy cannot get past was found. */
+#define HALT_FAILED 1
+
 enum ev_kind {
 	EV_ARRIVE,   /* an item reaches proc's inbox */
 	EV_FREE,     /* proc finished handling an event */
-	EV_COMPUTED, /* worker proc finished computing its task */
-	EV_READ	     /* worker proc's remote read gets its first byte */
+	EV_COMPUTED, /* worker proc finished computing its task (item: its generation) */
+	EV_MOVE,     /* move `item` (of generation proc) has waited its latency: it flows */
+	EV_CHANGE    /* platform change `item` (not a speed change) */
 };
 
 struct ev {
@@ -35,17 +56,42 @@ struct ev {
 	uint64_t seq;
 	uint32_t kind;
 	uint32_t proc;
-	uint32_t item; /* EV_ARRIVE */
+	uint32_t item;
 };
 
 /* What waits in an inbox: everything a policy can be told. */
 struct item {
 	struct locus_event ev; /* ev.msg points at msg below when a message */
 	struct locus_msg msg;
+	uint32_t aseq; /* an assignment: its number among its task's */
 	uint32_t next; /* inbox chain or free list */
 };
 
-#define NONE UINT32_MAX
+enum { MV_READ, MV_XFER };
+enum { MV_FREE, MV_SLOT, MV_LATENCY, MV_FLOW };
+
+struct move {
+	uint8_t kind, state;
+	uint8_t holds_slot; /* it took a transfer slot of src */
+	uint8_t pad;
+	uint32_t w;    /* READ: the reading worker */
+	uint32_t task; /* READ: its task; XFER: the consumer it is for, or NONE */
+	uint32_t obj;
+	uint32_t src, dst;  /* nodes; src NONE: a shared store or file system */
+	uint32_t res[MAXR]; /* resources of the sharing model */
+	uint32_t n_res;
+	uint32_t flow;	    /* MV_FLOW: its flow */
+	uint32_t qnext;	    /* MV_SLOT: next move waiting for src's slot */
+	uint32_t onext;	    /* XFER: next transfer of the same object; free list */
+	uint32_t requester; /* the process that asked for it, or NONE */
+	uint32_t gen;	    /* its EV_MOVE carries it: an older one is stale */
+	double cap;	    /* contention-free: the pair's bandwidth; 0: shared */
+	double bytes;	    /* what it has to move (left, after a restart) */
+	double size;	    /* the object's bytes */
+	double asked;	    /* when it was asked for */
+};
+
+enum { T_NEW, T_QUEUED, T_READING, T_COMPUTING, T_DONE };
 
 struct proc {
 	uint32_t node;
@@ -56,27 +102,28 @@ struct proc {
 	double qint, qlast;  /* integral of qlen over time, and when it last changed */
 	/* workers */
 	int stopped;
-	uint32_t task; /* running task, or NONE */
-	/* Assignments that arrived while it ran one (a policy's prefetch):
-	 * run in arrival order, chained through engine.anext. */
+	int down;      /* its node is down */
+	uint32_t task; /* task reading or computing, or NONE */
+	uint32_t gen;  /* compute generation: an older EV_COMPUTED is stale */
+	/* Tasks placed on it, in the order they came, chained through
+	 * engine.anext: the head runs once the task before has ended and its
+	 * produced inputs are on the node. */
 	uint32_t ahead, atail;
-	double idle_since; /* free for work since */
+	uint32_t reads_left; /* moves of the current task's read still going */
+	double idle_since;   /* free for work since */
 	double read_start;
 	double read_end;
-	/* The running task's read: its resources and the node it comes from
-	 * (NONE: a shared file system or no holder), and the next worker
-	 * waiting for a transfer slot of the same source. */
-	uint32_t res[LOCUS__SHARE_MAX_RES], n_res;
-	uint32_t source;
-	uint32_t qnext;
 };
 
 struct engine {
 	const struct locus_sim_config *cfg;
 	const struct locus_workload *wl;
+	const struct locus_graph *g;
 	const struct locus_platform *p;
 	struct locus_error *err;
 	void *pol;
+	unsigned pflags;
+	int has_edges;
 	size_t n_workers, n_scheds, n_procs;
 	struct proc *procs;
 	struct locus_heap heap;
@@ -88,23 +135,50 @@ struct engine {
 	uint32_t res_backbone, res_fs; /* NONE when absent */
 	uint32_t res_racks;	       /* rack k's uplink: out res_racks + 2k, in + 1; NONE: none */
 	uint32_t *node_rack;	       /* by node: its rack's index */
-	uint32_t *out_flows;	       /* active outgoing remote reads per node */
-	uint32_t *serving;	       /* by node: remote reads it is serving */
-	uint32_t *qhead, *qtail;       /* by node: reads waiting for a transfer slot */
+	uint32_t *serving;	       /* by node: remote moves it is serving */
+	uint32_t *qhead, *qtail;       /* by node: moves waiting for a transfer slot */
 	struct locus_actions act;
 	/* speed changes per node: seg_at[n] .. seg_at[n+1] in segs */
 	size_t *seg_at;
 	struct locus_speed_change *segs;
+	struct locus_speed_change *speeds; /* cfg->speed with the scenario's */
+	size_t n_speeds;
+	const struct locus_change **others; /* the other changes, in time order */
+	size_t n_others;
 	double latency;
-	/* bookkeeping */
-	uint8_t *assigned;
-	uint32_t *anext; /* by task: the next queued assignment of its worker */
-	int64_t *ahint;	 /* by task: the hint its assignment carried */
+	/* Data. */
+	struct locus_replicas *rep;
+	struct move *moves;
+	size_t n_moves, moves_cap;
+	uint32_t free_moves;
+	uint32_t *xhead; /* by object: its transfers going on */
+	uint8_t *node_down;
+	double *bw_factor;   /* by node */
+	double *link_factor; /* contention-free pairs that changed: n_nodes^2 when small */
+	uint32_t *lost_node; /* by object: the node it was lost with, or NONE */
+	double *lost_at;
+	/* Tasks. */
+	uint8_t *tstate;
+	uint8_t *tfrom_policy; /* placed by the policy (else by the engine's retry) */
+	uint8_t *tvoid;	       /* cancelled after it finished: its next assignment is void */
+	uint32_t *tworker;
+	uint32_t *tassigner; /* the process whose assignment placed it */
+	uint32_t *tmissing;  /* produced inputs not yet on its worker's node */
+	uint32_t *tattempt;
+	uint32_t *tlost_node;	/* where its last attempt was lost, or NONE */
+	uint32_t *asent, *acut; /* assignments sent; those up to acut are void */
+	double *tcstart;	/* when its computation began */
+	uint32_t *anext;	/* by task: the next placed task of its worker */
+	int64_t *ahint;		/* by task: the hint its assignment carried */
 	size_t done, next_progress;
 	double *waits;
-	size_t n_waits;
+	size_t n_waits, waits_cap;
+	struct locus_monitor mon;
+	double now; /* the time of the event being handled (the monitor's) */
 	struct locus_result *r;
+	size_t xfers_cap;
 	int failed;
+	int halt;
 };
 
 static int cmp_ev(const void *a, const void *b)
@@ -132,6 +206,35 @@ static int fail(struct engine *e, int code, const char *fmt, ...)
 	if (!e->failed)
 		e->failed = code;
 	return code;
+}
+
+static void halt(struct engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The run cannot finish for a reason of the platform's (a failure the
+ * policy does not get past): the result says why. */
+static void halt(struct engine *e, const char *fmt, ...)
+{
+	if (e->halt)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->r->failure, sizeof e->r->failure, fmt, ap);
+	va_end(ap);
+	e->r->failed = 1;
+	e->halt = HALT_FAILED;
+}
+
+static const char *task_name(const struct engine *e, uint32_t t, char *buf, size_t size)
+{
+	return locus_graph_task_name(e->g, t, buf, size);
+}
+
+static const char *object_name(const struct engine *e, uint32_t o, char *buf, size_t size)
+{
+	if (e->g->objects[o].name)
+		return e->g->objects[o].name;
+	snprintf(buf, size, "%" PRIu32, o);
+	return buf;
 }
 
 static int push_ev(struct engine *e, double t, uint32_t kind, uint32_t proc, uint32_t item)
@@ -165,6 +268,8 @@ static void free_item(struct engine *e, uint32_t i)
 	e->free_items = i;
 }
 
+/* ---- compute over time ------------------------------------------------------ */
+
 /* Node speed at time t. */
 static double speed_at(const struct engine *e, uint32_t node, double t)
 {
@@ -191,9 +296,35 @@ static double compute_end(const struct engine *e, uint32_t node, double t0, doub
 	return t + work / s;
 }
 
+/* Speed-1 seconds of work `node` does from t0 to t1. */
+static double work_between(const struct engine *e, uint32_t node, double t0, double t1)
+{
+	double t = t0, s = speed_at(e, node, t0), w = 0;
+	for (size_t k = e->seg_at[node]; k < e->seg_at[node + 1]; k++) {
+		if (e->segs[k].time <= t)
+			continue;
+		if (e->segs[k].time >= t1)
+			break;
+		w += (e->segs[k].time - t) * s;
+		t = e->segs[k].time;
+		s = e->segs[k].speed;
+	}
+	return w + (t1 > t ? (t1 - t) * s : 0);
+}
+
+/* Task t's computation on worker w, in speed-1 seconds. */
+static double work_units(const struct engine *e, uint32_t t, uint32_t w)
+{
+	if (e->wl->cost)
+		return e->wl->cost[(size_t)t * e->n_workers + w] *
+		       e->p->nodes[e->procs[w].node].speed;
+	return e->wl->tasks[t].work;
+}
+
+/* ---- inboxes and actions ------------------------------------------------------ */
+
 static void schedule_handle(struct engine *e, uint32_t proc, double now);
 
-/* Puts item `i` into proc's inbox at time `now` and handles it if idle. */
 /* The inbox of a process grows or shrinks by one at `now`. */
 static void queue_step(struct proc *pr, int up, double now)
 {
@@ -204,6 +335,7 @@ static void queue_step(struct proc *pr, int up, double now)
 		pr->qmax = pr->qlen;
 }
 
+/* Puts item `i` into proc's inbox at time `now` and handles it if idle. */
 static void arrive(struct engine *e, uint32_t proc, uint32_t i, double now)
 {
 	struct proc *pr = &e->procs[proc];
@@ -217,6 +349,24 @@ static void arrive(struct engine *e, uint32_t proc, uint32_t i, double now)
 		schedule_handle(e, proc, now);
 }
 
+/* Tells process `proc` about `ev` at `now` (an event of the engine's own). */
+static void tell(struct engine *e, uint32_t proc, const struct locus_event *ev, double now)
+{
+	uint32_t i = new_item(e);
+	if (i == NONE)
+		return;
+	e->items[i].ev = *ev;
+	e->items[i].ev.proc = proc;
+	arrive(e, proc, i, now);
+}
+
+/* Tells every scheduler. */
+static void tell_schedulers(struct engine *e, const struct locus_event *ev, double now)
+{
+	for (size_t s = 0; s < e->n_scheds && !e->failed; s++)
+		tell(e, (uint32_t)(e->n_workers + s), ev, now);
+}
+
 static double msg_delay(const struct engine *e, const struct locus_msg *m)
 {
 	uint32_t a = e->procs[m->from].node, b = e->procs[m->to].node;
@@ -226,13 +376,16 @@ static double msg_delay(const struct engine *e, const struct locus_msg *m)
 	return e->latency + bytes / bw;
 }
 
-static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now);
-static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now);
+static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, uint32_t from,
+		   double now);
+static void cancel_task(struct engine *e, uint32_t t, double now);
+static void policy_transfer(struct engine *e, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
+			    double now);
 
 /* Carries out the actions of one handled event, at time `now`. */
 static void apply_actions(struct engine *e, uint32_t proc, double now)
 {
-	for (size_t k = 0; k < e->act.n && !e->failed; k++) {
+	for (size_t k = 0; k < e->act.n && !e->failed && !e->halt; k++) {
 		struct locus__action *a = &e->act.list[k];
 		if (a->kind == LOCUS__ACT_SEND) {
 			struct locus_msg *m = &a->msg;
@@ -251,6 +404,9 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 			e->items[i].msg = *m;
 			e->items[i].ev.kind = LOCUS_EV_MESSAGE;
 			e->items[i].ev.proc = m->to;
+			if (m->type == LOCUS_MSG_ASSIGN && m->arg[0] >= 0 &&
+			    (uint64_t)m->arg[0] < e->wl->n_tasks)
+				e->items[i].aseq = ++e->asent[m->arg[0]];
 			push_ev(e, now + msg_delay(e, m), EV_ARRIVE, m->to, i);
 		} else if (a->kind == LOCUS__ACT_TIMER) {
 			uint32_t i = new_item(e);
@@ -263,15 +419,36 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 		} else if (a->kind == LOCUS__ACT_STOP) {
 			if (a->proc < e->n_workers)
 				e->procs[a->proc].stopped = 1;
+		} else if (a->kind == LOCUS__ACT_CANCEL) {
+			if (a->tag >= e->wl->n_tasks) {
+				fail(e, LOCUS_EINCOMPLETE,
+				     "policy %s cancelled task %" PRIu64 " of %zu",
+				     e->cfg->policy->name, a->tag, e->wl->n_tasks);
+				return;
+			}
+			cancel_task(e, (uint32_t)a->tag, now);
+		} else if (a->kind == LOCUS__ACT_TRANSFER) {
+			if (a->tag >= e->g->n_objects || a->to >= e->p->n_nodes ||
+			    (a->from != LOCUS_NONE && a->from >= e->p->n_nodes)) {
+				fail(e, LOCUS_EINCOMPLETE,
+				     "policy %s asked to move object %" PRIu64 " from %" PRIu32
+				     " to %" PRIu32 ": no such object or node",
+				     e->cfg->policy->name, a->tag, a->from, a->to);
+				return;
+			}
+			policy_transfer(e, proc, (uint32_t)a->tag, a->from, a->to, now);
 		}
 	}
 }
+
+static void lose_task(struct engine *e, uint32_t t, uint32_t w, enum locus_fail_reason why,
+		      double now);
 
 /* Handles the first event of proc's inbox at time `now`. */
 static void schedule_handle(struct engine *e, uint32_t proc, double now)
 {
 	struct proc *pr = &e->procs[proc];
-	while (pr->head != NONE && !e->failed) {
+	while (pr->head != NONE && !e->failed && !e->halt) {
 		uint32_t i = pr->head;
 		queue_step(pr, 0, now);
 		pr->head = e->items[i].next;
@@ -282,19 +459,41 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 		it->ev.proc = proc;
 		if (it->ev.kind == LOCUS_EV_MESSAGE)
 			it->ev.msg = &it->msg;
-		/* An assignment starts the task on arrival; the policy is told too. */
-		if (it->ev.kind == LOCUS_EV_MESSAGE && it->msg.type == LOCUS_MSG_ASSIGN) {
-			if (proc >= e->n_workers) {
-				fail(e, LOCUS_EINCOMPLETE,
-				     "policy %s assigned a task to scheduler %ld",
-				     e->cfg->policy->name, (long)proc);
-				return;
+		int is_assign = it->ev.kind == LOCUS_EV_MESSAGE && it->msg.type == LOCUS_MSG_ASSIGN;
+		if (is_assign && proc >= e->n_workers) {
+			fail(e, LOCUS_EINCOMPLETE, "policy %s assigned a task to scheduler %ld",
+			     e->cfg->policy->name, (long)proc);
+			return;
+		}
+		if (proc < e->n_workers && pr->down) {
+			/* A worker whose node is down hears nothing; what was
+			 * sent to it is lost. */
+			int64_t t = is_assign ? it->msg.arg[0] : -1;
+			uint32_t aseq = it->aseq, from = it->msg.from;
+			free_item(e, i);
+			if (t >= 0 && (uint64_t)t < e->wl->n_tasks && aseq > e->acut[t] &&
+			    e->tstate[t] == T_NEW) {
+				e->tassigner[t] = from;
+				e->tfrom_policy[t] = 1;
+				lose_task(e, (uint32_t)t, proc, LOCUS_FAIL_NODE, now);
 			}
-			assign(e, proc, (uint32_t)it->msg.arg[0], it->msg.arg[1], now);
-			if (e->failed)
+			continue;
+		}
+		/* An assignment places the task on arrival; the policy is told too. */
+		if (is_assign) {
+			int64_t t = it->msg.arg[0];
+			if (t >= 0 && (uint64_t)t < e->wl->n_tasks &&
+			    (it->aseq <= e->acut[t] || (e->tvoid[t] && e->tstate[t] == T_DONE))) {
+				/* Cancelled while on its way: void. */
+				free_item(e, i);
+				continue;
+			}
+			assign(e, proc, (uint32_t)t, it->msg.arg[1], it->msg.from, now);
+			if (e->failed || e->halt)
 				return;
 		}
 		locus__actions_reset(&e->act);
+		e->now = now;
 		e->cfg->policy->on_event(e->pol, &it->ev, &e->act);
 		e->r->events++;
 		if (e->act.oom) {
@@ -322,57 +521,348 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 	}
 }
 
-/* Where task t's stored input is read from: the policy's hint when it
- * names a holder, else the shared rule (locus_source_pick). */
-static uint32_t pick_source(struct engine *e, uint32_t t, uint32_t node, int64_t hint)
+/* ---- moves -------------------------------------------------------------------- */
+
+static uint32_t new_move(struct engine *e)
 {
-	const struct locus_task *tk = &e->wl->tasks[t];
-	const uint32_t *h = e->wl->holders + tk->holders_at;
-	if (hint >= 0)
-		for (uint32_t k = 0; k < tk->n_holders; k++)
-			if (h[k] == (uint32_t)hint)
-				return h[k];
-	return locus_source_pick(e->p, h, tk->n_holders, node, t);
+	uint32_t m = e->free_moves;
+	if (m != NONE) {
+		e->free_moves = e->moves[m].onext;
+	} else {
+		if (locus__grow(&e->moves, &e->moves_cap, e->n_moves + 1, sizeof *e->moves)) {
+			fail(e, LOCUS_ENOMEM, "out of memory");
+			return NONE;
+		}
+		m = (uint32_t)e->n_moves++;
+	}
+	uint32_t gen = e->moves[m].gen + 1;
+	memset(&e->moves[m], 0, sizeof e->moves[m]);
+	e->moves[m].flow = e->moves[m].qnext = e->moves[m].onext = NONE;
+	e->moves[m].requester = NONE;
+	e->moves[m].gen = gen;
+	return m;
 }
 
-/* Starts worker w's read as a flow through its resources. */
-static void start_flow(struct engine *e, uint32_t w, double now)
+static void free_move(struct engine *e, uint32_t m)
 {
-	struct proc *pr = &e->procs[w];
-	if (locus__share_start(e->share, now, pr->res, pr->n_res, 0,
-			       (double)e->wl->tasks[pr->task].bytes, w))
+	e->moves[m].state = MV_FREE;
+	e->moves[m].onext = e->free_moves;
+	e->free_moves = m;
+}
+
+/* Takes transfer m out of its object's list. */
+static void unlink_xfer(struct engine *e, uint32_t m)
+{
+	uint32_t *at = &e->xhead[e->moves[m].obj];
+	while (*at != NONE && *at != m)
+		at = &e->moves[*at].onext;
+	if (*at == m)
+		*at = e->moves[m].onext;
+}
+
+/* The pair's bandwidth now on a contention-free platform. */
+static double pair_cap(const struct engine *e, uint32_t a, uint32_t b)
+{
+	double f = e->bw_factor[a] < e->bw_factor[b] ? e->bw_factor[a] : e->bw_factor[b];
+	if (e->link_factor)
+		f *= e->link_factor[(size_t)a * e->p->n_nodes + b];
+	return locus_platform_pair_bw(e->p, a, b) * f;
+}
+
+/* Sets move m's way: a local read is its node's disk; a shared file
+ * system, its bandwidth and the reader's link; with no source (a chunk
+ * no node holds) the reader's link; else the source's disk and link, the
+ * reader's link, the backbone and the racks' uplinks between racks (or,
+ * contention-free, the pair's own link). */
+static void route(struct engine *e, struct move *mv)
+{
+	uint32_t n_nodes = (uint32_t)e->p->n_nodes, node = mv->dst, src = mv->src;
+	mv->n_res = 0;
+	mv->cap = 0;
+	if (mv->kind == MV_READ && e->res_fs != NONE) {
+		mv->res[mv->n_res++] = e->res_fs;
+		mv->res[mv->n_res++] = 2 * n_nodes + node;
+	} else if (src == node) {
+		mv->res[mv->n_res++] = node;
+	} else if (src == NONE) {
+		mv->res[mv->n_res++] = 2 * n_nodes + node;
+	} else if (e->p->network == LOCUS_NET_PAIRS) {
+		mv->cap = pair_cap(e, src, node);
+	} else {
+		mv->res[mv->n_res++] = src;
+		mv->res[mv->n_res++] = n_nodes + src;
+		mv->res[mv->n_res++] = 2 * n_nodes + node;
+		if (e->res_backbone != NONE)
+			mv->res[mv->n_res++] = e->res_backbone;
+		if (e->res_racks != NONE && e->node_rack[src] != e->node_rack[node]) {
+			mv->res[mv->n_res++] = e->res_racks + 2 * e->node_rack[src];
+			mv->res[mv->n_res++] = e->res_racks + 2 * e->node_rack[node] + 1;
+		}
+	}
+}
+
+static void start_flow(struct engine *e, uint32_t m, double now)
+{
+	struct move *mv = &e->moves[m];
+	mv->state = MV_FLOW;
+	if (locus__share_start_id(e->share, now, mv->res, mv->n_res, mv->cap, mv->bytes, m,
+				  &mv->flow))
 		fail(e, LOCUS_ENOMEM, "out of memory");
 }
 
-/* A read over the network gets a transfer slot of its source (a node
- * serves at most max_transfers remote reads at once; the others wait in
- * the order they came) and starts one latency later. */
-static void request_read(struct engine *e, uint32_t w, double now)
+/* A move from another node gets a transfer slot of its source (a node
+ * serves at most max_transfers at once; the others wait in the order
+ * they came) and flows one latency later. */
+static void request_move(struct engine *e, uint32_t m, double now)
 {
-	struct proc *pr = &e->procs[w];
-	uint32_t src = pr->source;
+	struct move *mv = &e->moves[m];
+	uint32_t src = mv->src;
 	if (src != NONE) {
 		int limit = e->p->nodes[src].max_transfers;
 		if (limit > 0 && e->serving[src] >= (uint32_t)limit) {
-			pr->qnext = NONE;
+			mv->state = MV_SLOT;
+			mv->qnext = NONE;
 			if (e->qhead[src] == NONE)
-				e->qhead[src] = w;
+				e->qhead[src] = m;
 			else
-				e->procs[e->qtail[src]].qnext = w;
-			e->qtail[src] = w;
+				e->moves[e->qtail[src]].qnext = m;
+			e->qtail[src] = m;
 			return;
 		}
 		e->serving[src]++;
+		mv->holds_slot = 1;
 	}
-	if (e->latency > 0)
-		push_ev(e, now + e->latency, EV_READ, w, NONE);
-	else
-		start_flow(e, w, now);
+	if (e->latency > 0) {
+		mv->state = MV_LATENCY;
+		push_ev(e, now + e->latency, EV_MOVE, mv->gen, m);
+	} else {
+		start_flow(e, m, now);
+	}
 }
 
-/* An assignment of task t reached worker w: it starts now if the worker is
- * free, else waits in the worker's queue. */
-static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
+/* Move m no longer holds its source's slot: the first waiting move gets it. */
+static void release_slot(struct engine *e, uint32_t m, double now)
+{
+	struct move *mv = &e->moves[m];
+	if (!mv->holds_slot)
+		return;
+	mv->holds_slot = 0;
+	uint32_t src = mv->src;
+	e->serving[src]--;
+	uint32_t next = e->qhead[src];
+	if (next != NONE) {
+		e->qhead[src] = e->moves[next].qnext;
+		request_move(e, next, now);
+	}
+}
+
+/* Stops move m wherever it is (waiting for a slot or its latency, or
+ * flowing); returns the bytes it had left. */
+static double stop_move(struct engine *e, uint32_t m, double now)
+{
+	struct move *mv = &e->moves[m];
+	double left = mv->bytes;
+	if (mv->state == MV_SLOT) {
+		uint32_t *at = &e->qhead[mv->src], prev = NONE;
+		while (*at != NONE && *at != m) {
+			prev = *at;
+			at = &e->moves[*at].qnext;
+		}
+		if (*at == m) {
+			*at = mv->qnext;
+			if (e->qtail[mv->src] == m)
+				e->qtail[mv->src] = prev;
+		}
+	} else if (mv->state == MV_FLOW) {
+		if (locus__share_cancel(e->share, now, mv->flow, &left))
+			fail(e, LOCUS_ENOMEM, "out of memory");
+	}
+	/* MV_LATENCY: its EV_MOVE finds it in another state (or freed). */
+	release_slot(e, m, now);
+	mv->state = MV_FREE;
+	return left;
+}
+
+/* ---- objects reaching nodes ------------------------------------------------------ */
+
+static void try_start(struct engine *e, uint32_t w, double now);
+static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, double now);
+
+static void record_xfer(struct engine *e, const struct move *mv, double now)
+{
+	e->r->transfers++;
+	e->r->bytes_moved += (uint64_t)mv->size;
+	if (e->cfg->no_transfer_results)
+		return;
+	if (locus__grow(&e->r->xfers, &e->xfers_cap, e->r->n_xfers + 1, sizeof *e->r->xfers)) {
+		fail(e, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	e->r->xfers[e->r->n_xfers++] = (struct locus_transfer_result){
+	    mv->obj, mv->src, mv->dst, mv->task, mv->asked, now, (uint64_t)mv->size};
+}
+
+/* Object o is now on `node` (written there, or arrived): the tasks placed
+ * there that waited for it count one input fewer, and those placed
+ * elsewhere that lack it can have it sent. */
+static void appeared(struct engine *e, uint32_t o, uint32_t node, double now)
+{
+	const struct locus_object *ob = &e->g->objects[o];
+	e->lost_node[o] = NONE;
+	for (uint32_t k = 0; k < ob->n_cons && !e->failed; k++) {
+		uint32_t c = e->g->consumers[ob->cons_at + k], w = e->tworker[c];
+		if (w == NONE || e->tstate[c] != T_QUEUED)
+			continue;
+		uint32_t cn = e->procs[w].node;
+		if (cn == node) {
+			if (e->tmissing[c] && !--e->tmissing[c] && e->procs[w].ahead == c)
+				try_start(e, w, now);
+		} else if (!locus_replicas_has(e->rep, o, cn)) {
+			want(e, o, cn, c, now);
+		}
+	}
+}
+
+/* Object o should reach `node` (for task `task`, or NONE): nothing to do
+ * if it is there or on its way; else it is sent from a holder, when there
+ * is one (when there is none yet, appeared() asks again). */
+static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, double now)
+{
+	if (locus_replicas_has(e->rep, o, node))
+		return;
+	for (uint32_t m = e->xhead[o]; m != NONE; m = e->moves[m].onext)
+		if (e->moves[m].dst == node)
+			return;
+	uint32_t n = locus_replicas_count(e->rep, o);
+	if (!n)
+		return;
+	uint32_t src = locus_source_pick(e->p, locus_replicas_nodes(e->rep, o), n, node, o);
+	uint32_t m = new_move(e);
+	if (m == NONE)
+		return;
+	struct move *mv = &e->moves[m];
+	mv->kind = MV_XFER;
+	mv->w = NONE;
+	mv->task = task;
+	mv->obj = o;
+	mv->src = src;
+	mv->dst = node;
+	mv->size = mv->bytes = (double)e->g->objects[o].bytes;
+	mv->asked = now;
+	route(e, mv);
+	mv->onext = e->xhead[o];
+	e->xhead[o] = m;
+	request_move(e, m, now);
+}
+
+static void policy_transfer(struct engine *e, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
+			    double now)
+{
+	struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
+				 .transfer = {.object = o, .from = from, .to = to, .ok = 1}};
+	if (locus_replicas_has(e->rep, o, to) || e->node_down[to]) {
+		ev.transfer.ok = !e->node_down[to];
+		tell(e, proc, &ev, now);
+		return;
+	}
+	uint32_t n = locus_replicas_count(e->rep, o);
+	const uint32_t *h = locus_replicas_nodes(e->rep, o);
+	if (from == LOCUS_NONE || !locus_replicas_has(e->rep, o, from))
+		from = locus_source_pick(e->p, h, n, to, o);
+	if (from == LOCUS_NONE) {
+		ev.transfer.ok = 0;
+		tell(e, proc, &ev, now);
+		return;
+	}
+	uint32_t m = new_move(e);
+	if (m == NONE)
+		return;
+	struct move *mv = &e->moves[m];
+	mv->kind = MV_XFER;
+	mv->w = mv->task = NONE;
+	mv->obj = o;
+	mv->src = from;
+	mv->dst = to;
+	mv->requester = proc;
+	mv->size = mv->bytes = (double)e->g->objects[o].bytes;
+	mv->asked = now;
+	route(e, mv);
+	mv->onext = e->xhead[o];
+	e->xhead[o] = m;
+	request_move(e, m, now);
+}
+
+static void xfer_done(struct engine *e, uint32_t m, double now)
+{
+	struct move *mv = &e->moves[m];
+	release_slot(e, m, now);
+	unlink_xfer(e, m);
+	record_xfer(e, mv, now);
+	mv = &e->moves[m];
+	uint32_t o = mv->obj, dst = mv->dst, src = mv->src, req = mv->requester;
+	free_move(e, m);
+	int added = locus_replicas_add(e->rep, o, dst);
+	if (added < 0) {
+		fail(e, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	if (req != NONE) {
+		struct locus_event ev = {
+		    .kind = LOCUS_EV_TRANSFER,
+		    .transfer = {.object = o, .from = src, .to = dst, .ok = 1}};
+		tell(e, req, &ev, now);
+	}
+	if (added)
+		appeared(e, o, dst, now);
+}
+
+/* ---- running tasks ------------------------------------------------------------- */
+
+static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now);
+
+/* The head of w's tasks runs if w is free and the head's produced inputs
+ * are all on w's node. */
+static void try_start(struct engine *e, uint32_t w, double now)
+{
+	struct proc *pr = &e->procs[w];
+	uint32_t t = pr->ahead;
+	if (pr->task != NONE || pr->down || t == NONE || e->tmissing[t])
+		return;
+	pr->ahead = e->anext[t];
+	if (pr->ahead == NONE)
+		pr->atail = NONE;
+	start_task(e, w, t, e->ahint[t], now);
+}
+
+/* Task t joins worker w's tasks; its produced inputs start to come. */
+static void place(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
+{
+	struct proc *pr = &e->procs[w];
+	const struct locus_task *tk = &e->wl->tasks[t];
+	uint32_t node = pr->node;
+	e->tworker[t] = w;
+	e->tstate[t] = T_QUEUED;
+	e->tmissing[t] = 0;
+	e->ahint[t] = hint;
+	e->anext[t] = NONE;
+	if (pr->atail == NONE)
+		pr->ahead = t;
+	else
+		e->anext[pr->atail] = t;
+	pr->atail = t;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = e->g->inputs[tk->in_at + k];
+		if (e->g->objects[o].producer == LOCUS_NONE || locus_replicas_has(e->rep, o, node))
+			continue;
+		e->tmissing[t]++;
+		want(e, o, node, t, now);
+	}
+	try_start(e, w, now);
+}
+
+/* An assignment of task t from process `from` reached worker w. */
+static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, uint32_t from,
+		   double now)
 {
 	struct proc *pr = &e->procs[w];
 	if (t >= e->wl->n_tasks) {
@@ -380,7 +870,7 @@ static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, doubl
 		     e->cfg->policy->name, (long)t, (long)e->wl->n_tasks);
 		return;
 	}
-	if (e->assigned[t]) {
+	if (e->tstate[t] != T_NEW) {
 		fail(e, LOCUS_EINCOMPLETE,
 		     "policy %s assigned task %ld twice (second time to worker %ld)",
 		     e->cfg->policy->name, (long)t, (long)w);
@@ -392,62 +882,99 @@ static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, doubl
 		     e->cfg->policy->name, (long)t, (long)w);
 		return;
 	}
-	e->assigned[t] = 1;
+	e->tassigner[t] = from;
+	e->tfrom_policy[t] = 1;
 	if (e->r->tasks)
 		e->r->tasks[t].assigned = now;
-	if (pr->task == NONE) {
-		start_task(e, w, t, hint, now);
-		return;
-	}
-	e->anext[t] = NONE;
-	e->ahint[t] = hint;
-	if (pr->atail == NONE)
-		pr->ahead = t;
-	else
-		e->anext[pr->atail] = t;
-	pr->atail = t;
+	place(e, w, t, hint, now);
 }
+
+/* Starts a read of stored object o for task t on worker w. */
+static void start_read(struct engine *e, uint32_t w, uint32_t t, uint32_t o, uint32_t src,
+		       double now)
+{
+	uint32_t m = new_move(e);
+	if (m == NONE)
+		return;
+	struct move *mv = &e->moves[m];
+	mv->kind = MV_READ;
+	mv->w = w;
+	mv->task = t;
+	mv->obj = o;
+	mv->src = src;
+	mv->dst = e->procs[w].node;
+	mv->size = mv->bytes = (double)e->g->objects[o].bytes;
+	mv->asked = now;
+	route(e, mv);
+	e->procs[w].reads_left++;
+	/* A local read, or one from a shared store, starts at once. */
+	if (mv->src == mv->dst && e->res_fs == NONE)
+		start_flow(e, m, now);
+	else
+		request_move(e, m, now);
+}
+
+/* The holder a read of stored object o by node `node` uses: the node
+ * itself, the policy's hint, or locus_source_pick's; NONE when it is on
+ * a shared store (or no node has it). */
+static uint32_t read_source(struct engine *e, uint32_t t, uint32_t o, uint32_t node, int64_t hint,
+			    int *local)
+{
+	*local = 0;
+	if (e->res_fs != NONE)
+		return NONE;
+	if (locus_replicas_has(e->rep, o, node)) {
+		*local = 1;
+		return node;
+	}
+	uint32_t n = locus_replicas_count(e->rep, o);
+	const uint32_t *h = locus_replicas_nodes(e->rep, o);
+	if (hint >= 0)
+		for (uint32_t k = 0; k < n; k++)
+			if (h[k] == (uint32_t)hint)
+				return h[k];
+	return locus_source_pick(e->p, h, n, node, t);
+}
+
+static void computing(struct engine *e, uint32_t w, double now);
 
 static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
 {
 	struct proc *pr = &e->procs[w];
+	const struct locus_task *tk = &e->wl->tasks[t];
+	uint32_t node = pr->node;
 	pr->task = t;
 	pr->read_start = now;
+	pr->reads_left = 0;
+	e->tstate[t] = T_READING;
 	double wait = now - pr->idle_since;
+	if (locus__grow(&e->waits, &e->waits_cap, e->n_waits + 1, sizeof *e->waits)) {
+		fail(e, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
 	e->waits[e->n_waits++] = wait;
 	struct locus_worker_result *wr = &e->r->workers[w];
 	if (wait > wr->max_wait)
 		wr->max_wait = wait;
 	wr->idle += wait;
-	const struct locus_task *tk = &e->wl->tasks[t];
-	uint32_t node = pr->node, n_nodes = (uint32_t)e->p->n_nodes;
-	uint32_t res[LOCUS__SHARE_MAX_RES], n = 0, source;
+	/* Where the task's main stored input comes from says whether it is
+	 * local (its holders: the workload's locality). */
+	uint32_t main = LOCUS_NONE;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = e->g->inputs[tk->in_at + k];
+		if (e->g->objects[o].producer == LOCUS_NONE &&
+		    (main == LOCUS_NONE || e->g->objects[o].bytes > e->g->objects[main].bytes))
+			main = o;
+	}
 	int local = 0;
-	if (e->res_fs != NONE) {
-		source = NONE;
-		res[n++] = e->res_fs;
-		res[n++] = 2 * n_nodes + node;
-	} else if (locus_workload_is_local(e->wl, t, node)) {
-		source = node;
-		local = 1;
-		res[n++] = node;
-	} else {
-		source = pick_source(e, t, node, hint);
-		if (source == NONE) {
-			/* No node holds it: it arrives over the reader's link. */
-			res[n++] = 2 * n_nodes + node;
-		} else {
-			res[n++] = source;
-			res[n++] = n_nodes + source;
-			res[n++] = 2 * n_nodes + node;
-			if (e->res_backbone != NONE)
-				res[n++] = e->res_backbone;
-			if (e->res_racks != NONE && e->node_rack[source] != e->node_rack[node]) {
-				res[n++] = e->res_racks + 2 * e->node_rack[source];
-				res[n++] = e->res_racks + 2 * e->node_rack[node] + 1;
-			}
-			e->out_flows[source]++;
-		}
+	uint32_t source = NONE;
+	if (main != LOCUS_NONE)
+		source = read_source(e, t, main, node, hint, &local);
+	uint64_t stored = 0;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = e->g->inputs[tk->in_at + k];
+		if (e->g->objects[o].producer == LOCUS_NONE)
+			stored += e->g->objects[o].bytes;
 	}
 	if (e->r->tasks) {
 		struct locus_task_result *tr = &e->r->tasks[t];
@@ -456,52 +983,69 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		tr->source = source;
 		tr->local = (uint32_t)local;
 		tr->idle_since = pr->idle_since;
+		tr->start = now;
+		tr->attempts = e->tattempt[t] + 1;
 	}
 	wr->tasks++;
 	if (local) {
 		wr->local_tasks++;
-		wr->bytes_local += tk->bytes;
+		wr->bytes_local += stored;
 		e->r->local_tasks++;
-		e->r->bytes_local += tk->bytes;
+		e->r->bytes_local += stored;
 	} else {
-		wr->bytes_remote += tk->bytes;
-		e->r->bytes_remote += tk->bytes;
+		wr->bytes_remote += stored;
+		e->r->bytes_remote += stored;
 	}
-	pr->n_res = n;
-	memcpy(pr->res, res, n * sizeof *res);
-	pr->source = local ? node : source;
-	if (local)
-		start_flow(e, w, now);
-	else
-		request_read(e, w, now);
+	/* Every stored input is read (the main one from `source`); produced
+	 * ones are on the node already. */
+	for (uint32_t k = 0; k < tk->n_in && !e->failed; k++) {
+		uint32_t o = e->g->inputs[tk->in_at + k];
+		if (e->g->objects[o].producer != LOCUS_NONE)
+			continue;
+		int l;
+		uint32_t src = o == main ? source : read_source(e, t, o, node, -1, &l);
+		if (src == NONE && e->res_fs == NONE && e->wl->obj_at[o + 1] > e->wl->obj_at[o]) {
+			/* It had holders and has none left: lost. */
+			char nb[64], ob[64];
+			halt(e, "task %s cannot read %s: every node holding it failed",
+			     task_name(e, t, nb, sizeof nb), object_name(e, o, ob, sizeof ob));
+			return;
+		}
+		start_read(e, w, t, o, src, now);
+	}
+	if (!pr->reads_left)
+		computing(e, w, now);
 }
 
-static void read_done(struct engine *e, uint64_t user, double now)
+/* Worker w's reads are done: it computes. */
+static void computing(struct engine *e, uint32_t w, double now)
 {
-	uint32_t w = (uint32_t)user;
 	struct proc *pr = &e->procs[w];
-	uint32_t t = pr->task, source = pr->source;
-	if (source != NONE && source != pr->node) {
-		e->out_flows[source]--;
-		e->serving[source]--;
-		/* The slot goes to the first waiting read. */
-		uint32_t next = e->qhead[source];
-		if (next != NONE) {
-			e->qhead[source] = e->procs[next].qnext;
-			request_read(e, next, now);
-		}
-	}
+	uint32_t t = pr->task;
 	pr->read_end = now;
+	e->tstate[t] = T_COMPUTING;
+	e->tcstart[t] = now;
 	if (e->r->tasks)
 		e->r->tasks[t].read_end = now;
-	double end = compute_end(e, pr->node, now, e->wl->tasks[t].work);
-	push_ev(e, end, EV_COMPUTED, w, NONE);
+	double end = compute_end(e, pr->node, now, work_units(e, t, w));
+	push_ev(e, end, EV_COMPUTED, w, pr->gen);
+}
+
+static void read_done(struct engine *e, uint32_t m, double now)
+{
+	uint32_t w = e->moves[m].w;
+	release_slot(e, m, now);
+	free_move(e, m);
+	struct proc *pr = &e->procs[w];
+	if (--pr->reads_left == 0)
+		computing(e, w, now);
 }
 
 static void computed(struct engine *e, uint32_t w, double now)
 {
 	struct proc *pr = &e->procs[w];
 	uint32_t t = pr->task;
+	const struct locus_task *tk = &e->wl->tasks[t];
 	double duration = now - pr->read_start;
 	e->r->workers[w].busy += duration;
 	if (e->r->tasks)
@@ -510,30 +1054,384 @@ static void computed(struct engine *e, uint32_t w, double now)
 		e->r->makespan = now;
 	pr->task = NONE;
 	pr->idle_since = now;
+	e->tstate[t] = T_DONE;
 	e->done++;
 	if (e->cfg->progress && e->done >= e->next_progress) {
 		e->cfg->progress(e->cfg->progress_user, e->done, e->wl->n_tasks, now);
 		e->next_progress = e->done + (e->wl->n_tasks + 99) / 100;
 	}
-	uint32_t i = new_item(e);
-	if (i == NONE)
+	/* Its outputs are on its node. */
+	for (uint32_t k = 0; k < tk->n_out && !e->failed; k++) {
+		uint32_t o = e->g->outputs[tk->out_at + k];
+		int added = locus_replicas_add(e->rep, o, pr->node);
+		if (added < 0)
+			fail(e, LOCUS_ENOMEM, "out of memory");
+		else if (added)
+			appeared(e, o, pr->node, now);
+	}
+	if (e->tfrom_policy[t]) {
+		uint32_t i = new_item(e);
+		if (i == NONE)
+			return;
+		struct locus_event *ev = &e->items[i].ev;
+		ev->kind = LOCUS_EV_DONE;
+		ev->done.task = t;
+		ev->done.duration = duration;
+		ev->done.compute = now - pr->read_end;
+		ev->done.remote = !locus_workload_is_local(e->wl, t, pr->node) || e->res_fs != NONE;
+		arrive(e, w, i, now);
+	}
+	/* The next task placed on it may start at once. */
+	try_start(e, w, now);
+}
+
+/* ---- cancelling, failing, retrying ----------------------------------------------- */
+
+/* Takes task t off worker w: out of its list, or stopped where it runs
+ * (its reads stopped, its computation forgotten). */
+static void unplace(struct engine *e, uint32_t t, double now)
+{
+	uint32_t w = e->tworker[t];
+	struct proc *pr = &e->procs[w];
+	if (e->tstate[t] == T_QUEUED) {
+		uint32_t *at = &pr->ahead, prev = NONE;
+		while (*at != NONE && *at != t) {
+			prev = *at;
+			at = &e->anext[*at];
+		}
+		if (*at == t) {
+			*at = e->anext[t];
+			if (pr->atail == t)
+				pr->atail = prev;
+		}
+	} else if (e->tstate[t] == T_READING) {
+		for (uint32_t m = 0; m < e->n_moves; m++)
+			if (e->moves[m].state != MV_FREE && e->moves[m].kind == MV_READ &&
+			    e->moves[m].w == w) {
+				stop_move(e, m, now);
+				free_move(e, m);
+			}
+		pr->task = NONE;
+		pr->reads_left = 0;
+		pr->idle_since = now;
+	} else if (e->tstate[t] == T_COMPUTING) {
+		pr->gen++; /* its EV_COMPUTED is stale */
+		pr->task = NONE;
+		pr->idle_since = now;
+	}
+	e->tworker[t] = NONE;
+	e->tstate[t] = T_NEW;
+}
+
+static void cancel_task(struct engine *e, uint32_t t, double now)
+{
+	e->acut[t] = e->asent[t];
+	if (e->tstate[t] == T_DONE) {
+		e->tvoid[t] = 1;
 		return;
-	struct locus_event *ev = &e->items[i].ev;
-	ev->kind = LOCUS_EV_DONE;
-	ev->done.task = t;
-	ev->done.duration = duration;
-	ev->done.compute = now - pr->read_end;
-	ev->done.remote = !locus_workload_is_local(e->wl, t, pr->node) || e->res_fs != NONE;
-	arrive(e, w, i, now);
-	/* The next queued assignment starts at once. */
-	uint32_t next = pr->ahead;
-	if (next != NONE) {
-		pr->ahead = e->anext[next];
-		if (pr->ahead == NONE)
-			pr->atail = NONE;
-		start_task(e, w, next, e->ahint[next], now);
+	}
+	if (e->tstate[t] == T_NEW)
+		return;
+	uint32_t w = e->tworker[t];
+	unplace(e, t, now);
+	try_start(e, w, now);
+}
+
+static int alive_worker(void *user, uint32_t w)
+{
+	const struct engine *e = user;
+	return !e->procs[w].down;
+}
+
+/* Task t's attempt on worker w is lost (its node went down): the policy
+ * places it again (LOCUS_POLICY_RETRIES), or the engine runs it where
+ * locus_retry_worker says; a task graph whose policy does neither cannot
+ * finish. */
+static void lose_task(struct engine *e, uint32_t t, uint32_t w, enum locus_fail_reason why,
+		      double now)
+{
+	char nb[64];
+	uint32_t attempt = e->tattempt[t]++;
+	e->r->attempts_lost++;
+	e->tlost_node[t] = e->procs[w].node;
+	if (e->tfrom_policy[t] && (e->pflags & LOCUS_POLICY_RETRIES) && e->tassigner[t] != NONE) {
+		struct locus_event ev = {
+		    .kind = LOCUS_EV_FAILED,
+		    .failed = {
+			.task = t, .worker = w, .attempt = attempt, .final = 0, .reason = why}};
+		uint32_t to = e->tassigner[t];
+		if (to < e->n_workers && e->procs[to].down)
+			to = (uint32_t)e->n_workers; /* the first scheduler */
+		tell(e, to, &ev, now);
+		return;
+	}
+	if (e->has_edges) {
+		halt(e,
+		     "task %s was lost when node %s failed at %.9g s, and policy %s does not "
+		     "place failed tasks again",
+		     task_name(e, t, nb, sizeof nb), e->p->nodes[e->procs[w].node].name, now,
+		     e->cfg->policy->name);
+		return;
+	}
+	uint32_t to = locus_retry_worker(e->wl, t, attempt, w, alive_worker, e);
+	if (to == LOCUS_NONE) {
+		halt(e, "task %s was lost when node %s failed at %.9g s and no worker is left",
+		     task_name(e, t, nb, sizeof nb), e->p->nodes[e->procs[w].node].name, now);
+		return;
+	}
+	e->tfrom_policy[t] = 0;
+	e->tassigner[t] = NONE;
+	place(e, to, t, -1, now);
+}
+
+static void node_down(struct engine *e, uint32_t n, double now)
+{
+	if (e->node_down[n])
+		return;
+	e->node_down[n] = 1;
+	for (uint32_t w = 0; w < e->n_workers; w++)
+		if (e->procs[w].node == n)
+			e->procs[w].down = 1;
+	/* Its workers lose what they run and what waits for them. */
+	for (uint32_t w = 0; w < e->n_workers && !e->failed && !e->halt; w++) {
+		struct proc *pr = &e->procs[w];
+		if (pr->node != n)
+			continue;
+		for (;;) {
+			uint32_t t = pr->task != NONE ? pr->task : pr->ahead;
+			if (t == NONE || e->failed || e->halt)
+				break;
+			unplace(e, t, now);
+			lose_task(e, t, w, LOCUS_FAIL_NODE, now);
+		}
+	}
+	if (e->failed || e->halt)
+		return;
+	/* Moves from and to it stop: reads by other nodes from it start
+	 * again from another holder, transfers to others are asked again. */
+	uint32_t *again = NULL, *reread = NULL;
+	size_t n_again = 0, cap_again = 0, n_reread = 0, cap_reread = 0;
+	for (uint32_t m = 0; m < e->n_moves && !e->failed; m++) {
+		struct move *mv = &e->moves[m];
+		if (mv->state == MV_FREE || (mv->src != n && mv->dst != n))
+			continue;
+		stop_move(e, m, now);
+		if (mv->kind == MV_XFER) {
+			unlink_xfer(e, m);
+			if (mv->requester != NONE) {
+				struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
+							 .transfer = {.object = mv->obj,
+								      .from = mv->src,
+								      .to = mv->dst}};
+				tell(e, mv->requester, &ev, now);
+			}
+			if (mv->dst != n) {
+				if (locus__grow(&again, &cap_again, n_again + 2, sizeof *again)) {
+					fail(e, LOCUS_ENOMEM, "out of memory");
+					break;
+				}
+				again[n_again++] = mv->obj;
+				again[n_again++] = mv->dst;
+			}
+			free_move(e, m);
+		} else if (locus__grow(&reread, &cap_reread, n_reread + 1, sizeof *reread)) {
+			fail(e, LOCUS_ENOMEM, "out of memory");
+			break;
+		} else {
+			reread[n_reread++] = m; /* a read by a worker elsewhere */
+		}
+	}
+	e->serving[n] = 0;
+	e->qhead[n] = e->qtail[n] = NONE;
+	/* What only it held is lost. */
+	for (uint32_t o = 0; o < e->g->n_objects; o++)
+		if (locus_replicas_has(e->rep, o, n) && locus_replicas_count(e->rep, o) == 1) {
+			e->lost_node[o] = n;
+			e->lost_at[o] = now;
+		}
+	locus_replicas_drop_node(e->rep, n, NULL, NULL);
+	for (size_t i = 0; i < n_reread && !e->failed && !e->halt; i++) {
+		struct move *mv = &e->moves[reread[i]];
+		uint32_t cnt = locus_replicas_count(e->rep, mv->obj);
+		if (!cnt) {
+			char nb[64], ob[64];
+			halt(e, "task %s cannot read %s: every node holding it failed",
+			     task_name(e, mv->task, nb, sizeof nb),
+			     object_name(e, mv->obj, ob, sizeof ob));
+			break;
+		}
+		mv->src = locus_source_pick(e->p, locus_replicas_nodes(e->rep, mv->obj), cnt,
+					    mv->dst, mv->task);
+		route(e, mv);
+		request_move(e, reread[i], now);
+	}
+	for (size_t i = 0; i + 1 < n_again && !e->failed; i += 2)
+		want(e, again[i], again[i + 1], NONE, now);
+	free(again);
+	free(reread);
+	struct locus_event ev = {.kind = LOCUS_EV_NODE_DOWN, .node = {.node = n}};
+	tell_schedulers(e, &ev, now);
+}
+
+static void node_up(struct engine *e, uint32_t n, double now)
+{
+	if (!e->node_down[n])
+		return;
+	e->node_down[n] = 0;
+	struct locus_event up = {.kind = LOCUS_EV_NODE_UP, .node = {.node = n}};
+	tell_schedulers(e, &up, now);
+	for (uint32_t w = 0; w < e->n_workers; w++) {
+		struct proc *pr = &e->procs[w];
+		if (pr->node != n)
+			continue;
+		pr->down = 0;
+		pr->stopped = 0;
+		pr->idle_since = now;
+		struct locus_event start = {.kind = LOCUS_EV_START};
+		tell(e, w, &start, now);
 	}
 }
+
+/* A bandwidth changed: the shared links get their new capacity, and the
+ * contention-free transfers of the pairs concerned go on at theirs. */
+static void bandwidth(struct engine *e, uint32_t a, uint32_t b, double now)
+{
+	uint32_t nn = (uint32_t)e->p->n_nodes;
+	if (e->p->network != LOCUS_NET_PAIRS) {
+		double bw = e->p->nodes[a].net_bw * e->bw_factor[a];
+		if (locus__share_set_capacity(e->share, now, nn + a, bw) ||
+		    locus__share_set_capacity(e->share, now, 2 * nn + a, bw))
+			fail(e, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	for (uint32_t m = 0; m < e->n_moves && !e->failed; m++) {
+		struct move *mv = &e->moves[m];
+		if (mv->state == MV_FREE || mv->cap == 0)
+			continue;
+		if (b == NONE ? mv->src != a && mv->dst != a
+			      : !((mv->src == a && mv->dst == b) || (mv->src == b && mv->dst == a)))
+			continue;
+		mv->cap = pair_cap(e, mv->src, mv->dst);
+		if (mv->state == MV_FLOW) {
+			double left = 0;
+			if (locus__share_cancel(e->share, now, mv->flow, &left)) {
+				fail(e, LOCUS_ENOMEM, "out of memory");
+				return;
+			}
+			mv->bytes = left;
+			start_flow(e, m, now);
+		}
+	}
+}
+
+static void change(struct engine *e, const struct locus_change *c, double now)
+{
+	uint32_t nn = (uint32_t)e->p->n_nodes;
+	switch (c->kind) {
+	case LOCUS_CHANGE_FAIL:
+		node_down(e, c->node, now);
+		break;
+	case LOCUS_CHANGE_RECOVER:
+		node_up(e, c->node, now);
+		break;
+	case LOCUS_CHANGE_BANDWIDTH: {
+		e->bw_factor[c->node] = c->value;
+		bandwidth(e, c->node, NONE, now);
+		struct locus_event ev = {.kind = LOCUS_EV_BANDWIDTH,
+					 .bandwidth = {.node = c->node, .factor = c->value}};
+		tell_schedulers(e, &ev, now);
+		break;
+	}
+	case LOCUS_CHANGE_LINK:
+		if (e->link_factor) {
+			e->link_factor[(size_t)c->node * nn + c->node2] = c->value;
+			e->link_factor[(size_t)c->node2 * nn + c->node] = c->value;
+			bandwidth(e, c->node, c->node2, now);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- the monitor ---------------------------------------------------------------- */
+
+static uint32_t mon_placed(const struct locus_monitor *m, uint32_t t, double *computed)
+{
+	const struct engine *e = m->engine;
+	if (computed)
+		*computed = 0;
+	if (t >= e->wl->n_tasks)
+		return LOCUS_NONE;
+	switch (e->tstate[t]) {
+	case T_DONE:
+		if (computed)
+			*computed = 1;
+		return e->tworker[t];
+	case T_COMPUTING: {
+		uint32_t w = e->tworker[t];
+		double units = work_units(e, t, w);
+		if (computed && units > 0) {
+			double f = work_between(e, e->procs[w].node, e->tcstart[t], e->now) / units;
+			*computed = f < 1 ? f : 1;
+		}
+		return w;
+	}
+	case T_READING:
+		return e->tworker[t];
+	case T_QUEUED: {
+		/* Placed once it has begun to gather its inputs. */
+		uint32_t w = e->tworker[t], node = e->procs[w].node;
+		const struct locus_task *tk = &e->wl->tasks[t];
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = e->g->inputs[tk->in_at + k];
+			if (e->g->objects[o].producer == LOCUS_NONE)
+				continue;
+			if (locus_replicas_has(e->rep, o, node))
+				return w;
+			for (uint32_t x = e->xhead[o]; x != NONE; x = e->moves[x].onext)
+				if (e->moves[x].dst == node && e->moves[x].state == MV_FLOW)
+					return w;
+		}
+		return LOCUS_NONE;
+	}
+	default:
+		return LOCUS_NONE;
+	}
+}
+
+static double mon_moved(const struct locus_monitor *m, uint32_t o, uint32_t node)
+{
+	const struct engine *e = m->engine;
+	if (o >= e->g->n_objects || node >= e->p->n_nodes)
+		return 0;
+	if (locus_replicas_has(e->rep, o, node))
+		return 1;
+	for (uint32_t x = e->xhead[o]; x != NONE; x = e->moves[x].onext) {
+		const struct move *mv = &e->moves[x];
+		if (mv->dst != node || mv->state != MV_FLOW || !(mv->size > 0))
+			continue;
+		double left = locus__share_left(e->share, mv->flow, e->now);
+		return 1 - left / mv->size;
+	}
+	return 0;
+}
+
+static double mon_avail(const struct locus_monitor *m, uint32_t node)
+{
+	const struct engine *e = m->engine;
+	if (node >= e->p->n_nodes || e->node_down[node])
+		return 0;
+	return speed_at(e, node, e->now) / e->p->nodes[node].speed;
+}
+
+static double mon_bandwidth(const struct locus_monitor *m, uint32_t node)
+{
+	const struct engine *e = m->engine;
+	return node < e->p->n_nodes && !e->node_down[node] ? e->bw_factor[node] : 0;
+}
+
+/* ---- set-up ------------------------------------------------------------------------ */
 
 struct rack_of {
 	const char *rack;
@@ -567,10 +1465,48 @@ static size_t rack_index(const struct locus_platform *p, uint32_t *node_rack)
 	return nn ? k + 1 : 0;
 }
 
+/* The speed changes of the run: cfg->speed with the scenario's speed and
+ * availability changes, in time order (cfg->speed's first at a tie). */
+static int merge_speeds(struct engine *e)
+{
+	const struct locus_sim_config *cfg = e->cfg;
+	size_t n = cfg->n_speed;
+	for (size_t k = 0; k < cfg->n_changes; k++)
+		n += cfg->changes[k].kind == LOCUS_CHANGE_SPEED ||
+		     cfg->changes[k].kind == LOCUS_CHANGE_AVAIL;
+	e->speeds = locus__calloc(n ? n : 1, sizeof *e->speeds);
+	e->others = locus__calloc(cfg->n_changes ? cfg->n_changes : 1, sizeof *e->others);
+	if (!e->speeds || !e->others)
+		return LOCUS_ENOMEM;
+	size_t i = 0, j = 0;
+	while (i < cfg->n_speed || j < cfg->n_changes) {
+		const struct locus_change *c = j < cfg->n_changes ? &cfg->changes[j] : NULL;
+		if (c && c->kind != LOCUS_CHANGE_SPEED && c->kind != LOCUS_CHANGE_AVAIL) {
+			e->others[e->n_others++] = c;
+			j++;
+			continue;
+		}
+		if (i < cfg->n_speed && (!c || cfg->speed[i].time <= c->time)) {
+			e->speeds[e->n_speeds++] = cfg->speed[i++];
+			continue;
+		}
+		if (c->node >= e->p->n_nodes)
+			return LOCUS_EINVAL;
+		double s = c->kind == LOCUS_CHANGE_AVAIL ? c->value * e->p->nodes[c->node].speed
+							 : c->value;
+		e->speeds[e->n_speeds++] = (struct locus_speed_change){c->time, c->node, s};
+		j++;
+	}
+	return 0;
+}
+
 static int setup(struct engine *e)
 {
 	const struct locus_sim_config *cfg = e->cfg;
-	size_t nn = e->p->n_nodes;
+	size_t nn = e->p->n_nodes, nt = e->wl->n_tasks;
+	e->g = e->wl->graph;
+	e->pflags = locus_policy_flags(cfg->policy);
+	e->has_edges = locus_graph_has_edges(e->g);
 	e->n_workers = e->wl->n_workers;
 	e->n_scheds = cfg->policy->schedulers(e->n_workers, cfg->schedulers);
 	if (cfg->schedulers && e->n_scheds != cfg->schedulers)
@@ -580,32 +1516,75 @@ static int setup(struct engine *e)
 	if (!e->n_workers)
 		return fail(e, LOCUS_EINVAL,
 			    "the platform runs no worker (every node has 0 cores)");
+	if (e->has_edges && !(e->pflags & LOCUS_POLICY_GRAPHS))
+		return fail(e, LOCUS_EINVAL,
+			    "policy %s schedules independent tasks, and the graph has %zu "
+			    "dependencies: use a policy for task graphs (heft, cpop, dls, peft)",
+			    cfg->policy->name, e->g->n_edges);
 	e->n_procs = e->n_workers + e->n_scheds;
 	e->latency = cfg->latency >= 0 ? cfg->latency : e->p->latency;
 	e->procs = locus__calloc(e->n_procs, sizeof *e->procs);
-	e->assigned = locus__calloc(e->wl->n_tasks, 1);
-	e->anext = locus__calloc(e->wl->n_tasks ? e->wl->n_tasks : 1, sizeof *e->anext);
-	e->ahint = locus__calloc(e->wl->n_tasks ? e->wl->n_tasks : 1, sizeof *e->ahint);
-	e->waits = locus__calloc(e->wl->n_tasks, sizeof *e->waits);
-	e->out_flows = locus__calloc(nn, sizeof *e->out_flows);
+	size_t nt1 = nt ? nt : 1, no = e->g->n_objects ? e->g->n_objects : 1;
+	e->tstate = locus__calloc(nt1, 1);
+	e->tfrom_policy = locus__calloc(nt1, 1);
+	e->tvoid = locus__calloc(nt1, 1);
+	e->tworker = locus__calloc(nt1, sizeof *e->tworker);
+	e->tassigner = locus__calloc(nt1, sizeof *e->tassigner);
+	e->tmissing = locus__calloc(nt1, sizeof *e->tmissing);
+	e->tattempt = locus__calloc(nt1, sizeof *e->tattempt);
+	e->tlost_node = locus__calloc(nt1, sizeof *e->tlost_node);
+	e->asent = locus__calloc(nt1, sizeof *e->asent);
+	e->acut = locus__calloc(nt1, sizeof *e->acut);
+	e->tcstart = locus__calloc(nt1, sizeof *e->tcstart);
+	e->anext = locus__calloc(nt1, sizeof *e->anext);
+	e->ahint = locus__calloc(nt1, sizeof *e->ahint);
+	e->xhead = locus__calloc(no, sizeof *e->xhead);
+	e->lost_node = locus__calloc(no, sizeof *e->lost_node);
+	e->lost_at = locus__calloc(no, sizeof *e->lost_at);
+	e->node_down = locus__calloc(nn, 1);
+	e->bw_factor = locus__calloc(nn, sizeof *e->bw_factor);
 	e->serving = locus__calloc(nn, sizeof *e->serving);
 	e->qhead = locus__calloc(nn, sizeof *e->qhead);
 	e->qtail = locus__calloc(nn, sizeof *e->qtail);
 	e->seg_at = locus__calloc(nn + 1, sizeof *e->seg_at);
-	e->segs = locus__calloc(cfg->n_speed, sizeof *e->segs);
 	struct locus_result *r = e->r;
 	r->workers = locus__calloc(e->n_workers, sizeof *r->workers);
 	r->scheds = locus__calloc(e->n_scheds, sizeof *r->scheds);
 	if (!cfg->no_task_results)
-		r->tasks = locus__calloc(e->wl->n_tasks, sizeof *r->tasks);
+		r->tasks = locus__calloc(nt1, sizeof *r->tasks);
 	e->node_rack = locus__calloc(nn, sizeof *e->node_rack);
 	size_t n_racks = e->node_rack ? rack_index(e->p, e->node_rack) : 0;
 	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
-	if (!e->procs || !e->assigned || !e->anext || !e->ahint || !e->waits || !e->out_flows ||
-	    !e->serving || !e->qhead || !e->qtail || !e->node_rack || !n_racks || !e->seg_at ||
-	    !e->segs || !r->workers || !r->scheds || (!cfg->no_task_results && !r->tasks) || !cap) {
+	if (!e->procs || !e->tstate || !e->tfrom_policy || !e->tvoid || !e->tworker ||
+	    !e->tassigner || !e->tmissing || !e->tattempt || !e->tlost_node || !e->asent ||
+	    !e->acut || !e->tcstart || !e->anext || !e->ahint || !e->xhead || !e->lost_node ||
+	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->qhead ||
+	    !e->qtail || !e->node_rack || !n_racks || !e->seg_at || !r->workers || !r->scheds ||
+	    (!cfg->no_task_results && !r->tasks) || !cap ||
+	    locus_replicas_create(&e->rep, e->g->n_objects, nn)) {
 		free(cap);
 		return fail(e, LOCUS_ENOMEM, "out of memory");
+	}
+	for (size_t t = 0; t < nt; t++)
+		e->tworker[t] = e->tassigner[t] = e->tlost_node[t] = NONE;
+	for (size_t o = 0; o < e->g->n_objects; o++) {
+		e->xhead[o] = e->lost_node[o] = NONE;
+		for (uint32_t k = e->wl->obj_at[o]; k < e->wl->obj_at[o + 1]; k++)
+			if (locus_replicas_add(e->rep, (uint32_t)o, e->wl->holders[k]) < 0) {
+				free(cap);
+				return fail(e, LOCUS_ENOMEM, "out of memory");
+			}
+	}
+	for (size_t n = 0; n < nn; n++)
+		e->bw_factor[n] = 1;
+	if (e->p->network == LOCUS_NET_PAIRS && nn <= 4096) {
+		e->link_factor = locus__calloc(nn * nn, sizeof *e->link_factor);
+		if (!e->link_factor) {
+			free(cap);
+			return fail(e, LOCUS_ENOMEM, "out of memory");
+		}
+		for (size_t k = 0; k < nn * nn; k++)
+			e->link_factor[k] = 1;
 	}
 	/* Resources: disks, outgoing and incoming links, then the backbone,
 	 * the shared file system and the racks' uplinks when there are. */
@@ -634,25 +1613,49 @@ static int setup(struct engine *e)
 	free(cap);
 	if (rc)
 		return fail(e, rc, "cannot set up the resources");
-	/* Speed changes by node, in time order. */
-	for (size_t k = 0; k < cfg->n_speed; k++) {
-		const struct locus_speed_change *c = &cfg->speed[k];
+	/* Platform changes: speeds by node, in time order; the rest as events. */
+	if ((rc = merge_speeds(e)))
+		return rc == LOCUS_ENOMEM
+			   ? fail(e, rc, "out of memory")
+			   : fail(e, rc, "a platform change names no node of the platform");
+	e->segs = locus__calloc(e->n_speeds ? e->n_speeds : 1, sizeof *e->segs);
+	if (!e->segs)
+		return fail(e, LOCUS_ENOMEM, "out of memory");
+	for (size_t k = 0; k < e->n_speeds; k++) {
+		const struct locus_speed_change *c = &e->speeds[k];
 		if (c->node >= nn || !(c->speed > 0) || !(c->time >= 0) ||
-		    (k && c->time < cfg->speed[k - 1].time))
+		    (k && c->time < e->speeds[k - 1].time))
 			return fail(e, LOCUS_EINVAL,
 				    "speed change %zu: expected a node below %zu, a speed > 0 and "
 				    "times in order",
 				    k, nn);
 		e->seg_at[c->node + 1]++;
 	}
+	for (size_t k = 0; k < e->n_others; k++) {
+		const struct locus_change *c = e->others[k];
+		int two = c->kind == LOCUS_CHANGE_LINK;
+		if (c->node >= nn || (two && (c->node2 >= nn || c->node2 == c->node)) ||
+		    !(c->time >= 0) || (k && c->time < e->others[k - 1]->time) ||
+		    ((c->kind == LOCUS_CHANGE_BANDWIDTH || two) &&
+		     !(c->value > 0 && isfinite(c->value))))
+			return fail(
+			    e, LOCUS_EINVAL,
+			    "platform change %zu: expected nodes below %zu, a value > 0 and "
+			    "times in order",
+			    k, nn);
+		if (two && e->p->network != LOCUS_NET_PAIRS)
+			return fail(e, LOCUS_EINVAL,
+				    "a link changes, but the platform's network is shared: links "
+				    "of their own need a contention-free platform");
+	}
 	for (size_t n = 0; n < nn; n++)
 		e->seg_at[n + 1] += e->seg_at[n];
 	size_t *fill = locus__calloc(nn, sizeof *fill);
 	if (!fill)
 		return fail(e, LOCUS_ENOMEM, "out of memory");
-	for (size_t k = 0; k < cfg->n_speed; k++) {
-		uint32_t n = cfg->speed[k].node;
-		e->segs[e->seg_at[n] + fill[n]++] = cfg->speed[k];
+	for (size_t k = 0; k < e->n_speeds; k++) {
+		uint32_t n = e->speeds[k].node;
+		e->segs[e->seg_at[n] + fill[n]++] = e->speeds[k];
 	}
 	free(fill);
 	for (size_t w = 0; w < e->n_workers; w++) {
@@ -670,9 +1673,78 @@ static int setup(struct engine *e)
 	for (size_t n = 0; n < nn; n++)
 		e->qhead[n] = e->qtail[n] = NONE;
 	e->free_items = NONE;
+	e->free_moves = NONE;
+	e->mon = (struct locus_monitor){.engine = e,
+					.replicas = e->rep,
+					.placed = mon_placed,
+					.moved = mon_moved,
+					.avail = mon_avail,
+					.bandwidth = mon_bandwidth};
 	return locus_heap_init(&e->heap, sizeof(struct ev), cmp_ev)
 		   ? fail(e, LOCUS_ENOMEM, "out of memory")
 		   : 0;
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+/* Why the run ended with tasks not done: a failure of the platform the
+ * policy did not get past (the result says so), or a policy's mistake
+ * (an error). */
+static int unfinished(struct engine *e)
+{
+	char nb[64], ob[64], pb[64];
+	size_t n = e->wl->n_tasks;
+	/* A task waiting for an object that was lost. */
+	for (size_t t = 0; t < n; t++) {
+		if (e->tstate[t] != T_QUEUED || !e->tmissing[t])
+			continue;
+		const struct locus_task *tk = &e->wl->tasks[t];
+		uint32_t node = e->procs[e->tworker[t]].node;
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = e->g->inputs[tk->in_at + k];
+			uint32_t pr = e->g->objects[o].producer;
+			if (pr == LOCUS_NONE || locus_replicas_has(e->rep, o, node) ||
+			    locus_replicas_count(e->rep, o))
+				continue;
+			if (e->lost_node[o] != NONE) {
+				halt(e,
+				     "task %s lost input %s from node %s, which failed at %.9g s",
+				     task_name(e, (uint32_t)t, nb, sizeof nb),
+				     object_name(e, o, ob, sizeof ob),
+				     e->p->nodes[e->lost_node[o]].name, e->lost_at[o]);
+				return 0;
+			}
+			if (e->tstate[pr] == T_NEW && e->tlost_node[pr] == NONE)
+				return fail(e, LOCUS_EINCOMPLETE,
+					    "policy %s ended the run with %zu of %zu tasks done "
+					    "(task %s waits for %s, which task %s writes, and that "
+					    "was never assigned)",
+					    e->cfg->policy->name, e->done, n,
+					    task_name(e, (uint32_t)t, nb, sizeof nb),
+					    object_name(e, o, ob, sizeof ob),
+					    task_name(e, pr, pb, sizeof pb));
+		}
+	}
+	/* A task lost with its node and never placed again. */
+	for (size_t t = 0; t < n; t++)
+		if (e->tstate[t] == T_NEW && e->tlost_node[t] != NONE) {
+			halt(e,
+			     "task %s was lost when node %s failed, and policy %s did not place "
+			     "it again",
+			     task_name(e, (uint32_t)t, nb, sizeof nb),
+			     e->p->nodes[e->tlost_node[t]].name, e->cfg->policy->name);
+			return 0;
+		}
+	size_t t = 0;
+	while (t < n && e->tstate[t] != T_NEW)
+		t++;
+	if (t < n)
+		return fail(
+		    e, LOCUS_EINCOMPLETE,
+		    "policy %s ended the run with %zu of %zu tasks done (task %zu was never "
+		    "assigned)",
+		    e->cfg->policy->name, e->done, n, t);
+	return fail(e, LOCUS_EINCOMPLETE, "the run ended with %zu of %zu tasks done", e->done, n);
 }
 
 static int run(struct engine *e)
@@ -686,30 +1758,38 @@ static int run(struct engine *e)
 		e->items[it].ev.kind = LOCUS_EV_START;
 		push_ev(e, 0, EV_ARRIVE, i, it);
 	}
-	for (size_t k = 0; k < e->cfg->n_speed && !e->failed; k++)
+	for (size_t k = 0; k < e->n_speeds && !e->failed; k++)
 		for (size_t s = 0; s < e->n_scheds && !e->failed; s++) {
 			uint32_t it = new_item(e);
 			if (it == NONE)
 				break;
 			e->items[it].ev.kind = LOCUS_EV_SPEED;
-			e->items[it].ev.speed.node = e->cfg->speed[k].node;
-			e->items[it].ev.speed.speed = e->cfg->speed[k].speed;
-			push_ev(e, e->cfg->speed[k].time, EV_ARRIVE, (uint32_t)(e->n_workers + s),
-				it);
+			e->items[it].ev.speed.node = e->speeds[k].node;
+			e->items[it].ev.speed.speed = e->speeds[k].speed;
+			push_ev(e, e->speeds[k].time, EV_ARRIVE, (uint32_t)(e->n_workers + s), it);
 		}
-	while (!e->failed) {
+	for (size_t k = 0; k < e->n_others && !e->failed; k++)
+		push_ev(e, e->others[k]->time, EV_CHANGE, NONE, (uint32_t)k);
+	while (!e->failed && !e->halt) {
 		const struct ev *top = locus_heap_peek(&e->heap);
 		double te = top ? top->t : INFINITY, tf = locus__share_next(e->share);
 		if (te == INFINITY && tf == INFINITY)
 			break;
 		if (tf <= te) {
 			uint64_t user;
-			if (locus__share_pop(e->share, tf, &user))
-				read_done(e, user, tf);
+			if (locus__share_pop(e->share, tf, &user) == 1) {
+				uint32_t m = (uint32_t)user;
+				e->now = tf;
+				if (e->moves[m].kind == MV_READ)
+					read_done(e, m, tf);
+				else
+					xfer_done(e, m, tf);
+			}
 			continue;
 		}
 		struct ev v;
 		locus_heap_pop(&e->heap, &v);
+		e->now = v.t;
 		switch (v.kind) {
 		case EV_ARRIVE:
 			arrive(e, v.proc, v.item, v.t);
@@ -719,27 +1799,22 @@ static int run(struct engine *e)
 			schedule_handle(e, v.proc, v.t);
 			break;
 		case EV_COMPUTED:
-			computed(e, v.proc, v.t);
+			if (e->procs[v.proc].gen == v.item && e->procs[v.proc].task != NONE)
+				computed(e, v.proc, v.t);
 			break;
-		case EV_READ:
-			start_flow(e, v.proc, v.t);
+		case EV_MOVE:
+			if (e->moves[v.item].state == MV_LATENCY && e->moves[v.item].gen == v.proc)
+				start_flow(e, v.item, v.t);
+			break;
+		case EV_CHANGE:
+			change(e, e->others[v.item], v.t);
 			break;
 		}
 	}
 	if (e->failed)
 		return e->failed;
-	if (e->done < e->wl->n_tasks) {
-		size_t t = 0;
-		while (t < e->wl->n_tasks && e->assigned[t])
-			t++;
-		if (t < e->wl->n_tasks)
-			return fail(e, LOCUS_EINCOMPLETE,
-				    "policy %s ended the run with %zu of %zu tasks done (task %zu "
-				    "was never assigned)",
-				    e->cfg->policy->name, e->done, e->wl->n_tasks, t);
-		return fail(e, LOCUS_EINCOMPLETE, "the run ended with %zu of %zu tasks done",
-			    e->done, e->wl->n_tasks);
-	}
+	if (e->halt || e->done < e->wl->n_tasks)
+		return e->halt ? 0 : unfinished(e);
 	return 0;
 }
 
@@ -757,15 +1832,16 @@ static void summarise(struct engine *e)
 	}
 	for (size_t w = 0; w < e->n_workers; w++)
 		r->worker_idle_total += r->workers[w].idle;
-	struct locus_bound_env env = {.shared_fs_bw = e->cfg->shared_fs_bw,
-				      .speed = e->cfg->speed,
-				      .n_speed = e->cfg->n_speed};
+	struct locus_bound_env env = {
+	    .shared_fs_bw = e->cfg->shared_fs_bw, .speed = e->speeds, .n_speed = e->n_speeds};
 	struct locus_makespan_bound mb;
 	r->lb_makespan = locus_bound_makespan(e->wl, &env, &mb);
 	r->lb_work = mb.work;
 	r->lb_io = mb.io;
 	r->lb_serial = mb.serial;
 	r->lb_longest = mb.longest;
+	r->tasks_done = e->done;
+	r->graph = e->has_edges || e->wl->cost || e->n_others;
 	uint64_t entries = r->pstats.entries_examined;
 	if (e->cfg->policy->stats)
 		e->cfg->policy->stats(e->pol, &r->pstats);
@@ -802,7 +1878,8 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 					       .n_workers = e.n_workers,
 					       .n_schedulers = e.n_scheds,
 					       .seed = cfg->seed,
-					       .opts = &kv};
+					       .opts = &kv,
+					       .monitor = &e.mon};
 		rc = cfg->policy->create(&e.pol, &ctx, err);
 		if (!rc && locus_kv_unused(&kv))
 			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
@@ -824,19 +1901,38 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	locus_heap_fini(&e.heap);
 	locus__share_destroy(e.share);
 	locus__actions_fini(&e.act);
+	locus_replicas_destroy(e.rep);
 	free(e.procs);
 	free(e.items);
-	free(e.assigned);
+	free(e.moves);
+	free(e.tstate);
+	free(e.tfrom_policy);
+	free(e.tvoid);
+	free(e.tworker);
+	free(e.tassigner);
+	free(e.tmissing);
+	free(e.tattempt);
+	free(e.tlost_node);
+	free(e.asent);
+	free(e.acut);
+	free(e.tcstart);
 	free(e.anext);
 	free(e.ahint);
+	free(e.xhead);
+	free(e.lost_node);
+	free(e.lost_at);
+	free(e.node_down);
+	free(e.bw_factor);
+	free(e.link_factor);
 	free(e.waits);
-	free(e.out_flows);
 	free(e.serving);
 	free(e.qhead);
 	free(e.qtail);
 	free(e.node_rack);
 	free(e.seg_at);
 	free(e.segs);
+	free(e.speeds);
+	free(e.others);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc) {
 		locus_result_destroy(e.r);
