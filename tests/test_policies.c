@@ -366,7 +366,10 @@ static int drive_run(struct drive *d)
 		if (d->runs[t] != 1)
 			fault(d, "task %zu ran %u times", t, d->runs[t]);
 	for (size_t w = 0; w < nw; w++) {
-		if (!stopped[w])
+		/* A task policy stops its workers when work runs out; a static
+		 * plan (a graph policy) hands out everything at once and never
+		 * needs to. */
+		if (!stopped[w] && !(locus_policy_flags(d->pol) & LOCUS_POLICY_GRAPHS))
 			fault(d, "worker %zu never stopped (busy with %d)", w, (int)busy[w]);
 		if (qhead[w] >= 0)
 			fault(d, "worker %zu ended with task %d queued", w, (int)qhead[w]);
@@ -489,7 +492,8 @@ static long ask(struct inst *in, uint32_t w, long done, double duration, double 
 TEST(registry)
 {
 	const struct locus_policy *const *all = locus_policies();
-	const char *want[] = {"fifo", "monolithic", "dlmpi", "delay", "scal"};
+	const char *want[] = {"fifo", "monolithic", "dlmpi", "delay", "scal",
+			      "heft", "cpop",	    "dls",   "peft"};
 	size_t n = 0;
 
 	for (; all[n]; n++) {
@@ -509,9 +513,12 @@ TEST(registry)
 			CHECK_EQ_INT(all[n]->schedulers(20000, 7), 1);
 		}
 	}
-	CHECK(n >= 5);
-	for (size_t i = 0; i < 5; i++)
+	CHECK(n >= 9);
+	for (size_t i = 0; i < 9; i++)
 		CHECK(locus_policy_find(want[i]) != NULL);
+	/* Version 2 policies say what they handle. */
+	CHECK(locus_policy_flags(locus_policy_find("heft")) & LOCUS_POLICY_GRAPHS);
+	CHECK(!(locus_policy_flags(locus_policy_find("fifo")) & LOCUS_POLICY_GRAPHS));
 	CHECK(locus_policy_find("nope") == NULL);
 	CHECK(locus_policy_find("") == NULL);
 	CHECK(locus_policy_find(NULL) == NULL);
@@ -1157,6 +1164,8 @@ TEST(conformance)
 		struct fixture f;
 		CHECK(random_fixture(&f, &r) == 0);
 		for (const struct locus_policy *const *p = locus_policies(); *p; p++) {
+			if (locus_policy_flags(*p) & LOCUS_POLICY_GRAPHS)
+				continue; /* a static plan: test_sim_graph, test_dag_plan */
 			/* delay's deferrals; the others' prefetch (scal has none). */
 			int is_delay = strcmp((*p)->name, "delay") == 0,
 			    is_mw = (*p)->schedulers(100, 3) == 1 && !is_delay;
@@ -1217,6 +1226,8 @@ TEST(conformance_large)
 	}
 	CHECK(fixture_make(&f, 24, cores, speed, 960, holders, work) == 0);
 	for (const struct locus_policy *const *p = locus_policies(); *p; p++) {
+		if (locus_policy_flags(*p) & LOCUS_POLICY_GRAPHS)
+			continue; /* a static plan: test_sim_graph, test_dag_plan */
 		struct drive d = {
 		    .pol = *p, .wl = f.wl, .seed = 5, .latency = 0.001, .penalty = 0.5};
 		CHECK(drive_run(&d) == 0);
@@ -1238,6 +1249,8 @@ TEST(determinism)
 		struct fixture f;
 		CHECK(random_fixture(&f, &r) == 0);
 		for (const struct locus_policy *const *p = locus_policies(); *p; p++) {
+			if (locus_policy_flags(*p) & LOCUS_POLICY_GRAPHS)
+				continue; /* a static plan: test_sim_graph, test_dag_plan */
 			struct drive a = {
 			    .pol = *p, .wl = f.wl, .seed = 42, .latency = 0.01, .penalty = 0.5};
 			struct drive b = a;
@@ -1289,6 +1302,8 @@ TEST(options)
 
 	CHECK(fixture_make(&f, 2, NULL, NULL, 2, holders, NULL) == 0);
 	for (const struct locus_policy *const *p = locus_policies(); *p; p++) {
+		if (locus_policy_flags(*p) & LOCUS_POLICY_GRAPHS)
+			continue; /* a static plan: test_sim_graph, test_dag_plan */
 		memset(&err, 0, sizeof err);
 		CHECK_EQ_INT(inst_open(&in, (*p)->name, f.wl, 1, "bogus=1", &err), LOCUS_EINVAL);
 		CHECK(strstr(err.message, "unknown option \"bogus\"") != NULL);
@@ -1352,6 +1367,8 @@ TEST(empty_workload)
 	struct fixture f;
 	CHECK(fixture_make(&f, 3, NULL, NULL, 0, NULL, NULL) == 0);
 	for (const struct locus_policy *const *p = locus_policies(); *p; p++) {
+		if (locus_policy_flags(*p) & LOCUS_POLICY_GRAPHS)
+			continue; /* a static plan: test_sim_graph, test_dag_plan */
 		struct drive d = {.pol = *p, .wl = f.wl, .seed = 1};
 		CHECK(drive_run(&d) == 0);
 		CHECK_EQ_STR(d.fault, "");

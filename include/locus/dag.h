@@ -170,14 +170,21 @@ struct locus_dag_plan {
 /* Plans every task of `wl` on its workers with `alg`, estimating with
  * locus_workload_cost and locus_workload_comm (the platform's nominal
  * speeds and bandwidths). Ties go to the lower task id, then the lower
- * worker. opt may be NULL (defaults). */
+ * worker. opt may be NULL (defaults). A task starts at the latest of its
+ * worker's previous task's finish and its data's arrival, so running each
+ * worker's order as early as the model allows gives the plan's times. An
+ * empty graph gives an empty plan (makespan 0). Errors: LOCUS_EINVAL (an
+ * unknown algorithm, insertion not 0 or 1, tasks but no worker),
+ * LOCUS_ERANGE (2^32 tasks or workers or more), LOCUS_ENOMEM. The caller
+ * frees *out with locus_dag_plan_destroy. */
 int locus_dag_plan(struct locus_dag_plan **out, const struct locus_workload *wl,
 		   enum locus_dag_algorithm alg, const struct locus_dag_options *opt,
 		   struct locus_error *err);
 void locus_dag_plan_destroy(struct locus_dag_plan *p);
 
 /* HEFT's upward rank (mean costs: locus_workload_mean_cost and
- * locus_workload_mean_comm) and CPOP's downward rank, by task. */
+ * locus_workload_mean_comm) and CPOP's downward rank, by task, into
+ * rank[wl->n_tasks]. 0, LOCUS_EINVAL or LOCUS_ENOMEM. */
 int locus_dag_upward_rank(const struct locus_workload *wl, double *rank);
 int locus_dag_downward_rank(const struct locus_workload *wl, double *rank);
 
@@ -201,9 +208,10 @@ struct locus_dag_bounds {
 };
 
 /* The bounds of `wl` when node speeds never exceed peak[node] (NULL: the
- * platform's speeds). */
-void locus_dag_bounds(const struct locus_workload *wl, const double *peak,
-		      struct locus_dag_bounds *out);
+ * platform's speeds); every figure is 0 without tasks or workers. 0, or
+ * LOCUS_EINVAL (no workload or out) or LOCUS_ENOMEM (*out zeroed). */
+int locus_dag_bounds(const struct locus_workload *wl, const double *peak,
+		     struct locus_dag_bounds *out);
 
 #ifdef __cplusplus
 }

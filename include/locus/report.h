@@ -26,8 +26,11 @@
 extern "C" {
 #endif
 
-#define LOCUS_RESULT_FORMAT  "locus-result"
-#define LOCUS_RESULT_VERSION 1
+#define LOCUS_RESULT_FORMAT "locus-result"
+/* Version 2 adds what task graphs and platform changes need (a status,
+ * transfers, the DAG bounds, each task's start and attempts); a result
+ * without any of it is written as version 1, byte for byte as before. */
+#define LOCUS_RESULT_VERSION 2
 
 int locus_report_json(const struct locus_result *r, FILE *fp);
 int locus_report_csv(const struct locus_result *r, FILE *fp);

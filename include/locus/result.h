@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "locus/task.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,6 +25,7 @@ struct locus_policy_stats {
 	uint64_t remote_assignments;
 	uint64_t counters[8];	      /* policy-specific, named below */
 	const char *counter_names[8]; /* NULL ends the list */
+	double planned_makespan;      /* what the policy's plan expects; 0: no plan */
 };
 
 struct locus_task_result {
@@ -89,7 +92,9 @@ struct locus_result {
 	uint64_t events;
 	double wall_seconds;
 	/* Task graphs and platform changes (written as version 2). */
-	int graph;  /* the workload has edges or a cost per processor */
+	/* A task graph (edges, or costs per processor), platform changes or
+	 * a failure: the result is written as version 2. */
+	int dag;
 	int failed; /* the run could not finish: failure says why */
 	char failure[512];
 	size_t tasks_done;    /* tasks that finished */
@@ -101,6 +106,9 @@ struct locus_result {
 	double lb_cp, cp_mean, cp_min, nsl, slr;
 	struct locus_transfer_result *xfers; /* n_xfers, or NULL */
 	size_t n_xfers;
+	/* The graph of the workload it ran, for names in reports: borrowed,
+	 * valid while the workload lives (NULL: none). */
+	const struct locus_graph *graph;
 	struct locus_task_result *tasks;     /* n_tasks, or NULL */
 	struct locus_worker_result *workers; /* n_workers */
 	struct locus_sched_result *scheds;   /* n_schedulers */

@@ -130,6 +130,13 @@ double locus_workload_cost(const struct locus_workload *wl, uint32_t t, uint32_t
  * locus_platform_pair_bw. */
 double locus_workload_comm(const struct locus_workload *wl, uint64_t bytes, uint32_t a, uint32_t b);
 
+/* When `bytes` sent from node a at time t0 are on node b, nothing else
+ * moving: t0 on one node, else (t0 + latency) + bytes over
+ * locus_platform_pair_bw - the very operations the simulator does, so a
+ * plan made with it is the simulated run to the bit. */
+double locus_workload_arrival(const struct locus_workload *wl, double t0, uint64_t bytes,
+			      uint32_t a, uint32_t b);
+
 /* HEFT's mean cost of a task over the workers, and of moving `bytes`
  * between two of them (the latency plus bytes over mean_bw; 0 when every
  * worker is on one node). */

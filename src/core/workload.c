@@ -445,6 +445,15 @@ double locus_workload_comm(const struct locus_workload *wl, uint64_t bytes, uint
 	return wl->platform->latency + (double)bytes / locus_platform_pair_bw(wl->platform, a, b);
 }
 
+double locus_workload_arrival(const struct locus_workload *wl, double t0, uint64_t bytes,
+			      uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return t0;
+	return (t0 + wl->platform->latency) +
+	       (double)bytes / locus_platform_pair_bw(wl->platform, a, b);
+}
+
 double locus_workload_mean_cost(const struct locus_workload *wl, uint32_t t)
 {
 	if (!wl->cost) {

@@ -180,6 +180,8 @@ static void headings(struct locus__out *o, const struct gantt *g, int shared)
 	x = locus__svg_legend(o, x, y, "rr", 0, "read remote");
 	if (shared)
 		x = locus__svg_legend(o, x, y, "rs", 0, "read shared FS");
+	if (r->n_xfers && !g->binned)
+		x = locus__svg_legend(o, x, y, "xf", 0, "transfer in");
 	x = locus__svg_legend(o, x, y, "lb", 1, "makespan lower bound");
 	locus__svg_legend(o, x, y, "ms", 1, "makespan");
 }
@@ -254,6 +256,13 @@ static void time_axis(struct locus__out *o, const struct gantt *g)
 	locus__svg_text(o, ML + g->pw / 2, yb + 38, "middle", NULL, "time (s)");
 }
 
+/* When a task began reading (its assignment where the engine kept no
+ * start). */
+static double read_start(const struct locus_task_result *tr)
+{
+	return tr->attempts ? tr->start : tr->assigned;
+}
+
 static int task_category(const struct locus_task_result *tr)
 {
 	if (tr->local)
@@ -274,14 +283,14 @@ static void detail_slices(struct locus__out *o, const struct gantt *g)
 			continue;
 		double y = row_y(g, g->row_of[tr->worker]) + pad, h = g->rh - 2 * pad;
 		int cat = task_category(tr);
-		double x0 = x_of(g, tr->assigned), x1 = x_of(g, tr->read_end);
+		double x0 = x_of(g, read_start(tr)), x1 = x_of(g, tr->read_end);
 		double x2 = x_of(g, tr->end);
 		if (!tooltips) {
 			locus__svg_rect(o, cat_class[cat], x0, y, x1 - x0, h);
 			locus__svg_rect(o, "c", x1, y, x2 - x1, h);
 			continue;
 		}
-		locus__fmt_short(a, tr->assigned);
+		locus__fmt_short(a, read_start(tr));
 		locus__fmt_short(b, tr->read_end);
 		locus__fmt_short(c, tr->end);
 		char from[48];
@@ -296,6 +305,46 @@ static void detail_slices(struct locus__out *o, const struct gantt *g)
 		locus__svg_rect_open(o, "c", x1, y, x2 - x1, h);
 		snprintf(text, sizeof text, "task %zu on worker %u: compute, %s-%s s", t,
 			 (unsigned)tr->worker, b, c);
+		locus__svg_tooltip(o, text);
+	}
+}
+
+/* Each transfer as a thin bar along the top of the row of the task it
+ * went to (the first worker of its node when it went to no task). */
+static void transfer_slices(struct locus__out *o, const struct gantt *g)
+{
+	const struct locus_result *r = g->r;
+	char a[LOCUS__NUM_MAX], b[LOCUS__NUM_MAX], text[256];
+	int tooltips = r->n_xfers <= TOOLTIP_TASKS;
+	double h = g->rh * 0.22 > 1.5 ? g->rh * 0.22 : 1.5;
+	for (size_t i = 0; i < r->n_xfers; i++) {
+		const struct locus_transfer_result *x = &r->xfers[i];
+		size_t w = g->n_workers;
+		if (x->task != UINT32_MAX && r->tasks && x->task < r->n_tasks)
+			w = r->tasks[x->task].worker;
+		for (size_t k = 0; w >= g->n_workers && k < g->n_workers; k++)
+			if (r->workers[g->order[k]].node == x->to)
+				w = g->order[k];
+		if (w >= g->n_workers)
+			continue;
+		double y = row_y(g, g->row_of[w]), x0 = x_of(g, x->start), x1 = x_of(g, x->end);
+		if (!tooltips) {
+			locus__svg_rect(o, "xf", x0, y, x1 - x0, h);
+			continue;
+		}
+		locus__svg_rect_open(o, "xf", x0, y, x1 - x0, h);
+		locus__fmt_short(a, x->start);
+		locus__fmt_short(b, x->end);
+		const char *name = r->graph && x->object < r->graph->n_objects
+				       ? r->graph->objects[x->object].name
+				       : NULL;
+		char obj[32];
+		if (!name) {
+			snprintf(obj, sizeof obj, "object %u", (unsigned)x->object);
+			name = obj;
+		}
+		snprintf(text, sizeof text, "%.120s: node %u to node %u, %s-%s s", name,
+			 (unsigned)x->from, (unsigned)x->to, a, b);
 		locus__svg_tooltip(o, text);
 	}
 }
@@ -332,7 +381,7 @@ static int binned_slices(struct locus__out *o, const struct gantt *g)
 		if (tr->worker >= g->n_workers)
 			continue;
 		double *row = acc + g->row_of[tr->worker] * N_CAT * bins;
-		add_span(row + (size_t)task_category(tr) * bins, bins, bw, tr->assigned,
+		add_span(row + (size_t)task_category(tr) * bins, bins, bw, read_start(tr),
 			 tr->read_end);
 		add_span(row + CAT_COMPUTE * bins, bins, bw, tr->read_end, tr->end);
 	}
@@ -448,6 +497,8 @@ int locus_report_svg_gantt(const struct locus_result *r, FILE *fp)
 		rc = binned_slices(&o, &g);
 	else if (r->tasks)
 		detail_slices(&o, &g);
+	if (r->n_xfers && !g.binned)
+		transfer_slices(&o, &g);
 	bound_lines(&o, &g);
 	locus__svg_end(&o);
 	if (rc)

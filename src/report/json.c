@@ -56,6 +56,16 @@ static void summary(struct locus__out *o, const struct locus_result *r)
 	locus__out_field_num(o, "worker_idle_total", r->worker_idle_total);
 	locus__out_str(o, ",\n    ");
 	locus__out_field_u64(o, "events", r->events);
+	if (r->dag) {
+		locus__out_str(o, ",\n    ");
+		locus__out_field_u64(o, "tasks_done", r->tasks_done);
+		locus__out_str(o, ",\n    ");
+		locus__out_field_u64(o, "transfers", r->transfers);
+		locus__out_str(o, ",\n    ");
+		locus__out_field_u64(o, "bytes_moved", r->bytes_moved);
+		locus__out_str(o, ",\n    ");
+		locus__out_field_u64(o, "attempts_lost", r->attempts_lost);
+	}
 	locus__out_str(o, "\n  },\n");
 }
 
@@ -81,6 +91,26 @@ static void bounds(struct locus__out *o, const struct locus_result *r)
 		locus__out_i64(o, r->opt_local);
 	locus__out_str(o, ",\n    ");
 	locus__out_field_num(o, "local_vs_optimal", locus__local_vs_optimal(r));
+	if (r->dag) {
+		/* A task graph's: its critical path at least costs, and the
+		 * papers' normalised lengths (0: not defined for this run). */
+		locus__out_str(o, ",\n    ");
+		locus__out_field_num(o, "critical_path", r->lb_cp);
+		locus__out_str(o, ",\n    ");
+		locus__out_field_num(o, "cp_mean", r->cp_mean);
+		locus__out_str(o, ",\n    ");
+		locus__out_field_num(o, "cp_min", r->cp_min);
+		locus__out_str(o, ",\n    ");
+		locus__out_field_num(o, "nsl", r->nsl);
+		locus__out_str(o, ",\n    ");
+		locus__out_field_num(o, "slr", r->slr);
+		locus__out_str(o, ",\n    ");
+		locus__out_key(o, "planned_makespan");
+		if (r->pstats.planned_makespan > 0)
+			locus__out_num(o, r->pstats.planned_makespan);
+		else
+			locus__out_str(o, "null");
+	}
 	locus__out_str(o, "\n  },\n");
 }
 
@@ -175,9 +205,55 @@ static void tasks(struct locus__out *o, const struct locus_result *r)
 		locus__out_num(o, tr->read_end);
 		locus__out_str(o, ", \"end\": ");
 		locus__out_num(o, tr->end);
+		if (r->dag) {
+			locus__out_str(o, ", \"start\": ");
+			locus__out_num(o, tr->start);
+			locus__out_str(o, ", \"attempts\": ");
+			locus__out_u64(o, tr->attempts);
+			const char *name =
+			    r->graph && t < r->graph->n_tasks ? r->graph->tasks[t].name : NULL;
+			if (name) {
+				locus__out_str(o, ", \"name\": ");
+				locus__out_json_str(o, name, strlen(name));
+			}
+		}
 		locus__out_char(o, '}');
 	}
 	locus__out_str(o, r->n_tasks ? "\n  ]" : "]");
+}
+
+static void transfers(struct locus__out *o, const struct locus_result *r)
+{
+	locus__out_str(o, ",\n  \"transfers\": [");
+	for (size_t i = 0; i < r->n_xfers; i++) {
+		const struct locus_transfer_result *x = &r->xfers[i];
+		locus__out_str(o, i ? ",\n    {\"object\": " : "\n    {\"object\": ");
+		locus__out_u64(o, x->object);
+		const char *name = r->graph && x->object < r->graph->n_objects
+				       ? r->graph->objects[x->object].name
+				       : NULL;
+		if (name) {
+			locus__out_str(o, ", \"name\": ");
+			locus__out_json_str(o, name, strlen(name));
+		}
+		locus__out_str(o, ", \"from\": ");
+		locus__out_u64(o, x->from);
+		locus__out_str(o, ", \"to\": ");
+		locus__out_u64(o, x->to);
+		locus__out_str(o, ", \"task\": ");
+		if (x->task == UINT32_MAX)
+			locus__out_str(o, "null");
+		else
+			locus__out_u64(o, x->task);
+		locus__out_str(o, ", \"start\": ");
+		locus__out_num(o, x->start);
+		locus__out_str(o, ", \"end\": ");
+		locus__out_num(o, x->end);
+		locus__out_str(o, ", \"bytes\": ");
+		locus__out_u64(o, x->bytes);
+		locus__out_char(o, '}');
+	}
+	locus__out_str(o, r->n_xfers ? "\n  ]" : "]");
 }
 
 int locus_report_json(const struct locus_result *r, FILE *fp)
@@ -188,7 +264,7 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 		return LOCUS_EINVAL;
 	locus__out_init(&o, fp);
 	locus__out_str(&o, "{\n  \"format\": \"" LOCUS_RESULT_FORMAT "\",\n  \"version\": ");
-	locus__out_u64(&o, LOCUS_RESULT_VERSION);
+	locus__out_u64(&o, r->dag ? LOCUS_RESULT_VERSION : 1);
 	locus__out_str(&o, ",\n  \"engine\": ");
 	locus__out_json_str(&o, r->engine[0] ? r->engine : "sim",
 			    r->engine[0] ? strnlen(r->engine, sizeof r->engine) : 3);
@@ -196,6 +272,14 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 	locus__out_json_str(&o, r->policy, locus__policy_len(r));
 	locus__out_str(&o, ",\n  ");
 	field_seed(&o, r->seed);
+	if (r->dag) {
+		locus__out_str(&o, ",\n  \"status\": ");
+		locus__out_str(&o, r->failed ? "\"failed\"" : "\"complete\"");
+		if (r->failed) {
+			locus__out_str(&o, ",\n  \"failure\": ");
+			locus__out_json_str(&o, r->failure, strnlen(r->failure, sizeof r->failure));
+		}
+	}
 	locus__out_str(&o, ",\n");
 	summary(&o, r);
 	bounds(&o, r);
@@ -204,6 +288,8 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 	schedulers(&o, r);
 	if (r->tasks)
 		tasks(&o, r);
+	if (r->dag)
+		transfers(&o, r);
 	locus__out_str(&o, "\n}\n");
 	return locus__out_fini(&o);
 }

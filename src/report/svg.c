@@ -17,6 +17,7 @@ static const char style[] =
     ".rl,.bl{fill:#59b953}\n"
     ".rr,.br{fill:#ee854a}\n"
     ".rs{fill:#956cb4}\n"
+    ".xf{fill:#d65f5f}\n"
     ".bi{fill:#c8c8c8}\n"
     ".band{fill:#f2f2f2}\n"
     ".bg{fill:#fff}\n"

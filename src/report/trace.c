@@ -100,11 +100,18 @@ static void slice(struct locus__out *o, size_t *n, const char *name, const char 
 	locus__out_num(o, (end - start) * US);
 }
 
+/* When a task began reading: its start where the engine kept it (a task
+ * placed behind others starts after its assignment), else its assignment. */
+static double read_start(const struct locus_task_result *tr)
+{
+	return tr->attempts ? tr->start : tr->assigned;
+}
+
 static void task_events(struct locus__out *o, size_t *n, const struct locus_result *r)
 {
 	for (size_t t = 0; t < r->n_tasks; t++) {
 		const struct locus_task_result *tr = &r->tasks[t];
-		slice(o, n, tr->local ? "read local" : "read remote", "read", tr, tr->assigned,
+		slice(o, n, tr->local ? "read local" : "read remote", "read", tr, read_start(tr),
 		      tr->read_end);
 		locus__out_str(o, ",\"args\":{\"task\":");
 		locus__out_u64(o, t);
@@ -120,6 +127,43 @@ static void task_events(struct locus__out *o, size_t *n, const struct locus_resu
 		locus__out_str(o, ",\"args\":{\"task\":");
 		locus__out_u64(o, t);
 		locus__out_str(o, "}}");
+	}
+}
+
+/* Transfers overlap on a node: async slices ("b"/"e"), one track per
+ * destination node. */
+static void transfer_events(struct locus__out *o, size_t *n, const struct locus_result *r)
+{
+	for (size_t i = 0; i < r->n_xfers; i++) {
+		const struct locus_transfer_result *x = &r->xfers[i];
+		const char *name = r->graph && x->object < r->graph->n_objects
+				       ? r->graph->objects[x->object].name
+				       : NULL;
+		for (int end = 0; end < 2; end++) {
+			next_event(o, n);
+			locus__out_str(o, end ? "\"ph\":\"e\"" : "\"ph\":\"b\"");
+			locus__out_str(o, ",\"cat\":\"transfer\",\"name\":");
+			if (name)
+				locus__out_json_str(o, name, strlen(name));
+			else
+				locus__out_str(o, "\"object\"");
+			locus__out_str(o, ",\"id\":");
+			locus__out_u64(o, i + 1);
+			locus__out_str(o, ",\"pid\":");
+			locus__out_u64(o, (uint64_t)x->to + 1);
+			locus__out_str(o, ",\"tid\":0,\"ts\":");
+			locus__out_num(o, (end ? x->end : x->start) * US);
+			if (!end) {
+				locus__out_str(o, ",\"args\":{\"object\":");
+				locus__out_u64(o, x->object);
+				locus__out_str(o, ",\"from\":");
+				locus__out_u64(o, x->from);
+				locus__out_str(o, ",\"bytes\":");
+				locus__out_u64(o, x->bytes);
+				locus__out_char(o, '}');
+			}
+			locus__out_char(o, '}');
+		}
 	}
 }
 
@@ -147,6 +191,7 @@ int locus_report_trace(const struct locus_result *r, FILE *fp)
 	metadata(&o, &n, r);
 	if (r->tasks)
 		task_events(&o, &n, r);
+	transfer_events(&o, &n, r);
 	instant(&o, &n, "makespan lower bound", r->lb_makespan);
 	instant(&o, &n, "makespan", r->makespan);
 	locus__out_str(&o,

@@ -69,6 +69,30 @@ static double work_time(const struct locus_workload *wl, const struct locus_boun
 	return speed > 0 ? t + (work - done) / speed : INFINITY;
 }
 
+/* The bytes task t reads from storage (its inputs no task writes: a
+ * chunk task's chunk), and how many of them no node holds (*away: read
+ * over the reader's link from a shared store). */
+static uint64_t stored_bytes(const struct locus_workload *wl, uint32_t t, uint64_t *away)
+{
+	const struct locus_graph *g = wl->graph;
+	const struct locus_task *tk = &wl->tasks[t];
+	if (!g || (!g->n_edges && tk->n_in <= 1)) {
+		*away = tk->n_holders ? 0 : tk->bytes;
+		return tk->bytes;
+	}
+	uint64_t b = 0;
+	*away = 0;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = g->inputs[tk->in_at + k];
+		if (g->objects[o].producer != LOCUS_NONE)
+			continue;
+		b += g->objects[o].bytes;
+		if (wl->obj_at[o + 1] == wl->obj_at[o])
+			*away += g->objects[o].bytes;
+	}
+	return b;
+}
+
 double locus_bound_makespan(const struct locus_workload *wl, const struct locus_bound_env *env,
 			    struct locus_makespan_bound *out)
 {
@@ -106,24 +130,41 @@ double locus_bound_makespan(const struct locus_workload *wl, const struct locus_
 			rho = s / bw;
 		peak_sum += (double)nd->cores * s;
 	}
-	free(peak);
 	double total_work = 0;
+	/* What each task must do at least: read its stored inputs (a
+	 * produced input may already be on its node) and compute, the least
+	 * over the workers with a cost per processor (at their peak speeds). */
+	double least_sum = 0;
 	for (size_t t = 0; t < wl->n_tasks; t++) {
 		const struct locus_task *tk = &wl->tasks[t];
 		double work = env && env->work ? env->work[t] : tk->work;
-		double one = (tk->bytes > 0 ? (double)tk->bytes / bw_max : 0) +
-			     (work > 0 ? work / peak_max : 0);
-		total_work += work;
-		if (tk->n_holders)
-			placed += (double)tk->bytes;
-		else
-			unplaced += (double)tk->bytes;
+		uint64_t away, stored = stored_bytes(wl, (uint32_t)t, &away);
+		double compute = work > 0 ? work / peak_max : 0;
+		if (wl->cost && !(env && env->work)) {
+			compute = INFINITY;
+			for (size_t w = 0; w < wl->n_workers; w++) {
+				uint32_t nd = wl->worker_node[w];
+				double c = wl->cost[t * wl->n_workers + w] * p->nodes[nd].speed /
+					   (peak ? peak[nd] : p->nodes[nd].speed);
+				if (c < compute)
+					compute = c;
+			}
+			least_sum += compute;
+		}
+		double one = (stored > 0 ? (double)stored / bw_max : 0) + compute;
+		placed += (double)(stored - away);
+		unplaced += (double)away;
 		if (one > biggest)
 			biggest = one;
+		total_work += work;
 	}
+	free(peak);
 	if (!(env && env->work))
 		total_work = wl->total_work; /* the same sum, kept to the last bit */
 	b.work = work_time(wl, env, total_work);
+	if (wl->cost && !(env && env->work))
+		/* Costs per processor: the least costs over the workers. */
+		b.work = wl->n_workers ? least_sum / (double)wl->n_workers : INFINITY;
 	if (env && env->free_io) {
 		b.io = 0;
 	} else if (fs > 0) {
@@ -133,7 +174,9 @@ double locus_bound_makespan(const struct locus_workload *wl, const struct locus_
 		       c = unplaced > 0 ? unplaced / net_sum : 0;
 		b.io = a > c ? a : c;
 	}
-	if (wl->n_tasks && peak_sum > 0)
+	if (wl->cost && !(env && env->work))
+		b.serial = b.work;
+	else if (wl->n_tasks && peak_sum > 0)
 		b.serial =
 		    (total_work + (placed + unplaced) * (isfinite(rho) ? rho : 0)) / peak_sum;
 	else if (wl->n_tasks)

@@ -12,5 +12,10 @@ extern const struct locus_policy locus__policy_monolithic; /* monolithic.c */
 extern const struct locus_policy locus__policy_dlmpi;	   /* dlmpi.c */
 extern const struct locus_policy locus__policy_delay;	   /* delay.c */
 extern const struct locus_policy locus__policy_scal;	   /* scal.c */
+/* Static DAG schedules (src/dag/static.c). */
+extern const struct locus_policy locus__policy_heft;
+extern const struct locus_policy locus__policy_cpop;
+extern const struct locus_policy locus__policy_dls;
+extern const struct locus_policy locus__policy_peft;
 
 #endif

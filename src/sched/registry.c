@@ -9,8 +9,11 @@
 
 /* NULL-terminated, in the order the CLI lists them. */
 static const struct locus_policy *const policies[] = {
-    &locus__policy_fifo,  &locus__policy_monolithic, &locus__policy_dlmpi,
-    &locus__policy_delay, &locus__policy_scal,	     NULL,
+    &locus__policy_fifo,  &locus__policy_monolithic,
+    &locus__policy_dlmpi, &locus__policy_delay,
+    &locus__policy_scal,  &locus__policy_heft,
+    &locus__policy_cpop,  &locus__policy_dls,
+    &locus__policy_peft,  NULL,
 };
 
 const struct locus_policy *const *locus_policies(void)

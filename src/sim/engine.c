@@ -48,7 +48,8 @@ enum ev_kind {
 	EV_FREE,     /* proc finished handling an event */
 	EV_COMPUTED, /* worker proc finished computing its task (item: its generation) */
 	EV_MOVE,     /* move `item` (of generation proc) has waited its latency: it flows */
-	EV_CHANGE    /* platform change `item` (not a speed change) */
+	EV_CHANGE,   /* platform change `item` (not a speed change) */
+	EV_MOVED     /* contention-free move `item` (of generation proc) has arrived */
 };
 
 struct ev {
@@ -68,7 +69,9 @@ struct item {
 };
 
 enum { MV_READ, MV_XFER };
-enum { MV_FREE, MV_SLOT, MV_LATENCY, MV_FLOW };
+/* MV_DIRECT: a contention-free move, alone at its pair's bandwidth: its
+ * end is computed, not shared (an EV_MOVED). */
+enum { MV_FREE, MV_SLOT, MV_LATENCY, MV_FLOW, MV_DIRECT };
 
 struct move {
 	uint8_t kind, state;
@@ -86,7 +89,8 @@ struct move {
 	uint32_t requester; /* the process that asked for it, or NONE */
 	uint32_t gen;	    /* its EV_MOVE carries it: an older one is stale */
 	double cap;	    /* contention-free: the pair's bandwidth; 0: shared */
-	double bytes;	    /* what it has to move (left, after a restart) */
+	double bytes;	    /* what it has to move (MV_DIRECT: left at t_flow) */
+	double t_flow;	    /* MV_DIRECT: when it (last) went on at `cap` */
 	double size;	    /* the object's bytes */
 	double asked;	    /* when it was asked for */
 };
@@ -367,8 +371,14 @@ static void tell_schedulers(struct engine *e, const struct locus_event *ev, doub
 		tell(e, (uint32_t)(e->n_workers + s), ev, now);
 }
 
+/* A message takes the latency and its size over the slower of the two
+ * nodes' links; on a contention-free platform none (the HEFT and GTP
+ * papers' model counts no scheduling messages: its start-up is the time
+ * a transfer of data takes to begin). */
 static double msg_delay(const struct engine *e, const struct locus_msg *m)
 {
+	if (e->p->network == LOCUS_NET_PAIRS)
+		return 0;
 	uint32_t a = e->procs[m->from].node, b = e->procs[m->to].node;
 	double bw = e->p->nodes[a].net_bw < e->p->nodes[b].net_bw ? e->p->nodes[a].net_bw
 								  : e->p->nodes[b].net_bw;
@@ -604,10 +614,26 @@ static void route(struct engine *e, struct move *mv)
 static void start_flow(struct engine *e, uint32_t m, double now)
 {
 	struct move *mv = &e->moves[m];
+	if (!mv->n_res && mv->cap > 0) {
+		/* Contention-free: (start + latency) + bytes / bandwidth, the
+		 * arithmetic of locus_workload_arrival. */
+		mv->state = MV_DIRECT;
+		mv->t_flow = now;
+		mv->gen++;
+		push_ev(e, now + mv->bytes / mv->cap, EV_MOVED, mv->gen, m);
+		return;
+	}
 	mv->state = MV_FLOW;
 	if (locus__share_start_id(e->share, now, mv->res, mv->n_res, mv->cap, mv->bytes, m,
 				  &mv->flow))
 		fail(e, LOCUS_ENOMEM, "out of memory");
+}
+
+/* What a contention-free move has left at `now`. */
+static double direct_left(const struct move *mv, double now)
+{
+	double left = mv->bytes - (now - mv->t_flow) * mv->cap;
+	return left > 0 ? left : 0;
 }
 
 /* A move from another node gets a transfer slot of its source (a node
@@ -676,8 +702,12 @@ static double stop_move(struct engine *e, uint32_t m, double now)
 	} else if (mv->state == MV_FLOW) {
 		if (locus__share_cancel(e->share, now, mv->flow, &left))
 			fail(e, LOCUS_ENOMEM, "out of memory");
+	} else if (mv->state == MV_DIRECT) {
+		left = direct_left(mv, now);
 	}
-	/* MV_LATENCY: its EV_MOVE finds it in another state (or freed). */
+	/* MV_LATENCY, MV_DIRECT: their event finds them in another state,
+	 * or of another generation. */
+	mv->gen++;
 	release_slot(e, m, now);
 	mv->state = MV_FREE;
 	return left;
@@ -1027,7 +1057,11 @@ static void computing(struct engine *e, uint32_t w, double now)
 	e->tcstart[t] = now;
 	if (e->r->tasks)
 		e->r->tasks[t].read_end = now;
-	double end = compute_end(e, pr->node, now, work_units(e, t, w));
+	/* At a constant speed, the cost as the planners see it (the same
+	 * operations, so the same bits). */
+	double end = e->seg_at[pr->node] == e->seg_at[pr->node + 1]
+			 ? now + locus_workload_cost(e->wl, t, w)
+			 : compute_end(e, pr->node, now, work_units(e, t, w));
 	push_ev(e, end, EV_COMPUTED, w, pr->gen);
 }
 
@@ -1311,16 +1345,11 @@ static void bandwidth(struct engine *e, uint32_t a, uint32_t b, double now)
 		if (b == NONE ? mv->src != a && mv->dst != a
 			      : !((mv->src == a && mv->dst == b) || (mv->src == b && mv->dst == a)))
 			continue;
+		if (mv->state == MV_DIRECT)
+			mv->bytes = direct_left(mv, now);
 		mv->cap = pair_cap(e, mv->src, mv->dst);
-		if (mv->state == MV_FLOW) {
-			double left = 0;
-			if (locus__share_cancel(e->share, now, mv->flow, &left)) {
-				fail(e, LOCUS_ENOMEM, "out of memory");
-				return;
-			}
-			mv->bytes = left;
+		if (mv->state == MV_DIRECT)
 			start_flow(e, m, now);
-		}
 	}
 }
 
@@ -1390,7 +1419,8 @@ static uint32_t mon_placed(const struct locus_monitor *m, uint32_t t, double *co
 			if (locus_replicas_has(e->rep, o, node))
 				return w;
 			for (uint32_t x = e->xhead[o]; x != NONE; x = e->moves[x].onext)
-				if (e->moves[x].dst == node && e->moves[x].state == MV_FLOW)
+				if (e->moves[x].dst == node && (e->moves[x].state == MV_FLOW ||
+								e->moves[x].state == MV_DIRECT))
 					return w;
 		}
 		return LOCUS_NONE;
@@ -1409,9 +1439,12 @@ static double mon_moved(const struct locus_monitor *m, uint32_t o, uint32_t node
 		return 1;
 	for (uint32_t x = e->xhead[o]; x != NONE; x = e->moves[x].onext) {
 		const struct move *mv = &e->moves[x];
-		if (mv->dst != node || mv->state != MV_FLOW || !(mv->size > 0))
+		if (mv->dst != node || (mv->state != MV_FLOW && mv->state != MV_DIRECT) ||
+		    !(mv->size > 0))
 			continue;
-		double left = locus__share_left(e->share, mv->flow, e->now);
+		double left = mv->state == MV_DIRECT
+				  ? direct_left(mv, e->now)
+				  : locus__share_left(e->share, mv->flow, e->now);
 		return 1 - left / mv->size;
 	}
 	return 0;
@@ -1809,6 +1842,14 @@ static int run(struct engine *e)
 		case EV_CHANGE:
 			change(e, e->others[v.item], v.t);
 			break;
+		case EV_MOVED:
+			if (e->moves[v.item].state == MV_DIRECT && e->moves[v.item].gen == v.proc) {
+				if (e->moves[v.item].kind == MV_READ)
+					read_done(e, v.item, v.t);
+				else
+					xfer_done(e, v.item, v.t);
+			}
+			break;
 		}
 	}
 	if (e->failed)
@@ -1841,7 +1882,27 @@ static void summarise(struct engine *e)
 	r->lb_serial = mb.serial;
 	r->lb_longest = mb.longest;
 	r->tasks_done = e->done;
-	r->graph = e->has_edges || e->wl->cost || e->n_others;
+	r->dag = e->has_edges || e->wl->cost || e->n_others || r->failed;
+	if (r->dag) {
+		/* A task graph's bounds: its critical path, and its metrics. */
+		struct locus_dag_bounds db;
+		double *peak = locus__calloc(e->p->n_nodes, sizeof *peak);
+		for (size_t n = 0; peak && n < e->p->n_nodes; n++)
+			peak[n] = e->p->nodes[n].speed;
+		for (size_t k = 0; peak && k < e->n_speeds; k++)
+			if (e->speeds[k].speed > peak[e->speeds[k].node])
+				peak[e->speeds[k].node] = e->speeds[k].speed;
+		if (peak && !locus_dag_bounds(e->wl, peak, &db)) {
+			r->lb_cp = db.critical_path;
+			r->cp_mean = db.cp_mean;
+			r->cp_min = db.cp_min;
+			r->nsl = db.cp_mean > 0 && !r->failed ? r->makespan / db.cp_mean : 0;
+			r->slr = db.cp_min > 0 && !r->failed ? r->makespan / db.cp_min : 0;
+			if (db.lower > r->lb_makespan)
+				r->lb_makespan = db.lower;
+		}
+		free(peak);
+	}
 	uint64_t entries = r->pstats.entries_examined;
 	if (e->cfg->policy->stats)
 		e->cfg->policy->stats(e->pol, &r->pstats);
@@ -1870,6 +1931,7 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	snprintf(e.r->policy, sizeof e.r->policy, "%s", cfg->policy->name);
 	e.r->seed = cfg->seed;
 	e.r->opt_local = -1;
+	e.r->graph = cfg->wl->graph;
 	int rc = locus_kv_parse(&kv, cfg->policy_opts, err);
 	if (!rc)
 		rc = setup(&e);

@@ -1,0 +1,374 @@
+/*
+ * Static list schedulers (locus/dag.h): options and names, the plan and its
+ * allocation, the dispatch to HEFT, CPOP, DLS and PEFT, and what they
+ * share: each processor's timeline with insertion, data-ready times, the
+ * choice of the earliest finish, and the ready list.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/internal.h"
+#include "dag/plan.h"
+
+static const char *const algorithm_names[] = {
+    [LOCUS_DAG_HEFT] = "heft",
+    [LOCUS_DAG_CPOP] = "cpop",
+    [LOCUS_DAG_DLS] = "dls",
+    [LOCUS_DAG_PEFT] = "peft",
+};
+
+void locus_dag_options_default(struct locus_dag_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->insertion = 1;
+}
+
+int locus_dag_algorithm_parse(const char *name, enum locus_dag_algorithm *out)
+{
+	if (!name)
+		return LOCUS_EINVAL;
+	for (size_t a = 0; a < LOCUS__ARRAY_LEN(algorithm_names); a++)
+		if (strcmp(name, algorithm_names[a]) == 0) {
+			*out = (enum locus_dag_algorithm)a;
+			return 0;
+		}
+	return LOCUS_EINVAL;
+}
+
+const char *locus_dag_algorithm_name(enum locus_dag_algorithm a)
+{
+	if ((size_t)a < LOCUS__ARRAY_LEN(algorithm_names))
+		return algorithm_names[a];
+	return "unknown";
+}
+
+void locus_dag_plan_destroy(struct locus_dag_plan *p)
+{
+	if (!p)
+		return;
+	free(p->slot);
+	free(p->order);
+	free(p->order_at);
+	free(p->placed);
+	free(p->priority);
+	free(p);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A plan for n tasks on p processors with its arrays, zeroed. */
+static struct locus_dag_plan *plan_new(enum locus_dag_algorithm alg, size_t n, size_t p)
+{
+	struct locus_dag_plan *plan = calloc(1, sizeof *plan);
+	if (!plan)
+		return NULL;
+	plan->algorithm = alg;
+	plan->n_tasks = n;
+	plan->n_procs = p;
+	plan->slot = locus__calloc(n ? n : 1, sizeof *plan->slot);
+	plan->order = locus__calloc(n ? n : 1, sizeof *plan->order);
+	plan->order_at = locus__calloc(p + 1, sizeof *plan->order_at);
+	plan->placed = locus__calloc(n ? n : 1, sizeof *plan->placed);
+	plan->priority = locus__calloc(n ? n : 1, sizeof *plan->priority);
+	if (!plan->slot || !plan->order || !plan->order_at || !plan->placed || !plan->priority) {
+		locus_dag_plan_destroy(plan);
+		return NULL;
+	}
+	return plan;
+}
+
+int locus_dag_plan(struct locus_dag_plan **out, const struct locus_workload *wl,
+		   enum locus_dag_algorithm alg, const struct locus_dag_options *opt,
+		   struct locus_error *err)
+{
+	struct locus_dag_options defaults;
+	double t0 = now();
+	if (!out)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "expected a place for the plan");
+	*out = NULL;
+	if (!opt) {
+		locus_dag_options_default(&defaults);
+		opt = &defaults;
+	}
+	if (!wl || !wl->graph)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected a workload with a graph");
+	if ((size_t)alg >= LOCUS__ARRAY_LEN(algorithm_names))
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected an algorithm heft, cpop, dls or peft, got %d",
+				  (int)alg);
+	if (opt->insertion != 0 && opt->insertion != 1)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected insertion 0 or 1, got %d", opt->insertion);
+	if (wl->n_tasks && !wl->n_workers)
+		return locus__err(err, LOCUS_EINVAL, wl->graph->name, 0, 0,
+				  "the workload has %zu tasks and no worker to run them",
+				  wl->n_tasks);
+	if (wl->n_workers > UINT32_MAX || wl->n_tasks > UINT32_MAX)
+		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0, "too many tasks or workers");
+
+	struct locus_dag_plan *plan = plan_new(alg, wl->n_tasks, wl->n_workers);
+	struct locus__dag s;
+	int rc = LOCUS_ENOMEM;
+	if (plan &&
+	    !(rc = locus__dag_init(&s, wl, plan, alg == LOCUS_DAG_DLS ? 0 : opt->insertion))) {
+		if (s.n_tasks == 0)
+			rc = 0; /* an empty plan */
+		else if (alg == LOCUS_DAG_HEFT)
+			rc = locus__dag_heft(&s);
+		else if (alg == LOCUS_DAG_CPOP)
+			rc = locus__dag_cpop(&s);
+		else if (alg == LOCUS_DAG_DLS)
+			rc = locus__dag_dls(&s);
+		else
+			rc = locus__dag_peft(&s);
+		if (!rc)
+			locus__dag_finish(&s);
+		locus__dag_fini(&s);
+	}
+	if (rc) {
+		locus_dag_plan_destroy(plan);
+		return locus__err(err, rc, NULL, 0, 0, "%s: %s", algorithm_names[alg],
+				  locus_strerror(rc));
+	}
+	plan->seconds = now() - t0;
+	*out = plan;
+	return 0;
+}
+
+/* ---- the planning state ----------------------------------------------------- */
+
+int locus__dag_init(struct locus__dag *s, const struct locus_workload *wl,
+		    struct locus_dag_plan *plan, int insertion)
+{
+	memset(s, 0, sizeof *s);
+	s->wl = wl;
+	s->g = wl->graph;
+	s->plan = plan;
+	s->insertion = insertion;
+	s->n_tasks = wl->n_tasks;
+	s->n_procs = wl->n_workers;
+	size_t n_nodes = wl->platform->n_nodes;
+	s->tl = locus__calloc(s->n_procs ? s->n_procs : 1, sizeof *s->tl);
+	s->mean_cost = locus__calloc(s->n_tasks ? s->n_tasks : 1, sizeof *s->mean_cost);
+	s->node_ready = locus__calloc(n_nodes ? n_nodes : 1, sizeof *s->node_ready);
+	if (!s->tl || !s->mean_cost || !s->node_ready) {
+		locus__dag_fini(s);
+		return LOCUS_ENOMEM;
+	}
+	locus__dag_mean_costs(wl, s->mean_cost);
+	for (size_t t = 0; t < s->n_tasks; t++)
+		plan->slot[t].proc = UINT32_MAX;
+	return 0;
+}
+
+void locus__dag_fini(struct locus__dag *s)
+{
+	if (s->tl)
+		for (size_t w = 0; w < s->n_procs; w++)
+			free(s->tl[w].busy);
+	free(s->tl);
+	free(s->mean_cost);
+	free(s->node_ready);
+	memset(s, 0, sizeof *s);
+}
+
+double locus__dag_ready_on(const struct locus__dag *s, uint32_t t, uint32_t node)
+{
+	const struct locus_graph *g = s->g;
+	const struct locus_task *tk = &g->tasks[t];
+	const struct locus_dag_slot *slot = s->plan->slot;
+	double ready = 0;
+	/* Each produced input on its own, as the simulator sends them (an
+	 * edge of several objects is several transfers at once). */
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		const struct locus_object *o = &g->objects[g->inputs[tk->in_at + k]];
+		if (o->producer == LOCUS_NONE)
+			continue;
+		const struct locus_dag_slot *ps = &slot[o->producer];
+		double at = locus_workload_arrival(s->wl, ps->finish, o->bytes,
+						   s->wl->worker_node[ps->proc], node);
+		if (at > ready)
+			ready = at;
+	}
+	return ready;
+}
+
+void locus__dag_ready_all(struct locus__dag *s, uint32_t t)
+{
+	/* Workers are numbered in node order: one computation per node. */
+	uint32_t last = UINT32_MAX;
+	for (size_t w = 0; w < s->n_procs; w++) {
+		uint32_t node = s->wl->worker_node[w];
+		if (node != last)
+			s->node_ready[node] = locus__dag_ready_on(s, t, node);
+		last = node;
+	}
+}
+
+struct locus__fit locus__dag_fit(const struct locus__dag *s, uint32_t w, double ready, double cost)
+{
+	const struct locus__timeline *tl = &s->tl[w];
+	const struct locus__busy *b = tl->busy;
+	struct locus__fit fit;
+	size_t k = tl->n;
+	if (s->insertion) {
+		/* A gap that ends before `ready` cannot hold the task: start
+		 * from the first task that starts at or after it. */
+		size_t lo = 0, hi = tl->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (b[mid].start < ready)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (k = lo; k < tl->n; k++) {
+			double from = k ? b[k - 1].finish : 0;
+			double start = from > ready ? from : ready;
+			if (start + cost <= b[k].start)
+				break;
+		}
+	}
+	/* The gap before b[k], or after the last task when k == n. */
+	double from = k ? b[k - 1].finish : 0;
+	fit.start = from > ready ? from : ready;
+	fit.finish = fit.start + cost;
+	fit.pos = k;
+	return fit;
+}
+
+struct locus__fit locus__dag_best_eft(const struct locus__dag *s, uint32_t t, uint32_t *best)
+{
+	struct locus__fit fit = {0, 0, 0};
+	*best = UINT32_MAX;
+	for (uint32_t w = 0; w < s->n_procs; w++) {
+		double ready = s->node_ready[s->wl->worker_node[w]];
+		struct locus__fit f = locus__dag_fit(s, w, ready, locus_workload_cost(s->wl, t, w));
+		if (*best == UINT32_MAX || f.finish < fit.finish) {
+			fit = f;
+			*best = w;
+		}
+	}
+	return fit;
+}
+
+int locus__dag_place(struct locus__dag *s, uint32_t t, uint32_t w, struct locus__fit fit)
+{
+	struct locus__timeline *tl = &s->tl[w];
+	if (locus__grow(&tl->busy, &tl->cap, tl->n + 1, sizeof *tl->busy))
+		return LOCUS_ENOMEM;
+	memmove(&tl->busy[fit.pos + 1], &tl->busy[fit.pos], (tl->n - fit.pos) * sizeof *tl->busy);
+	tl->busy[fit.pos] = (struct locus__busy){fit.start, fit.finish, t};
+	tl->n++;
+	s->plan->slot[t] = (struct locus_dag_slot){w, 0, fit.start, fit.finish};
+	s->plan->placed[s->n_placed++] = t;
+	return 0;
+}
+
+void locus__dag_finish(struct locus__dag *s)
+{
+	struct locus_dag_plan *plan = s->plan;
+	uint32_t at = 0;
+	plan->makespan = 0;
+	for (size_t w = 0; w < s->n_procs; w++) {
+		plan->order_at[w] = at;
+		for (size_t k = 0; k < s->tl[w].n; k++) {
+			plan->order[at++] = s->tl[w].busy[k].task;
+			if (s->tl[w].busy[k].finish > plan->makespan)
+				plan->makespan = s->tl[w].busy[k].finish;
+		}
+	}
+	plan->order_at[s->n_procs] = at;
+}
+
+/* ---- the ready list --------------------------------------------------------- */
+
+struct locus__ready_item {
+	double key;
+	uint32_t task;
+};
+
+/* The heap's least element is the largest key, then the lower task. */
+static int ready_cmp(const void *a, const void *b)
+{
+	const struct locus__ready_item *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return (x->task > y->task) - (x->task < y->task);
+}
+
+/* Gives each task the largest priority of its group (plan.h). */
+static int group_priorities(const double *priority, size_t n, double *key)
+{
+	struct locus__ready_item *by = locus__calloc(n, sizeof *by);
+	if (!by)
+		return LOCUS_ENOMEM;
+	for (size_t t = 0; t < n; t++)
+		by[t] = (struct locus__ready_item){priority[t], (uint32_t)t};
+	qsort(by, n, sizeof *by, ready_cmp);
+	double leader = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (k == 0 || !locus__dag_ties(by[k].key, leader))
+			leader = by[k].key;
+		key[by[k].task] = leader;
+	}
+	free(by);
+	return 0;
+}
+
+int locus__ready_init(struct locus__ready *r, const struct locus_graph *g, const double *priority)
+{
+	memset(r, 0, sizeof *r);
+	r->waiting = locus__calloc(g->n_tasks, sizeof *r->waiting);
+	r->key = locus__calloc(g->n_tasks, sizeof *r->key);
+	if (!r->waiting || !r->key || group_priorities(priority, g->n_tasks, r->key) ||
+	    locus_heap_init(&r->heap, sizeof(struct locus__ready_item), ready_cmp)) {
+		free(r->waiting);
+		free(r->key);
+		memset(r, 0, sizeof *r);
+		return LOCUS_ENOMEM;
+	}
+	for (size_t t = 0; t < g->n_tasks; t++) {
+		r->waiting[t] = g->pred_at[t + 1] - g->pred_at[t];
+		struct locus__ready_item it = {r->key[t], (uint32_t)t};
+		if (!r->waiting[t] && locus_heap_push(&r->heap, &it)) {
+			locus__ready_fini(r);
+			return LOCUS_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void locus__ready_fini(struct locus__ready *r)
+{
+	locus_heap_fini(&r->heap);
+	free(r->waiting);
+	free(r->key);
+	r->waiting = NULL;
+	r->key = NULL;
+}
+
+uint32_t locus__ready_pop(struct locus__ready *r)
+{
+	struct locus__ready_item top = {0, UINT32_MAX};
+	locus_heap_pop(&r->heap, &top);
+	return top.task;
+}
+
+int locus__ready_done(struct locus__ready *r, const struct locus_graph *g, uint32_t t)
+{
+	for (uint32_t e = g->succ_at[t]; e < g->succ_at[t + 1]; e++) {
+		uint32_t j = g->succs[e].task;
+		struct locus__ready_item it = {r->key[j], j};
+		if (!--r->waiting[j] && locus_heap_push(&r->heap, &it))
+			return LOCUS_ENOMEM;
+	}
+	return 0;
+}
