@@ -108,31 +108,44 @@ struct locus_change {
 	double time; /* seconds from the start, >= 0 */
 	enum locus_change_kind kind;
 	uint32_t node;
-	uint32_t node2; /* LINK: the other end; else LOCUS_NONE */
-	double value;	/* SPEED, AVAIL, BANDWIDTH, LINK */
+	uint32_t node2; /* LINK: the other end, node < node2; else LOCUS_NONE */
+	double value;	/* SPEED, AVAIL, BANDWIDTH, LINK; 0 for FAIL and RECOVER */
 };
+
+/* The most changes a scenario generator returns (LOCUS_ERANGE beyond). */
+#define LOCUS_CHANGES_MAX 50000000
 
 /* Reads a scenario (docs/formats.md): lines "TIME KIND NODE [NODE] [VALUE]"
  * with KIND one of speed, avail, bandwidth, link, fail, recover; a line
  * "TIME NODE SPEED" is a speed change (a speed trace is a scenario).
- * Blank lines and '#' comments are skipped; times must not decrease.
- * *out is allocated (the caller frees it), *n its length; `name` labels
- * errors, which carry line and column. */
+ * Blank lines and '#' comments (a whole line, or from a field that starts
+ * with '#' to the end of the line) are skipped; times must not decrease;
+ * a node fails only while up and recovers only while down (all are up at
+ * time 0). *out is allocated (the caller frees it; NULL when empty), *n
+ * its length, in the file's order; `name` labels errors. Returns 0,
+ * LOCUS_EPARSE with line, column and what was expected, or LOCUS_ENOMEM
+ * (*out NULL, *n 0); _load also LOCUS_ENOENT or LOCUS_EIO for the file. */
 int locus_changes_parse(struct locus_change **out, size_t *n, const struct locus_platform *p,
 			const char *text, size_t len, const char *name, struct locus_error *err);
 int locus_changes_load(struct locus_change **out, size_t *n, const struct locus_platform *p,
 		       const char *path, struct locus_error *err);
 
-/* GTP's scenarios (section 6.2): each resource - every node's
- * availability, and every link (contention-free platforms: every pair of
- * nodes) or every node's bandwidth (shared networks) - changes at the
- * times of a Poisson process of mean interval `period` over [0, horizon);
- * each change sets the resource to a value uniform in [1 - bound, 1] of
- * its peak. Deterministic for a seed; sorted by time, then kind, then node. */
+/* GTP's scenarios (section 6.2): each resource - every processor's (node
+ * with cores > 0) availability, and with `links` every link
+ * (contention-free platforms: every pair of processors) or every node's
+ * bandwidth (shared networks) - changes at the times of a Poisson process
+ * of mean interval `period` over [0, horizon); each change sets the
+ * resource to a value uniform in [1 - bound, 1] of its peak. Bound 0
+ * gives no changes. Each resource draws from a generator of its own,
+ * seeded from (seed, kind, node, node2), so its changes do not depend on
+ * which other resources change. Sorted by time, then kind, node, node2.
+ * *out is allocated (the caller frees it; NULL when empty). Returns 0,
+ * LOCUS_EINVAL for a bad `v`, LOCUS_ERANGE beyond LOCUS_CHANGES_MAX
+ * changes, or LOCUS_ENOMEM (*out NULL, *n 0). */
 struct locus_variability {
-	double bound;	/* 0 .. 1 (GTP: 0 to 0.9) */
-	double period;	/* mean seconds between a resource's changes, > 0 */
-	double horizon; /* no change at or after this time */
+	double bound;	/* [0, 1) (GTP: 0 to 0.9) */
+	double period;	/* mean seconds between a resource's changes, > 0, finite */
+	double horizon; /* no change at or after this time; >= 0, finite */
 	int links;	/* 1: links (or bandwidths) change too, 0: processors only */
 	uint64_t seed;
 };
@@ -140,12 +153,17 @@ int locus_changes_generate(struct locus_change **out, size_t *n, const struct lo
 			   const struct locus_variability *v, struct locus_error *err);
 
 /* Parses "NODE@TIME" (a failure: --fail) or "NODE@TIME+DOWN" (down for
- * DOWN seconds, then back) into one or two changes; returns how many. */
+ * DOWN seconds, then back) into one or two changes; returns how many, or
+ * LOCUS_EPARSE (out untouched) with a message naming what is wrong. The
+ * node's name runs to the last '@'; TIME >= 0 and DOWN > 0 start with a
+ * digit or '.'. */
 int locus_change_parse_fail(struct locus_change out[2], const struct locus_platform *p,
 			    const char *spec, struct locus_error *err);
 
-/* Merges the sorted lists a and b into a new sorted list (stable: a's
- * changes first at equal times). */
+/* Merges the lists a and b, each sorted by time, into a new list sorted
+ * by time (stable: a's changes first at equal times). *out is allocated
+ * (the caller frees it; NULL when both are empty). Returns 0,
+ * LOCUS_EINVAL or LOCUS_ENOMEM (*out NULL, *n 0). */
 int locus_changes_merge(struct locus_change **out, size_t *n, const struct locus_change *a,
 			size_t na, const struct locus_change *b, size_t nb);
 

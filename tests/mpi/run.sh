@@ -55,6 +55,12 @@ check "two scal schedulers among 8 ranks" 8 "$tmp/store" "$tmp/src.fa" reads.fa 
 	scal schedulers=2
 check "more nodes than ranks' share, one replica, odd name" 7 "$tmp/store" "$tmp/src.fa" \
 	"odd name; \$(x) 'q'.fa" 4 fifo dlmpi scal bytes
+# The engines agree: one worker rank reads half its chunks locally and half
+# from the master's node; the simulator, on the same platform, chunks and
+# seed, runs them in the same order from the same nodes.
+place "$tmp/two" reads.fa --nodes 2 --racks 1 --replicas 1
+check "the simulator runs a policy as the MPI engine does" 2 "$tmp/two" "$tmp/src.fa" \
+	reads.fa 2 fifo monolithic dlmpi scal conform
 # Ranks mapped to nodes by processor name: a store whose one node is this
 # host.
 host=$(uname -n)

@@ -14,6 +14,12 @@
  * "broken=I" makes chunk I fail on every attempt (and checks it is
  * reported, with its reason, after 1 + retries attempts), "schedulers=S"
  * asks for S scheduler ranks. K = 0 maps ranks to nodes by processor name.
+ * "conform" (with one worker rank) also runs the simulator on the run's
+ * platform and the store's chunks, same policy and seed, and checks that
+ * the worker ran the same chunks in the same order, each read from the
+ * same node: the engines drive a policy alike and read where the shared
+ * rules say (with one worker the order depends on decisions alone, not on
+ * timing, so it must agree exactly).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -62,7 +68,8 @@ static int on_chunk(void *user, const struct locus_mpi_chunk *c, char *why, size
 	}
 	char *want = malloc(c->length + 1), *got = malloc(c->length + 1);
 	const char *have = c->data;
-	int ok = want && got && pread(x->fd, want, c->length, (off_t)c->offset) == (ssize_t)c->length;
+	int ok =
+	    want && got && pread(x->fd, want, c->length, (off_t)c->offset) == (ssize_t)c->length;
 	if (ok && !have) {
 		int fd = open(c->path, O_RDONLY);
 		ok = fd >= 0 && read(fd, got, c->length + 1) == (ssize_t)c->length;
@@ -86,15 +93,88 @@ static int on_chunk(void *user, const struct locus_mpi_chunk *c, char *why, size
 	return 0;
 }
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "FAIL %s: ", policy);                              \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fprintf(stderr, "\n");                                             \
-			failures++;                                                        \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL %s: ", policy);                                      \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fprintf(stderr, "\n");                                                     \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
+
+/* Task ids in the order their assignment reached the worker. */
+static uint32_t *order_of(const struct locus_result *r)
+{
+	uint32_t *o = malloc((r->n_tasks ? r->n_tasks : 1) * sizeof *o);
+	for (uint32_t t = 0; o && t < r->n_tasks; t++)
+		o[t] = t;
+	/* Insertion sort by (assigned, id): a few hundred tasks. */
+	for (size_t i = 1; o && i < r->n_tasks; i++)
+		for (size_t j = i; j > 0; j--) {
+			const struct locus_task_result *x = &r->tasks[o[j - 1]],
+						       *y = &r->tasks[o[j]];
+			if (x->assigned < y->assigned ||
+			    (x->assigned == y->assigned && o[j - 1] < o[j]))
+				break;
+			uint32_t tmp = o[j];
+			o[j] = o[j - 1];
+			o[j - 1] = tmp;
+		}
+	return o;
+}
+
+/* The simulator against the MPI run just done (rank 0): same chunks,
+ * same order, same sources. Returns the number of problems. */
+static int conformance(const char *policy, const char *store, const char *dataset,
+		       const struct locus_mpi_report *rep)
+{
+	int failures = 0;
+	char spec[4200];
+	struct locus_catalog *cat = NULL;
+	struct locus_workload *wl = NULL;
+	struct locus_work_spec work;
+	struct locus_error err;
+	struct locus_result *sim = NULL;
+	const struct locus_result *real = rep->result;
+	snprintf(spec, sizeof spec, "store:%s", store);
+	CHECK(locus_source_open(&cat, spec, &err) == 0, "store: %s", err.message);
+	CHECK(locus_work_spec_parse(&work, "fixed:0.001", &err) == 0, "work");
+	CHECK(cat && locus_workload_build(&wl, rep->platform, cat, dataset, &work, 7, &err) == 0,
+	      "workload: %s", err.message);
+	struct locus_sim_config cfg = {.wl = wl,
+				       .policy = locus_policy_find(policy),
+				       .seed = 7,
+				       .latency = -1,
+				       .cost_per_msg = 5e-6,
+				       .cost_per_entry = 1e-7};
+	CHECK(wl && locus_sim_run(&sim, &cfg, &err) == 0, "simulator: %s", err.message);
+	CHECK(real->n_workers == 1, "conform needs one worker, the run had %zu", real->n_workers);
+	if (sim && real->n_workers == 1) {
+		CHECK(sim->n_tasks == real->n_tasks, "%zu tasks simulated, %zu run", sim->n_tasks,
+		      real->n_tasks);
+		uint32_t *a = order_of(real), *b = order_of(sim);
+		size_t same = 0, sources = 0;
+		for (size_t i = 0; a && b && i < sim->n_tasks && i < real->n_tasks; i++) {
+			same += a[i] == b[i];
+			sources += real->tasks[a[i]].source == sim->tasks[a[i]].source;
+		}
+		CHECK(same == real->n_tasks, "%zu of %zu chunks in the simulator's order", same,
+		      real->n_tasks);
+		CHECK(sources == real->n_tasks, "%zu of %zu chunks read from the simulator's node",
+		      sources, real->n_tasks);
+		printf("%-10s the simulator ran the %zu chunks in the same order, from the same "
+		       "nodes (%zu local)\n",
+		       policy, real->n_tasks, sim->local_tasks);
+		free(a);
+		free(b);
+	}
+	locus_result_destroy(sim);
+	locus_workload_destroy(wl);
+	locus_catalog_destroy(cat);
+	locus_work_spec_fini(&work);
+	return failures;
+}
 
 int main(int argc, char **argv)
 {
@@ -111,7 +191,7 @@ int main(int argc, char **argv)
 	}
 	const char *policies[8];
 	size_t n_pol = 0;
-	int bytes = 0, inl = 0, flaky = 0;
+	int bytes = 0, inl = 0, flaky = 0, conform = 0;
 	long broken = -1, schedulers = 0;
 	for (int i = 5; i < argc; i++) {
 		if (!strcmp(argv[i], "bytes"))
@@ -120,6 +200,8 @@ int main(int argc, char **argv)
 			inl = 1;
 		else if (!strcmp(argv[i], "flaky"))
 			flaky = 1;
+		else if (!strcmp(argv[i], "conform"))
+			conform = 1;
 		else if (!strncmp(argv[i], "broken=", 7))
 			broken = atol(argv[i] + 7);
 		else if (!strncmp(argv[i], "schedulers=", 11))
@@ -166,8 +248,7 @@ int main(int argc, char **argv)
 		}
 		MPI_Gatherv(x.ran, n, MPI_UINT32_T, all, counts, displs, MPI_UINT32_T, 0,
 			    MPI_COMM_WORLD);
-		MPI_Gatherv(x.attempt, n, MPI_INT, att, counts, displs, MPI_INT, 0,
-			    MPI_COMM_WORLD);
+		MPI_Gatherv(x.attempt, n, MPI_INT, att, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
 		/* Which rank failed each flaky chunk's first attempt. */
 		int *failed_rank = NULL;
 		if (rank == 0) {
@@ -198,9 +279,10 @@ int main(int argc, char **argv)
 					retried += att[i] > 0;
 					/* A retry runs on another rank. */
 					if (att[i] > 0 && all[i] < 4096)
-						CHECK(failed_rank[all[i]] != rk,
-						      "chunk %u retried on rank %d, where it failed",
-						      all[i], rk);
+						CHECK(
+						    failed_rank[all[i]] != rk,
+						    "chunk %u retried on rank %d, where it failed",
+						    all[i], rk);
 				}
 			for (size_t c = 0; c < n_chunks; c++)
 				CHECK(seen[c] == ((long)c == broken ? 0u : 1u),
@@ -248,6 +330,8 @@ int main(int argc, char **argv)
 			       (unsigned long long)fetched, rep.n_failures, r->makespan,
 			       1e6 * r->wait_p50);
 			free(seen);
+			if (conform)
+				failures += conformance(policy, argv[1], argv[3], &rep);
 		}
 		free(all);
 		free(att);
