@@ -733,11 +733,16 @@ static void record_xfer(struct engine *e, const struct move *mv, double now)
 }
 
 /* Object o is now on `node` (written there, or arrived): the tasks placed
- * there that waited for it count one input fewer, and those placed
- * elsewhere that lack it can have it sent. */
+ * there that waited for it count one input fewer, and, when it is the
+ * object's only copy, those placed elsewhere can have it sent (with a
+ * copy elsewhere already, each of them asked for it when it was placed,
+ * or again when the transfer's source failed: asking once more would
+ * only find the transfer under way, at a cost of every holder and
+ * transfer of a widely read object for every copy made of it). */
 static void appeared(struct engine *e, uint32_t o, uint32_t node, double now)
 {
 	const struct locus_object *ob = &e->g->objects[o];
+	int only = locus_replicas_count(e->rep, o) == 1;
 	e->lost_node[o] = NONE;
 	for (uint32_t k = 0; k < ob->n_cons && !e->failed; k++) {
 		uint32_t c = e->g->consumers[ob->cons_at + k], w = e->tworker[c];
@@ -747,7 +752,7 @@ static void appeared(struct engine *e, uint32_t o, uint32_t node, double now)
 		if (cn == node) {
 			if (e->tmissing[c] && !--e->tmissing[c] && e->procs[w].ahead == c)
 				try_start(e, w, now);
-		} else if (!locus_replicas_has(e->rep, o, cn)) {
+		} else if (only) {
 			want(e, o, cn, c, now);
 		}
 	}
