@@ -575,7 +575,7 @@ TEST(failures)
 	r = run_scripted(f.wl, NULL, &down, 1, &err);
 	CHECK(r != NULL);
 	CHECK(r->failed);
-	CHECK(strstr(r->failure, "task b lost input") != NULL);
+	CHECK(strstr(r->failure, "task b lost the output of task a from node") != NULL);
 	CHECK(strstr(r->failure, "from node n01, which failed at 3 s") != NULL);
 	locus_result_destroy(r);
 	fixture_fini(&f);

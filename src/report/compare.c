@@ -25,13 +25,28 @@ enum {
 	COL_WAIT_MAX,
 	COL_MESSAGES,
 	COL_SCHED,
+	/* Task graphs' (locus_dag_bounds; GTP's Eq. 14 and Topcuoglu's SLR). */
+	COL_STATUS,
+	COL_NSL,
+	COL_SLR,
+	COL_TRANSFERS,
+	COL_MOVED,
+	COL_LOST,
 	N_COL
 };
 
 static const char *const headers[N_COL] = {
-    "policy",	 "makespan", "/bound",	 "local %",  "/optimal",
-    "wait mean", "wait p99", "wait max", "messages", "sched busy",
+    "policy",	"makespan",   "/bound", "local %", "/optimal", "wait mean", "wait p99", "wait max",
+    "messages", "sched busy", "status", "NSL",	   "SLR",      "transfers", "MB moved", "lost",
 };
+
+/* The columns of a table of chunk runs, and of one where some run is a
+ * task graph (locality and request waits say little there). */
+static const int chunk_cols[] = {COL_POLICY,   COL_MAKESPAN,  COL_BOUND,    COL_LOCAL,
+				 COL_OPTIMAL,  COL_WAIT_MEAN, COL_WAIT_P99, COL_WAIT_MAX,
+				 COL_MESSAGES, COL_SCHED};
+static const int dag_cols[] = {COL_POLICY, COL_STATUS,	  COL_MAKESPAN, COL_BOUND, COL_NSL,
+			       COL_SLR,	   COL_TRANSFERS, COL_MOVED,	COL_LOST,  COL_SCHED};
 
 /* Columns of times share the decimals that give their largest value about
  * four significant digits. */
@@ -89,15 +104,17 @@ static void pad(struct locus__out *o, size_t n)
 		locus__out_char(o, ' ');
 }
 
-static void table_row(struct locus__out *o, char (*cells)[CELL], const size_t *width)
+static void table_row(struct locus__out *o, char (*cells)[CELL], const size_t *width,
+		      const int *cols, size_t n_cols)
 {
-	for (int c = 0; c < N_COL; c++) {
+	for (size_t k = 0; k < n_cols; k++) {
+		int c = cols[k];
 		size_t w = text_width(cells[c]);
-		if (c)
+		if (k)
 			locus__out_write(o, "  ", 2);
-		if (c == COL_POLICY) {
+		if (c == COL_POLICY || c == COL_STATUS) {
 			locus__out_str(o, cells[c]);
-			if (c + 1 < N_COL)
+			if (k + 1 < n_cols)
 				pad(o, width[c] - w);
 		} else {
 			pad(o, width[c] - w);
@@ -111,13 +128,18 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 {
 	struct locus__out o;
 	size_t width[N_COL];
-	int dec[N_COL] = {0};
+	int dec[N_COL] = {0}, any_dag = 0;
 
 	if ((!runs && n) || !fp)
 		return LOCUS_EINVAL;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (!runs[i])
 			return LOCUS_EINVAL;
+		any_dag |= runs[i]->dag;
+	}
+	const int *cols = any_dag ? dag_cols : chunk_cols;
+	size_t n_cols = any_dag ? sizeof dag_cols / sizeof dag_cols[0]
+				: sizeof chunk_cols / sizeof chunk_cols[0];
 	char(*cells)[CELL] = calloc((n + 1) * N_COL, CELL);
 	if (!cells)
 		return LOCUS_ENOMEM;
@@ -141,6 +163,15 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 		cell_fixed(row[COL_WAIT_MAX], r->wait_max, dec[COL_WAIT_MAX]);
 		snprintf(row[COL_MESSAGES], CELL, "%llu", (unsigned long long)r->messages);
 		cell_fixed(row[COL_SCHED], r->sched_busy_total, dec[COL_SCHED]);
+		strcpy(row[COL_STATUS], r->failed ? "failed" : "complete");
+		/* A failed run's makespan is when it stopped: no ratio. */
+		if (r->failed)
+			strcpy(row[COL_BOUND], "-");
+		cell_fixed(row[COL_NSL], r->failed || !(r->nsl > 0) ? NAN : r->nsl, 3);
+		cell_fixed(row[COL_SLR], r->failed || !(r->slr > 0) ? NAN : r->slr, 3);
+		snprintf(row[COL_TRANSFERS], CELL, "%llu", (unsigned long long)r->transfers);
+		cell_fixed(row[COL_MOVED], (double)r->bytes_moved / 1e6, 1);
+		snprintf(row[COL_LOST], CELL, "%llu", (unsigned long long)r->attempts_lost);
 	}
 	for (int c = 0; c < N_COL; c++) {
 		width[c] = 0;
@@ -151,18 +182,24 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 		}
 	}
 	locus__out_init(&o, fp);
-	table_row(&o, cells, width);
-	for (int c = 0; c < N_COL; c++) {
-		if (c)
+	table_row(&o, cells, width, cols, n_cols);
+	for (size_t k = 0; k < n_cols; k++) {
+		if (k)
 			locus__out_write(&o, "  ", 2);
-		for (size_t k = 0; k < width[c]; k++)
+		for (size_t j = 0; j < width[cols[k]]; j++)
 			locus__out_char(&o, '-');
 	}
 	locus__out_char(&o, '\n');
 	for (size_t i = 0; i < n; i++)
-		table_row(&o, cells + (i + 1) * N_COL, width);
-	locus__out_str(&o, "times in seconds; /bound: makespan over its lower bound; "
-			   "/optimal: local tasks over the most that can be local\n");
+		table_row(&o, cells + (i + 1) * N_COL, width, cols, n_cols);
+	if (any_dag)
+		locus__out_str(&o, "times in seconds; /bound: makespan over its lower bound; NSL: "
+				   "makespan over the critical path at mean costs (GTP Eq. 14); "
+				   "SLR: over the critical path at least costs (Topcuoglu); lost: "
+				   "attempts lost to failures\n");
+	else
+		locus__out_str(&o, "times in seconds; /bound: makespan over its lower bound; "
+				   "/optimal: local tasks over the most that can be local\n");
 	free(cells);
 	return locus__out_fini(&o);
 }
@@ -208,6 +245,29 @@ static void run_json(struct locus__out *o, const struct locus_result *r)
 	locus__out_field_num(o, "max", r->sched_busy_max);
 	locus__out_str(o, "}, ");
 	locus__out_field_num(o, "worker_idle_total", r->worker_idle_total);
+	if (r->dag) {
+		/* Version 2: task graphs. */
+		locus__out_str(o, ",\n     \"status\": ");
+		locus__out_str(o, r->failed ? "\"failed\"" : "\"complete\"");
+		if (r->failed) {
+			locus__out_str(o, ", \"failure\": ");
+			locus__out_json_str(o, r->failure, strnlen(r->failure, sizeof r->failure));
+		}
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "tasks_done", r->tasks_done);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "critical_path", r->lb_cp);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "nsl", r->nsl);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "slr", r->slr);
+		locus__out_str(o, ",\n     ");
+		locus__out_field_u64(o, "transfers", r->transfers);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "bytes_moved", r->bytes_moved);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "attempts_lost", r->attempts_lost);
+	}
 	locus__out_char(o, '}');
 }
 
@@ -215,14 +275,20 @@ int locus_report_compare_json(const struct locus_result *const *runs, size_t n, 
 {
 	struct locus__out o;
 
+	int any_dag = 0;
+
 	if ((!runs && n) || !fp)
 		return LOCUS_EINVAL;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (!runs[i])
 			return LOCUS_EINVAL;
+		any_dag |= runs[i]->dag;
+	}
 	locus__out_init(&o, fp);
 	locus__out_str(&o, "{\n  \"format\": \"" COMPARE_FORMAT "\",\n  \"version\": ");
-	locus__out_u64(&o, COMPARE_VERSION);
+	/* Version 1 for chunk runs, byte for byte as before; 2 adds the task
+	 * graphs' fields to the runs that have them. */
+	locus__out_u64(&o, any_dag ? 2 : COMPARE_VERSION);
 	locus__out_str(&o, ",\n  \"runs\": [");
 	for (size_t i = 0; i < n; i++) {
 		locus__out_str(&o, i ? ",\n    " : "\n    ");

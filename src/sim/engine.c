@@ -233,11 +233,19 @@ static const char *task_name(const struct engine *e, uint32_t t, char *buf, size
 	return locus_graph_task_name(e->g, t, buf, size);
 }
 
+/* An object as a message names it: file "NAME", the output of task T,
+ * or object N. */
 static const char *object_name(const struct engine *e, uint32_t o, char *buf, size_t size)
 {
-	if (e->g->objects[o].name)
-		return e->g->objects[o].name;
-	snprintf(buf, size, "%" PRIu32, o);
+	const struct locus_object *ob = &e->g->objects[o];
+	char tb[64];
+	if (ob->name)
+		snprintf(buf, size, "file \"%.200s\"", ob->name);
+	else if (ob->producer != LOCUS_NONE)
+		snprintf(buf, size, "the output of task %s",
+			 locus_graph_task_name(e->g, ob->producer, tb, sizeof tb));
+	else
+		snprintf(buf, size, "object %" PRIu32, o);
 	return buf;
 }
 
@@ -1041,7 +1049,7 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		uint32_t src = o == main ? source : read_source(e, t, o, node, -1, &l);
 		if (src == NONE && e->res_fs == NONE && e->wl->obj_at[o + 1] > e->wl->obj_at[o]) {
 			/* It had holders and has none left: lost. */
-			char nb[64], ob[64];
+			char nb[64], ob[256];
 			halt(e, "task %s cannot read %s: every node holding it failed",
 			     task_name(e, t, nb, sizeof nb), object_name(e, o, ob, sizeof ob));
 			return;
@@ -1293,7 +1301,7 @@ static void node_down(struct engine *e, uint32_t n, double now)
 		struct move *mv = &e->moves[reread[i]];
 		uint32_t cnt = locus_replicas_count(e->rep, mv->obj);
 		if (!cnt) {
-			char nb[64], ob[64];
+			char nb[64], ob[256];
 			halt(e, "task %s cannot read %s: every node holding it failed",
 			     task_name(e, mv->task, nb, sizeof nb),
 			     object_name(e, mv->obj, ob, sizeof ob));
@@ -1730,7 +1738,7 @@ static int setup(struct engine *e)
  * (an error). */
 static int unfinished(struct engine *e)
 {
-	char nb[64], ob[64], pb[64];
+	char nb[64], ob[256], pb[64];
 	size_t n = e->wl->n_tasks;
 	/* A task waiting for an object that was lost. */
 	for (size_t t = 0; t < n; t++) {
@@ -1746,7 +1754,7 @@ static int unfinished(struct engine *e)
 				continue;
 			if (e->lost_node[o] != NONE) {
 				halt(e,
-				     "task %s lost input %s from node %s, which failed at %.9g s",
+				     "task %s lost %s from node %s, which failed at %.9g s",
 				     task_name(e, (uint32_t)t, nb, sizeof nb),
 				     object_name(e, o, ob, sizeof ob),
 				     e->p->nodes[e->lost_node[o]].name, e->lost_at[o]);

@@ -9,13 +9,47 @@
 
 #include "cli.h"
 
+/* The most --fail options. */
+#define CLI_MAX_FAILS 64
+
 static const char *const help =
     "usage: locus sim [OPTIONS]\n"
     "\n"
     "Runs a scheduling policy (or several, --compare) over one workload in the\n"
     "discrete-event simulator and reports makespan, locality, request waits and\n"
-    "scheduler load next to the bounds no schedule can beat. The same seed\n"
-    "gives the same result, byte for byte.\n"
+    "scheduler load next to the bounds no schedule can beat. The workload is a\n"
+    "bag of chunk tasks (a locality source, or generated chunks) or a task graph\n"
+    "(--graph). The same seed gives the same result, byte for byte.\n"
+    "\n"
+    "Task graph (docs/formats.md, \"Task graphs\"):\n"
+    "  -g, --graph SPEC          a DAG or workflow: an STG file, the text form\n"
+    "                            (\"tasks N procs P\"), WfCommons JSON (told by\n"
+    "                            content, or prefixed stg:, text:, wfcommons:), or\n"
+    "                            gen:METHOD:N, N random tasks by an STG method\n"
+    "                            (sameprob, samepred, layrprob, layrpred)\n"
+    "      --procs P             run it on P processors joined by contention-free\n"
+    "                            links (default: the graph's cost columns, else 4;\n"
+    "                            --platform or --nodes give a platform instead)\n"
+    "      --link-bw BW          each link's bandwidth (default: the graph's data\n"
+    "                            unit, 1 for the text form; else 125MB)\n"
+    "      --startup SECONDS     a transfer's start-up latency (default 0)\n"
+    "      --ccr X               size the edges so that the mean transfer over the\n"
+    "                            mean compute is X (0: no communication)\n"
+    "      --beta B              a cost per processor, uniform in w(1 +- B/2)\n"
+    "                            around each task's work (0, the default: alike)\n"
+    "      --schedule            print the schedule: task, processor, start, finish\n"
+    "\n"
+    "Platform changes (any workload):\n"
+    "      --scenario FILE       changes over time: speed, avail, bandwidth, link,\n"
+    "                            fail, recover (docs/formats.md, \"Scenario\")\n"
+    "      --fail NODE@TIME[+DOWN]  NODE fails at TIME (and is back after DOWN\n"
+    "                            seconds); repeatable\n"
+    "      --variability B       GTP's scenarios: every processor (and link) changes\n"
+    "                            now and then to a value in [1-B, 1] of its peak\n"
+    "      --var-period S        mean seconds between a resource's changes\n"
+    "                            (default: the makespan's lower bound / 10)\n"
+    "      --var-horizon S       no change after S seconds (default: 10 x the bound)\n"
+    "      --var-links 0|1       links (or interfaces) vary too (default 1)\n"
     "\n"
     "Platform:\n"
     "  -p, --platform FILE       nodes from a platform file (docs/formats.md)\n"
@@ -46,7 +80,8 @@ static const char *const help =
     "                            trace:FILE (default fixed:1)\n"
     "\n"
     "Policy:\n"
-    "  -x, --policy NAME         the policy (default dlmpi); --list-policies names them\n"
+    "  -x, --policy NAME         the policy (default dlmpi; heft for a graph);\n"
+    "                            --list-policies names them\n"
     "  -o, --opt KEY=VALUE,...   policy options\n"
     "      --schedulers N        scheduler processes (default: the policy's)\n"
     "      --compare A,B,...     run several policies on the same workload\n"
@@ -57,8 +92,10 @@ static const char *const help =
     "\n"
     "Engine:\n"
     "      --latency SECONDS     message latency (default: the platform's, 50e-6)\n"
-    "      --cost-msg SECONDS    time a process spends per message it handles (default 5e-6)\n"
-    "      --cost-entry SECONDS  time per metadata entry examined (default 1e-7)\n"
+    "      --cost-msg SECONDS    time a process spends per message it handles (default\n"
+    "                            5e-6; 0 for a graph, as the DAG papers' model)\n"
+    "      --cost-entry SECONDS  time per metadata entry examined (default 1e-7; 0 for\n"
+    "                            a graph)\n"
     "      --shared-fs BW        read every chunk from a shared file system with\n"
     "                            this aggregate bandwidth\n"
     "      --seed S              seed of placement, work and policies (default 1)\n"
@@ -79,7 +116,11 @@ static const char *const help =
     "Examples:\n"
     "  locus sim --nodes 32 --tasks 640 --work fixed:2 --compare fifo,monolithic,dlmpi\n"
     "  locus sim --nodes 64 --speeds 1:4 --policy dlmpi --gantt g.svg --out run.json\n"
-    "  locus sim --source /tmp/store --platform cluster.json --policy delay -o delay=0.5\n";
+    "  locus sim --source /tmp/store --platform cluster.json --policy delay -o delay=0.5\n"
+    "  locus sim --graph topcuoglu2002.txt --compare heft,cpop,dls,peft --schedule\n"
+    "  locus sim --graph stg/100/rand0003.stg --procs 8 --ccr 0.5 --beta 0.5 --gantt g.svg\n"
+    "  locus sim --graph gen:layrpred:1000 --procs 10 --ccr 1.5 --variability 0.4 --seed 7\n"
+    "  locus sim --graph montage.json --procs 16 --fail p03@120 --out run.json\n";
 
 struct sim_args {
 	const char *platform, *speed_trace, *source, *dataset, *work, *policy, *opts, *compare;
@@ -90,6 +131,14 @@ struct sim_args {
 	enum locus_place_policy placement;
 	int json, quiet, list, have_tasks, have_skew, ip;
 	double ip_alpha, ip_beta;
+	/* Task graphs and platform changes. */
+	const char *graph, *scenario;
+	const char *fails[CLI_MAX_FAILS];
+	size_t n_fails;
+	uint64_t procs, link_bw;
+	double startup, ccr, beta, variability, var_period, var_horizon;
+	uint64_t var_links;
+	int schedule, have_nodes, have_policy, have_costs, have_work, have_data;
 };
 
 static void list_policies(void)
@@ -126,6 +175,9 @@ static int parse_weights(const char *arg, double *alpha, double *beta)
  * exponentially: on 4 nodes of 2 workers, 8 tasks took 0.03 s, 12 tasks
  * 0.3 s, 16 tasks 311 s (GLPK's cuts made it slower). */
 #define IP_MAX_TASKS 12
+
+/* The processors of a graph with no cost columns, unless told. */
+#define GRAPH_PROCS 4
 
 static int parse_args(int argc, char **argv, struct sim_args *a)
 {
@@ -165,6 +217,19 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	    {"rack-bw", required_argument, 0, 22},
 	    {"backbone-bw", required_argument, 0, 23},
 	    {"ip", required_argument, 0, 24},
+	    {"graph", required_argument, 0, 'g'},
+	    {"procs", required_argument, 0, 25},
+	    {"link-bw", required_argument, 0, 26},
+	    {"startup", required_argument, 0, 27},
+	    {"ccr", required_argument, 0, 28},
+	    {"beta", required_argument, 0, 29},
+	    {"schedule", no_argument, 0, 30},
+	    {"scenario", required_argument, 0, 31},
+	    {"fail", required_argument, 0, 32},
+	    {"variability", required_argument, 0, 33},
+	    {"var-period", required_argument, 0, 34},
+	    {"var-horizon", required_argument, 0, 35},
+	    {"var-links", required_argument, 0, 36},
 	    {"quiet", no_argument, 0, 'q'},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
@@ -183,17 +248,25 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			       .cost_msg = 5e-6,
 			       .cost_entry = 1e-7,
 			       .work = "fixed:1",
-			       .policy = "dlmpi"};
+			       .policy = "dlmpi",
+			       .startup = -1,
+			       .ccr = -1,
+			       .beta = -1,
+			       .variability = -1,
+			       .var_period = -1,
+			       .var_horizon = -1,
+			       .var_links = 1};
 	optind = 1;
 	opterr = 0;
 	while (!rc &&
-	       (c = getopt_long(argc, argv, ":p:N:P:s:d:n:c:r:w:x:o:qh", opts, NULL)) != -1) {
+	       (c = getopt_long(argc, argv, ":p:N:P:s:d:n:c:r:w:x:o:g:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			a->platform = optarg;
 			break;
 		case 'N':
 			rc = cli_uint("sim", "--nodes", optarg, &a->nodes);
+			a->have_nodes = 1;
 			break;
 		case 'P':
 			rc = cli_uint("sim", "--procs-per-node", optarg, &a->ppn);
@@ -212,9 +285,11 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			break;
 		case 's':
 			a->source = optarg;
+			a->have_data = 1;
 			break;
 		case 'd':
 			a->dataset = optarg;
+			a->have_data = 1;
 			break;
 		case 'n':
 			rc = cli_uint("sim", "--tasks", optarg, &a->tasks);
@@ -222,17 +297,20 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			break;
 		case 'c':
 			rc = cli_size("sim", "--chunk-size", optarg, &a->chunk_size);
+			a->have_data = 1;
 			break;
 		case 'r':
 			rc = cli_uint("sim", "--replicas", optarg, &a->replicas);
 			if (!rc && !a->replicas)
 				rc = cli_usage_error("sim", "--replicas must be at least 1");
+			a->have_data = 1;
 			break;
 		case 4:
 			if (locus_place_policy_parse(optarg, &a->placement))
 				rc = cli_usage_error(
 				    "sim", "--placement expects hdfs, random or skewed, got \"%s\"",
 				    optarg);
+			a->have_data = 1;
 			break;
 		case 5:
 			rc = cli_double("sim", "--skew-std", optarg, &a->skew_std);
@@ -240,9 +318,11 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			break;
 		case 'w':
 			a->work = optarg;
+			a->have_work = 1;
 			break;
 		case 'x':
 			a->policy = optarg;
+			a->have_policy = 1;
 			break;
 		case 'o':
 			a->opts = optarg;
@@ -261,9 +341,11 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			break;
 		case 10:
 			rc = cli_double("sim", "--cost-msg", optarg, &a->cost_msg);
+			a->have_costs |= 1;
 			break;
 		case 11:
 			rc = cli_double("sim", "--cost-entry", optarg, &a->cost_entry);
+			a->have_costs |= 2;
 			break;
 		case 12:
 			rc = cli_size("sim", "--shared-fs", optarg, &fs);
@@ -317,6 +399,71 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			if (!rc && !a->backbone_bw)
 				rc = cli_usage_error("sim", "--backbone-bw must be > 0");
 			break;
+		case 'g':
+			a->graph = optarg;
+			break;
+		case 25:
+			rc = cli_uint("sim", "--procs", optarg, &a->procs);
+			if (!rc && (!a->procs || a->procs > 1000000))
+				rc =
+				    cli_usage_error("sim", "--procs must be between 1 and 1000000");
+			break;
+		case 26:
+			rc = cli_size("sim", "--link-bw", optarg, &a->link_bw);
+			if (!rc && !a->link_bw)
+				rc = cli_usage_error("sim", "--link-bw must be > 0");
+			break;
+		case 27:
+			rc = cli_double("sim", "--startup", optarg, &a->startup);
+			if (!rc && !(a->startup >= 0 && a->startup < 1e9))
+				rc = cli_usage_error("sim", "--startup must be >= 0 seconds");
+			break;
+		case 28:
+			rc = cli_double("sim", "--ccr", optarg, &a->ccr);
+			if (!rc && !(a->ccr >= 0 && a->ccr <= 1e6))
+				rc = cli_usage_error("sim", "--ccr must be >= 0");
+			break;
+		case 29:
+			rc = cli_double("sim", "--beta", optarg, &a->beta);
+			if (!rc && !(a->beta >= 0 && a->beta < 2))
+				rc = cli_usage_error("sim", "--beta must be in [0, 2)");
+			break;
+		case 30:
+			a->schedule = 1;
+			break;
+		case 31:
+			a->scenario = optarg;
+			break;
+		case 32:
+			if (a->n_fails == CLI_MAX_FAILS)
+				rc = cli_usage_error("sim",
+						     "at most %d --fail options; use --scenario",
+						     CLI_MAX_FAILS);
+			else
+				a->fails[a->n_fails++] = optarg;
+			break;
+		case 33:
+			rc = cli_double("sim", "--variability", optarg, &a->variability);
+			if (!rc && !(a->variability >= 0 && a->variability < 1))
+				rc = cli_usage_error(
+				    "sim", "--variability must be in [0, 1) (0.4: resources "
+					   "drop to no less than 60%% of their peak)");
+			break;
+		case 34:
+			rc = cli_double("sim", "--var-period", optarg, &a->var_period);
+			if (!rc && !(a->var_period > 0 && a->var_period < 1e15))
+				rc = cli_usage_error("sim", "--var-period must be > 0 seconds");
+			break;
+		case 35:
+			rc = cli_double("sim", "--var-horizon", optarg, &a->var_horizon);
+			if (!rc && !(a->var_horizon >= 0 && a->var_horizon < 1e15))
+				rc = cli_usage_error("sim", "--var-horizon must be >= 0 seconds");
+			break;
+		case 36:
+			rc = cli_uint("sim", "--var-links", optarg, &a->var_links);
+			if (!rc && a->var_links > 1)
+				rc = cli_usage_error("sim", "--var-links expects 0 or 1");
+			break;
 		case 'q':
 			a->quiet = 1;
 			break;
@@ -341,6 +488,29 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	if (!a->platform && (!a->nodes || !a->ppn || !a->racks || a->ppn > 4096))
 		return cli_usage_error("sim",
 				       "--nodes, --racks and --procs-per-node must be at least 1");
+	if (a->graph && (a->have_data || a->have_tasks || a->have_skew || a->have_work))
+		return cli_usage_error("sim", "--graph gives the tasks, their costs and data; drop "
+					      "--source, --dataset, --tasks, --work and the chunk "
+					      "options");
+	if (!a->graph && (a->procs || a->link_bw || a->startup >= 0 || a->ccr >= 0 ||
+			  a->beta >= 0 || a->schedule))
+		return cli_usage_error(
+		    "sim", "--procs, --link-bw, --startup, --ccr, --beta and --schedule "
+			   "apply to a task graph (--graph)");
+	if (a->procs && (a->platform || a->have_nodes))
+		return cli_usage_error("sim",
+				       "--procs makes a platform of its own; drop --platform "
+				       "and --nodes (or --procs)");
+	if ((a->link_bw || a->startup >= 0) && (a->platform || a->have_nodes))
+		return cli_usage_error("sim", "--link-bw and --startup describe the links of "
+					      "--procs; a platform file or --nodes gives its own");
+	if ((a->var_period >= 0 || a->var_horizon >= 0) && a->variability < 0)
+		return cli_usage_error("sim",
+				       "--var-period and --var-horizon shape --variability's "
+				       "scenarios; give --variability B");
+	if (a->schedule && (a->compare || a->json))
+		return cli_usage_error("sim", "--schedule prints one run's table; drop --compare "
+					      "and --json");
 	if (a->source && (a->have_tasks || a->have_skew))
 		return cli_usage_error(
 		    "sim", "--source gives the chunks; --tasks and --skew-std generate them");
@@ -350,6 +520,9 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		return cli_usage_error("sim", "--latency must be >= 0");
 	if (!(a->cost_msg >= 0) || !(a->cost_entry >= 0))
 		return cli_usage_error("sim", "--cost-msg and --cost-entry must be >= 0");
+	if (a->ip && a->graph)
+		return cli_usage_error("sim", "--ip is DL-MPI's integer program for chunk tasks; "
+					      "drop it with --graph");
 	if (a->ip && a->json)
 		return cli_usage_error("sim", "--ip prints a text comparison; drop --json");
 	if (a->compare && a->opts)
@@ -429,6 +602,183 @@ static int print_ip(const struct locus_workload *wl, struct locus_result *const 
 	return 0;
 }
 
+/* "gen:METHOD:N": N random tasks by an STG method, seeded by --seed. */
+static int load_graph(struct locus_graph **g, const struct sim_args *a, struct locus_error *err)
+{
+	if (strncmp(a->graph, "gen:", 4) != 0)
+		return locus_dag_load(g, a->graph, err);
+	struct locus_dag_gen spec = {.seed = a->seed};
+	char method[32];
+	const char *colon = strchr(a->graph + 4, ':');
+	size_t len = colon ? (size_t)(colon - (a->graph + 4)) : 0;
+	uint64_t n = 0;
+	if (!colon || len >= sizeof method ||
+	    (memcpy(method, a->graph + 4, len), method[len] = 0,
+	     locus_dag_gen_method_parse(method, &spec.method)) ||
+	    locus_parse_u64(colon + 1, strlen(colon + 1), &n) || !n || n > 10000000)
+		return cli_set_error(err, LOCUS_EINVAL, NULL,
+				     "--graph %s: expected gen:METHOD:N with METHOD sameprob, "
+				     "samepred, layrprob or layrpred and 1 <= N <= 10000000",
+				     a->graph);
+	spec.n_tasks = (size_t)n;
+	return locus_dag_generate(g, &spec, err);
+}
+
+/* The bandwidth a graph's --ccr is stated against: the links' on a
+ * contention-free platform, else the nodes' mean interface. */
+static double data_bw(const struct locus_platform *p)
+{
+	if (p->network == LOCUS_NET_PAIRS)
+		return p->link_bw;
+	double sum = 0;
+	for (size_t i = 0; i < p->n_nodes; i++)
+		sum += p->nodes[i].net_bw;
+	return p->n_nodes ? sum / (double)p->n_nodes : 0;
+}
+
+/* The scenario: --scenario, then --fail, then --variability's, merged
+ * by time. `scale` sets --variability's default period and horizon. */
+static int build_changes(struct locus_change **out, size_t *n, const struct sim_args *a,
+			 const struct locus_platform *p, double scale, struct locus_error *err)
+{
+	struct locus_change *all = NULL, *more = NULL, *merged = NULL;
+	size_t n_all = 0, n_more = 0;
+	int rc = 0;
+	if (a->scenario && (rc = locus_changes_load(&all, &n_all, p, a->scenario, err)))
+		goto out;
+	for (size_t k = 0; k < a->n_fails; k++) {
+		struct locus_change two[2];
+		int got = locus_change_parse_fail(two, p, a->fails[k], err);
+		if (got < 0) {
+			rc = got;
+			goto out;
+		}
+		/* Each --fail joins the list in time order. */
+		size_t n_merged;
+		if ((rc = locus_changes_merge(&merged, &n_merged, all, n_all, two, (size_t)got)))
+			goto nomem;
+		free(all);
+		all = merged;
+		n_all = n_merged;
+		merged = NULL;
+	}
+	if (a->variability > 0) {
+		struct locus_variability v = {
+		    .bound = a->variability,
+		    .period = a->var_period > 0 ? a->var_period : scale / 10,
+		    .horizon = a->var_horizon >= 0 ? a->var_horizon : 10 * scale,
+		    .links = (int)a->var_links,
+		    .seed = a->seed,
+		};
+		if (!(v.period > 0)) {
+			rc = cli_set_error(err, LOCUS_EINVAL, NULL,
+					   "--variability: the workload has no length to scale "
+					   "changes by; give --var-period");
+			goto out;
+		}
+		if ((rc = locus_changes_generate(&more, &n_more, p, &v, err)))
+			goto out;
+		size_t n_merged;
+		if ((rc = locus_changes_merge(&merged, &n_merged, all, n_all, more, n_more)))
+			goto nomem;
+		free(all);
+		all = merged;
+		n_all = n_merged;
+		merged = NULL;
+	}
+	*out = all;
+	*n = n_all;
+	all = NULL;
+	goto out;
+nomem:
+	rc = cli_set_error(err, rc, NULL, "cannot merge the platform changes: %s",
+			   locus_strerror(rc));
+out:
+	free(all);
+	free(more);
+	free(merged);
+	return rc;
+}
+
+static void print_dag_summary(const struct locus_result *r, const struct locus_platform *p)
+{
+	printf("policy %s, seed %" PRIu64 ": %zu tasks on %zu processors (%zu nodes, %s)\n\n",
+	       r->policy, r->seed, r->n_tasks, r->n_workers, r->n_nodes,
+	       p->network == LOCUS_NET_PAIRS ? "contention-free links" : "shared network");
+	if (r->failed)
+		printf("  status            FAILED after %zu of %zu tasks: %s\n", r->tasks_done,
+		       r->n_tasks, r->failure);
+	else
+		printf("  status            complete\n");
+	printf("  makespan          %12.6f s   lower bound %.6f s (ratio %.3f)\n", r->makespan,
+	       r->lb_makespan, r->lb_makespan > 0 ? r->makespan / r->lb_makespan : 0);
+	if (r->pstats.planned_makespan > 0)
+		printf("  planned makespan  %12.6f s\n", r->pstats.planned_makespan);
+	printf("  critical path     %12.6f s at least costs; %.6f s at mean costs\n", r->lb_cp,
+	       r->cp_mean);
+	if (!r->failed)
+		printf("  NSL               %12.4f     SLR %.4f\n", r->nsl, r->slr);
+	printf("  transfers         %12" PRIu64 "     %" PRIu64 " bytes\n", r->transfers,
+	       r->bytes_moved);
+	if (r->attempts_lost)
+		printf("  attempts lost     %12" PRIu64 "\n", r->attempts_lost);
+	for (size_t j = 0; j < 8 && r->pstats.counter_names[j]; j++)
+		printf("  %-17s %" PRIu64 "\n", r->pstats.counter_names[j], r->pstats.counters[j]);
+	printf("  schedulers        busy %.6f s in all\n", r->sched_busy_total);
+	printf("  worker idle       %.6f s in all\n", r->worker_idle_total);
+	printf("  simulated         %" PRIu64 " events in %.3f s (%.0f events/s)\n", r->events,
+	       r->wall_seconds, r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0);
+}
+
+static const struct locus_task_result *sched_tasks;
+
+static int cmp_by_start(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	const struct locus_task_result *ta = &sched_tasks[a], *tb = &sched_tasks[b];
+	if (ta->start != tb->start)
+		return ta->start < tb->start ? -1 : 1;
+	if (ta->worker != tb->worker)
+		return ta->worker < tb->worker ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The schedule as run: every task that finished, by start time. */
+static int print_schedule(const struct locus_result *r, const struct locus_workload *wl,
+			  const struct locus_platform *p)
+{
+	uint32_t *order = cli_calloc(r->n_tasks ? r->n_tasks : 1, sizeof *order);
+	if (!order)
+		return LOCUS_ENOMEM;
+	size_t n = 0;
+	for (size_t t = 0; t < r->n_tasks; t++)
+		if (r->tasks[t].attempts && r->tasks[t].end >= r->tasks[t].start)
+			order[n++] = (uint32_t)t;
+	sched_tasks = r->tasks;
+	qsort(order, n, sizeof *order, cmp_by_start);
+	int wt = 4, wp = 9;
+	char buf[32];
+	for (size_t k = 0; k < n; k++) {
+		int l = (int)strlen(locus_graph_task_name(wl->graph, order[k], buf, sizeof buf));
+		wt = l > wt ? l : wt;
+		l = (int)strlen(p->nodes[r->tasks[order[k]].node].name);
+		wp = l > wp ? l : wp;
+	}
+	wt = wt > 40 ? 40 : wt;
+	printf("\n%-*s  %-*s  %12s  %12s  %8s\n", wt, "task", wp, "processor", "start", "finish",
+	       "attempts");
+	for (size_t k = 0; k < n; k++) {
+		const struct locus_task_result *tr = &r->tasks[order[k]];
+		printf("%-*.*s  %-*s  %12.6f  %12.6f  %8" PRIu32 "\n", wt, 40,
+		       locus_graph_task_name(wl->graph, order[k], buf, sizeof buf), wp,
+		       p->nodes[tr->node].name, tr->start, tr->end, tr->attempts);
+	}
+	if (n < r->n_tasks)
+		printf("(%zu of %zu tasks did not finish)\n", r->n_tasks - n, r->n_tasks);
+	free(order);
+	return 0;
+}
+
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_args a;
@@ -440,8 +790,10 @@ int cmd_sim(int argc, char **argv)
 	struct locus_speed_change *speed = NULL;
 	struct locus_result **runs = NULL;
 	const struct locus_policy **pols = NULL;
+	struct locus_graph *g = NULL;
+	struct locus_change *changes = NULL;
 	char *names = NULL;
-	size_t n_speed = 0, n_runs = 0;
+	size_t n_speed = 0, n_runs = 0, n_changes = 0;
 	int status = 0;
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
@@ -449,6 +801,15 @@ int cmd_sim(int argc, char **argv)
 	if (a.list) {
 		list_policies();
 		return 0;
+	}
+	if (a.graph) {
+		/* The DAG papers' model: a static plan, no scheduler overhead. */
+		if (!a.have_policy)
+			a.policy = "heft";
+		if (!(a.have_costs & 1))
+			a.cost_msg = 0;
+		if (!(a.have_costs & 2))
+			a.cost_entry = 0;
 	}
 	/* The policies, checked before any work. */
 	names = strdup(a.compare ? a.compare : a.policy);
@@ -472,13 +833,24 @@ int cmd_sim(int argc, char **argv)
 		}
 		n_pol++;
 	}
-	if ((rc = locus_work_spec_parse(&work, a.work, &err)))
+	if (!a.graph && (rc = locus_work_spec_parse(&work, a.work, &err)))
+		goto fail;
+	if (a.graph && (rc = load_graph(&g, &a, &err)))
 		goto fail;
 
 	/* Platform. */
 	if (a.platform) {
 		if ((rc = locus_platform_load(&plat, a.platform, &err)))
 			goto fail;
+	} else if (a.graph && !a.have_nodes) {
+		/* P processors, one per node, each pair its own link. */
+		size_t procs = a.procs ? (size_t)a.procs : g->n_procs ? g->n_procs : GRAPH_PROCS;
+		if ((rc = locus_platform_generate(&plat, procs, 1, 1, "p")))
+			goto fail;
+		double bw = a.link_bw ? (double)a.link_bw : g->data_bw > 0 ? g->data_bw : 125e6;
+		locus_platform_set_pairs(plat, bw, a.startup >= 0 ? a.startup : 0);
+		if (a.speed_hi > a.speed_lo || a.speed_lo != 1)
+			locus_platform_random_speeds(plat, a.speed_lo, a.speed_hi, a.seed);
 	} else {
 		if ((rc = locus_platform_generate(&plat, (size_t)a.nodes, (size_t)a.racks,
 						  (int)a.ppn, "node")))
@@ -499,7 +871,22 @@ int cmd_sim(int argc, char **argv)
 		goto fail;
 
 	/* Data. */
-	if (a.source) {
+	if (a.graph) {
+		if (a.beta > 0 && g->cost) {
+			status = cli_usage_error("sim",
+						 "%s gives a cost per processor already; --beta "
+						 "applies to graphs with one cost per task",
+						 a.graph);
+			goto out;
+		}
+		if (a.beta > 0 && (rc = locus_dag_set_heterogeneity(g, locus_platform_cores(plat),
+								    a.beta, a.seed, &err)))
+			goto fail;
+		if (a.ccr >= 0 && (rc = locus_dag_set_ccr(g, a.ccr, data_bw(plat), a.seed, &err)))
+			goto fail;
+		if ((rc = locus_workload_from_graph(&wl, plat, g, NULL, &err)))
+			goto fail;
+	} else if (a.source) {
 		if ((rc = locus_source_open(&cat, a.source, &err)))
 			goto fail;
 	} else {
@@ -520,9 +907,9 @@ int cmd_sim(int argc, char **argv)
 					      &err)))
 			goto fail;
 	}
-	if ((rc = locus_workload_build(&wl, plat, cat, a.dataset, &work, a.seed, &err)))
+	if (!a.graph && (rc = locus_workload_build(&wl, plat, cat, a.dataset, &work, a.seed, &err)))
 		goto fail;
-	if (wl->n_unplaced && !a.shared_fs)
+	if (!a.graph && wl->n_unplaced && !a.shared_fs)
 		fprintf(stderr,
 			"locus sim: warning: %zu task%s read chunks no platform node holds\n",
 			wl->n_unplaced, wl->n_unplaced == 1 ? "" : "s");
@@ -534,8 +921,15 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	long opt_local = -1;
-	if ((rc = locus_bound_locality(wl, NULL, &opt_local, NULL, &err)))
+	if (!a.graph && (rc = locus_bound_locality(wl, NULL, &opt_local, NULL, &err)))
 		goto fail;
+	if (a.scenario || a.n_fails || a.variability > 0) {
+		struct locus_dag_bounds db;
+		if ((rc = locus_dag_bounds(wl, NULL, &db)))
+			goto fail;
+		if ((rc = build_changes(&changes, &n_changes, &a, plat, db.lower, &err)))
+			goto fail;
+	}
 
 	progress_tty = !a.quiet && isatty(2);
 	for (size_t i = 0; i < n_pol; i++) {
@@ -551,7 +945,11 @@ int cmd_sim(int argc, char **argv)
 		    .shared_fs_bw = a.shared_fs,
 		    .speed = speed,
 		    .n_speed = n_speed,
-		    .no_task_results = !(a.out || a.csv || a.trace || a.gantt || a.load || a.ip),
+		    .changes = changes,
+		    .n_changes = n_changes,
+		    .no_task_results =
+			!(a.out || a.csv || a.trace || a.gantt || a.load || a.ip || a.schedule),
+		    .no_transfer_results = !(a.out || a.trace || a.gantt),
 		    .progress = progress_tty ? progress : NULL,
 		    .progress_user = (void *)pols[i]->name,
 		};
@@ -559,6 +957,11 @@ int cmd_sim(int argc, char **argv)
 			goto fail;
 		runs[i]->opt_local = a.shared_fs > 0 ? 0 : opt_local;
 		n_runs++;
+		if (runs[i]->failed) {
+			fprintf(stderr, "locus sim: %s: the run failed: %s\n", pols[i]->name,
+				runs[i]->failure);
+			status = CLI_EXIT_FAIL;
+		}
 	}
 	if (a.compare) {
 		rc = a.json ? locus_report_compare_json((const struct locus_result *const *)runs,
@@ -573,8 +976,12 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (a.json)
 		rc = locus_report_json(runs[0], stdout);
+	else if (runs[0]->dag)
+		print_dag_summary(runs[0], plat);
 	else
 		print_summary(runs[0]);
+	if (!rc && a.schedule)
+		rc = print_schedule(runs[0], wl, plat);
 	if (!rc && a.ip)
 		rc = print_ip(wl, runs, 1, a.ip_alpha, a.ip_beta, &err);
 	const struct {
@@ -594,6 +1001,7 @@ int cmd_sim(int argc, char **argv)
 fail:
 	status = cli_error("sim", &err, rc);
 out:
+	free(changes);
 	for (size_t i = 0; i < n_runs; i++)
 		locus_result_destroy(runs[i]);
 	free(runs);
@@ -602,6 +1010,7 @@ out:
 	free(speed);
 	locus_work_spec_fini(&work);
 	locus_workload_destroy(wl);
+	locus_graph_destroy(g);
 	locus_catalog_destroy(cat);
 	locus_platform_destroy(plat);
 	return status;

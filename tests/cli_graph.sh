@@ -1,0 +1,173 @@
+#!/bin/bash
+# End-to-end tests of `locus sim --graph`: the HEFT paper's example, the
+# STG set under every DAG policy against bounds read from the files
+# themselves, WfCommons with a failing node, generated graphs with CCR,
+# beta and scenarios, determinism, and clear errors.
+# Usage: cli_graph.sh LOCUS_BINARY TESTS_DIR.
+set -u
+locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tests=$(cd "$2" && pwd)
+shared=$(cd "$tests/../../shared/data" 2>/dev/null && pwd) || shared=""
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-graph.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+. "$tests/lib/cli.sh"
+
+# ge A B: A >= B as numbers, up to a relative 1e-9
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= (b + 0) * (1 - 1e-9)) }'; }
+
+cat >heft.txt <<'G'
+# Topcuoglu, Hariri and Wu 2002, Fig. 2: costs on P1..P3, edge data as
+# transfer times on unit links.
+tasks 10 procs 3
+1 14 16 9
+2 13 19 18
+3 11 13 19
+4 13 8 17
+5 12 13 10
+6 13 16 9
+7 7 15 11
+8 5 11 14
+9 18 12 20
+10 21 7 16
+edges 15
+1 2 18
+1 3 12
+1 4 9
+1 5 11
+1 6 14
+2 8 19
+2 9 16
+3 7 23
+4 8 27
+4 9 23
+5 9 13
+6 8 15
+7 10 17
+8 10 11
+9 10 13
+G
+
+run help 0 "$locus" sim --help && expect help-graph '--graph SPEC' "$out" &&
+	expect help-example 'locus sim --graph' "$out"
+
+# The paper's schedule, task by task, and its makespan.
+run heft 0 "$locus" sim --graph heft.txt --schedule &&
+	expect heft-policy '^policy heft' "$out" &&
+	expect heft-makespan 'makespan +80\.000000 s' "$out" &&
+	expect heft-planned 'planned makespan +80\.000000 s' "$out"
+for row in '1 p03 0 9' '3 p03 9 28' '4 p02 18 26' '2 p01 27 40' '5 p03 28 38' \
+	'6 p02 26 42' '7 p03 38 49' '9 p02 56 68' '8 p01 57 62' '10 p02 73 80'; do
+	set -- $row
+	printf '%s\n' "$out" |
+		awk -v t="$1" -v p="$2" -v s="$3" -v f="$4" \
+			'$1 == t && $2 == p && $3 + 0 == s && $4 + 0 == f { hit = 1 } END { exit !hit }' &&
+		ok || fail "heft schedule: no row '$row'"
+done
+run cpop 0 "$locus" sim --graph heft.txt --policy cpop && expect cpop 'makespan +86\.000000 s' "$out"
+run compare 0 "$locus" sim --graph heft.txt --compare heft,cpop,dls,peft &&
+	expect compare-head 'policy +status +makespan +/bound +NSL +SLR' "$out" &&
+	expect compare-heft '^heft +complete +80\.00' "$out" &&
+	expect compare-peft '^peft +complete +85\.00' "$out"
+run compare-json 0 "$locus" sim --graph text:heft.txt --compare heft,cpop --json &&
+	expect compare-json-v2 '"version": 2' "$out" && expect compare-json-nsl '"nsl": ' "$out"
+run out 0 "$locus" sim --graph heft.txt --out r.json --csv r.csv --gantt g.svg --trace t.json
+grep -q '"version": 2' r.json && grep -q '"status": "complete"' r.json &&
+	grep -q '"transfers": \[' r.json && ok || fail "result JSON: no version 2 fields"
+head -n 1 r.csv | grep -q ',start,attempts,name$' && [ "$(wc -l <r.csv)" -eq 11 ] && ok ||
+	fail "csv: not 10 tasks with the graph columns"
+tail -n 1 g.svg | grep -q '</svg>' && ok || fail "gantt: not a whole SVG"
+
+# Every STG graph on 2, 4, 8 and 16 identical processors without
+# communication: no policy beats the critical path or work/P, both read
+# from the file itself (its "CP Length" line and the sum of its costs).
+if [ -n "$shared" ] && [ -d "$shared/stg" ]; then
+	n=0
+	for f in "$shared"/stg/*/*.stg; do
+		cp=$(awk '/CP Length/ { print $NF }' "$f")
+		work=$(awk '!/^#/ && NF >= 3 && NR > 1 { s += $2 } END { print s }' "$f")
+		for p in 2 4 8 16; do
+			if ! "$locus" sim --graph "$f" --procs $p --compare heft,cpop,dls,peft --json >c.json 2>c.err; then
+				fail "stg $f on $p: $(cat c.err)"
+				continue
+			fi
+			runs=$(grep -c '"policy": ' c.json)
+			[ "$runs" -eq 4 ] || fail "stg $f on $p: $runs runs"
+			grep -o '"makespan": [0-9.e+-]*' c.json | sed 's/.*: //' >ms.txt
+			bad=$(awk -v cp="$cp" -v w="$work" -v p=$p \
+				'$1 + 0 < cp * (1 - 1e-9) || $1 + 0 < w / p * (1 - 1e-9) { print }' ms.txt)
+			grep -q '"status": "failed"' c.json && fail "stg $f on $p: a run failed"
+			[ -z "$bad" ] && [ -s ms.txt ] || fail "stg $f on $p: makespan $bad below cp $cp or work/P $work/$p"
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -ge 80 ] && ok || fail "stg: only $n graph x processor runs"
+fi
+
+# A WfCommons instance: complete under every policy; a node failing
+# midway ends a static plan's run with a message naming the task, exit 1.
+if [ -n "$shared" ] && [ -f "$shared/wfcommons/blast-chameleon-small-001.json" ]; then
+	wf="$shared/wfcommons/blast-chameleon-small-001.json"
+	run wf 0 "$locus" sim --graph "$wf" --procs 4 --compare heft,cpop,dls,peft &&
+		[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 4 ] && ok ||
+		fail "wfcommons: not four complete runs"
+	run wf-run 0 "$locus" sim --graph "$wf" --procs 4 --json
+	ms=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed 's/.*: //')
+	half=$(awk -v m="$ms" 'BEGIN { print m / 2 }')
+	run wf-fail 1 "$locus" sim --graph "$wf" --procs 4 --fail "p02@$half" &&
+		expect wf-fail-status 'status +FAILED after' "$out" &&
+		expect wf-fail-err 'the run failed: task .* (was lost when node p02 failed|lost .* from node p02)' "$err"
+	run wf-recover 1 "$locus" sim --graph "$wf" --procs 4 --fail "p02@$half+10" --json &&
+		expect wf-recover-json '"status": "failed"' "$out"
+fi
+
+# Generated graphs, derived data and heterogeneity, scenarios.
+run gen 0 "$locus" sim --graph gen:layrpred:300 --procs 10 --ccr 0.5 --beta 0.5 --seed 3 --json
+first=$out
+run gen-again 0 "$locus" sim --graph gen:layrpred:300 --procs 10 --ccr 0.5 --beta 0.5 --seed 3 --json
+[ "$out" = "$first" ] && ok || fail "the same seed gave different results"
+run gen-other 0 "$locus" sim --graph gen:layrpred:300 --procs 10 --ccr 0.5 --beta 0.5 --seed 4 --json
+[ "$out" != "$first" ] && ok || fail "another seed gave the same result"
+for m in sameprob samepred layrprob layrpred; do
+	run "gen-$m" 0 "$locus" sim --graph gen:$m:200 --procs 8 --ccr 1.5 --compare heft,cpop,dls,peft &&
+		[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 4 ] && ok || fail "gen:$m: not four complete runs"
+done
+run no-ccr 0 "$locus" sim --graph gen:sameprob:100 --procs 4 --json &&
+	expect no-ccr '"bytes_moved": 0' "$out"
+run ccr 0 "$locus" sim --graph gen:sameprob:100 --procs 4 --ccr 1 --json
+printf '%s\n' "$out" | grep -q '"bytes_moved": 0,' && fail "ccr 1 moved no bytes" || ok
+
+cat >scen.txt <<'S'
+# p02 half available, then a link slows
+0   avail p02 0.5
+5   link  p01 p03 0.25
+S
+run scenario 0 "$locus" sim --graph gen:samepred:200 --procs 4 --ccr 0.5 --scenario scen.txt --json
+slow=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed 's/.*: //')
+run plain 0 "$locus" sim --graph gen:samepred:200 --procs 4 --ccr 0.5 --json
+fast=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed 's/.*: //')
+ge "$slow" "$fast" && ok || fail "a slower platform gave a shorter run ($slow < $fast)"
+run variability 0 "$locus" sim --graph gen:layrprob:300 --procs 10 --ccr 0.5 --variability 0.6 --json
+var=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed 's/.*: //')
+run variability-0 0 "$locus" sim --graph gen:layrprob:300 --procs 10 --ccr 0.5 --variability 0 --json
+var0=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed 's/.*: //')
+ge "$var" "$var0" && ok || fail "variability 0.6 gave a shorter run ($var < $var0)"
+
+# Errors: usage, input naming file:line:column, nothing written.
+run no-graph 1 "$locus" sim --graph missing.stg && expect no-graph 'missing.stg' "$err"
+printf '3\n0 0 0\n1 2 1 0\n2 3 1 5\n' >bad.stg
+run bad-stg 1 "$locus" sim --graph bad.stg --out never.json && expect bad-stg 'bad.stg:4:' "$err"
+[ ! -e never.json ] && ok || fail "a failed run left a file"
+printf 'hello\n' >what.txt
+run sniff 1 "$locus" sim --graph what.txt && expect sniff 'what.txt:1:1: expected a task graph' "$err"
+run beta-matrix 2 "$locus" sim --graph heft.txt --beta 0.5 && expect beta-matrix 'per processor' "$err"
+run matrix-procs 1 "$locus" sim --graph heft.txt --procs 4 && expect matrix-procs '3' "$err"
+run gen-bad 1 "$locus" sim --graph gen:nosuch:10 && expect gen-bad 'gen:METHOD:N' "$err"
+run procs-graph 2 "$locus" sim --procs 4 && expect procs-graph 'apply to a task graph' "$err"
+run graph-source 2 "$locus" sim --graph heft.txt --tasks 10 && expect graph-source 'drop' "$err"
+run fail-node 1 "$locus" sim --graph heft.txt --fail nosuch@3 && expect fail-node 'no node "nosuch"' "$err"
+run var-range 2 "$locus" sim --graph heft.txt --variability 1.5 && expect var-range 'in \[0, 1\)' "$err"
+run ccr-neg 2 "$locus" sim --graph heft.txt --ccr -1 && expect ccr-neg 'ccr' "$err"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
