@@ -554,8 +554,13 @@ static void print_summary(const struct locus_result *r)
 	       ": %zu tasks on %zu workers (%zu nodes, %zu scheduler%s)\n\n",
 	       r->policy, r->seed, r->n_tasks, r->n_workers, r->n_nodes, r->n_schedulers,
 	       r->n_schedulers == 1 ? "" : "s");
+	if (r->failed)
+		printf("  status            FAILED after %zu of %zu tasks: %s\n", r->tasks_done,
+		       r->n_tasks, r->failure);
 	printf("  makespan          %12.6f s   lower bound %.6f s (ratio %.3f)\n", r->makespan,
 	       r->lb_makespan, r->lb_makespan > 0 ? r->makespan / r->lb_makespan : 0);
+	if (r->attempts_lost)
+		printf("  attempts lost     %12" PRIu64 "     (to node failures)\n", r->attempts_lost);
 	printf("  local reads       %12zu     %.2f%% of tasks", r->local_tasks,
 	       r->n_tasks ? 100.0 * (double)r->local_tasks / (double)r->n_tasks : 0);
 	if (r->opt_local >= 0)
@@ -976,7 +981,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (a.json)
 		rc = locus_report_json(runs[0], stdout);
-	else if (runs[0]->dag)
+	else if (a.graph)
 		print_dag_summary(runs[0], plat);
 	else
 		print_summary(runs[0]);
