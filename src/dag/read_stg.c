@@ -45,6 +45,12 @@ int locus_dag_read_stg(struct locus_graph **out, const char *text, size_t len, c
 				  "expected the number of tasks alone on its line, got %s",
 				  locus__dag_quote(&f, q, sizeof q));
 	uint64_t total = n + 2;
+	/* A task line takes 6 bytes at least ("0 0 0\n"): a count the text
+	 * cannot hold is refused before anything is allocated for it. */
+	if (total > len / 6 + 1)
+		return locus__err(err, LOCUS_EPARSE, name, sc.line, f.col,
+				  "%llu tasks need %llu task lines, more than the file holds",
+				  ULL(n), ULL(total));
 	map = malloc(total * sizeof *map);
 	stamp = calloc(total, sizeof *stamp);
 	if (!map || !stamp || (rc = locus_graph_create(&g, name, err))) {

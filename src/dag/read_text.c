@@ -132,6 +132,12 @@ int locus_dag_read_text(struct locus_graph **out, const char *text, size_t len, 
 	if (n && procs > TEXT_MAX_COST / n)
 		return locus__err(err, LOCUS_ERANGE, name, sc.line, 0,
 				  "%zu tasks on %zu processors: too many costs", n, procs);
+	/* A cost takes 2 bytes at least: counts the text cannot hold are
+	 * refused before anything is allocated for them. */
+	if ((uint64_t)n * (procs + 1) > len)
+		return locus__err(err, LOCUS_EPARSE, name, sc.line, 0,
+				  "%zu tasks of %zu costs each: more than the file holds", n,
+				  procs);
 	ids = calloc(n ? n : 1, sizeof *ids);
 	cost = calloc(n ? n * procs : 1, sizeof *cost);
 	if (!ids || !cost || (rc = locus_graph_create(&g, name, err))) {
@@ -194,6 +200,11 @@ int locus_dag_read_text(struct locus_graph **out, const char *text, size_t len, 
 	}
 	if ((rc = header(&sc, ew, 1, &ev, "edges E")))
 		goto done;
+	if (ev > len / 6) {
+		rc = locus__err(err, LOCUS_EPARSE, name, sc.line, 0,
+				"%llu edge lines: more than the file holds", ULL(ev));
+		goto done;
+	}
 	edges = calloc(ev ? (size_t)ev : 1, sizeof *edges);
 	if (!edges) {
 		rc = locus__err(err, LOCUS_ENOMEM, name, 0, 0, "out of memory");
