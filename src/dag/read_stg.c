@@ -45,9 +45,9 @@ int locus_dag_read_stg(struct locus_graph **out, const char *text, size_t len, c
 				  "expected the number of tasks alone on its line, got %s",
 				  locus__dag_quote(&f, q, sizeof q));
 	uint64_t total = n + 2;
-	/* A task line takes 6 bytes at least ("0 0 0\n"): a count the text
-	 * cannot hold is refused before anything is allocated for it. */
-	if (total > len / 6 + 1)
+	/* Every task line takes a byte at least: a count the text cannot
+	 * hold is refused before anything is allocated for it. */
+	if (total > len + 1)
 		return locus__err(err, LOCUS_EPARSE, name, sc.line, f.col,
 				  "%llu tasks need %llu task lines, more than the file holds",
 				  ULL(n), ULL(total));

@@ -200,7 +200,7 @@ int locus_dag_read_text(struct locus_graph **out, const char *text, size_t len, 
 	}
 	if ((rc = header(&sc, ew, 1, &ev, "edges E")))
 		goto done;
-	if (ev > len / 6) {
+	if (ev > len) {
 		rc = locus__err(err, LOCUS_EPARSE, name, sc.line, 0,
 				"%llu edge lines: more than the file holds", ULL(ev));
 		goto done;
