@@ -157,7 +157,7 @@ static int byte_count(struct wctx *c, json_t *v, const char *path, uint64_t *out
 		*out = (uint64_t)json_integer_value(v);
 		return 0;
 	}
-	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 1.8e19) {
+	if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 9.2e18) {
 		*out = (uint64_t)llround(json_real_value(v));
 		return 0;
 	}
