@@ -178,6 +178,11 @@ struct locus_monitor {
 	 * it is down) and its bandwidth factor. */
 	double (*avail)(const struct locus_monitor *m, uint32_t node);
 	double (*bandwidth)(const struct locus_monitor *m, uint32_t node);
+	/* The bandwidth, bytes/s, a transfer from node a to node b would have
+	 * now with nothing else moving (GTP's bandwidth^t of a link): the
+	 * pair's link on a contention-free platform, else the narrowest of
+	 * the two interfaces and the shared caps; 0 when either is down. */
+	double (*pair_bw)(const struct locus_monitor *m, uint32_t a, uint32_t b);
 };
 
 struct locus_policy_ctx {

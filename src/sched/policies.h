@@ -17,5 +17,7 @@ extern const struct locus_policy locus__policy_heft;
 extern const struct locus_policy locus__policy_cpop;
 extern const struct locus_policy locus__policy_dls;
 extern const struct locus_policy locus__policy_peft;
+extern const struct locus_policy locus__policy_gtp;   /* dag/gtp.c */
+extern const struct locus_policy locus__policy_gtp_c; /* dag/gtp.c */
 
 #endif

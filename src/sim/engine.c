@@ -165,6 +165,7 @@ struct engine {
 	uint8_t *tstate;
 	uint8_t *tfrom_policy; /* placed by the policy (else by the engine's retry) */
 	uint8_t *tvoid;	       /* cancelled after it finished: its next assignment is void */
+	uint8_t *tlocal;       /* its attempt running now read its main input locally */
 	uint32_t *tworker;
 	uint32_t *tassigner; /* the process whose assignment placed it */
 	uint32_t *tmissing;  /* produced inputs not yet on its worker's node */
@@ -1029,11 +1030,11 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		tr->start = now;
 		tr->attempts = e->tattempt[t] + 1;
 	}
-	wr->tasks++;
+	/* Bytes count as they are read; the task and its locality when it
+	 * ends (an attempt cancelled or lost is not a task done). */
+	e->tlocal[t] = (uint8_t)local;
 	if (local) {
-		wr->local_tasks++;
 		wr->bytes_local += stored;
-		e->r->local_tasks++;
 		e->r->bytes_local += stored;
 	} else {
 		wr->bytes_remote += stored;
@@ -1095,6 +1096,11 @@ static void computed(struct engine *e, uint32_t w, double now)
 	const struct locus_task *tk = &e->wl->tasks[t];
 	double duration = now - pr->read_start;
 	e->r->workers[w].busy += duration;
+	e->r->workers[w].tasks++;
+	if (e->tlocal[t]) {
+		e->r->workers[w].local_tasks++;
+		e->r->local_tasks++;
+	}
 	if (e->r->tasks)
 		e->r->tasks[t].end = now;
 	if (now > e->r->makespan)
@@ -1477,6 +1483,19 @@ static double mon_bandwidth(const struct locus_monitor *m, uint32_t node)
 	return node < e->p->n_nodes && !e->node_down[node] ? e->bw_factor[node] : 0;
 }
 
+static double mon_pair_bw(const struct locus_monitor *m, uint32_t a, uint32_t b)
+{
+	const struct engine *e = m->engine;
+	if (a >= e->p->n_nodes || b >= e->p->n_nodes || e->node_down[a] || e->node_down[b])
+		return 0;
+	if (e->p->network == LOCUS_NET_PAIRS)
+		return pair_cap(e, a, b);
+	double fa = e->p->nodes[a].net_bw * e->bw_factor[a];
+	double fb = e->p->nodes[b].net_bw * e->bw_factor[b];
+	double bw = locus_platform_pair_bw(e->p, a, b);
+	return fmin(bw, fmin(fa, fb));
+}
+
 /* ---- set-up ------------------------------------------------------------------------ */
 
 struct rack_of {
@@ -1574,6 +1593,7 @@ static int setup(struct engine *e)
 	e->tstate = locus__calloc(nt1, 1);
 	e->tfrom_policy = locus__calloc(nt1, 1);
 	e->tvoid = locus__calloc(nt1, 1);
+	e->tlocal = locus__calloc(nt1, 1);
 	e->tworker = locus__calloc(nt1, sizeof *e->tworker);
 	e->tassigner = locus__calloc(nt1, sizeof *e->tassigner);
 	e->tmissing = locus__calloc(nt1, sizeof *e->tmissing);
@@ -1601,7 +1621,7 @@ static int setup(struct engine *e)
 	e->node_rack = locus__calloc(nn, sizeof *e->node_rack);
 	size_t n_racks = e->node_rack ? rack_index(e->p, e->node_rack) : 0;
 	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
-	if (!e->procs || !e->tstate || !e->tfrom_policy || !e->tvoid || !e->tworker ||
+	if (!e->procs || !e->tstate || !e->tfrom_policy || !e->tvoid || !e->tlocal || !e->tworker ||
 	    !e->tassigner || !e->tmissing || !e->tattempt || !e->tlost_node || !e->asent ||
 	    !e->acut || !e->tcstart || !e->anext || !e->ahint || !e->xhead || !e->lost_node ||
 	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->qhead ||
@@ -1725,7 +1745,8 @@ static int setup(struct engine *e)
 					.placed = mon_placed,
 					.moved = mon_moved,
 					.avail = mon_avail,
-					.bandwidth = mon_bandwidth};
+					.bandwidth = mon_bandwidth,
+					.pair_bw = mon_pair_bw};
 	return locus_heap_init(&e->heap, sizeof(struct ev), cmp_ev)
 		   ? fail(e, LOCUS_ENOMEM, "out of memory")
 		   : 0;
@@ -1753,8 +1774,7 @@ static int unfinished(struct engine *e)
 			    locus_replicas_count(e->rep, o))
 				continue;
 			if (e->lost_node[o] != NONE) {
-				halt(e,
-				     "task %s lost %s from node %s, which failed at %.9g s",
+				halt(e, "task %s lost %s from node %s, which failed at %.9g s",
 				     task_name(e, (uint32_t)t, nb, sizeof nb),
 				     object_name(e, o, ob, sizeof ob),
 				     e->p->nodes[e->lost_node[o]].name, e->lost_at[o]);
@@ -1983,6 +2003,7 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	free(e.tstate);
 	free(e.tfrom_policy);
 	free(e.tvoid);
+	free(e.tlocal);
 	free(e.tworker);
 	free(e.tassigner);
 	free(e.tmissing);

@@ -1,0 +1,569 @@
+/*
+ * GTP and GTP/c (Hernandez and Cole; ../shared/papers/gtp.txt, sections 3
+ * and 4): reactive DAG scheduling by the cyclic use of a static mapping.
+ *
+ * The first schedule is HEFT's without insertion (upward ranks with mean
+ * costs, earliest finish time, each task after its processor's last), sent
+ * to the workers as the heft policy sends it, so with no rescheduling
+ * point before the end the run is heft's (-o insertion=0). Then, at every
+ * rescheduling point (a period, and on events with on=speed|fail|all),
+ * the scheduler reads the situated task graph from the engine's monitor -
+ * Pi (where each task is placed: it has begun to gather its inputs, or to
+ * run), kappa^c (the fraction of each task computed), kappa^d (the
+ * fraction of each input on its task's node), avail^t and bandwidth^t -
+ * and maps every unfinished task again, in the order of the upward ranks,
+ * by Eqs. 3 to 11:
+ *   C   = StartUp + data (1 - kappa^d) / bandwidth^t        (3, 4)
+ *   EST = t for a task started on that processor             (5)
+ *       = max(PA, DA) otherwise                              (6)
+ *   PA  = the latest EFT mapped on the processor             (7)
+ *   DA  = max over the inputs of EFT(pred) + C               (8)
+ *   EFT = t for a finished task, else EST + W^t              (9, 10)
+ *   W^t = W (1 - kappa^c) / avail^t                          (11)
+ * A placed task mapped elsewhere migrates: the engine cancels it and it
+ * restarts from scratch on its new processor, where kappa^c and kappa^d
+ * count as 0 (section 3.3). GTP regathers every input from its producer's
+ * processor; GTP/c (section 4) keeps every complete copy as a source
+ * (Omega: the nodes holding the object) and takes each input from the
+ * cheapest (CM, Eqs. 12 and 13).
+ *
+ * What the engine needs to keep to the new schedule: each worker runs its
+ * assignments in the order they came, so at a rescheduling point the
+ * tasks of a worker whose sequence changed are withdrawn after the part
+ * that stays the same, and sent again in the new order (every sequence
+ * follows one topological order, so no worker waits for a task queued
+ * behind its own). A withdrawn task that stays where it was keeps what it
+ * had gathered; a migrated task's inputs that exist are sent to its new
+ * node from the source the variant names.
+ *
+ * The failure-handling variants with rewinding (gtp-r, gtp-c-r, section
+ * 5) are not here yet: these two do not place a lost task again, so a
+ * failure that loses a task or the data a task still needs ends the run
+ * with a result that says which (LOCUS_POLICY_RETRIES is not set).
+ *
+ * Options: period=SECONDS (default: a tenth of the first schedule's
+ * makespan), on=none|speed|fail|all (also reschedule when a node's speed
+ * changes or a node goes down; default none).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "locus/dag.h"
+#include "sched/policies.h"
+
+#define TIMER_TAG 1
+
+struct gtp {
+	const struct locus_workload *wl;
+	const struct locus_graph *g;
+	const struct locus_monitor *mon;
+	uint32_t nw, n;
+	int copies;	       /* GTP/c */
+	int on_speed, on_fail; /* reschedule on events too */
+	double period;
+	int finished; /* every task done: no more timers */
+	/* The tasks by decreasing upward rank (ties: topological order). */
+	uint32_t *order;
+	/* The schedule in force: each task's worker and, per worker, its
+	 * tasks in the order they were sent (a list through next). */
+	uint32_t *mu, *next, *head, *tail;
+	/* Scratch of a rescheduling point. */
+	uint32_t *pi, *newmu, *seq, *seq_at, *fill;
+	double *kc, *eft, *pa, *avail;
+	uint8_t *done;
+	double planned;
+	/* What it did (docs/sim.md): rescheduling points, those that changed
+	 * the schedule, migrations, bytes sent again because of them. */
+	uint64_t points, remaps, migrations, resent, sent;
+};
+
+static size_t gtp_schedulers(size_t n_workers, size_t requested)
+{
+	return 1;
+}
+
+struct rank_key {
+	double rank;
+	uint32_t topo, task;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct rank_key *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	return x->topo < y->topo ? -1 : x->topo > y->topo;
+}
+
+static void destroy(void *state)
+{
+	struct gtp *s = state;
+	if (!s)
+		return;
+	free(s->order);
+	free(s->mu);
+	free(s->next);
+	free(s->head);
+	free(s->tail);
+	free(s->pi);
+	free(s->newmu);
+	free(s->seq);
+	free(s->seq_at);
+	free(s->fill);
+	free(s->kc);
+	free(s->eft);
+	free(s->pa);
+	free(s->avail);
+	free(s->done);
+	free(s);
+}
+
+static int create(void **state, const struct locus_policy_ctx *ctx, int copies,
+		  struct locus_error *err)
+{
+	static const char *const ons[] = {"none", "speed", "fail", "all", NULL};
+	const char *name = copies ? "gtp-c" : "gtp";
+	double period = 0;
+	int on = 0, rc;
+	*state = NULL;
+	if ((rc = locus_kv_double(ctx->opts, "period", 0, 0, 1e15, &period, err)) ||
+	    (rc = locus_kv_choice(ctx->opts, "on", ons, 0, &on, err)))
+		return rc;
+	const char *unknown = locus_kv_unused(ctx->opts);
+	if (unknown)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "policy %s: unknown option \"%s\" (it takes period=SECONDS, "
+				  "on=none|speed|fail|all)",
+				  name, unknown);
+	if (ctx->n_schedulers != 1 || ctx->n_workers != ctx->wl->n_workers)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "policy %s runs one scheduler on the workload's workers", name);
+	if (!ctx->monitor)
+		return locus__err(err, LOCUS_ENOTSUP, NULL, 0, 0,
+				  "policy %s needs an engine with a monitor (the simulator)", name);
+	struct gtp *s = calloc(1, sizeof *s);
+	if (!s)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	s->wl = ctx->wl;
+	s->g = ctx->wl->graph;
+	s->mon = ctx->monitor;
+	s->nw = (uint32_t)ctx->n_workers;
+	s->n = (uint32_t)ctx->wl->n_tasks;
+	s->copies = copies;
+	s->on_speed = on == 1 || on == 3;
+	s->on_fail = on == 2 || on == 3;
+	size_t n = s->n ? s->n : 1, nw = s->nw ? s->nw : 1;
+	s->order = malloc(n * sizeof *s->order);
+	s->mu = malloc(n * sizeof *s->mu);
+	s->next = malloc(n * sizeof *s->next);
+	s->head = malloc(nw * sizeof *s->head);
+	s->tail = malloc(nw * sizeof *s->tail);
+	s->pi = malloc(n * sizeof *s->pi);
+	s->newmu = malloc(n * sizeof *s->newmu);
+	s->seq = malloc(n * sizeof *s->seq);
+	s->seq_at = malloc((nw + 1) * sizeof *s->seq_at);
+	s->fill = malloc(nw * sizeof *s->fill);
+	s->kc = malloc(n * sizeof *s->kc);
+	s->eft = malloc(n * sizeof *s->eft);
+	s->pa = malloc(nw * sizeof *s->pa);
+	s->avail = malloc(nw * sizeof *s->avail);
+	s->done = calloc(n, 1);
+	double *rank = malloc(n * sizeof *rank);
+	struct rank_key *keys = malloc(n * sizeof *keys);
+	if (!s->order || !s->mu || !s->next || !s->head || !s->tail || !s->pi || !s->newmu ||
+	    !s->seq || !s->seq_at || !s->fill || !s->kc || !s->eft || !s->pa || !s->avail ||
+	    !s->done || !rank || !keys) {
+		free(rank);
+		free(keys);
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	/* The upward ranks (Eqs. 1, 2), and the order of mapping. */
+	if ((rc = locus_dag_upward_rank(s->wl, rank))) {
+		free(rank);
+		free(keys);
+		destroy(s);
+		return locus__err(err, rc, NULL, 0, 0, "policy %s: cannot rank the tasks", name);
+	}
+	for (uint32_t k = 0; k < s->n; k++) {
+		uint32_t t = s->g->topo[k];
+		keys[t] = (struct rank_key){rank[t], k, t};
+	}
+	qsort(keys, s->n, sizeof *keys, cmp_key);
+	for (uint32_t k = 0; k < s->n; k++)
+		s->order[k] = keys[k].task;
+	free(rank);
+	free(keys);
+	/* The first schedule: HEFT without insertion. */
+	struct locus_dag_options opt = {.insertion = 0};
+	struct locus_dag_plan *plan = NULL;
+	if ((rc = locus_dag_plan(&plan, s->wl, LOCUS_DAG_HEFT, &opt, err))) {
+		destroy(s);
+		return rc;
+	}
+	for (uint32_t w = 0; w < s->nw; w++)
+		s->head[w] = s->tail[w] = LOCUS_NONE;
+	for (uint32_t t = 0; t < s->n; t++)
+		s->mu[t] = s->next[t] = LOCUS_NONE;
+	for (uint32_t w = 0; w < s->nw; w++)
+		for (uint32_t k = plan->order_at[w]; k < plan->order_at[w + 1]; k++) {
+			uint32_t t = plan->order[k];
+			s->mu[t] = w;
+			if (s->tail[w] == LOCUS_NONE)
+				s->head[w] = t;
+			else
+				s->next[s->tail[w]] = t;
+			s->tail[w] = t;
+		}
+	s->planned = plan->makespan;
+	s->period = period > 0 ? period : plan->makespan / 10;
+	locus_dag_plan_destroy(plan);
+	if (!(s->period > 0))
+		s->period = 1;
+	*state = s;
+	return 0;
+}
+
+/* ---- the costs of a rescheduling point --------------------------------------- */
+
+static uint32_t node_of(const struct gtp *s, uint32_t w)
+{
+	return s->wl->worker_node[w];
+}
+
+/* Eq. 3: moving `left` bytes from node a to node b, a transfer begun
+ * (no start-up) or not. */
+static double comm(const struct gtp *s, double left, uint32_t a, uint32_t b, int begun)
+{
+	if (a == b || !(left > 0))
+		return 0;
+	double bw = s->mon->pair_bw(s->mon, a, b);
+	if (!(bw > 0))
+		return INFINITY;
+	return (begun ? 0 : s->wl->platform->latency) + left / bw;
+}
+
+/* When input object o of task t would be on worker w's node, mapped
+ * there now (Eq. 8, or 13 with copies): its producer's EFT and the
+ * transfer from the producer's processor (GTP) or the cheapest copy
+ * (GTP/c), less what has arrived when t stays where it is placed. */
+static double input_ready(const struct gtp *s, uint32_t t, uint32_t o, uint32_t w, double now)
+{
+	const struct locus_object *ob = &s->g->objects[o];
+	uint32_t u = ob->producer, to = node_of(s, w);
+	if (u == LOCUS_NONE)
+		return now; /* a stored input: read when the task starts */
+	double bytes = (double)ob->bytes;
+	int stays = s->pi[t] == w;
+	double got = stays ? s->mon->moved(s->mon, o, to) : 0;
+	if (!s->done[u]) {
+		/* Sent from the processor u is mapped on, after it ends. */
+		return s->eft[u] + comm(s, bytes * (1 - got), node_of(s, s->newmu[u]), to, got > 0);
+	}
+	/* u is done: EFT(u) = t (Eq. 9). */
+	if (got >= 1)
+		return now;
+	if (!s->copies) {
+		uint32_t from = s->pi[u] != LOCUS_NONE ? node_of(s, s->pi[u]) : LOCUS_NONE;
+		if (from == LOCUS_NONE)
+			return now;
+		return now + comm(s, bytes * (1 - got), from, to, got > 0);
+	}
+	/* CM (Eq. 12): the cheapest of the copies; one on the node itself
+	 * costs nothing. */
+	uint32_t n = locus_replicas_count(s->mon->replicas, o);
+	const uint32_t *h = locus_replicas_nodes(s->mon->replicas, o);
+	double best = INFINITY;
+	for (uint32_t k = 0; k < n; k++) {
+		double c = h[k] == to ? 0 : comm(s, bytes * (1 - got), h[k], to, got > 0);
+		if (c < best)
+			best = c;
+	}
+	return n ? now + best : now;
+}
+
+/* Maps every unfinished task (Eqs. 5 to 11) into s->newmu and s->eft. */
+static void map_all(struct gtp *s, double now)
+{
+	for (uint32_t w = 0; w < s->nw; w++) {
+		s->avail[w] = s->mon->avail(s->mon, node_of(s, w));
+		s->pa[w] = now;
+	}
+	/* A task running stays on its processor until it ends or moves:
+	 * its processor is not free before that. */
+	for (uint32_t t = 0; t < s->n; t++) {
+		s->newmu[t] = s->mu[t];
+		if (s->done[t] || s->pi[t] == LOCUS_NONE || !(s->kc[t] > 0))
+			continue;
+		uint32_t w = s->pi[t];
+		if (s->avail[w] > 0) {
+			double left =
+			    now + locus_workload_cost(s->wl, t, w) * (1 - s->kc[t]) / s->avail[w];
+			if (left > s->pa[w])
+				s->pa[w] = left;
+		}
+	}
+	for (uint32_t k = 0; k < s->n; k++) {
+		uint32_t t = s->order[k];
+		if (s->done[t]) {
+			s->eft[t] = now; /* Eq. 9 */
+			s->newmu[t] = s->pi[t];
+			continue;
+		}
+		const struct locus_task *tk = &s->g->tasks[t];
+		double best = INFINITY;
+		uint32_t best_w = LOCUS_NONE;
+		for (uint32_t w = 0; w < s->nw; w++) {
+			if (!(s->avail[w] > 0))
+				continue;
+			int started = s->pi[t] == w && s->kc[t] > 0;
+			double est;
+			if (started) {
+				est = now; /* Eq. 5 */
+			} else {
+				double da = now;
+				for (uint32_t i = 0; i < tk->n_in; i++) {
+					double r =
+					    input_ready(s, t, s->g->inputs[tk->in_at + i], w, now);
+					if (r > da)
+						da = r;
+				}
+				est = s->pa[w] > da ? s->pa[w] : da; /* Eqs. 6 to 8 */
+			}
+			double left = started ? 1 - s->kc[t] : 1;
+			double eft = est + locus_workload_cost(s->wl, t, w) * left / s->avail[w];
+			if (eft < best) {
+				best = eft;
+				best_w = w;
+			}
+		}
+		if (best_w == LOCUS_NONE) { /* no processor left: keep it */
+			s->eft[t] = INFINITY;
+			continue;
+		}
+		s->newmu[t] = best_w;
+		s->eft[t] = best;
+		if (best > s->pa[best_w])
+			s->pa[best_w] = best; /* Eq. 7 */
+	}
+}
+
+/* ---- carrying a schedule out ----------------------------------------------------- */
+
+/* Sends task t to worker w, its existing inputs from the sources the
+ * variant names when it moved. */
+static void send(struct gtp *s, struct locus_actions *act, uint32_t t, uint32_t w, int moved)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	uint32_t to = node_of(s, w);
+	for (uint32_t i = 0; moved && i < tk->n_in; i++) {
+		uint32_t o = s->g->inputs[tk->in_at + i], u = s->g->objects[o].producer;
+		if (u == LOCUS_NONE || !s->done[u] || locus_replicas_has(s->mon->replicas, o, to))
+			continue;
+		uint32_t from = LOCUS_NONE;
+		if (!s->copies) {
+			uint32_t pn = s->pi[u] != LOCUS_NONE ? node_of(s, s->pi[u]) : LOCUS_NONE;
+			if (pn != LOCUS_NONE && locus_replicas_has(s->mon->replicas, o, pn))
+				from = pn;
+		} else {
+			uint32_t n = locus_replicas_count(s->mon->replicas, o);
+			const uint32_t *h = locus_replicas_nodes(s->mon->replicas, o);
+			double best = INFINITY;
+			for (uint32_t k = 0; k < n; k++) {
+				double c = comm(s, (double)s->g->objects[o].bytes, h[k], to, 0);
+				if (c < best) {
+					best = c;
+					from = h[k];
+				}
+			}
+		}
+		locus_act_transfer(act, o, from, to);
+	}
+	locus_act_assign(act, s->nw, w, t, -1);
+	s->sent++;
+}
+
+/* A rescheduling point at `now`. */
+static void reschedule(struct gtp *s, double now, struct locus_actions *act)
+{
+	uint32_t left = 0;
+	for (uint32_t t = 0; t < s->n; t++) {
+		s->pi[t] = s->mon->placed(s->mon, t, &s->kc[t]);
+		s->done[t] = s->pi[t] != LOCUS_NONE && s->kc[t] >= 1;
+		left += !s->done[t];
+	}
+	if (!left) {
+		s->finished = 1;
+		return;
+	}
+	s->points++;
+	locus_act_cost(act, (uint64_t)s->n * s->nw);
+	map_all(s, now);
+	/* The new sequences: each worker's unfinished tasks in mapping order. */
+	memset(s->seq_at, 0, (s->nw + 1) * sizeof *s->seq_at);
+	for (uint32_t t = 0; t < s->n; t++)
+		if (!s->done[t] && s->newmu[t] != LOCUS_NONE)
+			s->seq_at[s->newmu[t] + 1]++;
+	for (uint32_t w = 0; w < s->nw; w++) {
+		s->seq_at[w + 1] += s->seq_at[w];
+		s->fill[w] = s->seq_at[w];
+	}
+	for (uint32_t k = 0; k < s->n; k++) {
+		uint32_t t = s->order[k];
+		if (!s->done[t] && s->newmu[t] != LOCUS_NONE)
+			s->seq[s->fill[s->newmu[t]]++] = t;
+	}
+	/* Per worker: keep the part of its list that matches the new
+	 * sequence, withdraw the rest (last first, so that nothing behind a
+	 * withdrawn task starts in between), then send the new rest. fill[w]
+	 * gets where the new rest starts in seq. */
+	int changed = 0;
+	for (uint32_t w = 0; w < s->nw; w++) {
+		uint32_t k = s->seq_at[w], end = s->seq_at[w + 1];
+		uint32_t at = s->head[w], prev = LOCUS_NONE;
+		while (at != LOCUS_NONE && (s->done[at] || (k < end && s->seq[k] == at))) {
+			k += !s->done[at];
+			prev = at;
+			at = s->next[at];
+		}
+		s->fill[w] = k;
+		if (at == LOCUS_NONE && k == end)
+			continue;
+		changed = 1;
+		uint32_t cnt = 0;
+		for (uint32_t x = at; x != LOCUS_NONE; x = s->next[x])
+			cnt++;
+		for (uint32_t i = cnt; i > 0; i--) {
+			uint32_t x = at;
+			for (uint32_t j = 1; j < i; j++)
+				x = s->next[x];
+			if (!s->done[x])
+				locus_act_cancel(act, x);
+		}
+		if (prev == LOCUS_NONE)
+			s->head[w] = LOCUS_NONE;
+		else
+			s->next[prev] = LOCUS_NONE;
+		s->tail[w] = prev;
+	}
+	for (uint32_t w = 0; w < s->nw && changed; w++) {
+		for (uint32_t k = s->fill[w]; k < s->seq_at[w + 1]; k++) {
+			uint32_t t = s->seq[k], was = s->pi[t];
+			int moved = s->mu[t] != w;
+			if (was != LOCUS_NONE && was != w) {
+				s->migrations++;
+				/* What had reached its old node is sent again. */
+				const struct locus_task *tk = &s->g->tasks[t];
+				for (uint32_t i = 0; i < tk->n_in; i++) {
+					uint32_t o = s->g->inputs[tk->in_at + i];
+					if (s->g->objects[o].producer != LOCUS_NONE)
+						s->resent +=
+						    (uint64_t)((double)s->g->objects[o].bytes *
+							       s->mon->moved(s->mon, o,
+									     node_of(s, was)));
+				}
+			}
+			s->mu[t] = w;
+			s->next[t] = LOCUS_NONE;
+			if (s->tail[w] == LOCUS_NONE)
+				s->head[w] = t;
+			else
+				s->next[s->tail[w]] = t;
+			s->tail[w] = t;
+			send(s, act, t, w, moved);
+		}
+	}
+	s->remaps += changed;
+}
+
+static void on_event(void *state, const struct locus_event *ev, struct locus_actions *act)
+{
+	struct gtp *s = state;
+	if (ev->proc != s->nw)
+		return;
+	switch (ev->kind) {
+	case LOCUS_EV_START:
+		/* HEFT's schedule, as the heft policy sends it. */
+		for (uint32_t w = 0; w < s->nw; w++)
+			for (uint32_t t = s->head[w]; t != LOCUS_NONE; t = s->next[t]) {
+				locus_act_assign(act, s->nw, w, t, -1);
+				s->sent++;
+			}
+		locus_act_timer(act, s->nw, s->period, TIMER_TAG);
+		break;
+	case LOCUS_EV_TIMER:
+		if (ev->tag != TIMER_TAG || s->finished)
+			break;
+		reschedule(s, ev->now, act);
+		if (!s->finished)
+			locus_act_timer(act, s->nw, s->period, TIMER_TAG);
+		break;
+	case LOCUS_EV_SPEED:
+	case LOCUS_EV_BANDWIDTH:
+		if (s->on_speed && !s->finished)
+			reschedule(s, ev->now, act);
+		break;
+	case LOCUS_EV_NODE_DOWN:
+	case LOCUS_EV_NODE_UP:
+		if (s->on_fail && !s->finished)
+			reschedule(s, ev->now, act);
+		break;
+	default:
+		break;
+	}
+}
+
+static void stats(void *state, struct locus_policy_stats *out)
+{
+	struct gtp *s = state;
+	out->planned_makespan = s->planned;
+	out->counter_names[0] = "assignments";
+	out->counters[0] = s->sent;
+	out->counter_names[1] = "resched_points";
+	out->counters[1] = s->points;
+	out->counter_names[2] = "remappings";
+	out->counters[2] = s->remaps;
+	out->counter_names[3] = "migrations";
+	out->counters[3] = s->migrations;
+	out->counter_names[4] = "bytes_resent";
+	out->counters[4] = s->resent;
+}
+
+static int gtp_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	return create(state, ctx, 0, err);
+}
+
+static int gtpc_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	return create(state, ctx, 1, err);
+}
+
+const struct locus_policy locus__policy_gtp = {
+    .version = LOCUS_POLICY_VERSION,
+    .name = "gtp",
+    .summary = "GTP (Hernandez and Cole): HEFT again at every rescheduling point from what a "
+	       "monitor reports; migrated tasks regather their inputs",
+    .schedulers = gtp_schedulers,
+    .create = gtp_create,
+    .destroy = destroy,
+    .on_event = on_event,
+    .stats = stats,
+    .flags = LOCUS_POLICY_GRAPHS,
+    .options = "period=SECONDS,on=none|speed|fail|all",
+};
+
+const struct locus_policy locus__policy_gtp_c = {
+    .version = LOCUS_POLICY_VERSION,
+    .name = "gtp-c",
+    .summary = "GTP/c: GTP whose migrated tasks take each input from its cheapest copy",
+    .schedulers = gtp_schedulers,
+    .create = gtpc_create,
+    .destroy = destroy,
+    .on_event = on_event,
+    .stats = stats,
+    .flags = LOCUS_POLICY_GRAPHS,
+    .options = "period=SECONDS,on=none|speed|fail|all",
+};
