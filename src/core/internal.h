@@ -95,6 +95,11 @@ int locus__rmtree(const char *path);
 /* Creates every missing directory of `path` (like mkdir -p). */
 int locus__mkdirs(const char *path, struct locus_error *err);
 
+/* Writes at most n bytes of s (up to a NUL) into buf, with control
+ * characters and bytes above 0x7e as \xHH, so that a message quoting
+ * input never carries an escape sequence to a terminal. Returns buf. */
+const char *locus__visible(const char *s, size_t n, char *buf, size_t size);
+
 /* Host names (every reader, locus_catalog_add_host): non-empty, not
  * starting with '.', without control characters or ',' (the catalog's
  * replica lists are comma-separated). */

@@ -977,23 +977,6 @@ static int is_fsck_line(const char *s, size_t n)
 	return 0;
 }
 
-/* Writes s[0..n) into buf (size bytes) with control characters and
- * bytes above 0x7e as \xHH, so that an error message never carries them
- * to a terminal. */
-static const char *visible(const char *s, size_t n, char *buf, size_t size)
-{
-	size_t o = 0;
-	for (size_t k = 0; k < n && o + 5 < size; k++) {
-		unsigned char ch = (unsigned char)s[k];
-		if (ch < 0x20 || ch > 0x7e)
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
-		else
-			buf[o++] = (char)ch;
-	}
-	buf[o] = 0;
-	return buf;
-}
-
 /*
  * A line that holds a file line or a block line after something else
  * (a stray character of a terminal capture, a prompt, a log prefix) is an
@@ -1025,7 +1008,7 @@ static int junk_before(struct fsck *p, size_t end)
 	return perr(p, 0,
 		    "expected %s, found \"%s\"%s before it (a stray character or a prefix: "
 		    "remove it)",
-		    what, visible(s, junk > 24 ? 24 : junk, shown, sizeof shown),
+		    what, locus__visible(s, junk > 24 ? 24 : junk, shown, sizeof shown),
 		    junk > 24 ? "..." : "");
 }
 
