@@ -268,8 +268,65 @@ TEST(model_rules)
 	locus_catalog_destroy(cat);
 }
 
+/* Host names follow the platform's rule: a spelling that differs only in
+ * case, or by a domain one of them lacks, is the same host (the first
+ * spelling stays); names the rule cannot place, control characters and
+ * ',' are errors that show the name escaped. */
+TEST(host_name_rule)
+{
+	struct locus_error err;
+	struct locus_catalog *cat =
+	    parse("locus-catalog\t1\nhost\tnode01\t/r1\n"
+		  "dataset\td\t20\t2\t-\nchunk\t0\t0\t10\tNODE01.example.org\t-\n"
+		  "chunk\t1\t10\t10\tNode01,node02\t-\nend\t1\t2\n",
+		  &err);
+	CHECK(cat != NULL);
+	CHECK_EQ_INT(cat->n_hosts, 2);
+	char *text = print_to_string(cat);
+	CHECK(strstr(text, "chunk\t0\t0\t10\tnode01\t-\nchunk\t1\t10\t10\tnode01,node02\t-\n") !=
+	      NULL);
+	free(text);
+	CHECK_EQ_INT(locus_catalog_find_host(cat, "NODE01"), 0);
+	locus_catalog_destroy(cat);
+
+	expect_error("locus-catalog\t1\nhost\tnode01\t-\nhost\tNODE01.example.org\t-\n", 3, 6,
+		     "host \"NODE01.example.org\" is host \"node01\" listed again (host names "
+		     "match ignoring case");
+	expect_error("locus-catalog\t1\ndataset\td\t1\t1\t-\n"
+		     "chunk\t0\t0\t1\tn1,N1.example.org\t-\nend\t1\t1\n",
+		     3, 16, "host \"N1.example.org\" is listed twice for one chunk (as \"n1\"");
+	expect_error("locus-catalog\t1\nhost\tdn1.a\t-\nhost\tdn1.b\t-\nhost\tDN1\t-\n", 4, 6,
+		     "host \"DN1\" cannot be told apart from host \"dn1.a\"; host \"dn1.b\"");
+	expect_error("locus-catalog\t1\nhost\tdn1\t-\ndataset\td\t1\t1\t-\n"
+		     "chunk\t0\t0\t1\tdn1.a,dn1.b\t-\nend\t1\t1\n",
+		     4, 19,
+		     "host \"dn1.b\" cannot be told apart from host \"dn1\" (also written "
+		     "\"dn1.a\")");
+	expect_error("locus-catalog\t1\nhost\tn\x1b[2J\t-\n", 2, 6,
+		     "expected a host name (no control character, no ',', not starting with "
+		     "'.'), got \"n\\x1b[2J\"");
+	expect_error("locus-catalog\t1\nhost\ta,b\t-\n", 2, 6, "expected a host name");
+	expect_error("locus-catalog\t1\ndataset\td\t1\t1\t-\n"
+		     "chunk\t0\t0\t1\tn1,.n2\t-\nend\t1\t1\n",
+		     3, 16, "expected a host name");
+	/* The escape never reaches the message raw. */
+	cat = parse("locus-catalog\t1\nhost\tn\x1b[2J\t-\n", &err);
+	CHECK(cat == NULL);
+	CHECK(strchr(err.message, 0x1b) == NULL);
+}
+
+/* A catalog that holds no dataset is an error, as in every reader. */
+TEST(no_dataset)
+{
+	expect_error("locus-catalog\t1\nend\t0\t0\n", 2, 1,
+		     "a catalog without a dataset: expected at least one \"dataset");
+	expect_error("locus-catalog\t1\nhost\tn1\t-\n# nothing else\nend\t0\t0\n", 4, 1,
+		     "a catalog without a dataset");
+}
+
 TEST_MAIN(TEST_ENTRY(reads_fixture_exactly), TEST_ENTRY(round_trip_is_exact),
 	  TEST_ENTRY(normalises_hand_written_catalogs),
 	  TEST_ENTRY(bad_input_names_line_column_and_expectation),
 	  TEST_ENTRY(save_is_atomic_and_round_trips),
-	  TEST_ENTRY(merge_combines_and_refuses_duplicates), TEST_ENTRY(model_rules))
+	  TEST_ENTRY(merge_combines_and_refuses_duplicates), TEST_ENTRY(model_rules),
+	  TEST_ENTRY(host_name_rule), TEST_ENTRY(no_dataset))

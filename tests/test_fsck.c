@@ -8,6 +8,8 @@
 #include "test.h"
 #include "test_util.h"
 
+#define LOCUS__TEST_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 static struct locus_catalog *parse_text(const char *text, size_t len, const char *name,
 					const struct locus_hostmap *hosts)
 {
@@ -438,25 +440,216 @@ static struct locus_catalog *parse_str(const char *text)
 	return parse_text(text, strlen(text), "t", NULL);
 }
 
-/* Output of fsck on an empty directory: no file, still fsck output. */
+/* Output of fsck on an empty directory, or without -files: fsck output,
+ * but no dataset to schedule. It used to read as an empty catalog (and a
+ * run of 0 tasks "succeeded"); it is an error that says what was
+ * expected. */
 TEST(no_files)
 {
+	static const char *const texts[] = {
+	    "Connecting to namenode via "
+	    "http://nn1.cluster.example:9870/fsck?ugi=hdfs&path=%2Fempty\n"
+	    "FSCK started by hdfs (auth:SIMPLE) from /10.1.0.2 for path /empty at Tue "
+	    "Mar 05 10:15:42 UTC 2024\n"
+	    "/empty <dir>\n"
+	    "Status: HEALTHY\n",
+	    "Status: HEALTHY\n Total size:\t0 B\n",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		struct locus_catalog *cat = (struct locus_catalog *)&cat;
+		struct locus_error err;
+		CHECK_EQ_INT(locus_fsck_parse(&cat, texts[i], strlen(texts[i]), "t", NULL, &err),
+			     LOCUS_EPARSE);
+		CHECK(cat == NULL);
+		CHECK_EQ_INT(err.line, 1);
+		CHECK(strstr(err.message, "fsck output without a file: expected file lines") !=
+		      NULL);
+	}
+}
+
+/* Every line indented (spaces, tabs, or both, as pasted from a mail or a
+ * notebook) reads exactly as the output without indentation. */
+static char *indent(const char *text, size_t len, const char *prefix, size_t *out_len)
+{
+	size_t k = strlen(prefix), n = 0;
+	char *out = malloc(2 * len * (k + 1) + k + 1);
+	if (!out)
+		return NULL;
+	memcpy(out + n, prefix, k);
+	n += k;
+	for (size_t i = 0; i < len; i++) {
+		out[n++] = text[i];
+		if (text[i] == '\n' && i + 1 < len) {
+			memcpy(out + n, prefix, k);
+			n += k;
+		}
+	}
+	*out_len = n;
+	return out;
+}
+
+static char *print_catalog(const struct locus_catalog *cat)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+	if (!fp)
+		return NULL;
+	locus_catalog_print(cat, fp);
+	fclose(fp);
+	return buf;
+}
+
+TEST(indented)
+{
+	static const char *const fixtures[] = {"fsck/hadoop1.txt", "fsck/hadoop3.txt",
+					       "fsck/hadoop3-missing.txt",
+					       "fsck/hadoop3-under-construction.txt"};
+	static const char *const prefixes[] = {"    ", "\t", " \t  "};
+	for (size_t f = 0; f < LOCUS__TEST_LEN(fixtures); f++) {
+		size_t len;
+		char *text = test_slurp(test_fixture(fixtures[f]), &len);
+		CHECK(text != NULL);
+		struct locus_catalog *plain = parse_text(text, len, "plain", NULL);
+		CHECK(plain != NULL);
+		char *want = print_catalog(plain);
+		for (size_t k = 0; k < LOCUS__TEST_LEN(prefixes); k++) {
+			size_t n = 0;
+			char *in = indent(text, len, prefixes[k], &n);
+			struct locus_catalog *cat = parse_text(in, n, "indented", NULL);
+			free(in);
+			CHECK(cat != NULL);
+			char *got = print_catalog(cat);
+			CHECK_EQ_STR(got, want);
+			CHECK(cat->n_datasets > 0);
+			free(got);
+			locus_catalog_destroy(cat);
+		}
+		free(want);
+		locus_catalog_destroy(plain);
+		free(text);
+	}
+	/* Columns of errors still count from the start of the raw line. */
+	struct locus_error err;
+	struct locus_catalog *cat;
+	static const char bad_len[] = "  /a 10 bytes, 1 block(s):  OK\n"
+				      "\t0. blk_1_1 len=abc Live_repl=1  [10.0.0.1:1]\n";
+	CHECK_EQ_INT(locus_fsck_parse(&cat, bad_len, strlen(bad_len), "t", NULL, &err),
+		     LOCUS_EPARSE);
+	CHECK_EQ_INT(err.line, 2);
+	CHECK_EQ_INT(err.column, 17);
+	static const char short_file[] = "   /a 20 bytes, 2 block(s):  OK\n"
+					 "   0. blk_1_1 len=10 repl=1 [10.0.0.1:1]\n";
+	CHECK_EQ_INT(locus_fsck_parse(&cat, short_file, strlen(short_file), "t", NULL, &err),
+		     LOCUS_EPARSE);
+	CHECK_EQ_INT(err.line, 1);
+	CHECK_EQ_INT(err.column, 4);
+}
+
+/* A stray character before a file line or a block line (a terminal
+ * capture) is an error at that line, naming what was found; it used to be
+ * skipped, and the error named the line after it. */
+TEST(junk_before_lines)
+{
+	struct locus_error err;
+	struct locus_catalog *cat = NULL;
+	static const char file_junk[] = "FSCK started by hdfs for path / at now\n"
+					"x/data/f 10 bytes, 1 block(s):  OK\n"
+					"0. blk_1_1 len=10 repl=1 [10.0.0.1:1]\n";
+	CHECK_EQ_INT(locus_fsck_parse(&cat, file_junk, strlen(file_junk), "t", NULL, &err),
+		     LOCUS_EPARSE);
+	CHECK_EQ_INT(err.line, 2);
+	CHECK_EQ_INT(err.column, 1);
+	CHECK(strstr(err.message, "expected a file line to start with its path (a '/'), found "
+				  "\"x\" before it") != NULL);
+	/* An escape sequence is shown escaped, never raw. */
+	static const char esc_junk[] = "\x1b[0m/data/f 10 bytes, 1 block(s):  OK\n"
+				       "0. blk_1_1 len=10 repl=1 [10.0.0.1:1]\n";
+	CHECK_EQ_INT(locus_fsck_parse(&cat, esc_junk, strlen(esc_junk), "t", NULL, &err),
+		     LOCUS_EPARSE);
+	CHECK_EQ_INT(err.line, 1);
+	CHECK(strstr(err.message, "found \"\\x1b[0m\" before it") != NULL);
+	CHECK(strchr(err.message, 0x1b) == NULL);
+	static const char block_junk[] = "/data/f 20 bytes, 2 block(s):  OK\n"
+					 "0. blk_1_1 len=10 repl=1 [10.0.0.1:1]\n"
+					 "}1. blk_2_1 len=10 repl=1 [10.0.0.1:1]\n";
+	CHECK_EQ_INT(locus_fsck_parse(&cat, block_junk, strlen(block_junk), "t", NULL, &err),
+		     LOCUS_EPARSE);
+	CHECK_EQ_INT(err.line, 3);
+	CHECK(strstr(err.message, "expected a block line to start with its number \"<i>. \", "
+				  "found \"}\" before it") != NULL);
+	static const char no_slash[] = "data/f 10 bytes, 1 block(s):  OK\n";
+	CHECK_EQ_INT(locus_fsck_parse(&cat, no_slash, strlen(no_slash), "t", NULL, &err),
+		     LOCUS_EPARSE);
+	CHECK(strstr(err.message, "start with its path") != NULL);
+	CHECK(cat == NULL);
+}
+
+/* Live_repl / repl against the replicas listed: a problem (flags 0) when
+ * the count is above the list, or, with -replicaDetails states, differs
+ * from the replicas shown live. A list longer than the count without
+ * states is what fsck prints beside decommissioned replicas: no problem. */
+TEST(replica_count_mismatch)
+{
 	struct locus_catalog *cat =
-	    parse_str("Connecting to namenode via "
-		      "http://nn1.cluster.example:9870/fsck?ugi=hdfs&path=%2Fempty\n"
-		      "FSCK started by hdfs (auth:SIMPLE) from /10.1.0.2 for path /empty at Tue "
-		      "Mar 05 10:15:42 UTC 2024\n"
-		      "/empty <dir>\n"
-		      "Status: HEALTHY\n");
+	    parse_str("/f 40 bytes, 4 block(s):  OK\n"
+		      "0. blk_1_1 len=10 Live_repl=3  [10.0.0.1:1]\n"
+		      "1. blk_2_1 len=10 repl=1 [10.0.0.1:1, 10.0.0.2:1]\n"
+		      "2. blk_3_1 len=10 Live_repl=2  [10.0.0.1:1(LIVE), 10.0.0.2:1(EXCESS), "
+		      "10.0.0.3:1(DECOMMISSIONING)]\n"
+		      "3. blk_4_1 len=10 Live_repl=2  [10.0.0.1:1(LIVE), 10.0.0.2:1(STALE_NODE), "
+		      "10.0.0.3:1(EXCESS)]\n"
+		      "/g 10 bytes, 1 block(s), OPENFORWRITE:  OK\n"
+		      "Under Construction Block:\n"
+		      "0. blk_5_1 len=10 Expected_repl=3  [10.0.0.1:1]\n");
 	CHECK(cat != NULL);
-	CHECK_EQ_INT(cat->n_datasets, 0);
-	CHECK_EQ_INT(cat->n_hosts, 0);
+	CHECK_EQ_INT(cat->n_problems, 3);
+	CHECK(problem_is(cat, 0, 0, 0, 0,
+			 "block blk_1_1: Live_repl=3 but 1 replica is listed (line 2)"));
+	CHECK(problem_is(cat, 1, 0, 2, 0,
+			 "block blk_3_1: Live_repl=2 but 1 replica is listed as live (line 4)"));
+	CHECK(problem_is(cat, 2, 1, 0, UC, "under construction"));
+	CHECK(chunk_is(cat, 0, 0, 0, 10, 0, "10.0.0.1"));
+	locus_catalog_destroy(cat);
+}
+
+/* Host names follow the platform's rule: a hosts file that names two
+ * addresses "node01" and "NODE01.example.org" names one host; names the
+ * rule cannot place are an error naming them. */
+TEST(host_name_rule)
+{
+	static const char same[] = "10.0.0.1 node01\n10.0.0.2 NODE01.example.org\n"
+				   "10.0.0.3 node02\n";
+	struct locus_hostmap *hosts = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_hostmap_parse(&hosts, same, strlen(same), "m", &err), 0);
+	static const char text[] =
+	    "/f 20 bytes, 2 block(s):  OK\n"
+	    "0. blk_1_1 len=10 repl=2 [10.0.0.2:1, 10.0.0.3:1]\n"
+	    "1. blk_2_1 len=10 repl=3 [10.0.0.1:1, 10.0.0.3:1, 10.0.0.2:1]\n";
+	struct locus_catalog *cat = parse_text(text, strlen(text), "t", hosts);
+	locus_hostmap_destroy(hosts);
+	CHECK(cat != NULL);
+	CHECK_EQ_STR(host_list(cat), "NODE01.example.org,node02");
+	CHECK(chunk_is(cat, 0, 1, 10, 10, 0, "NODE01.example.org,node02"));
 	locus_catalog_destroy(cat);
 
-	cat = parse_str("Status: HEALTHY\n Total size:\t0 B\n");
-	CHECK(cat != NULL);
-	CHECK_EQ_INT(cat->n_datasets, 0);
-	locus_catalog_destroy(cat);
+	static const char ambiguous[] = "10.0.0.1 dn1.a.example\n10.0.0.2 dn1.b.example\n"
+					"10.0.0.3 DN1\n";
+	CHECK_EQ_INT(locus_hostmap_parse(&hosts, ambiguous, strlen(ambiguous), "m", &err), 0);
+	static const char text2[] =
+	    "/f 10 bytes, 1 block(s):  OK\n"
+	    "0. blk_1_1 len=10 repl=3 [10.0.0.1:1, 10.0.0.2:1, 10.0.0.3:1]\n";
+	cat = (struct locus_catalog *)&cat;
+	CHECK_EQ_INT(locus_fsck_parse(&cat, text2, strlen(text2), "t", hosts, &err), LOCUS_EPARSE);
+	locus_hostmap_destroy(hosts);
+	CHECK(cat == NULL);
+	CHECK_EQ_INT(err.line, 2);
+	CHECK_EQ_INT(err.column, 51);
+	CHECK(strstr(err.message,
+		     "datanode 10.0.0.3:1 is host \"DN1\", which cannot be told "
+		     "apart from host \"dn1.a.example\"; host \"dn1.b.example\"") != NULL);
+	CHECK(strstr(err.message, "ignoring case") != NULL);
 }
 
 /* Replica forms not in the fixtures: plain "ip:port", bracketed IPv6,
@@ -542,6 +735,39 @@ static int bad(const char *text, long line, long col, const char *needle)
 }
 
 #define FILE1 "/a 10 bytes, replicated: replication=1, 1 block(s):  OK\n"
+
+/* Datanode addresses must be IPv4 or IPv6 addresses with a port in
+ * 1..65535 (fsck prints addresses, not names). */
+TEST(bad_addresses)
+{
+	static const struct {
+		const char *replica, *needle;
+	} bad_addr[] = {
+	    {"10.0.0.256:1", "a valid IPv4 address"},
+	    {"10.0.0:1", "a valid IPv4 address"},
+	    {"dn1:9866", "a valid IPv4 address (fsck prints addresses, not host names)"},
+	    {"10.0.0.1:0", "a port from 1 to 65535"},
+	    {"10.0.0.1:65536", "a port from 1 to 65535"},
+	    {"10.0.0.1:99999999999999999999999", "a port from 1 to 65535"},
+	    {"[fd00::g]:1", "a valid IPv6 address between '[' and ']'"},
+	    {"[10.0.0.1]:1", "a valid IPv6 address between '[' and ']'"},
+	    {"[fd00::1]:70000", "a port from 1 to 65535"},
+	    {"fd00:::1", "a valid IPv6 address"},
+	};
+	char text[256];
+	for (size_t i = 0; i < LOCUS__TEST_LEN(bad_addr); i++) {
+		snprintf(text, sizeof text, FILE1 "0. blk_1_1 len=10 Live_repl=1  [%s]\n",
+			 bad_addr[i].replica);
+		CHECK(bad(text, 2, 33, bad_addr[i].needle));
+	}
+	struct locus_catalog *cat =
+	    parse_str("/f 10 bytes, 1 block(s):  OK\n"
+		      "0. blk_1_1 len=10 Live_repl=3  [[fe80::1%eth0]:9866, 10.0.0.1:65535, "
+		      "10.0.0.2]\n");
+	CHECK(cat != NULL);
+	CHECK(chunk_is(cat, 0, 0, 0, 10, 0, "fe80::1%eth0,10.0.0.1,10.0.0.2"));
+	locus_catalog_destroy(cat);
+}
 
 TEST(bad_block_lines)
 {
@@ -632,7 +858,7 @@ TEST(bad_brackets)
 	CHECK(bad(FILE1 "0. blk_1_1 len=10 Live_repl=1  [10.0.0.1:1(LIVE]\n", 2, 0,
 		  "expected ')' to close the replica state"));
 	CHECK(bad(FILE1 "0. blk_1_1 len=10 Live_repl=1  [10.0.0.1:port]\n", 2, 33,
-		  "expected a datanode address \"<ip>:<port>\""));
+		  "expected a datanode address \"<IPv4>:<port>\""));
 	CHECK(bad(FILE1 "0. blk_1_1 len=10 Live_repl=1  [/rack/]\n", 2, 0, "expected a replica"));
 	CHECK(bad(FILE1 "0. blk_1_1 len=10 Live_repl=1  [blk_5 10.0.0.1:1]\n", 2, 0, "blk_<id>:"));
 }
@@ -689,8 +915,10 @@ TEST_MAIN(TEST_ENTRY(hadoop1), TEST_ENTRY(hadoop1_hostmap), TEST_ENTRY(hadoop2),
 	  TEST_ENTRY(hostmap_merges_hosts), TEST_ENTRY(hadoop3_racks),
 	  TEST_ENTRY(hadoop3_replica_details), TEST_ENTRY(hadoop3_missing),
 	  TEST_ENTRY(hadoop3_under_construction), TEST_ENTRY(hadoop3_ec),
-	  TEST_ENTRY(length_bounded), TEST_ENTRY(crlf), TEST_ENTRY(no_files),
-	  TEST_ENTRY(replica_forms), TEST_ENTRY(odd_paths), TEST_ENTRY(status_without_blocks),
-	  TEST_ENTRY(bad_block_lines), TEST_ENTRY(bad_block_outside_file), TEST_ENTRY(bad_counts),
-	  TEST_ENTRY(bad_brackets), TEST_ENTRY(bad_files), TEST_ENTRY(bad_under_construction),
-	  TEST_ENTRY(bad_not_fsck), TEST_ENTRY(bad_arguments))
+	  TEST_ENTRY(length_bounded), TEST_ENTRY(crlf), TEST_ENTRY(no_files), TEST_ENTRY(indented),
+	  TEST_ENTRY(junk_before_lines), TEST_ENTRY(replica_count_mismatch),
+	  TEST_ENTRY(bad_addresses), TEST_ENTRY(host_name_rule), TEST_ENTRY(replica_forms),
+	  TEST_ENTRY(odd_paths), TEST_ENTRY(status_without_blocks), TEST_ENTRY(bad_block_lines),
+	  TEST_ENTRY(bad_block_outside_file), TEST_ENTRY(bad_counts), TEST_ENTRY(bad_brackets),
+	  TEST_ENTRY(bad_files), TEST_ENTRY(bad_under_construction), TEST_ENTRY(bad_not_fsck),
+	  TEST_ENTRY(bad_arguments))

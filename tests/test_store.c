@@ -339,7 +339,199 @@ TEST(split_scan_equals_whole_scan)
 	locus_catalog_destroy(cat);
 }
 
+/* A truncated replica is dropped with a problem on whichever node it is:
+ * the scan used to take the lowest-named node's copy as the reference, so
+ * damage there made the whole store unreadable ("chunk 2 ... does not
+ * follow") while the same damage elsewhere was a warning. */
+TEST(truncated_replica_on_any_node)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat = parse(canonical), *back;
+	struct locus_error err = {0};
+	char path[1024];
+	CHECK_EQ_INT(write_all(cat, root, false), 0);
+	/* n2 is the lowest-named node of chunk 1 (n2, n3, n4); n1 of chunk 0
+	 * (n1, n3), where one good copy stands against one bad. */
+	snprintf(path, sizeof path, "%s/n2/db/frag/chunk-000001-1048576", root);
+	CHECK_EQ_INT(truncate(path, 1000), 0);
+	snprintf(path, sizeof path, "%s/n1/db/frag/chunk-000000-0", root);
+	CHECK_EQ_INT(truncate(path, 4096), 0);
+	locus_error_clear(&err);
+	int rc = locus_store_scan(&back, root, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.message);
+	CHECK_EQ_INT(rc, 0);
+	long d = locus_catalog_find_dataset(back, "db/frag");
+	CHECK(d >= 0);
+	const struct locus_dataset *ds = &back->datasets[d];
+	CHECK_EQ_INT(ds->n_chunks, 3);
+	CHECK_EQ_INT(ds->size, 2500000);
+	CHECK_EQ_INT(ds->chunks[0].n_replicas, 1);
+	CHECK_EQ_STR(back->hosts[ds->chunks[0].replicas[0]].name, "n3");
+	CHECK_EQ_INT(ds->chunks[0].flags, LOCUS_CHUNK_CORRUPT);
+	CHECK_EQ_INT(ds->chunks[1].n_replicas, 2);
+	CHECK_EQ_INT(ds->chunks[1].flags, LOCUS_CHUNK_CORRUPT);
+	CHECK_EQ_INT(back->n_problems, 2);
+	CHECK(strstr(back->problems[0].detail, "chunk 0 on node n1 is 4096 bytes") != NULL);
+	CHECK(strstr(back->problems[1].detail, "chunk 1 on node n2 is 1000 bytes") != NULL);
+	char *whole = print_to_string(back);
+	locus_catalog_destroy(back);
+	/* The split scan agrees. */
+	char *text = split_scan(root, &rc);
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_STR(text, whole);
+	free(text);
+	free(whole);
+	locus_catalog_destroy(cat);
+}
+
+/* One chunk index written two ways in one directory is an error naming
+ * both files (it was "invalid argument" with no file named). */
+TEST(duplicate_chunk_index)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat = parse(canonical), *back = NULL;
+	struct locus_error err = {0};
+	char path[1024];
+	CHECK_EQ_INT(write_all(cat, root, false), 0);
+	snprintf(path, sizeof path, "%s/n2/db/frag/chunk-1-1048576", root);
+	CHECK_EQ_INT(test_write(path, "x"), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), LOCUS_EPARSE);
+	CHECK(back == NULL);
+	CHECK(strstr(err.file, "/n2/db/frag") != NULL);
+	CHECK(strstr(err.message,
+		     "chunk files \"chunk-000001-1048576\" and "
+		     "\"chunk-1-1048576\" both hold chunk 1 of dataset \"db/frag\"") != NULL);
+	int rc;
+	CHECK(split_scan(root, &rc) == NULL);
+	CHECK_EQ_INT(rc, LOCUS_EPARSE);
+	locus_catalog_destroy(cat);
+}
+
+/* Symbolic links that leave the store root are refused (locus run would
+ * hand their targets to the command); links within the root are fine. */
+TEST(links_out_of_the_root)
+{
+	const char *tmp = test_tmpdir();
+	char root[600], path[1024], outside[1024], spare[1024];
+	struct locus_catalog *cat = parse(canonical), *back = NULL;
+	struct locus_error err = {0};
+	snprintf(root, sizeof root, "%s/store", tmp);
+	CHECK_EQ_INT(mkdir(root, 0755), 0);
+	CHECK_EQ_INT(write_all(cat, root, false), 0);
+	char *want = NULL;
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	want = print_to_string(back);
+	locus_catalog_destroy(back);
+
+	/* A link to a copy inside the root (a hidden top-level directory). */
+	snprintf(path, sizeof path, "%s/n2/q/chunk-000000-0", root);
+	snprintf(spare, sizeof spare, "%s/.spare", root);
+	CHECK_EQ_INT(mkdir(spare, 0755), 0);
+	snprintf(spare, sizeof spare, "%s/.spare/c0", root);
+	CHECK_EQ_INT(rename(path, spare), 0);
+	CHECK_EQ_INT(symlink("../../.spare/c0", path), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	char *got = print_to_string(back);
+	CHECK_EQ_STR(got, want);
+	free(got);
+	locus_catalog_destroy(back);
+
+	/* The same bytes outside the root: refused, naming link and target. */
+	snprintf(outside, sizeof outside, "%s/secret", tmp);
+	CHECK_EQ_INT(rename(spare, outside), 0);
+	CHECK_EQ_INT(unlink(path), 0);
+	CHECK_EQ_INT(symlink(outside, path), 0);
+	back = NULL;
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), LOCUS_EINVAL);
+	CHECK(back == NULL);
+	CHECK(strstr(err.file, "n2/q/chunk-000000-0") != NULL);
+	CHECK(strstr(err.message, "secret, outside the store root") != NULL);
+	int rc;
+	CHECK(split_scan(root, &rc) == NULL);
+	CHECK_EQ_INT(rc, LOCUS_EINVAL);
+	CHECK_EQ_INT(unlink(path), 0);
+	CHECK_EQ_INT(rename(outside, path), 0);
+
+	/* A node directory that is a link out of the root. */
+	snprintf(outside, sizeof outside, "%s/elsewhere", tmp);
+	snprintf(path, sizeof path, "%s/n4", root);
+	CHECK_EQ_INT(rename(path, outside), 0);
+	CHECK_EQ_INT(symlink(outside, path), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), LOCUS_EINVAL);
+	CHECK(strstr(err.message, "elsewhere, outside the store root") != NULL);
+	CHECK(split_scan(root, &rc) == NULL);
+	CHECK_EQ_INT(rc, LOCUS_EINVAL);
+	free(want);
+	locus_catalog_destroy(cat);
+}
+
+/* A store with no dataset is an error saying what was expected, never an
+ * empty catalog that a run would finish "successfully". */
+TEST(empty_store)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *back = (struct locus_catalog *)&back;
+	struct locus_error err = {0};
+	char path[1024];
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), LOCUS_EPARSE);
+	CHECK(back == NULL);
+	CHECK(strstr(err.message, "no dataset in the store: expected "
+				  "<root>/<node>/<dataset>/chunk-<index>-<offset> files") != NULL);
+	snprintf(path, sizeof path, "%s/n1", root);
+	CHECK_EQ_INT(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/n1/notes.txt", root);
+	CHECK_EQ_INT(test_write(path, "x"), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.message, "under 1 node directory") != NULL);
+	int rc;
+	CHECK(split_scan(root, &rc) == NULL);
+	CHECK_EQ_INT(rc, LOCUS_EPARSE);
+}
+
+/* Node directories are host names: two that name one host (case, or a
+ * domain only one has) are an error, and so is a control character,
+ * which the message shows escaped. */
+TEST(node_names)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat, *back = NULL;
+	struct locus_error err = {0};
+	char path[1024];
+	cat = parse("locus-catalog\t1\ndataset\tx\t4\t1\t-\n"
+		    "chunk\t0\t0\t4\tnode01\t-\nend\t1\t1\n");
+	CHECK_EQ_INT(write_all(cat, root, false), 0);
+	snprintf(path, sizeof path, "%s/node01", root);
+	char other[1024];
+	snprintf(other, sizeof other, "%s/NODE01.example.org", root);
+	CHECK_EQ_INT(mkdir(other, 0755), 0);
+	char file[1200];
+	snprintf(file, sizeof file, "%s/x", other);
+	CHECK_EQ_INT(mkdir(file, 0755), 0);
+	snprintf(file, sizeof file, "%s/x/chunk-000000-0", other);
+	CHECK_EQ_INT(test_write(file, "abcd"), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.message, "node directory \"node01\" names the same host as "
+				  "\"NODE01.example.org\"") != NULL);
+	int rc;
+	CHECK(split_scan(root, &rc) == NULL);
+	CHECK_EQ_INT(rc, LOCUS_EPARSE);
+	/* Names starting with '.' are not nodes: set the second one aside. */
+	snprintf(file, sizeof file, "%s/.gone", root);
+	CHECK_EQ_INT(rename(other, file), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), 0);
+	locus_catalog_destroy(back);
+	snprintf(other, sizeof other, "%s/n\x1b[31m", root);
+	CHECK_EQ_INT(rename(path, other), 0);
+	CHECK_EQ_INT(locus_store_scan(&back, root, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.message, "node directory \"n\\x1b[31m\": expected a host name") != NULL);
+	CHECK(strchr(err.message, 0x1b) == NULL);
+	locus_catalog_destroy(cat);
+}
+
 TEST_MAIN(TEST_ENTRY(catalog_store_catalog_round_trip), TEST_ENTRY(existing_dataset_needs_force),
 	  TEST_ENTRY(failure_leaves_store_untouched),
 	  TEST_ENTRY(lost_and_corrupt_replicas_are_reported), TEST_ENTRY(bad_names_and_bad_stores),
-	  TEST_ENTRY(stray_files_are_ignored), TEST_ENTRY(split_scan_equals_whole_scan))
+	  TEST_ENTRY(stray_files_are_ignored), TEST_ENTRY(split_scan_equals_whole_scan),
+	  TEST_ENTRY(truncated_replica_on_any_node), TEST_ENTRY(duplicate_chunk_index),
+	  TEST_ENTRY(links_out_of_the_root), TEST_ENTRY(empty_store), TEST_ENTRY(node_names))

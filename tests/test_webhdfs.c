@@ -451,6 +451,40 @@ TEST(text_is_not_nul_terminated)
 	free(buf);
 }
 
+/* Host names follow the platform's rule: "dn1" and "DN1.example.org"
+ * are one host (one replica); a name the rule cannot place, or one with a
+ * ',', is an error at its JSON path. */
+TEST(host_name_rule)
+{
+	struct locus_catalog *cat = NULL;
+	struct locus_error err;
+
+	CHECK_EQ_INT(parse("[{\"offset\": 0, \"length\": 1, \"hosts\": [\"dn1\", \"dn2\"]},"
+			   " {\"offset\": 1, \"length\": 1,"
+			   " \"hosts\": [\"DN2.example.org\", \"dn1.example.org\", \"dn3\"]}]",
+			   "/x", NULL, &cat, &err),
+		     0);
+	CHECK_EQ_INT(cat->n_hosts, 3);
+	CHECK(chunk_is(cat, 1, 1, 1, 0, "dn2 dn1 dn3"));
+	locus_catalog_destroy(cat);
+
+	CHECK_EQ_INT(parse("[{\"offset\": 0, \"length\": 1,"
+			   " \"hosts\": [\"dn1.a\", \"dn1.b\", \"DN1\"]}]",
+			   "/x", NULL, &cat, &err),
+		     LOCUS_EPARSE);
+	CHECK(cat == NULL);
+	CHECK(strstr(err.message, "[0].hosts[2]: host \"DN1\" cannot be told apart from host "
+				  "\"dn1.a\"; host \"dn1.b\"") != NULL);
+	CHECK_EQ_INT(
+	    parse("[{\"offset\": 0, \"length\": 1, \"hosts\": [\"a,b\"]}]", "/x", NULL, &cat, &err),
+	    LOCUS_EPARSE);
+	CHECK(strstr(err.message, "[0].hosts[0]: expected a host name without ','") != NULL);
+	CHECK_EQ_INT(parse("[{\"offset\": 0, \"length\": 1, \"hosts\": [\"a\\u001b[2J\"]}]", "/x",
+			   NULL, &cat, &err),
+		     LOCUS_EPARSE);
+	CHECK(strchr(err.message, 0x1b) == NULL);
+}
+
 TEST_MAIN(TEST_ENTRY(two_blocks), TEST_ENTRY(dataset_defaults_to_name),
 	  TEST_ENTRY(three_replicas_racks), TEST_ENTRY(corrupt_and_missing),
 	  TEST_ENTRY(host_map_names_addresses), TEST_ENTRY(storage_ids_bare_object),
@@ -458,4 +492,4 @@ TEST_MAIN(TEST_ENTRY(two_blocks), TEST_ENTRY(dataset_defaults_to_name),
 	  TEST_ENTRY(syntax_error_has_line_and_column), TEST_ENTRY(remote_exception),
 	  TEST_ENTRY(gaps_and_overlaps), TEST_ENTRY(replica_arrays_must_agree),
 	  TEST_ENTRY(bad_entries), TEST_ENTRY(bad_documents),
-	  TEST_ENTRY(text_is_not_nul_terminated))
+	  TEST_ENTRY(text_is_not_nul_terminated), TEST_ENTRY(host_name_rule))

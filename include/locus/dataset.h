@@ -77,9 +77,14 @@ int locus_catalog_create(struct locus_catalog **out);
 void locus_catalog_destroy(struct locus_catalog *cat);
 
 /* Returns the id of host `name`, adding it (with `rack`, may be NULL) when
- * absent. Names are compared exactly here; use locus_catalog_find_host for
- * the lenient match. If the host exists without a rack and `rack` is given,
- * the rack is recorded. Returns the id (>= 0) or LOCUS_ENOMEM. */
+ * absent. Names follow the host-name rule (locus_host_match): a name that
+ * differs from a known one only in case, or only by a domain one of them
+ * lacks, is that host ("NODE01.example.org" is "node01"), and the host
+ * keeps its first spelling. If the host exists without a rack and `rack`
+ * is given, the rack is recorded. Returns the id (>= 0), LOCUS_EINVAL for
+ * an empty name, one starting with '.' or holding a control character or
+ * ',', LOCUS_EEXIST for a name the rule cannot place ("dn1" when "dn1.a"
+ * and "dn1.b" are both hosts), or LOCUS_ENOMEM. */
 long locus_catalog_add_host(struct locus_catalog *cat, const char *name, const char *rack);
 
 /* Host id for a process or node name (locus_host_match rules), or -1. */

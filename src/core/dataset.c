@@ -1,4 +1,5 @@
 /* Catalogs: hosts, datasets, chunks and the problems a source reported. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,14 @@ struct catalog_priv {
 	size_t *chunks_cap; /* per dataset */
 	struct locus__strmap host_index;
 	struct locus__strmap dataset_index;
+	/* The host-name rule (locus_host_match): every spelling seen,
+	 * lower-cased, -> host id; and the host part of each qualified
+	 * spelling -> host id, or SEVERAL when two hosts share it. */
+	struct locus__strmap host_lower;
+	struct locus__strmap host_short;
 };
+
+#define SEVERAL SIZE_MAX
 
 int locus_catalog_create(struct locus_catalog **out)
 {
@@ -25,6 +33,8 @@ int locus_catalog_create(struct locus_catalog **out)
 	}
 	locus__strmap_init(&pv->host_index);
 	locus__strmap_init(&pv->dataset_index);
+	locus__strmap_init(&pv->host_lower);
+	locus__strmap_init(&pv->host_short);
 	cat->priv = pv;
 	*out = cat;
 	return 0;
@@ -54,37 +64,171 @@ void locus_catalog_destroy(struct locus_catalog *cat)
 	free(pv->chunks_cap);
 	locus__strmap_fini(&pv->host_index);
 	locus__strmap_fini(&pv->dataset_index);
+	locus__strmap_fini(&pv->host_lower);
+	locus__strmap_fini(&pv->host_short);
 	free(pv);
 	free(cat);
+}
+
+int locus__valid_host_name(const char *name)
+{
+	if (!name || !*name || *name == '.')
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == ',')
+			return 0;
+	return 1;
+}
+
+/* Lower-cased copy (ASCII only: host names compare like DNS names). */
+static char *lower_dup(const char *s)
+{
+	char *d = locus__strdup(s);
+	for (char *p = d; p && *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return d;
+}
+
+/*
+ * Which host a new spelling `key` (lower-cased) names under the host-name
+ * rule: sets *id and returns 1 (an existing host), 0 (a new host) or
+ * LOCUS_EEXIST (it would tie together hosts, or spellings, that the rule
+ * keeps apart: "dn1" when "dn1.a" and "dn1.b" are both known, or "dn1.b"
+ * when "dn1" is already "dn1.a").
+ */
+static int host_by_rule(const struct catalog_priv *pv, char *key, size_t *id)
+{
+	char *dot = strchr(key, '.');
+	size_t v;
+	int rc = 0;
+
+	if (locus__strmap_get(&pv->host_lower, key, id))
+		return 1;
+	if (dot) {
+		*dot = 0;
+		if (locus__strmap_get(&pv->host_lower, key, id))
+			rc = locus__strmap_get(&pv->host_short, key, NULL) ? LOCUS_EEXIST : 1;
+		*dot = '.';
+		return rc;
+	}
+	if (locus__strmap_get(&pv->host_short, key, &v)) {
+		if (v == SEVERAL)
+			return LOCUS_EEXIST;
+		*id = v;
+		return 1;
+	}
+	return 0;
+}
+
+/* Records spelling `key` (lower-cased) of host `id`. */
+static int host_index_add(struct catalog_priv *pv, char *key, size_t id)
+{
+	char *dot = strchr(key, '.');
+	size_t v;
+	int rc = locus__strmap_put(&pv->host_lower, key, id);
+
+	if (!rc && dot) {
+		*dot = 0;
+		if (!locus__strmap_get(&pv->host_short, key, &v))
+			rc = locus__strmap_put(&pv->host_short, key, id);
+		else if (v != id)
+			rc = locus__strmap_put(&pv->host_short, key, SEVERAL);
+		*dot = '.';
+	}
+	return rc ? LOCUS_ENOMEM : 0;
 }
 
 long locus_catalog_add_host(struct locus_catalog *cat, const char *name, const char *rack)
 {
 	struct catalog_priv *pv = cat->priv;
 	size_t id;
-	if (!name || !*name)
+	char *key;
+	int rc;
+
+	if (!locus__valid_host_name(name))
 		return LOCUS_EINVAL;
-	if (locus__strmap_get(&pv->host_index, name, &id)) {
-		struct locus_host *h = &cat->hosts[id];
-		if (!h->rack && rack && *rack) {
-			h->rack = locus__strdup(rack);
-			if (!h->rack)
+	if (!locus__strmap_get(&pv->host_index, name, &id)) {
+		if (!(key = lower_dup(name)))
+			return LOCUS_ENOMEM;
+		rc = host_by_rule(pv, key, &id);
+		if (rc == 1) {
+			/* Another spelling of a known host: remember it, so
+			 * that it is found at once next time. */
+			rc = host_index_add(pv, key, id);
+			if (!rc && locus__strmap_put(&pv->host_index, name, id))
+				rc = LOCUS_ENOMEM;
+			free(key);
+			if (rc)
+				return rc;
+		} else if (rc < 0) {
+			free(key);
+			return rc;
+		} else {
+			id = cat->n_hosts;
+			rc = locus__grow(&cat->hosts, &pv->hosts_cap, cat->n_hosts + 1,
+					 sizeof *cat->hosts);
+			struct locus_host *h = rc ? NULL : &cat->hosts[id];
+			if (h) {
+				h->name = locus__strdup(name);
+				h->rack = rack && *rack ? locus__strdup(rack) : NULL;
+				if (!h->name || (rack && *rack && !h->rack) ||
+				    locus__strmap_put(&pv->host_index, name, id) ||
+				    host_index_add(pv, key, id)) {
+					free(h->name);
+					free(h->rack);
+					rc = LOCUS_ENOMEM;
+				}
+			}
+			free(key);
+			if (rc)
 				return LOCUS_ENOMEM;
+			return (long)cat->n_hosts++;
 		}
-		return (long)id;
 	}
-	if (locus__grow(&cat->hosts, &pv->hosts_cap, cat->n_hosts + 1, sizeof *cat->hosts))
-		return LOCUS_ENOMEM;
-	struct locus_host *h = &cat->hosts[cat->n_hosts];
-	h->name = locus__strdup(name);
-	h->rack = rack && *rack ? locus__strdup(rack) : NULL;
-	if (!h->name || (rack && *rack && !h->rack) ||
-	    locus__strmap_put(&pv->host_index, name, cat->n_hosts)) {
-		free(h->name);
-		free(h->rack);
-		return LOCUS_ENOMEM;
+	struct locus_host *h = &cat->hosts[id];
+	if (!h->rack && rack && *rack) {
+		h->rack = locus__strdup(rack);
+		if (!h->rack)
+			return LOCUS_ENOMEM;
 	}
-	return (long)cat->n_hosts++;
+	return (long)id;
+}
+
+void locus__catalog_host_clash(const struct locus_catalog *cat, const char *name, char *buf,
+			       size_t size)
+{
+	const struct catalog_priv *pv = cat->priv;
+	size_t n = 0;
+
+	if (!size)
+		return;
+	buf[0] = 0;
+	/* Every known host with a spelling the new name matches, and its
+	 * spellings: the set the name would tie together. */
+	for (size_t h = 0; h < cat->n_hosts && n + 1 < size; h++) {
+		int hit = 0;
+		for (size_t k = 0; k < pv->host_index.cap && !hit; k++)
+			hit = pv->host_index.keys[k] && pv->host_index.vals[k] == h &&
+			      locus_host_match(pv->host_index.keys[k], name);
+		if (!hit)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%shost \"%s\"", n ? "; " : "",
+				      cat->hosts[h].name);
+		int first = 1;
+		for (size_t k = 0; k < pv->host_index.cap && n + 1 < size; k++)
+			if (pv->host_index.keys[k] && pv->host_index.vals[k] == h &&
+			    strcmp(pv->host_index.keys[k], cat->hosts[h].name) != 0) {
+				n += (size_t)snprintf(buf + n, size - n, "%s\"%s\"",
+						      first ? " (also written " : ", ",
+						      pv->host_index.keys[k]);
+				first = 0;
+			}
+		if (!first && n + 1 < size)
+			n += (size_t)snprintf(buf + n, size - n, ")");
+	}
+	if (n >= size)
+		buf[size - 1] = 0;
 }
 
 long locus_catalog_find_host(const struct locus_catalog *cat, const char *name)

@@ -95,6 +95,29 @@ int locus__rmtree(const char *path);
 /* Creates every missing directory of `path` (like mkdir -p). */
 int locus__mkdirs(const char *path, struct locus_error *err);
 
+/* Writes at most n bytes of s (up to a NUL) into buf, with control
+ * characters and bytes above 0x7e as \xHH, so that a message quoting
+ * input never carries an escape sequence to a terminal. Returns buf. */
+const char *locus__visible(const char *s, size_t n, char *buf, size_t size);
+
+/* Host names (every reader, locus_catalog_add_host): non-empty, not
+ * starting with '.', without control characters or ',' (the catalog's
+ * replica lists are comma-separated). */
+int locus__valid_host_name(const char *name);
+
+/* After locus_catalog_add_host() refused `name` with LOCUS_EEXIST: writes
+ * into buf the known hosts (and their other spellings) that `name` would
+ * tie together, for the reader's message. */
+struct locus_catalog;
+void locus__catalog_host_clash(const struct locus_catalog *cat, const char *name, char *buf,
+			       size_t size);
+
+/* What every reader says about host names that the host-name rule
+ * (locus_host_match) cannot tell apart. */
+#define LOCUS__HOST_RULE                                                                           \
+	"host names match ignoring case, and up to the first '.' when only one of the two "        \
+	"has a domain"
+
 #define LOCUS__ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

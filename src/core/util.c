@@ -426,3 +426,19 @@ int locus_parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	return locus__parse_u64(s, n, out);
 }
+
+const char *locus__visible(const char *s, size_t n, char *buf, size_t size)
+{
+	size_t o = 0;
+	if (!size)
+		return buf;
+	for (size_t k = 0; k < n && s[k] && o + 5 < size; k++) {
+		unsigned char ch = (unsigned char)s[k];
+		if (ch < 0x20 || ch > 0x7e)
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
+		else
+			buf[o++] = (char)ch;
+	}
+	buf[o] = 0;
+	return buf;
+}

@@ -122,6 +122,25 @@ static int close_dataset(struct parser *p)
 	return 0;
 }
 
+/* The error for a host name that locus_catalog_add_host() refused with
+ * `code`, at column `col`. */
+static int host_error(struct parser *p, long code, long col, const char *name)
+{
+	char shown[200], known[320];
+	if (code == LOCUS_EINVAL)
+		return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, col,
+				  "expected a host name (no control character, no ',', not "
+				  "starting with '.'), got \"%s\"",
+				  locus__visible(name, SIZE_MAX, shown, sizeof shown));
+	if (code == LOCUS_EEXIST) {
+		locus__catalog_host_clash(p->cat, name, known, sizeof known);
+		return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, col,
+				  "host \"%s\" cannot be told apart from %s (" LOCUS__HOST_RULE ")",
+				  locus__visible(name, SIZE_MAX, shown, sizeof shown), known);
+	}
+	return locus__err(p->err, (int)code, p->name, p->line, 0, "out of memory");
+}
+
 static int rec_host(struct parser *p, struct field *f, size_t nf)
 {
 	if (nf != 3)
@@ -134,14 +153,24 @@ static int rec_host(struct parser *p, struct field *f, size_t nf)
 	long id = name && (rack || is_dash(&f[2]) || f[2].n == 0)
 		      ? locus_catalog_add_host(p->cat, name, rack)
 		      : LOCUS_ENOMEM;
-	free(name);
 	free(rack);
-	if (id < 0)
-		return locus__err(p->err, (int)id, p->name, p->line, 0, "out of memory");
-	if ((size_t)id < before)
-		return perr(p, f[1].col,
-			    "host \"%.*s\" is listed twice or after a chunk that names it", f[1].s,
-			    f[1].n);
+	if (id < 0) {
+		int rc = name ? host_error(p, id, f[1].col, name) : host_error(p, id, 0, "");
+		free(name);
+		return rc;
+	}
+	free(name);
+	if ((size_t)id < before) {
+		const char *known = p->cat->hosts[id].name;
+		if (strlen(known) == f[1].n && memcmp(known, f[1].s, f[1].n) == 0)
+			return perr(p, f[1].col,
+				    "host \"%.*s\" is listed twice or after a chunk that names it",
+				    f[1].s, f[1].n);
+		return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, f[1].col,
+				  "host \"%.*s\" is host \"%s\" listed again (" LOCUS__HOST_RULE
+				  "), or after a chunk that names it",
+				  (int)(f[1].n > 60 ? 60 : f[1].n), f[1].s, known);
+	}
 	return 0;
 }
 
@@ -219,17 +248,22 @@ static int rec_chunk(struct parser *p, struct field *f, size_t nf)
 						  "expected a host name in the replica list");
 			char *h = locus__strndup(f[4].s + i, j - i);
 			long id = h ? locus_catalog_add_host(p->cat, h, NULL) : LOCUS_ENOMEM;
+			if (id < 0) {
+				rc = h ? host_error(p, id, f[4].col + (long)i, h)
+				       : host_error(p, id, 0, "");
+				free(h);
+				return rc;
+			}
 			free(h);
-			if (id < 0)
-				return locus__err(p->err, (int)id, p->name, p->line, 0,
-						  "out of memory");
 			for (uint32_t k = 0; k < n; k++)
 				if (p->reps[k] == (uint32_t)id)
 					return locus__err(
 					    p->err, LOCUS_EPARSE, p->name, p->line,
 					    f[4].col + (long)i,
-					    "host \"%.*s\" is listed twice for one chunk",
-					    (int)(j - i > 60 ? 60 : j - i), f[4].s + i);
+					    "host \"%.*s\" is listed twice for one chunk (as "
+					    "\"%s\"; " LOCUS__HOST_RULE ")",
+					    (int)(j - i > 60 ? 60 : j - i), f[4].s + i,
+					    p->cat->hosts[id].name);
 			if (locus__grow(&p->reps, &p->reps_cap, (size_t)n + 1, sizeof *p->reps))
 				return locus__err(p->err, LOCUS_ENOMEM, p->name, p->line, 0,
 						  "out of memory");
@@ -374,6 +408,11 @@ static int parse(struct parser *p, const char *text, size_t len)
 		return locus__err(
 		    p->err, LOCUS_EPARSE, p->name, p->line + 1, 1,
 		    "unexpected end of file: expected an end record (the catalog is truncated)");
+	/* A catalog of nothing would give a run of nothing that "succeeds". */
+	if (p->cat->n_datasets == 0)
+		return locus__err(p->err, LOCUS_EPARSE, p->name, p->line, 1,
+				  "a catalog without a dataset: expected at least one "
+				  "\"dataset<TAB>NAME<TAB>SIZE<TAB>CHUNKS<TAB>FLAGS\" record");
 	return 0;
 }
 

@@ -19,7 +19,9 @@
  * under construction, corrupt replicas dropped), plus one per file whose
  * status reports MISSING or CORRUPT blocks that no block line shows.
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,13 +43,15 @@ struct fsck {
 	struct locus_error *err;
 	struct locus_catalog *cat;
 	long line;     /* current line number, from 1 */
-	const char *s; /* current line */
+	const char *s; /* current line, without its leading blanks */
 	size_t n;
+	size_t lead; /* how many blanks were cut: columns count from the raw line */
 
 	/* The file whose blocks are being read. */
 	int in_file;
 	size_t ds;
 	long file_line;
+	size_t file_lead;
 	uint64_t want_len, want_blocks;
 	int has_uc;	 /* its last block is under construction */
 	uint64_t uc_len; /* that block's length */
@@ -55,7 +59,8 @@ struct fsck {
 	char status_text[160];
 
 	long uc_marker; /* line of a pending "Under Construction Block:", or 0 */
-	int saw_fsck;	/* a preamble, summary or directory line was seen */
+	size_t uc_lead;
+	int saw_fsck; /* a preamble, summary or directory line was seen */
 	int saw_file;
 
 	long *file_lines; /* per dataset: its file line, for duplicate errors */
@@ -65,6 +70,10 @@ struct fsck {
 	size_t reps_cap;
 	uint32_t n_reps;
 	uint32_t n_corrupt;	   /* replicas dropped as corrupt */
+	uint32_t n_listed;	   /* replicas the list shows, before merging hosts */
+	uint32_t n_not_live;	   /* of those, with a state fsck does not count live */
+	uint32_t n_unknown;	   /* of those, with a state this reader does not know */
+	uint32_t n_stated;	   /* of those, with any state */
 	struct locus__buf corrupt; /* their host names, ", "-separated */
 	size_t serial;		   /* number of the block being read, from 1 */
 	size_t *seen;		   /* per host id: last block it was listed in */
@@ -78,7 +87,8 @@ struct fsck {
 static int perr_at(struct fsck *p, long line, size_t i, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Reports a parse error at line `line`, 0-based byte `i` of that line. */
+/* Reports a parse error at line `line`, 0-based byte `i` of that line as
+ * read (leading blanks included). */
 static int perr_at(struct fsck *p, long line, size_t i, const char *fmt, ...)
 {
 	char msg[480];
@@ -90,7 +100,8 @@ static int perr_at(struct fsck *p, long line, size_t i, const char *fmt, ...)
 	return locus__err(p->err, LOCUS_EPARSE, p->name, line, (long)i + 1, "%s", msg);
 }
 
-#define perr(p, i, ...) perr_at((p), (p)->line, (i), __VA_ARGS__)
+/* At byte `i` of the current line after its leading blanks. */
+#define perr(p, i, ...) perr_at((p), (p)->line, (p)->lead + (i), __VA_ARGS__)
 
 static int nomem(struct fsck *p)
 {
@@ -202,38 +213,76 @@ static int is_addr_char(char c)
 	       c == '-' || c == '_' || c == ':' || c == '[' || c == ']' || c == '%';
 }
 
-/*
- * Finds the host part of a datanode address a[0..n): "ip:port" -> ip,
- * "[v6]:port" -> v6, a bare IPv6 address or a name without a port -> all
- * of it. Returns 0, or -1 when the address is malformed.
- */
-static int host_part(const char *a, size_t n, size_t *h0, size_t *hn)
+/* Whether a[0..n) is an IPv4 address (v6 0) or an IPv6 one (v6 1, which
+ * may carry a "%<zone>"), as inet_pton reads them. */
+static int is_ip(const char *a, size_t n, int v6)
 {
+	char tmp[64];
+	unsigned char bin[sizeof(struct in6_addr)];
+
+	if (n == 0 || n >= sizeof tmp)
+		return 0;
+	memcpy(tmp, a, n);
+	tmp[n] = 0;
+	if (!v6)
+		return inet_pton(AF_INET, tmp, bin) == 1;
+	char *zone = strchr(tmp, '%');
+	if (zone) {
+		if (!zone[1])
+			return 0;
+		*zone = 0;
+	}
+	return inet_pton(AF_INET6, tmp, bin) == 1;
+}
+
+static int all_digits(const char *a, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!is_digit(a[k]))
+			return 0;
+	return n > 0;
+}
+
+/* Whether the digits a[0..n) are a port number, 1 to 65535. */
+static int is_port(const char *a, size_t n)
+{
+	uint64_t v;
+	return locus__parse_u64(a, n, &v) == 0 && v >= 1 && v <= 65535;
+}
+
+/*
+ * Finds the host part of a datanode address a[0..n): "<ipv4>:<port>" ->
+ * the IPv4 address, "[<ipv6>]:<port>" -> the IPv6 address, a bare IPv4 or
+ * IPv6 address (no port) -> all of it. fsck prints addresses, never names,
+ * so anything else is refused. Returns NULL, or what was expected.
+ */
+static const char *host_part(const char *a, size_t n, size_t *h0, size_t *hn)
+{
+	static const char form[] = "a datanode address \"<IPv4>:<port>\" or \"[<IPv6>]:<port>\"";
 	size_t colons = 0, last = 0;
 
 	if (n == 0)
-		return -1;
+		return form;
 	for (size_t k = 0; k < n; k++)
 		if (!is_addr_char(a[k]))
-			return -1;
+			return form;
 	if (a[0] == '[') {
 		const char *close = memchr(a, ']', n);
 		if (!close || close == a + 1)
-			return -1;
+			return form;
 		size_t after = (size_t)(close - a) + 1;
-		if (after < n) {
-			if (a[after] != ':' || after + 1 == n)
-				return -1;
-			for (size_t k = after + 1; k < n; k++)
-				if (!is_digit(a[k]))
-					return -1;
-		}
 		*h0 = 1;
 		*hn = (size_t)(close - a) - 1;
-		return 0;
+		if (after < n && (a[after] != ':' || !all_digits(a + after + 1, n - after - 1)))
+			return form;
+		if (!is_ip(a + 1, *hn, 1))
+			return "a valid IPv6 address between '[' and ']'";
+		if (after < n && !is_port(a + after + 1, n - after - 1))
+			return "a port from 1 to 65535 after the address";
+		return NULL;
 	}
 	if (memchr(a, '[', n) || memchr(a, ']', n))
-		return -1;
+		return form;
 	for (size_t k = 0; k < n; k++)
 		if (a[k] == ':') {
 			colons++;
@@ -241,15 +290,18 @@ static int host_part(const char *a, size_t n, size_t *h0, size_t *hn)
 		}
 	*h0 = 0;
 	*hn = n;
+	if (colons > 1) /* a bare IPv6 address */
+		return is_ip(a, n, 1) ? NULL : "a valid IPv6 address";
 	if (colons == 1) {
-		if (last == 0 || last + 1 == n)
-			return -1;
-		for (size_t k = last + 1; k < n; k++)
-			if (!is_digit(a[k]))
-				return -1;
+		if (last == 0 || !all_digits(a + last + 1, n - last - 1))
+			return form;
 		*hn = last;
 	}
-	return 0;
+	if (!is_ip(a, *hn, 0))
+		return "a valid IPv4 address (fsck prints addresses, not host names)";
+	if (colons == 1 && !is_port(a + last + 1, n - last - 1))
+		return "a port from 1 to 65535 after the address";
+	return NULL;
 }
 
 /* Adds a replica on address a[0..an) in rack r[0..rn) (rn 0: none) to the
@@ -257,12 +309,12 @@ static int host_part(const char *a, size_t n, size_t *h0, size_t *hn)
 static int add_replica(struct fsck *p, size_t col, const char *a, size_t an, const char *r,
 		       size_t rn, int corrupt)
 {
-	size_t h0, hn;
+	size_t h0 = 0, hn = 0;
+	const char *want;
 	if (p->n_reps + p->n_corrupt >= MAX_LISTED)
 		return perr(p, col, "expected at most %d replicas in a list", MAX_LISTED);
-	if (host_part(a, an, &h0, &hn))
-		return perr(p, col, "expected a datanode address \"<ip>:<port>\", got \"%.*s\"",
-			    (int)(an > 60 ? 60 : an), a);
+	if ((want = host_part(a, an, &h0, &hn)))
+		return perr(p, col, "expected %s, got \"%.*s\"", want, (int)(an > 60 ? 60 : an), a);
 
 	char *addr = locus__strndup(a, an);
 	char *rack = rn ? locus__strndup(r, rn) : NULL;
@@ -280,6 +332,22 @@ static int add_replica(struct fsck *p, size_t col, const char *a, size_t an, con
 		host = own;
 	}
 	id = locus_catalog_add_host(p->cat, host, rack);
+	if (id == LOCUS_EEXIST) {
+		char known[320];
+		locus__catalog_host_clash(p->cat, host, known, sizeof known);
+		id = perr(p, col,
+			  "datanode %.*s is host \"%s\", which cannot be told apart from %s "
+			  "(" LOCUS__HOST_RULE ")",
+			  (int)(an > 60 ? 60 : an), a, host, known);
+		goto out;
+	}
+	if (id == LOCUS_EINVAL) {
+		id = perr(p, col,
+			  "expected a host name without control characters or ',' for "
+			  "datanode %.*s, got \"%s\"",
+			  (int)(an > 60 ? 60 : an), a, host);
+		goto out;
+	}
 	if (id < 0)
 		goto out;
 	if (corrupt) {
@@ -312,12 +380,30 @@ out:
 	free(addr);
 	free(rack);
 	free(own);
-	if (id < 0)
-		return id == LOCUS_ENOMEM
-			   ? nomem(p)
-			   : locus__err(p->err, (int)id, p->name, p->line, (long)col + 1,
-					"cannot add host: %s", locus_strerror((int)id));
-	return 0;
+	if (id == LOCUS_ENOMEM)
+		return nomem(p);
+	return id < 0 ? (int)id : 0;
+}
+
+enum { STATE_LIVE, STATE_NOT_LIVE, STATE_CORRUPT, STATE_UNKNOWN };
+
+/* What a -replicaDetails state s[0..n) says. fsck's Live_repl counts the
+ * replicas it shows as LIVE, STALE_NODE or STALE_BLOCK_CONTENT; the other
+ * states it prints are replicas that it lists but does not count. */
+static int replica_state(const char *s, size_t n)
+{
+	static const char *const live[] = {"LIVE", "STALE_NODE", "STALE_BLOCK_CONTENT"};
+	static const char *const not_live[] = {"DECOMMISSIONED", "DECOMMISSIONING",
+					       "ENTERING MAINTENANCE", "IN MAINTENANCE", "EXCESS"};
+	if (n == 7 && memcmp(s, "CORRUPT", 7) == 0)
+		return STATE_CORRUPT;
+	for (size_t k = 0; k < LOCUS__ARRAY_LEN(live); k++)
+		if (strlen(live[k]) == n && memcmp(s, live[k], n) == 0)
+			return STATE_LIVE;
+	for (size_t k = 0; k < LOCUS__ARRAY_LEN(not_live); k++)
+		if (strlen(not_live[k]) == n && memcmp(s, not_live[k], n) == 0)
+			return STATE_NOT_LIVE;
+	return STATE_UNKNOWN;
 }
 
 /*
@@ -395,7 +481,7 @@ static int replica(struct fsck *p, struct cur *c)
 			    "expected a replica (\"DatanodeInfoWithStorage[...]\", "
 			    "\"/<rack>/<ip>:<port>\" or \"<ip>:<port>\")");
 
-	int corrupt = 0;
+	int corrupt = 0, stated = 0, not_live = 0, unknown = 0;
 	for (;;) {
 		size_t save = c->i;
 		eat_blanks(c);
@@ -411,10 +497,29 @@ static int replica(struct fsck *p, struct cur *c)
 				    c->i + 1);
 		const char *st = c->s + c->i + 1;
 		size_t sn = (size_t)(close - st);
-		if (sn == 7 && memcmp(st, "CORRUPT", 7) == 0)
-			corrupt = 1;
 		c->i = (size_t)(close - c->s) + 1;
+		if (starts_with(st, sn, "ud="))
+			continue;
+		stated = 1;
+		switch (replica_state(st, sn)) {
+		case STATE_CORRUPT:
+			corrupt = 1;
+			not_live = 1;
+			break;
+		case STATE_NOT_LIVE:
+			not_live = 1;
+			break;
+		case STATE_UNKNOWN:
+			unknown = 1;
+			break;
+		default:
+			break;
+		}
 	}
+	p->n_listed++;
+	p->n_stated += (uint32_t)stated;
+	p->n_not_live += (uint32_t)not_live;
+	p->n_unknown += (uint32_t)unknown;
 	return add_replica(p, a_col, a, an, r, rn, corrupt);
 }
 
@@ -499,8 +604,9 @@ static int block_line(struct fsck *p)
 {
 	struct cur c = {p->s, p->n, 0};
 	const struct locus_dataset *ds;
-	uint64_t num, len, repl;
+	uint64_t num, len, repl, live = 0;
 	int missing = 0, uc = p->uc_marker != 0, listed = 0, rc;
+	const char *counted = NULL; /* "repl" or "Live_repl" when given */
 
 	if (!p->in_file)
 		return perr(p, 0,
@@ -544,6 +650,7 @@ static int block_line(struct fsck *p)
 	p->n_reps = 0;
 	p->n_corrupt = 0;
 	p->corrupt.len = 0;
+	p->n_listed = p->n_not_live = p->n_unknown = p->n_stated = 0;
 	for (;;) {
 		size_t sp = eat_blanks(&c);
 		if (c.i >= c.n)
@@ -552,8 +659,10 @@ static int block_line(struct fsck *p)
 			goto unexpected;
 		if (eat(&c, "MISSING!")) {
 			missing = 1;
-		} else if (eat(&c, "repl=") || eat(&c, "Live_repl=")) {
-			if (eat_u64(&c, &repl))
+		} else if (peek(&c, "repl=") || peek(&c, "Live_repl=")) {
+			counted = c.s[c.i] == 'r' ? "repl" : "Live_repl";
+			c.i += strlen(counted) + 1;
+			if (eat_u64(&c, &live))
 				return perr(p, c.i, "expected a replica count");
 		} else if (eat(&c, "Expected_repl=")) {
 			if (eat_u64(&c, &repl))
@@ -617,6 +726,21 @@ static int block_line(struct fsck *p)
 	    (rc = add_problem(p, (size_t)ci, LOCUS_CHUNK_CORRUPT,
 			      "block %.*s: corrupt replica%s on %s dropped", (int)bn, bname,
 			      p->n_corrupt > 1 ? "s" : "", p->corrupt.data)))
+		return rc;
+	/* The count against the list: a count above what is listed means
+	 * replicas (and their locality) are missing from the list; with
+	 * -replicaDetails the states tell exactly which listed replicas fsck
+	 * counts. A longer list without states is what fsck prints when it
+	 * lists decommissioned or corrupt replicas beside the live count. */
+	uint32_t live_listed = p->n_listed - p->n_not_live;
+	if (counted && !uc &&
+	    (live > p->n_listed || (p->n_stated && !p->n_unknown && live != live_listed)) &&
+	    (rc = add_problem(
+		 p, (size_t)ci, 0,
+		 "block %.*s: %s=%" PRIu64 " but %" PRIu32 " replica%s listed%s (line %ld)",
+		 (int)bn, bname, counted, live, p->n_stated ? live_listed : p->n_listed,
+		 (p->n_stated ? live_listed : p->n_listed) == 1 ? " is" : "s are",
+		 p->n_stated ? " as live" : "", p->line)))
 		return rc;
 	return 0;
 }
@@ -732,7 +856,7 @@ static int finish_file(struct fsck *p)
 	    (got_blocks == p->want_blocks && got_len == p->want_len) ||
 	    (p->has_uc && got_blocks - 1 == p->want_blocks && got_len - p->uc_len == p->want_len);
 	if (!ok)
-		return perr_at(p, p->file_line, 0,
+		return perr_at(p, p->file_line, p->file_lead,
 			       "expected %" PRIu64 " block(s) of %" PRIu64
 			       " bytes in total after the file line of \"%s\", found %" PRIu64
 			       " block(s) of %" PRIu64 " bytes (truncated output?)",
@@ -811,6 +935,7 @@ static int file_line(struct fsck *p, size_t end)
 	p->saw_file = 1;
 	p->ds = (size_t)d;
 	p->file_line = p->line;
+	p->file_lead = p->lead;
 	p->want_len = h.length;
 	p->want_blocks = h.blocks;
 	p->has_uc = 0;
@@ -852,31 +977,76 @@ static int is_fsck_line(const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * A line that holds a file line or a block line after something else
+ * (a stray character of a terminal capture, a prompt, a log prefix) is an
+ * error at that line: skipping it would lose the file, or give an error
+ * about the line after it. Returns 0 when the line is not one of those.
+ */
+static int junk_before(struct fsck *p, size_t end)
+{
+	const char *s = p->s, *at = NULL, *what;
+	char shown[128];
+
+	if (find(s, end, " bytes, ") && find(s, end, " block(s)")) {
+		at = memchr(s, '/', end);
+		what = "a file line to start with its path (a '/')";
+	} else {
+		const char *b = find(s, end, "blk_");
+		if (!b || !find(b, end - (size_t)(b - s), " len="))
+			return 0;
+		/* The last "<i>. " before the block name that does not continue
+		 * a number. */
+		for (size_t j = 1; j < (size_t)(b - s); j++)
+			if (!is_digit(s[j - 1]) && starts_like_block(s + j, end - j))
+				at = s + j;
+		if (!at)
+			return 0;
+		what = "a block line to start with its number \"<i>. \"";
+	}
+	size_t junk = at ? (size_t)(at - s) : end;
+	return perr(p, 0,
+		    "expected %s, found \"%s\"%s before it (a stray character or a prefix: "
+		    "remove it)",
+		    what, locus__visible(s, junk > 24 ? 24 : junk, shown, sizeof shown),
+		    junk > 24 ? "..." : "");
+}
+
 static int handle_line(struct fsck *p)
 {
-	const char *s = p->s;
-	size_t n = p->n, lead = 0, end = n;
+	size_t lead = 0, end;
 	uint32_t flag;
 
-	while (lead < n && is_blank(s[lead]))
+	/* Indented output (pasted from a mail, a notebook, a log) reads as the
+	 * same output without the indentation; columns still count from the
+	 * start of the line. */
+	while (lead < p->n && is_blank(p->s[lead]))
 		lead++;
-	while (end > lead && is_blank(s[end - 1]))
+	p->s += lead;
+	p->n -= lead;
+	p->lead = lead;
+
+	const char *s = p->s;
+	size_t n = p->n;
+	end = n;
+	while (end > 0 && is_blank(s[end - 1]))
 		end--;
-	if (lead == end)
+	if (end == 0)
 		return 0;
 	if (starts_like_block(s, n))
 		return block_line(p);
 	if (p->uc_marker)
-		return perr(p, lead,
+		return perr(p, 0,
 			    "expected the block line of the under construction block "
 			    "announced at line %ld",
 			    p->uc_marker);
-	if (end - lead == 25 && memcmp(s + lead, "Under Construction Block:", 25) == 0) {
+	if (end == 25 && memcmp(s, "Under Construction Block:", 25) == 0) {
 		if (!p->in_file)
-			return perr(p, lead,
+			return perr(p, 0,
 				    "expected a file line before \"Under "
 				    "Construction Block:\"");
 		p->uc_marker = p->line;
+		p->uc_lead = lead;
 		return 0;
 	}
 	if (s[0] == '/') {
@@ -890,15 +1060,16 @@ static int handle_line(struct fsck *p)
 	}
 	/* Hadoop prints the status on a line of its own when messages about
 	 * the file's blocks came first. */
-	if (p->in_file && p->cat->datasets[p->ds].n_chunks == 0 &&
-	    is_status_count(s + lead, end - lead, &flag)) {
+	if (p->in_file && p->cat->datasets[p->ds].n_chunks == 0 && is_status_count(s, end, &flag)) {
 		p->status |= flag;
-		note_status(p, s + lead, end - lead);
+		note_status(p, s, end);
 		return 0;
 	}
-	if (is_fsck_line(s + lead, end - lead))
+	if (is_fsck_line(s, end)) {
 		p->saw_fsck = 1;
-	return 0;
+		return 0;
+	}
+	return junk_before(p, end);
 }
 
 int locus_fsck_parse(struct locus_catalog **out, const char *text, size_t len, const char *name,
@@ -927,7 +1098,7 @@ int locus_fsck_parse(struct locus_catalog **out, const char *text, size_t len, c
 		rc = handle_line(&p);
 	}
 	if (!rc && p.uc_marker)
-		rc = perr_at(&p, p.uc_marker, 0,
+		rc = perr_at(&p, p.uc_marker, p.uc_lead,
 			     "expected a block line after \"Under Construction Block:\", "
 			     "found the end of the input");
 	if (!rc)
@@ -937,6 +1108,14 @@ int locus_fsck_parse(struct locus_catalog **out, const char *text, size_t len, c
 				"not hdfs fsck output: expected file lines (\"<path> "
 				"<length> bytes, ... <n> block(s): ...\") or the fsck "
 				"preamble (\"FSCK started by ...\")");
+	/* fsck output without a file (fsck run without -files, or on an
+	 * empty directory) is no dataset to schedule: an error, never an
+	 * empty catalog that a run would finish "successfully". */
+	if (!rc && !p.saw_file)
+		rc = locus__err(err, LOCUS_EPARSE, name, 1, 1,
+				"fsck output without a file: expected file lines (\"<path> "
+				"<length> bytes, ... <n> block(s): ...\"; run hdfs fsck with "
+				"-files -blocks -locations, on a path that holds files)");
 
 	free(p.reps);
 	free(p.seen);

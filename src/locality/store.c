@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,46 @@ struct scan {
 	struct manifest *mans;
 	size_t n_mans, mans_cap;
 	struct locus__buf path;
+	char *real_root; /* the root with every link resolved, once needed */
 };
+
+/*
+ * Refuses a symbolic link at s->path whose target lies outside the store
+ * root: a scan would take the target for a replica, and `locus run` would
+ * hand it to the command. Links that stay inside the root are followed.
+ * Returns 0, or LOCUS_EINVAL / LOCUS_EIO with the error set.
+ */
+static int check_link(struct scan *s)
+{
+	struct stat st;
+	char target[PATH_MAX];
+
+	if (lstat(s->path.data, &st) != 0)
+		return locus__err(s->err, LOCUS_EIO, s->path.data, 0, 0, "cannot stat: %s",
+				  strerror(errno));
+	if (!S_ISLNK(st.st_mode))
+		return 0;
+	if (!s->real_root) {
+		if (!realpath(s->root, target))
+			return locus__err(s->err, LOCUS_EIO, s->root, 0, 0,
+					  "cannot resolve the store root: %s", strerror(errno));
+		if (!(s->real_root = locus__strdup(target)))
+			return LOCUS_ENOMEM;
+	}
+	if (!realpath(s->path.data, target))
+		return locus__err(s->err, LOCUS_EIO, s->path.data, 0, 0,
+				  "symbolic link that cannot be followed: %s", strerror(errno));
+	size_t k = strlen(s->real_root);
+	int inside = strcmp(s->real_root, "/") == 0 ||
+		     (strncmp(target, s->real_root, k) == 0 && target[k] == '/');
+	if (!inside)
+		return locus__err(s->err, LOCUS_EINVAL, s->path.data, 0, 0,
+				  "symbolic link to %s, outside the store root %s: refused (a "
+				  "store holds its own files; copy the data in, or link within "
+				  "the root)",
+				  target, s->real_root);
+	return 0;
+}
 
 static int read_manifest(struct scan *s, const char *file, const char *dataset, uint32_t host)
 {
@@ -143,12 +183,46 @@ static void free_names(char **names, size_t n)
 	free(names);
 }
 
+/* A chunk file of one directory: its index and its name. */
+struct chunk_file {
+	uint64_t index;
+	const char *name;
+};
+
+static int cmp_chunk_file(const void *a, const void *b)
+{
+	const struct chunk_file *x = a, *y = b;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Two files of one directory for one chunk index ("chunk-1-8192" beside
+ * "chunk-000001-8192") are an error naming both: either could be the
+ * replica. `dir` is the directory's path. */
+static int check_duplicates(struct scan *s, const char *dir, const char *rel,
+			    struct chunk_file *files, size_t n)
+{
+	if (n > 1)
+		qsort(files, n, sizeof *files, cmp_chunk_file);
+	for (size_t i = 1; i < n; i++)
+		if (files[i].index == files[i - 1].index)
+			return locus__err(s->err, LOCUS_EPARSE, dir, 0, 0,
+					  "chunk files \"%s\" and \"%s\" both hold chunk %" PRIu64
+					  " of dataset \"%s\" (expected one file per chunk "
+					  "index; remove one)",
+					  files[i - 1].name, files[i].name, files[i].index, rel);
+	return 0;
+}
+
 /* Walks s->path (a directory under a node), whose dataset name relative to
  * the node directory is `rel` ("" at the node's top). */
 static int walk(struct scan *s, const char *rel, uint32_t host, int depth)
 {
 	char **names;
 	size_t n;
+	struct chunk_file *files = NULL;
+	size_t n_files = 0, files_cap = 0;
 	if (depth > 64)
 		return locus__err(s->err, LOCUS_ERANGE, s->path.data, 0, 0,
 				  "directories nested too deeply");
@@ -161,12 +235,14 @@ static int walk(struct scan *s, const char *rel, uint32_t host, int depth)
 		if ((rc = locus__buf_printf(&s->path, "/%s", nm)))
 			break;
 		uint64_t index, offset;
-		if (strcmp(nm, MANIFEST) == 0 && *rel) {
+		if (nm[0] == '.' && (strcmp(nm, MANIFEST) != 0 || !*rel))
+			continue;
+		if ((rc = check_link(s)))
+			break;
+		if (nm[0] == '.') {
 			rc = read_manifest(s, s->path.data, rel, host);
 			continue;
 		}
-		if (nm[0] == '.')
-			continue;
 		struct stat st;
 		if (stat(s->path.data, &st) != 0) {
 			rc = locus__err(s->err, LOCUS_EIO, s->path.data, 0, 0, "cannot stat: %s",
@@ -188,6 +264,11 @@ static int walk(struct scan *s, const char *rel, uint32_t host, int depth)
 				rc = LOCUS_ENOMEM;
 				break;
 			}
+			if (locus__grow(&files, &files_cap, n_files + 1, sizeof *files)) {
+				rc = LOCUS_ENOMEM;
+				break;
+			}
+			files[n_files++] = (struct chunk_file){index, nm};
 			struct piece *p = &s->pieces[s->n_pieces];
 			p->dataset = locus__strdup(rel);
 			if (!p->dataset) {
@@ -205,6 +286,9 @@ static int walk(struct scan *s, const char *rel, uint32_t host, int depth)
 	s->path.len = base;
 	if (s->path.data)
 		s->path.data[base] = 0;
+	if (!rc)
+		rc = check_duplicates(s, s->path.data, rel, files, n_files);
+	free(files);
 	free_names(names, n);
 	return rc;
 }
@@ -226,6 +310,48 @@ static const struct manifest *find_manifest(const struct scan *s, const char *ds
 		if (strcmp(s->mans[i].dataset, ds) == 0)
 			return &s->mans[i];
 	return NULL;
+}
+
+/*
+ * The replica of a chunk that the others are checked against, among the
+ * pieces [j, end) of one chunk index: the same rule whatever the nodes are
+ * called. Preferred, in order: a replica that starts where the chunks
+ * before it end (`at`); one that ends where the next chunk starts (or at
+ * the manifest's size, for the last chunk); the offset and length most
+ * replicas agree on; the longest (a damaged copy is usually truncated).
+ */
+static size_t reference(const struct scan *s, size_t j, size_t end, uint64_t at,
+			const struct manifest *m)
+{
+	size_t g = j, best = j;
+	uint64_t score[4] = {0}, best_score[4] = {0};
+	while (g < end && s->pieces[g].index == s->pieces[j].index)
+		g++;
+	for (size_t q = j; q < g; q++) {
+		const struct piece *p = &s->pieces[q];
+		uint64_t stop = p->offset + p->length, fits = 0, agree = 0;
+		if (stop < p->offset)
+			stop = UINT64_MAX; /* absurd sizes fit nothing */
+		for (size_t r = g; r < end && s->pieces[r].index == p->index + 1; r++)
+			fits |= s->pieces[r].offset == stop;
+		if (m && p->index + 1 == m->chunks)
+			fits |= stop == m->size;
+		for (size_t r = j; r < g; r++)
+			agree +=
+			    s->pieces[r].offset == p->offset && s->pieces[r].length == p->length;
+		score[0] = p->offset == at;
+		score[1] = fits;
+		score[2] = agree;
+		score[3] = p->length;
+		size_t k = 0;
+		while (k < 4 && score[k] == best_score[k])
+			k++;
+		if (q == j || (k < 4 && score[k] > best_score[k])) {
+			best = q;
+			memcpy(best_score, score, sizeof score);
+		}
+	}
+	return best;
 }
 
 /* Builds the catalog from the sorted pieces. */
@@ -255,16 +381,21 @@ static int assemble(struct scan *s)
 			end++;
 		long d = locus_catalog_add_dataset(s->cat, name);
 		if (d < 0) {
-			rc = locus__err(s->err, (int)d, s->root, 0, 0, "dataset \"%s\": %s", name,
-					locus_strerror((int)d));
+			char shown[200];
+			rc = locus__err(s->err, d == LOCUS_EINVAL ? LOCUS_EPARSE : (int)d, s->root,
+					0, 0, "dataset \"%s\": %s",
+					locus__visible(name, SIZE_MAX, shown, sizeof shown),
+					d == LOCUS_EINVAL
+					    ? "expected a name without control characters"
+					    : locus_strerror((int)d));
 			break;
 		}
 		const struct manifest *m = find_manifest(s, name);
 		uint64_t next = 0; /* next expected chunk index */
 		size_t j = i;
 		while (j < end && !rc) {
-			const struct piece *p = &s->pieces[j];
 			struct locus_dataset *ds = &s->cat->datasets[d];
+			const struct piece *p = &s->pieces[reference(s, j, end, ds->size, m)];
 			if (p->index > next || p->offset > ds->size) {
 				/* Chunks nobody holds: the gap is known from offsets. */
 				if (p->offset <= ds->size || p->index <= next) {
@@ -306,6 +437,16 @@ static int assemble(struct scan *s)
 			uint32_t n = 0, flags = 0;
 			while (k < end && s->pieces[k].index == p->index) {
 				const struct piece *q = &s->pieces[k];
+				if (k > j && q->host == s->pieces[k - 1].host) {
+					/* Only a listing can say this: a directory
+					 * with two files for one index is refused
+					 * by the walk. */
+					rc = locus__err(
+					    s->err, LOCUS_EPARSE, s->root, 0, 0,
+					    "dataset \"%s\": node %s holds chunk %" PRIu64 " twice",
+					    name, s->cat->hosts[q->host].name, q->index);
+					break;
+				}
 				if (q->offset != p->offset || q->length != p->length) {
 					flags |= LOCUS_CHUNK_CORRUPT;
 					snprintf(detail, sizeof detail,
@@ -407,6 +548,35 @@ static void scan_fini(struct scan *s)
 		free(s->mans[i].dataset);
 	free(s->mans);
 	locus__buf_fini(&s->path);
+	free(s->real_root);
+}
+
+/* Adds node directory `node` as a host: its name follows the host-name
+ * rule, and two directories that name one host ("node01" and
+ * "NODE01.example.org") are an error, since a run on that host would find
+ * two directories for it. Returns the id or an error code (err set). */
+static long add_node(struct scan *s, const char *node)
+{
+	char shown[200];
+	long h = locus_catalog_add_host(s->cat, node, NULL);
+	if (h == LOCUS_EINVAL)
+		return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+				  "node directory \"%s\": expected a host name (no control "
+				  "character, no ',', not starting with '.')",
+				  locus__visible(node, SIZE_MAX, shown, sizeof shown));
+	if (h == LOCUS_EEXIST || (h >= 0 && strcmp(s->cat->hosts[h].name, node) != 0)) {
+		char known[320];
+		if (h >= 0)
+			snprintf(known, sizeof known, "\"%s\"", s->cat->hosts[h].name);
+		else
+			locus__catalog_host_clash(s->cat, node, known, sizeof known);
+		return locus__err(
+		    s->err, LOCUS_EPARSE, s->root, 0, 0,
+		    "node directory \"%s\" names the same host as %s (" LOCUS__HOST_RULE
+		    "): keep one directory per host",
+		    node, known);
+	}
+	return h;
 }
 
 /* Sorts the pieces and builds s->cat from them; on failure frees the
@@ -417,6 +587,12 @@ static int scan_finish(struct scan *s, struct locus_catalog **out, int rc)
 		qsort(s->pieces, s->n_pieces, sizeof *s->pieces, cmp_piece);
 		rc = assemble(s);
 	}
+	if (!rc && s->cat->n_datasets == 0)
+		rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+				"no dataset in the store: expected "
+				"<root>/<node>/<dataset>/chunk-<index>-<offset> files (or a "
+				"%s manifest) under %zu node director%s",
+				MANIFEST, s->cat->n_hosts, s->cat->n_hosts == 1 ? "y" : "ies");
 	scan_fini(s);
 	if (rc) {
 		if (s->err && !s->err->code)
@@ -449,7 +625,9 @@ int locus_store_scan(struct locus_catalog **out, const char *root, struct locus_
 		struct stat st;
 		if (stat(s.path.data, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue; /* a stray file at the top is not a node */
-		long h = locus_catalog_add_host(s.cat, nodes[i], NULL);
+		if ((rc = check_link(&s)))
+			break;
+		long h = add_node(&s, nodes[i]);
 		if (h < 0) {
 			rc = (int)h;
 			break;
@@ -512,6 +690,8 @@ int locus__store_list_node(const char *root, const char *node, struct locus__buf
 {
 	struct scan s = {.root = root, .err = err};
 	int rc = locus__buf_printf(&s.path, "%s/%s", root, node);
+	if (!rc)
+		rc = check_link(&s);
 	if (!rc)
 		rc = walk(&s, "", 0, 0);
 	for (size_t i = 0; i < s.n_pieces && !rc; i++) {
@@ -583,7 +763,7 @@ int locus__store_assemble(struct locus_catalog **out, const char *root, const ch
 	*out = NULL;
 	int rc = locus_catalog_create(&s.cat);
 	for (size_t i = 0; i < n && !rc; i++) {
-		long h = locus_catalog_add_host(s.cat, nodes[i], NULL);
+		long h = add_node(&s, nodes[i]);
 		if (h < 0) {
 			rc = (int)h;
 			break;

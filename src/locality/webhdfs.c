@@ -340,7 +340,21 @@ static int add_block(struct wctx *c, struct locus_catalog *cat, const struct wbl
 			break;
 		}
 		id = locus_catalog_add_host(cat, host, rack);
-		if (id < 0) {
+		if (id == LOCUS_EEXIST || id == LOCUS_EINVAL) {
+			char known[320];
+			snprintf(sub, sizeof sub, "hosts[%zu]", j);
+			if (id == LOCUS_EEXIST)
+				locus__catalog_host_clash(cat, host, known, sizeof known);
+			rc = id == LOCUS_EEXIST
+				 ? perr(c, b->index, sub,
+					"host %s cannot be told apart from %s (" LOCUS__HOST_RULE
+					")",
+					locus__json_quote(q1, sizeof q1, host, 40), known)
+				 : perr(c, b->index, sub,
+					"expected a host name without ',' and not starting with "
+					"'.', got %s",
+					locus__json_quote(q1, sizeof q1, host, 40));
+		} else if (id < 0) {
 			rc = nomem(c);
 		} else if (rack && cat->hosts[id].rack && strcmp(cat->hosts[id].rack, rack)) {
 			/* One host in two racks: the topology is inconsistent,

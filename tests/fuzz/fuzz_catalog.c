@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "locus/locality.h"
+#include "locus/platform.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,8 +26,28 @@ static char *print(const struct locus_catalog *cat, size_t *n)
 	return buf;
 }
 
+/* Host names obey the host-name rule: valid, and no two of them name one
+ * host (checked on the first 256, to keep each input fast). */
+static void check_host_names(const struct locus_catalog *cat)
+{
+	size_t n = cat->n_hosts < 256 ? cat->n_hosts : 256;
+	for (size_t h = 0; h < cat->n_hosts; h++) {
+		const char *s = cat->hosts[h].name;
+		if (!s || !s[0] || s[0] == '.')
+			abort();
+		for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+			if (*p < 0x20 || *p == 0x7f || *p == ',')
+				abort();
+	}
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = 0; b < a; b++)
+			if (locus_host_match(cat->hosts[a].name, cat->hosts[b].name))
+				abort();
+}
+
 static void check(const struct locus_catalog *cat)
 {
+	check_host_names(cat);
 	for (size_t d = 0; d < cat->n_datasets; d++) {
 		const struct locus_dataset *ds = &cat->datasets[d];
 		uint64_t sum = 0;

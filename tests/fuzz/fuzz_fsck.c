@@ -9,14 +9,39 @@
 #include <string.h>
 
 #include "locus/locality.h"
+#include "locus/platform.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Two addresses of dn1 spelled alike, one spelled another way (one host
+ * under the name rule), and names the rule cannot place together. */
 static const char map_text[] = "10.1.0.11 dn1\n10.1.0.12 dn2 dn2-alias\n"
-			       "10.1.0.13 dn1\n::1 localhost\n";
+			       "10.1.0.13 dn1\n::1 localhost\n"
+			       "10.1.0.14 DN1.cluster.example\n10.1.0.21 dn5.a\n"
+			       "10.1.0.22 dn5.b\n10.1.0.23 DN5\n";
+
+/* Host names obey the host-name rule: valid, and no two of them name one
+ * host (checked on the first 256, to keep each input fast). */
+static void check_host_names(const struct locus_catalog *cat)
+{
+	size_t n = cat->n_hosts < 256 ? cat->n_hosts : 256;
+	for (size_t h = 0; h < cat->n_hosts; h++) {
+		const char *s = cat->hosts[h].name;
+		if (!s || !s[0] || s[0] == '.')
+			abort();
+		for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+			if (*p < 0x20 || *p == 0x7f || *p == ',')
+				abort();
+	}
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = 0; b < a; b++)
+			if (locus_host_match(cat->hosts[a].name, cat->hosts[b].name))
+				abort();
+}
 
 static void check_catalog(const struct locus_catalog *cat)
 {
+	check_host_names(cat);
 	for (size_t h = 0; h < cat->n_hosts; h++)
 		if (!cat->hosts[h].name || !cat->hosts[h].name[0])
 			abort();
