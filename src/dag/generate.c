@@ -1,13 +1,32 @@
 /*
- * Random task graphs in the Standard Task Graph set's four families of
- * precedence constraints (Tobita and Kasahara 2002; docs/formats.md, "Task
- * graphs"), for the sizes the shipped set lacks. Every edge goes from a
- * lower id to a higher one (and, in the layered methods, from an earlier
- * layer to a later one), so a graph is acyclic by construction; the work
- * drawn is a whole number in [cost_lo, cost_hi]. The same spec and seed
- * give the same graph.
+ * Random task graphs in the four families of the STG set's precedence
+ * generators (docs/formats.md, "Generated graphs"). Tasks are numbered in
+ * a topological order: every edge goes from a lower id (or an earlier
+ * layer) to a higher one, so no graph has a cycle. Each task's cost is
+ * drawn first, in id order, then the edges, from one generator seeded
+ * with spec->seed: the same seed gives the same graph, and the same costs
+ * whatever the method.
+ *
+ *  - sameprob: each pair i < j is an edge with probability
+ *    p = 2 mean / (n - 1), drawn by geometric skips over each task's
+ *    candidates (time in n + edges, not n^2).
+ *  - samepred: task j > 0 takes k distinct predecessors among 0..j-1,
+ *    k uniform around mean n / (n - 1) (task 0 has none).
+ *  - layrprob: the tasks in `layers` layers of equal size (the first ones
+ *    one larger when n does not divide), each pair (i in an earlier
+ *    layer, j) an edge with one probability, set so that the expected
+ *    mean is `mean`.
+ *  - layrpred: each task past the first layer takes k distinct
+ *    predecessors from the earlier layers, k uniform around a mean set so
+ *    that the overall mean is `mean`.
+ *
+ * k is "uniform around m": x uniform in [0, 2m), rounded down or up at
+ * random so that E[k] = m, at most the candidates there are. The mean is
+ * at most (n - 1) / 2, the complete DAG's.
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,15 +34,28 @@
 #include "locus/dag.h"
 #include "locus/rng.h"
 
-#define GEN_MAX_TASKS 100000000u
+/* The most edges a graph may be expected to have. */
+#define GEN_MAX_EDGES 1e9
+/* The largest cost (integers are exact in a double up to 2^53). */
+#define GEN_MAX_COST 9007199254740992.0
 
-static const char *const method_names[] = {"sameprob", "samepred", "layrprob", "layrpred"};
+static const struct {
+	const char *name;
+	enum locus_dag_gen_method method;
+} method_names[] = {
+    {"sameprob", LOCUS_DAG_SAMEPROB},
+    {"samepred", LOCUS_DAG_SAMEPRED},
+    {"layrprob", LOCUS_DAG_LAYRPROB},
+    {"layrpred", LOCUS_DAG_LAYRPRED},
+};
 
 int locus_dag_gen_method_parse(const char *name, enum locus_dag_gen_method *out)
 {
-	for (size_t k = 0; name && k < sizeof method_names / sizeof method_names[0]; k++)
-		if (strcmp(name, method_names[k]) == 0) {
-			*out = (enum locus_dag_gen_method)k;
+	if (!name || !out)
+		return LOCUS_EINVAL;
+	for (size_t i = 0; i < LOCUS__ARRAY_LEN(method_names); i++)
+		if (strcmp(name, method_names[i].name) == 0) {
+			*out = method_names[i].method;
 			return 0;
 		}
 	return LOCUS_EINVAL;
@@ -32,187 +64,188 @@ int locus_dag_gen_method_parse(const char *name, enum locus_dag_gen_method *out)
 struct gen {
 	struct locus_graph *g;
 	struct locus_rng rng;
-	uint32_t *pick; /* predecessors of the task being built */
-	uint32_t *mark; /* per task: the last task that picked it, + 1 */
+	uint32_t *mark; /* by task: 1 + the task whose predecessors it is among */
 };
 
-/* How many candidates a geometric skip passes over before the next one
- * taken with probability p (0 < p < 1). */
-static uint64_t skip(struct gen *s, double p)
+/* Trials before the next success at probability p (0 when p >= 1). */
+static double skip(struct gen *s, double p)
 {
-	double u = locus_rng_uniform(&s->rng);
-	double k = floor(log1p(-u) / log1p(-p));
-	return k > 1e18 ? (uint64_t)1e18 : (uint64_t)k;
+	if (p >= 1)
+		return 0;
+	return floor(log1p(-locus_rng_uniform(&s->rng)) / log1p(-p));
 }
 
-static int edge(struct gen *s, uint32_t from, uint32_t to)
+/* Each of the tasks 0..c-1 a predecessor of j with probability p. */
+static int by_probability(struct gen *s, uint32_t j, uint32_t c, double p)
 {
-	return locus_graph_add_edge(s->g, from, to, 0) < 0 ? LOCUS_ENOMEM : 0;
-}
-
-/* Each of the candidates [0, hi) an edge to `to` with probability p. */
-static int by_prob(struct gen *s, uint32_t to, uint32_t hi, double p)
-{
-	if (p >= 1) {
-		for (uint32_t i = 0; i < hi; i++)
-			if (edge(s, i, to))
-				return LOCUS_ENOMEM;
+	if (!(p > 0))
 		return 0;
-	}
-	if (p <= 0)
-		return 0;
-	for (uint64_t i = skip(s, p); i < hi; i += 1 + skip(s, p))
-		if (edge(s, (uint32_t)i, to))
+	double i = -1;
+	for (;;) {
+		i += 1 + skip(s, p);
+		if (!(i < c))
+			return 0;
+		if (locus_graph_add_edge(s->g, (uint32_t)i, j, 0) < 0)
 			return LOCUS_ENOMEM;
+	}
+}
+
+/* k around m distinct predecessors of j among the tasks 0..c-1 (Floyd's
+ * sampling). */
+static int by_count(struct gen *s, uint32_t j, uint32_t c, double m)
+{
+	double x = 2 * m * locus_rng_uniform(&s->rng);
+	double kd = floor(x + locus_rng_uniform(&s->rng));
+	uint32_t k = kd < c ? (uint32_t)kd : c;
+	for (uint32_t r = c - k; r < c; r++) {
+		uint32_t t = (uint32_t)locus_rng_below(&s->rng, (uint64_t)r + 1);
+		if (s->mark[t] == j + 1)
+			t = r;
+		s->mark[t] = j + 1;
+		if (locus_graph_add_edge(s->g, t, j, 0) < 0)
+			return LOCUS_ENOMEM;
+	}
 	return 0;
 }
 
-/* k distinct candidates of [lo, hi) (k <= hi - lo), edges to `to` in
- * increasing order; `first` (LOCUS_NONE: none) is one of them. */
-static int by_count(struct gen *s, uint32_t to, uint32_t lo, uint32_t hi, uint32_t k,
-		    uint32_t first)
+static int check_spec(const struct locus_dag_gen *spec, struct locus_error *err)
 {
-	uint32_t n = 0;
-	if (first != LOCUS_NONE) {
-		s->pick[n++] = first;
-		s->mark[first] = to + 1;
-	}
-	while (n < k) {
-		uint32_t c = lo + (uint32_t)locus_rng_below(&s->rng, hi - lo);
-		if (s->mark[c] == to + 1)
-			continue;
-		s->mark[c] = to + 1;
-		s->pick[n++] = c;
-	}
-	/* Insertion sort: k is small. */
-	for (uint32_t i = 1; i < n; i++)
-		for (uint32_t j = i; j && s->pick[j - 1] > s->pick[j]; j--) {
-			uint32_t t = s->pick[j];
-			s->pick[j] = s->pick[j - 1];
-			s->pick[j - 1] = t;
-		}
-	for (uint32_t i = 0; i < n; i++)
-		if (edge(s, s->pick[i], to))
-			return LOCUS_ENOMEM;
+	if (spec->method != LOCUS_DAG_SAMEPROB && spec->method != LOCUS_DAG_SAMEPRED &&
+	    spec->method != LOCUS_DAG_LAYRPROB && spec->method != LOCUS_DAG_LAYRPRED)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "unknown generator method %d: expected sameprob, samepred, "
+				  "layrprob or layrpred",
+				  (int)spec->method);
+	if (spec->n_tasks == 0)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "expected 1 task or more, got 0");
+	if (spec->n_tasks > UINT32_MAX - 2)
+		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
+				  "expected fewer than %" PRIu32 " tasks, got %zu", UINT32_MAX - 2,
+				  spec->n_tasks);
+	if (!(spec->mean_preds >= 0) || isinf(spec->mean_preds))
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected a mean number of predecessors >= 0, got %g",
+				  spec->mean_preds);
+	if (spec->layers > spec->n_tasks)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected at most one layer per task (%zu), got %zu layers",
+				  spec->n_tasks, spec->layers);
+	double lo = spec->cost_lo, hi = spec->cost_hi;
+	if (lo == 0 && hi == 0)
+		return 0;
+	if (!(lo >= 0 && lo <= hi && hi <= GEN_MAX_COST))
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected costs 0 <= lo <= hi <= 2^53, got [%g, %g]", lo, hi);
+	if (ceil(lo) > floor(hi))
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected a whole number between the costs lo and hi, got [%g, "
+				  "%g]",
+				  lo, hi);
 	return 0;
-}
-
-/* A predecessor count around `mean`: uniform in [0, 2 mean] (whole
- * numbers, the mean exact for whole means). */
-static uint32_t count(struct gen *s, double mean, uint32_t at_least)
-{
-	uint64_t hi = (uint64_t)floor(2 * mean + 0.5);
-	uint64_t k = locus_rng_below(&s->rng, hi + 1);
-	if (k < at_least)
-		k = at_least;
-	return k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
 }
 
 int locus_dag_generate(struct locus_graph **out, const struct locus_dag_gen *spec,
 		       struct locus_error *err)
 {
-	if (!out || !spec)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no output or no spec");
-	*out = NULL;
-	double lo = spec->cost_lo, hi = spec->cost_hi, mean = spec->mean_preds;
-	if (lo == 0 && hi == 0) {
-		lo = 1;
-		hi = 10;
-	}
-	if (mean == 0)
-		mean = 2;
-	if ((unsigned)spec->method > LOCUS_DAG_LAYRPRED)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "unknown generation method %d",
-				  (int)spec->method);
-	if (!spec->n_tasks || spec->n_tasks > GEN_MAX_TASKS)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "a generated graph has 1 to %u tasks, not %zu", GEN_MAX_TASKS,
-				  spec->n_tasks);
-	if (!(lo >= 0) || !(hi >= lo) || !isfinite(hi) || ceil(lo) > floor(hi))
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "costs in [%g, %g]: expected 0 <= LO <= HI with a whole number "
-				  "between",
-				  lo, hi);
-	if (!(mean > 0) || !isfinite(mean) || mean > 1e6)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "expected a mean predecessor count > 0, got %g", mean);
-	uint32_t n = (uint32_t)spec->n_tasks;
-	size_t layers = spec->layers ? spec->layers : (size_t)ceil(sqrt((double)n));
-	if (layers > n)
-		layers = n;
 	struct gen s = {0};
-	char nm[24];
-	int rc = 0;
+	char name[24];
+	int rc;
+
+	if (!out)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no place for the graph");
+	*out = NULL;
+	if (!spec)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no generator spec");
+	if ((rc = check_spec(spec, err)))
+		return rc;
+	uint32_t n = (uint32_t)spec->n_tasks;
+	double mean = spec->mean_preds > 0 ? spec->mean_preds : 2;
+	if (mean > ((double)n - 1) / 2)
+		mean = ((double)n - 1) / 2;
+	if ((double)n * mean > GEN_MAX_EDGES)
+		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
+				  "about %.3g edges expected (%" PRIu32 " tasks, mean %g "
+				  "predecessors), more than %.0e",
+				  (double)n * mean, n, mean, GEN_MAX_EDGES);
+	double lo = 1, hi = 10;
+	if (spec->cost_lo != 0 || spec->cost_hi != 0) {
+		lo = ceil(spec->cost_lo);
+		hi = floor(spec->cost_hi);
+	}
+	uint64_t span = (uint64_t)(hi - lo) + 1;
+
+	if ((rc = locus_graph_create(&s.g, NULL, err)))
+		return rc;
+	s.mark = locus__calloc(n, sizeof *s.mark);
+	if (!s.mark)
+		goto oom;
 	locus_rng_init(&s.rng, spec->seed);
-	s.mark = calloc(n, sizeof *s.mark);
-	s.pick = malloc((size_t)n * sizeof *s.pick);
-	if (!s.mark || !s.pick ||
-	    (rc = locus_graph_create(&s.g, method_names[spec->method], err))) {
-		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-		goto done;
-	}
-	uint64_t c_lo = (uint64_t)ceil(lo), c_span = (uint64_t)floor(hi) - c_lo + 1;
 	for (uint32_t t = 0; t < n; t++) {
-		snprintf(nm, sizeof nm, "%u", t + 1);
-		double w = (double)(c_lo + locus_rng_below(&s.rng, c_span));
-		if (locus_graph_add_task(s.g, nm, w) < 0) {
-			rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-			goto done;
-		}
+		snprintf(name, sizeof name, "%" PRIu32, t + 1);
+		double c = lo + (double)locus_rng_below(&s.rng, span);
+		if (locus_graph_add_task(s.g, name, c) < 0)
+			goto oom;
 	}
-	/* Layer l holds ids [l n / L, (l + 1) n / L). */
-#define LAYER_START(l) ((uint32_t)((uint64_t)(l)*n / layers))
+
+	/* Layers: sizes n / L, the first n % L one larger. */
+	size_t L = spec->layers;
+	if (!L)
+		L = (size_t)llround(sqrt((double)n));
+	if (L < 1)
+		L = 1;
+	uint32_t base = (uint32_t)(n / L), extra = (uint32_t)(n % L);
+	uint32_t first = base + (extra > 0);
+
+	rc = 0;
 	switch (spec->method) {
 	case LOCUS_DAG_SAMEPROB: {
-		/* Task j has j candidates: a mean of p (n - 1) / 2. */
-		double p = n > 1 ? 2 * mean / (double)(n - 1) : 0;
-		for (uint32_t t = 1; t < n && !rc; t++)
-			rc = by_prob(&s, t, t, p);
+		double p = n > 1 ? 2 * mean / ((double)n - 1) : 0;
+		for (uint32_t j = 1; !rc && j < n; j++)
+			rc = by_probability(&s, j, j, p);
 		break;
 	}
-	case LOCUS_DAG_SAMEPRED:
-		for (uint32_t t = 1; t < n && !rc; t++) {
-			uint32_t k = count(&s, mean, 0);
-			rc = by_count(&s, t, 0, t, k < t ? k : t, LOCUS_NONE);
+	case LOCUS_DAG_SAMEPRED: {
+		double m = n > 1 ? mean * n / ((double)n - 1) : 0;
+		for (uint32_t j = 1; !rc && j < n; j++)
+			rc = by_count(&s, j, j, m);
+		break;
+	}
+	case LOCUS_DAG_LAYRPROB:
+	case LOCUS_DAG_LAYRPRED: {
+		/* pairs: (earlier-layer task, task) pairs there are. */
+		double pairs = 0;
+		uint32_t start = 0;
+		for (size_t l = 0; l < L; l++) {
+			uint32_t size = base + (l < extra);
+			pairs += (double)size * start;
+			start += size;
 		}
-		break;
-	case LOCUS_DAG_LAYRPROB: {
-		/* A task of layer l has the l earlier layers as candidates:
-		 * about (L - 1) / 2 layers of n / L tasks on average. */
-		double cand =
-		    layers > 1 ? (double)(layers - 1) / 2 * (double)n / (double)layers : 0;
-		double p = cand > 0 ? mean / cand : 0;
-		for (size_t l = 1; l < layers && !rc; l++)
-			for (uint32_t t = LAYER_START(l); t < LAYER_START(l + 1) && !rc; t++)
-				rc = by_prob(&s, t, LAYER_START(l), p);
-		break;
-	}
-	case LOCUS_DAG_LAYRPRED:
-		/* One predecessor in the layer just before (so the layers are
-		 * the graph's levels), the others in any earlier layer. */
-		for (size_t l = 1; l < layers && !rc; l++) {
-			uint32_t prev = LAYER_START(l - 1), start = LAYER_START(l);
-			for (uint32_t t = start; t < LAYER_START(l + 1) && !rc; t++) {
-				uint32_t k = count(&s, mean, 1);
-				uint32_t first =
-				    prev + (uint32_t)locus_rng_below(&s.rng, start - prev);
-				rc = by_count(&s, t, 0, start, k < start ? k : start, first);
-			}
+		double p = pairs > 0 ? mean * n / pairs : 0;
+		double m = n > first ? mean * n / ((double)n - first) : 0;
+		start = 0;
+		for (size_t l = 0; !rc && l < L; l++) {
+			uint32_t size = base + (l < extra);
+			for (uint32_t j = start; !rc && j < start + size; j++)
+				rc = spec->method == LOCUS_DAG_LAYRPROB
+					 ? by_probability(&s, j, start, p)
+					 : by_count(&s, j, start, m);
+			start += size;
 		}
 		break;
 	}
-#undef LAYER_START
-	if (rc) {
-		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-		goto done;
 	}
-	if ((rc = locus_graph_finish(s.g, err)))
-		goto done;
-	*out = s.g;
-	s.g = NULL;
-done:
+	if (rc)
+		goto oom;
 	free(s.mark);
-	free(s.pick);
+	s.mark = NULL;
+	if ((rc = locus_graph_finish(s.g, err))) {
+		locus_graph_destroy(s.g);
+		return rc;
+	}
+	*out = s.g;
+	return 0;
+oom:
+	free(s.mark);
 	locus_graph_destroy(s.g);
-	return rc;
+	return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 }
