@@ -584,7 +584,8 @@ static long add_node(struct scan *s, const char *node)
 static int scan_finish(struct scan *s, struct locus_catalog **out, int rc)
 {
 	if (!rc) {
-		qsort(s->pieces, s->n_pieces, sizeof *s->pieces, cmp_piece);
+		if (s->n_pieces) /* qsort must not be handed NULL, even for none */
+			qsort(s->pieces, s->n_pieces, sizeof *s->pieces, cmp_piece);
 		rc = assemble(s);
 	}
 	if (!rc && s->cat->n_datasets == 0)
@@ -648,24 +649,24 @@ int locus__store_nodes(const char *root, char ***names, size_t *n, struct locus_
 	*names = NULL;
 	*n = 0;
 	int rc = list_dir(root, &all, &n_all, err);
+	/* The node directories move to the front; every other name is freed
+	 * (k <= i: nothing kept is overwritten). */
 	for (size_t i = 0; i < n_all && !rc; i++) {
 		struct stat st;
+		char *name = all[i];
+		all[i] = NULL;
 		path.len = 0;
-		if (all[i][0] == '.' || (rc = locus__buf_printf(&path, "%s/%s", root, all[i])))
-			continue;
-		if (stat(path.data, &st) == 0 && S_ISDIR(st.st_mode)) {
-			char *keep = all[i];
-			all[i] = NULL;
-			all[k++] = keep;
-		}
+		if (name[0] != '.' && !(rc = locus__buf_printf(&path, "%s/%s", root, name)) &&
+		    stat(path.data, &st) == 0 && S_ISDIR(st.st_mode))
+			all[k++] = name;
+		else
+			free(name);
 	}
 	locus__buf_fini(&path);
 	if (rc) {
 		free_names(all, n_all);
 		return rc;
 	}
-	for (size_t i = k; i < n_all; i++)
-		free(all[i]);
 	*names = all;
 	*n = k;
 	return 0;
