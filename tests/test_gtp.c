@@ -167,6 +167,77 @@ TEST(variable_platforms)
 		sum_heft / 12, sum_gtp / 12, sum_gtpc / 12);
 }
 
+/* Without rewinding, a failure that loses a task or data still needed
+ * ends the run saying so: never a hang, never a wrong "complete". */
+TEST(failures_end_the_run_clearly)
+{
+	int failed = 0, complete = 0;
+	for (uint64_t seed = 1; seed <= 16; seed++) {
+		struct fixture f;
+		CHECK_EQ_INT(fixture(&f, (enum locus_dag_gen_method)(seed % 4), 100, 5, seed), 0);
+		struct locus_result *h = run(f.wl, "heft", "insertion=0", NULL, 0);
+		CHECK(h != NULL);
+		/* Node (seed mod 5) fails at a point between 10 and 90 % of the
+		 * fault-free run, for good or for a while. */
+		struct locus_change ch[2] = {
+		    {h->makespan * (0.1 + 0.05 * (double)(seed % 17)), LOCUS_CHANGE_FAIL,
+		     (uint32_t)(seed % 5), LOCUS_NONE, 0},
+		    {h->makespan * 2, LOCUS_CHANGE_RECOVER, (uint32_t)(seed % 5), LOCUS_NONE, 0}};
+		for (int variant = 0; variant < 2; variant++) {
+			struct locus_result *r =
+			    run(f.wl, variant ? "gtp-c" : "gtp", "period=1", ch, 1 + (seed & 1));
+			CHECK(r != NULL);
+			if (r->failed) {
+				failed++;
+				CHECK(strstr(r->failure, "lost") != NULL);
+				CHECK(r->tasks_done < f.g->n_tasks);
+			} else {
+				complete++;
+				CHECK(valid_run(r, f.g));
+			}
+			locus_result_destroy(r);
+		}
+		locus_result_destroy(h);
+		fixture_fini(&f);
+	}
+	fprintf(stderr, "  %d runs failed clearly, %d completed\n", failed, complete);
+	CHECK(failed > 0);
+}
+
+/* The output a waiting task needs is lost with the only node that held
+ * it, and no task was lost with it: the run ends at once, naming both,
+ * though the timers of plain gtp would go on forever. */
+TEST(lost_data_with_no_task_lost)
+{
+	struct locus_graph *g = NULL;
+	struct locus_platform *p = NULL;
+	struct locus_workload *wl = NULL;
+	struct locus_error err = {0};
+	static const double cost[2][2] = {{1, 100}, {100, 1}};
+	CHECK_EQ_INT(locus_graph_create(&g, "pair", &err), 0);
+	locus_graph_add_task(g, "a", 0);
+	locus_graph_add_task(g, "b", 0);
+	CHECK(locus_graph_add_edge(g, 0, 1, 5) >= 0);
+	CHECK_EQ_INT(locus_graph_set_costs(g, 2, &cost[0][0], &err), 0);
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	CHECK_EQ_INT(locus_platform_generate(&p, 2, 1, 1, "p"), 0);
+	locus_platform_set_pairs(p, 1, 0);
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	/* a runs on p01 over [0, 1], its 5 bytes leave for p02 at 1 s/byte;
+	 * p01 fails at 3. */
+	struct locus_change ch = {3, LOCUS_CHANGE_FAIL, 0, LOCUS_NONE, 0};
+	for (int variant = 0; variant < 2; variant++) {
+		struct locus_result *r = run(wl, variant ? "gtp-c" : "gtp", "period=0.5", &ch, 1);
+		CHECK(r && r->failed);
+		CHECK(strstr(r->failure, "task b lost the output of task a from node p01") != NULL);
+		CHECK_EQ_INT(r->tasks_done, 1);
+		locus_result_destroy(r);
+	}
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
 TEST(options_and_refusals)
 {
 	struct fixture f;
@@ -191,4 +262,5 @@ TEST(options_and_refusals)
 }
 
 TEST_MAIN(TEST_ENTRY(first_schedule_is_heft_without_insertion), TEST_ENTRY(variable_platforms),
+	  TEST_ENTRY(failures_end_the_run_clearly), TEST_ENTRY(lost_data_with_no_task_lost),
 	  TEST_ENTRY(options_and_refusals))

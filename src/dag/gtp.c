@@ -398,6 +398,23 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 		s->finished = 1;
 		return;
 	}
+	/* An input no node holds any more, whose producer is done: without
+	 * rewinding nothing will write it again. No more points: the run
+	 * ends when what is under way has, and says which task lost what
+	 * (rescheduling on would keep a run that cannot finish alive). */
+	for (uint32_t t = 0; t < s->n; t++) {
+		if (s->done[t])
+			continue;
+		const struct locus_task *tk = &s->g->tasks[t];
+		for (uint32_t i = 0; i < tk->n_in; i++) {
+			uint32_t o = s->g->inputs[tk->in_at + i], u = s->g->objects[o].producer;
+			if (u != LOCUS_NONE && s->done[u] &&
+			    !locus_replicas_count(s->mon->replicas, o)) {
+				s->finished = 1;
+				return;
+			}
+		}
+	}
 	s->points++;
 	locus_act_cost(act, (uint64_t)s->n * s->nw);
 	map_all(s, now);
