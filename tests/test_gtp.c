@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "locus/locus.h"
+#include "sched/actions.h"
 #include "test.h"
 #include "test_util.h"
 
@@ -72,20 +73,43 @@ static uint64_t counter(const struct locus_result *r, const char *name)
 	return UINT64_MAX;
 }
 
-/* Every task once, after its predecessors, on a live worker. */
-static int valid_run(const struct locus_result *r, const struct locus_graph *g)
+/* Every task done, its last attempt after its predecessors' (one attempt
+ * each when `once`); each task counted once over the workers. */
+static int valid_run_n(const struct locus_result *r, const struct locus_graph *g, int once)
 {
 	if (r->failed || r->tasks_done != g->n_tasks)
 		return 0;
+	size_t counted = 0;
+	for (size_t w = 0; w < r->n_workers; w++)
+		counted += r->workers[w].tasks;
+	if (counted != g->n_tasks) {
+		fprintf(stderr, "  counted %zu of %zu\n", counted, g->n_tasks);
+		return 0;
+	}
 	for (size_t t = 0; t < g->n_tasks; t++) {
 		const struct locus_task_result *tr = &r->tasks[t];
-		if (!(tr->end >= tr->start) || tr->attempts != 1)
+		if (!(tr->end >= tr->start) || (once && tr->attempts != 1) || tr->attempts < 1) {
+			fprintf(stderr, "  task %zu: start %g end %g attempts %u\n", t, tr->start,
+				tr->end, tr->attempts);
 			return 0;
+		}
+		/* (A predecessor that ran again - rewound after t had its
+		 * output - ends later; its first run is not recorded.) */
 		for (uint32_t e = g->pred_at[t]; e < g->pred_at[t + 1]; e++)
-			if (r->tasks[g->preds[e].task].end > tr->start + 1e-9)
+			if (r->tasks[g->preds[e].task].attempts == 1 &&
+			    r->tasks[g->preds[e].task].end > tr->start + 1e-9) {
+				fprintf(
+				    stderr, "  task %zu starts at %g before pred %u ends at %g\n",
+				    t, tr->start, g->preds[e].task, r->tasks[g->preds[e].task].end);
 				return 0;
+			}
 	}
 	return 1;
+}
+
+static int valid_run(const struct locus_result *r, const struct locus_graph *g)
+{
+	return valid_run_n(r, g, 1);
 }
 
 TEST(first_schedule_is_heft_without_insertion)
@@ -238,6 +262,193 @@ TEST(lost_data_with_no_task_lost)
 	locus_graph_destroy(g);
 }
 
+/* With rewinding, runs survive failures: over random graphs, processors
+ * failing for good or for a while (one or two), 1,000 runs, every task
+ * completes and counts once. */
+TEST(rewinding_survives_failures)
+{
+	int runs = 0;
+	uint64_t rewound = 0, lost = 0;
+	for (uint64_t seed = 1; seed <= 500; seed++) {
+		struct fixture f;
+		size_t procs = 3 + seed % 6;
+		CHECK_EQ_INT(
+		    fixture(&f, (enum locus_dag_gen_method)(seed % 4), 40 + seed % 60, procs, seed),
+		    0);
+		struct locus_result *h = run(f.wl, "heft", "insertion=0", NULL, 0);
+		CHECK(h != NULL);
+		double m = h->makespan;
+		uint32_t a = (uint32_t)(seed % procs), b = (uint32_t)((seed / 3 + 1) % procs);
+		struct locus_change ch[4] = {
+		    {m * (0.1 + 0.02 * (double)(seed % 40)), LOCUS_CHANGE_FAIL, a, LOCUS_NONE, 0},
+		    {m * (0.2 + 0.02 * (double)(seed % 30)), LOCUS_CHANGE_FAIL, b, LOCUS_NONE, 0},
+		    {m * 1.5, LOCUS_CHANGE_RECOVER, a, LOCUS_NONE, 0},
+		    {m * 1.6, LOCUS_CHANGE_RECOVER, b, LOCUS_NONE, 0}};
+		size_t n_ch = a == b ? 1 : (seed % 3 == 0 ? 2 : 4);
+		if (a == b && seed % 2)
+			ch[1] = ch[2], n_ch = 2; /* a fails and comes back */
+		/* Sorted by time. */
+		for (size_t i = 1; i < n_ch; i++)
+			for (size_t j = i; j > 0 && ch[j].time < ch[j - 1].time; j--) {
+				struct locus_change x = ch[j];
+				ch[j] = ch[j - 1];
+				ch[j - 1] = x;
+			}
+		for (int variant = 0; variant < 2; variant++) {
+			const char *opts = seed % 4 == 0 ? "period=3,on=fail" : "period=3";
+			struct locus_result *r =
+			    run(f.wl, variant ? "gtp-c-r" : "gtp-r", opts, ch, n_ch);
+			CHECK(r != NULL);
+			if (!valid_run_n(r, f.g, 0))
+				fprintf(stderr, "  seed %llu %s: %s (%zu of %zu)\n",
+					(unsigned long long)seed, variant ? "gtp-c-r" : "gtp-r",
+					r->failed ? r->failure : "invalid", r->tasks_done,
+					f.g->n_tasks);
+			CHECK(valid_run_n(r, f.g, 0));
+			rewound += counter(r, "rewound_tasks");
+			lost += r->attempts_lost;
+			runs++;
+			locus_result_destroy(r);
+		}
+		locus_result_destroy(h);
+		fixture_fini(&f);
+	}
+	fprintf(stderr, "  %d runs complete; %llu attempts lost, %llu tasks rewound\n", runs,
+		(unsigned long long)lost, (unsigned long long)rewound);
+	CHECK(rewound > 0 && lost > 0);
+}
+
+/* ---- the paper's Fig. 3, by a monitor of our own --------------------------------- */
+
+/* The state at RP_{i+2} of Fig. 3: v0 -> v1, v0 -> v2, v1 -> v3, v2 -> v3;
+ * v0 and v2 ran on p3, v1 on p1; v3 is placed on p4, has all of v1's
+ * output and half of v2's when p3 fails. For /c/r, v2's output has a copy
+ * on p2 (v3 received it there before it migrated to p4). */
+struct fig3 {
+	struct locus_monitor mon;
+	struct locus_replicas *rep;
+	uint32_t o01, o02, o13, o23;
+};
+
+static uint32_t fig3_placed(const struct locus_monitor *m, uint32_t t, double *computed)
+{
+	static const uint32_t where[4] = {2, 0, 2, 3};
+	*computed = t == 3 ? 0 : 1;
+	return where[t];
+}
+
+static double fig3_moved(const struct locus_monitor *m, uint32_t o, uint32_t node)
+{
+	const struct fig3 *f = m->engine;
+	if (locus_replicas_has(f->rep, o, node))
+		return 1;
+	return o == f->o23 && node == 3 ? 0.5 : 0;
+}
+
+static double fig3_avail(const struct locus_monitor *m, uint32_t node)
+{
+	return node == 2 ? 0 : 1;
+}
+
+static double fig3_bw(const struct locus_monitor *m, uint32_t node)
+{
+	return node == 2 ? 0 : 1;
+}
+
+static double fig3_pair_bw(const struct locus_monitor *m, uint32_t a, uint32_t b)
+{
+	return a == 2 || b == 2 ? 0 : 1;
+}
+
+/* Which tasks policy `name` rewinds at the rescheduling point. */
+static unsigned fig3_rewound(const char *name, uint64_t *rt, uint64_t *rl)
+{
+	struct locus_graph *g = NULL;
+	struct locus_platform *p = NULL;
+	struct locus_workload *wl = NULL;
+	struct locus_error err = {0};
+	struct fig3 f = {0};
+	unsigned mask = 0;
+	if (locus_graph_create(&g, "fig3", &err))
+		return ~0u;
+	for (int t = 0; t < 4; t++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "v%d", t);
+		locus_graph_add_task(g, nm, 1);
+	}
+	f.o01 = (uint32_t)locus_graph_add_edge(g, 0, 1, 10);
+	f.o02 = (uint32_t)locus_graph_add_edge(g, 0, 2, 10);
+	f.o13 = (uint32_t)locus_graph_add_edge(g, 1, 3, 10);
+	f.o23 = (uint32_t)locus_graph_add_edge(g, 2, 3, 10);
+	if (locus_graph_finish(g, &err) || locus_platform_generate(&p, 4, 1, 1, "p"))
+		return ~0u;
+	locus_platform_set_pairs(p, 1, 0);
+	if (locus_workload_from_graph(&wl, p, g, NULL, &err) ||
+	    locus_replicas_create(&f.rep, g->n_objects, 4))
+		return ~0u;
+	/* Where the objects are now, p3's copies dropped with it. */
+	locus_replicas_add(f.rep, f.o01, 0); /* v1 received it on p1 */
+	locus_replicas_add(f.rep, f.o13, 0); /* v1 wrote it on p1 ... */
+	locus_replicas_add(f.rep, f.o13, 3); /* ... and v3 has it on p4 */
+	locus_replicas_add(f.rep, f.o23, 1); /* the copy on p2 */
+	f.mon = (struct locus_monitor){.engine = &f,
+				       .replicas = f.rep,
+				       .placed = fig3_placed,
+				       .moved = fig3_moved,
+				       .avail = fig3_avail,
+				       .bandwidth = fig3_bw,
+				       .pair_bw = fig3_pair_bw};
+	const struct locus_policy *pol = locus_policy_find(name);
+	struct locus_kv kv = {0};
+	locus_kv_parse(&kv, "period=5", &err);
+	struct locus_policy_ctx ctx = {
+	    .wl = wl, .n_workers = 4, .n_schedulers = 1, .seed = 1, .opts = &kv, .monitor = &f.mon};
+	void *state = NULL;
+	struct locus_actions act = {0};
+	if (pol && pol->create(&state, &ctx, &err) == 0) {
+		struct locus_event ev = {.kind = LOCUS_EV_TIMER, .proc = 4, .now = 30, .tag = 1};
+		pol->on_event(state, &ev, &act);
+		for (size_t k = 0; k < act.n; k++)
+			if (act.list[k].kind == LOCUS__ACT_REWIND)
+				mask |= 1u << act.list[k].tag;
+		struct locus_policy_stats st = {0};
+		pol->stats(state, &st);
+		*rt = *rl = 0;
+		for (size_t k = 0; k < 8 && st.counter_names[k]; k++) {
+			if (!strcmp(st.counter_names[k], "rewound_tasks"))
+				*rt = st.counters[k];
+			if (!strcmp(st.counter_names[k], "rewound_levels"))
+				*rl = st.counters[k];
+		}
+		pol->destroy(state);
+	} else {
+		mask = ~0u;
+	}
+	locus__actions_fini(&act);
+	locus_kv_fini(&kv);
+	locus_replicas_destroy(f.rep);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+	return mask;
+}
+
+TEST(rewinding_of_fig3)
+{
+	uint64_t rt = 9, rl = 9;
+	/* GTP/r: v2 has not sent all of its output to v3: rewound; then v0,
+	 * whose successor v2 was rewound (v1 is done: satisfied). */
+	CHECK_EQ_INT(fig3_rewound("gtp-r", &rt, &rl), (1u << 0) | (1u << 2));
+	CHECK_EQ_INT(rt, 2);
+	CHECK_EQ_INT(rl, 2); /* v2 on level 1, v0 on level 0 */
+	/* GTP/c/r: v3 can take v2's output from the copy on p2: v2 keeps its
+	 * status, and so does v0. */
+	CHECK_EQ_INT(fig3_rewound("gtp-c-r", &rt, &rl), 0);
+	CHECK_EQ_INT(rt, 0);
+	/* Without rewinding, nothing is rewound. */
+	CHECK_EQ_INT(fig3_rewound("gtp", &rt, &rl), 0);
+}
+
 TEST(options_and_refusals)
 {
 	struct fixture f;
@@ -263,4 +474,5 @@ TEST(options_and_refusals)
 
 TEST_MAIN(TEST_ENTRY(first_schedule_is_heft_without_insertion), TEST_ENTRY(variable_platforms),
 	  TEST_ENTRY(failures_end_the_run_clearly), TEST_ENTRY(lost_data_with_no_task_lost),
+	  TEST_ENTRY(rewinding_survives_failures), TEST_ENTRY(rewinding_of_fig3),
 	  TEST_ENTRY(options_and_refusals))

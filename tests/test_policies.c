@@ -342,7 +342,8 @@ static int drive_run(struct drive *d)
 				break;
 			case LOCUS__ACT_CANCEL:
 			case LOCUS__ACT_TRANSFER:
-				fault(d, "a task policy cancelled or moved something");
+			case LOCUS__ACT_REWIND:
+				fault(d, "a task policy cancelled, rewound or moved something");
 				continue;
 			case LOCUS__ACT_TIMER:
 				x.time = now + a->delay;

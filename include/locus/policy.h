@@ -153,6 +153,11 @@ void locus_act_cost(struct locus_actions *a, uint64_t entries);
  * that has already finished is not touched, and neither is a later
  * assignment of it in the same answer. */
 void locus_act_cancel(struct locus_actions *a, uint32_t task);
+/* Version 2: `task`, finished, runs again (GTP/r's rewinding): it is
+ * unassigned and counts as not done until an assignment runs it again,
+ * which writes its outputs again; what it wrote stays where copies of it
+ * still are. A task not finished is cancelled, as by locus_act_cancel. */
+void locus_act_rewind(struct locus_actions *a, uint32_t task);
 /* Version 2: copies `object` from node `from` to node `to` (from
  * LOCUS_NONE: from a holder locus_source_pick chooses); a
  * LOCUS_EV_TRANSFER reaches the acting process when it ends. */

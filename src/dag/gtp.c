@@ -61,6 +61,7 @@ struct gtp {
 	const struct locus_monitor *mon;
 	uint32_t nw, n;
 	int copies;	       /* GTP/c */
+	int rewind;	       /* GTP/r, GTP/c/r */
 	int on_speed, on_fail; /* reschedule on events too */
 	double period;
 	int finished; /* every task done: no more timers */
@@ -73,10 +74,15 @@ struct gtp {
 	uint32_t *pi, *newmu, *seq, *seq_at, *fill;
 	double *kc, *eft, *pa, *avail;
 	uint8_t *done;
+	uint8_t *handled;   /* per worker: its failure was rewound */
+	uint8_t *rewound;   /* per task, at a point */
+	uint8_t *level_hit; /* per DAG level: some task there was rewound */
 	double planned;
 	/* What it did (docs/sim.md): rescheduling points, those that changed
 	 * the schedule, migrations, bytes sent again because of them. */
 	uint64_t points, remaps, migrations, resent, sent;
+	/* GTP/r: tasks rewound (RT) and the DAG levels they were on (RL). */
+	uint64_t rt, rl;
 };
 
 static size_t gtp_schedulers(size_t n_workers, size_t requested)
@@ -117,14 +123,17 @@ static void destroy(void *state)
 	free(s->pa);
 	free(s->avail);
 	free(s->done);
+	free(s->handled);
+	free(s->rewound);
+	free(s->level_hit);
 	free(s);
 }
 
-static int create(void **state, const struct locus_policy_ctx *ctx, int copies,
+static int create(void **state, const struct locus_policy_ctx *ctx, int copies, int rewind,
 		  struct locus_error *err)
 {
 	static const char *const ons[] = {"none", "speed", "fail", "all", NULL};
-	const char *name = copies ? "gtp-c" : "gtp";
+	const char *name = copies ? (rewind ? "gtp-c-r" : "gtp-c") : (rewind ? "gtp-r" : "gtp");
 	double period = 0;
 	int on = 0, rc;
 	*state = NULL;
@@ -152,6 +161,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies,
 	s->nw = (uint32_t)ctx->n_workers;
 	s->n = (uint32_t)ctx->wl->n_tasks;
 	s->copies = copies;
+	s->rewind = rewind;
 	s->on_speed = on == 1 || on == 3;
 	s->on_fail = on == 2 || on == 3;
 	size_t n = s->n ? s->n : 1, nw = s->nw ? s->nw : 1;
@@ -170,11 +180,14 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies,
 	s->pa = malloc(nw * sizeof *s->pa);
 	s->avail = malloc(nw * sizeof *s->avail);
 	s->done = calloc(n, 1);
+	s->handled = calloc(nw, 1);
+	s->rewound = calloc(n, 1);
+	s->level_hit = calloc(s->g->n_levels ? s->g->n_levels : 1, 1);
 	double *rank = malloc(n * sizeof *rank);
 	struct rank_key *keys = malloc(n * sizeof *keys);
 	if (!s->order || !s->mu || !s->next || !s->head || !s->tail || !s->pi || !s->newmu ||
 	    !s->seq || !s->seq_at || !s->fill || !s->kc || !s->eft || !s->pa || !s->avail ||
-	    !s->done || !rank || !keys) {
+	    !s->done || !s->handled || !s->rewound || !s->level_hit || !rank || !keys) {
 		free(rank);
 		free(keys);
 		destroy(s);
@@ -385,6 +398,95 @@ static void send(struct gtp *s, struct locus_actions *act, uint32_t t, uint32_t 
 	s->sent++;
 }
 
+/* ---- rewinding (section 5) ---------------------------------------------------- */
+
+/* Whether finished task t must run again: some edge (t, c) is not
+ * satisfied - c needs an output of t (c is not done, or was rewound)
+ * and has not all of it on its node (kappa^d < 1: GTP/r, rule 1; a
+ * rewound successor has kappa^d 0: rule 2) - and, for GTP/c/r, no copy
+ * of that output is left on a live node (the failed one's are dropped). */
+static int must_rewind(const struct gtp *s, uint32_t t)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	for (uint32_t i = 0; i < tk->n_out; i++) {
+		uint32_t o = s->g->outputs[tk->out_at + i];
+		const struct locus_object *ob = &s->g->objects[o];
+		if (s->copies && locus_replicas_count(s->mon->replicas, o))
+			continue;
+		for (uint32_t k = 0; k < ob->n_cons; k++) {
+			uint32_t c = s->g->consumers[ob->cons_at + k];
+			if (s->done[c] && !s->rewound[c])
+				continue;
+			double kd = !s->rewound[c] && s->pi[c] != LOCUS_NONE
+					? s->mon->moved(s->mon, o, node_of(s, s->pi[c]))
+					: 0;
+			if (kd < 1)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The rewinding procedure for every processor found down (avail 0) at
+ * this point and not handled yet: its placed tasks (Q, the finished
+ * ones: the engine has taken the others off it) in reverse topological
+ * order, each rewound when must_rewind says so. Beyond the paper, a
+ * finished task whose output a waiting task needs and no node holds is
+ * rewound too (its processor failed and came back between two points,
+ * unseen). Rewound tasks are reset: not done, not placed, nothing
+ * computed (the engine forgets their completion). */
+static void rewind_failed(struct gtp *s, struct locus_actions *act)
+{
+	int any = 0;
+	for (uint32_t w = 0; w < s->nw; w++) {
+		int down = !(s->mon->avail(s->mon, node_of(s, w)) > 0);
+		if (!down)
+			s->handled[w] = 0;
+		else if (!s->handled[w])
+			s->handled[w] = 2, any = 1; /* 2: to handle now */
+	}
+	for (uint32_t k = s->n; k-- > 0;) {
+		uint32_t t = s->g->topo[k];
+		s->rewound[t] = 0;
+		if (!s->done[t] || s->pi[t] == LOCUS_NONE)
+			continue;
+		int on_failed = any && s->handled[s->pi[t]] == 2;
+		int lost = 0;
+		if (!on_failed) {
+			/* The safety net: an output needed and held nowhere. */
+			const struct locus_task *tk = &s->g->tasks[t];
+			for (uint32_t i = 0; i < tk->n_out && !lost; i++) {
+				uint32_t o = s->g->outputs[tk->out_at + i];
+				if (locus_replicas_count(s->mon->replicas, o))
+					continue;
+				const struct locus_object *ob = &s->g->objects[o];
+				for (uint32_t j = 0; j < ob->n_cons && !lost; j++) {
+					uint32_t c = s->g->consumers[ob->cons_at + j];
+					lost = !s->done[c] || s->rewound[c];
+				}
+			}
+		}
+		if ((on_failed && must_rewind(s, t)) || lost)
+			s->rewound[t] = 1;
+	}
+	for (uint32_t w = 0; w < s->nw; w++)
+		if (s->handled[w] == 2)
+			s->handled[w] = 1;
+	for (uint32_t t = 0; t < s->n; t++) {
+		if (!s->rewound[t])
+			continue;
+		locus_act_rewind(act, t);
+		s->done[t] = 0;
+		s->pi[t] = LOCUS_NONE;
+		s->kc[t] = 0;
+		s->rt++;
+		if (!s->level_hit[s->g->level[t]]) {
+			s->level_hit[s->g->level[t]] = 1;
+			s->rl++;
+		}
+	}
+}
+
 /* A rescheduling point at `now`. */
 static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 {
@@ -398,6 +500,8 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 		s->finished = 1;
 		return;
 	}
+	if (s->rewind)
+		rewind_failed(s, act);
 	/* An input no node holds any more, whose producer is done: without
 	 * rewinding nothing will write it again. No more points: the run
 	 * ends when what is under way has, and says which task lost what
@@ -546,16 +650,32 @@ static void stats(void *state, struct locus_policy_stats *out)
 	out->counters[3] = s->migrations;
 	out->counter_names[4] = "bytes_resent";
 	out->counters[4] = s->resent;
+	if (s->rewind) {
+		out->counter_names[5] = "rewound_tasks";
+		out->counters[5] = s->rt;
+		out->counter_names[6] = "rewound_levels";
+		out->counters[6] = s->rl;
+	}
 }
 
 static int gtp_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
 {
-	return create(state, ctx, 0, err);
+	return create(state, ctx, 0, 0, err);
 }
 
 static int gtpc_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
 {
-	return create(state, ctx, 1, err);
+	return create(state, ctx, 1, 0, err);
+}
+
+static int gtpr_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	return create(state, ctx, 0, 1, err);
+}
+
+static int gtpcr_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	return create(state, ctx, 1, 1, err);
 }
 
 const struct locus_policy locus__policy_gtp = {
@@ -582,5 +702,32 @@ const struct locus_policy locus__policy_gtp_c = {
     .on_event = on_event,
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
+    .options = "period=SECONDS,on=none|speed|fail|all",
+};
+
+const struct locus_policy locus__policy_gtp_r = {
+    .version = LOCUS_POLICY_VERSION,
+    .name = "gtp-r",
+    .summary = "GTP/r: GTP that rewinds the tasks a failed processor's loss disrupts and "
+	       "places lost tasks again",
+    .schedulers = gtp_schedulers,
+    .create = gtpr_create,
+    .destroy = destroy,
+    .on_event = on_event,
+    .stats = stats,
+    .flags = LOCUS_POLICY_GRAPHS | LOCUS_POLICY_RETRIES,
+    .options = "period=SECONDS,on=none|speed|fail|all",
+};
+
+const struct locus_policy locus__policy_gtp_c_r = {
+    .version = LOCUS_POLICY_VERSION,
+    .name = "gtp-c-r",
+    .summary = "GTP/c/r: GTP/c with rewinding; a copy elsewhere saves a task from it",
+    .schedulers = gtp_schedulers,
+    .create = gtpcr_create,
+    .destroy = destroy,
+    .on_event = on_event,
+    .stats = stats,
+    .flags = LOCUS_POLICY_GRAPHS | LOCUS_POLICY_RETRIES,
     .options = "period=SECONDS,on=none|speed|fail|all",
 };

@@ -210,11 +210,12 @@ static void apply_actions(struct engine *e, double now)
 			struct timer t = {now + a->delay, e->timer_seq++, a->tag};
 			if (locus_heap_push(&e->timers, &t))
 				local_fail(e, LOCUS_ENOMEM, "out of memory");
-		} else if (a->kind == LOCUS__ACT_CANCEL || a->kind == LOCUS__ACT_TRANSFER) {
+		} else if (a->kind == LOCUS__ACT_CANCEL || a->kind == LOCUS__ACT_TRANSFER ||
+			   a->kind == LOCUS__ACT_REWIND) {
 			local_fail(
 			    e, LOCUS_ENOTSUP,
-			    "policy %s cancels tasks or moves objects, which the MPI engine does "
-			    "not do yet",
+			    "policy %s cancels or rewinds tasks or moves objects, which the MPI "
+			    "engine does not do yet",
 			    e->pol->name);
 			return;
 		} else if (a->kind == LOCUS__ACT_STOP) {

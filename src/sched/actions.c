@@ -64,6 +64,15 @@ void locus_act_cancel(struct locus_actions *a, uint32_t task)
 	x->tag = task;
 }
 
+void locus_act_rewind(struct locus_actions *a, uint32_t task)
+{
+	struct locus__action *x = push(a);
+	if (!x)
+		return;
+	x->kind = LOCUS__ACT_REWIND;
+	x->tag = task;
+}
+
 void locus_act_transfer(struct locus_actions *a, uint32_t object, uint32_t from, uint32_t to)
 {
 	struct locus__action *x = push(a);

@@ -11,11 +11,12 @@
 #include "locus/policy.h"
 
 enum locus__action_kind {
-	LOCUS__ACT_SEND,    /* msg */
-	LOCUS__ACT_TIMER,   /* proc, delay, tag */
-	LOCUS__ACT_STOP,    /* proc (a worker) */
-	LOCUS__ACT_CANCEL,  /* tag: the task */
-	LOCUS__ACT_TRANSFER /* tag: the object; from, to: nodes */
+	LOCUS__ACT_SEND,     /* msg */
+	LOCUS__ACT_TIMER,    /* proc, delay, tag */
+	LOCUS__ACT_STOP,     /* proc (a worker) */
+	LOCUS__ACT_CANCEL,   /* tag: the task */
+	LOCUS__ACT_TRANSFER, /* tag: the object; from, to: nodes */
+	LOCUS__ACT_REWIND    /* tag: the task */
 };
 
 struct locus__action {

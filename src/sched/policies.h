@@ -19,5 +19,7 @@ extern const struct locus_policy locus__policy_dls;
 extern const struct locus_policy locus__policy_peft;
 extern const struct locus_policy locus__policy_gtp;   /* dag/gtp.c */
 extern const struct locus_policy locus__policy_gtp_c; /* dag/gtp.c */
+extern const struct locus_policy locus__policy_gtp_r;   /* dag/gtp.c */
+extern const struct locus_policy locus__policy_gtp_c_r; /* dag/gtp.c */
 
 #endif

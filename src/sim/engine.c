@@ -398,6 +398,7 @@ static double msg_delay(const struct engine *e, const struct locus_msg *m)
 static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, uint32_t from,
 		   double now);
 static void cancel_task(struct engine *e, uint32_t t, double now);
+static void rewind_task(struct engine *e, uint32_t t, double now);
 static void policy_transfer(struct engine *e, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
 			    double now);
 
@@ -446,6 +447,14 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 				return;
 			}
 			cancel_task(e, (uint32_t)a->tag, now);
+		} else if (a->kind == LOCUS__ACT_REWIND) {
+			if (a->tag >= e->wl->n_tasks) {
+				fail(e, LOCUS_EINCOMPLETE,
+				     "policy %s rewound task %" PRIu64 " of %zu",
+				     e->cfg->policy->name, a->tag, e->wl->n_tasks);
+				return;
+			}
+			rewind_task(e, (uint32_t)a->tag, now);
 		} else if (a->kind == LOCUS__ACT_TRANSFER) {
 			if (a->tag >= e->g->n_objects || a->to >= e->p->n_nodes ||
 			    (a->from != LOCUS_NONE && a->from >= e->p->n_nodes)) {
@@ -1188,6 +1197,31 @@ static void cancel_task(struct engine *e, uint32_t t, double now)
 	uint32_t w = e->tworker[t];
 	unplace(e, t, now);
 	try_start(e, w, now);
+}
+
+/* GTP/r's rewinding: finished task t runs again when next assigned. Its
+ * completion no longer counts (nor its worker's task, nor its locality);
+ * its outputs stay where they are. */
+static void rewind_task(struct engine *e, uint32_t t, double now)
+{
+	if (e->tstate[t] != T_DONE) {
+		cancel_task(e, t, now);
+		return;
+	}
+	e->acut[t] = e->asent[t];
+	e->tvoid[t] = 0;
+	uint32_t w = e->tworker[t];
+	if (w != NONE) {
+		e->r->workers[w].tasks--;
+		if (e->tlocal[t]) {
+			e->r->workers[w].local_tasks--;
+			e->r->local_tasks--;
+		}
+	}
+	e->tattempt[t]++;
+	e->tworker[t] = NONE;
+	e->tstate[t] = T_NEW;
+	e->done--;
 }
 
 static int alive_worker(void *user, uint32_t w)
