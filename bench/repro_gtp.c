@@ -1,0 +1,396 @@
+/*
+ * GTP's experiments (Hernandez and Cole, ../shared/papers/gtp.txt section
+ * 7), reproduced in the simulator; docs/results/gtp.md reads the results.
+ *
+ * The setting of section 6: STG-shaped random graphs (the set's sameprob
+ * generator, whole costs 1..10, about 2 predecessors a task), CCR 0.1, 0.5
+ * and 1.5, 10 processors (Topcuoglu's beta 0.5: the paper does not give
+ * its heterogeneity), linked pairwise at 125 MB/s with no start-up time;
+ * scenarios of GTP's variability bound, 0 to 90 % (every processor and
+ * link changes at exponential intervals of a tenth of the graph's lower
+ * bound to a value in [1 - bound, 1] of its peak). Several graphs and
+ * scenarios a point; means with 95 % confidence intervals.
+ *
+ *  fig4    SCE10-300, CCR 0.5: mean NSL, migrations, remappings and bytes
+ *          sent again against the bound, for HEFT (without insertion: the
+ *          first schedule of GTP), GTP and GTP/c
+ *  sizes   GTP/c's and GTP's NSL over HEFT's for 50..1,000 tasks and the
+ *          three CCRs, at bounds 0, 40 and 80 %
+ *  fig5    SCEr10-300, CCR 0.5, one processor failing for good at a time
+ *          uniform in 10..60 % of the fault-free makespan: NSL, rewound
+ *          tasks (RT) and levels (RL) and bytes sent again for GTP/r and
+ *          GTP/c/r against the bound
+ *
+ *   repro_gtp [--out DIR] [--quick] [EXPERIMENT...]  (default: all, into docs/results)
+ *
+ * Prints a Markdown table per experiment and writes charts (gtp-*.svg).
+ * DLS/sr, the paper's third baseline, is not here yet.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repro.h"
+
+#define PROCS	    10
+#define BETA	    0.5
+#define LINK_BW	    1.25e8
+#define MAX_SAMPLES 64
+
+static const char *out_dir = "docs/results";
+static int quick;
+
+static void die(const char *what, const struct locus_error *err)
+{
+	fprintf(stderr, "repro_gtp: %s: %s\n", what, err && err->message[0] ? err->message : "");
+	exit(1);
+}
+
+/* A graph of n tasks with its CCR on PROCS processors. */
+struct instance {
+	struct locus_graph *g;
+	struct locus_platform *p;
+	struct locus_workload *wl;
+	double lower, heft_makespan;
+};
+
+static void instance_make(struct instance *in, size_t n, double ccr, uint64_t seed)
+{
+	struct locus_error err = {0};
+	struct locus_dag_gen spec = {.method = LOCUS_DAG_SAMEPROB, .n_tasks = n, .seed = seed};
+	struct locus_dag_bounds b;
+	memset(in, 0, sizeof *in);
+	if (locus_dag_generate(&in->g, &spec, &err) ||
+	    locus_dag_set_heterogeneity(in->g, PROCS, BETA, seed, &err) ||
+	    locus_dag_set_ccr(in->g, ccr, LINK_BW, seed, &err))
+		die("graph", &err);
+	if (locus_platform_generate(&in->p, PROCS, 1, 1, "p"))
+		die("platform", NULL);
+	locus_platform_set_pairs(in->p, LINK_BW, 0);
+	if (locus_workload_from_graph(&in->wl, in->p, in->g, NULL, &err))
+		die("workload", &err);
+	if (locus_dag_bounds(in->wl, NULL, &b))
+		die("bounds", NULL);
+	in->lower = b.lower;
+}
+
+static void instance_fini(struct instance *in)
+{
+	locus_workload_destroy(in->wl);
+	locus_platform_destroy(in->p);
+	locus_graph_destroy(in->g);
+}
+
+static struct locus_result *go(const struct instance *in, const char *policy, const char *opts,
+			       const struct locus_change *ch, size_t n_ch)
+{
+	struct locus_error err = {0};
+	struct locus_sim_config cfg = {.wl = in->wl,
+				       .policy = locus_policy_find(policy),
+				       .policy_opts = opts,
+				       .seed = 1,
+				       .latency = -1,
+				       .changes = ch,
+				       .n_changes = n_ch,
+				       .no_task_results = 1,
+				       .no_transfer_results = 1};
+	struct locus_result *r = NULL;
+	if (!cfg.policy || locus_sim_run(&r, &cfg, &err))
+		die(policy, &err);
+	return r;
+}
+
+/* GTP's scenario of `bound` for instance `in`, seeded. */
+static struct locus_change *scenario(const struct instance *in, double bound, uint64_t seed,
+				     size_t *n)
+{
+	struct locus_error err = {0};
+	struct locus_variability v = {.bound = bound,
+				      .period = in->lower / 10,
+				      .horizon = 10 * in->lower,
+				      .links = 1,
+				      .seed = seed};
+	struct locus_change *ch = NULL;
+	if (locus_changes_generate(&ch, n, in->p, &v, &err))
+		die("scenario", &err);
+	return ch;
+}
+
+/* Mean and 95 % confidence half-width (normal approximation). */
+struct ci {
+	double mean, half;
+};
+
+static struct ci ci_of(const double *v, size_t n)
+{
+	double sum = 0, sq = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	double mean = n ? sum / (double)n : 0;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - mean) * (v[i] - mean);
+	double sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	return (struct ci){mean, n > 1 ? 1.96 * sd / sqrt((double)n) : 0};
+}
+
+static struct repro_stat band(struct ci c)
+{
+	return (struct repro_stat){c.mean, c.mean - c.half, c.mean + c.half};
+}
+
+/* ---- fig4 ------------------------------------------------------------------------ */
+
+#define N_POL4 3
+static const char *const pol4[N_POL4] = {"heft", "gtp", "gtp-c"};
+static const char *const opt4[N_POL4] = {"insertion=0", NULL, NULL};
+static const char *const label4[N_POL4] = {"HEFT", "GTP", "GTP/c"};
+
+static void fig4(void)
+{
+	size_t graphs = quick ? 2 : 4, scen = quick ? 3 : 8;
+	struct repro_line nsl[N_POL4], migr[2], remap[2];
+	memset(nsl, 0, sizeof nsl);
+	memset(migr, 0, sizeof migr);
+	memset(remap, 0, sizeof remap);
+	printf("\n## fig4: SCE10-300, CCR 0.5 (%zu graphs x %zu scenarios a point)\n\n", graphs,
+	       scen);
+	printf("| bound | HEFT NSL | GTP NSL | GTP/c NSL | GTP/c vs HEFT | GTP/c vs GTP | "
+	       "migrations GTP, GTP/c | remappings GTP, GTP/c | GB sent again GTP, GTP/c |\n");
+	printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	struct instance in[8];
+	for (size_t gi = 0; gi < graphs; gi++)
+		instance_make(&in[gi], 300, 0.5, 100 + gi);
+	for (int b = 0; b <= 9; b++) {
+		double bound = b / 10.0;
+		double v[N_POL4][MAX_SAMPLES], mg[2][MAX_SAMPLES], rm[2][MAX_SAMPLES],
+		    rs[2][MAX_SAMPLES];
+		size_t k = 0;
+		for (size_t gi = 0; gi < graphs; gi++)
+			for (size_t si = 0; si < scen; si++, k++) {
+				size_t n_ch = 0;
+				struct locus_change *ch = scenario(&in[gi], bound, 1000 * gi + si, &n_ch);
+				for (int p = 0; p < N_POL4; p++) {
+					struct locus_result *r = go(&in[gi], pol4[p], opt4[p], ch, n_ch);
+					v[p][k] = r->nsl;
+					if (p) {
+						mg[p - 1][k] = (double)repro_counter(r, "migrations");
+						rm[p - 1][k] = (double)repro_counter(r, "remappings");
+						rs[p - 1][k] = (double)repro_counter(r, "bytes_resent") / 1e9;
+					}
+					locus_result_destroy(r);
+				}
+				free(ch);
+			}
+		struct ci c[N_POL4], cm[2], cr[2], cs[2];
+		for (int p = 0; p < N_POL4; p++) {
+			c[p] = ci_of(v[p], k);
+			repro_line_add(&nsl[p], b * 10, band(c[p]));
+		}
+		for (int p = 0; p < 2; p++) {
+			cm[p] = ci_of(mg[p], k);
+			cr[p] = ci_of(rm[p], k);
+			cs[p] = ci_of(rs[p], k);
+			repro_line_add(&migr[p], b * 10, band(cm[p]));
+			repro_line_add(&remap[p], b * 10, band(cr[p]));
+		}
+		printf("| %d %% | %.3f ± %.3f | %.3f ± %.3f | %.3f ± %.3f | %+.1f %% | %+.1f %% | "
+		       "%.0f, %.0f | %.1f, %.1f | %.1f, %.1f |\n",
+		       b * 10, c[0].mean, c[0].half, c[1].mean, c[1].half, c[2].mean, c[2].half,
+		       100 * (c[2].mean / c[0].mean - 1), 100 * (c[2].mean / c[1].mean - 1),
+		       cm[0].mean, cm[1].mean, cr[0].mean, cr[1].mean, cs[0].mean, cs[1].mean);
+		fflush(stdout);
+	}
+	for (size_t gi = 0; gi < graphs; gi++)
+		instance_fini(&in[gi]);
+	struct locus_series s[N_POL4];
+	for (int p = 0; p < N_POL4; p++)
+		s[p] = repro_series(&nsl[p], label4[p], 1, 0);
+	struct locus_chart ch = {.title = "GTP, Fig. 4: SCE10-300, CCR 0.5",
+				 .subtitle = "mean NSL, 95 % confidence bands",
+				 .x_label = "variability bound (%)",
+				 .y_label = "NSL",
+				 .y_zoom = 1,
+				 .series = s,
+				 .n_series = N_POL4};
+	repro_save(&ch, out_dir, "gtp-fig4.svg");
+	struct locus_series sm[2] = {repro_series(&migr[0], "GTP", 1, 0),
+				     repro_series(&migr[1], "GTP/c", 1, 0)};
+	struct locus_chart chm = {.title = "GTP, Fig. 4: migrated tasks",
+				  .subtitle = "mean over the scenarios, 95 % bands",
+				  .x_label = "variability bound (%)",
+				  .y_label = "migrations a run",
+				  .series = sm,
+				  .n_series = 2};
+	repro_save(&chm, out_dir, "gtp-fig4-migrations.svg");
+}
+
+/* ---- sizes ----------------------------------------------------------------------- */
+
+static void sizes(void)
+{
+	static const size_t ns[] = {50, 100, 300, 500, 1000};
+	static const double ccrs[] = {0.1, 0.5, 1.5};
+	static const int bounds[] = {0, 4, 8};
+	size_t graphs = quick ? 1 : 2, scen = quick ? 2 : 5;
+	printf("\n## sizes: NSL of GTP and GTP/c over HEFT's (%zu graphs x %zu scenarios a "
+	       "cell; below 1: better than HEFT)\n\n",
+	       graphs, scen);
+	printf("| tasks | CCR | GTP 0 %% | GTP/c 0 %% | GTP 40 %% | GTP/c 40 %% | GTP 80 %% | GTP/c "
+	       "80 %% |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+		for (size_t c = 0; c < 3; c++) {
+			printf("| %zu | %.1f |", ns[a], ccrs[c]);
+			struct instance in[4];
+			for (size_t gi = 0; gi < graphs; gi++)
+				instance_make(&in[gi], ns[a], ccrs[c], 200 + gi);
+			for (size_t bi = 0; bi < 3; bi++) {
+				double sum[3] = {0};
+				for (size_t gi = 0; gi < graphs; gi++)
+					for (size_t si = 0; si < scen; si++) {
+						size_t n_ch = 0;
+						struct locus_change *ch = scenario(
+						    &in[gi], bounds[bi] / 10.0, 1000 * gi + si, &n_ch);
+						for (int p = 0; p < 3; p++) {
+							struct locus_result *r =
+							    go(&in[gi], pol4[p], opt4[p], ch, n_ch);
+							sum[p] += r->nsl;
+							locus_result_destroy(r);
+						}
+						free(ch);
+					}
+				printf(" %.3f | %.3f |", sum[1] / sum[0], sum[2] / sum[0]);
+			}
+			printf("\n");
+			fflush(stdout);
+			for (size_t gi = 0; gi < graphs; gi++)
+				instance_fini(&in[gi]);
+		}
+}
+
+/* ---- fig5 ------------------------------------------------------------------------ */
+
+static void fig5(void)
+{
+	size_t graphs = quick ? 2 : 4, scen = quick ? 3 : 8;
+	struct repro_line nsl[2], rt[2];
+	memset(nsl, 0, sizeof nsl);
+	memset(rt, 0, sizeof rt);
+	printf("\n## fig5: SCEr10-300, CCR 0.5, one processor failing (%zu graphs x %zu "
+	       "scenarios a point)\n\n",
+	       graphs, scen);
+	printf("| bound | GTP/r NSL | GTP/c/r NSL | GTP/c/r vs GTP/r | RT GTP/r, GTP/c/r | RL "
+	       "GTP/r, GTP/c/r | GB sent again GTP/r, GTP/c/r |\n");
+	printf("|---:|---:|---:|---:|---:|---:|---:|\n");
+	struct instance in[8];
+	for (size_t gi = 0; gi < graphs; gi++) {
+		instance_make(&in[gi], 300, 0.5, 300 + gi);
+		struct locus_result *h = go(&in[gi], "heft", "insertion=0", NULL, 0);
+		in[gi].heft_makespan = h->makespan;
+		locus_result_destroy(h);
+	}
+	for (int b = 0; b <= 9; b++) {
+		double v[2][MAX_SAMPLES], r_t[2][MAX_SAMPLES], r_l[2][MAX_SAMPLES],
+		    rs[2][MAX_SAMPLES];
+		size_t k = 0;
+		for (size_t gi = 0; gi < graphs; gi++)
+			for (size_t si = 0; si < scen; si++, k++) {
+				size_t n_var = 0, n_ch = 0;
+				struct locus_change *var = scenario(&in[gi], b / 10.0, 1000 * gi + si,
+								    &n_var);
+				struct locus_rng rng;
+				locus_rng_init(&rng, 7000 + 100 * gi + si);
+				struct locus_change fail = {
+				    in[gi].heft_makespan * (0.1 + 0.5 * locus_rng_uniform(&rng)),
+				    LOCUS_CHANGE_FAIL, (uint32_t)locus_rng_below(&rng, PROCS),
+				    LOCUS_NONE, 0};
+				struct locus_change *ch = NULL;
+				if (locus_changes_merge(&ch, &n_ch, var, n_var, &fail, 1))
+					die("merge", NULL);
+				for (int p = 0; p < 2; p++) {
+					struct locus_result *r =
+					    go(&in[gi], p ? "gtp-c-r" : "gtp-r", NULL, ch, n_ch);
+					if (r->failed)
+						die(r->failure, NULL);
+					v[p][k] = r->nsl;
+					r_t[p][k] = (double)repro_counter(r, "rewound_tasks");
+					r_l[p][k] = (double)repro_counter(r, "rewound_levels");
+					rs[p][k] = (double)repro_counter(r, "bytes_resent") / 1e9;
+					locus_result_destroy(r);
+				}
+				free(var);
+				free(ch);
+			}
+		struct ci c[2], ct[2], cl[2], cs[2];
+		for (int p = 0; p < 2; p++) {
+			c[p] = ci_of(v[p], k);
+			ct[p] = ci_of(r_t[p], k);
+			cl[p] = ci_of(r_l[p], k);
+			cs[p] = ci_of(rs[p], k);
+			repro_line_add(&nsl[p], b * 10, band(c[p]));
+			repro_line_add(&rt[p], b * 10, band(ct[p]));
+		}
+		printf("| %d %% | %.3f ± %.3f | %.3f ± %.3f | %+.1f %% | %.2f, %.2f | %.2f, %.2f | "
+		       "%.1f, %.1f |\n",
+		       b * 10, c[0].mean, c[0].half, c[1].mean, c[1].half,
+		       100 * (c[1].mean / c[0].mean - 1), ct[0].mean, ct[1].mean, cl[0].mean,
+		       cl[1].mean, cs[0].mean, cs[1].mean);
+		fflush(stdout);
+	}
+	for (size_t gi = 0; gi < graphs; gi++)
+		instance_fini(&in[gi]);
+	struct locus_series s[2] = {repro_series(&nsl[0], "GTP/r", 1, 0),
+				    repro_series(&nsl[1], "GTP/c/r", 1, 0)};
+	struct locus_chart ch = {.title = "GTP, Fig. 5: SCEr10-300, CCR 0.5, one processor fails",
+				 .subtitle = "mean NSL, 95 % confidence bands",
+				 .x_label = "variability bound (%)",
+				 .y_label = "NSL",
+				 .y_zoom = 1,
+				 .series = s,
+				 .n_series = 2};
+	repro_save(&ch, out_dir, "gtp-fig5.svg");
+	struct locus_series st[2] = {repro_series(&rt[0], "GTP/r", 1, 0),
+				     repro_series(&rt[1], "GTP/c/r", 1, 0)};
+	struct locus_chart cht = {.title = "GTP, Fig. 5: rewound tasks",
+				  .subtitle = "mean over the scenarios, 95 % bands",
+				  .x_label = "variability bound (%)",
+				  .y_label = "tasks rewound a run",
+				  .series = st,
+				  .n_series = 2};
+	repro_save(&cht, out_dir, "gtp-fig5-rewound.svg");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} all[] = {{"fig4", fig4}, {"sizes", sizes}, {"fig5", fig5}};
+	int any = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+			out_dir = argv[++i];
+		} else if (strcmp(argv[i], "--quick") == 0) {
+			quick = 1;
+		} else {
+			int found = 0;
+			for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+				found |= strcmp(argv[i], all[k].name) == 0;
+			if (!found) {
+				fprintf(stderr,
+					"usage: repro_gtp [--out DIR] [--quick] [fig4|sizes|fig5]...\n");
+				return 2;
+			}
+		}
+	}
+	for (int i = 1; i < argc; i++)
+		for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+			if (strcmp(argv[i], all[k].name) == 0) {
+				all[k].fn();
+				any = 1;
+			}
+	if (!any)
+		for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+			all[k].fn();
+	return 0;
+}
