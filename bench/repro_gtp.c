@@ -13,9 +13,9 @@
  *
  *  fig4    SCE10-300, CCR 0.5: mean NSL, migrations, remappings and bytes
  *          sent again against the bound, for HEFT (without insertion: the
- *          first schedule of GTP), GTP and GTP/c
- *  sizes   GTP/c's and GTP's NSL over HEFT's for 50..1,000 tasks and the
- *          three CCRs, at bounds 0, 40 and 80 %
+ *          first schedule of GTP), GTP, GTP/c and DLS/sr
+ *  sizes   GTP's, GTP/c's and DLS/sr's NSL over HEFT's for 50..1,000 tasks
+ *          and the three CCRs, at bounds 0, 40 and 80 %
  *  fig5    SCEr10-300, CCR 0.5, one processor failing for good at a time
  *          uniform in 10..60 % of the fault-free makespan: NSL, rewound
  *          tasks (RT) and levels (RL) and bytes sent again for GTP/r and
@@ -24,7 +24,6 @@
  *   repro_gtp [--out DIR] [--quick] [EXPERIMENT...]  (default: all, into docs/results)
  *
  * Prints a Markdown table per experiment and writes charts (gtp-*.svg).
- * DLS/sr, the paper's third baseline, is not here yet.
  */
 #include <math.h>
 #include <stdio.h>
@@ -141,10 +140,10 @@ static struct repro_stat band(struct ci c)
 
 /* ---- fig4 ------------------------------------------------------------------------ */
 
-#define N_POL4 3
-static const char *const pol4[N_POL4] = {"heft", "gtp", "gtp-c"};
-static const char *const opt4[N_POL4] = {"insertion=0", NULL, NULL};
-static const char *const label4[N_POL4] = {"HEFT", "GTP", "GTP/c"};
+#define N_POL4 4
+static const char *const pol4[N_POL4] = {"heft", "gtp", "gtp-c", "dls-sr"};
+static const char *const opt4[N_POL4] = {"insertion=0", NULL, NULL, NULL};
+static const char *const label4[N_POL4] = {"HEFT", "GTP", "GTP/c", "DLS/sr"};
 
 static void fig4(void)
 {
@@ -155,50 +154,61 @@ static void fig4(void)
 	memset(remap, 0, sizeof remap);
 	printf("\n## fig4: SCE10-300, CCR 0.5 (%zu graphs x %zu scenarios a point)\n\n", graphs,
 	       scen);
-	printf("| bound | HEFT NSL | GTP NSL | GTP/c NSL | GTP/c vs HEFT | GTP/c vs GTP | "
-	       "migrations GTP, GTP/c | remappings GTP, GTP/c | GB sent again GTP, GTP/c |\n");
-	printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("| bound | HEFT NSL | GTP NSL | GTP/c NSL | DLS/sr NSL | GTP/c vs HEFT | GTP/c vs "
+	       "GTP | GTP/c vs DLS/sr | migrations GTP, GTP/c | remappings GTP, GTP/c, DLS/sr "
+	       "| GB sent again GTP, GTP/c |\n");
+	printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	struct instance in[8];
 	for (size_t gi = 0; gi < graphs; gi++)
 		instance_make(&in[gi], 300, 0.5, 100 + gi);
 	for (int b = 0; b <= 9; b++) {
 		double bound = b / 10.0;
-		double v[N_POL4][MAX_SAMPLES], mg[2][MAX_SAMPLES], rm[2][MAX_SAMPLES],
+		double v[N_POL4][MAX_SAMPLES], mg[2][MAX_SAMPLES], rm[3][MAX_SAMPLES],
 		    rs[2][MAX_SAMPLES];
 		size_t k = 0;
 		for (size_t gi = 0; gi < graphs; gi++)
 			for (size_t si = 0; si < scen; si++, k++) {
 				size_t n_ch = 0;
-				struct locus_change *ch = scenario(&in[gi], bound, 1000 * gi + si, &n_ch);
+				struct locus_change *ch =
+				    scenario(&in[gi], bound, 1000 * gi + si, &n_ch);
 				for (int p = 0; p < N_POL4; p++) {
-					struct locus_result *r = go(&in[gi], pol4[p], opt4[p], ch, n_ch);
+					struct locus_result *r =
+					    go(&in[gi], pol4[p], opt4[p], ch, n_ch);
 					v[p][k] = r->nsl;
-					if (p) {
-						mg[p - 1][k] = (double)repro_counter(r, "migrations");
-						rm[p - 1][k] = (double)repro_counter(r, "remappings");
-						rs[p - 1][k] = (double)repro_counter(r, "bytes_resent") / 1e9;
+					if (p)
+						rm[p - 1][k] =
+						    (double)repro_counter(r, "remappings");
+					if (p == 1 || p == 2) {
+						mg[p - 1][k] =
+						    (double)repro_counter(r, "migrations");
+						rs[p - 1][k] =
+						    (double)repro_counter(r, "bytes_resent") / 1e9;
 					}
 					locus_result_destroy(r);
 				}
 				free(ch);
 			}
-		struct ci c[N_POL4], cm[2], cr[2], cs[2];
+		struct ci c[N_POL4], cm[2], cr[3], cs[2];
 		for (int p = 0; p < N_POL4; p++) {
 			c[p] = ci_of(v[p], k);
 			repro_line_add(&nsl[p], b * 10, band(c[p]));
 		}
+		for (int p = 0; p < 3; p++)
+			cr[p] = ci_of(rm[p], k);
 		for (int p = 0; p < 2; p++) {
 			cm[p] = ci_of(mg[p], k);
-			cr[p] = ci_of(rm[p], k);
 			cs[p] = ci_of(rs[p], k);
 			repro_line_add(&migr[p], b * 10, band(cm[p]));
 			repro_line_add(&remap[p], b * 10, band(cr[p]));
 		}
-		printf("| %d %% | %.3f ± %.3f | %.3f ± %.3f | %.3f ± %.3f | %+.1f %% | %+.1f %% | "
-		       "%.0f, %.0f | %.1f, %.1f | %.1f, %.1f |\n",
-		       b * 10, c[0].mean, c[0].half, c[1].mean, c[1].half, c[2].mean, c[2].half,
-		       100 * (c[2].mean / c[0].mean - 1), 100 * (c[2].mean / c[1].mean - 1),
-		       cm[0].mean, cm[1].mean, cr[0].mean, cr[1].mean, cs[0].mean, cs[1].mean);
+		printf(
+		    "| %d %% | %.3f ± %.3f | %.3f ± %.3f | %.3f ± %.3f | %.3f ± %.3f | %+.1f %% | "
+		    "%+.1f %% | %+.1f %% | %.0f, %.0f | %.1f, %.1f, %.1f | %.1f, %.1f |\n",
+		    b * 10, c[0].mean, c[0].half, c[1].mean, c[1].half, c[2].mean, c[2].half,
+		    c[3].mean, c[3].half, 100 * (c[2].mean / c[0].mean - 1),
+		    100 * (c[2].mean / c[1].mean - 1), 100 * (c[2].mean / c[3].mean - 1),
+		    cm[0].mean, cm[1].mean, cr[0].mean, cr[1].mean, cr[2].mean, cs[0].mean,
+		    cs[1].mean);
 		fflush(stdout);
 	}
 	for (size_t gi = 0; gi < graphs; gi++)
@@ -236,8 +246,9 @@ static void sizes(void)
 	printf("\n## sizes: NSL of GTP and GTP/c over HEFT's (%zu graphs x %zu scenarios a "
 	       "cell; below 1: better than HEFT)\n\n",
 	       graphs, scen);
-	printf("| tasks | CCR | GTP 0 %% | GTP/c 0 %% | GTP 40 %% | GTP/c 40 %% | GTP 80 %% | GTP/c "
-	       "80 %% |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("| tasks | CCR | GTP 0 %% | GTP/c 0 %% | DLS/sr 0 %% | GTP 40 %% | GTP/c 40 %% | "
+	       "DLS/sr 40 %% | GTP 80 %% | GTP/c 80 %% | DLS/sr 80 %% |\n"
+	       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
 		for (size_t c = 0; c < 3; c++) {
 			printf("| %zu | %.1f |", ns[a], ccrs[c]);
@@ -245,13 +256,14 @@ static void sizes(void)
 			for (size_t gi = 0; gi < graphs; gi++)
 				instance_make(&in[gi], ns[a], ccrs[c], 200 + gi);
 			for (size_t bi = 0; bi < 3; bi++) {
-				double sum[3] = {0};
+				double sum[N_POL4] = {0};
 				for (size_t gi = 0; gi < graphs; gi++)
 					for (size_t si = 0; si < scen; si++) {
 						size_t n_ch = 0;
-						struct locus_change *ch = scenario(
-						    &in[gi], bounds[bi] / 10.0, 1000 * gi + si, &n_ch);
-						for (int p = 0; p < 3; p++) {
+						struct locus_change *ch =
+						    scenario(&in[gi], bounds[bi] / 10.0,
+							     1000 * gi + si, &n_ch);
+						for (int p = 0; p < N_POL4; p++) {
 							struct locus_result *r =
 							    go(&in[gi], pol4[p], opt4[p], ch, n_ch);
 							sum[p] += r->nsl;
@@ -259,7 +271,8 @@ static void sizes(void)
 						}
 						free(ch);
 					}
-				printf(" %.3f | %.3f |", sum[1] / sum[0], sum[2] / sum[0]);
+				printf(" %.3f | %.3f | %.3f |", sum[1] / sum[0], sum[2] / sum[0],
+				       sum[3] / sum[0]);
 			}
 			printf("\n");
 			fflush(stdout);
@@ -296,8 +309,8 @@ static void fig5(void)
 		for (size_t gi = 0; gi < graphs; gi++)
 			for (size_t si = 0; si < scen; si++, k++) {
 				size_t n_var = 0, n_ch = 0;
-				struct locus_change *var = scenario(&in[gi], b / 10.0, 1000 * gi + si,
-								    &n_var);
+				struct locus_change *var =
+				    scenario(&in[gi], b / 10.0, 1000 * gi + si, &n_var);
 				struct locus_rng rng;
 				locus_rng_init(&rng, 7000 + 100 * gi + si);
 				struct locus_change fail = {
@@ -377,8 +390,8 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
 				found |= strcmp(argv[i], all[k].name) == 0;
 			if (!found) {
-				fprintf(stderr,
-					"usage: repro_gtp [--out DIR] [--quick] [fig4|sizes|fig5]...\n");
+				fprintf(stderr, "usage: repro_gtp [--out DIR] [--quick] "
+						"[fig4|sizes|fig5]...\n");
 				return 2;
 			}
 		}

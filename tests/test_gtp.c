@@ -142,6 +142,47 @@ TEST(first_schedule_is_heft_without_insertion)
 	}
 }
 
+/* DLS/sr: DLS's plan; a rescheduling point only when a task ends later
+ * than its spare time, so none where the estimates hold. */
+TEST(dls_sr_reschedules_on_slack)
+{
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		struct fixture f;
+		CHECK_EQ_INT(fixture(&f, (enum locus_dag_gen_method)(seed % 4), 150, 6, seed), 0);
+		struct locus_result *d = run(f.wl, "dls", NULL, NULL, 0);
+		struct locus_result *sr = run(f.wl, "dls-sr", NULL, NULL, 0);
+		CHECK(d && sr);
+		CHECK(sr->makespan == d->makespan);
+		CHECK_EQ_INT(counter(sr, "slack_exceeded"), 0);
+		for (size_t t = 0; t < f.g->n_tasks; t++)
+			CHECK(sr->tasks[t].worker == d->tasks[t].worker &&
+			      sr->tasks[t].end == d->tasks[t].end);
+		struct locus_dag_bounds b;
+		CHECK_EQ_INT(locus_dag_bounds(f.wl, NULL, &b), 0);
+		struct locus_variability v = {.bound = 0.5,
+					      .period = b.lower / 10,
+					      .horizon = 10 * b.lower,
+					      .links = 1,
+					      .seed = seed};
+		struct locus_change *ch = NULL;
+		size_t n_ch = 0;
+		struct locus_error err = {0};
+		CHECK_EQ_INT(locus_changes_generate(&ch, &n_ch, f.p, &v, &err), 0);
+		struct locus_result *a = run(f.wl, "dls-sr", NULL, ch, n_ch);
+		struct locus_result *a2 = run(f.wl, "dls-sr", NULL, ch, n_ch);
+		CHECK(a && a2 && valid_run(a, f.g));
+		CHECK(counter(a, "slack_exceeded") > 0);
+		CHECK(counter(a, "slack_exceeded") == counter(a, "resched_points"));
+		CHECK(a->makespan >= b.lower * (1 - 1e-9) && a2->makespan == a->makespan);
+		locus_result_destroy(d);
+		locus_result_destroy(sr);
+		locus_result_destroy(a);
+		locus_result_destroy(a2);
+		free(ch);
+		fixture_fini(&f);
+	}
+}
+
 TEST(variable_platforms)
 {
 	double sum_heft = 0, sum_gtp = 0, sum_gtpc = 0;
@@ -472,7 +513,8 @@ TEST(options_and_refusals)
 	fixture_fini(&f);
 }
 
-TEST_MAIN(TEST_ENTRY(first_schedule_is_heft_without_insertion), TEST_ENTRY(variable_platforms),
+TEST_MAIN(TEST_ENTRY(first_schedule_is_heft_without_insertion),
+	  TEST_ENTRY(dls_sr_reschedules_on_slack), TEST_ENTRY(variable_platforms),
 	  TEST_ENTRY(failures_end_the_run_clearly), TEST_ENTRY(lost_data_with_no_task_lost),
 	  TEST_ENTRY(rewinding_survives_failures), TEST_ENTRY(rewinding_of_fig3),
 	  TEST_ENTRY(options_and_refusals))

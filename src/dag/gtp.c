@@ -62,6 +62,7 @@ struct gtp {
 	uint32_t nw, n;
 	int copies;	       /* GTP/c */
 	int rewind;	       /* GTP/r, GTP/c/r */
+	int dls;	       /* DLS/sr: DLS mappings, rescheduling on slack */
 	int on_speed, on_fail; /* reschedule on events too */
 	double period;
 	int finished; /* every task done: no more timers */
@@ -83,6 +84,15 @@ struct gtp {
 	uint64_t points, remaps, migrations, resent, sent;
 	/* GTP/r: tasks rewound (RT) and the DAG levels they were on (RL). */
 	uint64_t rt, rl;
+	/* The order the last mapping took the tasks in (a topological one). */
+	uint32_t *morder;
+	/* DLS/sr: static levels, the planned start and finish of each task,
+	 * its spare time, whether a point is asked for, and scratch. */
+	double *sl, *est, *spare;
+	uint8_t *mapped;
+	uint32_t *ready;
+	int asked;
+	uint64_t triggers;
 };
 
 static size_t gtp_schedulers(size_t n_workers, size_t requested)
@@ -126,26 +136,35 @@ static void destroy(void *state)
 	free(s->handled);
 	free(s->rewound);
 	free(s->level_hit);
+	free(s->morder);
+	free(s->sl);
+	free(s->est);
+	free(s->spare);
+	free(s->mapped);
+	free(s->ready);
 	free(s);
 }
 
-static int create(void **state, const struct locus_policy_ctx *ctx, int copies, int rewind,
+static void plan_spare(struct gtp *s);
+
+static int create(void **state, const struct locus_policy_ctx *ctx, int copies, int rewind, int dls,
 		  struct locus_error *err)
 {
 	static const char *const ons[] = {"none", "speed", "fail", "all", NULL};
-	const char *name = copies ? (rewind ? "gtp-c-r" : "gtp-c") : (rewind ? "gtp-r" : "gtp");
+	const char *name = dls	    ? "dls-sr"
+			   : copies ? (rewind ? "gtp-c-r" : "gtp-c")
+				    : (rewind ? "gtp-r" : "gtp");
 	double period = 0;
 	int on = 0, rc;
 	*state = NULL;
-	if ((rc = locus_kv_double(ctx->opts, "period", 0, 0, 1e15, &period, err)) ||
-	    (rc = locus_kv_choice(ctx->opts, "on", ons, 0, &on, err)))
+	if (!dls && ((rc = locus_kv_double(ctx->opts, "period", 0, 0, 1e15, &period, err)) ||
+		     (rc = locus_kv_choice(ctx->opts, "on", ons, 0, &on, err))))
 		return rc;
 	const char *unknown = locus_kv_unused(ctx->opts);
 	if (unknown)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy %s: unknown option \"%s\" (it takes period=SECONDS, "
-				  "on=none|speed|fail|all)",
-				  name, unknown);
+				  "policy %s: unknown option \"%s\" (it takes %s)", name, unknown,
+				  dls ? "none" : "period=SECONDS, on=none|speed|fail|all");
 	if (ctx->n_schedulers != 1 || ctx->n_workers != ctx->wl->n_workers)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "policy %s runs one scheduler on the workload's workers", name);
@@ -162,6 +181,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	s->n = (uint32_t)ctx->wl->n_tasks;
 	s->copies = copies;
 	s->rewind = rewind;
+	s->dls = dls;
 	s->on_speed = on == 1 || on == 3;
 	s->on_fail = on == 2 || on == 3;
 	size_t n = s->n ? s->n : 1, nw = s->nw ? s->nw : 1;
@@ -183,11 +203,18 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	s->handled = calloc(nw, 1);
 	s->rewound = calloc(n, 1);
 	s->level_hit = calloc(s->g->n_levels ? s->g->n_levels : 1, 1);
+	s->morder = malloc(n * sizeof *s->morder);
+	s->sl = malloc(n * sizeof *s->sl);
+	s->est = malloc(n * sizeof *s->est);
+	s->spare = malloc(n * sizeof *s->spare);
+	s->mapped = calloc(n, 1);
+	s->ready = malloc(n * sizeof *s->ready);
 	double *rank = malloc(n * sizeof *rank);
 	struct rank_key *keys = malloc(n * sizeof *keys);
 	if (!s->order || !s->mu || !s->next || !s->head || !s->tail || !s->pi || !s->newmu ||
 	    !s->seq || !s->seq_at || !s->fill || !s->kc || !s->eft || !s->pa || !s->avail ||
-	    !s->done || !s->handled || !s->rewound || !s->level_hit || !rank || !keys) {
+	    !s->done || !s->handled || !s->rewound || !s->level_hit || !s->morder || !s->sl ||
+	    !s->est || !s->spare || !s->mapped || !s->ready || !rank || !keys) {
 		free(rank);
 		free(keys);
 		destroy(s);
@@ -209,12 +236,20 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 		s->order[k] = keys[k].task;
 	free(rank);
 	free(keys);
-	/* The first schedule: HEFT without insertion. */
+	/* The first schedule: HEFT without insertion (DLS for DLS/sr). */
 	struct locus_dag_options opt = {.insertion = 0};
 	struct locus_dag_plan *plan = NULL;
-	if ((rc = locus_dag_plan(&plan, s->wl, LOCUS_DAG_HEFT, &opt, err))) {
+	if ((rc = locus_dag_plan(&plan, s->wl, dls ? LOCUS_DAG_DLS : LOCUS_DAG_HEFT, &opt, err))) {
 		destroy(s);
 		return rc;
+	}
+	for (uint32_t k = 0; k < s->n; k++)
+		s->morder[k] = plan->placed[k];
+	for (uint32_t t = 0; t < s->n; t++) {
+		s->sl[t] = plan->priority[t]; /* DLS: the static level */
+		s->est[t] = plan->slot[t].start;
+		s->eft[t] = plan->slot[t].finish;
+		s->newmu[t] = plan->slot[t].proc;
 	}
 	for (uint32_t w = 0; w < s->nw; w++)
 		s->head[w] = s->tail[w] = LOCUS_NONE;
@@ -233,6 +268,12 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	s->planned = plan->makespan;
 	s->period = period > 0 ? period : plan->makespan / 10;
 	locus_dag_plan_destroy(plan);
+	if (dls) {
+		/* The spare times of the plan, at nominal speeds. */
+		for (uint32_t w = 0; w < s->nw; w++)
+			s->avail[w] = 1;
+		plan_spare(s);
+	}
 	if (!(s->period > 0))
 		s->period = 1;
 	*state = s;
@@ -318,6 +359,7 @@ static void map_all(struct gtp *s, double now)
 				s->pa[w] = left;
 		}
 	}
+	memcpy(s->morder, s->order, s->n * sizeof *s->morder);
 	for (uint32_t k = 0; k < s->n; k++) {
 		uint32_t t = s->order[k];
 		if (s->done[t]) {
@@ -361,6 +403,160 @@ static void map_all(struct gtp *s, double now)
 		if (best > s->pa[best_w])
 			s->pa[best_w] = best; /* Eq. 7 */
 	}
+}
+
+/* ---- DLS/sr -------------------------------------------------------------------- */
+
+/* The time an edge's data takes from task t's processor to task c's in
+ * the schedule s->newmu (nominal start-up; bandwidth now, or the
+ * platform's before the run). */
+static double edge_time(const struct gtp *s, uint32_t t, uint32_t c, uint64_t bytes)
+{
+	uint32_t a = node_of(s, s->newmu[t]), b = node_of(s, s->newmu[c]);
+	if (a == b)
+		return 0;
+	double bw = s->mon->pair_bw(s->mon, a, b);
+	if (!(bw > 0))
+		bw = locus_platform_pair_bw(s->wl->platform, a, b);
+	return s->wl->platform->latency + (double)bytes / bw;
+}
+
+/* The spare time of every task in the schedule (newmu, est, eft; section
+ * 6 of the paper after Zhao and Sakellariou 2004): how much later it may
+ * end without delaying a successor's start (its data included) or the
+ * next task on its processor. */
+static void plan_spare(struct gtp *s)
+{
+	for (uint32_t t = 0; t < s->n; t++)
+		s->spare[t] = INFINITY;
+	for (uint32_t t = 0; t < s->n; t++) {
+		for (uint32_t e = s->g->succ_at[t]; e < s->g->succ_at[t + 1]; e++) {
+			uint32_t c = s->g->succs[e].task;
+			double room =
+			    s->est[c] - (s->eft[t] + edge_time(s, t, c, s->g->succs[e].bytes));
+			if (room < s->spare[t])
+				s->spare[t] = room;
+		}
+	}
+	/* The next task on the same processor: by start time, per worker. */
+	for (uint32_t w = 0; w < s->nw; w++) {
+		uint32_t prev = LOCUS_NONE;
+		for (uint32_t k = 0; k < s->n; k++) {
+			uint32_t t = s->morder[k];
+			if (s->newmu[t] != w)
+				continue;
+			if (prev != LOCUS_NONE && s->est[t] - s->eft[prev] < s->spare[prev])
+				s->spare[prev] = s->est[t] - s->eft[prev];
+			prev = t;
+		}
+	}
+	for (uint32_t t = 0; t < s->n; t++)
+		if (s->spare[t] < 0)
+			s->spare[t] = 0;
+}
+
+/* EST and EFT of unfinished task t on worker w now (Eqs. 5 to 11). */
+static double cost_on(const struct gtp *s, uint32_t t, uint32_t w, double now, double *est_out)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	int started = s->pi[t] == w && s->kc[t] > 0;
+	double est = now;
+	if (!started) {
+		double da = now;
+		for (uint32_t i = 0; i < tk->n_in; i++) {
+			double r = input_ready(s, t, s->g->inputs[tk->in_at + i], w, now);
+			if (r > da)
+				da = r;
+		}
+		est = s->pa[w] > da ? s->pa[w] : da;
+	}
+	*est_out = est;
+	return est + locus_workload_cost(s->wl, t, w) * (started ? 1 - s->kc[t] : 1) / s->avail[w];
+}
+
+/* DLS over what is left (Sih and Lee; as src/dag/dls.c, from the state
+ * now): repeatedly the ready task and processor with the largest dynamic
+ * level SL - EST + (mean cost - cost now), until every unfinished task is
+ * mapped. */
+static void map_dls(struct gtp *s, double now)
+{
+	uint32_t n_ready = 0, n_left = 0, k_order = 0;
+	for (uint32_t t = 0; t < s->n; t++) {
+		s->mapped[t] = s->done[t];
+		if (s->done[t]) {
+			s->eft[t] = now;
+			s->newmu[t] = s->pi[t];
+			s->morder[k_order++] = t;
+		} else {
+			n_left++;
+		}
+	}
+	for (uint32_t t = 0; t < s->n; t++) {
+		if (s->mapped[t])
+			continue;
+		int ready = 1;
+		for (uint32_t e = s->g->pred_at[t]; e < s->g->pred_at[t + 1] && ready; e++)
+			ready = s->mapped[s->g->preds[e].task];
+		if (ready)
+			s->ready[n_ready++] = t;
+	}
+	while (n_left && n_ready) {
+		double best = -INFINITY, best_est = 0, best_eft = 0;
+		uint32_t bt = LOCUS_NONE, bw = LOCUS_NONE, bk = 0;
+		for (uint32_t k = 0; k < n_ready; k++) {
+			uint32_t t = s->ready[k];
+			double mean = locus_workload_mean_cost(s->wl, t);
+			for (uint32_t w = 0; w < s->nw; w++) {
+				if (!(s->avail[w] > 0))
+					continue;
+				double est, eft = cost_on(s, t, w, now, &est);
+				double dl = s->sl[t] - est +
+					    (mean - locus_workload_cost(s->wl, t, w) / s->avail[w]);
+				if (dl > best + 1e-9 * fabs(best) ||
+				    (fabs(dl - best) <= 1e-9 * fabs(best) && t < bt)) {
+					best = dl;
+					bt = t;
+					bw = w;
+					bk = k;
+					best_est = est;
+					best_eft = eft;
+				}
+			}
+		}
+		if (bt == LOCUS_NONE)
+			break; /* no processor up */
+		s->newmu[bt] = bw;
+		s->est[bt] = best_est;
+		s->eft[bt] = best_eft;
+		if (best_eft > s->pa[bw])
+			s->pa[bw] = best_eft;
+		s->mapped[bt] = 1;
+		s->morder[k_order++] = bt;
+		n_left--;
+		s->ready[bk] = s->ready[--n_ready];
+		for (uint32_t e = s->g->succ_at[bt]; e < s->g->succ_at[bt + 1]; e++) {
+			uint32_t c = s->g->succs[e].task;
+			if (s->mapped[c])
+				continue;
+			int ready = 1;
+			for (uint32_t f = s->g->pred_at[c]; f < s->g->pred_at[c + 1] && ready; f++)
+				ready = s->mapped[s->g->preds[f].task];
+			/* A task enters once: when its last predecessor is mapped. */
+			if (ready) {
+				int in = 0;
+				for (uint32_t k = 0; k < n_ready && !in; k++)
+					in = s->ready[k] == c;
+				if (!in)
+					s->ready[n_ready++] = c;
+			}
+		}
+	}
+	/* Tasks left unmapped (no processor up) keep their worker. */
+	for (uint32_t t = 0; t < s->n; t++)
+		if (!s->mapped[t]) {
+			s->eft[t] = INFINITY;
+			s->morder[k_order++] = t;
+		}
 }
 
 /* ---- carrying a schedule out ----------------------------------------------------- */
@@ -521,7 +717,25 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 	}
 	s->points++;
 	locus_act_cost(act, (uint64_t)s->n * s->nw);
-	map_all(s, now);
+	if (s->dls) {
+		for (uint32_t w = 0; w < s->nw; w++) {
+			s->avail[w] = s->mon->avail(s->mon, node_of(s, w));
+			s->pa[w] = now;
+		}
+		/* A task running keeps its processor busy until it ends. */
+		for (uint32_t t = 0; t < s->n; t++) {
+			uint32_t w = s->pi[t];
+			if (s->done[t] || w == LOCUS_NONE || !(s->kc[t] > 0) || !(s->avail[w] > 0))
+				continue;
+			double end =
+			    now + locus_workload_cost(s->wl, t, w) * (1 - s->kc[t]) / s->avail[w];
+			if (end > s->pa[w])
+				s->pa[w] = end;
+		}
+		map_dls(s, now);
+	} else {
+		map_all(s, now);
+	}
 	/* The new sequences: each worker's unfinished tasks in mapping order. */
 	memset(s->seq_at, 0, (s->nw + 1) * sizeof *s->seq_at);
 	for (uint32_t t = 0; t < s->n; t++)
@@ -532,7 +746,7 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 		s->fill[w] = s->seq_at[w];
 	}
 	for (uint32_t k = 0; k < s->n; k++) {
-		uint32_t t = s->order[k];
+		uint32_t t = s->morder[k];
 		if (!s->done[t] && s->newmu[t] != LOCUS_NONE)
 			s->seq[s->fill[s->newmu[t]]++] = t;
 	}
@@ -597,22 +811,48 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 		}
 	}
 	s->remaps += changed;
+	if (s->dls)
+		plan_spare(s);
 }
 
 static void on_event(void *state, const struct locus_event *ev, struct locus_actions *act)
 {
 	struct gtp *s = state;
+	if (ev->proc < s->nw && s->dls && ev->kind == LOCUS_EV_DONE) {
+		/* DLS/sr: a task that ended later than its spare time allows
+		 * asks the scheduler for a rescheduling point. */
+		uint32_t t = ev->done.task;
+		if (!s->asked && t < s->n &&
+		    ev->now > s->eft[t] + s->spare[t] + 1e-9 * (1 + ev->now)) {
+			struct locus_msg m = {.type = LOCUS_MSG_USER,
+					      .from = ev->proc,
+					      .to = s->nw,
+					      .n_args = 1,
+					      .arg = {(int64_t)t}};
+			locus_act_send(act, &m);
+			s->asked = 1;
+		}
+		return;
+	}
 	if (ev->proc != s->nw)
 		return;
 	switch (ev->kind) {
 	case LOCUS_EV_START:
-		/* HEFT's schedule, as the heft policy sends it. */
+		/* HEFT's schedule (DLS's), as the heft policy sends it. */
 		for (uint32_t w = 0; w < s->nw; w++)
 			for (uint32_t t = s->head[w]; t != LOCUS_NONE; t = s->next[t]) {
 				locus_act_assign(act, s->nw, w, t, -1);
 				s->sent++;
 			}
-		locus_act_timer(act, s->nw, s->period, TIMER_TAG);
+		if (!s->dls)
+			locus_act_timer(act, s->nw, s->period, TIMER_TAG);
+		break;
+	case LOCUS_EV_MESSAGE:
+		if (s->dls && ev->msg->type == LOCUS_MSG_USER) {
+			s->asked = 0;
+			s->triggers++;
+			reschedule(s, ev->now, act);
+		}
 		break;
 	case LOCUS_EV_TIMER:
 		if (ev->tag != TIMER_TAG || s->finished)
@@ -650,6 +890,10 @@ static void stats(void *state, struct locus_policy_stats *out)
 	out->counters[3] = s->migrations;
 	out->counter_names[4] = "bytes_resent";
 	out->counters[4] = s->resent;
+	if (s->dls) {
+		out->counter_names[5] = "slack_exceeded";
+		out->counters[5] = s->triggers;
+	}
 	if (s->rewind) {
 		out->counter_names[5] = "rewound_tasks";
 		out->counters[5] = s->rt;
@@ -660,22 +904,27 @@ static void stats(void *state, struct locus_policy_stats *out)
 
 static int gtp_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
 {
-	return create(state, ctx, 0, 0, err);
+	return create(state, ctx, 0, 0, 0, err);
 }
 
 static int gtpc_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
 {
-	return create(state, ctx, 1, 0, err);
+	return create(state, ctx, 1, 0, 0, err);
 }
 
 static int gtpr_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
 {
-	return create(state, ctx, 0, 1, err);
+	return create(state, ctx, 0, 1, 0, err);
 }
 
 static int gtpcr_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
 {
-	return create(state, ctx, 1, 1, err);
+	return create(state, ctx, 1, 1, 0, err);
+}
+
+static int dlssr_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	return create(state, ctx, 0, 0, 1, err);
 }
 
 const struct locus_policy locus__policy_gtp = {
@@ -730,4 +979,18 @@ const struct locus_policy locus__policy_gtp_c_r = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS | LOCUS_POLICY_RETRIES,
     .options = "period=SECONDS,on=none|speed|fail|all",
+};
+
+const struct locus_policy locus__policy_dls_sr = {
+    .version = LOCUS_POLICY_VERSION,
+    .name = "dls-sr",
+    .summary = "DLS/sr: DLS planned again from the monitor's state when a task ends later "
+	       "than its spare time (selective rescheduling, Zhao and Sakellariou 2004)",
+    .schedulers = gtp_schedulers,
+    .create = dlssr_create,
+    .destroy = destroy,
+    .on_event = on_event,
+    .stats = stats,
+    .flags = LOCUS_POLICY_GRAPHS,
+    .options = NULL,
 };
