@@ -490,6 +490,146 @@ TEST(rewinding_of_fig3)
 	CHECK_EQ_INT(fig3_rewound("gtp", &rt, &rl), 0);
 }
 
+/* ---- the cost equations by hand ------------------------------------------------- */
+
+/* v0 -> v2 (2 bytes), v1 -> v2 (4 bytes), v2 -> v3 (6 bytes) on p1, p2
+ * linked at 1 byte/s with a start-up of 1 s. At t = 10: v0 done on p1,
+ * v1 done on p2; v2 placed on p1 (not started) with half of v1's data
+ * there; v3 not placed; p1 half available. v0's output has a copy on p2.
+ * W(v2) = 4 on p1, 9 on p2; W(v3) = 2 on p1, 8 on p2. */
+struct hand {
+	struct locus_monitor mon;
+	struct locus_replicas *rep;
+	uint32_t o02, o12, o23;
+};
+
+static uint32_t hand_placed(const struct locus_monitor *m, uint32_t t, double *computed)
+{
+	static const uint32_t where[4] = {0, 1, 0, LOCUS_NONE};
+	*computed = t < 2 ? 1 : 0;
+	return where[t];
+}
+
+static double hand_moved(const struct locus_monitor *m, uint32_t o, uint32_t node)
+{
+	const struct hand *h = m->engine;
+	if (locus_replicas_has(h->rep, o, node))
+		return 1;
+	return o == h->o12 && node == 0 ? 0.5 : 0;
+}
+
+static double hand_avail(const struct locus_monitor *m, uint32_t node)
+{
+	return node == 0 ? 0.5 : 1;
+}
+
+static double hand_one(const struct locus_monitor *m, uint32_t node)
+{
+	return 1;
+}
+
+static double hand_pair_bw(const struct locus_monitor *m, uint32_t a, uint32_t b)
+{
+	return 1;
+}
+
+/* The actions policy `name` takes at the point t = 10: *moved2 and
+ * *moved3 the workers v2 and v3 are sent to (LOCUS_NONE: not sent),
+ * *transfers the transfers asked for; returns the migrations counted. */
+static long hand_point(const char *name, uint32_t *to2, uint32_t *to3, size_t *transfers)
+{
+	static const double cost[4][2] = {{1, 1}, {1, 1}, {4, 9}, {2, 8}};
+	struct locus_graph *g = NULL;
+	struct locus_platform *p = NULL;
+	struct locus_workload *wl = NULL;
+	struct locus_error err = {0};
+	struct hand h = {0};
+	long migrations = -1;
+	if (locus_graph_create(&g, "hand", &err))
+		return -1;
+	for (int t = 0; t < 4; t++)
+		locus_graph_add_task(g, NULL, 0);
+	h.o02 = (uint32_t)locus_graph_add_edge(g, 0, 2, 2);
+	h.o12 = (uint32_t)locus_graph_add_edge(g, 1, 2, 4);
+	h.o23 = (uint32_t)locus_graph_add_edge(g, 2, 3, 6);
+	if (locus_graph_set_costs(g, 2, &cost[0][0], &err) || locus_graph_finish(g, &err) ||
+	    locus_platform_generate(&p, 2, 1, 1, "p"))
+		return -1;
+	locus_platform_set_pairs(p, 1, 1);
+	if (locus_workload_from_graph(&wl, p, g, NULL, &err) ||
+	    locus_replicas_create(&h.rep, g->n_objects, 2))
+		return -1;
+	locus_replicas_add(h.rep, h.o02, 0); /* v0 wrote it on p1 */
+	locus_replicas_add(h.rep, h.o02, 1); /* a copy on p2 */
+	locus_replicas_add(h.rep, h.o12, 1); /* v1 wrote it on p2 */
+	h.mon = (struct locus_monitor){.engine = &h,
+				       .replicas = h.rep,
+				       .placed = hand_placed,
+				       .moved = hand_moved,
+				       .avail = hand_avail,
+				       .bandwidth = hand_one,
+				       .pair_bw = hand_pair_bw};
+	const struct locus_policy *pol = locus_policy_find(name);
+	struct locus_kv kv = {0};
+	locus_kv_parse(&kv, "period=10", &err);
+	struct locus_policy_ctx ctx = {
+	    .wl = wl, .n_workers = 2, .n_schedulers = 1, .seed = 1, .opts = &kv, .monitor = &h.mon};
+	void *state = NULL;
+	struct locus_actions act = {0};
+	*to2 = *to3 = LOCUS_NONE;
+	*transfers = 0;
+	if (pol && pol->create(&state, &ctx, &err) == 0) {
+		struct locus_event ev = {.kind = LOCUS_EV_TIMER, .proc = 2, .now = 10, .tag = 1};
+		pol->on_event(state, &ev, &act);
+		for (size_t k = 0; k < act.n; k++) {
+			const struct locus__action *a = &act.list[k];
+			if (a->kind == LOCUS__ACT_TRANSFER)
+				(*transfers)++;
+			if (a->kind == LOCUS__ACT_SEND && a->msg.type == LOCUS_MSG_ASSIGN) {
+				if (a->msg.arg[0] == 2)
+					*to2 = a->msg.to;
+				if (a->msg.arg[0] == 3)
+					*to3 = a->msg.to;
+			}
+		}
+		struct locus_policy_stats st = {0};
+		pol->stats(state, &st);
+		for (size_t k = 0; k < 8 && st.counter_names[k]; k++)
+			if (!strcmp(st.counter_names[k], "migrations"))
+				migrations = (long)st.counters[k];
+		pol->destroy(state);
+	}
+	locus__actions_fini(&act);
+	locus_kv_fini(&kv);
+	locus_replicas_destroy(h.rep);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+	return migrations;
+}
+
+TEST(cost_equations_by_hand)
+{
+	uint32_t to2, to3;
+	size_t transfers;
+	/* GTP. v2 on p1, where it is placed: DA = max(10 (v0's output is
+	 * there), 10 + 2 bytes left of v1's / 1, no start-up: the transfer
+	 * has begun) = 12; EST = 12; W^t = 4 / 0.5 = 8; EFT = 20. On p2 it
+	 * would restart and regather from the producers: v0's 2 bytes from
+	 * p1, 1 + 2 = 3, DA = 13; EFT = 13 + 9 = 22. v2 stays on p1. v3 on
+	 * p1: 20 + 2 / 0.5 = 24; on p2: 20 + 1 + 6 + 8 = 35: p1. */
+	CHECK_EQ_INT(hand_point("gtp", &to2, &to3, &transfers), 0);
+	CHECK(to2 != 1 && to3 != 1);
+	/* GTP/c. CM takes v0's output from its copy on p2 (0): DA = 10, EFT
+	 * = 10 + 9 = 19 < 20: v2 migrates to p2. v3 on p1: 19 + 1 + 6 = 26,
+	 * EFT 30; on p2: 19 + 8 = 27: p2. Nothing to send: p2 holds both
+	 * inputs. */
+	CHECK_EQ_INT(hand_point("gtp-c", &to2, &to3, &transfers), 1);
+	CHECK_EQ_INT(to2, 1);
+	CHECK_EQ_INT(to3, 1);
+	CHECK_EQ_INT(transfers, 0);
+}
+
 TEST(options_and_refusals)
 {
 	struct fixture f;
@@ -517,4 +657,4 @@ TEST_MAIN(TEST_ENTRY(first_schedule_is_heft_without_insertion),
 	  TEST_ENTRY(dls_sr_reschedules_on_slack), TEST_ENTRY(variable_platforms),
 	  TEST_ENTRY(failures_end_the_run_clearly), TEST_ENTRY(lost_data_with_no_task_lost),
 	  TEST_ENTRY(rewinding_survives_failures), TEST_ENTRY(rewinding_of_fig3),
-	  TEST_ENTRY(options_and_refusals))
+	  TEST_ENTRY(cost_equations_by_hand), TEST_ENTRY(options_and_refusals))
