@@ -130,6 +130,14 @@ run sim-bad-trace 1 "$locus" sim --nodes 4 --speed-trace "$tmp/speeds.txt" -q &&
 [ -z "$out" ] && ok || fail "a bad speed trace printed a result"
 run sim-bad-platform 1 "$locus" sim --platform "$tmp/bad-platform.json" -q && expect sim-bad-platform 'bad-platform.json:2:' "$err"
 run sim-no-out-dir 1 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp/nodir/r.json" && expect sim-no-out-dir 'nodir' "$err"
+# Several outputs: checked before the run, written all or none.
+run sim-partial 1 "$locus" sim --nodes 2 --tasks 2 --out "$tmp/ok.json" --csv "$tmp/nodir/x.csv" &&
+	expect sim-partial 'nodir/x.csv: cannot write an output there: .*No such file' "$err"
+[ ! -e "$tmp/ok.json" ] && [ -z "$out" ] && ok || fail "sim with a bad --csv left ok.json or ran"
+run sim-out-is-dir 1 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp" && expect sim-out-is-dir 'it is a directory' "$err"
+run sim-out-twice 1 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp/a" --csv "$tmp/a" && expect sim-out-twice 'named for two outputs' "$err"
+run sim-all-outputs 0 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp/ok.json" --csv "$tmp/ok.csv"
+[ -s "$tmp/ok.json" ] && [ -s "$tmp/ok.csv" ] && [ -z "$(ls "$tmp" | grep '\.tmp\.')" ] && ok || fail "outputs or temporaries"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -40,6 +40,32 @@ int cli_double(const char *cmd, const char *opt, const char *arg, double *out);
  * (the error printed as "locus CMD: ..."). */
 int cli_save(const char *cmd, const char *path, int (*writer)(void *, FILE *), void *ctx);
 
+/* Several output files written all or none (a run's --out, --csv, --svg,
+ * ...): cli_outputs_check, before the run, refuses a path whose directory
+ * is missing or not writable, or that is a directory; cli_outputs_stage
+ * writes one file's bytes under a temporary name next to it;
+ * cli_outputs_commit renames every staged file into place, and
+ * cli_outputs_discard removes the temporaries (after a failure). A path
+ * of "-" is stdout, written at once by stage. Each function returns 0 or
+ * an exit status, the error printed as "locus CMD: ...". */
+#define CLI_MAX_OUTPUTS 16
+struct cli_outputs {
+	size_t n;
+	const char *path[CLI_MAX_OUTPUTS];
+	char *tmp[CLI_MAX_OUTPUTS];
+};
+int cli_outputs_check(const char *cmd, const char *const *paths, size_t n);
+int cli_outputs_stage(const char *cmd, struct cli_outputs *o, const char *path,
+		      int (*writer)(void *, FILE *), void *ctx);
+int cli_outputs_commit(const char *cmd, struct cli_outputs *o);
+void cli_outputs_discard(struct cli_outputs *o);
+/* A result writer (report.h) as a cli_outputs_stage writer. */
+struct cli_report_writer {
+	const struct locus_result *r;
+	int (*fn)(const struct locus_result *, FILE *);
+};
+int cli_report_write(void *ctx, FILE *fp);
+
 /* Under AddressSanitizer, a leak check now (before MPI_Finalize: after
  * it, Open MPI's unloaded components make its allocations look like
  * ours; the tests turn the check at exit off). Returns non-zero when it
