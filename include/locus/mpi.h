@@ -60,6 +60,12 @@ struct locus_mpi_chunk {
 	int attempt;	     /* 0 the first time, 1.. on retries */
 	int rank;	     /* this rank */
 	const char *node;    /* this rank's node */
+	/* With options.output set: the function may leave a malloc'ed
+	 * buffer in *output and its length in *output_len; when it succeeds
+	 * the engine sends it whole to rank 0 (and frees it), and drops it
+	 * when it fails. NULL without options.output. */
+	char **output;
+	size_t *output_len;
 };
 
 /* Runs on one chunk. Returns 0 when done; non-zero when it failed, after
@@ -89,6 +95,11 @@ struct locus_mpi_options {
 	 * at the end with what is done and failed so far. */
 	void (*progress)(void *user, size_t done, size_t failed, size_t total, double seconds);
 	void *progress_user;
+	/* Rank 0 only, may be NULL: called with each successful chunk's
+	 * output (locus_mpi_chunk.output), one chunk's at a time, so that
+	 * outputs of chunks run on different ranks never interleave. */
+	void (*output)(void *user, const char *data, size_t len);
+	void *output_user;
 };
 
 /* A chunk that failed on every attempt. */

@@ -136,8 +136,8 @@ int locus__journal_open(const char *path, int *fd, struct locus__journal_rec **r
 		rc = locus__err(err, LOCUS_EIO, path, 0, 0, "cannot seek: %s", strerror(errno));
 	if (!rc && complete == 0) {
 		char head[64];
-		int m = snprintf(head, sizeof head, LOCUS_JOURNAL_MAGIC " %d\n",
-				 LOCUS_JOURNAL_VERSION);
+		int m =
+		    snprintf(head, sizeof head, LOCUS_JOURNAL_MAGIC " %d\n", LOCUS_JOURNAL_VERSION);
 		rc = locus__journal_write(*fd, path, head, (size_t)m, err);
 	}
 	locus__buf_fini(&text);
@@ -169,7 +169,8 @@ int locus__journal_match(const struct locus__journal_rec *recs, size_t n, const 
 		const struct locus_dataset *ds = &cat->datasets[d];
 		/* A chunk no node holds now has no extent to compare: the
 		 * journal says it is done, which is all a run needs. */
-		const struct locus_chunk *ch = r->index < ds->n_chunks ? &ds->chunks[r->index] : NULL;
+		const struct locus_chunk *ch =
+		    r->index < ds->n_chunks ? &ds->chunks[r->index] : NULL;
 		if (!ch || (!(ch->flags & LOCUS_CHUNK_MISSING) &&
 			    (ch->offset != r->offset || ch->length != r->length))) {
 			free(first);

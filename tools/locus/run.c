@@ -249,6 +249,12 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	struct stat st;
 	if (stat(a->store, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cli_usage_error("run", "--store %s: not a directory", a->store);
+	/* Found now rather than after every chunk failed on it. */
+	if (a->results && stat(a->results, &st) == 0 && !S_ISDIR(st.st_mode))
+		return cli_usage_error("run", "--results %s: not a directory", a->results);
+	const char *outs[] = {a->out, a->csv, a->trace, a->gantt, a->load};
+	if (cli_outputs_check("run", outs, CLI_ARRAY_LEN(outs)))
+		return CLI_EXIT_FAIL;
 	return 0;
 }
 
@@ -297,10 +303,18 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 	int rc = 1;
 	char out_path[PATH_MAX], index[32], offset[32], length[32];
 
+	/* A path that starts with '-' (a store named "-st") would reach the
+	 * command as an option: it gets "./" in front. */
+	char dashed[PATH_MAX + 2];
+	const char *path = c->path;
+	if (path[0] == '-') {
+		snprintf(dashed, sizeof dashed, "./%s", c->path);
+		path = dashed;
+	}
 	snprintf(index, sizeof index, "%zu", c->index);
 	snprintf(offset, sizeof offset, "%" PRIu64, c->offset);
 	snprintf(length, sizeof length, "%" PRIu64, c->length);
-	const struct cli_subst subs[] = {{"{}", c->path},
+	const struct cli_subst subs[] = {{"{}", path},
 					 {"{#}", index},
 					 {"{ds}", c->dataset},
 					 {"{offset}", offset},
@@ -311,7 +325,7 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 	}
 	/* The environment: ours and the chunk's. */
 	char vars[8][PATH_MAX + 64];
-	snprintf(vars[0], sizeof vars[0], "LOCUS_CHUNK_PATH=%s", c->path);
+	snprintf(vars[0], sizeof vars[0], "LOCUS_CHUNK_PATH=%s", path);
 	snprintf(vars[1], sizeof vars[1], "LOCUS_CHUNK_INDEX=%zu", c->index);
 	snprintf(vars[2], sizeof vars[2], "LOCUS_DATASET=%s", c->dataset);
 	snprintf(vars[3], sizeof vars[3], "LOCUS_CHUNK_OFFSET=%" PRIu64, c->offset);
@@ -331,11 +345,28 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 			 strerror(errno));
 		goto out;
 	}
-	rc = cli_spawn(argv, envp, a->results ? out_path : NULL, why, why_size);
+	rc = cli_spawn(argv, envp, a->results ? out_path : NULL, c->output, c->output_len, why,
+		       why_size);
 out:
 	cli_command_free(argv);
 	free(envp);
 	return rc;
+}
+
+/* Rank 0: a chunk's output, whole (the engine sends each one here). */
+static void write_output(void *user, const char *data, size_t len)
+{
+	(void)user;
+	fflush(stdout);
+	while (len) {
+		ssize_t w = write(1, data, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		data += w;
+		len -= (size_t)w;
+	}
 }
 
 static void progress(void *user, size_t done, size_t failed, size_t total, double seconds)
@@ -424,6 +455,7 @@ static int rank_main(struct run_args *a)
 	    .emulate_net_bw = (double)a->net_bw,
 	    .cancel = &cli_cancelled,
 	    .progress = a->tty && !a->quiet ? progress : NULL,
+	    .output = a->results ? NULL : write_output,
 	};
 	struct locus_mpi_report rep;
 	struct locus_error err = {0};
