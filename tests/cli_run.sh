@@ -86,6 +86,18 @@ again=$(tail -n +$(($(wc -l <log1) + 1)) log | sort)
 run resume-done 0 "$locus" run -np 5 -K 4 --store st -q --journal j.txt -- false &&
 	expect resume-done "0 chunks .*$n done before" "$out"
 
+# One run at a time on a journal: a second is refused with the first's
+# pid, or waits with --wait and then finds every chunk done.
+rm -f j2.txt started
+"$locus" run -np 5 -K 4 --store st -q --journal j2.txt -- sh -c 'touch started; sleep 0.1' >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ -e started ] && break; sleep 0.05; done
+run journal-busy 1 "$locus" run -np 3 -K 2 --store st -q --journal j2.txt -- true &&
+	expect journal-busy 'j2.txt: the journal is in use by another run \(pid [0-9]+\)' "$err"
+run journal-wait 0 "$locus" run -np 3 -K 2 --store st -q --journal j2.txt --wait -- true &&
+	expect journal-wait "0 chunks .*$n done before" "$out"
+wait $pid
+
 # Without --results each chunk's output reaches stdout whole (rank 0
 # writes them one at a time), and a failed attempt's only the report.
 run whole-outputs 0 "$locus" run -np 6 -K 4 --store st -q --retries 1 -- sh -c \

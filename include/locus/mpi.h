@@ -83,7 +83,10 @@ struct locus_mpi_options {
 	size_t emulate_nodes;	 /* > 0: rank r on node directory r mod K */
 	uint64_t seed;		 /* the policy's generators */
 	int retries;		 /* more attempts of a failed chunk, on other ranks */
-	const char *journal;	 /* file recording finished chunks; NULL: none */
+	const char *journal;	 /* file recording finished chunks; NULL: none. Locked
+				  * while the run goes: another run on it is an error
+				  * (LOCUS_EEXIST naming its pid) unless wait_journal */
+	int wait_journal;	 /* 1: wait for another run's lock on the journal */
 	int want_bytes;		 /* 1: pass the chunk's bytes too */
 	int inline_tasks;	 /* 1: call the function on the calling thread */
 	const char *scratch;	 /* where fetched chunks are kept; NULL: $TMPDIR, else

@@ -329,7 +329,8 @@ static int read_journal(struct engine *e, unsigned char **skip, size_t *first)
 	if (!rc && e->rank == 0 && e->opt->journal) {
 		struct locus__journal_rec *recs = NULL;
 		size_t n_recs = 0, n_skip = 0;
-		rc = locus__journal_open(e->opt->journal, &e->journal_fd, &recs, &n_recs, e->err);
+		rc = locus__journal_open(e->opt->journal, e->opt->wait_journal, &e->journal_fd,
+					 &recs, &n_recs, e->err);
 		if (!rc)
 			rc = locus__journal_match(recs, n_recs, e->opt->journal, cat, *skip,
 						  &n_skip, e->err);

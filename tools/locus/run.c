@@ -61,7 +61,9 @@ static const char *const help =
     "      --emulate-net-bw BW a fetch takes at least bytes / BW (e.g. 100MB)\n"
     "  -r, --retries R         more attempts of a failed chunk (default 2)\n"
     "  -j, --journal FILE      record each finished chunk durably; run again with\n"
-    "                          the same journal to skip them\n"
+    "                          the same journal to skip them; one run at a time\n"
+    "                          uses a journal (another is refused, naming its pid)\n"
+    "      --wait              wait for the run that holds the journal instead\n"
     "      --results DIR       each chunk's stdout into DIR/DATASET/chunk-INDEX.out\n"
     "                          (written whole or not at all); default: stdout\n"
     "      --seed S            seed of the policy's choices (default 1)\n"
@@ -102,7 +104,7 @@ struct run_args {
 	const char *out, *csv, *trace, *gantt, *load, *measured;
 	struct cli_mpi mpi;
 	uint64_t np, schedulers, emulate, retries, seed, net_bw;
-	int json, quiet, tty;
+	int json, quiet, tty, wait;
 	char **cmd; /* COMMAND ARGS..., NULL-terminated */
 	int n_cmd;
 };
@@ -122,6 +124,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		O_LOAD,
 		O_MEASURED,
 		O_TTY,
+		O_WAIT,
 	};
 	static const struct option opts[] = {
 	    {"np", required_argument, NULL, 'n'},
@@ -134,6 +137,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	    {"emulate-net-bw", required_argument, NULL, O_NETBW},
 	    {"retries", required_argument, NULL, 'r'},
 	    {"journal", required_argument, NULL, 'j'},
+	    {"wait", no_argument, NULL, O_WAIT},
 	    {"results", required_argument, NULL, O_RESULTS},
 	    {"seed", required_argument, NULL, O_SEED},
 	    CLI_MPI_LONG_OPTIONS,
@@ -192,6 +196,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case O_RESULTS:
 			a->results = optarg;
+			break;
+		case O_WAIT:
+			a->wait = 1;
 			break;
 		case O_SEED:
 			rc = cli_uint("run", "--seed", optarg, &a->seed);
@@ -452,6 +459,7 @@ static int rank_main(struct run_args *a)
 	    .seed = a->seed,
 	    .retries = (int)a->retries,
 	    .journal = a->journal,
+	    .wait_journal = a->wait,
 	    .emulate_net_bw = (double)a->net_bw,
 	    .cancel = &cli_cancelled,
 	    .progress = a->tty && !a->quiet ? progress : NULL,
