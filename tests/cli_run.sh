@@ -98,6 +98,23 @@ run journal-wait 0 "$locus" run -np 3 -K 2 --store st -q --journal j2.txt --wait
 	expect journal-wait "0 chunks .*$n done before" "$out"
 wait $pid
 
+# The launcher killed with SIGKILL: within a second no command of the run
+# is left; the next run sweeps what dead processes left (result
+# temporaries, scratch directories).
+rm -rf resk scr pids && mkdir scr
+TMPDIR=$tmp/scr "$locus" run -np 5 -K 4 --store st -q --results resk -- sh -c 'echo $$ >> pids; sleep 5' >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ -s pids ] && [ "$(wc -l <pids)" -ge 4 ] && [ -n "$(ls scr | grep locus-rank)" ] && break; sleep 0.05; done
+kill -KILL $pid
+sleep 1
+alive=0
+for p in $(cat pids); do [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null && alive=$((alive + 1)); done
+[ "$alive" -eq 0 ] && ok || fail "killed launcher: $alive commands still run a second later"
+mkdir -p resk/reads.fa && touch "resk/reads.fa/chunk-000000.out.tmp.$(hostname).999999999"
+TMPDIR=$tmp/scr run sweep 0 "$locus" run -np 5 -K 4 --store st -q --results resk -- true
+[ -z "$(find resk -name '*.tmp.*')" ] && ok || fail "temporaries left: $(find resk -name '*.tmp.*')"
+[ -z "$(ls scr | grep locus-rank)" ] && ok || fail "scratch directories left: $(ls scr)"
+
 # Without --results each chunk's output reaches stdout whole (rank 0
 # writes them one at a time), and a failed attempt's only the report.
 run whole-outputs 0 "$locus" run -np 6 -K 4 --store st -q --retries 1 -- sh -c \

@@ -171,6 +171,16 @@ int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const 
  * that cannot be read: 0 or CLI_EXIT_USAGE, the error printed. */
 int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np);
 
+/* A rank's watch over its launcher: a thread that sees the parent
+ * process change (the launcher died, even of SIGKILL) within 50 ms, then
+ * kills the running command, removes its result temporary and exits. */
+void cli_watch_launcher(void);
+/* Whether process pid exists (on this host). */
+int cli_pid_alive(long pid);
+/* Removes result temporaries (NAME.out.tmp.HOST.PID) under dir left by
+ * processes of this host that are gone. */
+void cli_sweep_results(const char *dir);
+
 /* Set by SIGINT or SIGTERM once cli_catch_signals is called. */
 extern volatile int cli_cancelled;
 /* Catches SIGINT and SIGTERM: sets cli_cancelled and passes the signal to

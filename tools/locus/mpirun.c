@@ -15,9 +15,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -37,6 +40,7 @@ extern char **environ;
 volatile int cli_cancelled;
 static volatile pid_t child; /* the command running now, or 0 */
 static int die_of_signal;
+static char live_tmp[PATH_MAX + 96]; /* the result temporary being written, or "" */
 
 /* ---- launching -------------------------------------------------------------- */
 
@@ -279,6 +283,84 @@ void cli_catch_signals(int die)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* ---- a launcher that is gone --------------------------------------------------- */
+
+static pid_t launcher;
+
+static void *watch_launcher(void *arg)
+{
+	(void)arg;
+	const struct timespec tick = {0, 50 * 1000 * 1000};
+	for (;;) {
+		nanosleep(&tick, NULL);
+		if (getppid() == launcher)
+			continue;
+		/* The launcher died (SIGKILL: it could not stop us): nobody
+		 * reads our output or waits for our results any more. Stop the
+		 * command and leave nothing half-written. */
+		pid_t p = child;
+		if (p > 0)
+			kill(-p, SIGKILL);
+		if (live_tmp[0])
+			unlink(live_tmp);
+		_exit(CLI_EXIT_FAIL);
+	}
+	return NULL;
+}
+
+void cli_watch_launcher(void)
+{
+	pthread_t t;
+	launcher = getppid();
+	if (launcher <= 1)
+		return;
+	if (pthread_create(&t, NULL, watch_launcher, NULL) == 0)
+		pthread_detach(t);
+}
+
+int cli_pid_alive(long pid)
+{
+	if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	/* A zombie (dead, its parent gone, not yet reaped) is gone too. */
+	char path[64], stat[256];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return 1;
+	size_t n = fread(stat, 1, sizeof stat - 1, fp);
+	fclose(fp);
+	stat[n] = 0;
+	const char *paren = strrchr(stat, ')');
+	return !(paren && paren[1] == ' ' && paren[2] == 'Z');
+}
+
+static const char *sweep_host;
+
+static int sweep_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	/* NAME.tmp.HOST.PID, from a process of this host that is gone. */
+	const char *t = flag == FTW_F ? strstr(path, ".out.tmp.") : NULL;
+	size_t hl = strlen(sweep_host);
+	if (t && strncmp(t + 9, sweep_host, hl) == 0 && t[9 + hl] == '.') {
+		char *end;
+		long pid = strtol(t + 10 + hl, &end, 10);
+		if (!*end && !cli_pid_alive(pid))
+			unlink(path);
+	}
+	return 0;
+}
+
+void cli_sweep_results(const char *dir)
+{
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	sweep_host = host;
+	nftw(dir, sweep_one, 16, FTW_PHYS);
+}
+
 /* ---- a command per chunk ------------------------------------------------------- */
 
 /* Appends s[0..n) to the growing string *buf. */
@@ -480,7 +562,10 @@ int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char
 	}
 	unlink(errpath);
 	if (out_path) {
-		snprintf(out_tmp, sizeof out_tmp, "%s.tmp.%d", out_path, (int)getpid());
+		char host[64] = "";
+		gethostname(host, sizeof host - 1);
+		snprintf(out_tmp, sizeof out_tmp, "%s.tmp.%s.%d", out_path, host, (int)getpid());
+		snprintf(live_tmp, sizeof live_tmp, "%s", out_tmp);
 		if ((out_fd = open(out_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
 			snprintf(why, why_size, "cannot write %s: %s", out_tmp, strerror(errno));
 			goto out;
@@ -578,6 +663,7 @@ out:
 		close(out_fd);
 		unlink(out_tmp);
 	}
+	live_tmp[0] = 0;
 	if (err_fd >= 0)
 		close(err_fd);
 	if (std_fd >= 0)

@@ -447,6 +447,16 @@ static int rank_main(struct run_args *a)
 	MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &level);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	cli_catch_signals(0);
+	cli_watch_launcher();
+	/* What a killed run left: each node's first rank sweeps its host's
+	 * dead temporaries before any chunk of this run can start. */
+	MPI_Comm node;
+	int node_rank = 0;
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	MPI_Comm_rank(node, &node_rank);
+	MPI_Comm_free(&node);
+	if (a->results && node_rank == 0)
+		cli_sweep_results(a->results);
 
 	struct rank_ctx x = {.a = a};
 	struct locus_mpi_options o = {
