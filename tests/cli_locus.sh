@@ -34,6 +34,23 @@ run place-exists-catalog 1 "$locus" place --input "$tmp/in.fa" --chunk-size 8 --
 run place-add-catalog 0 "$locus" place --chunks 2 --nodes 4 --dataset second --catalog "$tmp/c.cat"
 run locate-two 0 "$locus" locate "$tmp/c.cat" && expect locate-two '2 datasets on 4 hosts' "$out"
 
+# A catalog that cannot be written stops place before the store is touched.
+mkdir "$tmp/catdir"
+printf 'not a catalog\n' >"$tmp/bad.cat"
+for c in catdir bad.cat bad.cat/x.cat; do
+	run "place-bad-catalog-$c" 1 "$locus" place --generate 64K --chunk-size 16K --nodes 2 --replicas 1 \
+		--store "$tmp/s8" --catalog "$tmp/$c"
+	[ ! -e "$tmp/s8" ] && ok || fail "place with catalog $c left a store behind"
+	[ "$c" = catdir ] && expect place-catalog-dir 'catdir: is a directory' "$err"
+done
+# Concurrent runs into one catalog: every dataset is in it (a lock file
+# next to the catalog orders them).
+for i in 1 2 3 4; do
+	"$locus" place --chunks 300 --nodes 16 --dataset "con$i" --catalog "$tmp/con.cat" >/dev/null &
+done
+wait
+[ "$(grep -c '^dataset' "$tmp/con.cat")" -eq 4 ] && ok || fail "4 concurrent places kept $(grep -c '^dataset' "$tmp/con.cat") datasets"
+
 # Store and catalog answer alike.
 run locate-store 0 "$locus" locate --json "$tmp/s" chunks-process in.fa node01 node02 node03 node04
 store_json=$out
@@ -130,6 +147,14 @@ run sim-bad-trace 1 "$locus" sim --nodes 4 --speed-trace "$tmp/speeds.txt" -q &&
 [ -z "$out" ] && ok || fail "a bad speed trace printed a result"
 run sim-bad-platform 1 "$locus" sim --platform "$tmp/bad-platform.json" -q && expect sim-bad-platform 'bad-platform.json:2:' "$err"
 run sim-no-out-dir 1 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp/nodir/r.json" && expect sim-no-out-dir 'nodir' "$err"
+# Several outputs: checked before the run, written all or none.
+run sim-partial 1 "$locus" sim --nodes 2 --tasks 2 --out "$tmp/ok.json" --csv "$tmp/nodir/x.csv" &&
+	expect sim-partial 'nodir/x.csv: cannot write an output there: .*No such file' "$err"
+[ ! -e "$tmp/ok.json" ] && [ -z "$out" ] && ok || fail "sim with a bad --csv left ok.json or ran"
+run sim-out-is-dir 1 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp" && expect sim-out-is-dir 'it is a directory' "$err"
+run sim-out-twice 1 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp/a" --csv "$tmp/a" && expect sim-out-twice 'named for two outputs' "$err"
+run sim-all-outputs 0 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp/ok.json" --csv "$tmp/ok.csv"
+[ -s "$tmp/ok.json" ] && [ -s "$tmp/ok.csv" ] && [ -z "$(ls "$tmp" | grep '\.tmp\.')" ] && ok || fail "outputs or temporaries"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

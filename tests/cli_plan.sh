@@ -84,6 +84,14 @@ run many-rounds 1 "$locus" plan --workers 60 --het 0.4 --seed 7 -W 20000 --round
 	expect many-rounds 'some chunk would be negative' "$err"
 run stray 2 "$locus" plan extra && expect stray 'unexpected argument' "$err"
 [ ! -e none.json ] && ok || fail "a failed run left a file"
+# Both outputs or neither: a bad --svg is found before the plan is written.
+rm -f ok.json
+run partial 1 "$locus" plan --workers 3 --json ok.json --svg nodir/p.svg &&
+	expect partial 'nodir/p.svg: cannot write an output there' "$err"
+[ ! -e ok.json ] && [ -z "$out" ] && ok || fail "plan with a bad --svg left ok.json"
+run partial-compare 1 "$locus" plan --workers 3 --compare umr,ptumr --json ok.json --svg . &&
+	expect partial-compare 'it is a directory' "$err"
+[ ! -e ok.json ] && ok || fail "plan --compare with a bad --svg left ok.json"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

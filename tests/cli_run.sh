@@ -86,6 +86,60 @@ again=$(tail -n +$(($(wc -l <log1) + 1)) log | sort)
 run resume-done 0 "$locus" run -np 5 -K 4 --store st -q --journal j.txt -- false &&
 	expect resume-done "0 chunks .*$n done before" "$out"
 
+# One run at a time on a journal: a second is refused with the first's
+# pid, or waits with --wait and then finds every chunk done.
+rm -f j2.txt started
+"$locus" run -np 5 -K 4 --store st -q --journal j2.txt -- sh -c 'touch started; sleep 0.1' >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ -e started ] && break; sleep 0.05; done
+run journal-busy 1 "$locus" run -np 3 -K 2 --store st -q --journal j2.txt -- true &&
+	expect journal-busy 'j2.txt: the journal is in use by another run \(pid [0-9]+\)' "$err"
+run journal-wait 0 "$locus" run -np 3 -K 2 --store st -q --journal j2.txt --wait -- true &&
+	expect journal-wait "0 chunks .*$n done before" "$out"
+wait $pid
+
+# The launcher killed with SIGKILL: within a second no command of the run
+# is left; the next run sweeps what dead processes left (result
+# temporaries, scratch directories).
+rm -rf resk scr pids && mkdir scr
+TMPDIR=$tmp/scr "$locus" run -np 5 -K 4 --store st -q --results resk -- sh -c 'echo $$ >> pids; sleep 5' >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ -s pids ] && [ "$(wc -l <pids)" -ge 4 ] && [ -n "$(ls scr | grep locus-rank)" ] && break; sleep 0.05; done
+kill -KILL $pid
+sleep 1
+alive=0
+for p in $(cat pids); do [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null && alive=$((alive + 1)); done
+[ "$alive" -eq 0 ] && ok || fail "killed launcher: $alive commands still run a second later"
+mkdir -p resk/reads.fa && touch "resk/reads.fa/chunk-000000.out.tmp.$(hostname).999999999"
+TMPDIR=$tmp/scr run sweep 0 "$locus" run -np 5 -K 4 --store st -q --results resk -- true
+[ -z "$(find resk -name '*.tmp.*')" ] && ok || fail "temporaries left: $(find resk -name '*.tmp.*')"
+[ -z "$(ls scr | grep locus-rank)" ] && ok || fail "scratch directories left: $(ls scr)"
+
+# Without --results each chunk's output reaches stdout whole (rank 0
+# writes them one at a time), and a failed attempt's only the report.
+run whole-outputs 0 "$locus" run -np 6 -K 4 --store st -q --retries 1 -- sh -c \
+	'awk -v i="$LOCUS_CHUNK_INDEX" "BEGIN { for (k = 0; k < 1500; k++) print \"chunk \" i \" line \" k }"
+	 if [ "$LOCUS_CHUNK_INDEX" = 3 ] && [ "$LOCUS_ATTEMPT" = 0 ]; then echo not-this; exit 1; fi' sh {}
+[ "$(printf '%s\n' "$out" | grep -c '^chunk [0-9]* line [0-9]*$')" -eq $((n * 1500)) ] && ok ||
+	fail "whole-outputs: $(printf '%s\n' "$out" | grep -c '^chunk [0-9]* line [0-9]*$') whole lines of $((n * 1500)) written"
+[ "$(printf '%s\n' "$out" | grep '^chunk' | awk '{print $2}' | uniq | wc -l)" -eq "$n" ] && ok ||
+	fail "whole-outputs: chunks' lines interleave"
+! printf '%s\n' "$out" | grep -q not-this && ok || fail "a failed attempt's output reached stdout"
+
+# Launching: -np within what the machine can hold, a hostfile that exists,
+# --results a directory, a store whose path starts with '-'.
+run huge-np 2 "$locus" run -np 99999999999 --store st -- true && expect huge-np 'at most [0-9]+ \([0-9]+ cores x 16' "$err"
+run large-np 2 "$locus" run -np 100000 --store st -- true && expect large-np 'more ranks than this machine can hold' "$err"
+run no-hostfile 2 "$locus" run --hostfile "$tmp/none" --store st -- true && expect no-hostfile "none: No such file" "$err"
+printf 'localhost slots=2\n' >hosts
+run hostfile-np 2 "$locus" run --hostfile hosts -np 33 --store st -- true && expect hostfile-np 'at most 32 \(2 slots x 16' "$err"
+run results-file 2 "$locus" run --results /etc/passwd --store st -- true && expect results-file '/etc/passwd: not a directory' "$err"
+run out-dir 1 "$locus" run --out "$tmp" --store st -- true && expect out-dir 'it is a directory' "$err"
+"$locus" place --generate 128K --chunk-size 64K --nodes 2 --racks 1 --replicas 1 --store ./-st \
+	--dataset d >/dev/null || fail "place into ./-st"
+run dash-store 0 "$locus" run -np 3 -K 2 --store -st -q -- sh -c 'echo "$1|$LOCUS_CHUNK_PATH"' sh {}
+[ "$(printf '%s\n' "$out" | grep -c '^\./-st/node0[12]/d/chunk-[^|]*|\./-st/')" -eq 2 ] && ok || fail "dash-store: $out"
+
 # Names no shell may see: spaces, quotes, ;, $( ) and backquotes.
 name="odd name; \$(touch PWNED) \`touch PWNED2\` 'q'.fa"
 "$locus" place --generate 256K --chunk-size 64K --nodes 2 --racks 1 --replicas 1 --store st \

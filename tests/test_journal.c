@@ -1,6 +1,7 @@
 /* The journal of a real run: format, torn lines, matching against a store. */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -49,13 +50,13 @@ TEST(bad_journals_say_where)
 		long line, col;
 		const char *what;
 	} bad[] = {
-		{"nonsense\n", 1, 1, "locus-journal"},
-		{"locus-journal 7\n", 1, 15, "version 7"},
-		{"locus-journal 1\ndone 1 2\n", 2, 1, "done INDEX"},
-		{"locus-journal 1\ndone 1 2 3\n", 2, 1, "DATASET"},
-		{"locus-journal 1\ndone x 2 3 d\n", 2, 1, "done INDEX"},
-		{"locus-journal 1\nfinished 1 2 3 d\n", 2, 1, "done INDEX"},
-		{"locus-journal 1\ndone 1 2 3 a\tb\n", 2, 13, "control"},
+	    {"nonsense\n", 1, 1, "locus-journal"},
+	    {"locus-journal 7\n", 1, 15, "version 7"},
+	    {"locus-journal 1\ndone 1 2\n", 2, 1, "done INDEX"},
+	    {"locus-journal 1\ndone 1 2 3\n", 2, 1, "DATASET"},
+	    {"locus-journal 1\ndone x 2 3 d\n", 2, 1, "done INDEX"},
+	    {"locus-journal 1\nfinished 1 2 3 d\n", 2, 1, "done INDEX"},
+	    {"locus-journal 1\ndone 1 2 3 a\tb\n", 2, 13, "control"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct locus__journal_rec *r;
@@ -78,7 +79,7 @@ TEST(open_append_reopen)
 	size_t n;
 	int fd;
 	struct locus_error err = {0};
-	CHECK_EQ_INT(locus__journal_open(path, &fd, &r, &n, &err), 0);
+	CHECK_EQ_INT(locus__journal_open(path, 0, &fd, &r, &n, &err), 0);
 	CHECK_EQ_INT(n, 0);
 	struct locus__buf b = {0};
 	CHECK_EQ_INT(locus__journal_format(&b, "db one", 1, 10, 10), 0);
@@ -87,7 +88,7 @@ TEST(open_append_reopen)
 	CHECK_EQ_INT(locus__journal_write(fd, path, "done 0 0", 8, &err), 0);
 	close(fd);
 	locus__buf_fini(&b);
-	CHECK_EQ_INT(locus__journal_open(path, &fd, &r, &n, &err), 0);
+	CHECK_EQ_INT(locus__journal_open(path, 0, &fd, &r, &n, &err), 0);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_STR(r[0].dataset, "db one");
 	CHECK_EQ_INT(locus__journal_write(fd, path, "done 0 0 5 q\n", 13, &err), 0);
@@ -99,10 +100,38 @@ TEST(open_append_reopen)
 	free(text);
 	/* Something else than a journal is refused and left as it was. */
 	CHECK_EQ_INT(test_write(path, "my thesis\n"), 0);
-	CHECK_EQ_INT(locus__journal_open(path, &fd, &r, &n, &err), LOCUS_EPARSE);
+	CHECK_EQ_INT(locus__journal_open(path, 0, &fd, &r, &n, &err), LOCUS_EPARSE);
 	text = test_slurp(path, &len);
 	CHECK_EQ_STR(text, "my thesis\n");
 	free(text);
+}
+
+TEST(journal_is_locked_while_open)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/locked", test_tmpdir());
+	struct locus__journal_rec *r;
+	size_t n;
+	int fd;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus__journal_open(path, 0, &fd, &r, &n, &err), 0);
+	/* Another process (fcntl locks are per process) is refused, told
+	 * this one's pid. */
+	pid_t child = fork();
+	if (child == 0) {
+		int fd2, ok;
+		struct locus_error e2 = {0};
+		char want[64];
+		snprintf(want, sizeof want, "pid %ld", (long)getppid());
+		ok = locus__journal_open(path, 0, &fd2, &r, &n, &e2) == LOCUS_EEXIST &&
+		     strstr(e2.message, want) != NULL;
+		_exit(ok ? 0 : 1);
+	}
+	int status = -1;
+	waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
+	locus__journal_recs_free(r, n);
 }
 
 TEST(match_marks_done_chunks)
@@ -132,4 +161,5 @@ TEST(match_marks_done_chunks)
 }
 
 TEST_MAIN(TEST_ENTRY(parse_records_and_torn_line), TEST_ENTRY(bad_journals_say_where),
-	  TEST_ENTRY(open_append_reopen), TEST_ENTRY(match_marks_done_chunks))
+	  TEST_ENTRY(open_append_reopen), TEST_ENTRY(journal_is_locked_while_open),
+	  TEST_ENTRY(match_marks_done_chunks))

@@ -60,6 +60,12 @@ struct locus_mpi_chunk {
 	int attempt;	     /* 0 the first time, 1.. on retries */
 	int rank;	     /* this rank */
 	const char *node;    /* this rank's node */
+	/* With options.output set: the function may leave a malloc'ed
+	 * buffer in *output and its length in *output_len; when it succeeds
+	 * the engine sends it whole to rank 0 (and frees it), and drops it
+	 * when it fails. NULL without options.output. */
+	char **output;
+	size_t *output_len;
 };
 
 /* Runs on one chunk. Returns 0 when done; non-zero when it failed, after
@@ -77,7 +83,10 @@ struct locus_mpi_options {
 	size_t emulate_nodes;	 /* > 0: rank r on node directory r mod K */
 	uint64_t seed;		 /* the policy's generators */
 	int retries;		 /* more attempts of a failed chunk, on other ranks */
-	const char *journal;	 /* file recording finished chunks; NULL: none */
+	const char *journal;	 /* file recording finished chunks; NULL: none. Locked
+				  * while the run goes: another run on it is an error
+				  * (LOCUS_EEXIST naming its pid) unless wait_journal */
+	int wait_journal;	 /* 1: wait for another run's lock on the journal */
 	int want_bytes;		 /* 1: pass the chunk's bytes too */
 	int inline_tasks;	 /* 1: call the function on the calling thread */
 	const char *scratch;	 /* where fetched chunks are kept; NULL: $TMPDIR, else
@@ -89,6 +98,11 @@ struct locus_mpi_options {
 	 * at the end with what is done and failed so far. */
 	void (*progress)(void *user, size_t done, size_t failed, size_t total, double seconds);
 	void *progress_user;
+	/* Rank 0 only, may be NULL: called with each successful chunk's
+	 * output (locus_mpi_chunk.output), one chunk's at a time, so that
+	 * outputs of chunks run on different ranks never interleave. */
+	void (*output)(void *user, const char *data, size_t len);
+	void *output_user;
 };
 
 /* A chunk that failed on every attempt. */

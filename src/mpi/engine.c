@@ -615,6 +615,26 @@ static void attempt_done(struct engine *e, int rc, const char *why, double read_
 	struct run_item it = e->cur;
 	const struct locus_task *tk = &e->wl->tasks[it.task];
 	int local = e->cur_source == e->node;
+	if (rc == 0 && e->job.output) {
+		/* Before the report, so that rank 0 has it when the chunk
+		 * counts as done (messages between two ranks keep their
+		 * order). */
+		char *o = e->job.output;
+		size_t len = e->job.output_len;
+		e->job.output = NULL;
+		if (e->rank == 0) {
+			e->opt->output(e->opt->output_user, o, len);
+			free(o);
+		} else if (len > (size_t)INT32_MAX) {
+			free(o);
+			rc = LOCUS_ERANGE;
+			why = "the chunk's output is larger than 2 GiB (write it to a file)";
+		} else {
+			post(e, 0, TAG_OUTPUT, o, len);
+		}
+	}
+	free(e->job.output);
+	e->job.output = NULL;
 	free(e->job.data);
 	e->job.data = NULL;
 	free(e->fetch_buf);
@@ -969,6 +989,10 @@ static void on_message(struct engine *e, MPI_Message *msg, MPI_Status *st)
 		if (e->rank == 0 && n >= sizeof(struct retry))
 			add_failure(e, (const struct retry *)buf, buf + sizeof(struct retry),
 				    n - sizeof(struct retry));
+		break;
+	case TAG_OUTPUT:
+		if (e->rank == 0 && e->opt->output)
+			e->opt->output(e->opt->output_user, buf, n);
 		break;
 	case TAG_ERROR:
 		if (e->rank == 0 && n == sizeof(struct end_msg))

@@ -29,7 +29,8 @@ enum {
 	TAG_REPORT,	/* worker -> rank 0: outcomes (struct report[]) */
 	TAG_FAILURE,	/* worker -> rank 0: a chunk failed for good (struct retry + why) */
 	TAG_ERROR,	/* any -> rank 0: the run cannot go on (code + message) */
-	TAG_FINISH	/* rank 0 -> all: stop (code + message) */
+	TAG_FINISH,	/* rank 0 -> all: stop (code + message) */
+	TAG_OUTPUT	/* worker -> rank 0: a successful chunk's output (bytes) */
 };
 
 /* The bytes of a chunk travel in pieces of at most this many. */
@@ -59,9 +60,9 @@ struct retry {
 };
 
 enum report_kind {
-	REP_DONE = 1,	/* task finished (attempt) */
-	REP_RETRIED,	/* task failed here and went to another rank */
-	REP_IDLE	/* the worker is stopped and has nothing to run */
+	REP_DONE = 1, /* task finished (attempt) */
+	REP_RETRIED,  /* task failed here and went to another rank */
+	REP_IDLE      /* the worker is stopped and has nothing to run */
 };
 
 struct report {
@@ -106,6 +107,8 @@ struct job {
 	size_t length;
 	int rc;
 	char why[1024];
+	char *output; /* the function's output (options.output), or NULL */
+	size_t output_len;
 	double read_end, end; /* engine times */
 };
 
@@ -123,15 +126,15 @@ struct engine {
 	struct locus_platform *plat;
 	struct locus_workload *wl;
 	size_t n_nodes;
-	char **node_dir;	    /* by node: its store directory, or NULL */
+	char **node_dir; /* by node: its store directory, or NULL */
 	size_t total_chunks, skipped;
 	const struct locus_policy *pol;
 	size_t n_workers, n_scheds, n_procs;
-	int *proc_rank;		    /* by process */
-	uint32_t *rank_proc;	    /* by rank */
-	uint32_t *rank_node;	    /* by rank */
-	int *servers;		    /* ranks that serve each node's data ... */
-	size_t *server_at;	    /* ... servers[server_at[n] .. server_at[n+1]) */
+	int *proc_rank;	     /* by process */
+	uint32_t *rank_proc; /* by rank */
+	uint32_t *rank_node; /* by rank */
+	int *servers;	     /* ranks that serve each node's data ... */
+	size_t *server_at;   /* ... servers[server_at[n] .. server_at[n+1]) */
 
 	/* This rank. */
 	uint32_t proc, node;
@@ -157,19 +160,19 @@ struct engine {
 	/* Worker: what is queued and running. */
 	struct run_item *queue;
 	size_t q_head, q_len, q_cap;
-	int busy;		 /* an item is being fetched or run */
+	int busy; /* an item is being fetched or run */
 	struct run_item cur;
-	int fetching;		 /* waiting for the bytes of cur */
-	uint32_t fetch_try;	 /* holder tried, counting from the first */
+	int fetching;	    /* waiting for the bytes of cur */
+	uint32_t fetch_try; /* holder tried, counting from the first */
 	int fetch_server;
 	double fetch_start;
 	uint64_t fetch_got;
 	void *fetch_buf;
-	double paced_until;	 /* emulate_net_bw: the bytes count as here then */
+	double paced_until; /* emulate_net_bw: the bytes count as here then */
 	int pacing;
 	uint32_t cur_source;
 	double idle_since;
-	char scratch[4096];	 /* this rank's scratch directory, "" when none */
+	char scratch[4096]; /* this rank's scratch directory, "" when none */
 	struct task_rec *recs;
 	size_t n_recs, recs_cap;
 	struct locus_worker_result wres;

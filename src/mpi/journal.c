@@ -103,8 +103,31 @@ int locus__journal_parse(const char *text, size_t len, const char *name,
 	return 0;
 }
 
-int locus__journal_open(const char *path, int *fd, struct locus__journal_rec **recs, size_t *n,
-			struct locus_error *err)
+/* Takes the journal's write lock (fcntl, so that the holder's pid can be
+ * named), waiting for it or not. */
+static int lock_journal(int fd, const char *path, int wait, struct locus_error *err)
+{
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	for (;;) {
+		if (fcntl(fd, wait ? F_SETLKW : F_SETLK, &fl) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EACCES)
+			return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot lock the journal: %s",
+					  strerror(errno));
+		struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		if (fcntl(fd, F_GETLK, &who) == 0 && who.l_type == F_UNLCK)
+			continue; /* released meanwhile */
+		return locus__err(err, LOCUS_EEXIST, path, 0, 0,
+				  "the journal is in use by another run (pid %ld); wait for it "
+				  "to end, or run with --wait",
+				  (long)who.l_pid);
+	}
+}
+
+int locus__journal_open(const char *path, int wait, int *fd, struct locus__journal_rec **recs,
+			size_t *n, struct locus_error *err)
 {
 	struct locus__buf text = {0};
 	char buf[65536];
@@ -114,10 +137,16 @@ int locus__journal_open(const char *path, int *fd, struct locus__journal_rec **r
 
 	*recs = NULL;
 	*n = 0;
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* O_APPEND: each record goes at the end, whoever else writes. */
+	*fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (*fd < 0)
 		return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot open the journal: %s",
 				  strerror(errno));
+	if ((rc = lock_journal(*fd, path, wait, err))) {
+		close(*fd);
+		*fd = -1;
+		return rc;
+	}
 	while ((got = read(*fd, buf, sizeof buf)) > 0)
 		if (locus__buf_append(&text, buf, (size_t)got)) {
 			rc = locus__err(err, LOCUS_ENOMEM, path, 0, 0, "out of memory");
@@ -136,8 +165,8 @@ int locus__journal_open(const char *path, int *fd, struct locus__journal_rec **r
 		rc = locus__err(err, LOCUS_EIO, path, 0, 0, "cannot seek: %s", strerror(errno));
 	if (!rc && complete == 0) {
 		char head[64];
-		int m = snprintf(head, sizeof head, LOCUS_JOURNAL_MAGIC " %d\n",
-				 LOCUS_JOURNAL_VERSION);
+		int m =
+		    snprintf(head, sizeof head, LOCUS_JOURNAL_MAGIC " %d\n", LOCUS_JOURNAL_VERSION);
 		rc = locus__journal_write(*fd, path, head, (size_t)m, err);
 	}
 	locus__buf_fini(&text);
@@ -169,7 +198,8 @@ int locus__journal_match(const struct locus__journal_rec *recs, size_t n, const 
 		const struct locus_dataset *ds = &cat->datasets[d];
 		/* A chunk no node holds now has no extent to compare: the
 		 * journal says it is done, which is all a run needs. */
-		const struct locus_chunk *ch = r->index < ds->n_chunks ? &ds->chunks[r->index] : NULL;
+		const struct locus_chunk *ch =
+		    r->index < ds->n_chunks ? &ds->chunks[r->index] : NULL;
 		if (!ch || (!(ch->flags & LOCUS_CHUNK_MISSING) &&
 			    (ch->offset != r->offset || ch->length != r->length))) {
 			free(first);

@@ -37,10 +37,13 @@ int locus__journal_parse(const char *text, size_t len, const char *name,
 			 struct locus_error *err);
 void locus__journal_recs_free(struct locus__journal_rec *recs, size_t n);
 
-/* Opens (or creates) the journal at `path` for appending, reads its
- * records and cuts off a torn last line. *fd is open for writing. */
-int locus__journal_open(const char *path, int *fd, struct locus__journal_rec **recs, size_t *n,
-			struct locus_error *err);
+/* Opens (or creates) the journal at `path` for appending (O_APPEND),
+ * locks it (an fcntl write lock, held until *fd is closed: one run at a
+ * time; another holder is LOCUS_EEXIST naming its pid, or is waited for
+ * when `wait`), reads its records and cuts off a torn last line. *fd is
+ * open for writing. */
+int locus__journal_open(const char *path, int wait, int *fd, struct locus__journal_rec **recs,
+			size_t *n, struct locus_error *err);
 
 /* Marks in skip[] (one byte per chunk of the catalog, datasets in order)
  * the chunks the records say are done. A record of a dataset the catalog

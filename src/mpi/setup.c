@@ -4,7 +4,9 @@
  * directory), what the journal says is done, who schedules and who works,
  * and the workload every rank's policy instance is built from.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,7 +331,8 @@ static int read_journal(struct engine *e, unsigned char **skip, size_t *first)
 	if (!rc && e->rank == 0 && e->opt->journal) {
 		struct locus__journal_rec *recs = NULL;
 		size_t n_recs = 0, n_skip = 0;
-		rc = locus__journal_open(e->opt->journal, &e->journal_fd, &recs, &n_recs, e->err);
+		rc = locus__journal_open(e->opt->journal, e->opt->wait_journal, &e->journal_fd,
+					 &recs, &n_recs, e->err);
 		if (!rc)
 			rc = locus__journal_match(recs, n_recs, e->opt->journal, cat, *skip,
 						  &n_skip, e->err);
@@ -446,6 +449,44 @@ static int shm_fits(const struct engine *e)
 	return (double)fs.f_bavail * (double)fs.f_frsize >= 4.0 * (double)largest;
 }
 
+/* Whether process pid is there and not a zombie (dead, unreaped). */
+static int pid_alive(long pid)
+{
+	if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	char path[64], st[256];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return 1;
+	size_t n = fread(st, 1, sizeof st - 1, fp);
+	fclose(fp);
+	st[n] = 0;
+	const char *paren = strrchr(st, ')');
+	return !(paren && paren[1] == ' ' && paren[2] == 'Z');
+}
+
+/* Removes the scratch directories (locus-rankR-PID-XXXXXX) of processes
+ * that are gone: a rank killed with its launcher leaves its own. */
+static void sweep_scratch(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int r, at = 0;
+		long pid;
+		if (sscanf(de->d_name, "locus-rank%d-%ld-%n", &r, &pid, &at) != 2 || !at ||
+		    strlen(de->d_name + at) != 6 || pid_alive(pid))
+			continue;
+		char path[4096];
+		if (snprintf(path, sizeof path, "%s/%s", base, de->d_name) < (int)sizeof path)
+			locus__rmtree(path);
+	}
+	closedir(d);
+}
+
 static int make_scratch(struct engine *e)
 {
 	/* Where fetched chunks are written for the function: the option,
@@ -460,7 +501,9 @@ static int make_scratch(struct engine *e)
 		base = "/dev/shm";
 	if (!base || !*base)
 		base = "/tmp";
-	int n = snprintf(e->scratch, sizeof e->scratch, "%s/locus-rank%d-XXXXXX", base, e->rank);
+	sweep_scratch(base);
+	int n = snprintf(e->scratch, sizeof e->scratch, "%s/locus-rank%d-%ld-XXXXXX", base, e->rank,
+			 (long)getpid());
 	if (n < 0 || (size_t)n >= sizeof e->scratch - 64)
 		return locus__err(e->err, LOCUS_ERANGE, base, 0, 0,
 				  "the scratch directory's path is too long");

@@ -62,8 +62,8 @@ static int read_local(struct job *j)
 	}
 	if ((uint64_t)st.st_size != j->length) {
 		close(fd);
-		snprintf(j->why, sizeof j->why, "%.800s is %lld bytes, the catalog says %llu", j->path,
-			 (long long)st.st_size, (unsigned long long)j->length);
+		snprintf(j->why, sizeof j->why, "%.800s is %lld bytes, the catalog says %llu",
+			 j->path, (long long)st.st_size, (unsigned long long)j->length);
 		return j->rc = LOCUS_EINCOMPLETE;
 	}
 	j->data = malloc(j->length ? j->length : 1);
@@ -101,7 +101,17 @@ void locus__task_run(struct engine *e, struct job *j)
 	j->read_end = locus__mpi_now(e);
 	if (!j->rc) {
 		j->chunk.data = e->opt->want_bytes ? j->data : NULL;
+		j->output = NULL;
+		j->output_len = 0;
+		j->chunk.output = e->opt->output ? &j->output : NULL;
+		j->chunk.output_len = e->opt->output ? &j->output_len : NULL;
 		j->rc = e->fn(e->user, &j->chunk, j->why, sizeof j->why);
+		if (j->rc) {
+			/* A failed attempt's output is never shown. */
+			free(j->output);
+			j->output = NULL;
+			j->output_len = 0;
+		}
 		if (j->rc && !j->why[0])
 			snprintf(j->why, sizeof j->why, "the function returned %d", j->rc);
 		if (remote)

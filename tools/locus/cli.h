@@ -40,6 +40,32 @@ int cli_double(const char *cmd, const char *opt, const char *arg, double *out);
  * (the error printed as "locus CMD: ..."). */
 int cli_save(const char *cmd, const char *path, int (*writer)(void *, FILE *), void *ctx);
 
+/* Several output files written all or none (a run's --out, --csv, --svg,
+ * ...): cli_outputs_check, before the run, refuses a path whose directory
+ * is missing or not writable, or that is a directory; cli_outputs_stage
+ * writes one file's bytes under a temporary name next to it;
+ * cli_outputs_commit renames every staged file into place, and
+ * cli_outputs_discard removes the temporaries (after a failure). A path
+ * of "-" is stdout, written at once by stage. Each function returns 0 or
+ * an exit status, the error printed as "locus CMD: ...". */
+#define CLI_MAX_OUTPUTS 16
+struct cli_outputs {
+	size_t n;
+	const char *path[CLI_MAX_OUTPUTS];
+	char *tmp[CLI_MAX_OUTPUTS];
+};
+int cli_outputs_check(const char *cmd, const char *const *paths, size_t n);
+int cli_outputs_stage(const char *cmd, struct cli_outputs *o, const char *path,
+		      int (*writer)(void *, FILE *), void *ctx);
+int cli_outputs_commit(const char *cmd, struct cli_outputs *o);
+void cli_outputs_discard(struct cli_outputs *o);
+/* A result writer (report.h) as a cli_outputs_stage writer. */
+struct cli_report_writer {
+	const struct locus_result *r;
+	int (*fn)(const struct locus_result *, FILE *);
+};
+int cli_report_write(void *ctx, FILE *fp);
+
 /* Under AddressSanitizer, a leak check now (before MPI_Finalize: after
  * it, Open MPI's unloaded components make its allocations look like
  * ours; the tests turn the check at exit off). Returns non-zero when it
@@ -130,11 +156,30 @@ void cli_mpi_np_spelling(int argc, char **argv);
  * was built with when it exists, else "mpirun". */
 const char *cli_mpi_default_launcher(void);
 /* Replaces this process with the launcher running `np` ranks of
- * "locus CMD [EXTRA] argv[1..argc)" (Open MPI: --oversubscribe --quiet, the
+ * "locus CMD [EXTRA] argv[1..argc)" (Open MPI: --oversubscribe, --quiet without
+ * a hostfile, the
  * variables that let root run it, no cross-memory attach without a
  * hostfile). Returns only on failure: an exit status, the error printed. */
 int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const char *extra,
 		   int argc, char **argv);
+/* At most this many ranks per core (or hostfile slot): ranks wait
+ * without spinning, so a machine holds several per core, but a launcher
+ * asked for far more grows until it fails or hangs. */
+#define CLI_RANKS_PER_SLOT 16
+/* Refuses np above the slots the launcher can give (the hostfile's
+ * slots, else this machine's cores) x CLI_RANKS_PER_SLOT, and a hostfile
+ * that cannot be read: 0 or CLI_EXIT_USAGE, the error printed. */
+int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np);
+
+/* A rank's watch over its launcher: a thread that sees the parent
+ * process change (the launcher died, even of SIGKILL) within 50 ms, then
+ * kills the running command, removes its result temporary and exits. */
+void cli_watch_launcher(void);
+/* Whether process pid exists (on this host). */
+int cli_pid_alive(long pid);
+/* Removes result temporaries (NAME.out.tmp.HOST.PID) under dir left by
+ * processes of this host that are gone. */
+void cli_sweep_results(const char *dir);
 
 /* Set by SIGINT or SIGTERM once cli_catch_signals is called. */
 extern volatile int cli_cancelled;
@@ -157,12 +202,14 @@ void cli_command_free(char **argv);
 char **cli_env(char *const *vars, size_t n);
 /* Runs argv (argv[0] found in PATH, no shell) with envp, stdin /dev/null,
  * in a process group of its own. stdout goes to out_path, written whole or
- * not at all (a temporary renamed on success), or to ours when NULL;
- * stderr is copied to ours on success and its end quoted in `why` on
- * failure. Returns 0 when it exited 0, else 1 with `why` saying how it
- * ended (status or signal). */
-int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char *why,
-	      size_t why_size);
+ * not at all (a temporary renamed on success); without out_path it is
+ * collected, and on success handed back in *captured (malloc'ed, NULL
+ * when empty) or, with captured NULL, copied to ours in whole lines. A
+ * failed command's stdout is never shown: its end is quoted in `why`,
+ * after its stderr's; stderr is copied to ours on success. Returns 0 when
+ * it exited 0, else 1 with `why` saying how it ended (status or signal). */
+int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char **captured,
+	      size_t *captured_len, char *why, size_t why_size);
 
 int cmd_place(int argc, char **argv);
 int cmd_locate(int argc, char **argv);

@@ -15,9 +15,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -37,6 +40,7 @@ extern char **environ;
 volatile int cli_cancelled;
 static volatile pid_t child; /* the command running now, or 0 */
 static int die_of_signal;
+static char live_tmp[PATH_MAX + 96]; /* the result temporary being written, or "" */
 
 /* ---- launching -------------------------------------------------------------- */
 
@@ -132,11 +136,66 @@ const char *cli_mpi_default_launcher(void)
 	return "mpirun";
 }
 
+/* The slots a hostfile offers: the sum of its "slots=N" (a host without
+ * one counts as many slots as this machine has cores, as Open MPI counts
+ * a host's cores). 0 with the error printed when it cannot be read or
+ * names no host. */
+static uint64_t hostfile_slots(const char *cmd, const char *path, uint64_t cores)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp) {
+		fprintf(stderr, "locus %s: --hostfile %s: %s\n", cmd, path, strerror(errno));
+		return 0;
+	}
+	char line[4096];
+	uint64_t slots = 0, hosts = 0;
+	while (fgets(line, sizeof line, fp)) {
+		char *hash = strchr(line, '#'), *p = line;
+		if (hash)
+			*hash = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n')
+			continue;
+		hosts++;
+		const char *s = strstr(p, "slots=");
+		unsigned long long n = s ? strtoull(s + 6, NULL, 10) : 0;
+		slots += n ? (uint64_t)n : cores;
+		if (slots > UINT64_MAX / 2)
+			slots = UINT64_MAX / 2;
+	}
+	fclose(fp);
+	if (!hosts)
+		fprintf(stderr, "locus %s: --hostfile %s names no host\n", cmd, path);
+	return hosts ? slots : 0;
+}
+
+int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t cores = online > 0 ? (uint64_t)online : 1, slots = cores;
+	if (m->hostfile && !(slots = hostfile_slots(cmd, m->hostfile, cores)))
+		return CLI_EXIT_USAGE;
+	uint64_t most = slots * CLI_RANKS_PER_SLOT;
+	if (np > most) {
+		fprintf(stderr,
+			"locus %s: -np %" PRIu64 " is more ranks than %s can hold: at most %" PRIu64
+			" (%" PRIu64 " %s x %d ranks each)\n",
+			cmd, np, m->hostfile ? m->hostfile : "this machine", most, slots,
+			m->hostfile ? "slots" : "cores", CLI_RANKS_PER_SLOT);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const char *extra,
 		   int argc, char **argv)
 {
 	char self[PATH_MAX], version[512];
 	const char *mpirun = m->mpirun ? m->mpirun : cli_mpi_default_launcher();
+	int rc = cli_mpi_check_np(cmd, m, np);
+	if (rc)
+		return rc;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n <= 0)
 		return fprintf(stderr, "locus %s: cannot find this program's path\n", cmd),
@@ -161,9 +220,12 @@ int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const 
 	av[k++] = (char *)mpirun;
 	if (open_mpi) {
 		/* Ranks may outnumber cores (they wait without spinning), and
-		 * the launcher's advice banners stay out of the output. */
+		 * the launcher's advice banners stay out of the output on one
+		 * machine; across hosts (a hostfile) its messages say why a
+		 * host could not be reached, so they are shown. */
 		av[k++] = "--oversubscribe";
-		av[k++] = "--quiet";
+		if (!m->hostfile)
+			av[k++] = "--quiet";
 		if (geteuid() == 0) {
 			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
 			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
@@ -219,6 +281,84 @@ void cli_catch_signals(int die)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- a launcher that is gone --------------------------------------------------- */
+
+static pid_t launcher;
+
+static void *watch_launcher(void *arg)
+{
+	(void)arg;
+	const struct timespec tick = {0, 50 * 1000 * 1000};
+	for (;;) {
+		nanosleep(&tick, NULL);
+		if (getppid() == launcher)
+			continue;
+		/* The launcher died (SIGKILL: it could not stop us): nobody
+		 * reads our output or waits for our results any more. Stop the
+		 * command and leave nothing half-written. */
+		pid_t p = child;
+		if (p > 0)
+			kill(-p, SIGKILL);
+		if (live_tmp[0])
+			unlink(live_tmp);
+		_exit(CLI_EXIT_FAIL);
+	}
+	return NULL;
+}
+
+void cli_watch_launcher(void)
+{
+	pthread_t t;
+	launcher = getppid();
+	if (launcher <= 1)
+		return;
+	if (pthread_create(&t, NULL, watch_launcher, NULL) == 0)
+		pthread_detach(t);
+}
+
+int cli_pid_alive(long pid)
+{
+	if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	/* A zombie (dead, its parent gone, not yet reaped) is gone too. */
+	char path[64], stat[256];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return 1;
+	size_t n = fread(stat, 1, sizeof stat - 1, fp);
+	fclose(fp);
+	stat[n] = 0;
+	const char *paren = strrchr(stat, ')');
+	return !(paren && paren[1] == ' ' && paren[2] == 'Z');
+}
+
+static const char *sweep_host;
+
+static int sweep_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	/* NAME.tmp.HOST.PID, from a process of this host that is gone. */
+	const char *t = flag == FTW_F ? strstr(path, ".out.tmp.") : NULL;
+	size_t hl = strlen(sweep_host);
+	if (t && strncmp(t + 9, sweep_host, hl) == 0 && t[9 + hl] == '.') {
+		char *end;
+		long pid = strtol(t + 10 + hl, &end, 10);
+		if (!*end && !cli_pid_alive(pid))
+			unlink(path);
+	}
+	return 0;
+}
+
+void cli_sweep_results(const char *dir)
+{
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	sweep_host = host;
+	nftw(dir, sweep_one, 16, FTW_PHYS);
 }
 
 /* ---- a command per chunk ------------------------------------------------------- */
@@ -340,11 +480,76 @@ static void forward(int fd)
 			break;
 }
 
-int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char *why,
-	      size_t why_size)
+/* Copies a chunk's collected stdout to ours in whole lines: each write
+ * ends at a newline and, where the lines allow, stays within PIPE_BUF,
+ * which a pipe (the launcher's) takes in one piece. */
+static void forward_whole(int fd)
 {
-	int rc = 1, err_fd = -1, out_fd = -1;
-	char out_tmp[PATH_MAX + 32], errpath[PATH_MAX];
+	char buf[PIPE_BUF];
+	size_t have = 0;
+	ssize_t got;
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return;
+	for (;;) {
+		got = read(fd, buf + have, sizeof buf - have);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got > 0)
+			have += (size_t)got;
+		if (!have)
+			break;
+		/* Up to the last newline, or everything when the buffer holds
+		 * one long line (or the end without a newline). */
+		size_t cut = have;
+		if (got > 0 && have == sizeof buf) {
+			while (cut > 0 && buf[cut - 1] != '\n')
+				cut--;
+			if (cut == 0)
+				cut = have;
+		} else if (got > 0) {
+			continue; /* read more before writing */
+		}
+		if (write(1, buf, cut) != (ssize_t)cut)
+			return;
+		memmove(buf, buf + cut, have - cut);
+		have -= cut;
+		if (got <= 0 && !have)
+			break;
+	}
+}
+
+/* The whole of file fd, in a malloc'ed buffer. */
+static int slurp(int fd, char **data, size_t *len)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	*data = NULL;
+	*len = 0;
+	if (end < 0 || lseek(fd, 0, SEEK_SET) != 0)
+		return -1;
+	if (end == 0)
+		return 0;
+	char *buf = malloc((size_t)end);
+	if (!buf)
+		return -1;
+	size_t got = 0;
+	while (got < (size_t)end) {
+		ssize_t k = read(fd, buf + got, (size_t)end - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	*data = buf;
+	*len = got;
+	return 0;
+}
+
+int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char **captured,
+	      size_t *captured_len, char *why, size_t why_size)
+{
+	int rc = 1, err_fd = -1, out_fd = -1, std_fd = -1;
+	char out_tmp[PATH_MAX + 32], errpath[PATH_MAX], outpath[PATH_MAX];
 	const char *tmpdir = getenv("TMPDIR");
 
 	/* stderr into a file that is shown on success and quoted on failure. */
@@ -357,17 +562,33 @@ int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char
 	}
 	unlink(errpath);
 	if (out_path) {
-		snprintf(out_tmp, sizeof out_tmp, "%s.tmp.%d", out_path, (int)getpid());
+		char host[64] = "";
+		gethostname(host, sizeof host - 1);
+		snprintf(out_tmp, sizeof out_tmp, "%s.tmp.%s.%d", out_path, host, (int)getpid());
+		snprintf(live_tmp, sizeof live_tmp, "%s", out_tmp);
 		if ((out_fd = open(out_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
 			snprintf(why, why_size, "cannot write %s: %s", out_tmp, strerror(errno));
 			goto out;
 		}
+	} else {
+		/* stdout too is collected, to be written whole on success and
+		 * quoted in the failure report otherwise: never a failed
+		 * attempt's output, never half a line of another chunk. */
+		snprintf(outpath, sizeof outpath, "%s/locus-stdout-XXXXXX",
+			 tmpdir && *tmpdir ? tmpdir : "/tmp");
+		if ((std_fd = mkstemp(outpath)) < 0) {
+			snprintf(why, why_size,
+				 "cannot make a file for the command's stdout in %s: %s",
+				 tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+			goto out;
+		}
+		unlink(outpath);
 	}
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (out_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (out_fd >= 0 || std_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : std_fd, 1);
 	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
 	/* The command starts with no signal blocked (an engine's thread
 	 * blocks them) and the usual dispositions (the rank ignores SIGPIPE),
@@ -401,18 +622,29 @@ int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	child = 0;
-	char tail[512];
+	char tail[512], otail[256] = "";
 	tail_of(err_fd, tail, sizeof tail);
+	if (std_fd >= 0)
+		tail_of(std_fd, otail, sizeof otail);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		rc = 0;
+		if (std_fd >= 0 && captured) {
+			if (slurp(std_fd, captured, captured_len)) {
+				snprintf(why, why_size, "out of memory for the command's stdout");
+				rc = 1;
+			}
+		} else if (std_fd >= 0) {
+			forward_whole(std_fd);
+		}
 		forward(err_fd);
 	} else if (WIFEXITED(status)) {
-		snprintf(why, why_size, "%s exited with status %d%s%s", argv[0],
-			 WEXITSTATUS(status), tail[0] ? "; stderr: " : "", tail);
+		snprintf(why, why_size, "%s exited with status %d%s%s%s%s", argv[0],
+			 WEXITSTATUS(status), tail[0] ? "; stderr: " : "", tail,
+			 otail[0] ? "; stdout: " : "", otail);
 	} else if (WIFSIGNALED(status)) {
-		snprintf(why, why_size, "%s was killed by signal %d (%s)%s%s", argv[0],
+		snprintf(why, why_size, "%s was killed by signal %d (%s)%s%s%s%s", argv[0],
 			 WTERMSIG(status), strsignal(WTERMSIG(status)), tail[0] ? "; stderr: " : "",
-			 tail);
+			 tail, otail[0] ? "; stdout: " : "", otail);
 	} else {
 		snprintf(why, why_size, "%s ended abnormally", argv[0]);
 	}
@@ -431,7 +663,10 @@ out:
 		close(out_fd);
 		unlink(out_tmp);
 	}
+	live_tmp[0] = 0;
 	if (err_fd >= 0)
 		close(err_fd);
+	if (std_fd >= 0)
+		close(std_fd);
 	return rc;
 }

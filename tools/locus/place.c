@@ -1,12 +1,14 @@
 /* locus place: split data into chunks and place replicas on nodes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -305,18 +307,108 @@ static void print_summary(const struct place_args *a, const struct locus_catalog
 		printf("catalog: %s\n", a->catalog);
 }
 
+static int print_catalog(void *ctx, FILE *fp)
+{
+	return locus_catalog_print(ctx, fp);
+}
+
+/* Locks the catalog (flock on FILE.lock, waiting for another locus place
+ * that holds it), reads it, adds this dataset and writes the result to a
+ * temporary file next to it (*staged): cli_outputs_commit makes it the
+ * catalog. *lock_fd holds the lock until it is closed. Returns 0, a
+ * LOCUS_E* code (in err), or CLI_EXIT_FAIL when the error is printed. */
+static int prepare_catalog(const struct place_args *a, const struct locus_catalog *cat,
+			   int *lock_fd, struct cli_outputs *staged, struct locus_error *err)
+{
+	struct stat st;
+	struct locus_catalog *old = NULL;
+	const struct locus_catalog *to_save = cat;
+	int rc = 0;
+	if (stat(a->catalog, &st) == 0 && S_ISDIR(st.st_mode))
+		return cli_set_error(err, LOCUS_EIO, a->catalog,
+				     "is a directory; --catalog names a file");
+	size_t n = strlen(a->catalog) + 8;
+	char *lock = malloc(n);
+	if (!lock)
+		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	snprintf(lock, n, "%s.lock", a->catalog);
+	*lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int e = *lock_fd < 0 ? errno : 0;
+	while (!e && flock(*lock_fd, LOCK_EX) != 0)
+		if (errno != EINTR)
+			e = errno;
+	if (e)
+		rc = cli_set_error(err, LOCUS_EIO, a->catalog, "cannot lock the catalog (%s): %s",
+				   lock, strerror(e));
+	free(lock);
+	if (rc)
+		return rc;
+	/* Under the lock: the catalog as the last writer left it. */
+	if (!a->force && stat(a->catalog, &st) == 0) {
+		char *text;
+		size_t len;
+		if ((rc = locus_read_file(&text, &len, a->catalog, err)))
+			return rc;
+		rc = locus_catalog_parse(&old, text, len, a->catalog, err);
+		free(text);
+		if (rc)
+			return rc;
+		if (locus_catalog_find_dataset(old, a->dataset) >= 0)
+			rc = cli_set_error(
+			    err, LOCUS_EEXIST, a->catalog,
+			    "dataset \"%s\" is already in the catalog (choose another "
+			    "--dataset, or --force to rewrite the catalog)",
+			    a->dataset);
+		if (!rc)
+			rc = locus_catalog_merge(old, cat, err);
+		to_save = old;
+	}
+	/* These print their own errors: an exit status from here on. */
+	const char *paths[] = {a->catalog};
+	if (!rc && (cli_outputs_check("place", paths, 1) ||
+		    cli_outputs_stage("place", staged, a->catalog, print_catalog, (void *)to_save)))
+		rc = CLI_EXIT_FAIL;
+	locus_catalog_destroy(old);
+	return rc;
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path) ? -1 : 0;
+}
+
+/* Takes dataset d's new copies out of the store (after a catalog that
+ * could not be renamed into place). */
+static void unplace_store(const struct place_args *a, const struct locus_catalog *cat, size_t d)
+{
+	const char *name = cat->datasets[d].name;
+	for (size_t h = 0; h < cat->n_hosts; h++) {
+		size_t n = strlen(a->store) + strlen(cat->hosts[h].name) + strlen(name) + 3;
+		char *path = malloc(n);
+		if (!path)
+			continue;
+		snprintf(path, n, "%s/%s/%s", a->store, cat->hosts[h].name, name);
+		nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		free(path);
+	}
+}
+
 int cmd_place(int argc, char **argv)
 {
 	struct place_args a;
 	struct locus_error err = {0};
 	struct locus_platform *plat = NULL;
-	struct locus_catalog *cat = NULL, *old = NULL;
+	struct locus_catalog *cat = NULL;
 	uint64_t *lengths = NULL;
 	uint32_t *nodes = NULL, *reps = NULL;
 	size_t *counts = NULL, n_chunks = 0;
 	char *tmpdata = NULL;
 	const char *data = NULL;
-	int fd = -1, status = 0;
+	int fd = -1, status = 0, cat_lock = -1;
+	struct cli_outputs staged = {0};
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -406,6 +498,15 @@ int cmd_place(int argc, char **argv)
 		}
 	}
 
+	/* The catalog first, under its lock, as far as a temporary file next
+	 * to it: a catalog that cannot be read, merged or written stops the
+	 * run before the store is touched. */
+	if (a.catalog && (rc = prepare_catalog(&a, cat, &cat_lock, &staged, &err))) {
+		if (rc < 0)
+			goto fail;
+		status = rc;
+		goto out;
+	}
 	if (a.store) {
 		struct file_source fs;
 		fd = open(data, O_RDONLY | O_CLOEXEC);
@@ -419,33 +520,13 @@ int cmd_place(int argc, char **argv)
 					    &err)))
 			goto fail;
 	}
-	if (a.catalog) {
-		struct stat st;
-		const struct locus_catalog *to_save = cat;
-		if (!a.force && stat(a.catalog, &st) == 0) {
-			/* Add this dataset to the existing catalog. */
-			char *text;
-			size_t len;
-			if ((rc = locus_read_file(&text, &len, a.catalog, &err)))
-				goto fail;
-			rc = locus_catalog_parse(&old, text, len, a.catalog, &err);
-			free(text);
-			if (rc)
-				goto fail;
-			if (locus_catalog_find_dataset(old, a.dataset) >= 0) {
-				rc = cli_set_error(
-				    &err, LOCUS_EEXIST, a.catalog,
-				    "dataset \"%s\" is already in the catalog (choose another "
-				    "--dataset, or --force to rewrite the catalog)",
-				    a.dataset);
-				goto fail;
-			}
-			if ((rc = locus_catalog_merge(old, cat, &err)))
-				goto fail;
-			to_save = old;
-		}
-		if ((rc = locus_catalog_save(to_save, a.catalog, &err)))
-			goto fail;
+	if (a.catalog && cli_outputs_commit("place", &staged)) {
+		/* The temporary was written next to the catalog, so this is
+		 * rare: take the new copies out of the store again. */
+		if (a.store && !a.force)
+			unplace_store(&a, cat, (size_t)d);
+		status = CLI_EXIT_FAIL;
+		goto out;
 	}
 	counts = cli_calloc(cat->n_hosts, sizeof *counts);
 	if (!counts) {
@@ -458,6 +539,9 @@ int cmd_place(int argc, char **argv)
 fail:
 	status = cli_error("place", &err, rc);
 out:
+	cli_outputs_discard(&staged);
+	if (cat_lock >= 0)
+		close(cat_lock); /* releases the lock */
 	if (fd >= 0)
 		close(fd);
 	if (tmpdata) {
@@ -469,7 +553,6 @@ out:
 	free(reps);
 	free(counts);
 	locus_catalog_destroy(cat);
-	locus_catalog_destroy(old);
 	locus_platform_destroy(plat);
 	return status;
 }

@@ -117,6 +117,7 @@ static void print_compare(const struct many *m, const struct cli_dl *base)
 int cmd_plan(int argc, char **argv)
 {
 	struct cli_dl d;
+	struct cli_outputs staged = {0};
 	cli_dl_init(&d);
 	double W = 1000;
 	const char *compare = NULL, *json = NULL, *svg = NULL;
@@ -174,6 +175,10 @@ int cmd_plan(int argc, char **argv)
 		rc = cli_usage_error("plan", "unexpected argument \"%s\"", argv[optind]);
 		goto out;
 	}
+	/* Both outputs are checked before any work and written together. */
+	const char *out_paths[] = {json, svg};
+	if ((rc = cli_outputs_check("plan", out_paths, 2)))
+		goto out;
 	if ((rc = cli_dl_workers("plan", &d)))
 		goto out;
 	if (!compare) {
@@ -185,9 +190,11 @@ int cmd_plan(int argc, char **argv)
 				rc = cli_error("plan", NULL, wrc);
 		}
 		if (!rc && json)
-			rc = cli_save("plan", json, write_json, &o);
+			rc = cli_outputs_stage("plan", &staged, json, write_json, &o);
 		if (!rc && svg)
-			rc = cli_save("plan", svg, write_svg, &o);
+			rc = cli_outputs_stage("plan", &staged, svg, write_svg, &o);
+		if (!rc)
+			rc = cli_outputs_commit("plan", &staged);
 		locus_divisible_run_destroy(o.run);
 		locus_divisible_plan_destroy(o.plan);
 		goto out;
@@ -220,14 +227,17 @@ int cmd_plan(int argc, char **argv)
 	if (!rc && m.n && !(json && strcmp(json, "-") == 0))
 		print_compare(&m, &d);
 	if (!rc && json)
-		rc = cli_save("plan", json, write_json_many, &m);
+		rc = cli_outputs_stage("plan", &staged, json, write_json_many, &m);
 	if (!rc && svg && m.n)
-		rc = cli_save("plan", svg, write_svg, &v[m.n - 1]);
+		rc = cli_outputs_stage("plan", &staged, svg, write_svg, &v[m.n - 1]);
+	if (!rc)
+		rc = cli_outputs_commit("plan", &staged);
 	for (size_t i = 0; i < m.n; i++) {
 		locus_divisible_run_destroy(v[i].run);
 		locus_divisible_plan_destroy(v[i].plan);
 	}
 out:
+	cli_outputs_discard(&staged);
 	cli_dl_fini(&d);
 	return rc;
 }

@@ -61,7 +61,9 @@ static const char *const help =
     "      --emulate-net-bw BW a fetch takes at least bytes / BW (e.g. 100MB)\n"
     "  -r, --retries R         more attempts of a failed chunk (default 2)\n"
     "  -j, --journal FILE      record each finished chunk durably; run again with\n"
-    "                          the same journal to skip them\n"
+    "                          the same journal to skip them; one run at a time\n"
+    "                          uses a journal (another is refused, naming its pid)\n"
+    "      --wait              wait for the run that holds the journal instead\n"
     "      --results DIR       each chunk's stdout into DIR/DATASET/chunk-INDEX.out\n"
     "                          (written whole or not at all); default: stdout\n"
     "      --seed S            seed of the policy's choices (default 1)\n"
@@ -102,7 +104,7 @@ struct run_args {
 	const char *out, *csv, *trace, *gantt, *load, *measured;
 	struct cli_mpi mpi;
 	uint64_t np, schedulers, emulate, retries, seed, net_bw;
-	int json, quiet, tty;
+	int json, quiet, tty, wait;
 	char **cmd; /* COMMAND ARGS..., NULL-terminated */
 	int n_cmd;
 };
@@ -122,6 +124,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		O_LOAD,
 		O_MEASURED,
 		O_TTY,
+		O_WAIT,
 	};
 	static const struct option opts[] = {
 	    {"np", required_argument, NULL, 'n'},
@@ -134,6 +137,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	    {"emulate-net-bw", required_argument, NULL, O_NETBW},
 	    {"retries", required_argument, NULL, 'r'},
 	    {"journal", required_argument, NULL, 'j'},
+	    {"wait", no_argument, NULL, O_WAIT},
 	    {"results", required_argument, NULL, O_RESULTS},
 	    {"seed", required_argument, NULL, O_SEED},
 	    CLI_MPI_LONG_OPTIONS,
@@ -193,6 +197,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case O_RESULTS:
 			a->results = optarg;
 			break;
+		case O_WAIT:
+			a->wait = 1;
+			break;
 		case O_SEED:
 			rc = cli_uint("run", "--seed", optarg, &a->seed);
 			break;
@@ -249,6 +256,12 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	struct stat st;
 	if (stat(a->store, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cli_usage_error("run", "--store %s: not a directory", a->store);
+	/* Found now rather than after every chunk failed on it. */
+	if (a->results && stat(a->results, &st) == 0 && !S_ISDIR(st.st_mode))
+		return cli_usage_error("run", "--results %s: not a directory", a->results);
+	const char *outs[] = {a->out, a->csv, a->trace, a->gantt, a->load};
+	if (cli_outputs_check("run", outs, CLI_ARRAY_LEN(outs)))
+		return CLI_EXIT_FAIL;
 	return 0;
 }
 
@@ -297,10 +310,18 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 	int rc = 1;
 	char out_path[PATH_MAX], index[32], offset[32], length[32];
 
+	/* A path that starts with '-' (a store named "-st") would reach the
+	 * command as an option: it gets "./" in front. */
+	char dashed[PATH_MAX + 2];
+	const char *path = c->path;
+	if (path[0] == '-') {
+		snprintf(dashed, sizeof dashed, "./%s", c->path);
+		path = dashed;
+	}
 	snprintf(index, sizeof index, "%zu", c->index);
 	snprintf(offset, sizeof offset, "%" PRIu64, c->offset);
 	snprintf(length, sizeof length, "%" PRIu64, c->length);
-	const struct cli_subst subs[] = {{"{}", c->path},
+	const struct cli_subst subs[] = {{"{}", path},
 					 {"{#}", index},
 					 {"{ds}", c->dataset},
 					 {"{offset}", offset},
@@ -311,7 +332,7 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 	}
 	/* The environment: ours and the chunk's. */
 	char vars[8][PATH_MAX + 64];
-	snprintf(vars[0], sizeof vars[0], "LOCUS_CHUNK_PATH=%s", c->path);
+	snprintf(vars[0], sizeof vars[0], "LOCUS_CHUNK_PATH=%s", path);
 	snprintf(vars[1], sizeof vars[1], "LOCUS_CHUNK_INDEX=%zu", c->index);
 	snprintf(vars[2], sizeof vars[2], "LOCUS_DATASET=%s", c->dataset);
 	snprintf(vars[3], sizeof vars[3], "LOCUS_CHUNK_OFFSET=%" PRIu64, c->offset);
@@ -331,11 +352,28 @@ static int run_chunk(void *user, const struct locus_mpi_chunk *c, char *why, siz
 			 strerror(errno));
 		goto out;
 	}
-	rc = cli_spawn(argv, envp, a->results ? out_path : NULL, why, why_size);
+	rc = cli_spawn(argv, envp, a->results ? out_path : NULL, c->output, c->output_len, why,
+		       why_size);
 out:
 	cli_command_free(argv);
 	free(envp);
 	return rc;
+}
+
+/* Rank 0: a chunk's output, whole (the engine sends each one here). */
+static void write_output(void *user, const char *data, size_t len)
+{
+	(void)user;
+	fflush(stdout);
+	while (len) {
+		ssize_t w = write(1, data, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		data += w;
+		len -= (size_t)w;
+	}
 }
 
 static void progress(void *user, size_t done, size_t failed, size_t total, double seconds)
@@ -409,6 +447,16 @@ static int rank_main(struct run_args *a)
 	MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &level);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	cli_catch_signals(0);
+	cli_watch_launcher();
+	/* What a killed run left: each node's first rank sweeps its host's
+	 * dead temporaries before any chunk of this run can start. */
+	MPI_Comm node;
+	int node_rank = 0;
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	MPI_Comm_rank(node, &node_rank);
+	MPI_Comm_free(&node);
+	if (a->results && node_rank == 0)
+		cli_sweep_results(a->results);
 
 	struct rank_ctx x = {.a = a};
 	struct locus_mpi_options o = {
@@ -421,9 +469,11 @@ static int rank_main(struct run_args *a)
 	    .seed = a->seed,
 	    .retries = (int)a->retries,
 	    .journal = a->journal,
+	    .wait_journal = a->wait,
 	    .emulate_net_bw = (double)a->net_bw,
 	    .cancel = &cli_cancelled,
 	    .progress = a->tty && !a->quiet ? progress : NULL,
+	    .output = a->results ? NULL : write_output,
 	};
 	struct locus_mpi_report rep;
 	struct locus_error err = {0};

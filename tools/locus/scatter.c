@@ -326,7 +326,7 @@ static int on_chunk(const void *data, size_t len, uint64_t offset, uint32_t roun
 			goto out;
 		}
 	}
-	rc = cli_spawn(argv, envp, a->results ? out_path : NULL, why, sizeof why);
+	rc = cli_spawn(argv, envp, a->results ? out_path : NULL, NULL, NULL, why, sizeof why);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -560,7 +560,8 @@ static void print_summary(const struct locus_result *r)
 	printf("  makespan          %12.6f s   lower bound %.6f s (ratio %.3f)\n", r->makespan,
 	       r->lb_makespan, r->lb_makespan > 0 ? r->makespan / r->lb_makespan : 0);
 	if (r->attempts_lost)
-		printf("  attempts lost     %12" PRIu64 "     (to node failures)\n", r->attempts_lost);
+		printf("  attempts lost     %12" PRIu64 "     (to node failures)\n",
+		       r->attempts_lost);
 	printf("  local reads       %12zu     %.2f%% of tasks", r->local_tasks,
 	       r->n_tasks ? 100.0 * (double)r->local_tasks / (double)r->n_tasks : 0);
 	if (r->opt_local >= 0)
@@ -807,6 +808,10 @@ int cmd_sim(int argc, char **argv)
 		list_policies();
 		return 0;
 	}
+	/* Every output path is checked before the run, not after it. */
+	const char *out_paths[] = {a.out, a.csv, a.trace, a.gantt, a.load};
+	if ((rc = cli_outputs_check("sim", out_paths, CLI_ARRAY_LEN(out_paths))))
+		return rc;
 	if (a.graph) {
 		/* The DAG papers' model: a static plan, no scheduler overhead. */
 		if (!a.have_policy)
@@ -997,11 +1002,21 @@ int cmd_sim(int argc, char **argv)
 		    {a.trace, locus_report_trace},
 		    {a.gantt, locus_report_svg_gantt},
 		    {a.load, locus_report_svg_load}};
-	for (size_t k = 0; !rc && k < sizeof outs / sizeof outs[0]; k++)
+	/* All written, then all renamed: never one file without the others. */
+	struct cli_outputs staged = {0};
+	int ost = 0;
+	for (size_t k = 0; !rc && !ost && k < sizeof outs / sizeof outs[0]; k++) {
+		struct cli_report_writer w = {runs[0], outs[k].fn};
 		if (outs[k].path)
-			rc = locus_report_save(runs[0], outs[k].fn, outs[k].path, &err);
+			ost = cli_outputs_stage("sim", &staged, outs[k].path, cli_report_write, &w);
+	}
+	if (!rc && !ost)
+		ost = cli_outputs_commit("sim", &staged);
+	cli_outputs_discard(&staged);
 	if (rc)
 		goto fail;
+	if (ost)
+		status = ost;
 	goto out;
 fail:
 	status = cli_error("sim", &err, rc);
