@@ -20,6 +20,8 @@
  *          uniform in 10..60 % of the fault-free makespan: NSL, rewound
  *          tasks (RT) and levels (RL) and bytes sent again for GTP/r and
  *          GTP/c/r against the bound
+ *  period  GTP/c's NSL against its rescheduling period and against
+ *          rescheduling on speed changes (beyond the paper)
  *
  *   repro_gtp [--out DIR] [--quick] [EXPERIMENT...]  (default: all, into docs/results)
  *
@@ -373,12 +375,72 @@ static void fig5(void)
 	repro_save(&cht, out_dir, "gtp-fig5-rewound.svg");
 }
 
+/* ---- period (beyond the paper) ----------------------------------------------------- */
+
+/* GTP/c's NSL against its rescheduling period (a fraction of HEFT's
+ * planned makespan) and against rescheduling on events instead. */
+static void period(void)
+{
+	static const double fractions[] = {0.025, 0.05, 0.1, 0.2, 0.5};
+	static const int bounds[] = {4, 8};
+	size_t graphs = quick ? 2 : 4, scen = quick ? 3 : 8;
+	printf("\n## period: GTP/c on SCE10-300, CCR 0.5, NSL over HEFT's against the "
+	       "rescheduling period (%zu graphs x %zu scenarios a cell)\n\n",
+	       graphs, scen);
+	printf("| bound | 1/40 | 1/20 | 1/10 (default) | 1/5 | 1/2 | on speed changes only | 1/10 "
+	       "and on speed changes |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	struct instance in[8];
+	double planned[8];
+	for (size_t gi = 0; gi < graphs; gi++) {
+		instance_make(&in[gi], 300, 0.5, 100 + gi);
+		struct locus_result *h = go(&in[gi], "heft", "insertion=0", NULL, 0);
+		planned[gi] = h->pstats.planned_makespan;
+		locus_result_destroy(h);
+	}
+	for (size_t bi = 0; bi < 2; bi++) {
+		double heft = 0, sum[7] = {0};
+		for (size_t gi = 0; gi < graphs; gi++)
+			for (size_t si = 0; si < scen; si++) {
+				size_t n_ch = 0;
+				struct locus_change *ch =
+				    scenario(&in[gi], bounds[bi] / 10.0, 1000 * gi + si, &n_ch);
+				struct locus_result *r =
+				    go(&in[gi], "heft", "insertion=0", ch, n_ch);
+				heft += r->nsl;
+				locus_result_destroy(r);
+				for (size_t k = 0; k < 7; k++) {
+					char opts[96];
+					if (k < 5)
+						snprintf(opts, sizeof opts, "period=%.17g",
+							 planned[gi] * fractions[k]);
+					else if (k == 5)
+						snprintf(opts, sizeof opts, "period=%.17g,on=speed",
+							 planned[gi] * 100);
+					else
+						snprintf(opts, sizeof opts, "period=%.17g,on=speed",
+							 planned[gi] / 10);
+					r = go(&in[gi], "gtp-c", opts, ch, n_ch);
+					sum[k] += r->nsl;
+					locus_result_destroy(r);
+				}
+				free(ch);
+			}
+		printf("| %d %% |", bounds[bi] * 10);
+		for (size_t k = 0; k < 7; k++)
+			printf(" %.3f |", sum[k] / heft);
+		printf("\n");
+		fflush(stdout);
+	}
+	for (size_t gi = 0; gi < graphs; gi++)
+		instance_fini(&in[gi]);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} all[] = {{"fig4", fig4}, {"sizes", sizes}, {"fig5", fig5}};
+	} all[] = {{"fig4", fig4}, {"sizes", sizes}, {"fig5", fig5}, {"period", period}};
 	int any = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
