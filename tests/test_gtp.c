@@ -359,6 +359,52 @@ TEST(rewinding_survives_failures)
 	CHECK(rewound > 0 && lost > 0);
 }
 
+/* ---- one rescheduling point, by a monitor of the test's own ------------------------ */
+
+/* Creates policy `name` with `opts` on `wl` (one scheduler, process
+ * n_workers) watching `mon`, hands it a timer at `now` and returns what it
+ * did: its actions into *act (the caller frees them with
+ * locus__actions_fini) and its counters into *st. 0, or -1. */
+static int one_point(const char *name, const char *opts, const struct locus_workload *wl,
+		     const struct locus_monitor *mon, double now, struct locus_actions *act,
+		     struct locus_policy_stats *st)
+{
+	const struct locus_policy *pol = locus_policy_find(name);
+	struct locus_error err = {0};
+	struct locus_kv kv = {0};
+	void *state = NULL;
+	int rc = -1;
+	if (pol && locus_kv_parse(&kv, opts, &err) == 0) {
+		struct locus_policy_ctx ctx = {.wl = wl,
+					       .n_workers = wl->n_workers,
+					       .n_schedulers = 1,
+					       .seed = 1,
+					       .opts = &kv,
+					       .monitor = mon};
+		if (pol->create(&state, &ctx, &err) == 0) {
+			struct locus_event ev = {.kind = LOCUS_EV_TIMER,
+						 .proc = (uint32_t)wl->n_workers,
+						 .now = now,
+						 .tag = 1};
+			pol->on_event(state, &ev, act);
+			memset(st, 0, sizeof *st);
+			pol->stats(state, st);
+			pol->destroy(state);
+			rc = 0;
+		}
+	}
+	locus_kv_fini(&kv);
+	return rc;
+}
+
+static uint64_t stat_of(const struct locus_policy_stats *st, const char *name)
+{
+	for (size_t k = 0; k < 8 && st->counter_names[k]; k++)
+		if (!strcmp(st->counter_names[k], name))
+			return st->counters[k];
+	return 0;
+}
+
 /* ---- the paper's Fig. 3, by a monitor of our own --------------------------------- */
 
 /* The state at RP_{i+2} of Fig. 3: v0 -> v1, v0 -> v2, v1 -> v3, v2 -> v3;
@@ -439,34 +485,18 @@ static unsigned fig3_rewound(const char *name, uint64_t *rt, uint64_t *rl)
 				       .avail = fig3_avail,
 				       .bandwidth = fig3_bw,
 				       .pair_bw = fig3_pair_bw};
-	const struct locus_policy *pol = locus_policy_find(name);
-	struct locus_kv kv = {0};
-	locus_kv_parse(&kv, "period=5", &err);
-	struct locus_policy_ctx ctx = {
-	    .wl = wl, .n_workers = 4, .n_schedulers = 1, .seed = 1, .opts = &kv, .monitor = &f.mon};
-	void *state = NULL;
 	struct locus_actions act = {0};
-	if (pol && pol->create(&state, &ctx, &err) == 0) {
-		struct locus_event ev = {.kind = LOCUS_EV_TIMER, .proc = 4, .now = 30, .tag = 1};
-		pol->on_event(state, &ev, &act);
+	struct locus_policy_stats st;
+	if (one_point(name, "period=5", wl, &f.mon, 30, &act, &st) == 0) {
 		for (size_t k = 0; k < act.n; k++)
 			if (act.list[k].kind == LOCUS__ACT_REWIND)
 				mask |= 1u << act.list[k].tag;
-		struct locus_policy_stats st = {0};
-		pol->stats(state, &st);
-		*rt = *rl = 0;
-		for (size_t k = 0; k < 8 && st.counter_names[k]; k++) {
-			if (!strcmp(st.counter_names[k], "rewound_tasks"))
-				*rt = st.counters[k];
-			if (!strcmp(st.counter_names[k], "rewound_levels"))
-				*rl = st.counters[k];
-		}
-		pol->destroy(state);
+		*rt = stat_of(&st, "rewound_tasks");
+		*rl = stat_of(&st, "rewound_levels");
 	} else {
 		mask = ~0u;
 	}
 	locus__actions_fini(&act);
-	locus_kv_fini(&kv);
 	locus_replicas_destroy(f.rep);
 	locus_workload_destroy(wl);
 	locus_platform_destroy(p);
@@ -569,18 +599,11 @@ static long hand_point(const char *name, uint32_t *to2, uint32_t *to3, size_t *t
 				       .avail = hand_avail,
 				       .bandwidth = hand_one,
 				       .pair_bw = hand_pair_bw};
-	const struct locus_policy *pol = locus_policy_find(name);
-	struct locus_kv kv = {0};
-	locus_kv_parse(&kv, "period=10", &err);
-	struct locus_policy_ctx ctx = {
-	    .wl = wl, .n_workers = 2, .n_schedulers = 1, .seed = 1, .opts = &kv, .monitor = &h.mon};
-	void *state = NULL;
 	struct locus_actions act = {0};
+	struct locus_policy_stats st;
 	*to2 = *to3 = LOCUS_NONE;
 	*transfers = 0;
-	if (pol && pol->create(&state, &ctx, &err) == 0) {
-		struct locus_event ev = {.kind = LOCUS_EV_TIMER, .proc = 2, .now = 10, .tag = 1};
-		pol->on_event(state, &ev, &act);
+	if (one_point(name, "period=10", wl, &h.mon, 10, &act, &st) == 0) {
 		for (size_t k = 0; k < act.n; k++) {
 			const struct locus__action *a = &act.list[k];
 			if (a->kind == LOCUS__ACT_TRANSFER)
@@ -592,15 +615,9 @@ static long hand_point(const char *name, uint32_t *to2, uint32_t *to3, size_t *t
 					*to3 = a->msg.to;
 			}
 		}
-		struct locus_policy_stats st = {0};
-		pol->stats(state, &st);
-		for (size_t k = 0; k < 8 && st.counter_names[k]; k++)
-			if (!strcmp(st.counter_names[k], "migrations"))
-				migrations = (long)st.counters[k];
-		pol->destroy(state);
+		migrations = (long)stat_of(&st, "migrations");
 	}
 	locus__actions_fini(&act);
-	locus_kv_fini(&kv);
 	locus_replicas_destroy(h.rep);
 	locus_workload_destroy(wl);
 	locus_platform_destroy(p);
