@@ -43,7 +43,9 @@
  *
  * Options: period=SECONDS (default: a tenth of the first schedule's
  * makespan), on=none|speed|fail|all (also reschedule when a node's speed
- * changes or a node goes down; default none).
+ * or a link's bandwidth changes, when a node goes down or up, or both;
+ * default speed: docs/results/gtp.md measured it ahead of every period;
+ * on=none is the paper's periodic rescheduling).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -158,7 +160,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	int on = 0, rc;
 	*state = NULL;
 	if (!dls && ((rc = locus_kv_double(ctx->opts, "period", 0, 0, 1e15, &period, err)) ||
-		     (rc = locus_kv_choice(ctx->opts, "on", ons, 0, &on, err))))
+		     (rc = locus_kv_choice(ctx->opts, "on", ons, 1, &on, err))))
 		return rc;
 	const char *unknown = locus_kv_unused(ctx->opts);
 	if (unknown)
