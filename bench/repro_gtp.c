@@ -22,6 +22,9 @@
  *          GTP/c/r against the bound
  *  period  GTP/c's NSL against its rescheduling period and against
  *          rescheduling on speed changes (beyond the paper)
+ *  oracle  mean makespans against HEFT planned knowing the scenario (a
+ *          clairvoyant static schedule), and how much of the gap between
+ *          it and static HEFT each method closes (beyond the paper)
  *
  *   repro_gtp [--out DIR] [--quick] [EXPERIMENT...]  (default: all, into docs/results)
  *
@@ -324,8 +327,8 @@ static void fig5(void)
 				if (locus_changes_merge(&ch, &n_ch, var, n_var, &fail, 1))
 					die("merge", NULL);
 				for (int p = 0; p < 2; p++) {
-					struct locus_result *r =
-					    go(&in[gi], p ? "gtp-c-r" : "gtp-r", "on=none", ch, n_ch);
+					struct locus_result *r = go(
+					    &in[gi], p ? "gtp-c-r" : "gtp-r", "on=none", ch, n_ch);
 					if (r->failed)
 						die(r->failure, NULL);
 					v[p][k] = r->nsl;
@@ -374,6 +377,177 @@ static void fig5(void)
 				  .series = st,
 				  .n_series = 2};
 	repro_save(&cht, out_dir, "gtp-fig5-rewound.svg");
+}
+
+/* ---- oracle (beyond the paper) ----------------------------------------------------- */
+
+/* A resource's factor over time: piecewise constant, 1 before the first
+ * change. */
+struct profile {
+	double *t, *f;
+	size_t n, cap;
+};
+
+static void profile_add(struct profile *pr, double t, double f)
+{
+	if (pr->n == pr->cap) {
+		pr->cap = pr->cap ? 2 * pr->cap : 8;
+		pr->t = realloc(pr->t, pr->cap * sizeof *pr->t);
+		pr->f = realloc(pr->f, pr->cap * sizeof *pr->f);
+		if (!pr->t || !pr->f)
+			die("out of memory", NULL);
+	}
+	pr->t[pr->n] = t;
+	pr->f[pr->n++] = f;
+}
+
+/* When `amount` (seconds at factor 1) is done, from `start` on. */
+static double profile_end(const struct profile *pr, double start, double amount)
+{
+	double f = 1, t = start;
+	size_t k = 0;
+	while (k < pr->n && pr->t[k] <= start)
+		f = pr->f[k++];
+	while (amount > 0) {
+		double next = k < pr->n ? pr->t[k] : INFINITY;
+		double can = (next - t) * f;
+		if (can >= amount)
+			return t + amount / f;
+		amount -= can;
+		t = next;
+		f = pr->f[k++];
+	}
+	return t;
+}
+
+/* HEFT without insertion, planned knowing the scenario: each task's
+ * compute follows its processor's availability over time, each transfer
+ * its link's bandwidth (contention-free, as the runs). The makespan a
+ * static schedule reaches with perfect foresight of the scenario. */
+static double oracle_makespan(const struct instance *in, const struct locus_change *ch, size_t n_ch)
+{
+	const struct locus_workload *wl = in->wl;
+	const struct locus_graph *g = in->g;
+	size_t n = g->n_tasks, np = PROCS;
+	struct profile avail[PROCS], link[PROCS * PROCS];
+	memset(avail, 0, sizeof avail);
+	memset(link, 0, sizeof link);
+	for (size_t i = 0; i < n_ch; i++) {
+		if (ch[i].kind == LOCUS_CHANGE_AVAIL)
+			profile_add(&avail[ch[i].node], ch[i].time, ch[i].value);
+		else if (ch[i].kind == LOCUS_CHANGE_LINK) {
+			profile_add(&link[ch[i].node * np + ch[i].node2], ch[i].time, ch[i].value);
+			profile_add(&link[ch[i].node2 * np + ch[i].node], ch[i].time, ch[i].value);
+		}
+	}
+	double *rank = malloc(n * sizeof *rank), *eft = malloc(n * sizeof *eft), pa[PROCS] = {0};
+	uint32_t *proc = malloc(n * sizeof *proc);
+	struct rank_order {
+		double r;
+		uint32_t topo, t;
+	} *ord = malloc(n * sizeof *ord);
+	if (!rank || !eft || !proc || !ord || locus_dag_upward_rank(wl, rank))
+		die("oracle", NULL);
+	for (uint32_t k = 0; k < n; k++)
+		ord[k] = (struct rank_order){rank[g->topo[k]], k, g->topo[k]};
+	for (size_t i = 1; i < n; i++) /* by rank, then topological order */
+		for (size_t j = i;
+		     j > 0 && (ord[j].r > ord[j - 1].r ||
+			       (ord[j].r == ord[j - 1].r && ord[j].topo < ord[j - 1].topo));
+		     j--) {
+			struct rank_order x = ord[j];
+			ord[j] = ord[j - 1];
+			ord[j - 1] = x;
+		}
+	double makespan = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t t = ord[k].t, best_p = 0;
+		double best = INFINITY;
+		for (uint32_t p = 0; p < np; p++) {
+			double da = 0;
+			for (uint32_t e = g->pred_at[t]; e < g->pred_at[t + 1]; e++) {
+				uint32_t u = g->preds[e].task;
+				double r = eft[u];
+				if (proc[u] != p)
+					r = profile_end(&link[proc[u] * np + p], r + in->p->latency,
+							(double)g->preds[e].bytes / in->p->link_bw);
+				if (r > da)
+					da = r;
+			}
+			double est = da > pa[p] ? da : pa[p];
+			double f = profile_end(&avail[p], est, locus_workload_cost(wl, t, p));
+			if (f < best) {
+				best = f;
+				best_p = p;
+			}
+		}
+		proc[t] = best_p;
+		eft[t] = best;
+		pa[best_p] = best;
+		if (best > makespan)
+			makespan = best;
+	}
+	for (size_t i = 0; i < np; i++)
+		free(avail[i].t), free(avail[i].f);
+	for (size_t i = 0; i < np * np; i++)
+		free(link[i].t), free(link[i].f);
+	free(rank);
+	free(eft);
+	free(proc);
+	free(ord);
+	return makespan;
+}
+
+/* How much of the gap between static HEFT and the clairvoyant one each
+ * reactive method closes. */
+static void oracle(void)
+{
+	static const char *const pols[] = {"heft", "gtp", "gtp-c", "gtp-c", "dls-sr"};
+	static const char *const opts[] = {"insertion=0", "on=none", "on=none", NULL, NULL};
+	size_t graphs = quick ? 2 : 4, scen = quick ? 3 : 8;
+	printf("\n## oracle: SCE10-300, CCR 0.5, against HEFT planned knowing the scenario "
+	       "(%zu graphs x %zu scenarios a point)\n\n",
+	       graphs, scen);
+	printf("| bound | HEFT | clairvoyant HEFT | GTP | GTP/c | GTP/c on changes | DLS/sr | gap "
+	       "closed: GTP, GTP/c, on changes, DLS/sr "
+	       "|\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	struct instance in[8];
+	for (size_t gi = 0; gi < graphs; gi++)
+		instance_make(&in[gi], 300, 0.5, 100 + gi);
+	for (int b = 0; b <= 8; b += 2) {
+		double sum[5] = {0}, orc = 0;
+		for (size_t gi = 0; gi < graphs; gi++)
+			for (size_t si = 0; si < scen; si++) {
+				size_t n_ch = 0;
+				struct locus_change *ch =
+				    scenario(&in[gi], b / 10.0, 1000 * gi + si, &n_ch);
+				double cp = 0;
+				for (int k = 0; k < 5; k++) {
+					struct locus_result *r =
+					    go(&in[gi], pols[k], opts[k], ch, n_ch);
+					sum[k] += r->makespan;
+					cp = r->cp_mean;
+					locus_result_destroy(r);
+				}
+				orc += oracle_makespan(&in[gi], ch, n_ch);
+				(void)cp;
+				free(ch);
+			}
+		double gap = sum[0] - orc;
+		printf("| %d %% | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | ", b * 10,
+		       sum[0] / (double)(graphs * scen), orc / (double)(graphs * scen),
+		       sum[1] / (double)(graphs * scen), sum[2] / (double)(graphs * scen),
+		       sum[3] / (double)(graphs * scen), sum[4] / (double)(graphs * scen));
+		if (gap > 1e-9 * sum[0])
+			printf("%.0f %%, %.0f %%, %.0f %%, %.0f %% |\n",
+			       100 * (sum[0] - sum[1]) / gap, 100 * (sum[0] - sum[2]) / gap,
+			       100 * (sum[0] - sum[3]) / gap, 100 * (sum[0] - sum[4]) / gap);
+		else
+			printf("- |\n");
+		fflush(stdout);
+	}
+	for (size_t gi = 0; gi < graphs; gi++)
+		instance_fini(&in[gi]);
 }
 
 /* ---- period (beyond the paper) ----------------------------------------------------- */
@@ -441,7 +615,11 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} all[] = {{"fig4", fig4}, {"sizes", sizes}, {"fig5", fig5}, {"period", period}};
+	} all[] = {{"fig4", fig4},
+		   {"sizes", sizes},
+		   {"fig5", fig5},
+		   {"period", period},
+		   {"oracle", oracle}};
 	int any = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
