@@ -1,6 +1,7 @@
 /*
- * GTP and GTP/c (Hernandez and Cole; ../shared/papers/gtp.txt, sections 3
- * and 4): reactive DAG scheduling by the cyclic use of a static mapping.
+ * GTP, GTP/c, GTP/r, GTP/c/r (Hernandez and Cole; ../shared/papers/gtp.txt,
+ * sections 3 to 5) and DLS/sr (section 6): reactive DAG scheduling by the
+ * cyclic use of a static mapping (docs/sim.md).
  *
  * The first schedule is HEFT's without insertion (upward ranks with mean
  * costs, earliest finish time, each task after its processor's last), sent
@@ -36,10 +37,12 @@
  * had gathered; a migrated task's inputs that exist are sent to its new
  * node from the source the variant names.
  *
- * The failure-handling variants with rewinding (gtp-r, gtp-c-r, section
- * 5) are not here yet: these two do not place a lost task again, so a
- * failure that loses a task or the data a task still needs ends the run
- * with a result that says which (LOCUS_POLICY_RETRIES is not set).
+ * GTP and GTP/c do not place a lost task again: a failure that loses a
+ * task or the data a task still needs ends the run with a result that
+ * says which (LOCUS_POLICY_RETRIES is not set). GTP/r and GTP/c/r place
+ * lost tasks again and rewind (section 5, rewind_failed). DLS/sr starts
+ * from DLS's plan and, when a task ends later than its spare time, maps
+ * what is left by DLS's dynamic levels with the same cost equations.
  *
  * Options: period=SECONDS (default: a tenth of the first schedule's
  * makespan), on=none|speed|fail|all (also reschedule when a node's speed
