@@ -36,8 +36,8 @@ enum {
 };
 
 static const char *const headers[N_COL] = {
-    "policy",	"makespan",   "/bound", "local %", "/optimal", "wait mean", "wait p99", "wait max",
-    "messages", "sched busy", "status", "NSL",	   "SLR",      "transfers", "MB moved", "lost",
+    "policy",	"makespan",   "/bound", "local %", "/balanced", "wait mean", "wait p99", "wait max",
+    "messages", "sched busy", "status", "NSL",	   "SLR",	"transfers", "MB moved", "lost",
 };
 
 /* The columns of a table of chunk runs, and of one where some run is a
@@ -56,11 +56,7 @@ static int time_decimals(const struct locus_result *const *runs, size_t n, int c
 
 	for (size_t i = 0; i < n; i++) {
 		const struct locus_result *r = runs[i];
-		double v = col == COL_MAKESPAN	  ? r->makespan
-			   : col == COL_WAIT_MEAN ? r->wait_mean
-			   : col == COL_WAIT_P99  ? r->wait_p99
-			   : col == COL_WAIT_MAX  ? r->wait_max
-						  : r->sched_busy_total;
+		double v = col == COL_MAKESPAN ? r->makespan : r->sched_busy_total;
 		if (isfinite(v) && fabs(v) > max)
 			max = fabs(v);
 	}
@@ -68,6 +64,32 @@ static int time_decimals(const struct locus_result *const *runs, size_t n, int c
 		return 3;
 	int dec = 3 - (int)floor(log10(max));
 	return dec < 0 ? 0 : dec > 6 ? 6 : dec;
+}
+
+/* The three wait columns share one count of decimals, so they read side
+ * by side: enough for the largest wait to show about four significant
+ * digits and for the smallest one that is not 0 to show two (a column of
+ * its own could print 0.000 beside 0.000233). */
+static int wait_decimals(const struct locus_result *const *runs, size_t n)
+{
+	double max = 0, min = INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		const double v[3] = {runs[i]->wait_mean, runs[i]->wait_p99, runs[i]->wait_max};
+		for (int k = 0; k < 3; k++) {
+			if (!isfinite(v[k]) || v[k] == 0)
+				continue;
+			if (fabs(v[k]) > max)
+				max = fabs(v[k]);
+			if (fabs(v[k]) < min)
+				min = fabs(v[k]);
+		}
+	}
+	if (max == 0)
+		return 3;
+	int dec = 3 - (int)floor(log10(max)), small = 1 - (int)floor(log10(min));
+	if (small > dec)
+		dec = small;
+	return dec < 0 ? 0 : dec > 9 ? 9 : dec;
 }
 
 static void cell_fixed(char *cell, double v, int decimals)
@@ -146,9 +168,7 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 	for (int c = 0; c < N_COL; c++)
 		strcpy(cells[c], headers[c]);
 	dec[COL_MAKESPAN] = time_decimals(runs, n, COL_MAKESPAN);
-	dec[COL_WAIT_MEAN] = time_decimals(runs, n, COL_WAIT_MEAN);
-	dec[COL_WAIT_P99] = time_decimals(runs, n, COL_WAIT_P99);
-	dec[COL_WAIT_MAX] = time_decimals(runs, n, COL_WAIT_MAX);
+	dec[COL_WAIT_MEAN] = dec[COL_WAIT_P99] = dec[COL_WAIT_MAX] = wait_decimals(runs, n);
 	dec[COL_SCHED] = time_decimals(runs, n, COL_SCHED);
 	for (size_t i = 0; i < n; i++) {
 		const struct locus_result *r = runs[i];
@@ -198,8 +218,10 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 				   "SLR: over the critical path at least costs (Topcuoglu); lost: "
 				   "attempts lost to failures\n");
 	else
-		locus__out_str(&o, "times in seconds; /bound: makespan over its lower bound; "
-				   "/optimal: local tasks over the most that can be local\n");
+		locus__out_str(&o,
+			       "times in seconds; /bound: makespan over its lower bound; "
+			       "/balanced: local tasks over the most any assignment with balanced "
+			       "loads keeps local (above 1: the policy unbalanced the loads)\n");
 	free(cells);
 	return locus__out_fini(&o);
 }

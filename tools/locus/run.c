@@ -402,7 +402,7 @@ static void print_summary(const struct locus_mpi_report *rep)
 	printf("  local reads       %12zu     %.2f%% of tasks", r->local_tasks,
 	       r->n_tasks ? 100.0 * (double)r->local_tasks / (double)r->n_tasks : 0);
 	if (r->opt_local >= 0)
-		printf(", optimum %ld (%.2f%%)", r->opt_local,
+		printf(", balanced optimum %ld (%.2f%%)", r->opt_local,
 		       r->n_tasks ? 100.0 * (double)r->opt_local / (double)r->n_tasks : 0);
 	printf("\n  bytes moved       %12" PRIu64 "     fetched from peers", r->bytes_remote);
 	if (rep->net_bw > 0)

@@ -565,7 +565,7 @@ static void print_summary(const struct locus_result *r)
 	printf("  local reads       %12zu     %.2f%% of tasks", r->local_tasks,
 	       r->n_tasks ? 100.0 * (double)r->local_tasks / (double)r->n_tasks : 0);
 	if (r->opt_local >= 0)
-		printf(", optimum %ld (%.2f%%)", r->opt_local,
+		printf(", balanced optimum %ld (%.2f%%)", r->opt_local,
 		       r->n_tasks ? 100.0 * (double)r->opt_local / (double)r->n_tasks : 0);
 	printf("\n  bytes over network %11" PRIu64 "\n", r->bytes_remote);
 	printf("  wait for a task   mean %.6f s, p50 %.6f, p99 %.6f, max %.6f\n", r->wait_mean,
