@@ -156,5 +156,25 @@ run sim-out-twice 1 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp/a" --csv "$t
 run sim-all-outputs 0 "$locus" sim --nodes 2 --tasks 2 -q --out "$tmp/ok.json" --csv "$tmp/ok.csv"
 [ -s "$tmp/ok.json" ] && [ -s "$tmp/ok.csv" ] && [ -z "$(ls "$tmp" | grep '\.tmp\.')" ] && ok || fail "outputs or temporaries"
 
+# Values the model cannot run are refused, saying the range; a run that
+# still meets one (a platform's speed near 0) stops saying why (issue 16,
+# item 17).
+run sim-latency-neg 2 "$locus" sim --nodes 2 --tasks 2 --latency -1 &&
+	expect sim-latency-neg 'from 0 to 1000' "$err"
+run sim-latency-inf 2 "$locus" sim --nodes 2 --tasks 2 --latency inf &&
+	expect sim-latency-inf 'from 0 to 1000' "$err"
+run sim-speed-tiny 2 "$locus" sim --nodes 2 --tasks 2 --speeds 1e-320:1 &&
+	expect sim-speed-tiny '1e-6 <= LO' "$err"
+run sim-work-huge 1 "$locus" sim --nodes 2 --tasks 2 --work fixed:1e308 &&
+	expect sim-work-huge 'seconds from 0 to 1e\+09' "$err"
+run sim-cost-inf 2 "$locus" sim --nodes 2 --tasks 2 --cost-msg inf &&
+	expect sim-cost-inf 'from 0 to 1000' "$err"
+cat >"$tmp/slow.json" <<'P'
+{"format": "locus-platform", "version": 1,
+ "nodes": [{"name": "a", "speed": 1e-320}, {"name": "b"}]}
+P
+run sim-speed-denormal 1 "$locus" sim --platform "$tmp/slow.json" --tasks 4 --policy fifo -q &&
+	expect sim-speed-denormal 'out of the range the simulator can run' "$err"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

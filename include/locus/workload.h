@@ -35,6 +35,11 @@ enum locus_work_dist {
 	LOCUS_WORK_TRACE	/* one value per task from `trace` (cycled) */
 };
 
+/* The most work a task may have, seconds: past it the simulator's times
+ * (doubles) could no longer tell a message's latency apart (about 1e-7 s
+ * of resolution at 1e9 s), and sums of them overflow. */
+#define LOCUS_WORK_MAX 1e9
+
 struct locus_work_spec {
 	enum locus_work_dist dist;
 	double mean;	     /* FIXED, EXPONENTIAL, PER_BYTE */

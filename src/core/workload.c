@@ -23,12 +23,13 @@ int locus_work_trace_parse(double **vals, size_t *n, const char *text, size_t le
 		size_t k = locus__split_fields(line, ln, &f, 1);
 		if (k == 0)
 			continue;
-		if (k > 1 || locus__field_number(&f, &v) || v < 0) {
+		if (k > 1 || locus__field_number(&f, &v) || v < 0 || v > LOCUS_WORK_MAX) {
 			free(*vals);
 			*vals = NULL;
 			*n = 0;
 			return locus__err(err, LOCUS_EPARSE, name, lineno, f.col,
-					  "expected one number of seconds >= 0 per line");
+					  "expected one number of seconds from 0 to %g per line",
+					  LOCUS_WORK_MAX);
 		}
 		if (locus__grow(vals, &cap, *n + 1, sizeof **vals)) {
 			free(*vals);
@@ -72,7 +73,8 @@ int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct 
 	int two = *end == ':';
 	if (two)
 		b = strtod(end + 1, &end);
-	int ok = *args && !*end && a >= 0 && isfinite(a) && isfinite(b);
+	int ok =
+	    *args && !*end && a >= 0 && a <= LOCUS_WORK_MAX && b <= LOCUS_WORK_MAX && isfinite(b);
 	if (KIND("fixed") && ok && !two) {
 		out->dist = LOCUS_WORK_FIXED;
 		out->mean = a;
@@ -90,8 +92,8 @@ int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct 
 		return locus__err(
 		    err, LOCUS_EINVAL, NULL, 0, 0,
 		    "task work \"%s\": expected fixed:SECONDS, uniform:LO:HI, exp:MEAN, "
-		    "per-mib:SECONDS or trace:FILE",
-		    text);
+		    "per-mib:SECONDS or trace:FILE, with seconds from 0 to %g",
+		    text, LOCUS_WORK_MAX);
 	}
 #undef KIND
 	return 0;

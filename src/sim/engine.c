@@ -252,6 +252,15 @@ static const char *object_name(const struct engine *e, uint32_t o, char *buf, si
 
 static int push_ev(struct engine *e, double t, uint32_t kind, uint32_t proc, uint32_t item)
 {
+	/* Every time the model makes is finite: one that is not comes of
+	 * values past its range (a speed near 0, an enormous work or
+	 * latency), and the run stops saying so rather than never ending
+	 * the tasks behind it. */
+	if (!(t < INFINITY))
+		return fail(e, LOCUS_ERANGE,
+			    "an event at time %g: a speed, work, size or latency is out of the "
+			    "range the simulator can run (works up to %g s, speeds from 1e-6)",
+			    t, LOCUS_WORK_MAX);
 	struct ev v = {t, e->seq++, kind, proc, item};
 	if (locus_heap_push(&e->heap, &v))
 		return fail(e, LOCUS_ENOMEM, "out of memory");

@@ -154,7 +154,7 @@ static int parse_speeds(const char *arg, double *lo, double *hi)
 	if (*end != ':')
 		return -1;
 	*hi = strtod(end + 1, &end);
-	return (*end || !(*lo > 0) || !(*hi >= *lo) || isinf(*hi)) ? -1 : 0;
+	return (*end || !(*lo >= 1e-6) || !(*hi >= *lo) || !(*hi <= 1e6)) ? -1 : 0;
 }
 
 static int parse_weights(const char *arg, double *alpha, double *beta)
@@ -276,9 +276,10 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			break;
 		case 2:
 			if (parse_speeds(optarg, &a->speed_lo, &a->speed_hi))
-				rc = cli_usage_error(
-				    "sim", "--speeds expects LO:HI with 0 < LO <= HI, got \"%s\"",
-				    optarg);
+				rc = cli_usage_error("sim",
+						     "--speeds expects LO:HI with 1e-6 <= LO <= HI "
+						     "<= 1e6, got \"%s\"",
+						     optarg);
 			break;
 		case 3:
 			a->speed_trace = optarg;
@@ -338,6 +339,10 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			break;
 		case 9:
 			rc = cli_double("sim", "--latency", optarg, &a->latency);
+			if (!rc && !(a->latency >= 0 && a->latency <= 1e3))
+				rc = cli_usage_error(
+				    "sim", "--latency expects seconds from 0 to 1000, got \"%s\"",
+				    optarg);
 			break;
 		case 10:
 			rc = cli_double("sim", "--cost-msg", optarg, &a->cost_msg);
@@ -516,10 +521,10 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		    "sim", "--source gives the chunks; --tasks and --skew-std generate them");
 	if (a->placement == LOCUS_PLACE_SKEWED && !a->have_skew && !a->source)
 		return cli_usage_error("sim", "--placement skewed needs --skew-std S");
-	if (a->latency != -1 && !(a->latency >= 0))
-		return cli_usage_error("sim", "--latency must be >= 0");
-	if (!(a->cost_msg >= 0) || !(a->cost_entry >= 0))
-		return cli_usage_error("sim", "--cost-msg and --cost-entry must be >= 0");
+	if (!(a->cost_msg >= 0 && a->cost_msg <= 1e3) ||
+	    !(a->cost_entry >= 0 && a->cost_entry <= 1e3))
+		return cli_usage_error("sim",
+				       "--cost-msg and --cost-entry expect seconds from 0 to 1000");
 	if (a->ip && a->graph)
 		return cli_usage_error("sim", "--ip is DL-MPI's integer program for chunk tasks; "
 					      "drop it with --graph");
