@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "divisible/model.h"
 #include "locus/divisible.h"
 #include "locus/error.h"
 #include "sim/divisible.h"
@@ -346,6 +347,50 @@ TEST(m_star_minimises_t_ideal_and_m_plus_is_the_best_candidate)
 	locus_divisible_plan_destroy(p);
 }
 
+/* M* is the real minimiser over the M whose round totals stay positive,
+ * checked against a dense scan on many heterogeneous instances (issue 16,
+ * item 20: when the integer after the best failed the positivity test,
+ * the search stopped at the best integer, e.g. 1 instead of 1.33). */
+TEST(m_star_against_a_dense_scan)
+{
+	int checked = 0, past_integer = 0;
+	for (uint64_t seed = 1; seed <= 120; seed++) {
+		struct locus_divisible_worker w[40];
+		size_t n = 5 + seed % 35;
+		locus_divisible_workers_generate(w, n, 0.1 + 0.05 * (double)(seed % 8), &table3,
+						 seed);
+		struct locus_divisible_options o;
+		locus_divisible_options_default(&o);
+		struct locus_divisible_plan *p =
+		    plan(200 + 150 * (double)(seed % 20), 1000, w, n, &o);
+		if (!p)
+			continue;
+		struct locus__divisible_model m;
+		CHECK_EQ_INT(locus__divisible_model_init(&m, p), 0);
+		double best = INFINITY;
+		for (double M = 1; M <= 60; M += 0.001) {
+			double w0 = locus__divisible_w0(&m, p->W, M);
+			double last = pow(m.theta, M - 1) * w0 +
+				      m.c * (fabs(m.theta - 1) < 1e-12
+						 ? M - 1
+						 : (pow(m.theta, M - 1) - 1) / (m.theta - 1));
+			if (!(w0 > 0 && last > 0))
+				continue;
+			double t = locus__divisible_t_ideal(&m, p->W, M);
+			if (t < best)
+				best = t;
+		}
+		double t = locus__divisible_t_ideal(&m, p->W, p->m_star);
+		CHECK(t <= best * (1 + 1e-9));
+		past_integer += p->m_star - floor(p->m_star) > 1e-6 && p->m_star > 1;
+		checked++;
+		locus__divisible_model_fini(&m);
+		locus_divisible_plan_destroy(p);
+	}
+	CHECK(checked > 100);
+	fprintf(stderr, "  %d plans, %d with a fractional M*\n", checked, past_integer);
+}
+
 /* Executes p in the simulator and checks what holds for every plan: the
  * units sent add up to W, each worker's chunk is proportional to its speed,
  * and nothing beats T_bound. Returns the simulated makespan (NaN on
@@ -683,6 +728,7 @@ TEST_MAIN(TEST_ENTRY(one_worker_two_rounds_by_hand), TEST_ENTRY(one_round_is_sen
 	  TEST_ENTRY(round_condition_holds_with_heterogeneous_overheads),
 	  TEST_ENTRY(t_ideal_equals_brute_force),
 	  TEST_ENTRY(m_star_minimises_t_ideal_and_m_plus_is_the_best_candidate),
+	  TEST_ENTRY(m_star_against_a_dense_scan),
 	  TEST_ENTRY(simulator_matches_t_real_on_the_homogeneous_grid),
 	  TEST_ENTRY(simulator_matches_t_real_when_deltas_are_equal_within_groups),
 	  TEST_ENTRY(simulator_never_exceeds_t_real_with_heterogeneous_deltas),

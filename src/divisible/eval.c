@@ -128,8 +128,22 @@ double locus__divisible_m_star(const struct locus__divisible_model *m, double W)
 		}
 	}
 	double lo = best > 1 ? (double)best - 1 : 1, hi = (double)best + 1;
-	if (hi > LOCUS__DL_MAX_ROUNDS || !totals_positive(m, W, hi))
+	if (hi > LOCUS__DL_MAX_ROUNDS) {
 		hi = (double)best;
+	} else if (!totals_positive(m, W, hi)) {
+		/* The real minimiser may lie past the best integer, up to where
+		 * the totals stop being positive: find that edge (feasible at
+		 * best, not at best + 1) rather than stopping at best. */
+		double ok = (double)best, bad = hi;
+		for (int it = 0; it < 60 && bad - ok > 1e-12; it++) {
+			double mid = (ok + bad) / 2;
+			if (totals_positive(m, W, mid))
+				ok = mid;
+			else
+				bad = mid;
+		}
+		hi = ok;
+	}
 	const double g = (sqrt(5.0) - 1) / 2;
 	double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
 	double fa = locus__divisible_t_ideal(m, W, a), fb = locus__divisible_t_ideal(m, W, b);
