@@ -334,7 +334,8 @@ TEST(m_star_minimises_t_ideal_and_m_plus_is_the_best_candidate)
 		CHECK(t <= locus_divisible_t_ideal(p, M) * (1 + 1e-12));
 	CHECK(p->m_star > 1.5);
 	double best = INFINITY;
-	for (int i = 0; i < 4; i++) {
+	CHECK_EQ_INT(p->n_cand, 4);
+	for (size_t i = 0; i < p->n_cand; i++) {
 		CHECK(p->cand[i].rounds >= 1);
 		CHECK(fabs((double)p->cand[i].rounds - p->m_star) <= 2.0 + 1e-9);
 		CHECK_REL(locus_divisible_t_real(p, p->cand[i].rounds, NULL), p->cand[i].t_real,
@@ -345,6 +346,36 @@ TEST(m_star_minimises_t_ideal_and_m_plus_is_the_best_candidate)
 	CHECK_REL(p->t_real, best, 1e-12);
 	CHECK(!p->fallback);
 	locus_divisible_plan_destroy(p);
+}
+
+/* The candidates around M* are distinct and increasing (clamped to 1 they
+ * used to repeat), and an infeasible one says why (issue 16, item 22). */
+TEST(candidates_distinct_with_reasons)
+{
+	int clamped = 0, infeasible = 0;
+	for (uint64_t seed = 1; seed <= 120; seed++) {
+		struct locus_divisible_worker w[40];
+		size_t n = 5 + seed % 35;
+		locus_divisible_workers_generate(w, n, 0.1 + 0.05 * (double)(seed % 8), &table3,
+						 seed);
+		struct locus_divisible_options o;
+		locus_divisible_options_default(&o);
+		struct locus_divisible_plan *p =
+		    plan(50 + 150 * (double)(seed % 20), 1000, w, n, &o);
+		if (!p)
+			continue;
+		CHECK(p->n_cand >= 1 && p->n_cand <= 4);
+		clamped += p->n_cand < 4;
+		for (size_t i = 0; i < p->n_cand; i++) {
+			CHECK(i == 0 || p->cand[i].rounds > p->cand[i - 1].rounds);
+			CHECK((p->cand[i].infeasible != NULL) == !isfinite(p->cand[i].t_real));
+			infeasible += p->cand[i].infeasible != NULL;
+		}
+		locus_divisible_plan_destroy(p);
+	}
+	fprintf(stderr, "  %d plans with fewer than four candidates, %d infeasible candidates\n",
+		clamped, infeasible);
+	CHECK(clamped > 0);
 }
 
 /* M* is the real minimiser over the M whose round totals stay positive,
@@ -728,7 +759,7 @@ TEST_MAIN(TEST_ENTRY(one_worker_two_rounds_by_hand), TEST_ENTRY(one_round_is_sen
 	  TEST_ENTRY(round_condition_holds_with_heterogeneous_overheads),
 	  TEST_ENTRY(t_ideal_equals_brute_force),
 	  TEST_ENTRY(m_star_minimises_t_ideal_and_m_plus_is_the_best_candidate),
-	  TEST_ENTRY(m_star_against_a_dense_scan),
+	  TEST_ENTRY(m_star_against_a_dense_scan), TEST_ENTRY(candidates_distinct_with_reasons),
 	  TEST_ENTRY(simulator_matches_t_real_on_the_homogeneous_grid),
 	  TEST_ENTRY(simulator_matches_t_real_when_deltas_are_equal_within_groups),
 	  TEST_ENTRY(simulator_never_exceeds_t_real_with_heterogeneous_deltas),

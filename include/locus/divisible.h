@@ -73,7 +73,9 @@ struct locus_divisible_group {
  * when a chunk would be negative), and whether any was feasible. */
 struct locus_divisible_candidate {
 	size_t rounds;
-	double t_real;
+	double t_real; /* INFINITY when infeasible */
+	/* Why it is infeasible (a static string), or NULL. */
+	const char *infeasible;
 };
 
 struct locus_divisible_plan {
@@ -90,7 +92,10 @@ struct locus_divisible_plan {
 	double S_total;	     /* sum of S_k over the used groups */
 	double theta, gamma; /* Eq. 8 (gamma with the sign re-derived) */
 	double m_star;	     /* the real M minimising T_ideal */
+	/* The distinct integers around M* that were tried (n_cand of them,
+	 * in increasing order; none when opt.rounds was given). */
 	struct locus_divisible_candidate cand[4];
+	size_t n_cand;
 	int fallback;	/* 1: no candidate was feasible; M is the largest
 			 * feasible M below them */
 	size_t rounds;	/* M (M+ unless opt.rounds was given) */

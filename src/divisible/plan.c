@@ -259,14 +259,24 @@ static int pick_rounds(struct locus_divisible_plan *p)
 		if (c == f)
 			tries[2] = f + 1, tries[3] = f + 2;
 		double best = INFINITY;
+		p->n_cand = 0;
 		for (int i = 0; i < 4; i++) {
 			size_t t = tries[i] < 1 ? 1 : (size_t)tries[i];
 			if (t > LOCUS__DL_MAX_ROUNDS)
 				t = LOCUS__DL_MAX_ROUNDS;
-			p->cand[i].rounds = t;
-			p->cand[i].t_real = locus__divisible_t_real(&m, p, t, NULL, scratch);
-			if (p->cand[i].t_real < best) {
-				best = p->cand[i].t_real;
+			/* Clamped to 1 or to the cap, two tries can be one M:
+			 * each is listed once. */
+			if (p->n_cand && p->cand[p->n_cand - 1].rounds == t)
+				continue;
+			struct locus_divisible_candidate *cd = &p->cand[p->n_cand++];
+			cd->rounds = t;
+			cd->t_real = locus__divisible_t_real(&m, p, t, NULL, scratch);
+			cd->infeasible = isfinite(cd->t_real)
+					     ? NULL
+					     : "a round before the last would need a chunk that is "
+					       "not positive";
+			if (cd->t_real < best) {
+				best = cd->t_real;
 				M = t;
 			}
 		}

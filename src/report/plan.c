@@ -64,11 +64,16 @@ int locus_divisible_report_json(const struct locus_divisible_plan *p,
 	locus__out_str(&o, ",\n ");
 	locus__out_key(&o, "candidates");
 	locus__out_char(&o, '[');
-	for (int i = 0; i < 4 && !p->opt.rounds; i++) {
+	for (size_t i = 0; i < p->n_cand && !p->opt.rounds; i++) {
 		locus__out_str(&o, i ? ", {" : "{");
 		locus__out_field_u64(&o, "rounds", p->cand[i].rounds);
 		locus__out_str(&o, ", ");
 		locus__out_field_num(&o, "t_real", p->cand[i].t_real);
+		if (p->cand[i].infeasible) {
+			locus__out_str(&o, ", \"infeasible\": ");
+			locus__out_json_str(&o, p->cand[i].infeasible,
+					    strlen(p->cand[i].infeasible));
+		}
 		locus__out_char(&o, '}');
 	}
 	locus__out_str(&o, "],\n ");
