@@ -454,6 +454,126 @@ static double simulate_checked(const struct locus_divisible_plan *p)
 	return ok ? ms : NAN;
 }
 
+/* The last round of p's plan as Appendix A replays it: the master's time
+ * `comm` and each virtual worker's free time prev[] once rounds 0..M-2
+ * are sent, and what they leave (returned). */
+static double before_last_round(const struct locus_divisible_plan *p, double *comm, double *prev)
+{
+	double sent = 0;
+	*comm = 0;
+	for (size_t k = 0; k < p->n_used; k++)
+		prev[k] = 0;
+	for (size_t j = 0; j + 1 < p->rounds; j++)
+		for (size_t k = 0; k < p->n_used; k++) {
+			const struct locus_divisible_group *g = &p->groups[k];
+			double c = locus_divisible_group_chunk(p, j, k);
+			if (c <= 0)
+				continue;
+			sent += c;
+			*comm += c / g->B + g->E;
+			prev[k] = fmax(prev[k], *comm) + c / g->S + g->Delta;
+		}
+	return p->W - sent;
+}
+
+/* The alignment's sum at a common end T, written out again from
+ * docs/divisible.md: each virtual worker in turn takes the largest chunk
+ * it finishes by T, or none. */
+static double aligned_sum(const struct locus_divisible_plan *p, double T, double comm,
+			  const double *prev)
+{
+	double a = comm, sum = 0;
+	for (size_t k = 0; k < p->n_used; k++) {
+		const struct locus_divisible_group *g = &p->groups[k];
+		double c = fmin(g->S * (T - g->Delta - prev[k]),
+				(T - a - g->E - g->Delta) / (1 / g->B + 1 / g->S));
+		if (c > 0) {
+			a += c / g->B + g->E;
+			sum += c;
+		}
+	}
+	return sum;
+}
+
+/* The end of the last round is the smallest T where the alignment holds
+ * what is left, although the sum is not monotone in T (a chunk that turns
+ * positive delays every later transfer by its eps), so that sum = left can
+ * have several solutions (issue 16, item 21). A dense scan below each
+ * plan's end finds no T that would do, though the sum falls somewhere on
+ * the way in many plans. One plan (UMR, 56 workers, eps 0.1) has several
+ * solutions: its end is held to the smallest, 5.665578 (a scan of 100,000
+ * points finds nothing earlier), where a bisection gave a later one,
+ * 5.6722306. */
+TEST(last_round_ends_at_the_smallest_aligned_time)
+{
+	int falls = 0, plans = 0;
+	for (uint64_t seed = 1; seed <= 150; seed++) {
+		size_t n = 5 + seed % 60;
+		struct locus_divisible_worker mean = {1, seed % 5 ? 200 : 20, 0.1,
+						      0.05 + 0.025 * (double)(seed % 3)};
+		struct locus_divisible_worker w[64];
+		locus_divisible_workers_generate(w, n, 0.1 * (double)(seed % 6), &mean, seed);
+		struct locus_divisible_plan *p =
+		    plan_as(methods[seed % 3], 50 + 40 * (double)(seed % 50),
+			    100 + 300 * (double)(seed % 7), w, n);
+		CHECK(p);
+		if (!p)
+			continue;
+		double prev[64], comm;
+		double left = before_last_round(p, &comm, prev);
+		/* The plan's common end: where its last chunks finish. */
+		double end = comm, a = comm;
+		for (size_t k = 0; k < p->n_used; k++) {
+			const struct locus_divisible_group *g = &p->groups[k];
+			double c = locus_divisible_group_chunk(p, p->rounds - 1, k);
+			if (c > 0) {
+				a += c / g->B + g->E;
+				end = fmax(end, fmax(prev[k], a) + c / g->S + g->Delta);
+			}
+		}
+		CHECK(aligned_sum(p, end * (1 + 1e-12), comm, prev) >= left * (1 - 1e-12));
+		int earlier = 0, fell = 0;
+		double last = 0;
+		for (int i = 0; i < 4000; i++) {
+			double f =
+			    aligned_sum(p, comm + (end - comm) * (1 - 1e-9) * i / 4000, comm, prev);
+			earlier += f >= left;
+			fell |= f < last;
+			last = f;
+		}
+		CHECK_EQ_INT(earlier, 0);
+		falls += fell;
+		plans++;
+		locus_divisible_plan_destroy(p);
+	}
+	fprintf(stderr, "  %d plans, %d with the sum falling somewhere below their end\n", plans,
+		falls);
+	CHECK(falls > 0);
+
+	struct locus_divisible_worker mean = {1, 200, 0.1, 0.1}, w[56];
+	locus_divisible_workers_generate(w, 56, 0.5, &mean, 2051);
+	struct locus_divisible_plan *p = plan_as("umr", 90, 100, w, 56);
+	CHECK(p);
+	if (p) {
+		CHECK_EQ_INT(p->rounds, 1);
+		CHECK_REL(p->t_real, 5.66557784964, 1e-10);
+		/* Nothing earlier holds W; between it and the bisection's
+		 * solution the sum falls below W again. */
+		double prev[56] = {0};
+		int earlier = 0, between = 0;
+		for (int i = 0; i < 100000; i++) {
+			earlier +=
+			    aligned_sum(p, p->t_real * (1 - 1e-9) * i / 100000, 0, prev) >= 90;
+			double T = p->t_real + (5.67223 - p->t_real) * i / 100000;
+			between += aligned_sum(p, T, 0, prev) < 90;
+		}
+		CHECK_EQ_INT(earlier, 0);
+		CHECK(between > 0);
+		CHECK(aligned_sum(p, 5.6722306, 0, prev) >= 90);
+		locus_divisible_plan_destroy(p);
+	}
+}
+
 TEST(simulator_matches_t_real_on_the_homogeneous_grid)
 {
 	/* Fig. 5's grid: every m from 1 to 100, b0 120 and 600, three eps. */
@@ -760,6 +880,7 @@ TEST_MAIN(TEST_ENTRY(one_worker_two_rounds_by_hand), TEST_ENTRY(one_round_is_sen
 	  TEST_ENTRY(t_ideal_equals_brute_force),
 	  TEST_ENTRY(m_star_minimises_t_ideal_and_m_plus_is_the_best_candidate),
 	  TEST_ENTRY(m_star_against_a_dense_scan), TEST_ENTRY(candidates_distinct_with_reasons),
+	  TEST_ENTRY(last_round_ends_at_the_smallest_aligned_time),
 	  TEST_ENTRY(simulator_matches_t_real_on_the_homogeneous_grid),
 	  TEST_ENTRY(simulator_matches_t_real_when_deltas_are_equal_within_groups),
 	  TEST_ENTRY(simulator_never_exceeds_t_real_with_heterogeneous_deltas),

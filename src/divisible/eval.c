@@ -166,6 +166,17 @@ double locus__divisible_m_star(const struct locus__divisible_model *m, double W)
 	return locus__divisible_t_ideal(m, W, x) <= best_t ? x : (double)best;
 }
 
+/* The last round's chunk of virtual worker g, free from `prev`, when the
+ * master may start sending it at `a` and all must end by T: the largest
+ * it finishes by T if the chunk arrives while g is busy (first form) or
+ * after (second form); not clipped at 0. */
+static double chunk_by(const struct locus_divisible_group *g, double T, double a, double prev)
+{
+	double busy = g->S * (T - g->Delta - prev);
+	double late = (T - a - g->E - g->Delta) / (1 / g->B + 1 / g->S);
+	return busy < late ? busy : late;
+}
+
 /* The last round's chunks for a common finishing time T: virtual worker k
  * (free from prev[k], its chunk sent after the master's time `a`) gets the
  * largest chunk it can finish by T, none when that is not positive. The
@@ -176,11 +187,7 @@ static double last_chunks(const struct locus_divisible_plan *p, double T, double
 	double sum = 0;
 	for (size_t k = 0; k < p->n_used; k++) {
 		const struct locus_divisible_group *g = &p->groups[k];
-		/* Finished by T if the chunk arrives while the worker is busy
-		 * (first form) and if it arrives later (second form). */
-		double busy = g->S * (T - g->Delta - prev[k]);
-		double late = (T - a - g->E - g->Delta) / (1 / g->B + 1 / g->S);
-		double C = busy < late ? busy : late;
+		double C = chunk_by(g, T, a, prev[k]);
 		if (!(C > 0))
 			C = 0;
 		else
@@ -189,6 +196,93 @@ static double last_chunks(const struct locus_divisible_plan *p, double T, double
 		sum += C;
 	}
 	return sum;
+}
+
+/* Over T in [T1, T2], an upper bound of the chunks' sum f(T), and whether
+ * f is linear there (no chunk changes its form: none, busy or late). The
+ * master's clock before virtual worker k lies in [alo, ahi]: a chunk
+ * grows with T and shrinks with the clock, and the clock after a positive
+ * chunk, a + C / B + E, grows with both (the second form's slope in the
+ * clock is 1 - S / (S + B) > 0); so the bounds stay tight except where a
+ * chunk may or may not be positive, which widens them by E. */
+static double chunks_bound(const struct locus_divisible_plan *p, double T1, double T2, double comm,
+			   const double *prev, int *linear)
+{
+	double alo = comm, ahi = comm, fub = 0;
+	*linear = 1;
+	for (size_t k = 0; k < p->n_used; k++) {
+		const struct locus_divisible_group *g = &p->groups[k];
+		double chi = chunk_by(g, T2, alo, prev[k]);
+		if (!(chi > 0))
+			continue; /* none over the whole interval */
+		fub += chi;
+		double clo = chunk_by(g, T1, ahi, prev[k]);
+		double top = chunk_by(g, T2, ahi, prev[k]);
+		double h = 1 / g->B + 1 / g->S;
+		/* busy - late grows with T and with the clock. */
+		double most = g->S * (T2 - g->Delta - prev[k]) - (T2 - ahi - g->E - g->Delta) / h;
+		double least = g->S * (T1 - g->Delta - prev[k]) - (T1 - alo - g->E - g->Delta) / h;
+		if (!(clo > 0) || (most > 0 && least < 0))
+			*linear = 0;
+		if (clo > 0)
+			alo += clo / g->B + g->E;
+		ahi += (top > 0 ? top : 0) / g->B + g->E;
+	}
+	return fub;
+}
+
+/* The smallest common end T at which the last round's chunks hold what is
+ * left (at least `left`), the chunks at it in C[]. The sum f(T) is
+ * piecewise linear in T but not monotone: when a chunk becomes positive,
+ * its E delays every later transfer (a drop), and a busy virtual worker
+ * with a slow link can advance the master's clock faster than T (a
+ * falling piece); so f = left can have several solutions and a bisection
+ * finds one of them. Here an end hi with f(hi) >= left is found by
+ * doubling, then [comm, hi] is searched leftmost first, dropping every
+ * interval whose upper bound of f stays below left and solving exactly
+ * on an interval where f is linear (a resolution of 1e-15 of hi ends the
+ * splitting where f has a breakpoint). */
+static double smallest_end(const struct locus_divisible_plan *p, double left, double comm,
+			   const double *prev, double *C)
+{
+	double lo = comm;
+	for (size_t k = 0; k < p->n_used; k++)
+		if (prev[k] > lo)
+			lo = prev[k];
+	double hi = lo + 1;
+	while (last_chunks(p, hi, comm, prev, C) < left) {
+		hi = lo + 2 * (hi - lo);
+		if (!isfinite(hi))
+			return INFINITY;
+	}
+	double resolution = 1e-15 * hi;
+	struct {
+		double t1, t2;
+	} stack[256];
+	size_t n = 0;
+	stack[n].t1 = comm, stack[n++].t2 = hi;
+	while (n) {
+		double t1 = stack[n - 1].t1, t2 = stack[--n].t2;
+		int linear;
+		if (chunks_bound(p, t1, t2, comm, prev, &linear) < left)
+			continue;
+		if (linear || t2 - t1 <= resolution || n + 2 > sizeof stack / sizeof *stack) {
+			double f1 = last_chunks(p, t1, comm, prev, C);
+			if (f1 >= left)
+				return t1;
+			double f2 = last_chunks(p, t2, comm, prev, C);
+			if (f2 < left)
+				continue;
+			if (!linear)
+				return t2;
+			double t = t1 + (left - f1) / (f2 - f1) * (t2 - t1);
+			return t < t1 ? t1 : t > t2 ? t2 : t;
+		}
+		double mid = t1 + (t2 - t1) / 2;
+		stack[n].t1 = mid, stack[n++].t2 = t2;
+		stack[n].t1 = t1, stack[n++].t2 = mid;
+	}
+	return hi;
 }
 
 double locus__divisible_t_real(const struct locus__divisible_model *m,
@@ -232,34 +326,28 @@ double locus__divisible_t_real(const struct locus__divisible_model *m,
 			return INFINITY;
 		left = 0;
 	}
-	/* The common end lies past the master's time and every worker's. */
-	double lo = comm;
 	for (size_t k = 0; k < K; k++)
-		if (prev[k] > lo)
-			lo = prev[k];
-	double hi = lo + 1;
+		C[k] = 0;
 	if (left > 0) {
-		while (last_chunks(p, hi, comm, prev, C) < left)
-			hi = lo + 2 * (hi - lo);
-		lo = comm;
-		for (int it = 0; it < 200 && hi - lo > 4 * DBL_EPSILON * hi; it++) {
-			double mid = lo + (hi - lo) / 2;
-			if (last_chunks(p, mid, comm, prev, C) < left)
-				lo = mid;
-			else
-				hi = mid;
+		double T = smallest_end(p, left, comm, prev, C);
+		if (!isfinite(T))
+			return INFINITY;
+		/* At T the chunks hold what is left, to rounding: step T up
+		 * until they hold it all, then take any excess off the last
+		 * ones (a smaller chunk never finishes later). */
+		double sum = last_chunks(p, T, comm, prev, C);
+		for (int it = 0; it < 64 && sum < left; it++) {
+			T += ldexp(DBL_EPSILON, it) * T;
+			sum = last_chunks(p, T, comm, prev, C);
 		}
-		/* At hi the chunks hold at least what is left: take the excess
-		 * off the last ones (a smaller chunk never finishes later). */
-		double excess = last_chunks(p, hi, comm, prev, C) - left;
+		if (!(sum >= left))
+			return INFINITY;
+		double excess = sum - left;
 		for (size_t k = K; k-- > 0 && excess > 0;) {
 			double cut = C[k] < excess ? C[k] : excess;
 			C[k] -= cut;
 			excess -= cut;
 		}
-	} else {
-		for (size_t k = 0; k < K; k++)
-			C[k] = 0;
 	}
 	double T = 0;
 	for (size_t k = 0; k < K; k++) {
