@@ -25,6 +25,8 @@
  *  oracle  mean makespans against HEFT planned knowing the scenario (a
  *          clairvoyant static schedule), and how much of the gap between
  *          it and static HEFT each method closes (beyond the paper)
+ *  perf    what a rescheduling point costs on 1,000-task graphs, and the
+ *          time of the 1,000-task, 90 % point with every policy
  *
  *   repro_gtp [--out DIR] [--quick] [EXPERIMENT...]  (default: all, into docs/results)
  *
@@ -34,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "repro.h"
 
@@ -44,6 +47,7 @@
 
 static const char *out_dir = "docs/results";
 static int quick;
+static int time_policy; /* perf: the runs time their policy */
 
 static void die(const char *what, const struct locus_error *err)
 {
@@ -98,7 +102,8 @@ static struct locus_result *go(const struct instance *in, const char *policy, co
 				       .changes = ch,
 				       .n_changes = n_ch,
 				       .no_task_results = 1,
-				       .no_transfer_results = 1};
+				       .no_transfer_results = 1,
+				       .time_policy = time_policy};
 	struct locus_result *r = NULL;
 	if (!cfg.policy || locus_sim_run(&r, &cfg, &err))
 		die(policy, &err);
@@ -289,6 +294,22 @@ static void sizes(void)
 
 /* ---- fig5 ------------------------------------------------------------------------ */
 
+/* The scenario var with one processor, drawn by `seed`, failing for good at
+ * a time uniform in 10..60 % of in's fault-free makespan (heft_makespan). */
+static struct locus_change *with_failure(const struct instance *in, const struct locus_change *var,
+					 size_t n_var, uint64_t seed, size_t *n)
+{
+	struct locus_rng rng;
+	locus_rng_init(&rng, seed);
+	struct locus_change fail = {in->heft_makespan * (0.1 + 0.5 * locus_rng_uniform(&rng)),
+				    LOCUS_CHANGE_FAIL, (uint32_t)locus_rng_below(&rng, PROCS),
+				    LOCUS_NONE, 0};
+	struct locus_change *ch = NULL;
+	if (locus_changes_merge(&ch, n, var, n_var, &fail, 1))
+		die("merge", NULL);
+	return ch;
+}
+
 static void fig5(void)
 {
 	size_t graphs = quick ? 2 : 4, scen = quick ? 3 : 8;
@@ -317,15 +338,8 @@ static void fig5(void)
 				size_t n_var = 0, n_ch = 0;
 				struct locus_change *var =
 				    scenario(&in[gi], b / 10.0, 1000 * gi + si, &n_var);
-				struct locus_rng rng;
-				locus_rng_init(&rng, 7000 + 100 * gi + si);
-				struct locus_change fail = {
-				    in[gi].heft_makespan * (0.1 + 0.5 * locus_rng_uniform(&rng)),
-				    LOCUS_CHANGE_FAIL, (uint32_t)locus_rng_below(&rng, PROCS),
-				    LOCUS_NONE, 0};
-				struct locus_change *ch = NULL;
-				if (locus_changes_merge(&ch, &n_ch, var, n_var, &fail, 1))
-					die("merge", NULL);
+				struct locus_change *ch =
+				    with_failure(&in[gi], var, n_var, 7000 + 100 * gi + si, &n_ch);
 				for (int p = 0; p < 2; p++) {
 					struct locus_result *r = go(
 					    &in[gi], p ? "gtp-c-r" : "gtp-r", "on=none", ch, n_ch);
@@ -550,6 +564,91 @@ static void oracle(void)
 		instance_fini(&in[gi]);
 }
 
+/* ---- perf ------------------------------------------------------------------------ */
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* What a rescheduling point costs on 1,000-task graphs and 10 processors,
+ * timed by the engine on this machine: the policy's time over its points
+ * (every other event it handles included, so an upper bound) and its
+ * longest single event (a rescheduling point); the first plan, made when
+ * the policy is created; and how long the 1,000-task, 90 % point of the
+ * experiments takes with every policy and scenario. */
+static void perf(void)
+{
+	static const double ccrs[] = {0.1, 0.5, 1.5};
+	static const char *const pols[] = {"heft", "gtp", "gtp-c", "dls-sr", "gtp-r", "gtp-c-r"};
+	static const char *const opts[] = {"insertion=0", "on=none", "on=none",
+					   NULL,	  "on=none", "on=none"};
+	enum { N_POL = sizeof pols / sizeof pols[0] };
+	size_t graphs = quick ? 1 : 2, scen = quick ? 2 : 5;
+	printf("\n## perf: 1,000 tasks on %d processors, bound 90 %%, %zu graphs x %zu "
+	       "scenarios a CCR (GTP/r and GTP/c/r with one processor failing, as fig5)\n\n",
+	       PROCS, graphs, scen);
+	printf("| CCR | policy | rescheduling points a run | policy time a point, mean (ms) "
+	       "| longest event (ms) | first plan, mean (ms) | the runs (s) |\n"
+	       "|---:|---|---:|---:|---:|---:|---:|\n");
+	time_policy = 1;
+	double t_all = now_seconds();
+	size_t runs = 0;
+	for (size_t c = 0; c < 3; c++) {
+		struct instance in[4];
+		for (size_t gi = 0; gi < graphs; gi++) {
+			instance_make(&in[gi], 1000, ccrs[c], 200 + gi);
+			struct locus_result *h = go(&in[gi], "heft", "insertion=0", NULL, 0);
+			in[gi].heft_makespan = h->makespan;
+			locus_result_destroy(h);
+		}
+		for (size_t p = 0; p < N_POL; p++) {
+			double points = 0, spent = 0, longest = 0, first = 0, wall = 0;
+			for (size_t gi = 0; gi < graphs; gi++)
+				for (size_t si = 0; si < scen; si++) {
+					size_t n_ch = 0;
+					struct locus_change *var =
+					    scenario(&in[gi], 0.9, 1000 * gi + si, &n_ch);
+					struct locus_change *ch =
+					    p >= 4 ? with_failure(&in[gi], var, n_ch,
+								  7000 + 100 * gi + si, &n_ch)
+						   : var;
+					double t0 = now_seconds();
+					struct locus_result *r =
+					    go(&in[gi], pols[p], opts[p], ch, n_ch);
+					wall += now_seconds() - t0;
+					runs++;
+					if (r->failed)
+						die(r->failure, NULL);
+					points += (double)repro_counter(r, "resched_points");
+					spent += r->policy_seconds;
+					first += r->policy_create_seconds;
+					if (r->policy_event_max > longest)
+						longest = r->policy_event_max;
+					locus_result_destroy(r);
+					if (ch != var)
+						free(ch);
+					free(var);
+				}
+			double n_runs = (double)(graphs * scen);
+			printf("| %.1f | %s | %.1f | ", ccrs[c], pols[p], points / n_runs);
+			if (points > 0)
+				printf("%.3f", 1e3 * spent / points);
+			else
+				printf("-");
+			printf(" | %.3f | %.3f | %.2f |\n", 1e3 * longest, 1e3 * first / n_runs,
+			       wall);
+			fflush(stdout);
+		}
+		for (size_t gi = 0; gi < graphs; gi++)
+			instance_fini(&in[gi]);
+	}
+	time_policy = 0;
+	printf("\nAll %zu runs: %.1f s\n", runs, now_seconds() - t_all);
+}
+
 /* ---- period (beyond the paper) ----------------------------------------------------- */
 
 /* GTP/c's NSL against its rescheduling period (a fraction of HEFT's
@@ -615,11 +714,8 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} all[] = {{"fig4", fig4},
-		   {"sizes", sizes},
-		   {"fig5", fig5},
-		   {"period", period},
-		   {"oracle", oracle}};
+	} all[] = {{"fig4", fig4},     {"sizes", sizes},   {"fig5", fig5},
+		   {"period", period}, {"oracle", oracle}, {"perf", perf}};
 	int any = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
@@ -632,7 +728,7 @@ int main(int argc, char **argv)
 				found |= strcmp(argv[i], all[k].name) == 0;
 			if (!found) {
 				fprintf(stderr, "usage: repro_gtp [--out DIR] [--quick] "
-						"[fig4|sizes|fig5]...\n");
+						"[fig4|sizes|fig5|period|oracle|perf]...\n");
 				return 2;
 			}
 		}

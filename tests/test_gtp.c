@@ -647,6 +647,68 @@ TEST(cost_equations_by_hand)
 	CHECK_EQ_INT(transfers, 0);
 }
 
+/* A monitor of a run that has not begun: nothing placed, nothing moved,
+ * every processor and link at its peak. */
+static uint32_t idle_placed(const struct locus_monitor *m, uint32_t t, double *computed)
+{
+	*computed = 0;
+	return LOCUS_NONE;
+}
+
+static double idle_moved(const struct locus_monitor *m, uint32_t o, uint32_t node)
+{
+	return 0;
+}
+
+static double idle_avail(const struct locus_monitor *m, uint32_t node)
+{
+	return 1;
+}
+
+static double idle_bw(const struct locus_monitor *m, uint32_t node)
+{
+	const struct locus_platform *p = m->engine;
+	return p->nodes[node].net_bw;
+}
+
+static double idle_pair_bw(const struct locus_monitor *m, uint32_t a, uint32_t b)
+{
+	return locus_platform_pair_bw(m->engine, a, b);
+}
+
+/* DLS/sr's remapping is DLS over what is left from the monitor's state:
+ * at a point before anything has started, on a platform at its peak, it
+ * is DLS's own plan, so nothing is withdrawn, moved or sent again (on
+ * wide graphs, whose ready lists outgrow the remapping's first rows). */
+TEST(dls_remap_before_the_start_is_dls)
+{
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		struct fixture f;
+		CHECK_EQ_INT(fixture(&f, (enum locus_dag_gen_method)(seed % 4), 400, 6, seed), 0);
+		struct locus_replicas *rep = NULL;
+		CHECK_EQ_INT(locus_replicas_create(&rep, f.g->n_objects, f.p->n_nodes), 0);
+		struct locus_monitor mon = {.engine = f.p,
+					    .replicas = rep,
+					    .placed = idle_placed,
+					    .moved = idle_moved,
+					    .avail = idle_avail,
+					    .bandwidth = idle_bw,
+					    .pair_bw = idle_pair_bw};
+		struct locus_actions act = {0};
+		struct locus_policy_stats st;
+		CHECK_EQ_INT(one_point("dls-sr", NULL, f.wl, &mon, 0, &act, &st), 0);
+		CHECK_EQ_INT(stat_of(&st, "resched_points"), 1);
+		CHECK_EQ_INT(stat_of(&st, "remappings"), 0);
+		size_t moved = 0;
+		for (size_t k = 0; k < act.n; k++)
+			moved += act.list[k].kind != LOCUS__ACT_TIMER;
+		CHECK_EQ_INT(moved, 0);
+		locus__actions_fini(&act);
+		locus_replicas_destroy(rep);
+		fixture_fini(&f);
+	}
+}
+
 TEST(options_and_refusals)
 {
 	struct fixture f;
@@ -674,4 +736,5 @@ TEST_MAIN(TEST_ENTRY(first_schedule_is_heft_without_insertion),
 	  TEST_ENTRY(dls_sr_reschedules_on_slack), TEST_ENTRY(variable_platforms),
 	  TEST_ENTRY(failures_end_the_run_clearly), TEST_ENTRY(lost_data_with_no_task_lost),
 	  TEST_ENTRY(rewinding_survives_failures), TEST_ENTRY(rewinding_of_fig3),
-	  TEST_ENTRY(cost_equations_by_hand), TEST_ENTRY(options_and_refusals))
+	  TEST_ENTRY(cost_equations_by_hand), TEST_ENTRY(dls_remap_before_the_start_is_dls),
+	  TEST_ENTRY(options_and_refusals))

@@ -24,8 +24,8 @@
 #include "locus/result.h"
 #include "locus/rng.h"
 #include "locus/scenario.h"
-#include "locus/task.h"
 #include "locus/sim.h"
+#include "locus/task.h"
 #include "locus/workload.h"
 
 #endif

@@ -147,6 +147,9 @@ void locus_act_timer(struct locus_actions *a, uint32_t proc, double delay, uint6
 void locus_act_stop(struct locus_actions *a, uint32_t worker);
 /* The decision examined `entries` metadata entries (cost model). */
 void locus_act_cost(struct locus_actions *a, uint64_t entries);
+/* The policy could not decide for want of memory: the engine ends the
+ * run with LOCUS_ENOMEM, as when one of these calls cannot append. */
+void locus_act_oom(struct locus_actions *a);
 /* Version 2: withdraws `task` from wherever it is assigned (queued,
  * gathering or running: its computation is lost; the inputs already on
  * its node stay there). It is unassigned again, no event follows; a task

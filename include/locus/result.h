@@ -91,6 +91,11 @@ struct locus_result {
 	struct locus_policy_stats pstats;
 	uint64_t events;
 	double wall_seconds;
+	/* With locus_sim_config.time_policy: seconds spent in the policy's
+	 * creation (its first plan), in its events, and in its longest single
+	 * event (e.g. a rescheduling point); 0 otherwise. Measured on this
+	 * machine, so never written to the result file. */
+	double policy_create_seconds, policy_seconds, policy_event_max;
 	/* Task graphs and platform changes (written as version 2). */
 	/* A task graph (edges, or costs per processor), platform changes or
 	 * a failure: the result is written as version 2. */

@@ -71,6 +71,12 @@ struct locus_sim_config {
 	/* Called now and then (about every 1 % of tasks); may be NULL. */
 	void (*progress)(void *user, size_t done, size_t total, double now);
 	void *progress_user;
+	/* 1: time the policy's calls on this machine's clock (its creation,
+	 * which plans, and every event it handles) into the result's
+	 * policy_create_seconds, policy_seconds and policy_event_max. Off by
+	 * default: two clock reads an event, and the times are not part of
+	 * the result file. */
+	int time_policy;
 };
 
 /* Runs the simulation. Errors: LOCUS_EINVAL for a bad config or policy

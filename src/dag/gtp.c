@@ -96,6 +96,11 @@ struct gtp {
 	double *sl, *est, *spare;
 	uint8_t *mapped;
 	uint32_t *ready;
+	/* Per ready slot of map_dls: the task's mean cost, its data's arrival
+	 * and cost on each worker (rows of nw), its best worker and level
+	 * there. */
+	double *rmean, *rdl, *rda, *rcost;
+	uint32_t *rw, rows_cap;
 	int asked;
 	uint64_t triggers;
 };
@@ -147,6 +152,11 @@ static void destroy(void *state)
 	free(s->spare);
 	free(s->mapped);
 	free(s->ready);
+	free(s->rmean);
+	free(s->rdl);
+	free(s->rda);
+	free(s->rcost);
+	free(s->rw);
 	free(s);
 }
 
@@ -343,6 +353,32 @@ static double input_ready(const struct gtp *s, uint32_t t, uint32_t o, uint32_t 
 	return n ? now + best : now;
 }
 
+/* When the inputs of unfinished task t would be on worker w's node, mapped
+ * there now (Eqs. 6 to 8 without the processor's availability). */
+static double data_ready(const struct gtp *s, uint32_t t, uint32_t w, double now)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	double da = now;
+	for (uint32_t i = 0; i < tk->n_in; i++) {
+		double r = input_ready(s, t, s->g->inputs[tk->in_at + i], w, now);
+		if (r > da)
+			da = r;
+	}
+	return da;
+}
+
+/* EST and EFT of unfinished task t on worker w now (Eqs. 5 to 11), its
+ * data ready at da (data_ready; not read when t has started there: EST is
+ * now, Eq. 5). */
+static double cost_on(const struct gtp *s, uint32_t t, uint32_t w, double now, double da,
+		      double *est_out)
+{
+	int started = s->pi[t] == w && s->kc[t] > 0;
+	double est = started ? now : s->pa[w] > da ? s->pa[w] : da;
+	*est_out = est;
+	return est + locus_workload_cost(s->wl, t, w) * (started ? 1 - s->kc[t] : 1) / s->avail[w];
+}
+
 /* Maps every unfinished task (Eqs. 5 to 11) into s->newmu and s->eft. */
 static void map_all(struct gtp *s, double now)
 {
@@ -372,28 +408,14 @@ static void map_all(struct gtp *s, double now)
 			s->newmu[t] = s->pi[t];
 			continue;
 		}
-		const struct locus_task *tk = &s->g->tasks[t];
 		double best = INFINITY;
 		uint32_t best_w = LOCUS_NONE;
 		for (uint32_t w = 0; w < s->nw; w++) {
 			if (!(s->avail[w] > 0))
 				continue;
 			int started = s->pi[t] == w && s->kc[t] > 0;
-			double est;
-			if (started) {
-				est = now; /* Eq. 5 */
-			} else {
-				double da = now;
-				for (uint32_t i = 0; i < tk->n_in; i++) {
-					double r =
-					    input_ready(s, t, s->g->inputs[tk->in_at + i], w, now);
-					if (r > da)
-						da = r;
-				}
-				est = s->pa[w] > da ? s->pa[w] : da; /* Eqs. 6 to 8 */
-			}
-			double left = started ? 1 - s->kc[t] : 1;
-			double eft = est + locus_workload_cost(s->wl, t, w) * left / s->avail[w];
+			double est, eft = cost_on(s, t, w, now,
+						  started ? now : data_ready(s, t, w, now), &est);
 			if (eft < best) {
 				best = eft;
 				best_w = w;
@@ -460,30 +482,91 @@ static void plan_spare(struct gtp *s)
 			s->spare[t] = 0;
 }
 
-/* EST and EFT of unfinished task t on worker w now (Eqs. 5 to 11). */
-static double cost_on(const struct gtp *s, uint32_t t, uint32_t w, double now, double *est_out)
+/* The dynamic level of ready slot k's task on worker w (w up), its EST
+ * and EFT (as cost_on, from the slot's rows). */
+static double dls_level(const struct gtp *s, uint32_t k, uint32_t w, double now, double *est,
+			double *eft)
 {
-	const struct locus_task *tk = &s->g->tasks[t];
+	uint32_t t = s->ready[k];
+	size_t at = (size_t)k * s->nw + w;
 	int started = s->pi[t] == w && s->kc[t] > 0;
-	double est = now;
-	if (!started) {
-		double da = now;
-		for (uint32_t i = 0; i < tk->n_in; i++) {
-			double r = input_ready(s, t, s->g->inputs[tk->in_at + i], w, now);
-			if (r > da)
-				da = r;
+	double cost = s->rcost[at];
+	*est = started ? now : s->pa[w] > s->rda[at] ? s->pa[w] : s->rda[at];
+	*eft = *est + cost * (started ? 1 - s->kc[t] : 1) / s->avail[w];
+	return s->sl[t] - *est + (s->rmean[k] - cost / s->avail[w]);
+}
+
+/* Ready slot k's best worker now: the largest dynamic level, the first
+ * worker within a relative 1e-9 of it on ties. */
+static void dls_search(struct gtp *s, uint32_t k, double now)
+{
+	double best = -INFINITY, est, eft;
+	uint32_t bw = LOCUS_NONE;
+	for (uint32_t w = 0; w < s->nw; w++) {
+		if (!(s->avail[w] > 0))
+			continue;
+		double dl = dls_level(s, k, w, now, &est, &eft);
+		if (bw == LOCUS_NONE || dl > best + 1e-9 * fabs(best)) {
+			best = dl;
+			bw = w;
 		}
-		est = s->pa[w] > da ? s->pa[w] : da;
 	}
-	*est_out = est;
-	return est + locus_workload_cost(s->wl, t, w) * (started ? 1 - s->kc[t] : 1) / s->avail[w];
+	s->rdl[k] = best;
+	s->rw[k] = bw;
+}
+
+/* Puts task t on the ready list of map_dls, with what stays fixed while
+ * it waits there: its mean cost, its data's arrival and cost on every worker
+ * (its predecessors are mapped, and the monitor does not change during a
+ * point); then finds its best worker. Returns 0 or LOCUS_ENOMEM. */
+static int dls_ready(struct gtp *s, uint32_t t, uint32_t *n_ready, double now)
+{
+	uint32_t k = (*n_ready)++;
+	if (k >= s->rows_cap) {
+		size_t cap = s->rows_cap ? 2 * (size_t)s->rows_cap : 64;
+		double *da = realloc(s->rda, cap * s->nw * sizeof *da);
+		if (!da)
+			return LOCUS_ENOMEM;
+		s->rda = da;
+		double *cost = realloc(s->rcost, cap * s->nw * sizeof *cost);
+		if (!cost)
+			return LOCUS_ENOMEM;
+		s->rcost = cost;
+		double *mean = realloc(s->rmean, cap * sizeof *mean);
+		if (!mean)
+			return LOCUS_ENOMEM;
+		s->rmean = mean;
+		double *dl = realloc(s->rdl, cap * sizeof *dl);
+		if (!dl)
+			return LOCUS_ENOMEM;
+		s->rdl = dl;
+		uint32_t *rw = realloc(s->rw, cap * sizeof *rw);
+		if (!rw)
+			return LOCUS_ENOMEM;
+		s->rw = rw;
+		s->rows_cap = (uint32_t)cap;
+	}
+	s->ready[k] = t;
+	s->rmean[k] = locus_workload_mean_cost(s->wl, t);
+	double *row = s->rda + (size_t)k * s->nw, *cost = s->rcost + (size_t)k * s->nw;
+	for (uint32_t w = 0; w < s->nw; w++) {
+		row[w] = s->avail[w] > 0 && !(s->pi[t] == w && s->kc[t] > 0)
+			     ? data_ready(s, t, w, now)
+			     : now;
+		cost[w] = locus_workload_cost(s->wl, t, w);
+	}
+	dls_search(s, k, now);
+	return 0;
 }
 
 /* DLS over what is left (Sih and Lee; as src/dag/dls.c, from the state
  * now): repeatedly the ready task and processor with the largest dynamic
  * level SL - EST + (mean cost - cost now), until every unfinished task is
- * mapped. */
-static void map_dls(struct gtp *s, double now)
+ * mapped (ties within a relative 1e-9: the lower task, then the lower
+ * worker). As in dls.c, a level only falls when its worker takes a task,
+ * so each ready task keeps its best worker and only those whose best
+ * worker was just taken are searched again. Returns 0 or LOCUS_ENOMEM. */
+static int map_dls(struct gtp *s, double now)
 {
 	uint32_t n_ready = 0, n_left = 0, k_order = 0;
 	for (uint32_t t = 0; t < s->n; t++) {
@@ -502,43 +585,51 @@ static void map_dls(struct gtp *s, double now)
 		int ready = 1;
 		for (uint32_t e = s->g->pred_at[t]; e < s->g->pred_at[t + 1] && ready; e++)
 			ready = s->mapped[s->g->preds[e].task];
-		if (ready)
-			s->ready[n_ready++] = t;
+		if (ready && dls_ready(s, t, &n_ready, now))
+			return LOCUS_ENOMEM;
 	}
 	while (n_left && n_ready) {
-		double best = -INFINITY, best_est = 0, best_eft = 0;
-		uint32_t bt = LOCUS_NONE, bw = LOCUS_NONE, bk = 0;
+		double best = -INFINITY;
+		uint32_t bt = LOCUS_NONE, bk = 0;
 		for (uint32_t k = 0; k < n_ready; k++) {
 			uint32_t t = s->ready[k];
-			double mean = locus_workload_mean_cost(s->wl, t);
-			for (uint32_t w = 0; w < s->nw; w++) {
-				if (!(s->avail[w] > 0))
-					continue;
-				double est, eft = cost_on(s, t, w, now, &est);
-				double dl = s->sl[t] - est +
-					    (mean - locus_workload_cost(s->wl, t, w) / s->avail[w]);
-				if (dl > best + 1e-9 * fabs(best) ||
-				    (fabs(dl - best) <= 1e-9 * fabs(best) && t < bt)) {
-					best = dl;
-					bt = t;
-					bw = w;
-					bk = k;
-					best_est = est;
-					best_eft = eft;
-				}
+			double dl = s->rdl[k];
+			if (s->rw[k] == LOCUS_NONE)
+				continue;
+			if (bt == LOCUS_NONE || dl > best + 1e-9 * fabs(best) ||
+			    (fabs(dl - best) <= 1e-9 * fabs(best) && t < bt)) {
+				best = dl;
+				bt = t;
+				bk = k;
 			}
 		}
 		if (bt == LOCUS_NONE)
 			break; /* no processor up */
+		uint32_t bw = s->rw[bk];
+		double est, eft;
+		dls_level(s, bk, bw, now, &est, &eft);
 		s->newmu[bt] = bw;
-		s->est[bt] = best_est;
-		s->eft[bt] = best_eft;
-		if (best_eft > s->pa[bw])
-			s->pa[bw] = best_eft;
+		s->est[bt] = est;
+		s->eft[bt] = eft;
+		if (eft > s->pa[bw])
+			s->pa[bw] = eft;
 		s->mapped[bt] = 1;
 		s->morder[k_order++] = bt;
 		n_left--;
-		s->ready[bk] = s->ready[--n_ready];
+		/* The last ready task takes bt's place, with its row. */
+		if (bk != --n_ready) {
+			s->ready[bk] = s->ready[n_ready];
+			s->rmean[bk] = s->rmean[n_ready];
+			s->rdl[bk] = s->rdl[n_ready];
+			s->rw[bk] = s->rw[n_ready];
+			memcpy(s->rda + (size_t)bk * s->nw, s->rda + (size_t)n_ready * s->nw,
+			       s->nw * sizeof *s->rda);
+			memcpy(s->rcost + (size_t)bk * s->nw, s->rcost + (size_t)n_ready * s->nw,
+			       s->nw * sizeof *s->rcost);
+		}
+		for (uint32_t k = 0; k < n_ready; k++)
+			if (s->rw[k] == bw)
+				dls_search(s, k, now);
 		for (uint32_t e = s->g->succ_at[bt]; e < s->g->succ_at[bt + 1]; e++) {
 			uint32_t c = s->g->succs[e].task;
 			if (s->mapped[c])
@@ -551,8 +642,8 @@ static void map_dls(struct gtp *s, double now)
 				int in = 0;
 				for (uint32_t k = 0; k < n_ready && !in; k++)
 					in = s->ready[k] == c;
-				if (!in)
-					s->ready[n_ready++] = c;
+				if (!in && dls_ready(s, c, &n_ready, now))
+					return LOCUS_ENOMEM;
 			}
 		}
 	}
@@ -562,6 +653,7 @@ static void map_dls(struct gtp *s, double now)
 			s->eft[t] = INFINITY;
 			s->morder[k_order++] = t;
 		}
+	return 0;
 }
 
 /* ---- carrying a schedule out ----------------------------------------------------- */
@@ -737,7 +829,10 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 			if (end > s->pa[w])
 				s->pa[w] = end;
 		}
-		map_dls(s, now);
+		if (map_dls(s, now)) {
+			locus_act_oom(act);
+			return;
+		}
 	} else {
 		map_all(s, now);
 	}

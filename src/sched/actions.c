@@ -89,6 +89,11 @@ void locus_act_cost(struct locus_actions *a, uint64_t entries)
 	a->entries += entries;
 }
 
+void locus_act_oom(struct locus_actions *a)
+{
+	a->oom = 1;
+}
+
 void locus__actions_reset(struct locus_actions *a)
 {
 	a->n = 0;

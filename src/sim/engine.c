@@ -186,6 +186,15 @@ struct engine {
 	int halt;
 };
 
+/* This machine's monotonic clock, in seconds (for timing, never for the
+ * simulated time). */
+static double seconds_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int cmp_ev(const void *a, const void *b)
 {
 	const struct ev *x = a, *y = b;
@@ -531,7 +540,16 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 		}
 		locus__actions_reset(&e->act);
 		e->now = now;
-		e->cfg->policy->on_event(e->pol, &it->ev, &e->act);
+		if (e->cfg->time_policy) {
+			double t0 = seconds_now();
+			e->cfg->policy->on_event(e->pol, &it->ev, &e->act);
+			double dt = seconds_now() - t0;
+			e->r->policy_seconds += dt;
+			if (dt > e->r->policy_event_max)
+				e->r->policy_event_max = dt;
+		} else {
+			e->cfg->policy->on_event(e->pol, &it->ev, &e->act);
+		}
 		e->r->events++;
 		if (e->act.oom) {
 			fail(e, LOCUS_ENOMEM, "out of memory");
@@ -2018,7 +2036,10 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 					       .seed = cfg->seed,
 					       .opts = &kv,
 					       .monitor = &e.mon};
+		double c0 = seconds_now();
 		rc = cfg->policy->create(&e.pol, &ctx, err);
+		if (cfg->time_policy)
+			e.r->policy_create_seconds = seconds_now() - c0;
 		if (!rc && locus_kv_unused(&kv))
 			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 					"policy %s has no option \"%s\"", cfg->policy->name,

@@ -737,6 +737,9 @@ static void print_dag_summary(const struct locus_result *r, const struct locus_p
 		printf("  %-17s %" PRIu64 "\n", r->pstats.counter_names[j], r->pstats.counters[j]);
 	printf("  schedulers        busy %.6f s in all\n", r->sched_busy_total);
 	printf("  worker idle       %.6f s in all\n", r->worker_idle_total);
+	printf("  policy's time     first plan %.3f ms, events %.3f ms in all, longest %.3f ms "
+	       "(on this machine)\n",
+	       1e3 * r->policy_create_seconds, 1e3 * r->policy_seconds, 1e3 * r->policy_event_max);
 	printf("  simulated         %" PRIu64 " events in %.3f s (%.0f events/s)\n", r->events,
 	       r->wall_seconds, r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0);
 }
@@ -967,6 +970,8 @@ int cmd_sim(int argc, char **argv)
 		    .no_transfer_results = !(a.out || a.trace || a.gantt),
 		    .progress = progress_tty ? progress : NULL,
 		    .progress_user = (void *)pols[i]->name,
+		    /* A graph's policies plan: say what planning cost. */
+		    .time_policy = wl->graph != NULL,
 		};
 		if ((rc = locus_sim_run(&runs[i], &cfg, &err)))
 			goto fail;
