@@ -84,14 +84,22 @@ struct expect {
 	struct pair *parent;
 	size_t n_parent;
 	const char **ids;
+	/* Each task's program (its execution entry's command) and how many
+	 * arguments it has. */
+	const char **program;
+	size_t *n_args;
 };
 
 static void expect_fini(struct expect *x)
 {
 	for (size_t i = 0; x->ids && i < x->tasks; i++)
 		free((void *)x->ids[i]);
+	for (size_t i = 0; x->program && i < x->tasks; i++)
+		free((void *)x->program[i]);
 	free(x->parent);
 	free((void *)x->ids);
+	free((void *)x->program);
+	free(x->n_args);
 }
 
 static int add_pair(struct pair **list, size_t *n, long p, long c)
@@ -175,9 +183,17 @@ static int count_instance(const char *text, size_t len, struct expect *x)
 		}
 	}
 	json_t *et = json_object_get(exec, "tasks");
-	for (size_t i = 0; i < json_array_size(et); i++)
-		x->work +=
-		    json_number_value(json_object_get(json_array_get(et, i), "runtimeInSeconds"));
+	x->program = calloc(n, sizeof *x->program);
+	x->n_args = calloc(n, sizeof *x->n_args);
+	for (size_t i = 0; i < json_array_size(et); i++) {
+		json_t *e = json_array_get(et, i), *cmd = json_object_get(e, "command");
+		x->work += json_number_value(json_object_get(e, "runtimeInSeconds"));
+		long t = find_str(x->ids, n, json_string_value(json_object_get(e, "id")));
+		if (t >= 0 && cmd) {
+			x->program[t] = strdup(json_string_value(json_object_get(cmd, "program")));
+			x->n_args[t] = json_array_size(json_object_get(cmd, "arguments"));
+		}
+	}
 	free(linked);
 	free(fid);
 	free(producer);
@@ -230,6 +246,17 @@ TEST(shipped_instances_read)
 		}
 		CHECK_EQ_INT(named, x.files);
 		CHECK_EQ_INT(stored, x.stored);
+		/* Each task's stage is its program, and it runs the program
+		 * with its arguments. */
+		CHECK(g->task_stage && g->commands);
+		for (size_t t = 0; t < g->n_tasks && g->task_stage && g->commands; t++) {
+			CHECK(x.program[t] != NULL);
+			CHECK(g->task_stage[t] < g->n_stages);
+			CHECK_EQ_STR(g->stage_names[g->task_stage[t]], x.program[t]);
+			CHECK_EQ_INT(g->commands[t].argc, 1 + x.n_args[t]);
+			CHECK_EQ_STR(g->commands[t].argv[0], x.program[t]);
+			CHECK(g->commands[t].line == NULL);
+		}
 		CHECK_EQ_INT(stored_bytes, x.stored_bytes);
 		for (size_t i = 0; i < x.n_parent; i++) {
 			CHECK(x.parent[i].p >= 0 && x.parent[i].c >= 0);
@@ -824,5 +851,63 @@ TEST(errors)
 	CHECK_EQ_INT(locus_dag_read_wfcommons(&g, doc, strlen(doc), NULL, NULL), LOCUS_EPARSE);
 }
 
+/* A task's stage: its command's program (no directory; the execution's
+ * command over the specification's), else its category (1.4), else its
+ * name without WfCommons' "_ID0000001"; what it runs: the program and its
+ * arguments. Commands of the wrong shape are refused with their path. */
+TEST(stages_and_commands)
+{
+	static const char doc14[] =
+	    "{\"workflow\": {\"tasks\": [\n"
+	    " {\"name\": \"mProject_ID0000001\", \"runtime\": 1},\n"
+	    " {\"name\": \"x_0002\", \"category\": \"split\"},\n"
+	    " {\"name\": \"y_0003\", \"category\": \"split\",\n"
+	    "  \"command\": {\"program\": \"/opt/bin/mAdd\", \"arguments\": [\"-p\", \"dir\"]}},\n"
+	    " {\"name\": \"plain\"}, {\"name\": \"_12\"}, {\"name\": \"z_ID\"}]}}";
+	struct locus_error err = {0};
+	struct locus_graph *g = read_text(doc14, &err);
+	CHECK(g != NULL);
+	if (g) {
+		const char *want[] = {"mProject", "split", "mAdd", "plain", "_12", "z_ID"};
+		CHECK(g->task_stage != NULL);
+		for (uint32_t t = 0; t < 6 && g->task_stage; t++)
+			CHECK_EQ_STR(g->stage_names[g->task_stage[t]], want[t]);
+		CHECK_EQ_INT(g->n_stages, 6);
+		CHECK(g->commands && g->commands[2].argc == 3);
+		CHECK(g->commands && !g->commands[0].argc && !g->commands[0].line);
+		if (g->commands) {
+			CHECK_EQ_STR(g->commands[2].argv[0], "/opt/bin/mAdd");
+			CHECK_EQ_STR(g->commands[2].argv[2], "dir");
+		}
+		locus_graph_destroy(g);
+	}
+	static const char doc15[] =
+	    SPEC("{\"id\": \"a\", \"command\": {\"program\": \"old\"}}, {\"id\": \"b\"}") "},"
+	    "\"execution\": {\"tasks\": [{\"id\": \"a\", \"command\": {\"program\": \"new\", "
+	    "\"arguments\": []}}, {\"id\": \"b\", \"command\": {\"program\": \"tool\"}}]}}}";
+	g = read_text(doc15, &err);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_EQ_STR(g->stage_names[g->task_stage[0]], "new");
+		CHECK_EQ_INT(g->commands[0].argc, 1);
+		CHECK_EQ_STR(g->stage_names[g->task_stage[1]], "tool");
+		locus_graph_destroy(g);
+	}
+	expect_error(SPEC("{\"id\": \"a\", \"command\": \"ls -l\"}") "}}}", LOCUS_EPARSE,
+		     "workflow.specification.tasks[0].command: expected an object with "
+		     "\"program\" and \"arguments\", got \"ls -l\"",
+		     0);
+	expect_error(SPEC("{\"id\": \"a\"}") "}, \"execution\": {\"tasks\": [{\"id\": \"a\", "
+					   "\"command\": {\"program\": \"p\", \"arguments\": [1]}}]}}}",
+		     LOCUS_EPARSE,
+		     "workflow.execution.tasks[0].command.arguments[0]: expected a string", 0);
+	expect_error(SPEC("{\"id\": \"a\", \"command\": {\"program\": \"\"}}") "}}}", LOCUS_EPARSE,
+		     "workflow.specification.tasks[0].command.program: expected a non-empty string",
+		     0);
+	expect_error(SPEC("{\"id\": \"a\", \"category\": 3}") "}}}", LOCUS_EPARSE,
+		     "workflow.specification.tasks[0].category: expected a non-empty string", 0);
+}
+
 TEST_MAIN(TEST_ENTRY(shipped_instances_read), TEST_ENTRY(shipped_instances_simulate),
-	  TEST_ENTRY(versions_give_the_same_graph), TEST_ENTRY(lenient_forms), TEST_ENTRY(errors))
+	  TEST_ENTRY(versions_give_the_same_graph), TEST_ENTRY(lenient_forms), TEST_ENTRY(errors),
+	  TEST_ENTRY(stages_and_commands))

@@ -140,6 +140,61 @@ static void on_lost(void *user, uint32_t object)
 	last_lost = object;
 }
 
+/* Stages, commands and names where a task runs (the workflow readers'):
+ * a stage named twice is one stage, tasks without one say so, commands
+ * keep their words, and a renamed input or output carries its name. */
+TEST(stages_commands_and_names)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_graph_create(&g, "wf", &err), 0);
+	long a = locus_graph_add_task(g, "a", 1), b = locus_graph_add_task(g, "b", 1);
+	long f = locus_graph_add_object(g, "f.dat", 10), in = locus_graph_add_object(g, "in", 1);
+	long s1 = locus_graph_stage(g, "mProject"), s2 = locus_graph_stage(g, "mAdd");
+	CHECK(s1 == 0 && s2 == 1 && locus_graph_stage(g, "mProject") == 0);
+	CHECK_EQ_INT(locus_graph_stage(g, ""), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_graph_set_stage(g, (uint32_t)a, (uint32_t)s1), 0);
+	CHECK_EQ_INT(locus_graph_set_stage(g, (uint32_t)a, 7), LOCUS_EINVAL);
+	const char *words[] = {"mProject", "-X", "in", "f.dat"};
+	struct locus_command argv = {.argv = words, .argc = 4};
+	struct locus_command line = {.line = "sort in > f.dat", .flags = LOCUS_COMMAND_LOCAL};
+	struct locus_command both = {.line = "x", .argv = words, .argc = 1}, none = {0};
+	CHECK_EQ_INT(locus_graph_set_command(g, (uint32_t)a, &argv), 0);
+	CHECK_EQ_INT(locus_graph_set_command(g, (uint32_t)a, &both), LOCUS_EINVAL);
+	CHECK_EQ_INT(locus_graph_set_command(g, (uint32_t)a, &none), LOCUS_EINVAL);
+	/* A task added after the arrays exist is covered too. */
+	long c = locus_graph_add_task(g, "c", 1);
+	CHECK_EQ_INT(locus_graph_set_command(g, (uint32_t)c, &line), 0);
+	CHECK_EQ_INT(locus_graph_add_input_as(g, (uint32_t)a, (uint32_t)in, "raw.fits"), 0);
+	CHECK_EQ_INT(locus_graph_add_output_as(g, (uint32_t)a, (uint32_t)f, NULL, &err), 0);
+	CHECK_EQ_INT(locus_graph_add_input(g, (uint32_t)b, (uint32_t)f), 0);
+	CHECK_EQ_INT(locus_graph_add_input_as(g, (uint32_t)b, (uint32_t)f, "z"), 0);
+	CHECK_EQ_INT(locus_graph_add_input_as(g, (uint32_t)b, (uint32_t)f, "y"), 0);
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	CHECK_EQ_INT(locus_graph_stage(g, "late"), LOCUS_EINVAL);
+	CHECK_EQ_INT(g->n_stages, 2);
+	CHECK(!strcmp(g->stage_names[1], "mAdd"));
+	CHECK(g->task_stage && g->task_stage[a] == 0 && g->task_stage[b] == LOCUS_NONE &&
+	      g->task_stage[c] == LOCUS_NONE);
+	CHECK(g->commands && g->commands[a].argc == 4 && !g->commands[a].line);
+	CHECK(!strcmp(g->commands[a].argv[3], "f.dat") && g->commands[a].argv[3] != words[3]);
+	CHECK(!g->commands[b].line && !g->commands[b].argc);
+	CHECK(!strcmp(g->commands[c].line, "sort in > f.dat") &&
+	      g->commands[c].flags == LOCUS_COMMAND_LOCAL);
+	/* Names: a's input is "raw.fits", b's one input (repeated) keeps
+	 * the first of its names in byte order; no output is renamed. */
+	CHECK(g->input_as && !g->output_as);
+	CHECK_EQ_INT(g->tasks[b].n_in, 1);
+	CHECK(!strcmp(g->input_as[g->tasks[a].in_at], "raw.fits"));
+	CHECK(!strcmp(g->input_as[g->tasks[b].in_at], "y"));
+	locus_graph_destroy(g);
+	/* A graph without any of it has none of the arrays. */
+	struct locus_graph *plain = diamond();
+	CHECK(plain && !plain->task_stage && !plain->commands && !plain->input_as &&
+	      !plain->output_as && plain->n_stages == 0);
+	locus_graph_destroy(plain);
+}
+
 TEST(replica_table)
 {
 	struct locus_replicas *r = NULL;
@@ -198,5 +253,6 @@ TEST(chunk_workload_is_a_bag_of_tasks)
 }
 
 TEST_MAIN(TEST_ENTRY(edges_follow_objects), TEST_ENTRY(refuses_cycles_and_two_writers),
+	  TEST_ENTRY(stages_commands_and_names),
 	  TEST_ENTRY(costs_per_processor), TEST_ENTRY(replica_table),
 	  TEST_ENTRY(chunk_workload_is_a_bag_of_tasks))

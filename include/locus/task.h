@@ -68,6 +68,19 @@ struct locus_task {
 	const char *name;	/* or NULL */
 };
 
+/* What a task runs, for an engine that runs it for real: a shell command
+ * line (a Makeflow rule's, run by /bin/sh -c where the task runs), or a
+ * program and its arguments run without a shell (WfCommons' command). */
+struct locus_command {
+	const char *line;	 /* the shell line, or NULL */
+	const char *const *argv; /* argc words run without a shell, or NULL */
+	uint32_t argc;
+	uint32_t flags; /* LOCUS_COMMAND_* */
+};
+
+/* Makeflow's LOCAL: the command runs where the workflow was started. */
+#define LOCUS_COMMAND_LOCAL 1u
+
 /* An edge of the graph: the other task and the bytes it carries. */
 struct locus_edge {
 	uint32_t task;
@@ -99,6 +112,20 @@ struct locus_graph {
 	 * against (a graph whose data are transfer times on unit links, as
 	 * the HEFT paper's: 1); 0 when the sizes are real bytes. */
 	double data_bw;
+	/* Stages: the programs the tasks run (a workflow's stages; the
+	 * AME/AMFS paper keys its tables by them). stage_names[0 ..
+	 * n_stages); task_stage[t] is task t's stage or LOCUS_NONE, and is
+	 * NULL when no task has one. */
+	size_t n_stages;
+	const char **stage_names;
+	uint32_t *task_stage;
+	/* commands[t]: what task t runs ({0} when nothing is known); NULL
+	 * when no task has a command. */
+	struct locus_command *commands;
+	/* input_as[i] (output_as[i]): the name inputs[i] (outputs[i]) has
+	 * where its task runs, when it differs from the object's (Makeflow's
+	 * remote names), else NULL; the arrays are NULL when none differs. */
+	const char **input_as, **output_as;
 	const char *name; /* where it came from (a file), or NULL */
 	void *priv;	  /* the builder's state; private */
 };
@@ -125,6 +152,23 @@ int locus_graph_add_input(struct locus_graph *g, uint32_t task, uint32_t object)
  * writes it already (the error names both). */
 int locus_graph_add_output(struct locus_graph *g, uint32_t task, uint32_t object,
 			   struct locus_error *err);
+
+/* The same, the object being named `as` where the task runs (copied; NULL:
+ * its own name). A repeated input with several names keeps the first in
+ * byte order. */
+int locus_graph_add_input_as(struct locus_graph *g, uint32_t task, uint32_t object,
+			     const char *as);
+int locus_graph_add_output_as(struct locus_graph *g, uint32_t task, uint32_t object,
+			      const char *as, struct locus_error *err);
+
+/* The id of the stage named `name`, added when it is new; a negative code
+ * (LOCUS_EINVAL after finish or for an empty name, LOCUS_ENOMEM). */
+long locus_graph_stage(struct locus_graph *g, const char *name);
+/* Task `task` belongs to stage `stage` (an id from locus_graph_stage). */
+int locus_graph_set_stage(struct locus_graph *g, uint32_t task, uint32_t stage);
+/* Task `task` runs `c` (its strings are copied). LOCUS_EINVAL when c has
+ * neither a line nor words, or both. */
+int locus_graph_set_command(struct locus_graph *g, uint32_t task, const struct locus_command *c);
 
 /* An edge from -> to carrying `bytes`: a new object that `from` writes and
  * `to` reads. Returns the object's id or a negative code. */

@@ -13,9 +13,11 @@
 #include "locus/heap.h"
 #include "locus/task.h"
 
-/* A (task, object) pair: an input or an output as it was added. */
+/* A (task, object) pair: an input or an output as it was added, with the
+ * name it has where the task runs (or NULL). */
 struct pair {
 	uint32_t task, object;
+	const char *as;
 };
 
 struct builder {
@@ -25,6 +27,8 @@ struct builder {
 	char **names; /* every copied name, freed with the graph */
 	size_t n_names, names_cap;
 	struct locus__strmap task_ix, object_ix; /* built by finish */
+	struct locus__strmap stage_ix;		 /* stage name -> id */
+	size_t stages_cap, stage_len, commands_len; /* task_stage, commands: tasks covered */
 	int finished;
 };
 
@@ -66,6 +70,7 @@ int locus_graph_create(struct locus_graph **out, const char *name, struct locus_
 	g->priv = b;
 	locus__strmap_init(&b->task_ix);
 	locus__strmap_init(&b->object_ix);
+	locus__strmap_init(&b->stage_ix);
 	g->name = keep_name(g, name, &oom);
 	if (oom) {
 		locus_graph_destroy(g);
@@ -88,8 +93,17 @@ void locus_graph_destroy(struct locus_graph *g)
 		free(b->outs);
 		locus__strmap_fini(&b->task_ix);
 		locus__strmap_fini(&b->object_ix);
+		locus__strmap_fini(&b->stage_ix);
 		free(b);
 	}
+	if (g->commands)
+		for (size_t t = 0; t < g->n_tasks; t++)
+			free((void *)g->commands[t].argv);
+	free(g->commands);
+	free(g->stage_names);
+	free(g->task_stage);
+	free(g->input_as);
+	free(g->output_as);
 	free(g->tasks);
 	free(g->objects);
 	free(g->inputs);
@@ -153,24 +167,41 @@ int locus_graph_set_chunk(struct locus_graph *g, uint32_t object, uint32_t datas
 	return 0;
 }
 
-static int add_pair(struct pair **list, size_t *n, size_t *cap, uint32_t task, uint32_t object)
+static int add_pair(struct pair **list, size_t *n, size_t *cap, uint32_t task, uint32_t object,
+		    const char *as)
 {
 	if (locus__grow(list, cap, *n + 1, sizeof **list))
 		return LOCUS_ENOMEM;
-	(*list)[(*n)++] = (struct pair){task, object};
+	(*list)[(*n)++] = (struct pair){task, object, as};
 	return 0;
 }
 
 int locus_graph_add_input(struct locus_graph *g, uint32_t task, uint32_t object)
 {
+	return locus_graph_add_input_as(g, task, object, NULL);
+}
+
+int locus_graph_add_input_as(struct locus_graph *g, uint32_t task, uint32_t object,
+			     const char *as)
+{
 	struct builder *b = bld(g);
+	int oom;
 	if (b->finished || task >= g->n_tasks || object >= g->n_objects)
 		return LOCUS_EINVAL;
-	return add_pair(&b->ins, &b->n_ins, &b->ins_cap, task, object);
+	const char *kept = keep_name(g, as, &oom);
+	if (oom)
+		return LOCUS_ENOMEM;
+	return add_pair(&b->ins, &b->n_ins, &b->ins_cap, task, object, kept);
 }
 
 int locus_graph_add_output(struct locus_graph *g, uint32_t task, uint32_t object,
 			   struct locus_error *err)
+{
+	return locus_graph_add_output_as(g, task, object, NULL, err);
+}
+
+int locus_graph_add_output_as(struct locus_graph *g, uint32_t task, uint32_t object,
+			      const char *as, struct locus_error *err)
 {
 	struct builder *b = bld(g);
 	char n1[32], n2[32], n3[32];
@@ -191,10 +222,94 @@ int locus_graph_add_output(struct locus_graph *g, uint32_t task, uint32_t object
 				  on, locus_graph_task_name(g, was, n1, sizeof n1),
 				  locus_graph_task_name(g, task, n2, sizeof n2));
 	}
+	int oom;
+	const char *kept = keep_name(g, as, &oom);
+	if (oom || add_pair(&b->outs, &b->n_outs, &b->outs_cap, task, object, kept))
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	g->objects[object].producer = task;
-	return add_pair(&b->outs, &b->n_outs, &b->outs_cap, task, object)
-		   ? locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory")
-		   : 0;
+	return 0;
+}
+
+long locus_graph_stage(struct locus_graph *g, const char *name)
+{
+	struct builder *b = bld(g);
+	size_t id;
+	int oom;
+	if (b->finished || !name || !*name)
+		return LOCUS_EINVAL;
+	if (locus__strmap_get(&b->stage_ix, name, &id))
+		return (long)id;
+	if (g->n_stages >= UINT32_MAX - 1)
+		return LOCUS_ERANGE;
+	if (locus__grow(&g->stage_names, &b->stages_cap, g->n_stages + 1, sizeof *g->stage_names))
+		return LOCUS_ENOMEM;
+	const char *kept = keep_name(g, name, &oom);
+	if (oom || locus__strmap_put(&b->stage_ix, kept, g->n_stages))
+		return LOCUS_ENOMEM;
+	g->stage_names[g->n_stages] = kept;
+	return (long)g->n_stages++;
+}
+
+/* Makes a per-task array cover every task added so far: *len of them are
+ * set, the rest get `fill` (elem bytes each, or zeros when fill is NULL). */
+static int cover_tasks(const struct locus_graph *g, void **arr, size_t *len, size_t elem,
+		       const void *fill)
+{
+	if (*len >= g->n_tasks && *arr)
+		return 0;
+	size_t n = g->n_tasks ? g->n_tasks : 1;
+	unsigned char *a = realloc(*arr, n * elem);
+	if (!a)
+		return LOCUS_ENOMEM;
+	for (size_t t = *len; t < n; t++) {
+		if (fill)
+			memcpy(a + t * elem, fill, elem);
+		else
+			memset(a + t * elem, 0, elem);
+	}
+	*arr = a;
+	*len = g->n_tasks;
+	return 0;
+}
+
+int locus_graph_set_stage(struct locus_graph *g, uint32_t task, uint32_t stage)
+{
+	struct builder *b = bld(g);
+	static const uint32_t none = LOCUS_NONE;
+	if (b->finished || task >= g->n_tasks || stage >= g->n_stages)
+		return LOCUS_EINVAL;
+	if (cover_tasks(g, (void **)&g->task_stage, &b->stage_len, sizeof *g->task_stage, &none))
+		return LOCUS_ENOMEM;
+	g->task_stage[task] = stage;
+	return 0;
+}
+
+int locus_graph_set_command(struct locus_graph *g, uint32_t task, const struct locus_command *c)
+{
+	struct builder *b = bld(g);
+	int oom = 0;
+	if (b->finished || task >= g->n_tasks || !c || !c->line == !c->argc ||
+	    (c->argc && !c->argv))
+		return LOCUS_EINVAL;
+	if (cover_tasks(g, (void **)&g->commands, &b->commands_len, sizeof *g->commands, NULL))
+		return LOCUS_ENOMEM;
+	struct locus_command *to = &g->commands[task];
+	const char **argv = NULL;
+	if (c->argc) {
+		argv = calloc(c->argc, sizeof *argv);
+		if (!argv)
+			return LOCUS_ENOMEM;
+		for (uint32_t i = 0; i < c->argc && !oom; i++)
+			argv[i] = keep_name(g, c->argv[i] ? c->argv[i] : "", &oom);
+	}
+	const char *line = oom ? NULL : keep_name(g, c->line, &oom);
+	if (oom) {
+		free(argv);
+		return LOCUS_ENOMEM;
+	}
+	free((void *)to->argv);
+	*to = (struct locus_command){line, argv, c->argc, c->flags};
+	return 0;
 }
 
 long locus_graph_add_edge(struct locus_graph *g, uint32_t from, uint32_t to, uint64_t bytes)
@@ -206,8 +321,8 @@ long locus_graph_add_edge(struct locus_graph *g, uint32_t from, uint32_t to, uin
 		return o;
 	g->objects[o].producer = from;
 	struct builder *b = bld(g);
-	if (add_pair(&b->outs, &b->n_outs, &b->outs_cap, from, (uint32_t)o) ||
-	    add_pair(&b->ins, &b->n_ins, &b->ins_cap, to, (uint32_t)o))
+	if (add_pair(&b->outs, &b->n_outs, &b->outs_cap, from, (uint32_t)o, NULL) ||
+	    add_pair(&b->ins, &b->n_ins, &b->ins_cap, to, (uint32_t)o, NULL))
 		return LOCUS_ENOMEM;
 	return o;
 }
@@ -277,30 +392,44 @@ static int cmp_pair(const void *a, const void *b)
 	const struct pair *x = a, *y = b;
 	if (x->task != y->task)
 		return x->task < y->task ? -1 : 1;
-	return (x->object > y->object) - (x->object < y->object);
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	if (!x->as || !y->as)
+		return (x->as != NULL) - (y->as != NULL);
+	return strcmp(x->as, y->as);
 }
 
-/* Sorts pairs by task then object, drops repeats, and lays them out as
- * CSR: *at (n_tasks + 1 offsets) and *ids. */
+/* Sorts pairs by task, object and name, drops repeats (a repeat with names
+ * keeps the first of them in byte order), and lays them out as CSR: *at
+ * (n_tasks + 1 offsets), *ids and *as (the names where the tasks run; NULL
+ * when every pair has none). */
 static int to_csr(struct pair *p, size_t n, size_t n_tasks, uint32_t **at, uint32_t **ids,
-		  size_t *kept)
+		  const char ***as, size_t *kept)
 {
 	size_t i0 = 1;
 	while (i0 < n && cmp_pair(&p[i0 - 1], &p[i0]) <= 0)
 		i0++;
 	if (i0 < n) /* not in order already (a chunk workload is) */
 		qsort(p, n, sizeof *p, cmp_pair);
-	size_t k = 0;
+	size_t k = 0, named = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!k || p[i].task != p[k - 1].task || p[i].object != p[k - 1].object)
+		if (!k || p[i].task != p[k - 1].task || p[i].object != p[k - 1].object) {
 			p[k++] = p[i];
+			named += p[i].as != NULL;
+		} else if (!p[k - 1].as && p[i].as) {
+			p[k - 1].as = p[i].as; /* the first named repeat */
+			named++;
+		}
 	*at = locus__calloc(n_tasks + 1, sizeof **at);
 	*ids = locus__calloc(k ? k : 1, sizeof **ids);
-	if (!*at || !*ids)
+	*as = named ? locus__calloc(k, sizeof **as) : NULL;
+	if (!*at || !*ids || (named && !*as))
 		return LOCUS_ENOMEM;
 	for (size_t i = 0; i < k; i++) {
 		(*at)[p[i].task + 1]++;
 		(*ids)[i] = p[i].object;
+		if (*as)
+			(*as)[i] = p[i].as;
 	}
 	for (size_t t = 0; t < n_tasks; t++)
 		(*at)[t + 1] += (*at)[t];
@@ -528,7 +657,7 @@ int locus_graph_finish(struct locus_graph *g, struct locus_error *err)
 	if (b->finished)
 		return 0;
 	/* Inputs and outputs by task. */
-	if (to_csr(b->ins, b->n_ins, g->n_tasks, &at, &g->inputs, &k))
+	if (to_csr(b->ins, b->n_ins, g->n_tasks, &at, &g->inputs, &g->input_as, &k))
 		goto oom;
 	for (size_t t = 0; t < g->n_tasks; t++) {
 		g->tasks[t].in_at = at[t];
@@ -536,7 +665,7 @@ int locus_graph_finish(struct locus_graph *g, struct locus_error *err)
 	}
 	free(at);
 	at = NULL;
-	if (to_csr(b->outs, b->n_outs, g->n_tasks, &at, &g->outputs, &k))
+	if (to_csr(b->outs, b->n_outs, g->n_tasks, &at, &g->outputs, &g->output_as, &k))
 		goto oom;
 	for (size_t t = 0; t < g->n_tasks; t++) {
 		g->tasks[t].out_at = at[t];
@@ -586,6 +715,13 @@ int locus_graph_finish(struct locus_graph *g, struct locus_error *err)
 				  "the graph has a cycle through task \"%s\": expected a DAG",
 				  locus_graph_task_name(g, stuck, n1, sizeof n1));
 	sum_bytes(g);
+	/* Stages and commands cover every task. */
+	static const uint32_t none = LOCUS_NONE;
+	if ((g->task_stage &&
+	     cover_tasks(g, (void **)&g->task_stage, &b->stage_len, sizeof *g->task_stage, &none)) ||
+	    (g->commands &&
+	     cover_tasks(g, (void **)&g->commands, &b->commands_len, sizeof *g->commands, NULL)))
+		goto oom;
 	for (size_t t = 0; t < g->n_tasks; t++)
 		if (g->tasks[t].name && locus__strmap_put(&b->task_ix, g->tasks[t].name, t))
 			goto oom;

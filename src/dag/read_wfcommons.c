@@ -17,7 +17,10 @@
  * the execution's runtime wins over one in the specification.
  *
  * What becomes what: a task is a task named by its id (its name when it
- * has none) whose work is its runtime in seconds (0 when none is given);
+ * has none) whose work is its runtime in seconds (0 when none is given),
+ * whose stage is its command's program (without a directory), else its
+ * category (1.4), else its name without the "_ID0000001" WfCommons'
+ * generators append, and whose command is the program and its arguments;
  * a file a task refers to is an object of its size in bytes, written by
  * the task that lists it as an output (one at most) and read by those
  * that list it as an input; a file nobody writes is stored (the
@@ -70,6 +73,13 @@ struct wctx {
 	size_t n;
 	const char **key; /* each task's id (or name), pointing into the JSON */
 	double *work;
+	/* Each task's command object and where it was ("…tasks[i].command"
+	 * of the specification or the execution), and its category, or
+	 * NULL: its stage and what it runs. */
+	json_t **cmd;
+	const char **cmd_list;
+	uint32_t *cmd_at;
+	const char **category;
 	struct locus__strmap tix; /* id -> task */
 	struct locus__strmap nix; /* name -> task, or AMBIGUOUS */
 	struct locus__strmap fix; /* file id -> files[] */
@@ -215,7 +225,11 @@ static int read_task_ids(struct wctx *c)
 	char path[160], got[64];
 	c->key = locus__calloc(c->n, sizeof *c->key);
 	c->work = locus__calloc(c->n, sizeof *c->work);
-	if (!c->key || !c->work)
+	c->cmd = locus__calloc(c->n, sizeof *c->cmd);
+	c->cmd_list = locus__calloc(c->n, sizeof *c->cmd_list);
+	c->cmd_at = locus__calloc(c->n, sizeof *c->cmd_at);
+	c->category = locus__calloc(c->n, sizeof *c->category);
+	if (!c->key || !c->work || !c->cmd || !c->cmd_list || !c->cmd_at || !c->category)
 		return nomem(c);
 	for (size_t i = 0; i < c->n; i++) {
 		json_t *t = json_array_get(c->tasks, i), *id, *name, *rt;
@@ -257,6 +271,16 @@ static int read_task_ids(struct wctx *c)
 		snprintf(path, sizeof path, "%s[%zu].%s", c->tasks_path, i, which);
 		if (rt && (rc = seconds(c, rt, path, &c->work[i])))
 			return rc;
+		if ((c->cmd[i] = json_object_get(t, "command"))) {
+			c->cmd_list[i] = c->tasks_path;
+			c->cmd_at[i] = (uint32_t)i;
+		}
+		json_t *cat = json_object_get(t, "category");
+		if (cat) {
+			snprintf(path, sizeof path, "%s[%zu].category", c->tasks_path, i);
+			if ((rc = id_string(c, cat, path, &c->category[i])))
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -323,8 +347,98 @@ static int read_execution(struct wctx *c, json_t *exec)
 		snprintf(path, sizeof path, "workflow.execution.tasks[%zu].%s", i, which);
 		if (rt && (rc = seconds(c, rt, path, &c->work[k])))
 			break;
+		if (json_object_get(t, "command")) {
+			c->cmd[k] = json_object_get(t, "command");
+			c->cmd_list[k] = "workflow.execution.tasks";
+			c->cmd_at[k] = (uint32_t)i;
+		}
 	}
 	free(seen);
+	return rc;
+}
+
+/* ---- stages and commands -------------------------------------------------------- */
+
+/* A task's stage when nothing names its program: its name without the
+ * "_ID0000001" (or "_0001") WfCommons' generators append. */
+static size_t stem_length(const char *name)
+{
+	size_t n = strlen(name), d = n;
+	while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+		d--;
+	if (d == n)
+		return n;
+	if (d >= 3 && !strncmp(name + d - 3, "_ID", 3) && d > 3)
+		return d - 3;
+	if (d >= 1 && name[d - 1] == '_' && d > 1)
+		return d - 1;
+	return n;
+}
+
+/* Task i's stage (its command's program, without a directory, else its
+ * category, else its name's stem) and command (program and arguments, run
+ * without a shell). */
+static int task_stage_and_command(struct wctx *c, uint32_t i)
+{
+	char path[200], got[64], stem[256];
+	const char *program = NULL, **argv = NULL;
+	size_t argc = 0;
+	int rc = 0;
+	json_t *cmd = c->cmd[i];
+	if (cmd) {
+		snprintf(path, sizeof path, "%s[%" PRIu32 "].command", c->cmd_list[i], c->cmd_at[i]);
+		if (!json_is_object(cmd))
+			return perr(c, "%s: expected an object with \"program\" and \"arguments\", "
+				       "got %s",
+				    path, locus__json_describe(cmd, got, sizeof got));
+		json_t *prog = json_object_get(cmd, "program"), *args = json_object_get(cmd, "arguments");
+		char p2[240];
+		snprintf(p2, sizeof p2, "%s.program", path);
+		if (prog && (rc = id_string(c, prog, p2, &program)))
+			return rc;
+		if (args && !json_is_array(args))
+			return perr(c, "%s.arguments: expected an array of strings, got %s", path,
+				    locus__json_describe(args, got, sizeof got));
+		if (program) {
+			argc = 1 + json_array_size(args);
+			argv = locus__calloc(argc, sizeof *argv);
+			if (!argv)
+				return nomem(c);
+			argv[0] = program;
+			for (size_t k = 1; k < argc; k++) {
+				json_t *a = json_array_get(args, k - 1);
+				if (!json_is_string(a) ||
+				    strlen(json_string_value(a)) != json_string_length(a)) {
+					free(argv);
+					return perr(c, "%s.arguments[%zu]: expected a string, got %s",
+						    path, k - 1, locus__json_describe(a, got, sizeof got));
+				}
+				argv[k] = json_string_value(a);
+			}
+		}
+	}
+	const char *stage = c->category[i];
+	if (program) {
+		const char *slash = strrchr(program, '/');
+		stage = slash && slash[1] ? slash + 1 : program;
+	}
+	if (!stage) {
+		size_t n = stem_length(c->key[i]);
+		if (n >= sizeof stem)
+			n = sizeof stem - 1;
+		memcpy(stem, c->key[i], n);
+		stem[n] = 0;
+		stage = stem;
+	}
+	long id = locus_graph_stage(c->g, stage);
+	if (id < 0 || locus_graph_set_stage(c->g, i, (uint32_t)id))
+		rc = nomem(c);
+	if (!rc && argv) {
+		struct locus_command lc = {.argv = argv, .argc = (uint32_t)argc};
+		if (locus_graph_set_command(c->g, i, &lc))
+			rc = nomem(c);
+	}
+	free(argv);
 	return rc;
 }
 
@@ -654,6 +768,9 @@ static int read_workflow(struct wctx *c, json_t *root)
 		if (t < 0)
 			return t == LOCUS_ENOMEM ? nomem(c) : perr(c, "too many tasks");
 	}
+	for (uint32_t i = 0; i < c->n; i++)
+		if ((rc = task_stage_and_command(c, i)))
+			return rc;
 	if (files && (rc = read_files(c, files)))
 		return rc;
 	c->in_at = locus__calloc(c->n + 1, sizeof *c->in_at);
@@ -700,6 +817,10 @@ int locus_dag_read_wfcommons(struct locus_graph **out, const char *text, size_t 
 	locus__strmap_fini(&c.fix);
 	free(c.key);
 	free(c.work);
+	free(c.cmd);
+	free(c.cmd_list);
+	free(c.cmd_at);
+	free(c.category);
 	free(c.files);
 	free(c.in);
 	free(c.in_at);
