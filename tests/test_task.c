@@ -157,7 +157,9 @@ TEST(stages_commands_and_names)
 	CHECK_EQ_INT(locus_graph_set_stage(g, (uint32_t)a, 7), LOCUS_EINVAL);
 	const char *words[] = {"mProject", "-X", "in", "f.dat"};
 	struct locus_command argv = {.argv = words, .argc = 4};
-	struct locus_command line = {.line = "sort in > f.dat", .flags = LOCUS_COMMAND_LOCAL};
+	const char *vars[] = {"LC_ALL=C", "OPTS=-n -r"};
+	struct locus_command line = {
+	    .line = "sort in > f.dat", .flags = LOCUS_COMMAND_LOCAL, .env = vars, .n_env = 2};
 	struct locus_command both = {.line = "x", .argv = words, .argc = 1}, none = {0};
 	CHECK_EQ_INT(locus_graph_set_command(g, (uint32_t)a, &argv), 0);
 	CHECK_EQ_INT(locus_graph_set_command(g, (uint32_t)a, &both), LOCUS_EINVAL);
@@ -181,6 +183,8 @@ TEST(stages_commands_and_names)
 	CHECK(!g->commands[b].line && !g->commands[b].argc);
 	CHECK(!strcmp(g->commands[c].line, "sort in > f.dat") &&
 	      g->commands[c].flags == LOCUS_COMMAND_LOCAL);
+	CHECK(g->commands[c].n_env == 2 && !strcmp(g->commands[c].env[1], "OPTS=-n -r") &&
+	      g->commands[c].env[1] != vars[1] && !g->commands[a].env);
 	/* Names: a's input is "raw.fits", b's one input (repeated) keeps
 	 * the first of its names in byte order; no output is renamed. */
 	CHECK(g->input_as && !g->output_as);

@@ -13,6 +13,7 @@
 #include "locus/divisible.h"
 #include "locus/error.h"
 #include "locus/files.h"
+#include "locus/flow.h"
 #include "locus/heap.h"
 #include "locus/kv.h"
 #include "locus/locality.h"

@@ -76,6 +76,10 @@ struct locus_command {
 	const char *const *argv; /* argc words run without a shell, or NULL */
 	uint32_t argc;
 	uint32_t flags; /* LOCUS_COMMAND_* */
+	/* Variables set in its environment: n_env "NAME=value" strings
+	 * (Makeflow's exported variables), or NULL. */
+	const char *const *env;
+	uint32_t n_env;
 };
 
 /* Makeflow's LOCAL: the command runs where the workflow was started. */

@@ -97,8 +97,10 @@ void locus_graph_destroy(struct locus_graph *g)
 		free(b);
 	}
 	if (g->commands)
-		for (size_t t = 0; t < g->n_tasks; t++)
+		for (size_t t = 0; t < g->n_tasks; t++) {
 			free((void *)g->commands[t].argv);
+			free((void *)g->commands[t].env);
+		}
 	free(g->commands);
 	free(g->stage_names);
 	free(g->task_stage);
@@ -284,31 +286,51 @@ int locus_graph_set_stage(struct locus_graph *g, uint32_t task, uint32_t stage)
 	return 0;
 }
 
+/* Copies n strings into the graph's names: a new array (NULL when n is 0),
+ * or NULL with *oom set. */
+static const char **keep_names(struct locus_graph *g, const char *const *v, uint32_t n, int *oom)
+{
+	*oom = 0;
+	if (!n)
+		return NULL;
+	const char **copy = calloc(n, sizeof *copy);
+	if (!copy) {
+		*oom = 1;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n && !*oom; i++)
+		copy[i] = keep_name(g, v[i] ? v[i] : "", oom);
+	if (*oom) {
+		free(copy);
+		return NULL;
+	}
+	return copy;
+}
+
 int locus_graph_set_command(struct locus_graph *g, uint32_t task, const struct locus_command *c)
 {
 	struct builder *b = bld(g);
 	int oom = 0;
 	if (b->finished || task >= g->n_tasks || !c || !c->line == !c->argc ||
-	    (c->argc && !c->argv))
+	    (c->argc && !c->argv) || (c->n_env && !c->env))
 		return LOCUS_EINVAL;
 	if (cover_tasks(g, (void **)&g->commands, &b->commands_len, sizeof *g->commands, NULL))
 		return LOCUS_ENOMEM;
-	struct locus_command *to = &g->commands[task];
-	const char **argv = NULL;
-	if (c->argc) {
-		argv = calloc(c->argc, sizeof *argv);
-		if (!argv)
-			return LOCUS_ENOMEM;
-		for (uint32_t i = 0; i < c->argc && !oom; i++)
-			argv[i] = keep_name(g, c->argv[i] ? c->argv[i] : "", &oom);
-	}
-	const char *line = oom ? NULL : keep_name(g, c->line, &oom);
+	const char **argv = keep_names(g, c->argv, c->argc, &oom), **env = NULL;
+	const char *line = NULL;
+	if (!oom)
+		env = keep_names(g, c->env, c->n_env, &oom);
+	if (!oom)
+		line = keep_name(g, c->line, &oom);
 	if (oom) {
 		free(argv);
+		free(env);
 		return LOCUS_ENOMEM;
 	}
+	struct locus_command *to = &g->commands[task];
 	free((void *)to->argv);
-	*to = (struct locus_command){line, argv, c->argc, c->flags};
+	free((void *)to->env);
+	*to = (struct locus_command){line, argv, c->argc, c->flags, env, c->n_env};
 	return 0;
 }
 
