@@ -343,7 +343,9 @@ static int drive_run(struct drive *d)
 			case LOCUS__ACT_CANCEL:
 			case LOCUS__ACT_TRANSFER:
 			case LOCUS__ACT_REWIND:
-				fault(d, "a task policy cancelled, rewound or moved something");
+			case LOCUS__ACT_COPY:
+			case LOCUS__ACT_DROP:
+				fault(d, "a task policy cancelled, rewound, moved or dropped something");
 				continue;
 			case LOCUS__ACT_TIMER:
 				x.time = now + a->delay;

@@ -45,9 +45,46 @@ enum {
 	 * locus_source_pick). The worker places the task on arrival: it
 	 * starts gathering the task's produced inputs at once, and runs the
 	 * task when it is free and they are all there, its assignments in
-	 * the order they arrived. */
+	 * the order they arrived. The other args are the policy's. */
 	LOCUS_MSG_ASSIGN = 1,
+	/* Version 3: an assignment as LOCUS_MSG_ASSIGN, with arg[2] how the
+	 * task gets its produced inputs (enum locus_gather) and arg[3] where
+	 * its outputs go (enum locus_output); locus_act_assign_flow. */
+	LOCUS_MSG_ASSIGN_FLOW = 2,
 	LOCUS_MSG_USER = 16
+};
+
+/* The shared file system, where a node is named (copies, and
+ * LOCUS_EV_TRANSFER): the place a workflow's inputs are at the start and
+ * its outputs at the end, with the aggregate bandwidth and metadata rate
+ * the engine gives it. Version 3. */
+#define LOCUS_FS (UINT32_MAX - 1)
+
+/* How an assigned task gets its produced inputs (version 3). */
+enum locus_gather {
+	/* Each is sent to its node as soon as it exists (on a node or the
+	 * file system), from a holder locus_source_pick names: the task
+	 * runs when all are there (version 1's behaviour). */
+	LOCUS_GATHER_AUTO,
+	/* The task waits until each exists somewhere, then, when it runs,
+	 * reads those its node lacks (from a node holding one, else the file
+	 * system), before it computes: the reads are part of the task. */
+	LOCUS_GATHER_READ,
+	/* The task runs when each is on its node, where the policy's copies
+	 * (locus_act_copy) put them; nothing is sent for it otherwise. */
+	LOCUS_GATHER_POLICY,
+	/* The task needs none of them (the policy made what it needs, a
+	 * reduction, in their place); it reads its stored inputs only. */
+	LOCUS_GATHER_NONE
+};
+
+/* Where an assigned task's outputs go (version 3). Writes to the file
+ * system are part of the task: it ends when they have. */
+enum locus_output {
+	LOCUS_OUTPUT_LOCAL, /* on its node (version 1's behaviour) */
+	LOCUS_OUTPUT_FINAL, /* on its node; those no task reads also on the file system */
+	LOCUS_OUTPUT_BOTH,  /* on its node and on the file system (staging) */
+	LOCUS_OUTPUT_FS	    /* on the file system only */
 };
 
 #define LOCUS_MSG_ARGS 8
@@ -119,8 +156,12 @@ struct locus_event {
 			double speed; /* the node's new relative speed */
 		} speed;
 		struct {
-			uint32_t object, from, to;
+			uint32_t object, from, to; /* nodes, or LOCUS_FS */
 			int ok; /* 0: no source was left, or an end failed */
+			/* Version 3: the copy's tag, and how many objects it
+			 * moved (object: the first of them, or LOCUS_NONE). */
+			uint64_t tag;
+			uint32_t n;
 		} transfer;
 		struct {
 			uint32_t node;
@@ -166,6 +207,34 @@ void locus_act_rewind(struct locus_actions *a, uint32_t task);
  * LOCUS_EV_TRANSFER reaches the acting process when it ends. */
 void locus_act_transfer(struct locus_actions *a, uint32_t object, uint32_t from, uint32_t to);
 
+/* Version 3: assigns as locus_act_assign, saying how the task gets its
+ * produced inputs and where its outputs go. */
+void locus_act_assign_flow(struct locus_actions *a, uint32_t from, uint32_t worker, uint32_t task,
+			   int32_t source, enum locus_gather gather, enum locus_output output);
+
+/* Version 3: a copy of several objects in one transfer (an archive of the
+ * AME/AMFS collectives), or of bytes that are no object (a partial
+ * reduction). */
+struct locus_copy {
+	const uint32_t *objects; /* n objects (copied), or NULL with n 0 */
+	uint32_t n;
+	uint64_t bytes;	  /* n 0: the bytes that move; else their sum */
+	uint32_t from, to; /* nodes, or LOCUS_FS; from holds every object */
+	double delay;	  /* seconds before it starts (making the archive) */
+	uint64_t tag;	  /* given back in its LOCUS_EV_TRANSFER */
+};
+/* Moves c's objects (or bytes) from c->from to c->to as one flow, after
+ * c->delay, a metadata operation of the file system for each file read
+ * from or written to it, and the latency; then `to` holds each object and
+ * a LOCUS_EV_TRANSFER (ok 0 when `from` lacked one or an end failed)
+ * reaches the acting process. */
+void locus_act_copy(struct locus_actions *a, const struct locus_copy *c);
+
+/* Version 3: node `node` (or LOCUS_FS) no longer keeps `object`: its
+ * storage is freed (a workflow's intermediate file its last reader has
+ * read). A node that does not hold it is not changed. */
+void locus_act_drop(struct locus_actions *a, uint32_t object, uint32_t node);
+
 /*
  * What a monitor reports of the run now (GTP's situated task graph): the
  * engine fills it in and a policy reads it while it handles an event,
@@ -205,7 +274,7 @@ struct locus_policy_ctx {
 };
 
 /* The version this header describes. */
-#define LOCUS_POLICY_VERSION 2
+#define LOCUS_POLICY_VERSION 3
 
 /* What a policy can handle (version 2). */
 enum {
@@ -232,6 +301,9 @@ struct locus_policy {
 	/* Version 2. */
 	unsigned flags;	     /* LOCUS_POLICY_* */
 	const char *options; /* the options it takes, for help ("delay=SECONDS"), or NULL */
+	/* Version 3: the node scheduler s of n runs on (NULL: spread evenly
+	 * over the nodes). */
+	uint32_t (*scheduler_node)(const struct locus_workload *wl, size_t n, size_t s);
 };
 
 /* The policy's capabilities: its flags from version 2 on, none before. */

@@ -61,6 +61,18 @@ struct locus_worker_result {
 	double max_wait; /* longest wait for an assignment */
 };
 
+/* A workflow's stage in a run: its tasks' times and where they read
+ * (version 3). */
+struct locus_stage_result {
+	size_t tasks;			/* tasks of it that ran */
+	double first_start, last_end;	/* of those tasks (0 when none ran) */
+	double read, compute, write;	/* seconds its tasks spent, summed */
+	uint64_t bytes_local;		/* inputs on the task's node when it started */
+	uint64_t bytes_peer;		/* inputs from other nodes (read or sent ahead) */
+	uint64_t bytes_fs_read;		/* inputs from the file system */
+	uint64_t bytes_fs_written;	/* outputs written to the file system */
+};
+
 struct locus_sched_result {
 	uint64_t events;    /* events handled */
 	double busy;	    /* time spent deciding */
@@ -111,6 +123,12 @@ struct locus_result {
 	double lb_cp, cp_mean, cp_min, nsl, slr;
 	struct locus_transfer_result *xfers; /* n_xfers, or NULL */
 	size_t n_xfers;
+	/* Workflows (a graph whose tasks have stages: written as version 3):
+	 * the file system's metadata operations and bytes, and each stage
+	 * (graph->stage_names[s] is stage s's name). */
+	int flow;
+	uint64_t fs_ops, fs_bytes_read, fs_bytes_written;
+	struct locus_stage_result *stages; /* graph->n_stages, or NULL */
 	/* The graph of the workload it ran, for names in reports: borrowed,
 	 * valid while the workload lives (NULL: none). */
 	const struct locus_graph *graph;

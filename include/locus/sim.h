@@ -58,7 +58,16 @@ struct locus_sim_config {
 	double latency;				/* message latency, s; < 0: the platform's */
 	double cost_per_msg;			/* s per message a process handles */
 	double cost_per_entry;			/* s per metadata entry examined */
-	double shared_fs_bw;			/* > 0: reads come from a shared file system */
+	/* The shared file system (LOCUS_FS): where stored objects no node
+	 * holds are (a workflow's inputs), which tasks read and write and
+	 * policies copy from and to. shared_fs_bw > 0 gives it that
+	 * aggregate bandwidth, and puts every stored object on it alone (the
+	 * catalog's nodes do not hold them: DL-MPI's PVFS); 0: only the
+	 * nodes' links limit it. fs_ops > 0: it serves that many metadata
+	 * operations a second, one per file read or written (a FIFO server);
+	 * 0: no limit. */
+	double shared_fs_bw;
+	double fs_ops;
 	const struct locus_speed_change *speed; /* sorted by time */
 	size_t n_speed;
 	int no_task_results; /* 1: do not keep per-task results */

@@ -10,6 +10,7 @@ void locus_result_destroy(struct locus_result *r)
 		return;
 	free(r->tasks);
 	free(r->xfers);
+	free(r->stages);
 	free(r->workers);
 	free(r->scheds);
 	free(r);

@@ -176,6 +176,13 @@ static void apply_actions(struct engine *e, double now)
 					   e->pol->name, m->to, e->n_procs);
 				return;
 			}
+			if (m->type == LOCUS_MSG_ASSIGN_FLOW) {
+				local_fail(e, LOCUS_ENOTSUP,
+					   "policy %s assigns workflow tasks, which the MPI engine "
+					   "does not run yet",
+					   e->pol->name);
+				return;
+			}
 			int dest = e->proc_rank[m->to];
 			if (dest == e->rank) {
 				local_fail(e, LOCUS_ENOTSUP,
@@ -211,11 +218,12 @@ static void apply_actions(struct engine *e, double now)
 			if (locus_heap_push(&e->timers, &t))
 				local_fail(e, LOCUS_ENOMEM, "out of memory");
 		} else if (a->kind == LOCUS__ACT_CANCEL || a->kind == LOCUS__ACT_TRANSFER ||
-			   a->kind == LOCUS__ACT_REWIND) {
+			   a->kind == LOCUS__ACT_REWIND || a->kind == LOCUS__ACT_COPY ||
+			   a->kind == LOCUS__ACT_DROP) {
 			local_fail(
 			    e, LOCUS_ENOTSUP,
-			    "policy %s cancels or rewinds tasks or moves objects, which the MPI "
-			    "engine does not do yet",
+			    "policy %s cancels or rewinds tasks or moves or drops objects, which "
+			    "the MPI engine does not do yet",
 			    e->pol->name);
 			return;
 		} else if (a->kind == LOCUS__ACT_STOP) {

@@ -35,6 +35,18 @@ void locus_act_assign(struct locus_actions *a, uint32_t from, uint32_t worker, u
 	locus_act_send(a, &m);
 }
 
+void locus_act_assign_flow(struct locus_actions *a, uint32_t from, uint32_t worker, uint32_t task,
+			   int32_t source, enum locus_gather gather, enum locus_output output)
+{
+	struct locus_msg m = {
+	    .type = LOCUS_MSG_ASSIGN_FLOW, .from = from, .to = worker, .n_args = 4};
+	m.arg[0] = task;
+	m.arg[1] = source;
+	m.arg[2] = gather;
+	m.arg[3] = output;
+	locus_act_send(a, &m);
+}
+
 void locus_act_timer(struct locus_actions *a, uint32_t proc, double delay, uint64_t tag)
 {
 	struct locus__action *x = push(a);
@@ -84,6 +96,41 @@ void locus_act_transfer(struct locus_actions *a, uint32_t object, uint32_t from,
 	x->to = to;
 }
 
+void locus_act_copy(struct locus_actions *a, const struct locus_copy *c)
+{
+	int listed = c->n && c->objects;
+	if (listed && locus__grow(&a->pool, &a->pool_cap, a->n_pool + c->n, sizeof *a->pool)) {
+		a->oom = 1;
+		return;
+	}
+	struct locus__action *x = push(a);
+	if (!x)
+		return;
+	x->kind = LOCUS__ACT_COPY;
+	/* n objects not given: at is SIZE_MAX, which the engines refuse. */
+	x->at = listed || !c->n ? a->n_pool : SIZE_MAX;
+	x->n = c->n;
+	x->bytes = c->bytes;
+	x->from = c->from;
+	x->to = c->to;
+	x->delay = c->delay > 0 ? c->delay : 0;
+	x->tag = c->tag;
+	if (listed) {
+		memcpy(a->pool + a->n_pool, c->objects, c->n * sizeof *a->pool);
+		a->n_pool += c->n;
+	}
+}
+
+void locus_act_drop(struct locus_actions *a, uint32_t object, uint32_t node)
+{
+	struct locus__action *x = push(a);
+	if (!x)
+		return;
+	x->kind = LOCUS__ACT_DROP;
+	x->tag = object;
+	x->to = node;
+}
+
 void locus_act_cost(struct locus_actions *a, uint64_t entries)
 {
 	a->entries += entries;
@@ -97,11 +144,13 @@ void locus_act_oom(struct locus_actions *a)
 void locus__actions_reset(struct locus_actions *a)
 {
 	a->n = 0;
+	a->n_pool = 0;
 	a->entries = 0;
 }
 
 void locus__actions_fini(struct locus_actions *a)
 {
 	free(a->list);
+	free(a->pool);
 	memset(a, 0, sizeof *a);
 }

@@ -16,7 +16,9 @@ enum locus__action_kind {
 	LOCUS__ACT_STOP,     /* proc (a worker) */
 	LOCUS__ACT_CANCEL,   /* tag: the task */
 	LOCUS__ACT_TRANSFER, /* tag: the object; from, to: nodes */
-	LOCUS__ACT_REWIND    /* tag: the task */
+	LOCUS__ACT_REWIND,   /* tag: the task */
+	LOCUS__ACT_COPY,     /* copy: pool[at .. at + n), bytes, from, to, delay, tag */
+	LOCUS__ACT_DROP	     /* tag: the object; to: the node (or LOCUS_FS) */
 };
 
 struct locus__action {
@@ -26,11 +28,17 @@ struct locus__action {
 	uint64_t tag;
 	uint32_t from, to;
 	struct locus_msg msg;
+	/* COPY: its objects are pool[at .. at + n); bytes moved */
+	size_t at;
+	uint32_t n;
+	uint64_t bytes;
 };
 
 struct locus_actions {
 	struct locus__action *list;
 	size_t n, cap;
+	uint32_t *pool; /* the objects of this event's copies */
+	size_t n_pool, pool_cap;
 	uint64_t entries; /* locus_act_cost total for this event */
 	int oom;	  /* an append failed: the engine reports it */
 };

@@ -49,7 +49,9 @@ enum ev_kind {
 	EV_COMPUTED, /* worker proc finished computing its task (item: its generation) */
 	EV_MOVE,     /* move `item` (of generation proc) has waited its latency: it flows */
 	EV_CHANGE,   /* platform change `item` (not a speed change) */
-	EV_MOVED     /* contention-free move `item` (of generation proc) has arrived */
+	EV_MOVED,    /* contention-free move `item` (of generation proc) has arrived */
+	EV_READY     /* move `item` (of generation proc) has had its delay and its
+			file system operations: it asks for a slot */
 };
 
 struct ev {
@@ -68,19 +70,27 @@ struct item {
 	uint32_t next; /* inbox chain or free list */
 };
 
-enum { MV_READ, MV_XFER };
+/* MV_READ: a task's read of an input when it starts; MV_XFER: an object
+ * sent to a node for a task placed there, or a policy's transfer;
+ * MV_WRITE: a task's output written to the file system; MV_COPY: a
+ * policy's copy (locus_act_copy) of objects (objs) or bytes. */
+enum { MV_READ, MV_XFER, MV_WRITE, MV_COPY };
 /* MV_DIRECT: a contention-free move, alone at its pair's bandwidth: its
- * end is computed, not shared (an EV_MOVED). */
-enum { MV_FREE, MV_SLOT, MV_LATENCY, MV_FLOW, MV_DIRECT };
+ * end is computed, not shared (an EV_MOVED). MV_PREP: waiting for its
+ * delay and the file system's metadata operations (an EV_READY). */
+enum { MV_FREE, MV_SLOT, MV_LATENCY, MV_FLOW, MV_DIRECT, MV_PREP };
 
 struct move {
 	uint8_t kind, state;
 	uint8_t holds_slot; /* it took a transfer slot of src */
 	uint8_t pad;
-	uint32_t w;    /* READ: the reading worker */
-	uint32_t task; /* READ: its task; XFER: the consumer it is for, or NONE */
-	uint32_t obj;
-	uint32_t src, dst;  /* nodes; src NONE: a shared store or file system */
+	uint32_t w;    /* READ, WRITE: the worker */
+	uint32_t task; /* READ, WRITE: its task; XFER: the consumer it is for, or NONE */
+	uint32_t obj;  /* COPY: its first object, or NONE */
+	uint32_t src, dst;  /* nodes; NONE: the shared file system */
+	uint32_t *objs;	    /* COPY: its objects (n_objs), owned */
+	uint32_t n_objs;
+	uint64_t tag; /* COPY: the policy's tag */
 	uint32_t res[MAXR]; /* resources of the sharing model */
 	uint32_t n_res;
 	uint32_t flow;	    /* MV_FLOW: its flow */
@@ -95,7 +105,7 @@ struct move {
 	double asked;	    /* when it was asked for */
 };
 
-enum { T_NEW, T_QUEUED, T_READING, T_COMPUTING, T_DONE };
+enum { T_NEW, T_QUEUED, T_READING, T_COMPUTING, T_WRITING, T_DONE };
 
 struct proc {
 	uint32_t node;
@@ -114,9 +124,11 @@ struct proc {
 	 * produced inputs are on the node. */
 	uint32_t ahead, atail;
 	uint32_t reads_left; /* moves of the current task's read still going */
+	uint32_t writes_left; /* writes of its outputs to the file system still going */
 	double idle_since;   /* free for work since */
 	double read_start;
 	double read_end;
+	double compute_end;
 };
 
 struct engine {
@@ -137,6 +149,8 @@ struct engine {
 	uint32_t free_items;
 	struct locus__share *share;
 	uint32_t res_backbone, res_fs; /* NONE when absent */
+	double fs_free;		       /* when the file system's metadata server is free */
+	uint8_t *on_fs;		       /* by object: the file system has it */
 	uint32_t res_racks;	       /* rack k's uplink: out res_racks + 2k, in + 1; NONE: none */
 	uint32_t *node_rack;	       /* by node: its rack's index */
 	uint32_t *serving;	       /* by node: remote moves it is serving */
@@ -166,6 +180,7 @@ struct engine {
 	uint8_t *tfrom_policy; /* placed by the policy (else by the engine's retry) */
 	uint8_t *tvoid;	       /* cancelled after it finished: its next assignment is void */
 	uint8_t *tlocal;       /* its attempt running now read its main input locally */
+	uint8_t *tgather, *toutput; /* how its assignment gathers and writes (locus_gather, _output) */
 	uint32_t *tworker;
 	uint32_t *tassigner; /* the process whose assignment placed it */
 	uint32_t *tmissing;  /* produced inputs not yet on its worker's node */
@@ -299,6 +314,14 @@ static void free_item(struct engine *e, uint32_t i)
 	e->free_items = i;
 }
 
+/* Task t's stage in the result, or NULL (no stages). */
+static struct locus_stage_result *stage_of(const struct engine *e, uint32_t t)
+{
+	if (!e->r->stages || t >= e->wl->n_tasks || e->g->task_stage[t] == LOCUS_NONE)
+		return NULL;
+	return &e->r->stages[e->g->task_stage[t]];
+}
+
 /* ---- compute over time ------------------------------------------------------ */
 
 /* Node speed at time t. */
@@ -413,12 +436,16 @@ static double msg_delay(const struct engine *e, const struct locus_msg *m)
 	return e->latency + bytes / bw;
 }
 
-static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, uint32_t from,
+static void assign(struct engine *e, uint32_t w, uint32_t t, const struct locus_msg *m,
 		   double now);
 static void cancel_task(struct engine *e, uint32_t t, double now);
 static void rewind_task(struct engine *e, uint32_t t, double now);
 static void policy_transfer(struct engine *e, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
 			    double now);
+static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, uint32_t n,
+			uint64_t bytes, uint32_t from, uint32_t to, double delay, uint64_t tag,
+			double now);
+static void drop(struct engine *e, uint32_t o, uint32_t place);
 
 /* Carries out the actions of one handled event, at time `now`. */
 static void apply_actions(struct engine *e, uint32_t proc, double now)
@@ -442,7 +469,8 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 			e->items[i].msg = *m;
 			e->items[i].ev.kind = LOCUS_EV_MESSAGE;
 			e->items[i].ev.proc = m->to;
-			if (m->type == LOCUS_MSG_ASSIGN && m->arg[0] >= 0 &&
+			if ((m->type == LOCUS_MSG_ASSIGN || m->type == LOCUS_MSG_ASSIGN_FLOW) &&
+			    m->arg[0] >= 0 &&
 			    (uint64_t)m->arg[0] < e->wl->n_tasks)
 				e->items[i].aseq = ++e->asent[m->arg[0]];
 			push_ev(e, now + msg_delay(e, m), EV_ARRIVE, m->to, i);
@@ -483,6 +511,32 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 				return;
 			}
 			policy_transfer(e, proc, (uint32_t)a->tag, a->from, a->to, now);
+		} else if (a->kind == LOCUS__ACT_COPY) {
+			size_t nn = e->p->n_nodes;
+			int bad = a->at == SIZE_MAX || a->to == LOCUS_NONE || a->from == a->to ||
+				  (a->to != LOCUS_FS && a->to >= nn) ||
+				  (a->from != LOCUS_FS && a->from != LOCUS_NONE && a->from >= nn) ||
+				  (a->from == LOCUS_NONE && a->n != 1);
+			for (uint32_t i = 0; i < a->n && !bad; i++)
+				bad = e->act.pool[a->at + i] >= e->g->n_objects;
+			if (bad) {
+				fail(e, LOCUS_EINCOMPLETE,
+				     "policy %s asked for a copy of %" PRIu32 " objects from %" PRIu32
+				     " to %" PRIu32 ": no such objects or places",
+				     e->cfg->policy->name, a->n, a->from, a->to);
+				return;
+			}
+			policy_copy(e, proc, a->n ? &e->act.pool[a->at] : NULL, a->n, a->bytes,
+				    a->from, a->to, a->delay, a->tag, now);
+		} else if (a->kind == LOCUS__ACT_DROP) {
+			if (a->tag >= e->g->n_objects || (a->to != LOCUS_FS && a->to >= e->p->n_nodes)) {
+				fail(e, LOCUS_EINCOMPLETE,
+				     "policy %s dropped object %" PRIu64 " from %" PRIu32
+				     ": no such object or place",
+				     e->cfg->policy->name, a->tag, a->to);
+				return;
+			}
+			drop(e, (uint32_t)a->tag, a->to == LOCUS_FS ? NONE : a->to);
 		}
 	}
 }
@@ -505,7 +559,8 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 		it->ev.proc = proc;
 		if (it->ev.kind == LOCUS_EV_MESSAGE)
 			it->ev.msg = &it->msg;
-		int is_assign = it->ev.kind == LOCUS_EV_MESSAGE && it->msg.type == LOCUS_MSG_ASSIGN;
+		int is_assign = it->ev.kind == LOCUS_EV_MESSAGE && (it->msg.type == LOCUS_MSG_ASSIGN ||
+								     it->msg.type == LOCUS_MSG_ASSIGN_FLOW);
 		if (is_assign && proc >= e->n_workers) {
 			fail(e, LOCUS_EINCOMPLETE, "policy %s assigned a task to scheduler %ld",
 			     e->cfg->policy->name, (long)proc);
@@ -534,7 +589,7 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 				free_item(e, i);
 				continue;
 			}
-			assign(e, proc, (uint32_t)t, it->msg.arg[1], it->msg.from, now);
+			assign(e, proc, (uint32_t)t, &it->msg, now);
 			if (e->failed || e->halt)
 				return;
 		}
@@ -600,6 +655,8 @@ static uint32_t new_move(struct engine *e)
 
 static void free_move(struct engine *e, uint32_t m)
 {
+	free(e->moves[m].objs);
+	e->moves[m].objs = NULL;
 	e->moves[m].state = MV_FREE;
 	e->moves[m].onext = e->free_moves;
 	e->free_moves = m;
@@ -624,22 +681,29 @@ static double pair_cap(const struct engine *e, uint32_t a, uint32_t b)
 	return locus_platform_pair_bw(e->p, a, b) * f;
 }
 
-/* Sets move m's way: a local read is its node's disk; a shared file
- * system, its bandwidth and the reader's link; with no source (a chunk
- * no node holds) the reader's link; else the source's disk and link, the
- * reader's link, the backbone and the racks' uplinks between racks (or,
- * contention-free, the pair's own link). */
+/* Sets move m's way: a local read is its node's disk; from the file
+ * system (src NONE), its bandwidth when it has one and the reader's link;
+ * to it (dst NONE), the writer's disk and link and its bandwidth; else
+ * the source's disk and link, the reader's link, the backbone and the
+ * racks' uplinks between racks (or, contention-free, the pair's own
+ * link). */
 static void route(struct engine *e, struct move *mv)
 {
 	uint32_t n_nodes = (uint32_t)e->p->n_nodes, node = mv->dst, src = mv->src;
 	mv->n_res = 0;
 	mv->cap = 0;
-	if (mv->kind == MV_READ && e->res_fs != NONE) {
-		mv->res[mv->n_res++] = e->res_fs;
-		mv->res[mv->n_res++] = 2 * n_nodes + node;
+	if (node == NONE) {
+		/* To the file system: the source's disk and link, and the
+		 * file system's bandwidth. */
+		mv->res[mv->n_res++] = src;
+		mv->res[mv->n_res++] = n_nodes + src;
+		if (e->res_fs != NONE)
+			mv->res[mv->n_res++] = e->res_fs;
 	} else if (src == node) {
 		mv->res[mv->n_res++] = node;
 	} else if (src == NONE) {
+		if (e->res_fs != NONE)
+			mv->res[mv->n_res++] = e->res_fs;
 		mv->res[mv->n_res++] = 2 * n_nodes + node;
 	} else if (e->p->network == LOCUS_NET_PAIRS) {
 		mv->cap = pair_cap(e, src, node);
@@ -727,6 +791,30 @@ static void release_slot(struct engine *e, uint32_t m, double now)
 	}
 }
 
+/* Move m goes once `delay` has passed and, when it reads from or writes to
+ * the file system, that has served `files` metadata operations for it
+ * (one server, first come first served, fs_ops a second); then it asks
+ * for its source's slot. */
+static void launch(struct engine *e, uint32_t m, double now, double delay, uint32_t files)
+{
+	struct move *mv = &e->moves[m];
+	double t = now + delay;
+	if (files && (mv->src == NONE || mv->dst == NONE)) {
+		e->r->fs_ops += files;
+		if (e->cfg->fs_ops > 0) {
+			double start = t > e->fs_free ? t : e->fs_free;
+			e->fs_free = start + files / e->cfg->fs_ops;
+			t = e->fs_free;
+		}
+	}
+	if (t > now) {
+		mv->state = MV_PREP;
+		push_ev(e, t, EV_READY, mv->gen, m);
+		return;
+	}
+	request_move(e, m, now);
+}
+
 /* Stops move m wherever it is (waiting for a slot or its latency, or
  * flowing); returns the bytes it had left. */
 static double stop_move(struct engine *e, uint32_t m, double now)
@@ -777,35 +865,43 @@ static void record_xfer(struct engine *e, const struct move *mv, double now)
 	    mv->obj, mv->src, mv->dst, mv->task, mv->asked, now, (uint64_t)mv->size};
 }
 
-/* Object o is now on `node` (written there, or arrived): the tasks placed
- * there that waited for it count one input fewer, and, when it is the
- * object's only copy, those placed elsewhere can have it sent (with a
- * copy elsewhere already, each of them asked for it when it was placed,
- * or again when the transfer's source failed: asking once more would
- * only find the transfer under way, at a cost of every holder and
- * transfer of a widely read object for every copy made of it). */
+/* Object o is now on `node` (written there, or arrived; NONE: the file
+ * system): the tasks placed there that waited for it count one input
+ * fewer, and, when it is the object's only copy, those placed elsewhere
+ * can have it sent (with a copy elsewhere already, each of them asked for
+ * it when it was placed, or again when the transfer's source failed:
+ * asking once more would only find the transfer under way, at a cost of
+ * every holder and transfer of a widely read object for every copy made
+ * of it). A task that reads its inputs when it starts (LOCUS_GATHER_READ)
+ * waits for its first copy anywhere. */
 static void appeared(struct engine *e, uint32_t o, uint32_t node, double now)
 {
 	const struct locus_object *ob = &e->g->objects[o];
-	int only = locus_replicas_count(e->rep, o) == 1;
+	int only = locus_replicas_count(e->rep, o) + e->on_fs[o] == 1;
 	e->lost_node[o] = NONE;
 	for (uint32_t k = 0; k < ob->n_cons && !e->failed; k++) {
 		uint32_t c = e->g->consumers[ob->cons_at + k], w = e->tworker[c];
 		if (w == NONE || e->tstate[c] != T_QUEUED)
 			continue;
 		uint32_t cn = e->procs[w].node;
-		if (cn == node) {
+		/* What it waits for: the object on its node (AUTO, POLICY),
+		 * or anywhere (READ: its first copy). */
+		int got = e->tgather[c] == LOCUS_GATHER_READ
+			      ? only
+			      : cn == node && e->tgather[c] != LOCUS_GATHER_NONE;
+		if (got) {
 			if (e->tmissing[c] && !--e->tmissing[c] && e->procs[w].ahead == c)
 				try_start(e, w, now);
-		} else if (only) {
+		} else if (only && e->tgather[c] == LOCUS_GATHER_AUTO) {
 			want(e, o, cn, c, now);
 		}
 	}
 }
 
 /* Object o should reach `node` (for task `task`, or NONE): nothing to do
- * if it is there or on its way; else it is sent from a holder, when there
- * is one (when there is none yet, appeared() asks again). */
+ * if it is there or on its way; else it is sent from a holder, or the
+ * file system, when there is one (when there is none yet, appeared() asks
+ * again). */
 static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, double now)
 {
 	if (locus_replicas_has(e->rep, o, node))
@@ -814,9 +910,10 @@ static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, dou
 		if (e->moves[m].dst == node)
 			return;
 	uint32_t n = locus_replicas_count(e->rep, o);
-	if (!n)
+	if (!n && !e->on_fs[o])
 		return;
-	uint32_t src = locus_source_pick(e->p, locus_replicas_nodes(e->rep, o), n, node, o);
+	uint32_t src =
+	    n ? locus_source_pick(e->p, locus_replicas_nodes(e->rep, o), n, node, o) : NONE;
 	uint32_t m = new_move(e);
 	if (m == NONE)
 		return;
@@ -832,14 +929,14 @@ static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, dou
 	route(e, mv);
 	mv->onext = e->xhead[o];
 	e->xhead[o] = m;
-	request_move(e, m, now);
+	launch(e, m, now, 0, 1);
 }
 
 static void policy_transfer(struct engine *e, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
 			    double now)
 {
 	struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
-				 .transfer = {.object = o, .from = from, .to = to, .ok = 1}};
+				 .transfer = {.object = o, .from = from, .to = to, .ok = 1, .n = 1}};
 	if (locus_replicas_has(e->rep, o, to) || e->node_down[to]) {
 		ev.transfer.ok = !e->node_down[to];
 		tell(e, proc, &ev, now);
@@ -879,21 +976,158 @@ static void xfer_done(struct engine *e, uint32_t m, double now)
 	unlink_xfer(e, m);
 	record_xfer(e, mv, now);
 	mv = &e->moves[m];
-	uint32_t o = mv->obj, dst = mv->dst, src = mv->src, req = mv->requester;
+	uint32_t o = mv->obj, dst = mv->dst, src = mv->src, req = mv->requester, task = mv->task;
 	free_move(e, m);
 	int added = locus_replicas_add(e->rep, o, dst);
 	if (added < 0) {
 		fail(e, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
+	if (src == NONE)
+		e->r->fs_bytes_read += e->g->objects[o].bytes;
+	struct locus_stage_result *st = stage_of(e, task);
+	if (st)
+		*(src == NONE ? &st->bytes_fs_read : &st->bytes_peer) += e->g->objects[o].bytes;
 	if (req != NONE) {
 		struct locus_event ev = {
 		    .kind = LOCUS_EV_TRANSFER,
-		    .transfer = {.object = o, .from = src, .to = dst, .ok = 1}};
+		    .transfer = {.object = o, .from = src, .to = dst, .ok = 1, .n = 1}};
 		tell(e, req, &ev, now);
 	}
 	if (added)
 		appeared(e, o, dst, now);
+}
+
+/* Object o is on the file system now. */
+static void on_fs(struct engine *e, uint32_t o, double now)
+{
+	if (e->on_fs[o])
+		return;
+	e->on_fs[o] = 1;
+	appeared(e, o, NONE, now);
+}
+
+/* ---- a policy's copies and drops ------------------------------------------------------ */
+
+/* Tells `proc` how copy `tag` of n objects (the first `o`) from `from` to
+ * `to` (internal names: NONE is the file system) went. */
+static void copy_told(struct engine *e, uint32_t proc, uint32_t o, uint32_t n, uint32_t from,
+		      uint32_t to, uint64_t tag, int ok, double now)
+{
+	struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
+				 .transfer = {.object = o,
+					      .from = from == NONE ? LOCUS_FS : from,
+					      .to = to == NONE ? LOCUS_FS : to,
+					      .ok = ok,
+					      .tag = tag,
+					      .n = n}};
+	tell(e, proc, &ev, now);
+}
+
+/* Whether `place` (a node, or NONE: the file system) has object o. */
+static int has_at(const struct engine *e, uint32_t o, uint32_t place)
+{
+	return place == NONE ? e->on_fs[o] : locus_replicas_has(e->rep, o, place);
+}
+
+/* Carries out locus_act_copy for process `proc`: from and to are nodes
+ * or LOCUS_FS (here NONE, the engine's name for it), from LOCUS_NONE a
+ * holder of the one object (or the file system) locus_source_pick names. */
+static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, uint32_t n,
+			uint64_t bytes, uint32_t from, uint32_t to, double delay, uint64_t tag,
+			double now)
+{
+	uint32_t first = n ? objs[0] : LOCUS_NONE;
+	if (to == LOCUS_FS)
+		to = NONE;
+	if (from == LOCUS_FS) {
+		from = NONE;
+	} else if (from == LOCUS_NONE) {
+		uint32_t c = locus_replicas_count(e->rep, first);
+		from = c ? locus_source_pick(e->p, locus_replicas_nodes(e->rep, first), c,
+					     to == NONE ? 0 : to, first)
+			 : NONE;
+		if (!c && !e->on_fs[first]) {
+			copy_told(e, proc, first, n, from, to, tag, 0, now);
+			return;
+		}
+	}
+	int there = n > 0, ok = !(from != NONE && e->node_down[from]) &&
+				!(to != NONE && e->node_down[to]);
+	double size = 0;
+	for (uint32_t k = 0; k < n && ok; k++) {
+		ok = has_at(e, objs[k], from);
+		there &= has_at(e, objs[k], to);
+		size += (double)e->g->objects[objs[k]].bytes;
+	}
+	if (!ok || there) {
+		copy_told(e, proc, first, n, from, to, tag, ok, now);
+		return;
+	}
+	uint32_t m = new_move(e);
+	if (m == NONE)
+		return;
+	struct move *mv = &e->moves[m];
+	if (n) {
+		mv->objs = malloc(n * sizeof *mv->objs);
+		if (!mv->objs) {
+			free_move(e, m);
+			fail(e, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		memcpy(mv->objs, objs, n * sizeof *objs);
+	}
+	mv->kind = MV_COPY;
+	mv->n_objs = n;
+	mv->w = mv->task = NONE;
+	mv->obj = first;
+	mv->src = from;
+	mv->dst = to;
+	mv->requester = proc;
+	mv->tag = tag;
+	mv->size = mv->bytes = n ? size : (double)bytes;
+	mv->asked = now;
+	route(e, mv);
+	launch(e, m, now, delay, n);
+}
+
+static void copy_done(struct engine *e, uint32_t m, double now)
+{
+	struct move *mv = &e->moves[m];
+	release_slot(e, m, now);
+	e->r->transfers++;
+	e->r->bytes_moved += (uint64_t)mv->size;
+	if (mv->src == NONE)
+		e->r->fs_bytes_read += (uint64_t)mv->size;
+	if (mv->dst == NONE)
+		e->r->fs_bytes_written += (uint64_t)mv->size;
+	uint32_t *objs = mv->objs, n = mv->n_objs, src = mv->src, dst = mv->dst,
+		 req = mv->requester, first = mv->obj;
+	uint64_t tag = mv->tag;
+	mv->objs = NULL;
+	free_move(e, m);
+	copy_told(e, req, first, n, src, dst, tag, 1, now);
+	for (uint32_t k = 0; k < n && !e->failed; k++) {
+		if (dst == NONE) {
+			on_fs(e, objs[k], now);
+			continue;
+		}
+		int added = locus_replicas_add(e->rep, objs[k], dst);
+		if (added < 0)
+			fail(e, LOCUS_ENOMEM, "out of memory");
+		else if (added)
+			appeared(e, objs[k], dst, now);
+	}
+	free(objs);
+}
+
+/* Carries out locus_act_drop: `place` (a node, or NONE) drops o. */
+static void drop(struct engine *e, uint32_t o, uint32_t place)
+{
+	if (place == NONE)
+		e->on_fs[o] = 0;
+	else
+		locus_replicas_remove(e->rep, o, place);
 }
 
 /* ---- running tasks ------------------------------------------------------------- */
@@ -914,7 +1148,9 @@ static void try_start(struct engine *e, uint32_t w, double now)
 	start_task(e, w, t, e->ahint[t], now);
 }
 
-/* Task t joins worker w's tasks; its produced inputs start to come. */
+/* Task t joins worker w's tasks; its produced inputs start to come (or,
+ * as its assignment says, it waits for them to exist, or for the
+ * policy's copies, or for nothing). */
 static void place(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
 {
 	struct proc *pr = &e->procs[w];
@@ -932,19 +1168,43 @@ static void place(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double
 	pr->atail = t;
 	for (uint32_t k = 0; k < tk->n_in; k++) {
 		uint32_t o = e->g->inputs[tk->in_at + k];
-		if (e->g->objects[o].producer == LOCUS_NONE || locus_replicas_has(e->rep, o, node))
+		if (e->g->objects[o].producer == LOCUS_NONE)
 			continue;
-		e->tmissing[t]++;
-		want(e, o, node, t, now);
+		switch (e->tgather[t]) {
+		case LOCUS_GATHER_AUTO:
+			if (!locus_replicas_has(e->rep, o, node)) {
+				e->tmissing[t]++;
+				want(e, o, node, t, now);
+			}
+			break;
+		case LOCUS_GATHER_READ:
+			e->tmissing[t] += !locus_replicas_count(e->rep, o) && !e->on_fs[o];
+			break;
+		case LOCUS_GATHER_POLICY:
+			e->tmissing[t] += !locus_replicas_has(e->rep, o, node);
+			break;
+		default:
+			break;
+		}
 	}
 	try_start(e, w, now);
 }
 
-/* An assignment of task t from process `from` reached worker w. */
-static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, uint32_t from,
+/* Assignment m of task t reached worker w. */
+static void assign(struct engine *e, uint32_t w, uint32_t t, const struct locus_msg *m,
 		   double now)
 {
 	struct proc *pr = &e->procs[w];
+	int flow = m->type == LOCUS_MSG_ASSIGN_FLOW;
+	int64_t gather = flow ? m->arg[2] : 0, output = flow ? m->arg[3] : 0;
+	if (gather < LOCUS_GATHER_AUTO || gather > LOCUS_GATHER_NONE || output < LOCUS_OUTPUT_LOCAL ||
+	    output > LOCUS_OUTPUT_FS) {
+		fail(e, LOCUS_EINCOMPLETE,
+		     "policy %s assigned task %ld with gathering %ld and outputs %ld: no such "
+		     "ways",
+		     e->cfg->policy->name, (long)t, (long)gather, (long)output);
+		return;
+	}
 	if (t >= e->wl->n_tasks) {
 		fail(e, LOCUS_EINCOMPLETE, "policy %s assigned task %ld of %ld",
 		     e->cfg->policy->name, (long)t, (long)e->wl->n_tasks);
@@ -962,14 +1222,17 @@ static void assign(struct engine *e, uint32_t w, uint32_t t, int64_t hint, uint3
 		     e->cfg->policy->name, (long)t, (long)w);
 		return;
 	}
-	e->tassigner[t] = from;
+	e->tassigner[t] = m->from;
 	e->tfrom_policy[t] = 1;
+	e->tgather[t] = (uint8_t)gather;
+	e->toutput[t] = (uint8_t)output;
 	if (e->r->tasks)
 		e->r->tasks[t].assigned = now;
-	place(e, w, t, hint, now);
+	place(e, w, t, m->arg[1], now);
 }
 
-/* Starts a read of stored object o for task t on worker w. */
+/* Starts a read of input o for task t on worker w, from node src (NONE:
+ * the file system). */
 static void start_read(struct engine *e, uint32_t w, uint32_t t, uint32_t o, uint32_t src,
 		       double now)
 {
@@ -987,22 +1250,21 @@ static void start_read(struct engine *e, uint32_t w, uint32_t t, uint32_t o, uin
 	mv->asked = now;
 	route(e, mv);
 	e->procs[w].reads_left++;
-	/* A local read, or one from a shared store, starts at once. */
-	if (mv->src == mv->dst && e->res_fs == NONE)
+	/* A local read starts at once; one from the file system after its
+	 * metadata operation. */
+	if (mv->src == mv->dst)
 		start_flow(e, m, now);
 	else
-		request_move(e, m, now);
+		launch(e, m, now, 0, 1);
 }
 
-/* The holder a read of stored object o by node `node` uses: the node
- * itself, the policy's hint, or locus_source_pick's; NONE when it is on
- * a shared store (or no node has it). */
+/* The holder a read of input o by node `node` uses: the node itself, the
+ * policy's hint, or locus_source_pick's; NONE when no node has it: the
+ * file system (a shared store), where it is when it is anywhere. */
 static uint32_t read_source(struct engine *e, uint32_t t, uint32_t o, uint32_t node, int64_t hint,
 			    int *local)
 {
 	*local = 0;
-	if (e->res_fs != NONE)
-		return NONE;
 	if (locus_replicas_has(e->rep, o, node)) {
 		*local = 1;
 		return node;
@@ -1077,14 +1339,30 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		e->r->bytes_remote += stored;
 	}
 	/* Every stored input is read (the main one from `source`); produced
-	 * ones are on the node already. */
+	 * ones are on the node already, but where the task reads them when it
+	 * starts (LOCUS_GATHER_READ) or goes without (LOCUS_GATHER_NONE). */
 	for (uint32_t k = 0; k < tk->n_in && !e->failed; k++) {
 		uint32_t o = e->g->inputs[tk->in_at + k];
-		if (e->g->objects[o].producer != LOCUS_NONE)
-			continue;
 		int l;
+		if (e->g->objects[o].producer != LOCUS_NONE) {
+			int here = locus_replicas_has(e->rep, o, node);
+			struct locus_stage_result *st = stage_of(e, t);
+			if (st && here && e->tgather[t] != LOCUS_GATHER_NONE)
+				st->bytes_local += e->g->objects[o].bytes;
+			if (e->tgather[t] != LOCUS_GATHER_READ || here)
+				continue;
+			uint32_t src = read_source(e, t, o, node, -1, &l);
+			if (src == NONE && !e->on_fs[o]) {
+				char nb[64], ob[256];
+				halt(e, "task %s cannot read %s: every copy of it was lost",
+				     task_name(e, t, nb, sizeof nb), object_name(e, o, ob, sizeof ob));
+				return;
+			}
+			start_read(e, w, t, o, src, now);
+			continue;
+		}
 		uint32_t src = o == main ? source : read_source(e, t, o, node, -1, &l);
-		if (src == NONE && e->res_fs == NONE && e->wl->obj_at[o + 1] > e->wl->obj_at[o]) {
+		if (src == NONE && !e->on_fs[o]) {
 			/* It had holders and has none left: lost. */
 			char nb[64], ob[256];
 			halt(e, "task %s cannot read %s: every node holding it failed",
@@ -1117,7 +1395,20 @@ static void computing(struct engine *e, uint32_t w, double now)
 
 static void read_done(struct engine *e, uint32_t m, double now)
 {
-	uint32_t w = e->moves[m].w;
+	const struct move *mv = &e->moves[m];
+	uint32_t w = mv->w;
+	struct locus_stage_result *st = stage_of(e, mv->task);
+	if (st)
+		*(mv->src == mv->dst ? &st->bytes_local
+		  : mv->src == NONE  ? &st->bytes_fs_read
+				     : &st->bytes_peer) += (uint64_t)mv->size;
+	if (mv->src == NONE)
+		e->r->fs_bytes_read += (uint64_t)mv->size;
+	else if (mv->src != mv->dst && e->g->objects[mv->obj].producer != LOCUS_NONE) {
+		/* A produced input read from a peer: data over the network. */
+		e->r->transfers++;
+		e->r->bytes_moved += (uint64_t)mv->size;
+	}
 	release_slot(e, m, now);
 	free_move(e, m);
 	struct proc *pr = &e->procs[w];
@@ -1125,12 +1416,103 @@ static void read_done(struct engine *e, uint32_t m, double now)
 		computing(e, w, now);
 }
 
+/* Its outputs on worker w's node, as the first copy or not. */
+static void outputs_here(struct engine *e, uint32_t w, const struct locus_task *tk, double now)
+{
+	struct proc *pr = &e->procs[w];
+	for (uint32_t k = 0; k < tk->n_out && !e->failed; k++) {
+		uint32_t o = e->g->outputs[tk->out_at + k];
+		int added = locus_replicas_add(e->rep, o, pr->node);
+		if (added < 0)
+			fail(e, LOCUS_ENOMEM, "out of memory");
+		else if (added)
+			appeared(e, o, pr->node, now);
+	}
+}
+
+/* Worker w writes output o of its task to the file system. */
+static void start_write(struct engine *e, uint32_t w, uint32_t o, double now)
+{
+	uint32_t m = new_move(e);
+	if (m == NONE)
+		return;
+	struct move *mv = &e->moves[m];
+	mv->kind = MV_WRITE;
+	mv->w = w;
+	mv->task = e->procs[w].task;
+	mv->obj = o;
+	mv->src = e->procs[w].node;
+	mv->dst = NONE;
+	mv->size = mv->bytes = (double)e->g->objects[o].bytes;
+	mv->asked = now;
+	route(e, mv);
+	e->procs[w].writes_left++;
+	launch(e, m, now, 0, 1);
+}
+
+static void finished(struct engine *e, uint32_t w, double now);
+
+/* Worker w's task has computed: its outputs go where its assignment said;
+ * it ends when the writes to the file system have. */
 static void computed(struct engine *e, uint32_t w, double now)
 {
 	struct proc *pr = &e->procs[w];
 	uint32_t t = pr->task;
 	const struct locus_task *tk = &e->wl->tasks[t];
+	pr->compute_end = now;
+	uint8_t out = e->toutput[t];
+	if (out == LOCUS_OUTPUT_LOCAL) {
+		finished(e, w, now);
+		return;
+	}
+	if (out != LOCUS_OUTPUT_FS)
+		outputs_here(e, w, tk, now);
+	for (uint32_t k = 0; k < tk->n_out && !e->failed; k++) {
+		uint32_t o = e->g->outputs[tk->out_at + k];
+		if (out != LOCUS_OUTPUT_FINAL || !e->g->objects[o].n_cons)
+			start_write(e, w, o, now);
+	}
+	if (pr->writes_left) {
+		e->tstate[t] = T_WRITING;
+		return;
+	}
+	finished(e, w, now);
+}
+
+static void write_done(struct engine *e, uint32_t m, double now)
+{
+	const struct move *mv = &e->moves[m];
+	uint32_t w = mv->w, o = mv->obj;
+	struct locus_stage_result *st = stage_of(e, mv->task);
+	if (st)
+		st->bytes_fs_written += (uint64_t)mv->size;
+	e->r->fs_bytes_written += (uint64_t)mv->size;
+	release_slot(e, m, now);
+	free_move(e, m);
+	on_fs(e, o, now);
+	if (!e->failed && --e->procs[w].writes_left == 0)
+		finished(e, w, now);
+}
+
+/* Worker w's task ends: counted, its outputs on its node when they stay
+ * there alone, its worker told, the next task started. */
+static void finished(struct engine *e, uint32_t w, double now)
+{
+	struct proc *pr = &e->procs[w];
+	uint32_t t = pr->task;
+	const struct locus_task *tk = &e->wl->tasks[t];
 	double duration = now - pr->read_start;
+	struct locus_stage_result *st = stage_of(e, t);
+	if (st) {
+		if (!st->tasks || pr->read_start < st->first_start)
+			st->first_start = pr->read_start;
+		if (now > st->last_end)
+			st->last_end = now;
+		st->tasks++;
+		st->read += pr->read_end - pr->read_start;
+		st->compute += pr->compute_end - pr->read_end;
+		st->write += now - pr->compute_end;
+	}
 	e->r->workers[w].busy += duration;
 	e->r->workers[w].tasks++;
 	if (e->tlocal[t]) {
@@ -1149,15 +1531,10 @@ static void computed(struct engine *e, uint32_t w, double now)
 		e->cfg->progress(e->cfg->progress_user, e->done, e->wl->n_tasks, now);
 		e->next_progress = e->done + (e->wl->n_tasks + 99) / 100;
 	}
-	/* Its outputs are on its node. */
-	for (uint32_t k = 0; k < tk->n_out && !e->failed; k++) {
-		uint32_t o = e->g->outputs[tk->out_at + k];
-		int added = locus_replicas_add(e->rep, o, pr->node);
-		if (added < 0)
-			fail(e, LOCUS_ENOMEM, "out of memory");
-		else if (added)
-			appeared(e, o, pr->node, now);
-	}
+	/* Its outputs are on its node (the other cases put them there when it
+	 * computed). */
+	if (e->toutput[t] == LOCUS_OUTPUT_LOCAL)
+		outputs_here(e, w, tk, now);
 	if (e->tfrom_policy[t]) {
 		uint32_t i = new_item(e);
 		if (i == NONE)
@@ -1166,7 +1543,7 @@ static void computed(struct engine *e, uint32_t w, double now)
 		ev->kind = LOCUS_EV_DONE;
 		ev->done.task = t;
 		ev->done.duration = duration;
-		ev->done.compute = now - pr->read_end;
+		ev->done.compute = pr->compute_end - pr->read_end;
 		ev->done.remote = !locus_workload_is_local(e->wl, t, pr->node) || e->res_fs != NONE;
 		arrive(e, w, i, now);
 	}
@@ -1206,6 +1583,16 @@ static void unplace(struct engine *e, uint32_t t, double now)
 	} else if (e->tstate[t] == T_COMPUTING) {
 		pr->gen++; /* its EV_COMPUTED is stale */
 		pr->task = NONE;
+		pr->idle_since = now;
+	} else if (e->tstate[t] == T_WRITING) {
+		for (uint32_t m = 0; m < e->n_moves; m++)
+			if (e->moves[m].state != MV_FREE && e->moves[m].kind == MV_WRITE &&
+			    e->moves[m].w == w) {
+				stop_move(e, m, now);
+				free_move(e, m);
+			}
+		pr->task = NONE;
+		pr->writes_left = 0;
 		pr->idle_since = now;
 	}
 	e->tworker[t] = NONE;
@@ -1330,7 +1717,13 @@ static void node_down(struct engine *e, uint32_t n, double now)
 		if (mv->state == MV_FREE || (mv->src != n && mv->dst != n))
 			continue;
 		stop_move(e, m, now);
-		if (mv->kind == MV_XFER) {
+		if (mv->kind == MV_COPY) {
+			copy_told(e, mv->requester, mv->obj, mv->n_objs, mv->src, mv->dst, mv->tag,
+				  0, now);
+			free_move(e, m);
+		} else if (mv->kind == MV_WRITE) {
+			free_move(e, m); /* its task was lost with the node */
+		} else if (mv->kind == MV_XFER) {
 			unlink_xfer(e, m);
 			if (mv->requester != NONE) {
 				struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
@@ -1359,7 +1752,8 @@ static void node_down(struct engine *e, uint32_t n, double now)
 	e->qhead[n] = e->qtail[n] = NONE;
 	/* What only it held is lost. */
 	for (uint32_t o = 0; o < e->g->n_objects; o++)
-		if (locus_replicas_has(e->rep, o, n) && locus_replicas_count(e->rep, o) == 1) {
+		if (locus_replicas_has(e->rep, o, n) && locus_replicas_count(e->rep, o) == 1 &&
+		    !e->on_fs[o]) {
 			e->lost_node[o] = n;
 			e->lost_at[o] = now;
 		}
@@ -1367,17 +1761,18 @@ static void node_down(struct engine *e, uint32_t n, double now)
 	for (size_t i = 0; i < n_reread && !e->failed && !e->halt; i++) {
 		struct move *mv = &e->moves[reread[i]];
 		uint32_t cnt = locus_replicas_count(e->rep, mv->obj);
-		if (!cnt) {
+		if (!cnt && !e->on_fs[mv->obj]) {
 			char nb[64], ob[256];
 			halt(e, "task %s cannot read %s: every node holding it failed",
 			     task_name(e, mv->task, nb, sizeof nb),
 			     object_name(e, mv->obj, ob, sizeof ob));
 			break;
 		}
-		mv->src = locus_source_pick(e->p, locus_replicas_nodes(e->rep, mv->obj), cnt,
-					    mv->dst, mv->task);
+		mv->src = cnt ? locus_source_pick(e->p, locus_replicas_nodes(e->rep, mv->obj), cnt,
+						  mv->dst, mv->task)
+			      : NONE;
 		route(e, mv);
-		request_move(e, reread[i], now);
+		launch(e, reread[i], now, 0, 1);
 	}
 	for (size_t i = 0; i + 1 < n_again && !e->failed; i += 2)
 		want(e, again[i], again[i + 1], NONE, now);
@@ -1486,6 +1881,10 @@ static uint32_t mon_placed(const struct locus_monitor *m, uint32_t t, double *co
 		}
 		return w;
 	}
+	case T_WRITING:
+		if (computed)
+			*computed = 1;
+		return e->tworker[t];
 	case T_READING:
 		return e->tworker[t];
 	case T_QUEUED: {
@@ -1513,6 +1912,8 @@ static uint32_t mon_placed(const struct locus_monitor *m, uint32_t t, double *co
 static double mon_moved(const struct locus_monitor *m, uint32_t o, uint32_t node)
 {
 	const struct engine *e = m->engine;
+	if (o < e->g->n_objects && node == LOCUS_FS)
+		return e->on_fs[o];
 	if (o >= e->g->n_objects || node >= e->p->n_nodes)
 		return 0;
 	if (locus_replicas_has(e->rep, o, node))
@@ -1655,6 +2056,9 @@ static int setup(struct engine *e)
 	e->tfrom_policy = locus__calloc(nt1, 1);
 	e->tvoid = locus__calloc(nt1, 1);
 	e->tlocal = locus__calloc(nt1, 1);
+	e->tgather = locus__calloc(nt1, 1);
+	e->toutput = locus__calloc(nt1, 1);
+	e->on_fs = locus__calloc(no, 1);
 	e->tworker = locus__calloc(nt1, sizeof *e->tworker);
 	e->tassigner = locus__calloc(nt1, sizeof *e->tassigner);
 	e->tmissing = locus__calloc(nt1, sizeof *e->tmissing);
@@ -1679,10 +2083,15 @@ static int setup(struct engine *e)
 	r->scheds = locus__calloc(e->n_scheds, sizeof *r->scheds);
 	if (!cfg->no_task_results)
 		r->tasks = locus__calloc(nt1, sizeof *r->tasks);
+	r->flow = e->g->task_stage != NULL;
+	if (r->flow && !(r->stages = locus__calloc(e->g->n_stages ? e->g->n_stages : 1,
+						   sizeof *r->stages)))
+		return fail(e, LOCUS_ENOMEM, "out of memory");
 	e->node_rack = locus__calloc(nn, sizeof *e->node_rack);
 	size_t n_racks = e->node_rack ? rack_index(e->p, e->node_rack) : 0;
 	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
-	if (!e->procs || !e->tstate || !e->tfrom_policy || !e->tvoid || !e->tlocal || !e->tworker ||
+	if (!e->procs || !e->tstate || !e->tfrom_policy || !e->tvoid || !e->tlocal || !e->tgather ||
+	    !e->toutput || !e->on_fs || !e->tworker ||
 	    !e->tassigner || !e->tmissing || !e->tattempt || !e->tlost_node || !e->asent ||
 	    !e->acut || !e->tcstart || !e->anext || !e->ahint || !e->xhead || !e->lost_node ||
 	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->qhead ||
@@ -1694,13 +2103,19 @@ static int setup(struct engine *e)
 	}
 	for (size_t t = 0; t < nt; t++)
 		e->tworker[t] = e->tassigner[t] = e->tlost_node[t] = NONE;
+	/* Stored objects are where the catalog says, or on the file system
+	 * when no node holds them; with a file system of its own bandwidth
+	 * (shared_fs_bw) they are all on it alone. */
 	for (size_t o = 0; o < e->g->n_objects; o++) {
 		e->xhead[o] = e->lost_node[o] = NONE;
-		for (uint32_t k = e->wl->obj_at[o]; k < e->wl->obj_at[o + 1]; k++)
+		for (uint32_t k = e->wl->obj_at[o]; k < e->wl->obj_at[o + 1] && !(cfg->shared_fs_bw > 0);
+		     k++)
 			if (locus_replicas_add(e->rep, (uint32_t)o, e->wl->holders[k]) < 0) {
 				free(cap);
 				return fail(e, LOCUS_ENOMEM, "out of memory");
 			}
+		e->on_fs[o] = e->g->objects[o].producer == LOCUS_NONE &&
+			      !locus_replicas_count(e->rep, (uint32_t)o);
 	}
 	for (size_t n = 0; n < nn; n++)
 		e->bw_factor[n] = 1;
@@ -1789,9 +2204,18 @@ static int setup(struct engine *e)
 		e->procs[w].node = e->wl->worker_node[w];
 		e->r->workers[w].node = e->wl->worker_node[w];
 	}
-	/* Schedulers spread over the nodes. */
-	for (size_t s = 0; s < e->n_scheds; s++)
-		e->procs[e->n_workers + s].node = (uint32_t)(s * nn / e->n_scheds);
+	/* Schedulers where the policy puts them, else spread over the nodes. */
+	for (size_t s = 0; s < e->n_scheds; s++) {
+		uint32_t node = (uint32_t)(s * nn / e->n_scheds);
+		if (cfg->policy->version >= 3 && cfg->policy->scheduler_node) {
+			node = cfg->policy->scheduler_node(e->wl, e->n_scheds, s);
+			if (node >= nn)
+				return fail(e, LOCUS_EINVAL,
+					    "policy %s put scheduler %zu on node %" PRIu32 " of %zu",
+					    cfg->policy->name, s, node, nn);
+		}
+		e->procs[e->n_workers + s].node = node;
+	}
 	for (size_t i = 0; i < e->n_procs; i++) {
 		e->procs[i].head = e->procs[i].tail = NONE;
 		e->procs[i].ahead = e->procs[i].atail = NONE;
@@ -1874,6 +2298,25 @@ static int unfinished(struct engine *e)
 	return fail(e, LOCUS_EINCOMPLETE, "the run ended with %zu of %zu tasks done", e->done, n);
 }
 
+/* Move m has arrived. */
+static void move_done(struct engine *e, uint32_t m, double now)
+{
+	switch (e->moves[m].kind) {
+	case MV_READ:
+		read_done(e, m, now);
+		break;
+	case MV_WRITE:
+		write_done(e, m, now);
+		break;
+	case MV_COPY:
+		copy_done(e, m, now);
+		break;
+	default:
+		xfer_done(e, m, now);
+		break;
+	}
+}
+
 static int run(struct engine *e)
 {
 	/* Every process starts at time 0, in id order; speed changes are told
@@ -1905,12 +2348,8 @@ static int run(struct engine *e)
 		if (tf <= te) {
 			uint64_t user;
 			if (locus__share_pop(e->share, tf, &user) == 1) {
-				uint32_t m = (uint32_t)user;
 				e->now = tf;
-				if (e->moves[m].kind == MV_READ)
-					read_done(e, m, tf);
-				else
-					xfer_done(e, m, tf);
+				move_done(e, (uint32_t)user, tf);
 			}
 			continue;
 		}
@@ -1937,12 +2376,12 @@ static int run(struct engine *e)
 			change(e, e->others[v.item], v.t);
 			break;
 		case EV_MOVED:
-			if (e->moves[v.item].state == MV_DIRECT && e->moves[v.item].gen == v.proc) {
-				if (e->moves[v.item].kind == MV_READ)
-					read_done(e, v.item, v.t);
-				else
-					xfer_done(e, v.item, v.t);
-			}
+			if (e->moves[v.item].state == MV_DIRECT && e->moves[v.item].gen == v.proc)
+				move_done(e, v.item, v.t);
+			break;
+		case EV_READY:
+			if (e->moves[v.item].state == MV_PREP && e->moves[v.item].gen == v.proc)
+				request_move(e, v.item, v.t);
 			break;
 		}
 	}
@@ -2063,11 +2502,16 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	locus_replicas_destroy(e.rep);
 	free(e.procs);
 	free(e.items);
+	for (size_t m = 0; m < e.n_moves; m++)
+		free(e.moves[m].objs);
 	free(e.moves);
 	free(e.tstate);
 	free(e.tfrom_policy);
 	free(e.tvoid);
 	free(e.tlocal);
+	free(e.tgather);
+	free(e.toutput);
+	free(e.on_fs);
 	free(e.tworker);
 	free(e.tassigner);
 	free(e.tmissing);
