@@ -46,6 +46,113 @@ int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t 
 			     const char *name, const struct locus_makeflow_options *opt,
 			     struct locus_error *err);
 
+/* ---- dataflow patterns (AME/AMFS sections II-A, V-F, V-G) ------------------- */
+
+/* The five patterns, as flags. */
+enum {
+	LOCUS_PATTERN_PIPELINE = 1u << 0,  /* a file written by one task, read by one */
+	LOCUS_PATTERN_GATHER = 1u << 1,	   /* a task reading the outputs of many */
+	LOCUS_PATTERN_REDUCE = 1u << 2,	   /* a gather whose stage has a reduce function */
+	LOCUS_PATTERN_SCATTER = 1u << 3,   /* a task whose outputs go to many tasks */
+	LOCUS_PATTERN_MULTICAST = 1u << 4  /* a file read by many tasks of one stage */
+};
+
+/* The thresholds of pattern identification (the paper's "predefined
+ * threshold", which it does not give). */
+struct locus_pattern_options {
+	uint32_t gather;    /* a task with this many produced inputs or more gathers */
+	uint32_t multicast; /* a file this many tasks of one stage read is multicast */
+	uint32_t scatter;   /* a task whose outputs this many tasks read scatters */
+	/* Stages whose gathers are reductions (they have a reduce function). */
+	const char *const *reduce;
+	size_t n_reduce;
+};
+
+/* Defaults: gather 16, multicast 8, scatter 8, no reduction. */
+void locus_pattern_options_default(struct locus_pattern_options *o);
+
+/* A stage as the paper's tables see it (Table IV: the stage's input
+ * files; Table V: each file's consumers in the stage). */
+struct locus_flow_stage {
+	uint32_t tasks;
+	uint32_t inputs;	  /* distinct files its tasks read */
+	uint32_t produced_inputs; /* of them, written by a task */
+	uint32_t outputs;	  /* files its tasks write */
+	uint64_t consumption;	  /* its tasks' inputs, counted per task (Table V's sum) */
+	uint64_t bytes_in, bytes_out; /* of its tasks' inputs and outputs, per task */
+	double work;		      /* its tasks' runtimes, summed */
+	unsigned patterns;	      /* LOCUS_PATTERN_* found in it */
+	uint32_t gathers, scatters, pipelines; /* tasks of each pattern */
+	uint32_t multicast_files; /* its input files read by many of its tasks */
+	uint32_t max_inputs;	  /* most input files of one of its tasks */
+	uint32_t max_consumers;	  /* most of its tasks reading one file */
+};
+
+/* What pattern identification found in a workflow, and its critical path. */
+struct locus_flow_analysis {
+	struct locus_pattern_options opt; /* the thresholds used (reduce borrowed) */
+	size_t n_stages;		  /* the graph's, or 1 when it names none */
+	struct locus_flow_stage *stages;
+	/* Per task: the patterns it takes part in as a reader (GATHER,
+	 * REDUCE, PIPELINE) or a writer (SCATTER). */
+	uint8_t *task_patterns;
+	/* Per object: LOCUS_PATTERN_MULTICAST when some stage has that many
+	 * readers of it; consumers_in_stage[o] the most readers of it in one
+	 * stage. */
+	uint8_t *object_patterns;
+	uint32_t *consumers_in_stage;
+	/* The longest chain of runtimes (no data movement), its length in
+	 * seconds and its tasks from first to last. */
+	double critical_path;
+	uint32_t *cp_tasks;
+	size_t n_cp;
+};
+
+/* Identifies the patterns of g (opt NULL: the defaults): the paper's
+ * run-time identification, from the task list alone. Stages are the
+ * graph's (one stage when it has none). *out is allocated; free it with
+ * locus_flow_analysis_destroy. LOCUS_EINVAL (a threshold of 0),
+ * LOCUS_ENOMEM. */
+int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_graph *g,
+		       const struct locus_pattern_options *opt, struct locus_error *err);
+void locus_flow_analysis_destroy(struct locus_flow_analysis *a);
+
+/* The stage of task t in an analysis (0 when the graph names none). */
+uint32_t locus_flow_stage_of(const struct locus_graph *g, uint32_t t);
+
+/* ---- replication (section V-F) ----------------------------------------------- */
+
+/* How many storage servers should hold a file that `consumers` tasks of a
+ * stage read, when the stage's tasks read `consumption` files in all and
+ * there are `servers` servers: ceil(consumers / consumption * servers),
+ * at least 1 and at most `servers`. (The paper: 10 of 1,000 on 200
+ * servers, 2.) */
+uint32_t locus_flow_replicas(uint64_t consumers, uint64_t consumption, uint32_t servers);
+
+/* The copies a dispatcher makes for n replicas wanted in its scope: n when
+ * the file was produced outside its scope, n - 1 when inside (section
+ * V-F4). */
+uint32_t locus_flow_copies(uint32_t n, int produced_in_scope);
+
+/* Picks `count` servers for the copies: those holding the fewest of the
+ * stage's input files (load[s]), never one in `skip` (n_skip of them: the
+ * holders), ties to the lower index; writes them to out in increasing
+ * load. Returns how many it picked (fewer when too few are left). */
+uint32_t locus_flow_place_replicas(const uint32_t *load, uint32_t n_servers, uint32_t count,
+				   const uint32_t *skip, uint32_t n_skip, uint32_t *out);
+
+/* ---- collectives (section V-B3) ------------------------------------------------ */
+
+/* The minimum spanning tree the AMFS collectives use, built by halving
+ * the address list: the node holding the list (first: list[0], the
+ * root) removes the later half of what is left (ceil of half), sends it
+ * to the first address of that half, which does the same with the rest
+ * of its half, until every list is empty. parent[i] gets the index in
+ * `list` of entry i's parent (the root's: UINT32_MAX) and round[i] the
+ * step at which i receives its list (the root: 0; its first child: 1).
+ * A gather sends in the reverse order: the deepest rounds first. */
+void locus_flow_binomial(size_t n, uint32_t *parent, uint32_t *round);
+
 #ifdef __cplusplus
 }
 #endif

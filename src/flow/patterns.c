@@ -1,0 +1,313 @@
+/*
+ * Dataflow patterns found at run time from the task list alone, as AME's
+ * dispatchers do (Zhang et al., sections V-F1 and V-G): per stage, the
+ * files its tasks read (Table IV) and each file's readers in the stage
+ * (Table V).
+ *
+ *  - gather: a task reading at least opt.gather produced files (counted
+ *    by the dispatcher or the worker from the task's inputs); a reduce
+ *    when its stage has a reduce function;
+ *  - multicast: a produced file that at least opt.multicast tasks of one
+ *    stage read (the paper compares "the number of subsequent tasks of a
+ *    file with some predefined threshold"; a workflow input on the shared
+ *    file system is not produced, so it is not multicast: V-F acts once a
+ *    file is produced);
+ *  - scatter: a task with at least opt.scatter outputs that other tasks
+ *    read (one task distributing pieces of data to many);
+ *  - pipeline: by default (V-G): a task reading a produced file that is
+ *    neither gathered nor multicast in its stage nor scattered to it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "locus/flow.h"
+
+void locus_pattern_options_default(struct locus_pattern_options *o)
+{
+	*o = (struct locus_pattern_options){.gather = 16, .multicast = 8, .scatter = 8};
+}
+
+uint32_t locus_flow_stage_of(const struct locus_graph *g, uint32_t t)
+{
+	if (!g->task_stage)
+		return 0;
+	return g->task_stage[t] != LOCUS_NONE ? g->task_stage[t] : (uint32_t)g->n_stages;
+}
+
+void locus_flow_analysis_destroy(struct locus_flow_analysis *a)
+{
+	if (!a)
+		return;
+	free(a->stages);
+	free(a->task_patterns);
+	free(a->object_patterns);
+	free(a->consumers_in_stage);
+	free(a->cp_tasks);
+	free(a);
+}
+
+/* Whether stage s of g is one of the reduce stages. */
+static int reduces(const struct locus_graph *g, uint32_t s, const struct locus_pattern_options *o)
+{
+	if (!g->task_stage || s >= g->n_stages)
+		return 0;
+	for (size_t k = 0; k < o->n_reduce; k++)
+		if (o->reduce[k] && !strcmp(o->reduce[k], g->stage_names[s]))
+			return 1;
+	return 0;
+}
+
+/* The longest chain of runtimes: its length and its tasks. */
+static int critical_path(struct locus_flow_analysis *a, const struct locus_graph *g)
+{
+	size_t n = g->n_tasks;
+	double *len = locus__calloc(n ? n : 1, sizeof *len);
+	uint32_t *from = locus__calloc(n ? n : 1, sizeof *from);
+	if (!len || !from) {
+		free(len);
+		free(from);
+		return LOCUS_ENOMEM;
+	}
+	uint32_t last = LOCUS_NONE;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t t = g->topo[k];
+		double best = 0;
+		from[t] = LOCUS_NONE;
+		for (uint32_t e = g->pred_at[t]; e < g->pred_at[t + 1]; e++) {
+			uint32_t p = g->preds[e].task;
+			if (len[p] > best || (from[t] == LOCUS_NONE && len[p] == best)) {
+				best = len[p];
+				from[t] = p;
+			}
+		}
+		len[t] = best + g->tasks[t].work;
+		if (last == LOCUS_NONE || len[t] > len[last])
+			last = t;
+	}
+	size_t count = 0;
+	for (uint32_t t = last; t != LOCUS_NONE; t = from[t])
+		count++;
+	a->cp_tasks = locus__calloc(count ? count : 1, sizeof *a->cp_tasks);
+	if (!a->cp_tasks) {
+		free(len);
+		free(from);
+		return LOCUS_ENOMEM;
+	}
+	a->n_cp = count;
+	a->critical_path = last == LOCUS_NONE ? 0 : len[last];
+	for (uint32_t t = last; t != LOCUS_NONE; t = from[t])
+		a->cp_tasks[--count] = t;
+	free(len);
+	free(from);
+	return 0;
+}
+
+int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_graph *g,
+		       const struct locus_pattern_options *opt, struct locus_error *err)
+{
+	struct locus_pattern_options def;
+	*out = NULL;
+	if (!opt) {
+		locus_pattern_options_default(&def);
+		opt = &def;
+	}
+	if (!opt->gather || !opt->multicast || !opt->scatter)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "pattern thresholds: expected gather, multicast and scatter of 1 "
+				  "or more");
+	struct locus_flow_analysis *a = calloc(1, sizeof *a);
+	if (!a)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	a->opt = *opt;
+	/* Stages: the graph's, and one more for tasks without a stage. */
+	size_t ns = g->task_stage ? g->n_stages : 0;
+	int unnamed = !g->task_stage;
+	for (size_t t = 0; t < g->n_tasks && !unnamed; t++)
+		unnamed = g->task_stage[t] == LOCUS_NONE;
+	a->n_stages = ns + (unnamed ? 1 : 0);
+	size_t nt = g->n_tasks ? g->n_tasks : 1, no = g->n_objects ? g->n_objects : 1;
+	a->stages = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *a->stages);
+	a->task_patterns = locus__calloc(nt, 1);
+	a->object_patterns = locus__calloc(no, 1);
+	a->consumers_in_stage = locus__calloc(no, sizeof *a->consumers_in_stage);
+	uint32_t *count = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *count);
+	uint32_t *touched = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *touched);
+	if (!a->stages || !a->task_patterns || !a->object_patterns || !a->consumers_in_stage ||
+	    !count || !touched)
+		goto oom;
+	/* Table IV: each stage's tasks, their inputs and outputs. */
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_task *tk = &g->tasks[t];
+		struct locus_flow_stage *st = &a->stages[locus_flow_stage_of(g, t)];
+		st->tasks++;
+		st->consumption += tk->n_in;
+		st->bytes_in += tk->bytes;
+		st->outputs += tk->n_out;
+		for (uint32_t k = 0; k < tk->n_out; k++)
+			st->bytes_out += g->objects[g->outputs[tk->out_at + k]].bytes;
+		st->work += tk->work;
+		if (tk->n_in > st->max_inputs)
+			st->max_inputs = tk->n_in;
+	}
+	/* Table V: each file's readers by stage; multicast files. */
+	for (uint32_t o = 0; o < g->n_objects; o++) {
+		const struct locus_object *ob = &g->objects[o];
+		size_t n_touched = 0;
+		for (uint32_t k = 0; k < ob->n_cons; k++) {
+			uint32_t s = locus_flow_stage_of(g, g->consumers[ob->cons_at + k]);
+			if (!count[s]++)
+				touched[n_touched++] = s;
+		}
+		for (size_t i = 0; i < n_touched; i++) {
+			uint32_t s = touched[i];
+			struct locus_flow_stage *st = &a->stages[s];
+			st->inputs++;
+			st->produced_inputs += ob->producer != LOCUS_NONE;
+			if (count[s] > st->max_consumers)
+				st->max_consumers = count[s];
+			if (count[s] > a->consumers_in_stage[o])
+				a->consumers_in_stage[o] = count[s];
+			if (ob->producer != LOCUS_NONE && count[s] >= opt->multicast) {
+				st->multicast_files++;
+				st->patterns |= LOCUS_PATTERN_MULTICAST;
+				a->object_patterns[o] |= LOCUS_PATTERN_MULTICAST;
+			}
+			count[s] = 0;
+		}
+	}
+	/* Scatters: tasks with many outputs that others read. */
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_task *tk = &g->tasks[t];
+		uint32_t read = 0;
+		for (uint32_t k = 0; k < tk->n_out; k++)
+			read += g->objects[g->outputs[tk->out_at + k]].n_cons > 0;
+		if (read >= opt->scatter && g->succ_at[t + 1] - g->succ_at[t] >= opt->scatter) {
+			a->task_patterns[t] |= LOCUS_PATTERN_SCATTER;
+			struct locus_flow_stage *st = &a->stages[locus_flow_stage_of(g, t)];
+			st->scatters++;
+			st->patterns |= LOCUS_PATTERN_SCATTER;
+		}
+	}
+	/* Gathers (or reductions), then pipelines. */
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_task *tk = &g->tasks[t];
+		uint32_t s = locus_flow_stage_of(g, t), produced = 0, piped = 0;
+		struct locus_flow_stage *st = &a->stages[s];
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = g->inputs[tk->in_at + k], p = g->objects[o].producer;
+			if (p == LOCUS_NONE)
+				continue;
+			produced++;
+			piped += !(a->object_patterns[o] & LOCUS_PATTERN_MULTICAST) &&
+				 !(a->task_patterns[p] & LOCUS_PATTERN_SCATTER);
+		}
+		if (produced >= opt->gather) {
+			unsigned f = reduces(g, s, opt) ? LOCUS_PATTERN_REDUCE : LOCUS_PATTERN_GATHER;
+			a->task_patterns[t] |= (uint8_t)f;
+			st->gathers++;
+			st->patterns |= f;
+		} else if (piped) {
+			a->task_patterns[t] |= LOCUS_PATTERN_PIPELINE;
+			st->pipelines++;
+			st->patterns |= LOCUS_PATTERN_PIPELINE;
+		}
+	}
+	if (critical_path(a, g))
+		goto oom;
+	free(count);
+	free(touched);
+	*out = a;
+	return 0;
+oom:
+	free(count);
+	free(touched);
+	locus_flow_analysis_destroy(a);
+	return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+}
+
+/* ---- replication ------------------------------------------------------------------ */
+
+uint32_t locus_flow_replicas(uint64_t consumers, uint64_t consumption, uint32_t servers)
+{
+	if (!servers)
+		return 0;
+	if (!consumption || consumers >= consumption)
+		return servers;
+	/* ceil(consumers * servers / consumption): exact while the product
+	 * fits in 64 bits (always, for fewer than 2^32 consumers). */
+	uint64_t n;
+	if (consumers <= UINT64_MAX / servers) {
+		uint64_t num = consumers * servers;
+		n = num / consumption + (num % consumption != 0);
+	} else {
+		n = (uint64_t)ceil((double)consumers * servers / (double)consumption);
+	}
+	if (n < 1)
+		n = 1;
+	return n > servers ? servers : (uint32_t)n;
+}
+
+uint32_t locus_flow_copies(uint32_t n, int produced_in_scope)
+{
+	return produced_in_scope ? (n ? n - 1 : 0) : n;
+}
+
+uint32_t locus_flow_place_replicas(const uint32_t *load, uint32_t n_servers, uint32_t count,
+				   const uint32_t *skip, uint32_t n_skip, uint32_t *out)
+{
+	uint32_t picked = 0;
+	while (picked < count) {
+		uint32_t best = LOCUS_NONE;
+		for (uint32_t s = 0; s < n_servers; s++) {
+			int taken = 0;
+			for (uint32_t k = 0; k < n_skip && !taken; k++)
+				taken = skip[k] == s;
+			for (uint32_t k = 0; k < picked && !taken; k++)
+				taken = out[k] == s;
+			if (!taken && (best == LOCUS_NONE || load[s] < load[best]))
+				best = s;
+		}
+		if (best == LOCUS_NONE)
+			break;
+		out[picked++] = best;
+	}
+	return picked;
+}
+
+/* ---- collectives -------------------------------------------------------------------- */
+
+void locus_flow_binomial(size_t n, uint32_t *parent, uint32_t *round)
+{
+	if (!n)
+		return;
+	parent[0] = UINT32_MAX;
+	round[0] = 0;
+	/* Each holder of a list [lo, hi) (itself at lo) removes the later
+	 * half of what is left, ceil of half, and hands it to the first
+	 * address of that half one round later; iteratively, by the ranges
+	 * of the entries (entry i's range starts at i). */
+	size_t *end = malloc(n * sizeof *end);
+	if (!end) {
+		/* Without scratch: a chain, which is still a tree. */
+		for (size_t i = 1; i < n; i++) {
+			parent[i] = (uint32_t)(i - 1);
+			round[i] = (uint32_t)i;
+		}
+		return;
+	}
+	end[0] = n;
+	for (size_t i = 0; i < n; i++) {
+		size_t hi = end[i];
+		uint32_t r = round[i];
+		while (hi > i + 1) {
+			size_t left = hi - (i + 1), half = (left + 1) / 2, first = hi - half;
+			parent[first] = (uint32_t)i;
+			round[first] = ++r;
+			end[first] = hi;
+			hi = first;
+		}
+	}
+	free(end);
+}
