@@ -28,7 +28,9 @@ struct builder {
 	size_t n_names, names_cap;
 	struct locus__strmap task_ix, object_ix; /* built by finish */
 	struct locus__strmap stage_ix;		 /* stage name -> id */
-	size_t stages_cap, stage_len, commands_len; /* task_stage, commands: tasks covered */
+	size_t stages_cap;			    /* stage_names */
+	size_t stage_len, stage_cap;		    /* task_stage: tasks covered, room */
+	size_t commands_len, commands_cap;	    /* commands: the same */
 	int finished;
 };
 
@@ -85,6 +87,11 @@ void locus_graph_destroy(struct locus_graph *g)
 	if (!g)
 		return;
 	struct builder *b = bld(g);
+	/* The commands set so far (those past it were never written). */
+	for (size_t t = 0; g->commands && b && t < b->commands_len; t++) {
+		free((void *)g->commands[t].argv);
+		free((void *)g->commands[t].env);
+	}
 	if (b) {
 		for (size_t i = 0; i < b->n_names; i++)
 			free(b->names[i]);
@@ -96,11 +103,6 @@ void locus_graph_destroy(struct locus_graph *g)
 		locus__strmap_fini(&b->stage_ix);
 		free(b);
 	}
-	if (g->commands)
-		for (size_t t = 0; t < g->n_tasks; t++) {
-			free((void *)g->commands[t].argv);
-			free((void *)g->commands[t].env);
-		}
 	free(g->commands);
 	free(g->stage_names);
 	free(g->task_stage);
@@ -253,23 +255,31 @@ long locus_graph_stage(struct locus_graph *g, const char *name)
 }
 
 /* Makes a per-task array cover every task added so far: *len of them are
- * set, the rest get `fill` (elem bytes each, or zeros when fill is NULL). */
-static int cover_tasks(const struct locus_graph *g, void **arr, size_t *len, size_t elem,
-		       const void *fill)
+ * set, the rest get `fill` (elem bytes each, or zeros when fill is NULL);
+ * its capacity *cap grows geometrically (a reader setting each task as it
+ * adds it stays linear). */
+static int cover_tasks(const struct locus_graph *g, void **arr, size_t *len, size_t *cap,
+		       size_t elem, const void *fill)
 {
 	if (*len >= g->n_tasks && *arr)
 		return 0;
-	size_t n = g->n_tasks ? g->n_tasks : 1;
-	unsigned char *a = realloc(*arr, n * elem);
-	if (!a)
-		return LOCUS_ENOMEM;
-	for (size_t t = *len; t < n; t++) {
+	if (*cap < g->n_tasks || !*arr) {
+		size_t n = *cap * 2 > g->n_tasks ? *cap * 2 : g->n_tasks;
+		if (!n)
+			n = 1;
+		unsigned char *a = realloc(*arr, n * elem);
+		if (!a)
+			return LOCUS_ENOMEM;
+		*arr = a;
+		*cap = n;
+	}
+	unsigned char *a = *arr;
+	for (size_t t = *len; t < g->n_tasks; t++) {
 		if (fill)
 			memcpy(a + t * elem, fill, elem);
 		else
 			memset(a + t * elem, 0, elem);
 	}
-	*arr = a;
 	*len = g->n_tasks;
 	return 0;
 }
@@ -280,7 +290,8 @@ int locus_graph_set_stage(struct locus_graph *g, uint32_t task, uint32_t stage)
 	static const uint32_t none = LOCUS_NONE;
 	if (b->finished || task >= g->n_tasks || stage >= g->n_stages)
 		return LOCUS_EINVAL;
-	if (cover_tasks(g, (void **)&g->task_stage, &b->stage_len, sizeof *g->task_stage, &none))
+	if (cover_tasks(g, (void **)&g->task_stage, &b->stage_len, &b->stage_cap,
+			sizeof *g->task_stage, &none))
 		return LOCUS_ENOMEM;
 	g->task_stage[task] = stage;
 	return 0;
@@ -314,7 +325,8 @@ int locus_graph_set_command(struct locus_graph *g, uint32_t task, const struct l
 	if (b->finished || task >= g->n_tasks || !c || !c->line == !c->argc ||
 	    (c->argc && !c->argv) || (c->n_env && !c->env))
 		return LOCUS_EINVAL;
-	if (cover_tasks(g, (void **)&g->commands, &b->commands_len, sizeof *g->commands, NULL))
+	if (cover_tasks(g, (void **)&g->commands, &b->commands_len, &b->commands_cap,
+			sizeof *g->commands, NULL))
 		return LOCUS_ENOMEM;
 	const char **argv = keep_names(g, c->argv, c->argc, &oom), **env = NULL;
 	const char *line = NULL;
@@ -740,9 +752,11 @@ int locus_graph_finish(struct locus_graph *g, struct locus_error *err)
 	/* Stages and commands cover every task. */
 	static const uint32_t none = LOCUS_NONE;
 	if ((g->task_stage &&
-	     cover_tasks(g, (void **)&g->task_stage, &b->stage_len, sizeof *g->task_stage, &none)) ||
+	     cover_tasks(g, (void **)&g->task_stage, &b->stage_len, &b->stage_cap,
+			sizeof *g->task_stage, &none)) ||
 	    (g->commands &&
-	     cover_tasks(g, (void **)&g->commands, &b->commands_len, sizeof *g->commands, NULL)))
+	     cover_tasks(g, (void **)&g->commands, &b->commands_len, &b->commands_cap,
+			sizeof *g->commands, NULL)))
 		goto oom;
 	for (size_t t = 0; t < g->n_tasks; t++)
 		if (g->tasks[t].name && locus__strmap_put(&b->task_ix, g->tasks[t].name, t))
