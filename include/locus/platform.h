@@ -28,6 +28,7 @@ struct locus_node {
 	double disk_bw;	   /* local disk read bandwidth, bytes/s, > 0 */
 	double net_bw;	   /* network interface bandwidth, bytes/s, > 0 */
 	int max_transfers; /* remote reads it serves at once, >= 0; 0: no limit */
+	double storage;	   /* local storage objects may fill, bytes; 0: no limit */
 };
 
 /* How transfers between nodes share the network. */

@@ -44,9 +44,10 @@ struct locus_task_result {
 };
 
 /* An object moved to a node: a produced input sent to its consumer's node,
- * or a copy a policy asked for. */
+ * or a copy a policy asked for (of several objects: the first, with the
+ * bytes of all; LOCUS_NONE when it moved bytes alone). */
 struct locus_transfer_result {
-	uint32_t object, from, to; /* nodes */
+	uint32_t object, from, to; /* nodes; UINT32_MAX: the shared file system */
 	uint32_t task;		   /* the consumer it went to first, or LOCUS_NONE */
 	double start, end;	   /* from asking to arrival */
 	uint64_t bytes;
@@ -67,6 +68,7 @@ struct locus_stage_result {
 	size_t tasks;			/* tasks of it that ran */
 	double first_start, last_end;	/* of those tasks (0 when none ran) */
 	double read, compute, write;	/* seconds its tasks spent, summed */
+	double input_wait;		/* seconds its tasks waited for inputs at their worker */
 	uint64_t bytes_local;		/* inputs on the task's node when it started */
 	uint64_t bytes_peer;		/* inputs from other nodes (read or sent ahead) */
 	uint64_t bytes_fs_read;		/* inputs from the file system */
@@ -128,6 +130,9 @@ struct locus_result {
 	 * (graph->stage_names[s] is stage s's name). */
 	int flow;
 	uint64_t fs_ops, fs_bytes_read, fs_bytes_written;
+	double storage_peak; /* most bytes one node's local storage held */
+	double storage_end;  /* bytes the nodes' local storage held at the end */
+	double intermediate_end; /* of them, files a task wrote and others read */
 	struct locus_stage_result *stages; /* graph->n_stages, or NULL */
 	/* The graph of the workload it ran, for names in reports: borrowed,
 	 * valid while the workload lives (NULL: none). */

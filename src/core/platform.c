@@ -13,7 +13,7 @@
  *                 "links": [{"nodes": [NAME, NAME], "bw": BYTES_PER_S}]},
  *    "defaults": {"rack": PATH, "cores": N, "speed": X,
  *                 "disk_bw": BYTES_PER_S, "net_bw": BYTES_PER_S,
- *                 "max_transfers": N},
+ *                 "max_transfers": N, "storage": BYTES},
  *    "nodes": [ {"name": NAME, ...node fields...},
  *               {"range": {"prefix": P, "from": A, "to": B,
  *                          "width": W, "suffix": S}, ...node fields...} ]}
@@ -269,10 +269,11 @@ struct node_attrs {
 	double disk_bw;
 	double net_bw;
 	int max_transfers;
+	double storage;
 };
 
 static const struct node_attrs builtin_attrs = {DEFAULT_RACK,	      1, 1.0, LOCUS_DEFAULT_DISK_BW,
-						LOCUS_DEFAULT_NET_BW, 0};
+						LOCUS_DEFAULT_NET_BW, 0,   0};
 
 struct pctx {
 	const char *file; /* labels messages */
@@ -398,8 +399,8 @@ static int get_str(struct pctx *c, json_t *obj, const char *path, const char *ke
 	return 0;
 }
 
-static const char *const attr_keys[] = {"rack",	  "cores",	   "speed", "disk_bw",
-					"net_bw", "max_transfers", NULL};
+static const char *const attr_keys[] = {"rack",	  "cores",	   "speed",   "disk_bw",
+					"net_bw", "max_transfers", "storage", NULL};
 
 /* Reads the node fields of `obj` (a node entry or "defaults") over `base`. */
 static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struct node_attrs *base,
@@ -422,7 +423,8 @@ static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struc
 	    (rc = get_num(c, obj, path, "disk_bw", 0, &a->disk_bw)) ||
 	    (rc = get_num(c, obj, path, "net_bw", 0, &a->net_bw)) ||
 	    (rc =
-		 get_int(c, obj, path, "max_transfers", 0, INT_MAX, "an integer >= 0", &transfers)))
+		 get_int(c, obj, path, "max_transfers", 0, INT_MAX, "an integer >= 0", &transfers)) ||
+	    (rc = get_num(c, obj, path, "storage", 1, &a->storage)))
 		return rc;
 	a->cores = (int)cores;
 	a->max_transfers = (int)transfers;
@@ -474,6 +476,7 @@ static int add_node(struct pctx *c, const char *name, const struct node_attrs *a
 	nd->disk_bw = a->disk_bw;
 	nd->net_bw = a->net_bw;
 	nd->max_transfers = a->max_transfers;
+	nd->storage = a->storage;
 	c->origin[p->n_nodes] = entry;
 	p->n_nodes++;
 	return 0;
@@ -544,8 +547,8 @@ static int read_range(struct pctx *c, json_t *r, const char *path, const struct 
 	return rc;
 }
 
-static const char *const node_keys[] = {"name",	   "range",  "rack",	      "cores", "speed",
-					"disk_bw", "net_bw", "max_transfers", NULL};
+static const char *const node_keys[] = {"name",   "range",	     "rack",	"cores", "speed",
+					"disk_bw", "net_bw", "max_transfers", "storage", NULL};
 
 static int read_node(struct pctx *c, json_t *e, size_t i)
 {
@@ -928,6 +931,8 @@ static const char *node_problem(const struct locus_node *nd)
 		return "cores is < 0";
 	if (nd->max_transfers < 0)
 		return "max_transfers is < 0";
+	if (!(nd->storage >= 0 && isfinite(nd->storage)))
+		return "storage is not a finite number >= 0";
 	if (!(nd->speed > 0 && isfinite(nd->speed)))
 		return "speed is not a finite number > 0";
 	if (!(nd->disk_bw > 0 && isfinite(nd->disk_bw)))
@@ -1055,6 +1060,10 @@ static int platform_text(const struct locus_platform *p, struct locus__buf *b)
 		rc = rc ? rc : put_string(b, nd->rack);
 		rc = rc ? rc : locus__buf_printf(b, ",\n      \"speed\": ");
 		rc = rc ? rc : put_number(b, nd->speed);
+		if (nd->storage > 0) {
+			rc = rc ? rc : locus__buf_printf(b, ",\n      \"storage\": ");
+			rc = rc ? rc : put_number(b, nd->storage);
+		}
 		rc = rc ? rc : locus__buf_printf(b, "\n    }");
 	}
 	rc = rc ? rc

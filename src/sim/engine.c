@@ -151,6 +151,7 @@ struct engine {
 	uint32_t res_backbone, res_fs; /* NONE when absent */
 	double fs_free;		       /* when the file system's metadata server is free */
 	uint8_t *on_fs;		       /* by object: the file system has it */
+	double *held;		       /* by node: bytes of the objects it holds */
 	uint32_t res_racks;	       /* rack k's uplink: out res_racks + 2k, in + 1; NONE: none */
 	uint32_t *node_rack;	       /* by node: its rack's index */
 	uint32_t *serving;	       /* by node: remote moves it is serving */
@@ -189,6 +190,7 @@ struct engine {
 	uint32_t *asent, *acut; /* assignments sent; those up to acut are void */
 	double *tcstart;	/* when its computation began */
 	uint32_t *anext;	/* by task: the next placed task of its worker */
+	double *tassigned;	/* by task: when its assignment reached its worker */
 	int64_t *ahint;		/* by task: the hint its assignment carried */
 	size_t done, next_progress;
 	double *waits;
@@ -848,6 +850,42 @@ static double stop_move(struct engine *e, uint32_t m, double now)
 
 /* ---- objects reaching nodes ------------------------------------------------------ */
 
+/* Node `node` now holds object o: 1 if new, 0 if it held it, -1 when out
+ * of memory or when o does not fit in the node's local storage (the run
+ * ends saying so). */
+static int hold(struct engine *e, uint32_t o, uint32_t node)
+{
+	int added = locus_replicas_add(e->rep, o, node);
+	if (added < 0) {
+		fail(e, LOCUS_ENOMEM, "out of memory");
+		return -1;
+	}
+	if (!added)
+		return 0;
+	double bytes = (double)e->g->objects[o].bytes, cap = e->p->nodes[node].storage;
+	e->held[node] += bytes;
+	if (e->held[node] > e->r->storage_peak)
+		e->r->storage_peak = e->held[node];
+	if (cap > 0 && e->held[node] > cap) {
+		char ob[256];
+		halt(e,
+		     "node %s's local storage (%.0f bytes) cannot hold %s (%.0f bytes) beside the "
+		     "%.0f bytes it holds",
+		     e->p->nodes[node].name, cap, object_name(e, o, ob, sizeof ob), bytes,
+		     e->held[node] - bytes);
+		return -1;
+	}
+	return 1;
+}
+
+/* Node `node` no longer holds object o. */
+static void unhold(struct engine *e, uint32_t o, uint32_t node)
+{
+	if (locus_replicas_remove(e->rep, o, node) > 0)
+		e->held[node] -= (double)e->g->objects[o].bytes;
+}
+
+
 static void try_start(struct engine *e, uint32_t w, double now);
 static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, double now);
 
@@ -978,11 +1016,9 @@ static void xfer_done(struct engine *e, uint32_t m, double now)
 	mv = &e->moves[m];
 	uint32_t o = mv->obj, dst = mv->dst, src = mv->src, req = mv->requester, task = mv->task;
 	free_move(e, m);
-	int added = locus_replicas_add(e->rep, o, dst);
-	if (added < 0) {
-		fail(e, LOCUS_ENOMEM, "out of memory");
+	int added = hold(e, o, dst);
+	if (added < 0)
 		return;
-	}
 	if (src == NONE)
 		e->r->fs_bytes_read += e->g->objects[o].bytes;
 	struct locus_stage_result *st = stage_of(e, task);
@@ -1095,8 +1131,8 @@ static void copy_done(struct engine *e, uint32_t m, double now)
 {
 	struct move *mv = &e->moves[m];
 	release_slot(e, m, now);
-	e->r->transfers++;
-	e->r->bytes_moved += (uint64_t)mv->size;
+	record_xfer(e, mv, now);
+	mv = &e->moves[m];
 	if (mv->src == NONE)
 		e->r->fs_bytes_read += (uint64_t)mv->size;
 	if (mv->dst == NONE)
@@ -1106,19 +1142,19 @@ static void copy_done(struct engine *e, uint32_t m, double now)
 	uint64_t tag = mv->tag;
 	mv->objs = NULL;
 	free_move(e, m);
-	copy_told(e, req, first, n, src, dst, tag, 1, now);
+	/* The objects are there before the requester hears of it (it may
+	 * copy them on at once). */
 	for (uint32_t k = 0; k < n && !e->failed; k++) {
 		if (dst == NONE) {
 			on_fs(e, objs[k], now);
 			continue;
 		}
-		int added = locus_replicas_add(e->rep, objs[k], dst);
-		if (added < 0)
-			fail(e, LOCUS_ENOMEM, "out of memory");
-		else if (added)
+		if (hold(e, objs[k], dst) > 0)
 			appeared(e, objs[k], dst, now);
 	}
 	free(objs);
+	if (!e->failed)
+		copy_told(e, req, first, n, src, dst, tag, 1, now);
 }
 
 /* Carries out locus_act_drop: `place` (a node, or NONE) drops o. */
@@ -1127,7 +1163,7 @@ static void drop(struct engine *e, uint32_t o, uint32_t place)
 	if (place == NONE)
 		e->on_fs[o] = 0;
 	else
-		locus_replicas_remove(e->rep, o, place);
+		unhold(e, o, place);
 }
 
 /* ---- running tasks ------------------------------------------------------------- */
@@ -1226,6 +1262,7 @@ static void assign(struct engine *e, uint32_t w, uint32_t t, const struct locus_
 	e->tfrom_policy[t] = 1;
 	e->tgather[t] = (uint8_t)gather;
 	e->toutput[t] = (uint8_t)output;
+	e->tassigned[t] = now;
 	if (e->r->tasks)
 		e->r->tasks[t].assigned = now;
 	place(e, w, t, m->arg[1], now);
@@ -1290,6 +1327,12 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 	pr->reads_left = 0;
 	e->tstate[t] = T_READING;
 	double wait = now - pr->idle_since;
+	struct locus_stage_result *wst = stage_of(e, t);
+	if (wst) {
+		/* Its wait for its inputs: since it could have run. */
+		double ready = e->tassigned[t] > pr->idle_since ? e->tassigned[t] : pr->idle_since;
+		wst->input_wait += now - ready;
+	}
 	if (locus__grow(&e->waits, &e->waits_cap, e->n_waits + 1, sizeof *e->waits)) {
 		fail(e, LOCUS_ENOMEM, "out of memory");
 		return;
@@ -1422,10 +1465,7 @@ static void outputs_here(struct engine *e, uint32_t w, const struct locus_task *
 	struct proc *pr = &e->procs[w];
 	for (uint32_t k = 0; k < tk->n_out && !e->failed; k++) {
 		uint32_t o = e->g->outputs[tk->out_at + k];
-		int added = locus_replicas_add(e->rep, o, pr->node);
-		if (added < 0)
-			fail(e, LOCUS_ENOMEM, "out of memory");
-		else if (added)
+		if (hold(e, o, pr->node) > 0)
 			appeared(e, o, pr->node, now);
 	}
 }
@@ -1758,6 +1798,7 @@ static void node_down(struct engine *e, uint32_t n, double now)
 			e->lost_at[o] = now;
 		}
 	locus_replicas_drop_node(e->rep, n, NULL, NULL);
+	e->held[n] = 0;
 	for (size_t i = 0; i < n_reread && !e->failed && !e->halt; i++) {
 		struct move *mv = &e->moves[reread[i]];
 		uint32_t cnt = locus_replicas_count(e->rep, mv->obj);
@@ -2059,6 +2100,8 @@ static int setup(struct engine *e)
 	e->tgather = locus__calloc(nt1, 1);
 	e->toutput = locus__calloc(nt1, 1);
 	e->on_fs = locus__calloc(no, 1);
+	e->held = locus__calloc(nn ? nn : 1, sizeof *e->held);
+	e->tassigned = locus__calloc(nt1, sizeof *e->tassigned);
 	e->tworker = locus__calloc(nt1, sizeof *e->tworker);
 	e->tassigner = locus__calloc(nt1, sizeof *e->tassigner);
 	e->tmissing = locus__calloc(nt1, sizeof *e->tmissing);
@@ -2091,7 +2134,7 @@ static int setup(struct engine *e)
 	size_t n_racks = e->node_rack ? rack_index(e->p, e->node_rack) : 0;
 	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
 	if (!e->procs || !e->tstate || !e->tfrom_policy || !e->tvoid || !e->tlocal || !e->tgather ||
-	    !e->toutput || !e->on_fs || !e->tworker ||
+	    !e->toutput || !e->on_fs || !e->held || !e->tassigned || !e->tworker ||
 	    !e->tassigner || !e->tmissing || !e->tattempt || !e->tlost_node || !e->asent ||
 	    !e->acut || !e->tcstart || !e->anext || !e->ahint || !e->xhead || !e->lost_node ||
 	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->qhead ||
@@ -2110,9 +2153,13 @@ static int setup(struct engine *e)
 		e->xhead[o] = e->lost_node[o] = NONE;
 		for (uint32_t k = e->wl->obj_at[o]; k < e->wl->obj_at[o + 1] && !(cfg->shared_fs_bw > 0);
 		     k++)
-			if (locus_replicas_add(e->rep, (uint32_t)o, e->wl->holders[k]) < 0) {
+			if (hold(e, (uint32_t)o, e->wl->holders[k]) < 0) {
 				free(cap);
-				return fail(e, LOCUS_ENOMEM, "out of memory");
+				return e->failed ? e->failed
+						 : fail(e, LOCUS_EINVAL,
+							"the catalog's data does not fit in the nodes' "
+							"local storage: %s",
+							e->r->failure);
 			}
 		e->on_fs[o] = e->g->objects[o].producer == LOCUS_NONE &&
 			      !locus_replicas_count(e->rep, (uint32_t)o);
@@ -2395,6 +2442,14 @@ static int run(struct engine *e)
 static void summarise(struct engine *e)
 {
 	struct locus_result *r = e->r;
+	for (size_t n = 0; n < e->p->n_nodes; n++)
+		r->storage_end += e->held[n];
+	/* Intermediate files (written by a task, read by others) still on
+	 * some node: what a workflow left behind. */
+	for (uint32_t o = 0; r->flow && o < e->g->n_objects; o++)
+		if (e->g->objects[o].producer != LOCUS_NONE && e->g->objects[o].n_cons)
+			r->intermediate_end +=
+			    (double)e->g->objects[o].bytes * locus_replicas_count(e->rep, o);
 	locus_result_set_waits(r, e->waits, e->n_waits);
 	for (size_t s = 0; s < e->n_scheds; s++) {
 		const struct proc *pr = &e->procs[e->n_workers + s];
@@ -2512,6 +2567,8 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	free(e.tgather);
 	free(e.toutput);
 	free(e.on_fs);
+	free(e.held);
+	free(e.tassigned);
 	free(e.tworker);
 	free(e.tassigner);
 	free(e.tmissing);
