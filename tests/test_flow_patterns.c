@@ -11,6 +11,7 @@
 
 #include "locus/locus.h"
 #include "test.h"
+#include "test_util.h"
 
 /* Fig. 8: eight nodes, node 0 the root. Halving the list [1..7]: 4 takes
  * [4..7], 2 takes [2, 3], 1 takes [1]; 4 hands [6, 7] to 6 and [5] to 5;
@@ -141,128 +142,6 @@ TEST(replicas_of_section_v_f)
 	locus_graph_destroy(g);
 }
 
-/* ---- small Montage and BLAST shapes ------------------------------------------------- */
-
-static uint32_t add(struct locus_graph *g, const char *stage, const char *name, double work)
-{
-	uint32_t t = (uint32_t)locus_graph_add_task(g, name, work);
-	locus_graph_set_stage(g, t, (uint32_t)locus_graph_stage(g, stage));
-	return t;
-}
-
-/* A new file of 1,000 bytes named by fmt and i (the builder finds no
- * names before the graph is finished: each file is made once). */
-static uint32_t file(struct locus_graph *g, const char *fmt, int i)
-{
-	char nm[64];
-	snprintf(nm, sizeof nm, fmt, i);
-	return (uint32_t)locus_graph_add_object(g, nm, 1000);
-}
-
-/* Montage on n images (a row): mProject, mImgtbl, mDiffFit on neighbours,
- * mConcatFit, mBgModel, mBackground, mAdd. */
-static struct locus_graph *montage(int n)
-{
-	struct locus_graph *g = NULL;
-	struct locus_error err;
-	locus_graph_create(&g, "montage", &err);
-	uint32_t hdr = (uint32_t)locus_graph_add_object(g, "region.hdr", 10);
-	uint32_t *p = calloc((size_t)n, sizeof *p);
-	for (int i = 0; i < n; i++) {
-		char nm[32];
-		snprintf(nm, sizeof nm, "mProject_%d", i);
-		uint32_t t = add(g, "mProject", nm, 10);
-		locus_graph_add_input(g, t, file(g, "raw_%d", i));
-		locus_graph_add_input(g, t, hdr);
-		p[i] = file(g, "p_%d", i);
-		locus_graph_add_output(g, t, p[i], &err);
-	}
-	uint32_t imgtbl = add(g, "mImgtbl", "mImgtbl", 1), tbl = file(g, "images.tbl", 0);
-	for (int i = 0; i < n; i++)
-		locus_graph_add_input(g, imgtbl, p[i]);
-	locus_graph_add_output(g, imgtbl, tbl, &err);
-	uint32_t concat = add(g, "mConcatFit", "mConcatFit", 20), fits = file(g, "fits.tbl", 0);
-	for (int i = 0; i + 1 < n; i++) {
-		char nm[32];
-		snprintf(nm, sizeof nm, "mDiffFit_%d", i);
-		uint32_t t = add(g, "mDiffFit", nm, 1);
-		locus_graph_add_input(g, t, p[i]);
-		locus_graph_add_input(g, t, p[i + 1]);
-		uint32_t fit = file(g, "fit_%d", i);
-		locus_graph_add_output(g, t, fit, &err);
-		locus_graph_add_input(g, concat, fit);
-	}
-	locus_graph_add_output(g, concat, fits, &err);
-	uint32_t model = add(g, "mBgModel", "mBgModel", 5), corr = file(g, "corrections.tbl", 0);
-	locus_graph_add_input(g, model, tbl);
-	locus_graph_add_input(g, model, fits);
-	locus_graph_add_output(g, model, corr, &err);
-	uint32_t madd = add(g, "mAdd", "mAdd", 30);
-	for (int i = 0; i < n; i++) {
-		char nm[32];
-		snprintf(nm, sizeof nm, "mBackground_%d", i);
-		uint32_t t = add(g, "mBackground", nm, 7);
-		locus_graph_add_input(g, t, p[i]);
-		locus_graph_add_input(g, t, corr);
-		uint32_t c = file(g, "c_%d", i);
-		locus_graph_add_output(g, t, c, &err);
-		locus_graph_add_input(g, madd, c);
-	}
-	locus_graph_add_output(g, madd, file(g, "mosaic.fits", 0), &err);
-	free(p);
-	if (locus_graph_finish(g, &err)) {
-		locus_graph_destroy(g);
-		return NULL;
-	}
-	return g;
-}
-
-/* Parallel BLAST: fastasplitn, n formatdb, n x m blastp, m merge. */
-static struct locus_graph *blast(int n, int m)
-{
-	struct locus_graph *g = NULL;
-	struct locus_error err;
-	locus_graph_create(&g, "blast", &err);
-	uint32_t split = add(g, "fastasplitn", "fastasplitn", 60);
-	uint32_t *db = calloc((size_t)n, sizeof *db), *query = calloc((size_t)m, sizeof *query);
-	locus_graph_add_input(g, split, file(g, "nr", 0));
-	for (int i = 0; i < n; i++) {
-		char nm[32];
-		uint32_t frag = file(g, "frag_%d", i);
-		locus_graph_add_output(g, split, frag, &err);
-		snprintf(nm, sizeof nm, "formatdb_%d", i);
-		uint32_t t = add(g, "formatdb", nm, 56);
-		locus_graph_add_input(g, t, frag);
-		db[i] = file(g, "db_%d", i);
-		locus_graph_add_output(g, t, db[i], &err);
-	}
-	for (int q = 0; q < m; q++)
-		query[q] = file(g, "query_%d", q);
-	for (int q = 0; q < m; q++) {
-		char nm[32];
-		snprintf(nm, sizeof nm, "merge_%d", q);
-		uint32_t merge = add(g, "merge", nm, 2);
-		for (int i = 0; i < n; i++) {
-			snprintf(nm, sizeof nm, "blastp_%d_%d", q, i);
-			uint32_t t = add(g, "blastp", nm, 30);
-			locus_graph_add_input(g, t, db[i]);
-			locus_graph_add_input(g, t, query[q]);
-			snprintf(nm, sizeof nm, "hits_%d_%%d", q);
-			uint32_t h = file(g, nm, i);
-			locus_graph_add_output(g, t, h, &err);
-			locus_graph_add_input(g, merge, h);
-		}
-		locus_graph_add_output(g, merge, file(g, "result_%d", q), &err);
-	}
-	free(db);
-	free(query);
-	if (locus_graph_finish(g, &err)) {
-		locus_graph_destroy(g);
-		return NULL;
-	}
-	return g;
-}
-
 static unsigned stage_patterns(const struct locus_graph *g, const struct locus_flow_analysis *a,
 			       const char *name)
 {
@@ -279,7 +158,7 @@ static unsigned stage_patterns(const struct locus_graph *g, const struct locus_f
 TEST(patterns_of_montage_and_blast)
 {
 	struct locus_error err;
-	struct locus_graph *g = montage(20);
+	struct locus_graph *g = test_workflow_montage(20);
 	CHECK(g != NULL);
 	struct locus_flow_analysis *a = NULL;
 	CHECK_EQ_INT(locus_flow_analyse(&a, g, NULL, &err), 0);
@@ -300,7 +179,7 @@ TEST(patterns_of_montage_and_blast)
 	locus_flow_analysis_destroy(a);
 	locus_graph_destroy(g);
 
-	g = blast(20, 10);
+	g = test_workflow_blast(20, 10);
 	CHECK(g != NULL);
 	a = NULL;
 	CHECK_EQ_INT(locus_flow_analyse(&a, g, NULL, &err), 0);

@@ -89,3 +89,127 @@ struct locus_result *test_simulate(const struct locus_scenario_spec *spec, const
 	locus_scenario_destroy(sc);
 	return r;
 }
+
+/* ---- small workflows ------------------------------------------------------------ */
+
+
+static uint32_t wf_task(struct locus_graph *g, const char *stage, const char *name, double work)
+{
+	uint32_t t = (uint32_t)locus_graph_add_task(g, name, work);
+	locus_graph_set_stage(g, t, (uint32_t)locus_graph_stage(g, stage));
+	return t;
+}
+
+/* A new file of 1,000 bytes named by fmt and i (the builder finds no
+ * names before the graph is finished: each file is made once). */
+static uint32_t wf_file(struct locus_graph *g, const char *fmt, int i)
+{
+	char nm[64];
+	snprintf(nm, sizeof nm, fmt, i);
+	return (uint32_t)locus_graph_add_object(g, nm, 1000);
+}
+
+/* Montage on n images (a row): mProject, mImgtbl, mDiffFit on neighbours,
+ * mConcatFit, mBgModel, mBackground, mAdd. */
+struct locus_graph *test_workflow_montage(int n)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	locus_graph_create(&g, "montage", &err);
+	uint32_t hdr = (uint32_t)locus_graph_add_object(g, "region.hdr", 10);
+	uint32_t *p = calloc((size_t)n, sizeof *p);
+	for (int i = 0; i < n; i++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "mProject_%d", i);
+		uint32_t t = wf_task(g, "mProject", nm, 10);
+		locus_graph_add_input(g, t, wf_file(g, "raw_%d", i));
+		locus_graph_add_input(g, t, hdr);
+		p[i] = wf_file(g, "p_%d", i);
+		locus_graph_add_output(g, t, p[i], &err);
+	}
+	uint32_t imgtbl = wf_task(g, "mImgtbl", "mImgtbl", 1), tbl = wf_file(g, "images.tbl", 0);
+	for (int i = 0; i < n; i++)
+		locus_graph_add_input(g, imgtbl, p[i]);
+	locus_graph_add_output(g, imgtbl, tbl, &err);
+	uint32_t concat = wf_task(g, "mConcatFit", "mConcatFit", 20), fits = wf_file(g, "fits.tbl", 0);
+	for (int i = 0; i + 1 < n; i++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "mDiffFit_%d", i);
+		uint32_t t = wf_task(g, "mDiffFit", nm, 1);
+		locus_graph_add_input(g, t, p[i]);
+		locus_graph_add_input(g, t, p[i + 1]);
+		uint32_t fit = wf_file(g, "fit_%d", i);
+		locus_graph_add_output(g, t, fit, &err);
+		locus_graph_add_input(g, concat, fit);
+	}
+	locus_graph_add_output(g, concat, fits, &err);
+	uint32_t model = wf_task(g, "mBgModel", "mBgModel", 5), corr = wf_file(g, "corrections.tbl", 0);
+	locus_graph_add_input(g, model, tbl);
+	locus_graph_add_input(g, model, fits);
+	locus_graph_add_output(g, model, corr, &err);
+	uint32_t madd = wf_task(g, "mAdd", "mAdd", 30);
+	for (int i = 0; i < n; i++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "mBackground_%d", i);
+		uint32_t t = wf_task(g, "mBackground", nm, 7);
+		locus_graph_add_input(g, t, p[i]);
+		locus_graph_add_input(g, t, corr);
+		uint32_t c = wf_file(g, "c_%d", i);
+		locus_graph_add_output(g, t, c, &err);
+		locus_graph_add_input(g, madd, c);
+	}
+	locus_graph_add_output(g, madd, wf_file(g, "mosaic.fits", 0), &err);
+	free(p);
+	if (locus_graph_finish(g, &err)) {
+		locus_graph_destroy(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* Parallel BLAST: fastasplitn, n formatdb, n x m blastp, m merge. */
+struct locus_graph *test_workflow_blast(int n, int m)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	locus_graph_create(&g, "blast", &err);
+	uint32_t split = wf_task(g, "fastasplitn", "fastasplitn", 60);
+	uint32_t *db = calloc((size_t)n, sizeof *db), *query = calloc((size_t)m, sizeof *query);
+	locus_graph_add_input(g, split, wf_file(g, "nr", 0));
+	for (int i = 0; i < n; i++) {
+		char nm[32];
+		uint32_t frag = wf_file(g, "frag_%d", i);
+		locus_graph_add_output(g, split, frag, &err);
+		snprintf(nm, sizeof nm, "formatdb_%d", i);
+		uint32_t t = wf_task(g, "formatdb", nm, 56);
+		locus_graph_add_input(g, t, frag);
+		db[i] = wf_file(g, "db_%d", i);
+		locus_graph_add_output(g, t, db[i], &err);
+	}
+	for (int q = 0; q < m; q++)
+		query[q] = wf_file(g, "query_%d", q);
+	for (int q = 0; q < m; q++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "merge_%d", q);
+		uint32_t merge = wf_task(g, "merge", nm, 2);
+		for (int i = 0; i < n; i++) {
+			snprintf(nm, sizeof nm, "blastp_%d_%d", q, i);
+			uint32_t t = wf_task(g, "blastp", nm, 30);
+			locus_graph_add_input(g, t, db[i]);
+			locus_graph_add_input(g, t, query[q]);
+			snprintf(nm, sizeof nm, "hits_%d_%%d", q);
+			uint32_t h = wf_file(g, nm, i);
+			locus_graph_add_output(g, t, h, &err);
+			locus_graph_add_input(g, merge, h);
+		}
+		locus_graph_add_output(g, merge, wf_file(g, "result_%d", q), &err);
+	}
+	free(db);
+	free(query);
+	if (locus_graph_finish(g, &err)) {
+		locus_graph_destroy(g);
+		return NULL;
+	}
+	return g;
+}
+

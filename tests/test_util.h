@@ -28,4 +28,14 @@ struct locus_result *test_simulate(const struct locus_scenario_spec *spec, const
 				   double cost_msg, double cost_entry, double shared_fs,
 				   long *opt_local);
 
+struct locus_graph;
+
+/* A Montage-shaped workflow on n images in a row (stages mProject,
+ * mImgtbl, mDiffFit on neighbours, mConcatFit, mBgModel, mBackground,
+ * mAdd; runtimes 10, 1, 1, 20, 5, 7, 30 s; every file 1,000 bytes), and
+ * a Parallel BLAST one (fastasplitn, n formatdb, n x m blastp, m merge;
+ * 60, 56, 30, 2 s). Finished graphs the caller destroys; NULL on error. */
+struct locus_graph *test_workflow_montage(int n);
+struct locus_graph *test_workflow_blast(int n, int m);
+
 #endif

@@ -32,6 +32,9 @@ int locus_kv_double(struct locus_kv *kv, const char *key, double def, double min
  * `def` when absent. LOCUS_EINVAL (naming the choices) otherwise. */
 int locus_kv_choice(struct locus_kv *kv, const char *key, const char *const *names, int def,
 		    int *out, struct locus_error *err);
+/* The value of `key` (its last occurrence, borrowed from kv), or `def`
+ * when absent. */
+const char *locus_kv_string(struct locus_kv *kv, const char *key, const char *def);
 /* The first key no getter asked for, or NULL. */
 const char *locus_kv_unused(const struct locus_kv *kv);
 

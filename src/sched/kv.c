@@ -116,6 +116,12 @@ int locus_kv_choice(struct locus_kv *kv, const char *key, const char *const *nam
 			  key, val, allowed);
 }
 
+const char *locus_kv_string(struct locus_kv *kv, const char *key, const char *def)
+{
+	const char *val = kv_value(kv, key);
+	return val ? val : def;
+}
+
 const char *locus_kv_unused(const struct locus_kv *kv)
 {
 	for (size_t i = 0; kv && i < kv->n; i++)

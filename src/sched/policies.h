@@ -22,5 +22,7 @@ extern const struct locus_policy locus__policy_gtp_c; /* dag/gtp.c */
 extern const struct locus_policy locus__policy_gtp_r;   /* dag/gtp.c */
 extern const struct locus_policy locus__policy_gtp_c_r; /* dag/gtp.c */
 extern const struct locus_policy locus__policy_dls_sr;  /* dag/gtp.c */
+/* Workflows (src/flow). */
+extern const struct locus_policy locus__policy_amfs; /* flow/amfs.c */
 
 #endif

@@ -1,0 +1,1834 @@
+/*
+ * AME and AMFS (Zhang, Katz, Wozniak, Espinosa and Foster, "Design and
+ * Analysis of Data Management in Scalable Parallel Scripting", SC 2012;
+ * ../shared/papers/ame-amfs.txt): a many-task workflow engine whose
+ * intermediate files stay on the compute nodes, and the decisions it
+ * makes about them, as one policy ("amfs") for every engine.
+ *
+ * Processes (the policy's schedulers, section V-A, V-B): a submitter, D
+ * dispatchers and D metadata servers, one dispatcher and one server on
+ * each dispatcher node (one per `ratio` worker nodes, the paper's 1:63);
+ * every worker is also its node's storage server. The submitter gives
+ * each dispatcher its part of the task list (round-robin within each
+ * stage) and each server its part of the file list (a hash of the file:
+ * the DHT). Everything a process knows it learns from messages:
+ *
+ *  - a dispatcher queries the server of each file its tasks read; the
+ *    server answers the file's locations, or "N/A" and subscribes the
+ *    dispatcher, which it notifies when the file is produced (V-B1, V-C);
+ *  - a task whose inputs are all produced is sent to a worker: data-aware
+ *    (`aware`), to a worker of the node holding its first input (or, with
+ *    -o aware=bytes, most of its input bytes) when that node is the
+ *    dispatcher's, else round-robin over the dispatcher's workers;
+ *  - a worker runs its tasks in the order they came; for the task at the
+ *    head of its queue it brings the inputs its node lacks: from the
+ *    shared file system (staging), or by asking each file's server where
+ *    it is and copying it from a peer, one file after another (the
+ *    "sequential file location lookup and transfer" of VI-B1a); when the
+ *    task ends it tells its dispatcher, which tells the servers of the
+ *    files it wrote (V-C);
+ *  - an idle worker steals the last task queued at a neighbour (V-I).
+ *
+ * Patterns (src/flow/patterns.c) drive the collectives (V-B3, IV-C, V-F):
+ *  - gather: when a gather task's inputs are all produced, its dispatcher
+ *    runs a binomial tree (locus_flow_binomial) over the nodes holding
+ *    them, rooted at the highest of its own nodes among them, the rest in
+ *    decreasing order, so files only flow from lower to higher nodes
+ *    (V-D); each node makes an archive of what it holds (file_cost a
+ *    file) once its children's archives have come, and sends it up; the
+ *    task then runs at the root. With asynchronous gather the task goes
+ *    to a worker at once, which copies each input as it is produced;
+ *  - reduce: a gather whose stage has a reduce function (-o reduce=STAGE):
+ *    the same tree, each node reducing what it holds (reduce_cost a
+ *    byte) and sending a partial result the size of the task's output;
+ *  - multicast: when a dispatcher learns of a file (a group: the inputs
+ *    of its stage that one task wrote) that many of its tasks read, it
+ *    makes ceil(q x its servers) - 1 copies (q: the file's share of the
+ *    stage's reads in its scope; N when the file was made outside its
+ *    scope), on its servers holding the fewest of its files, by a
+ *    binomial multicast, then spreads those tasks over the holders;
+ *  - scatter: the pieces a scattering task wrote go down a binomial tree
+ *    in archives to the nodes their readers are sent to, round-robin.
+ *
+ * Configurations (-o config=, Fig. 10): staging (inputs copied from the
+ * file system, outputs written back to it), cache (intermediate files
+ * stay where they are made, peers copy them), aware (+ data-aware
+ * dispatch), cogather (+ collective gather), asgather (+ asynchronous
+ * gather), shared (every read and write on the file system: MPI
+ * Montage), auto (aware, choosing collective or asynchronous gather for
+ * each gather task: asynchronous when its inputs average at least
+ * async_bytes or their producers' runtimes vary (coefficient of
+ * variation over 0.5), as IV-C says; collective otherwise).
+ *
+ * Intermediate files are deleted from the nodes when their last reader
+ * has ended (the server of the file drops every copy it knows of;
+ * -o keep=1 keeps them); files nobody reads are written to the file
+ * system by the task that makes them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "locus/flow.h"
+#include "sched/policies.h"
+
+#define NONE UINT32_MAX
+
+enum config { C_STAGING, C_CACHE, C_AWARE, C_COGATHER, C_ASGATHER, C_SHARED, C_AUTO };
+static const char *const configs[] = {"staging",  "cache",  "aware", "cogather",
+				      "asgather", "shared", "auto",  NULL};
+
+/* How a worker brings the inputs of the task at the head of its queue. */
+enum fetch { F_NONE, F_SEQ, F_PAR, F_FS };
+
+/* Messages (beside the engine's assignments). */
+enum {
+	M_TASKS = LOCUS_MSG_USER + 1, /* submitter -> dispatcher: your task list */
+	M_FILES,		      /* submitter -> server: your file list */
+	M_QUERY,		      /* -> server: arg0 file, arg1 the asker */
+	M_LOCATED,		      /* server -> asker: arg0 file, arg1 n, arg2.. nodes (0: N/A) */
+	M_NOTIFY,		      /* server -> subscriber: arg0 file, arg1 node */
+	M_PRODUCED,		      /* dispatcher -> server: arg0 file, arg1 node */
+	M_ADDLOC,		      /* -> server: arg0 file, arg1 node */
+	M_CONSUMED,		      /* dispatcher -> server: arg0 file a task has read */
+	M_DONE,			      /* worker -> dispatcher: arg0 task, arg1 node */
+	M_FINISHED,		      /* dispatcher -> submitter */
+	M_STEAL,		      /* thief -> victim: arg0 the thief */
+	M_NOTHING,		      /* victim -> thief */
+	M_MOVED,		      /* victim -> dispatcher: arg0 task, arg1 its new worker */
+	M_STOP			      /* submitter -> worker: the workflow is done */
+};
+
+/* An idle worker looks for work to steal after STEAL_WAIT seconds, then
+ * waits twice as long after each round that found none, up to
+ * STEAL_WAIT_MAX. */
+#define STEAL_WAIT     0.05
+#define STEAL_WAIT_MAX 12.8
+#define STEAL_TIMER    1
+
+/* Copy tags: what a LOCUS_EV_TRANSFER is about. */
+enum { K_FETCH = 1, K_COLL = 2 };
+#define TAG(k, a, b) ((uint64_t)(k) << 56 | (uint64_t)(a) << 24 | (uint64_t)(b))
+/* A = a task or a collective (32 bits), B = an entry of a collective. */
+#define TAG_KIND(t)  ((int)((t) >> 56))
+#define TAG_A(t)     ((uint32_t)(((t) >> 24) & 0xffffffffu))
+#define TAG_B(t)     ((uint32_t)((t)&0xffffffu))
+
+/* A task at its dispatcher. */
+enum { T_WAIT, T_HELD, T_SENT, T_DONE };
+
+/* A collective run by a dispatcher. */
+enum { CO_GATHER, CO_REDUCE, CO_MULTICAST, CO_SCATTER };
+
+struct coll {
+	int kind;
+	uint32_t disp;	/* the dispatcher running it */
+	uint32_t task;	/* gather, reduce: the task; multicast, scatter: the producer */
+	uint32_t n;	/* entries (nodes), root first */
+	uint32_t *node, *parent, *end, *wait, *hi;
+	/* Files: entry i's are files[fat[i] .. fat[i + 1]); a subtree
+	 * [i, end[i]) has files[fat[i] .. fat[end[i]]). Multicast: the group,
+	 * files[0 .. fat[1]). */
+	uint32_t *fat, *files;
+	double *partial; /* reduce: bytes each entry has reduced */
+	uint32_t left;	 /* copies still to end */
+	int done;
+};
+
+struct amfs {
+	const struct locus_workload *wl;
+	const struct locus_graph *g;
+	const struct locus_monitor *mon;
+	struct locus_flow_analysis *an;
+	int config, aware_bytes, keep;
+	uint32_t steal; /* neighbours to try (0: none, UINT32_MAX: all) */
+	double file_cost, reduce_cost, async_bytes;
+	uint32_t nw, nn, D;
+	/* Groups: dispatcher d's worker nodes and workers; each node's
+	 * workers. */
+	uint32_t *node_group;
+	uint32_t *gnodes, *gnodes_at, *gworkers, *gworkers_at;
+	uint32_t *nworkers, *nworkers_at;
+	uint32_t *rr; /* by dispatcher: round-robin position in its workers */
+	/* Tasks. */
+	uint32_t *tdisp;
+	uint32_t *dtasks, *dtasks_at;
+	uint32_t *missing; /* produced inputs its dispatcher has not located */
+	uint32_t *mc_wait; /* multicasts it waits for */
+	uint8_t *tst;
+	uint8_t *async;	   /* gathers asynchronously (decided once) */
+	uint8_t *tfetch;   /* how its worker brings its inputs */
+	uint8_t *tgm, *tom; /* the gathering and outputs it was assigned with */
+	uint32_t *tworker; /* where its dispatcher sent it */
+	uint32_t *tcoll;   /* the collective that brought its inputs there */
+	uint32_t *cursor;  /* worker: next input to bring (F_SEQ) */
+	uint32_t *pending; /* worker: copies and lookups still to come (F_PAR, F_FS) */
+	/* Dispatcher d's produced inputs (sorted), their known location and
+	 * the collective (multicast or scatter) d ran for them, or NONE. */
+	uint32_t *dobj, *dobj_at, *dloc, *dcoll;
+	uint64_t *dconsumption; /* by dispatcher and stage: its tasks' inputs */
+	uint32_t *nload;	/* by node: files its dispatcher knows are there */
+	uint32_t *wload;	/* by worker: tasks sent to it, not done */
+	uint8_t *wreserved;	/* by worker: an asynchronous gather waits there */
+	uint32_t *dleft;	/* by dispatcher: tasks not done */
+	/* Servers: by file (each file's record at its server). */
+	uint8_t *produced;
+	uint32_t *consumed;
+	struct link {
+		uint32_t val, next;
+	} *links;
+	size_t n_links, links_cap;
+	uint32_t free_links;
+	uint32_t *loc_head, *sub_head;
+	/* Workers' queues (task lists, in the order the tasks came). */
+	uint32_t *qhead, *qtail, *qnext, *qlen;
+	uint32_t *stole; /* by worker: steal tries in this round */
+	double *steal_wait; /* by worker: the wait before its next round */
+	uint8_t *timer_set; /* by worker: a steal timer is pending */
+	uint8_t *wstopped;  /* by worker: told the workflow is done */
+	uint32_t finished;  /* submitter: dispatchers done */
+	/* Collectives. */
+	struct coll *colls;
+	size_t n_colls, colls_cap;
+	/* What it did. */
+	uint64_t queries, collectives[4], replicas, steals, steal_tries, fetches, drops;
+	uint64_t sent;
+};
+
+/* ---- processes ------------------------------------------------------------------- */
+
+static uint32_t p_submitter(const struct amfs *s)
+{
+	return s->nw;
+}
+
+static uint32_t p_disp(const struct amfs *s, uint32_t d)
+{
+	return s->nw + 1 + d;
+}
+
+static uint32_t p_server(const struct amfs *s, uint32_t m)
+{
+	return s->nw + 1 + s->D + m;
+}
+
+static uint32_t server_of(const struct amfs *s, uint32_t o)
+{
+	return (uint32_t)(((uint64_t)o * 2654435761u >> 7) % s->D);
+}
+
+static uint32_t node_of(const struct amfs *s, uint32_t w)
+{
+	return s->wl->worker_node[w];
+}
+
+/* A submitter and D dispatchers with D servers: 1 + 2D schedulers, D as
+ * the caller asks (`locus flow sim` gives one per 63 worker nodes, the
+ * paper's ratio), else 1. */
+static size_t amfs_schedulers(size_t n_workers, size_t requested)
+{
+	(void)n_workers;
+	return requested ? requested : 3;
+}
+
+/* The nodes without workers carry the submitter and the dispatchers and
+ * servers (one node each, the submitter with the first); without enough
+ * of them they spread over the nodes. */
+static uint32_t amfs_scheduler_node(const struct locus_workload *wl, size_t n, size_t s)
+{
+	const struct locus_platform *p = wl->platform;
+	size_t D = n >= 3 ? (n - 1) / 2 : 1, k = s == 0 ? 0 : (s - 1) % D, seen = 0;
+	for (size_t i = 0; i < p->n_nodes; i++)
+		if (p->nodes[i].cores == 0 && seen++ == k)
+			return (uint32_t)i;
+	return (uint32_t)(k * p->n_nodes / D);
+}
+
+/* ---- links (locations and subscribers) ---------------------------------------------- */
+
+static int link_push(struct amfs *s, uint32_t *head, uint32_t val)
+{
+	for (uint32_t l = *head; l != NONE; l = s->links[l].next)
+		if (s->links[l].val == val)
+			return 0;
+	uint32_t l = s->free_links;
+	if (l != NONE) {
+		s->free_links = s->links[l].next;
+	} else {
+		if (locus__grow(&s->links, &s->links_cap, s->n_links + 1, sizeof *s->links))
+			return LOCUS_ENOMEM;
+		l = (uint32_t)s->n_links++;
+	}
+	s->links[l] = (struct link){val, *head};
+	*head = l;
+	return 0;
+}
+
+static void link_clear(struct amfs *s, uint32_t *head)
+{
+	while (*head != NONE) {
+		uint32_t l = *head;
+		*head = s->links[l].next;
+		s->links[l].next = s->free_links;
+		s->free_links = l;
+	}
+}
+
+/* ---- messages ------------------------------------------------------------------------ */
+
+static void send(struct locus_actions *act, uint32_t from, uint32_t to, uint32_t type,
+		 uint32_t bytes, int n, int64_t a0, int64_t a1)
+{
+	struct locus_msg m = {
+	    .type = type, .from = from, .to = to, .bytes = bytes, .n_args = (uint32_t)n};
+	m.arg[0] = a0;
+	m.arg[1] = a1;
+	locus_act_send(act, &m);
+}
+
+/* A task's description: what its worker is sent (the paper's task
+ * descriptions enumerate every file: 21.3 KB for mImgtbl's 1,319). */
+static uint32_t description(const struct amfs *s, uint32_t t)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	return 64 + 32 * (tk->n_in + tk->n_out);
+}
+
+/* ---- the dispatcher's view ----------------------------------------------------------- */
+
+/* Index of object o in dispatcher d's inputs, or NONE. */
+static uint32_t dindex(const struct amfs *s, uint32_t d, uint32_t o)
+{
+	uint32_t lo = s->dobj_at[d], hi = s->dobj_at[d + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->dobj[mid] < o)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->dobj_at[d + 1] && s->dobj[lo] == o ? lo : NONE;
+}
+
+/* Where dispatcher d knows o is (NONE: not yet). */
+static uint32_t dwhere(const struct amfs *s, uint32_t d, uint32_t o)
+{
+	uint32_t k = dindex(s, d, o);
+	return k == NONE ? NONE : s->dloc[k];
+}
+
+static int is_gather(const struct amfs *s, uint32_t t)
+{
+	return (s->an->task_patterns[t] & (LOCUS_PATTERN_GATHER | LOCUS_PATTERN_REDUCE)) != 0;
+}
+
+static int data_aware(const struct amfs *s)
+{
+	return s->config != C_STAGING && s->config != C_CACHE && s->config != C_SHARED;
+}
+
+/* The worker of node n (in dispatcher d's group) with the fewest tasks,
+ * or NONE when all are reserved. */
+static uint32_t worker_on(const struct amfs *s, uint32_t n)
+{
+	uint32_t best = NONE;
+	for (uint32_t k = s->nworkers_at[n]; k < s->nworkers_at[n + 1]; k++) {
+		uint32_t w = s->nworkers[k];
+		if (!s->wreserved[w] && (best == NONE || s->wload[w] < s->wload[best]))
+			best = w;
+	}
+	return best;
+}
+
+/* The next of dispatcher d's workers round-robin, not reserved. */
+static uint32_t round_robin(struct amfs *s, uint32_t d)
+{
+	uint32_t n = s->gworkers_at[d + 1] - s->gworkers_at[d];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t w = s->gworkers[s->gworkers_at[d] + s->rr[d]++ % n];
+		if (!s->wreserved[w])
+			return w;
+	}
+	return s->gworkers[s->gworkers_at[d] + s->rr[d]++ % n];
+}
+
+/* The worker dispatcher d sends task t to: a worker of `hint` (a node)
+ * when it is d's, else data-aware or round-robin. */
+static uint32_t choose_worker(struct amfs *s, uint32_t d, uint32_t t, uint32_t hint)
+{
+	if (hint == NONE && data_aware(s)) {
+		const struct locus_task *tk = &s->g->tasks[t];
+		uint64_t best = 0;
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = s->g->inputs[tk->in_at + k];
+			if (s->g->objects[o].producer == LOCUS_NONE)
+				continue;
+			uint32_t n = dwhere(s, d, o), i = dindex(s, d, o);
+			if (n == NONE)
+				continue;
+			if (!s->aware_bytes) {
+				/* A replicated file: the least loaded of its
+				 * holders (V-F: the replicas share its readers). */
+				if (i != NONE && s->dcoll[i] != NONE &&
+				    s->colls[s->dcoll[i]].kind == CO_MULTICAST) {
+					const struct coll *c = &s->colls[s->dcoll[i]];
+					uint32_t bw = NONE;
+					for (uint32_t e = 0; e < c->n; e++) {
+						uint32_t w = worker_on(s, c->node[e]);
+						if (w != NONE &&
+						    (bw == NONE || s->wload[w] < s->wload[bw]))
+							bw = w;
+					}
+					if (bw != NONE)
+						return bw;
+				}
+				hint = n;
+				break;
+			}
+			/* Most input bytes: this file's node, with every other
+			 * input there. */
+			uint64_t b = 0;
+			for (uint32_t j = 0; j < tk->n_in; j++) {
+				uint32_t oj = s->g->inputs[tk->in_at + j];
+				if (s->g->objects[oj].producer != LOCUS_NONE && dwhere(s, d, oj) == n)
+					b += s->g->objects[oj].bytes;
+			}
+			if (hint == NONE || b > best) {
+				best = b;
+				hint = n;
+			}
+		}
+	}
+	if (hint != NONE && hint < s->nn && s->node_group[hint] == d) {
+		uint32_t w = worker_on(s, hint);
+		if (w != NONE)
+			return w;
+	}
+	return round_robin(s, d);
+}
+
+/* Sends task t to worker w with the ways of the configuration. */
+static void send_task(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
+		      uint32_t w, enum locus_gather gather)
+{
+	/* Staging writes its outputs back to the file system (its local
+	 * copy is scratch); shared writes them there; the others keep them
+	 * and write only the final ones. */
+	enum locus_output out = s->config == C_SHARED || s->config == C_STAGING
+				    ? LOCUS_OUTPUT_FS
+				    : LOCUS_OUTPUT_FINAL;
+	if (s->config == C_SHARED)
+		gather = LOCUS_GATHER_READ;
+	enum fetch f = s->config == C_SHARED	      ? F_NONE
+		       : s->config == C_STAGING	      ? F_FS
+		       : gather == LOCUS_GATHER_NONE ? F_NONE
+		       : s->async[t]		      ? F_PAR
+						      : F_SEQ;
+	struct locus_msg m = {.type = LOCUS_MSG_ASSIGN_FLOW,
+			      .from = p_disp(s, d),
+			      .to = w,
+			      .bytes = description(s, t),
+			      .n_args = 5};
+	m.arg[0] = t;
+	m.arg[1] = -1;
+	m.arg[2] = gather;
+	m.arg[3] = out;
+	m.arg[4] = f;
+	locus_act_send(act, &m);
+	s->tst[t] = T_SENT;
+	s->tworker[t] = w;
+	s->tgm[t] = (uint8_t)gather;
+	s->tom[t] = (uint8_t)out;
+	s->wload[w]++;
+	s->sent++;
+}
+
+/* ---- collectives ------------------------------------------------------------------------ */
+
+static struct coll *coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task, uint32_t n,
+			     uint32_t n_files, uint32_t *id)
+{
+	if (locus__grow(&s->colls, &s->colls_cap, s->n_colls + 1, sizeof *s->colls))
+		return NULL;
+	struct coll *c = &s->colls[s->n_colls];
+	memset(c, 0, sizeof *c);
+	c->kind = kind;
+	c->disp = d;
+	c->task = task;
+	c->n = n;
+	c->node = malloc(n * sizeof *c->node);
+	c->parent = malloc(n * sizeof *c->parent);
+	c->end = malloc(n * sizeof *c->end);
+	c->wait = calloc(n, sizeof *c->wait);
+	c->hi = malloc(n * sizeof *c->hi);
+	c->fat = calloc(n + 1, sizeof *c->fat);
+	c->files = malloc((n_files ? n_files : 1) * sizeof *c->files);
+	c->partial = kind == CO_REDUCE ? calloc(n, sizeof *c->partial) : NULL;
+	if (!c->node || !c->parent || !c->end || !c->wait || !c->hi || !c->fat || !c->files ||
+	    (kind == CO_REDUCE && !c->partial)) {
+		free(c->node);
+		free(c->parent);
+		free(c->end);
+		free(c->wait);
+		free(c->hi);
+		free(c->fat);
+		free(c->files);
+		free(c->partial);
+		return NULL;
+	}
+	*id = (uint32_t)s->n_colls++;
+	s->collectives[kind]++;
+	return c;
+}
+
+/* The tree of c's entries: parents, subtree ends, children to hear from. */
+static void coll_tree(struct coll *c)
+{
+	uint32_t *round = malloc(c->n * sizeof *round);
+	if (!round) {
+		for (uint32_t i = 0; i < c->n; i++) {
+			c->parent[i] = i ? i - 1 : NONE;
+			c->end[i] = c->n;
+		}
+	} else {
+		locus_flow_binomial(c->n, c->parent, round);
+		free(round);
+		/* Each entry's subtree [i, end[i]), as the halving made it. */
+		c->end[0] = c->n;
+		for (uint32_t i = 0; i < c->n; i++) {
+			uint32_t hi = c->end[i];
+			while (hi > i + 1) {
+				uint32_t left = hi - (i + 1), first = hi - (left + 1) / 2;
+				c->end[first] = hi;
+				hi = first;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < c->n; i++) {
+		c->hi[i] = c->end[i];
+		c->wait[i] = 0;
+	}
+	for (uint32_t i = 1; i < c->n; i++)
+		c->wait[c->parent[i]]++;
+}
+
+/* The next child entry i sends to (top-down), or NONE. */
+static uint32_t next_child(struct coll *c, uint32_t i)
+{
+	uint32_t hi = c->hi[i];
+	if (hi <= i + 1)
+		return NONE;
+	uint32_t left = hi - (i + 1), first = hi - (left + 1) / 2;
+	c->hi[i] = first;
+	return first;
+}
+
+static void coll_copy(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t child,
+		      uint32_t from_entry, uint32_t to_entry, uint32_t f0, uint32_t f1, double delay,
+		      uint64_t bytes)
+{
+	struct coll *c = &s->colls[id];
+	struct locus_copy cp = {.objects = f1 > f0 ? c->files + f0 : NULL,
+				.n = f1 - f0,
+				.bytes = bytes,
+				.from = c->node[from_entry],
+				.to = c->node[to_entry],
+				.delay = delay,
+				.tag = TAG(K_COLL, id, child)};
+	locus_act_copy(act, &cp);
+	c->left++;
+}
+
+/* Bytes of files[f0 .. f1) of collective c. */
+static double files_bytes(const struct amfs *s, const struct coll *c, uint32_t f0, uint32_t f1)
+{
+	double b = 0;
+	for (uint32_t k = f0; k < f1; k++)
+		b += (double)s->g->objects[c->files[k]].bytes;
+	return b;
+}
+
+/* Gather or reduce: entry i sends its subtree's files (or partial) up. */
+static void coll_up(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t i)
+{
+	struct coll *c = &s->colls[id];
+	uint32_t f0 = c->fat[i], f1 = c->fat[c->end[i]];
+	if (c->kind == CO_REDUCE) {
+		double own = files_bytes(s, c, c->fat[i], c->fat[i + 1]) + c->partial[i];
+		uint64_t out = 0;
+		const struct locus_task *tk = &s->g->tasks[c->task];
+		for (uint32_t k = 0; k < tk->n_out; k++)
+			out += s->g->objects[s->g->outputs[tk->out_at + k]].bytes;
+		coll_copy(s, act, id, i, i, c->parent[i], 0, 0, s->reduce_cost * own,
+			  out ? out : 1);
+		return;
+	}
+	coll_copy(s, act, id, i, i, c->parent[i], f0, f1, s->file_cost * (double)(f1 - f0), 0);
+}
+
+/* Top-down (multicast, scatter): entry i, holding what it should, sends
+ * to its next child, if any. */
+static void coll_down(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t i)
+{
+	struct coll *c = &s->colls[id];
+	uint32_t ch = next_child(c, i);
+	if (ch == NONE)
+		return;
+	if (c->kind == CO_MULTICAST)
+		coll_copy(s, act, id, ch, i, ch, 0, c->fat[1], 0, 0);
+	else
+		coll_copy(s, act, id, ch, i, ch, c->fat[ch], c->fat[c->end[ch]],
+			  s->file_cost * (double)(c->fat[c->end[ch]] - c->fat[ch]), 0);
+}
+
+static void dispatch_ready(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t);
+
+/* A multicast's end: dispatcher d's tasks waiting for it are dispatched
+ * (a task whose first input is in the group to the least loaded holder:
+ * choose_worker). */
+static void coll_release(struct amfs *s, struct locus_actions *act, uint32_t id)
+{
+	struct coll *c = &s->colls[id];
+	uint32_t d = c->disp;
+	if (c->kind == CO_MULTICAST) {
+		/* Spread the tasks over the holders, the least loaded first. */
+		for (uint32_t k = c->fat[0]; k < c->fat[1]; k++) {
+			uint32_t o = c->files[k];
+			const struct locus_object *ob = &s->g->objects[o];
+			for (uint32_t j = 0; j < ob->n_cons; j++) {
+				uint32_t t = s->g->consumers[ob->cons_at + j];
+				if (s->tdisp[t] != d || s->tst[t] != T_WAIT || !s->mc_wait[t] ||
+				    s->tcoll[t] != id)
+					continue;
+				if (!--s->mc_wait[t])
+					dispatch_ready(s, act, d, t);
+			}
+		}
+		return;
+	}
+}
+
+/* Dispatcher d heard that copy `child` of collective `id` ended. */
+static void coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t child,
+		      int ok)
+{
+	struct coll *c = &s->colls[id];
+	uint32_t d = c->disp;
+	c->left--;
+	(void)ok;
+	if (c->kind == CO_GATHER || c->kind == CO_REDUCE) {
+		uint32_t p = c->parent[child];
+		if (c->kind == CO_REDUCE) {
+			const struct locus_task *tk = &s->g->tasks[c->task];
+			uint64_t out = 0;
+			for (uint32_t k = 0; k < tk->n_out; k++)
+				out += s->g->objects[s->g->outputs[tk->out_at + k]].bytes;
+			c->partial[p] += (double)(out ? out : 1);
+		} else if (child) {
+			/* What the child held besides its own files was only
+			 * passing through: it is deleted there. */
+			for (uint32_t k = c->fat[child + 1]; k < c->fat[c->end[child]] && !s->keep;
+			     k++) {
+				locus_act_drop(act, c->files[k], c->node[child]);
+				s->drops++;
+			}
+		}
+		if (--c->wait[p])
+			return;
+		if (p) {
+			coll_up(s, act, id, p);
+			return;
+		}
+		/* Everything is at the root: the task runs there. */
+		c->done = 1;
+		uint32_t t = c->task, w = worker_on(s, c->node[0]);
+		if (w == NONE)
+			w = choose_worker(s, d, t, c->node[0]);
+		s->tcoll[t] = id;
+		send_task(s, act, d, t, w,
+			  c->kind == CO_REDUCE ? LOCUS_GATHER_NONE : LOCUS_GATHER_POLICY);
+		return;
+	}
+	if (c->kind == CO_MULTICAST) {
+		coll_down(s, act, id, child);
+		coll_down(s, act, id, c->parent[child]);
+		if (!c->left && !c->done) {
+			c->done = 1;
+			/* The servers learn of the copies. */
+			for (uint32_t e = 1; e < c->n; e++)
+				for (uint32_t k = c->fat[0]; k < c->fat[1]; k++)
+					send(act, p_disp(s, d), p_server(s, server_of(s, c->files[k])),
+					     M_ADDLOC, 0, 2, c->files[k], c->node[e]);
+			coll_release(s, act, id);
+		}
+		return;
+	}
+	/* Scatter: the child has its subtree's pieces (their servers learn
+	 * of the copies, to delete them with the rest); its own tasks run
+	 * there, the rest go on down. */
+	for (uint32_t k = c->fat[child]; k < c->fat[c->end[child]]; k++)
+		send(act, p_disp(s, d), p_server(s, server_of(s, c->files[k])), M_ADDLOC, 0, 2,
+		     c->files[k], c->node[child]);
+	coll_down(s, act, id, child);
+	coll_down(s, act, id, c->parent[child]);
+	for (uint32_t k = c->fat[child]; k < c->fat[child + 1]; k++) {
+		uint32_t o = c->files[k];
+		const struct locus_object *ob = &s->g->objects[o];
+		for (uint32_t j = 0; j < ob->n_cons; j++) {
+			uint32_t t = s->g->consumers[ob->cons_at + j];
+			if (s->tdisp[t] != d || s->tst[t] != T_HELD || s->tcoll[t] != id)
+				continue;
+			if (s->missing[t]) {
+				s->tst[t] = T_WAIT; /* the rest of its inputs will tell */
+				continue;
+			}
+			uint32_t w = worker_on(s, c->node[child]);
+			send_task(s, act, d, t, w != NONE ? w : round_robin(s, d),
+				  LOCUS_GATHER_POLICY);
+		}
+	}
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x < y) - (x > y);
+}
+
+/* A gather (or reduction) of task t's inputs, all located: a tree over
+ * the nodes holding them, rooted at the highest of d's among them. */
+static int start_gather(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	uint32_t *nodes = malloc((tk->n_in + 1) * sizeof *nodes), n = 0;
+	if (!nodes)
+		return LOCUS_ENOMEM;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		if (s->g->objects[o].producer != LOCUS_NONE)
+			nodes[n++] = dwhere(s, d, o);
+	}
+	qsort(nodes, n, sizeof *nodes, cmp_desc);
+	uint32_t u = 0;
+	for (uint32_t k = 0; k < n; k++)
+		if (!u || nodes[u - 1] != nodes[k])
+			nodes[u++] = nodes[k];
+	/* The root: the highest of d's nodes among them, else d's least
+	 * loaded node. */
+	uint32_t root = NONE;
+	for (uint32_t k = 0; k < u && root == NONE; k++)
+		if (s->node_group[nodes[k]] == d)
+			root = nodes[k];
+	if (root == NONE) {
+		uint32_t w = round_robin(s, d);
+		root = node_of(s, w);
+	}
+	uint32_t produced = n, id;
+	struct coll *c = coll_new(s, s->an->task_patterns[t] & LOCUS_PATTERN_REDUCE ? CO_REDUCE
+										    : CO_GATHER,
+				  d, t, u + 1, produced, &id);
+	if (!c) {
+		free(nodes);
+		return LOCUS_ENOMEM;
+	}
+	c->node[0] = root;
+	c->n = 1;
+	for (uint32_t k = 0; k < u; k++)
+		if (nodes[k] != root)
+			c->node[c->n++] = nodes[k];
+	free(nodes);
+	/* Each entry's files, in entry order. */
+	uint32_t f = 0;
+	for (uint32_t e = 0; e < c->n; e++) {
+		c->fat[e] = f;
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = s->g->inputs[tk->in_at + k];
+			if (s->g->objects[o].producer != LOCUS_NONE && dwhere(s, d, o) == c->node[e])
+				c->files[f++] = o;
+		}
+	}
+	c->fat[c->n] = f;
+	coll_tree(c);
+	s->tst[t] = T_HELD;
+	if (c->n == 1) {
+		/* Everything is on one node already. */
+		uint32_t w = worker_on(s, root);
+		send_task(s, act, d, t, w != NONE ? w : choose_worker(s, d, t, root),
+			  c->kind == CO_REDUCE ? LOCUS_GATHER_NONE : LOCUS_GATHER_POLICY);
+		return 0;
+	}
+	for (uint32_t e = 1; e < c->n; e++)
+		if (!c->wait[e])
+			coll_up(s, act, id, e);
+	return 0;
+}
+
+/* A multicast of the group of files producer p wrote that dispatcher d's
+ * tasks of multicast stages read, from node `from`. */
+static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t p,
+			   uint32_t from)
+{
+	const struct locus_task *pk = &s->g->tasks[p];
+	/* The group, the tasks reading it, and the stage's reads in d. */
+	uint32_t group = 0;
+	uint64_t readers = 0, consumption = 0;
+	for (uint32_t k = 0; k < pk->n_out; k++) {
+		uint32_t o = s->g->outputs[pk->out_at + k];
+		if (!(s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) || dindex(s, d, o) == NONE)
+			continue;
+		group++;
+	}
+	/* Readers: d's tasks reading any file of the group (counted once). */
+	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
+		uint32_t t = s->dtasks[i];
+		const struct locus_task *tk = &s->g->tasks[t];
+		int reads = 0;
+		for (uint32_t k = 0; k < tk->n_in && !reads; k++) {
+			uint32_t o = s->g->inputs[tk->in_at + k];
+			reads = s->g->objects[o].producer == p &&
+				(s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST);
+		}
+		if (reads) {
+			readers++;
+			consumption = s->dconsumption[(size_t)d * s->an->n_stages +
+						      locus_flow_stage_of(s->g, t)];
+		}
+	}
+	uint32_t servers = s->gnodes_at[d + 1] - s->gnodes_at[d];
+	uint32_t n = locus_flow_replicas(readers, consumption, servers);
+	uint32_t copies = locus_flow_copies(n, from < s->nn && s->node_group[from] == d);
+	uint32_t *targets = malloc((copies + 1) * sizeof *targets);
+	uint32_t *load = malloc((servers ? servers : 1) * sizeof *load);
+	if (!targets || !load) {
+		free(targets);
+		free(load);
+		return LOCUS_ENOMEM;
+	}
+	for (uint32_t i = 0; i < servers; i++)
+		load[i] = s->nload[s->gnodes[s->gnodes_at[d] + i]];
+	uint32_t skip = NONE;
+	for (uint32_t i = 0; i < servers; i++)
+		if (s->gnodes[s->gnodes_at[d] + i] == from)
+			skip = i;
+	uint32_t got =
+	    locus_flow_place_replicas(load, servers, copies, &skip, skip == NONE ? 0 : 1, targets);
+	free(load);
+	uint32_t id;
+	struct coll *c = coll_new(s, CO_MULTICAST, d, p, got + 1, group, &id);
+	if (!c) {
+		free(targets);
+		return LOCUS_ENOMEM;
+	}
+	c->node[0] = from;
+	for (uint32_t i = 0; i < got; i++) {
+		c->node[i + 1] = s->gnodes[s->gnodes_at[d] + targets[i]];
+		s->nload[c->node[i + 1]] += group;
+	}
+	free(targets);
+	c->n = got + 1;
+	uint32_t f = 0;
+	for (uint32_t k = 0; k < pk->n_out; k++) {
+		uint32_t o = s->g->outputs[pk->out_at + k], i = dindex(s, d, o);
+		if (!(s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) || i == NONE)
+			continue;
+		c->files[f++] = o;
+		s->dcoll[i] = id;
+	}
+	c->fat[0] = 0;
+	for (uint32_t e = 1; e <= c->n; e++)
+		c->fat[e] = f;
+	coll_tree(c);
+	s->replicas += got;
+	/* The tasks reading the group wait for it. */
+	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
+		uint32_t t = s->dtasks[i];
+		const struct locus_task *tk = &s->g->tasks[t];
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = s->g->inputs[tk->in_at + k];
+			if (s->g->objects[o].producer == p &&
+			    (s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST)) {
+				s->mc_wait[t]++;
+				s->tcoll[t] = id;
+				break;
+			}
+		}
+	}
+	if (c->n == 1) {
+		c->done = 1;
+		coll_release(s, act, id);
+		return 0;
+	}
+	coll_down(s, act, id, 0);
+	return 0;
+}
+
+/* A scatter of producer p's pieces that dispatcher d's tasks read, from
+ * node `from`, to nodes chosen round-robin over d's nodes. */
+static int start_scatter(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t p,
+			 uint32_t from)
+{
+	const struct locus_task *pk = &s->g->tasks[p];
+	uint32_t servers = s->gnodes_at[d + 1] - s->gnodes_at[d];
+	/* Each of d's readers a node, round-robin; each piece read by them
+	 * goes to its first reader's node. */
+	uint32_t *piece_node = malloc((pk->n_out ? pk->n_out : 1) * sizeof *piece_node);
+	uint32_t *count = calloc(servers ? servers : 1, sizeof *count);
+	if (!piece_node || !count) {
+		free(piece_node);
+		free(count);
+		return LOCUS_ENOMEM;
+	}
+	uint32_t next = 0, pieces = 0;
+	for (uint32_t k = 0; k < pk->n_out; k++) {
+		uint32_t o = s->g->outputs[pk->out_at + k];
+		piece_node[k] = NONE;
+		if (dindex(s, d, o) == NONE)
+			continue;
+		uint32_t i = next++ % servers;
+		piece_node[k] = i;
+		count[i]++;
+		pieces++;
+	}
+	/* Entries: the source, then each node that gets pieces. */
+	uint32_t used = 0;
+	for (uint32_t i = 0; i < servers; i++)
+		used += count[i] > 0 && s->gnodes[s->gnodes_at[d] + i] != from;
+	uint32_t id;
+	struct coll *c = coll_new(s, CO_SCATTER, d, p, used + 1, pieces, &id);
+	if (!c) {
+		free(piece_node);
+		free(count);
+		return LOCUS_ENOMEM;
+	}
+	c->node[0] = from;
+	c->n = 1;
+	uint32_t *entry_of = malloc((servers ? servers : 1) * sizeof *entry_of);
+	if (!entry_of) {
+		free(piece_node);
+		free(count);
+		return LOCUS_ENOMEM;
+	}
+	for (uint32_t i = 0; i < servers; i++) {
+		uint32_t node = s->gnodes[s->gnodes_at[d] + i];
+		entry_of[i] = !count[i] ? NONE : node == from ? 0 : c->n++;
+		if (entry_of[i] != NONE && entry_of[i])
+			c->node[entry_of[i]] = node;
+	}
+	uint32_t f = 0;
+	for (uint32_t e = 0; e < c->n; e++) {
+		c->fat[e] = f;
+		for (uint32_t k = 0; k < pk->n_out; k++)
+			if (piece_node[k] != NONE && entry_of[piece_node[k]] == e)
+				c->files[f++] = s->g->outputs[pk->out_at + k];
+	}
+	c->fat[c->n] = f;
+	free(piece_node);
+	free(count);
+	free(entry_of);
+	coll_tree(c);
+	/* The readers wait for their pieces. */
+	for (uint32_t k = 0; k < f; k++) {
+		const struct locus_object *ob = &s->g->objects[c->files[k]];
+		for (uint32_t j = 0; j < ob->n_cons; j++) {
+			uint32_t t = s->g->consumers[ob->cons_at + j];
+			if (s->tdisp[t] == d && s->tst[t] == T_WAIT) {
+				s->tst[t] = T_HELD;
+				s->tcoll[t] = id;
+			}
+		}
+	}
+	for (uint32_t i = s->dobj_at[d]; i < s->dobj_at[d + 1]; i++)
+		if (s->g->objects[s->dobj[i]].producer == p)
+			s->dcoll[i] = id;
+	/* The source's own readers run where it is. */
+	for (uint32_t k = c->fat[0]; k < c->fat[1]; k++) {
+		const struct locus_object *ob = &s->g->objects[c->files[k]];
+		for (uint32_t j = 0; j < ob->n_cons; j++) {
+			uint32_t t = s->g->consumers[ob->cons_at + j];
+			if (s->tdisp[t] != d || s->tst[t] != T_HELD || s->tcoll[t] != id)
+				continue;
+			if (s->missing[t]) {
+				s->tst[t] = T_WAIT;
+				continue;
+			}
+			uint32_t w = worker_on(s, from);
+			send_task(s, act, d, t, w != NONE ? w : round_robin(s, d),
+				  LOCUS_GATHER_POLICY);
+		}
+	}
+	coll_down(s, act, id, 0);
+	return 0;
+}
+
+/* ---- the dispatcher ---------------------------------------------------------------------- */
+
+/* Task t of dispatcher d has all its inputs located. */
+static void dispatch_ready(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t)
+{
+	if (s->tst[t] != T_WAIT || s->missing[t] || s->mc_wait[t])
+		return;
+	if (is_gather(s, t) && !s->async[t] &&
+	    (s->config == C_COGATHER || s->config == C_AUTO || s->config == C_ASGATHER)) {
+		if (start_gather(s, act, d, t))
+			locus_act_oom(act);
+		return;
+	}
+	send_task(s, act, d, t, choose_worker(s, d, t, NONE), LOCUS_GATHER_POLICY);
+}
+
+/* Dispatcher d learned that o is on node n. */
+static void located(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t o, uint32_t n)
+{
+	uint32_t k = dindex(s, d, o);
+	if (k == NONE || s->dloc[k] != NONE)
+		return;
+	s->dloc[k] = n;
+	if (n < s->nn)
+		s->nload[n]++;
+	const struct locus_object *ob = &s->g->objects[o];
+	uint32_t p = ob->producer;
+	/* A multicast group or a scatter waits for its every file. */
+	int group = data_aware(s) && ((s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) ||
+				      (p != LOCUS_NONE &&
+				       (s->an->task_patterns[p] & LOCUS_PATTERN_SCATTER)));
+	for (uint32_t j = 0; j < ob->n_cons; j++) {
+		uint32_t t = s->g->consumers[ob->cons_at + j];
+		if (s->tdisp[t] == d && s->tst[t] == T_WAIT && s->missing[t])
+			s->missing[t]--;
+	}
+	if (group && s->dcoll[k] == NONE) {
+		/* Every file of the group located? */
+		const struct locus_task *pk = &s->g->tasks[p];
+		int all = 1;
+		for (uint32_t j = 0; j < pk->n_out && all; j++) {
+			uint32_t i = dindex(s, d, s->g->outputs[pk->out_at + j]);
+			all = i == NONE || s->dloc[i] != NONE;
+		}
+		if (!all)
+			return;
+		int rc = (s->an->task_patterns[p] & LOCUS_PATTERN_SCATTER)
+			     ? start_scatter(s, act, d, p, n)
+			     : start_multicast(s, act, d, p, n);
+		if (rc)
+			locus_act_oom(act);
+		return;
+	}
+	for (uint32_t j = 0; j < ob->n_cons; j++) {
+		uint32_t t = s->g->consumers[ob->cons_at + j];
+		if (s->tdisp[t] == d && s->tst[t] == T_WAIT && !s->missing[t])
+			dispatch_ready(s, act, d, t);
+	}
+}
+
+static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_event *ev,
+			     struct locus_actions *act)
+{
+	uint32_t me = p_disp(s, d);
+	if (ev->kind == LOCUS_EV_TRANSFER) {
+		if (TAG_KIND(ev->transfer.tag) == K_COLL)
+			coll_step(s, act, TAG_A(ev->transfer.tag), TAG_B(ev->transfer.tag),
+				  ev->transfer.ok);
+		return;
+	}
+	if (ev->kind != LOCUS_EV_MESSAGE)
+		return;
+	const struct locus_msg *m = ev->msg;
+	switch (m->type) {
+	case M_TASKS:
+		/* Ask where each produced input is; start what needs none. */
+		for (uint32_t k = s->dobj_at[d]; k < s->dobj_at[d + 1]; k++) {
+			uint32_t o = s->dobj[k];
+			send(act, me, p_server(s, server_of(s, o)), M_QUERY, 0, 2, o, me);
+			s->queries++;
+		}
+		for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
+			uint32_t t = s->dtasks[i];
+			if (s->async[t] && s->config != C_SHARED && s->config != C_STAGING) {
+				/* Asynchronous gather: to a worker at once, which
+				 * it keeps to itself. */
+				uint32_t w = round_robin(s, d);
+				s->wreserved[w] = 1;
+				send_task(s, act, d, t, w, LOCUS_GATHER_POLICY);
+			} else {
+				dispatch_ready(s, act, d, t);
+			}
+		}
+		locus_act_cost(act, s->dtasks_at[d + 1] - s->dtasks_at[d]);
+		break;
+	case M_LOCATED:
+		if (m->arg[1] > 0)
+			located(s, act, d, (uint32_t)m->arg[0], (uint32_t)m->arg[2]);
+		break;
+	case M_NOTIFY:
+		located(s, act, d, (uint32_t)m->arg[0], (uint32_t)m->arg[1]);
+		break;
+	case M_MOVED: {
+		uint32_t t = (uint32_t)m->arg[0], w = (uint32_t)m->arg[1];
+		if (s->tworker[t] != NONE && s->wload[s->tworker[t]])
+			s->wload[s->tworker[t]]--;
+		s->tworker[t] = w;
+		s->wload[w]++;
+		break;
+	}
+	case M_DONE: {
+		uint32_t t = (uint32_t)m->arg[0], node = (uint32_t)m->arg[1];
+		const struct locus_task *tk = &s->g->tasks[t];
+		s->tst[t] = T_DONE;
+		if (s->tworker[t] != NONE) {
+			if (s->wload[s->tworker[t]])
+				s->wload[s->tworker[t]]--;
+			s->wreserved[s->tworker[t]] = 0;
+		}
+		for (uint32_t k = 0; k < tk->n_out; k++) {
+			uint32_t o = s->g->outputs[tk->out_at + k];
+			send(act, me, p_server(s, server_of(s, o)), M_PRODUCED, 0, 2, o, node);
+		}
+		/* Its inputs are read: their servers count (staging copied
+		 * the workflow's inputs to nodes too). */
+		for (uint32_t k = 0; k < tk->n_in && !s->keep; k++) {
+			uint32_t o = s->g->inputs[tk->in_at + k];
+			if (s->g->objects[o].producer != LOCUS_NONE || s->config == C_STAGING)
+				send(act, me, p_server(s, server_of(s, o)), M_CONSUMED, 0, 1, o, 0);
+		}
+		/* A gather's root drops what the tree brought it. */
+		if (s->tcoll[t] != NONE && !s->keep) {
+			struct coll *c = &s->colls[s->tcoll[t]];
+			if ((c->kind == CO_GATHER) && c->task == t)
+				for (uint32_t k = c->fat[1]; k < c->fat[c->n]; k++) {
+					locus_act_drop(act, c->files[k], c->node[0]);
+					s->drops++;
+				}
+		}
+		if (!--s->dleft[d])
+			send(act, me, p_submitter(s), M_FINISHED, 0, 0, 0, 0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- metadata servers -------------------------------------------------------------------- */
+
+static void server_event(struct amfs *s, uint32_t m, const struct locus_event *ev,
+			 struct locus_actions *act)
+{
+	uint32_t me = p_server(s, m);
+	if (ev->kind != LOCUS_EV_MESSAGE)
+		return;
+	const struct locus_msg *msg = ev->msg;
+	uint32_t o = (uint32_t)msg->arg[0];
+	if (msg->type != M_FILES && o >= s->g->n_objects)
+		return;
+	switch (msg->type) {
+	case M_QUERY: {
+		uint32_t asker = (uint32_t)msg->arg[1];
+		struct locus_msg r = {.type = M_LOCATED, .from = me, .to = asker};
+		r.arg[0] = o;
+		if (s->produced[o]) {
+			uint32_t n = 0;
+			for (uint32_t l = s->loc_head[o]; l != NONE && n < LOCUS_MSG_ARGS - 2;
+			     l = s->links[l].next)
+				r.arg[2 + n++] = s->links[l].val;
+			r.arg[1] = n;
+			r.n_args = 2 + n;
+		} else {
+			r.arg[1] = 0;
+			r.n_args = 2;
+			if (link_push(s, &s->sub_head[o], asker))
+				locus_act_oom(act);
+		}
+		locus_act_send(act, &r);
+		locus_act_cost(act, 1);
+		break;
+	}
+	case M_PRODUCED: {
+		uint32_t node = (uint32_t)msg->arg[1];
+		s->produced[o] = 1;
+		if (link_push(s, &s->loc_head[o], node))
+			locus_act_oom(act);
+		for (uint32_t l = s->sub_head[o]; l != NONE; l = s->links[l].next)
+			send(act, me, s->links[l].val, M_NOTIFY, 0, 2, o, node);
+		link_clear(s, &s->sub_head[o]);
+		break;
+	}
+	case M_ADDLOC:
+		if (link_push(s, &s->loc_head[o], (uint32_t)msg->arg[1]))
+			locus_act_oom(act);
+		break;
+	case M_CONSUMED:
+		/* Its last reader has read it: every copy goes. */
+		if (++s->consumed[o] == s->g->objects[o].n_cons) {
+			for (uint32_t l = s->loc_head[o]; l != NONE; l = s->links[l].next) {
+				locus_act_drop(act, o, s->links[l].val);
+				s->drops++;
+			}
+			link_clear(s, &s->loc_head[o]);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- workers ----------------------------------------------------------------------------- */
+
+static int here(const struct amfs *s, uint32_t o, uint32_t node)
+{
+	return locus_replicas_has(s->mon->replicas, o, node);
+}
+
+/* Worker w brings the next input its head task t lacks (F_SEQ): it asks
+ * the file's server where it is. */
+static void fetch_next(struct amfs *s, struct locus_actions *act, uint32_t w, uint32_t t)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	uint32_t node = node_of(s, w);
+	while (s->cursor[t] < tk->n_in) {
+		uint32_t o = s->g->inputs[tk->in_at + s->cursor[t]];
+		if (s->g->objects[o].producer != LOCUS_NONE && !here(s, o, node)) {
+			send(act, w, p_server(s, server_of(s, o)), M_QUERY, 0, 2, o, w);
+			s->queries++;
+			return;
+		}
+		s->cursor[t]++;
+	}
+}
+
+/* The task now at the head of worker w's queue: bring its inputs. */
+static void head_changed(struct amfs *s, struct locus_actions *act, uint32_t w)
+{
+	uint32_t t = s->qhead[w];
+	if (t == NONE)
+		return;
+	const struct locus_task *tk = &s->g->tasks[t];
+	uint32_t node = node_of(s, w);
+	s->cursor[t] = 0;
+	s->pending[t] = 0;
+	switch (s->tfetch[t]) {
+	case F_SEQ:
+		fetch_next(s, act, w, t);
+		break;
+	case F_PAR:
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = s->g->inputs[tk->in_at + k];
+			if (s->g->objects[o].producer != LOCUS_NONE && !here(s, o, node)) {
+				send(act, w, p_server(s, server_of(s, o)), M_QUERY, 0, 2, o, w);
+				s->queries++;
+				s->pending[t]++;
+			}
+		}
+		break;
+	case F_FS:
+		/* Staging: every input the node lacks, from the file system. */
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = s->g->inputs[tk->in_at + k];
+			if (here(s, o, node))
+				continue;
+			struct locus_copy c = {.objects = &o,
+					       .n = 1,
+					       .from = LOCUS_FS,
+					       .to = node,
+					       .tag = TAG(K_FETCH, t, 0)};
+			locus_act_copy(act, &c);
+			s->fetches++;
+			s->pending[t]++;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* Worker w copies o (which its head task t lacks) from `from`. */
+static void fetch_from(struct amfs *s, struct locus_actions *act, uint32_t w, uint32_t t,
+		       uint32_t o, uint32_t from)
+{
+	uint32_t node = node_of(s, w);
+	struct locus_copy c = {.objects = &o,
+			       .n = 1,
+			       .from = from == node ? LOCUS_NONE : from,
+			       .to = node,
+			       .tag = TAG(K_FETCH, t, 0)};
+	locus_act_copy(act, &c);
+	s->fetches++;
+}
+
+/* Worker w, idle, asks its next neighbour for a task; when it has asked
+ * them all in vain it waits (twice as long each time) and asks again. */
+static void try_steal(struct amfs *s, struct locus_actions *act, uint32_t w)
+{
+	if (!s->steal || s->qhead[w] != NONE || s->wstopped[w])
+		return;
+	uint64_t span = s->steal == UINT32_MAX ? 2 * (uint64_t)s->nw : 2 * (uint64_t)s->steal;
+	while (s->stole[w] < span) {
+		uint32_t k = s->stole[w]++, dist = k / 2 + 1;
+		/* Nearest first: w + 1, w - 1, w + 2, w - 2, ... */
+		int64_t v = k % 2 ? (int64_t)w - dist : (int64_t)w + dist;
+		if (v < 0 || v >= (int64_t)s->nw)
+			continue;
+		send(act, w, (uint32_t)v, M_STEAL, 0, 1, w, 0);
+		s->steal_tries++;
+		return;
+	}
+	s->stole[w] = 0;
+	if (!s->timer_set[w]) {
+		s->steal_wait[w] = s->steal_wait[w] > 0 ? 2 * s->steal_wait[w] : STEAL_WAIT;
+		if (s->steal_wait[w] > STEAL_WAIT_MAX)
+			s->steal_wait[w] = STEAL_WAIT_MAX;
+		locus_act_timer(act, w, s->steal_wait[w], STEAL_TIMER);
+		s->timer_set[w] = 1;
+	}
+}
+
+static void worker_event(struct amfs *s, uint32_t w, const struct locus_event *ev,
+			 struct locus_actions *act)
+{
+	uint32_t node = node_of(s, w);
+	switch (ev->kind) {
+	case LOCUS_EV_MESSAGE: {
+		const struct locus_msg *m = ev->msg;
+		if (m->type == LOCUS_MSG_ASSIGN_FLOW) {
+			uint32_t t = (uint32_t)m->arg[0];
+			s->tfetch[t] = (uint8_t)(m->n_args > 4 ? m->arg[4] : F_NONE);
+			s->qnext[t] = NONE;
+			if (s->qtail[w] == NONE)
+				s->qhead[w] = t;
+			else
+				s->qnext[s->qtail[w]] = t;
+			s->qtail[w] = t;
+			s->qlen[w]++;
+			s->stole[w] = 0;
+			s->steal_wait[w] = 0;
+			locus_act_cost(act, s->g->tasks[t].n_in + s->g->tasks[t].n_out);
+			if (s->qhead[w] == t)
+				head_changed(s, act, w);
+		} else if (m->type == M_LOCATED || m->type == M_NOTIFY) {
+			uint32_t t = s->qhead[w], o = (uint32_t)m->arg[0];
+			if (t == NONE)
+				break;
+			if (m->type == M_LOCATED && m->arg[1] == 0)
+				break; /* N/A: the server will notify */
+			uint32_t from = (uint32_t)(m->type == M_LOCATED ? m->arg[2] : m->arg[1]);
+			if (here(s, o, node)) {
+				if (s->tfetch[t] == F_SEQ) {
+					s->cursor[t]++;
+					fetch_next(s, act, w, t);
+				}
+				break;
+			}
+			fetch_from(s, act, w, t, o, from);
+		} else if (m->type == M_STEAL) {
+			uint32_t thief = (uint32_t)m->arg[0];
+			/* The last task queued, never the head. */
+			if (s->qlen[w] < 2) {
+				send(act, w, thief, M_NOTHING, 0, 0, 0, 0);
+				break;
+			}
+			uint32_t prev = s->qhead[w], t;
+			while (s->qnext[s->qnext[prev]] != NONE)
+				prev = s->qnext[prev];
+			t = s->qnext[prev];
+			s->qnext[prev] = NONE;
+			s->qtail[w] = prev;
+			s->qlen[w]--;
+			locus_act_cancel(act, t);
+			struct locus_msg a = {.type = LOCUS_MSG_ASSIGN_FLOW,
+					      .from = w,
+					      .to = thief,
+					      .bytes = description(s, t),
+					      .n_args = 5};
+			a.arg[0] = t;
+			a.arg[1] = -1;
+			a.arg[2] = s->tgm[t];
+			a.arg[3] = s->tom[t];
+			a.arg[4] = s->tfetch[t];
+			locus_act_send(act, &a);
+			send(act, w, p_disp(s, s->tdisp[t]), M_MOVED, 0, 2, t, thief);
+			s->steals++;
+		} else if (m->type == M_NOTHING) {
+			if (s->qhead[w] == NONE)
+				try_steal(s, act, w);
+		} else if (m->type == M_STOP) {
+			s->wstopped[w] = 1;
+		}
+		break;
+	}
+	case LOCUS_EV_START:
+		/* Idle from the start: it looks for work after a while. */
+		if (s->steal && !s->timer_set[w]) {
+			s->steal_wait[w] = STEAL_WAIT;
+			locus_act_timer(act, w, STEAL_WAIT, STEAL_TIMER);
+			s->timer_set[w] = 1;
+		}
+		break;
+	case LOCUS_EV_TIMER:
+		if (ev->tag == STEAL_TIMER) {
+			s->timer_set[w] = 0;
+			try_steal(s, act, w);
+		}
+		break;
+	case LOCUS_EV_TRANSFER:
+		if (TAG_KIND(ev->transfer.tag) == K_FETCH) {
+			uint32_t t = TAG_A(ev->transfer.tag), o = ev->transfer.object;
+			if (ev->transfer.ok)
+				send(act, w, p_server(s, server_of(s, o)), M_ADDLOC, 0, 2, o, node);
+			if (s->qhead[w] != t)
+				break;
+			if (s->tfetch[t] == F_SEQ) {
+				s->cursor[t]++;
+				fetch_next(s, act, w, t);
+			} else if (s->pending[t]) {
+				s->pending[t]--;
+			}
+		}
+		break;
+	case LOCUS_EV_DONE: {
+		uint32_t t = ev->done.task;
+		send(act, w, p_disp(s, s->tdisp[t]), M_DONE, 0, 2, t, node);
+		if (s->qhead[w] == t) {
+			s->qhead[w] = s->qnext[t];
+			if (s->qhead[w] == NONE)
+				s->qtail[w] = NONE;
+			s->qlen[w]--;
+		}
+		if (s->qhead[w] != NONE)
+			head_changed(s, act, w);
+		else if (s->steal)
+			try_steal(s, act, w);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- the submitter ----------------------------------------------------------------------- */
+
+static void submitter_event(struct amfs *s, const struct locus_event *ev,
+			    struct locus_actions *act)
+{
+	uint32_t me = p_submitter(s);
+	if (ev->kind == LOCUS_EV_MESSAGE && ev->msg->type == M_FINISHED) {
+		/* Every dispatcher is done: the workers stop looking for work. */
+		if (++s->finished == s->D && s->steal)
+			for (uint32_t w = 0; w < s->nw; w++)
+				send(act, me, w, M_STOP, 0, 0, 0, 0);
+		return;
+	}
+	if (ev->kind != LOCUS_EV_START)
+		return;
+	/* The task lists and the file lists (their descriptions' bytes). */
+	for (uint32_t d = 0; d < s->D; d++) {
+		uint64_t bytes = 0;
+		for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++)
+			bytes += description(s, s->dtasks[i]);
+		send(act, me, p_disp(s, d), M_TASKS,
+		     (uint32_t)(bytes < UINT32_MAX ? bytes : UINT32_MAX), 0, 0, 0);
+	}
+	uint64_t *files = calloc(s->D, sizeof *files);
+	if (!files) {
+		locus_act_oom(act);
+		return;
+	}
+	for (uint32_t o = 0; o < s->g->n_objects; o++)
+		files[server_of(s, o)] += 64;
+	for (uint32_t m = 0; m < s->D; m++)
+		send(act, me, p_server(s, m), M_FILES,
+		     (uint32_t)(files[m] < UINT32_MAX ? files[m] : UINT32_MAX), 0, 0, 0);
+	free(files);
+}
+
+static void on_event(void *state, const struct locus_event *ev, struct locus_actions *act)
+{
+	struct amfs *s = state;
+	uint32_t p = ev->proc;
+	if (p < s->nw)
+		worker_event(s, p, ev, act);
+	else if (p == p_submitter(s))
+		submitter_event(s, ev, act);
+	else if (p <= s->nw + s->D)
+		dispatcher_event(s, p - s->nw - 1, ev, act);
+	else
+		server_event(s, p - s->nw - 1 - s->D, ev, act);
+}
+
+/* ---- creation ----------------------------------------------------------------------------- */
+
+static void destroy(void *state)
+{
+	struct amfs *s = state;
+	if (!s)
+		return;
+	locus_flow_analysis_destroy(s->an);
+	for (size_t i = 0; i < s->n_colls; i++) {
+		struct coll *c = &s->colls[i];
+		free(c->node);
+		free(c->parent);
+		free(c->end);
+		free(c->wait);
+		free(c->hi);
+		free(c->fat);
+		free(c->files);
+		free(c->partial);
+	}
+	free(s->colls);
+	free(s->node_group);
+	free(s->gnodes);
+	free(s->gnodes_at);
+	free(s->gworkers);
+	free(s->gworkers_at);
+	free(s->nworkers);
+	free(s->nworkers_at);
+	free(s->rr);
+	free(s->tdisp);
+	free(s->dtasks);
+	free(s->dtasks_at);
+	free(s->missing);
+	free(s->mc_wait);
+	free(s->tst);
+	free(s->async);
+	free(s->tfetch);
+	free(s->tgm);
+	free(s->tom);
+	free(s->tworker);
+	free(s->tcoll);
+	free(s->cursor);
+	free(s->pending);
+	free(s->dobj);
+	free(s->dobj_at);
+	free(s->dloc);
+	free(s->dcoll);
+	free(s->dconsumption);
+	free(s->nload);
+	free(s->wload);
+	free(s->wreserved);
+	free(s->dleft);
+	free(s->produced);
+	free(s->consumed);
+	free(s->links);
+	free(s->loc_head);
+	free(s->sub_head);
+	free(s->qhead);
+	free(s->qtail);
+	free(s->qnext);
+	free(s->qlen);
+	free(s->stole);
+	free(s->steal_wait);
+	free(s->timer_set);
+	free(s->wstopped);
+	free(s);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether gather task t gathers asynchronously (decided once, IV-C): with
+ * config asgather always; with auto when its produced inputs average at
+ * least async_bytes or their producers' runtimes vary. */
+static int gathers_async(const struct amfs *s, uint32_t t)
+{
+	if (!is_gather(s, t) || (s->an->task_patterns[t] & LOCUS_PATTERN_REDUCE))
+		return 0;
+	if (s->config == C_ASGATHER)
+		return 1;
+	if (s->config != C_AUTO)
+		return 0;
+	const struct locus_task *tk = &s->g->tasks[t];
+	double n = 0, bytes = 0, sum = 0, sq = 0;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k], p = s->g->objects[o].producer;
+		if (p == LOCUS_NONE)
+			continue;
+		n++;
+		bytes += (double)s->g->objects[o].bytes;
+		sum += s->g->tasks[p].work;
+		sq += s->g->tasks[p].work * s->g->tasks[p].work;
+	}
+	if (!n)
+		return 0;
+	double mean = sum / n, var = sq / n - mean * mean;
+	double cv = mean > 0 && var > 0 ? sqrt(var) / mean : 0;
+	return bytes / n >= s->async_bytes || cv > 0.5;
+}
+
+#define ALLOC(p, n) ((p) = locus__calloc((n) ? (n) : 1, sizeof *(p)))
+
+static int create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	const struct locus_workload *wl = ctx->wl;
+	const struct locus_graph *g = wl->graph;
+	double steal, keep;
+	int config, rc;
+	*state = NULL;
+	static const char *const awares[] = {"first", "bytes", NULL};
+	struct locus_pattern_options po;
+	locus_pattern_options_default(&po);
+	double gth, mth, sth;
+	const char *reduce = locus_kv_string(ctx->opts, "reduce", NULL);
+	struct amfs *s = calloc(1, sizeof *s);
+	if (!s)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if ((rc = locus_kv_choice(ctx->opts, "config", configs, C_AUTO, &config, err)) ||
+	    (rc = locus_kv_choice(ctx->opts, "aware", awares, 0, &s->aware_bytes, err)) ||
+	    (rc = locus_kv_double(ctx->opts, "steal", 2, 0, 1e9, &steal, err)) ||
+	    (rc = locus_kv_double(ctx->opts, "keep", 0, 0, 1, &keep, err)) ||
+	    (rc = locus_kv_double(ctx->opts, "file_cost", 1e-3, 0, 1e3, &s->file_cost, err)) ||
+	    (rc = locus_kv_double(ctx->opts, "reduce_cost", 1e-8, 0, 1, &s->reduce_cost, err)) ||
+	    (rc = locus_kv_double(ctx->opts, "async_bytes", 4194304, 0, 1e15, &s->async_bytes,
+				  err)) ||
+	    (rc = locus_kv_double(ctx->opts, "gather", po.gather, 1, 1e9, &gth, err)) ||
+	    (rc = locus_kv_double(ctx->opts, "multicast", po.multicast, 1, 1e9, &mth, err)) ||
+	    (rc = locus_kv_double(ctx->opts, "scatter", po.scatter, 1, 1e9, &sth, err))) {
+		free(s);
+		return rc;
+	}
+	s->config = config;
+	s->keep = keep > 0;
+	s->steal = steal >= 1e9 ? UINT32_MAX : (uint32_t)steal;
+	po.gather = (uint32_t)gth;
+	po.multicast = (uint32_t)mth;
+	po.scatter = (uint32_t)sth;
+	if (reduce) {
+		po.reduce = &reduce;
+		po.n_reduce = 1;
+	}
+	s->wl = wl;
+	s->g = g;
+	s->mon = ctx->monitor;
+	s->nw = (uint32_t)ctx->n_workers;
+	s->nn = (uint32_t)wl->platform->n_nodes;
+	if (ctx->n_workers != wl->n_workers || !ctx->n_workers) {
+		destroy(s);
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "policy amfs runs on the workload's %zu workers, not %zu",
+				  wl->n_workers, ctx->n_workers);
+	}
+	if (ctx->n_schedulers < 3 || ctx->n_schedulers % 2 == 0) {
+		destroy(s);
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "policy amfs runs a submitter and D dispatchers with D metadata "
+				  "servers: expected 3, 5, 7, ... schedulers, got %zu",
+				  ctx->n_schedulers);
+	}
+	if (!s->mon) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOTSUP, NULL, 0, 0,
+				  "policy amfs needs an engine with a monitor (the simulator)");
+	}
+	s->D = (uint32_t)((ctx->n_schedulers - 1) / 2);
+	if ((rc = locus_flow_analyse(&s->an, g, &po, err))) {
+		destroy(s);
+		return rc;
+	}
+	uint32_t nw = s->nw, nn = s->nn, D = s->D, nt = (uint32_t)g->n_tasks;
+	uint32_t no = (uint32_t)g->n_objects, ns = (uint32_t)s->an->n_stages;
+	/* Groups: the worker nodes split into D runs. */
+	uint32_t worker_nodes = 0;
+	for (uint32_t n = 0; n < nn; n++)
+		worker_nodes += wl->platform->nodes[n].cores > 0;
+	ALLOC(s->node_group, nn);
+	ALLOC(s->gnodes, worker_nodes);
+	ALLOC(s->gnodes_at, D + 1);
+	ALLOC(s->gworkers, nw);
+	ALLOC(s->gworkers_at, D + 1);
+	ALLOC(s->nworkers, nw);
+	ALLOC(s->nworkers_at, nn + 1);
+	ALLOC(s->rr, D);
+	ALLOC(s->tdisp, nt);
+	ALLOC(s->dtasks, nt);
+	ALLOC(s->dtasks_at, D + 1);
+	ALLOC(s->missing, nt);
+	ALLOC(s->mc_wait, nt);
+	ALLOC(s->tst, nt);
+	ALLOC(s->async, nt);
+	ALLOC(s->tfetch, nt);
+	ALLOC(s->tgm, nt);
+	ALLOC(s->tom, nt);
+	ALLOC(s->tworker, nt);
+	ALLOC(s->tcoll, nt);
+	ALLOC(s->cursor, nt);
+	ALLOC(s->pending, nt);
+	ALLOC(s->dobj_at, D + 1);
+	size_t dns = (size_t)D * ns;
+	ALLOC(s->dconsumption, dns);
+	ALLOC(s->nload, nn);
+	ALLOC(s->wload, nw);
+	ALLOC(s->wreserved, nw);
+	ALLOC(s->dleft, D);
+	ALLOC(s->produced, no);
+	ALLOC(s->consumed, no);
+	ALLOC(s->loc_head, no);
+	ALLOC(s->sub_head, no);
+	ALLOC(s->qhead, nw);
+	ALLOC(s->qtail, nw);
+	ALLOC(s->qnext, nt);
+	ALLOC(s->qlen, nw);
+	ALLOC(s->stole, nw);
+	ALLOC(s->steal_wait, nw);
+	ALLOC(s->timer_set, nw);
+	ALLOC(s->wstopped, nw);
+	if (!s->node_group || !s->gnodes || !s->gnodes_at || !s->gworkers || !s->gworkers_at ||
+	    !s->nworkers || !s->nworkers_at || !s->rr || !s->tdisp || !s->dtasks || !s->dtasks_at ||
+	    !s->missing || !s->mc_wait || !s->tst || !s->async || !s->tfetch || !s->tgm ||
+	    !s->tom || !s->tworker ||
+	    !s->tcoll || !s->cursor || !s->pending || !s->dobj_at || !s->dconsumption ||
+	    !s->nload || !s->wload || !s->wreserved || !s->dleft || !s->produced || !s->consumed ||
+	    !s->loc_head || !s->sub_head || !s->qhead || !s->qtail || !s->qnext || !s->qlen ||
+	    !s->stole || !s->steal_wait || !s->timer_set || !s->wstopped) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	s->free_links = NONE;
+	for (uint32_t o = 0; o < no; o++)
+		s->loc_head[o] = s->sub_head[o] = NONE;
+	for (uint32_t w = 0; w < nw; w++)
+		s->qhead[w] = s->qtail[w] = NONE;
+	for (uint32_t t = 0; t < nt; t++)
+		s->tworker[t] = s->tcoll[t] = s->qnext[t] = NONE;
+	uint32_t k = 0, gi = 0;
+	for (uint32_t n = 0; n < nn; n++) {
+		s->node_group[n] = NONE;
+		if (wl->platform->nodes[n].cores <= 0)
+			continue;
+		uint32_t d = (uint32_t)((uint64_t)gi++ * D / worker_nodes);
+		s->node_group[n] = d;
+		s->gnodes_at[d + 1]++;
+	}
+	for (uint32_t d = 0; d < D; d++)
+		s->gnodes_at[d + 1] += s->gnodes_at[d];
+	for (uint32_t n = 0; n < nn; n++)
+		if (s->node_group[n] != NONE)
+			s->gnodes[k++] = n;
+	for (uint32_t w = 0; w < nw; w++) {
+		s->nworkers_at[node_of(s, w) + 1]++;
+		s->gworkers_at[s->node_group[node_of(s, w)] + 1]++;
+	}
+	for (uint32_t n = 0; n < nn; n++)
+		s->nworkers_at[n + 1] += s->nworkers_at[n];
+	for (uint32_t d = 0; d < D; d++)
+		s->gworkers_at[d + 1] += s->gworkers_at[d];
+	uint32_t *fill = locus__calloc(nn + D + 1, sizeof *fill);
+	if (!fill) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	for (uint32_t w = 0; w < nw; w++) {
+		uint32_t n = node_of(s, w), d = s->node_group[n];
+		s->nworkers[s->nworkers_at[n] + fill[n]++] = w;
+		s->gworkers[s->gworkers_at[d] + fill[nn + d]++] = w;
+	}
+	free(fill);
+	/* Tasks: round-robin within each stage, in topological order. */
+	uint32_t *per_stage = locus__calloc(ns, sizeof *per_stage);
+	if (!per_stage) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	for (uint32_t i = 0; i < nt; i++) {
+		uint32_t t = g->topo[i], st = locus_flow_stage_of(g, t);
+		s->tdisp[t] = per_stage[st]++ % D;
+		s->dtasks_at[s->tdisp[t] + 1]++;
+		s->dleft[s->tdisp[t]]++;
+		s->dconsumption[(size_t)s->tdisp[t] * ns + st] += g->tasks[t].n_in;
+	}
+	free(per_stage);
+	for (uint32_t d = 0; d < D; d++)
+		s->dtasks_at[d + 1] += s->dtasks_at[d];
+	uint32_t *dfill = locus__calloc(D, sizeof *dfill);
+	if (!dfill) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	for (uint32_t i = 0; i < nt; i++) {
+		uint32_t t = g->topo[i];
+		s->dtasks[s->dtasks_at[s->tdisp[t]] + dfill[s->tdisp[t]]++] = t;
+	}
+	free(dfill);
+	/* Each task's produced inputs, and each dispatcher's (sorted). */
+	size_t total = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		s->async[t] = (uint8_t)gathers_async(s, t);
+		const struct locus_task *tk = &g->tasks[t];
+		for (uint32_t j = 0; j < tk->n_in; j++)
+			if (g->objects[g->inputs[tk->in_at + j]].producer != LOCUS_NONE) {
+				s->missing[t]++;
+				total += !s->async[t];
+			}
+	}
+	ALLOC(s->dobj, total);
+	ALLOC(s->dloc, total);
+	ALLOC(s->dcoll, total);
+	if (!s->dobj || !s->dloc || !s->dcoll) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	size_t at = 0;
+	for (uint32_t d = 0; d < D; d++) {
+		size_t from = at;
+		s->dobj_at[d] = (uint32_t)at;
+		for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
+			uint32_t t = s->dtasks[i];
+			if (s->async[t])
+				continue;
+			const struct locus_task *tk = &g->tasks[t];
+			for (uint32_t j = 0; j < tk->n_in; j++) {
+				uint32_t o = g->inputs[tk->in_at + j];
+				if (g->objects[o].producer != LOCUS_NONE)
+					s->dobj[at++] = o;
+			}
+		}
+		qsort(s->dobj + from, at - from, sizeof *s->dobj, cmp_u32);
+		size_t u = from;
+		for (size_t i = from; i < at; i++)
+			if (u == from || s->dobj[u - 1] != s->dobj[i])
+				s->dobj[u++] = s->dobj[i];
+		at = u;
+	}
+	s->dobj_at[D] = (uint32_t)at;
+	for (size_t i = 0; i < at; i++)
+		s->dloc[i] = s->dcoll[i] = NONE;
+	*state = s;
+	return 0;
+}
+
+static void stats(void *state, struct locus_policy_stats *out)
+{
+	struct amfs *s = state;
+	out->counter_names[0] = "assignments";
+	out->counters[0] = s->sent;
+	out->counter_names[1] = "lookups";
+	out->counters[1] = s->queries;
+	out->counter_names[2] = "fetches";
+	out->counters[2] = s->fetches;
+	out->counter_names[3] = "gathers";
+	out->counters[3] = s->collectives[CO_GATHER] + s->collectives[CO_REDUCE];
+	out->counter_names[4] = "multicasts";
+	out->counters[4] = s->collectives[CO_MULTICAST];
+	out->counter_names[5] = "replicas";
+	out->counters[5] = s->replicas;
+	out->counter_names[6] = "steals";
+	out->counters[6] = s->steals;
+	out->counter_names[7] = "scatters";
+	out->counters[7] = s->collectives[CO_SCATTER];
+}
+
+const struct locus_policy locus__policy_amfs = {
+    .version = 3,
+    .name = "amfs",
+    .summary = "AME/AMFS: data-aware dispatch, metadata DHT, collectives, stealing (workflows)",
+    .schedulers = amfs_schedulers,
+    .create = create,
+    .destroy = destroy,
+    .on_event = on_event,
+    .stats = stats,
+    .flags = LOCUS_POLICY_GRAPHS,
+    .options = "config=staging|cache|aware|cogather|asgather|shared|auto, "
+	       "aware=first|bytes, steal=N, keep=0|1, file_cost=S, reduce=STAGE, "
+	       "reduce_cost=S, async_bytes=B, gather=N, multicast=N, scatter=N",
+    .scheduler_node = amfs_scheduler_node,
+};

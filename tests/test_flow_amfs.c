@@ -1,0 +1,300 @@
+/*
+ * The AME/AMFS policy (src/flow/amfs.c) in the simulator: every
+ * configuration runs every task of Montage- and BLAST-shaped workflows
+ * exactly once, the same way twice, leaving no intermediate file behind;
+ * the patterns drive the collectives they should (a gather per gather
+ * task, a multicast per group, a scatter); a gather's files only flow
+ * from lower to higher nodes; the shared and staging configurations put
+ * what they should on the file system; stealing moves queued work to idle
+ * neighbours and shortens an unbalanced run.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locus/locus.h"
+#include "test.h"
+#include "test_util.h"
+
+static const char *const configs[] = {"staging",  "cache",  "aware", "cogather",
+				      "asgather", "shared", "auto"};
+#define N_CONFIGS (sizeof configs / sizeof configs[0])
+
+/* n worker nodes of `cores` cores, then one node without workers (the
+ * dispatcher's); links 425 MB/s, disks 1 GB/s, latency 50 us. */
+static struct locus_platform *cluster(int n, int cores)
+{
+	char *json = malloc(64 * (size_t)n + 512);
+	int k = sprintf(json,
+			"{\"format\": \"locus-platform\", \"version\": 1, \"network\": "
+			"{\"latency\": 5e-5}, \"defaults\": {\"cores\": %d, \"disk_bw\": 1e9, "
+			"\"net_bw\": 4.25e8}, \"nodes\": [",
+			cores);
+	for (int i = 0; i < n; i++)
+		k += sprintf(json + k, "%s{\"name\": \"n%02d\"}", i ? ", " : "", i);
+	sprintf(json + k, ", {\"name\": \"disp\", \"cores\": 0}]}");
+	struct locus_platform *p = NULL;
+	struct locus_error err;
+	locus_platform_parse(&p, json, strlen(json), "cluster", &err);
+	free(json);
+	return p;
+}
+
+struct run {
+	struct locus_result *r;
+	int rc;
+	char msg[512];
+};
+
+static struct run simulate(const struct locus_workload *wl, const char *opts, int keep_xfers)
+{
+	struct run x = {0};
+	struct locus_error err = {0};
+	struct locus_sim_config cfg = {.wl = wl,
+				       .policy = locus_policy_find("amfs"),
+				       .policy_opts = opts,
+				       .schedulers = 3,
+				       .latency = -1,
+				       .cost_per_msg = 5e-6,
+				       .cost_per_entry = 1e-7,
+				       .shared_fs_bw = 1.25e9,
+				       .fs_ops = 2000,
+				       .no_transfer_results = !keep_xfers};
+	x.rc = locus_sim_run(&x.r, &cfg, &err);
+	snprintf(x.msg, sizeof x.msg, "%s", err.message);
+	if (x.rc)
+		fprintf(stderr, "  amfs %s: %s\n", opts, err.message);
+	return x;
+}
+
+static uint64_t counter(const struct locus_result *r, const char *name)
+{
+	for (size_t k = 0; k < 8 && r->pstats.counter_names[k]; k++)
+		if (!strcmp(r->pstats.counter_names[k], name))
+			return r->pstats.counters[k];
+	return UINT64_MAX;
+}
+
+/* Every task once, the same run twice, nothing intermediate left. */
+TEST(every_configuration_runs_every_task_once)
+{
+	struct locus_platform *p = cluster(8, 4);
+	struct locus_graph *gs[2] = {test_workflow_montage(24), test_workflow_blast(20, 10)};
+	for (int k = 0; k < 2; k++) {
+		struct locus_workload *wl = NULL;
+		struct locus_error err;
+		CHECK(gs[k] != NULL);
+		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, gs[k], NULL, &err), 0);
+		for (size_t c = 0; c < N_CONFIGS && wl; c++) {
+			char opts[64];
+			snprintf(opts, sizeof opts, "config=%s", configs[c]);
+			struct run a = simulate(wl, opts, 0), b = simulate(wl, opts, 0);
+			CHECK_EQ_INT(a.rc, 0);
+			CHECK_EQ_INT(b.rc, 0);
+			if (a.rc || b.rc)
+				continue;
+			CHECK(!a.r->failed);
+			CHECK_EQ_INT(a.r->tasks_done, gs[k]->n_tasks);
+			for (size_t t = 0; t < gs[k]->n_tasks; t++)
+				CHECK_EQ_INT(a.r->tasks[t].attempts, 1);
+			/* The same seed, the same run. */
+			CHECK(a.r->makespan == b.r->makespan && a.r->messages == b.r->messages &&
+			      a.r->bytes_moved == b.r->bytes_moved);
+			CHECK(a.r->makespan >= a.r->lb_makespan * (1 - 1e-9));
+			/* Every intermediate file was deleted from the nodes. */
+			if (a.r->intermediate_end != 0)
+				fprintf(stderr, "  %s on workflow %d left %.0f bytes\n", configs[c], k,
+					a.r->intermediate_end);
+			CHECK_NEAR(a.r->intermediate_end, 0, 0);
+			/* The final outputs are on the file system. */
+			CHECK(a.r->fs_bytes_written > 0);
+			locus_result_destroy(a.r);
+			locus_result_destroy(b.r);
+		}
+		/* keep=1 keeps them. */
+		struct run kept = simulate(wl, "config=aware,keep=1", 0);
+		CHECK_EQ_INT(kept.rc, 0);
+		if (!kept.rc)
+			CHECK(kept.r->intermediate_end > 0);
+		locus_result_destroy(kept.r);
+		locus_workload_destroy(wl);
+		locus_graph_destroy(gs[k]);
+	}
+	locus_platform_destroy(p);
+}
+
+/* BLAST (Fig. 5): the split scatters its 20 pieces (one scatter), each
+ * fragment's database is multicast as a group (20), the 10 merges gather
+ * (10) when collectives are on; and with them, every gather copy goes
+ * from a lower node to a higher one (section V-D). Without data-aware
+ * dispatch there is no collective at all. */
+TEST(patterns_drive_the_collectives)
+{
+	struct locus_platform *p = cluster(8, 4);
+	struct locus_graph *g = test_workflow_blast(20, 10);
+	struct locus_workload *wl = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run co = simulate(wl, "config=cogather", 1);
+	CHECK_EQ_INT(co.rc, 0);
+	if (!co.rc) {
+		CHECK_EQ_INT(counter(co.r, "scatters"), 1);
+		CHECK_EQ_INT(counter(co.r, "multicasts"), 20);
+		CHECK_EQ_INT(counter(co.r, "gathers"), 10);
+		/* The hits of a merge: each copy of a gather goes up. */
+		size_t up = 0, down = 0;
+		for (size_t i = 0; i < co.r->n_xfers; i++) {
+			const struct locus_transfer_result *x = &co.r->xfers[i];
+			const char *nm = x->object < g->n_objects ? g->objects[x->object].name : NULL;
+			if (!nm || strncmp(nm, "hits_", 5))
+				continue;
+			up += x->from < x->to;
+			down += x->from > x->to;
+		}
+		CHECK(up > 0);
+		CHECK_EQ_INT(down, 0);
+	}
+	locus_result_destroy(co.r);
+	struct run as = simulate(wl, "config=asgather", 0);
+	CHECK_EQ_INT(as.rc, 0);
+	if (!as.rc)
+		CHECK_EQ_INT(counter(as.r, "gathers"), 0);
+	locus_result_destroy(as.r);
+	struct run ca = simulate(wl, "config=cache", 0);
+	CHECK_EQ_INT(ca.rc, 0);
+	if (!ca.rc) {
+		CHECK_EQ_INT(counter(ca.r, "scatters"), 0);
+		CHECK_EQ_INT(counter(ca.r, "multicasts"), 0);
+		CHECK_EQ_INT(counter(ca.r, "gathers"), 0);
+	}
+	locus_result_destroy(ca.r);
+	locus_workload_destroy(wl);
+	locus_graph_destroy(g);
+	locus_platform_destroy(p);
+}
+
+/* Where the data goes: shared reads and writes everything on the file
+ * system and moves nothing between nodes; staging writes every output
+ * there and copies each task's inputs from it (a file already on the node
+ * for another task is not copied again); cache writes only the final
+ * ones. */
+TEST(file_system_traffic_of_the_configurations)
+{
+	struct locus_platform *p = cluster(4, 2);
+	struct locus_graph *g = test_workflow_montage(12);
+	struct locus_workload *wl = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	uint64_t outputs = 0, finals = 0, inputs = 0, distinct = 0;
+	for (size_t o = 0; o < g->n_objects; o++)
+		distinct += g->objects[o].n_cons ? g->objects[o].bytes : 0;
+	for (size_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_task *tk = &g->tasks[t];
+		inputs += tk->bytes;
+		for (uint32_t k = 0; k < tk->n_out; k++) {
+			const struct locus_object *o = &g->objects[g->outputs[tk->out_at + k]];
+			outputs += o->bytes;
+			finals += o->n_cons ? 0 : o->bytes;
+		}
+	}
+	struct run sh = simulate(wl, "config=shared", 0), st = simulate(wl, "config=staging", 0),
+		   ca = simulate(wl, "config=cache", 0);
+	CHECK(!sh.rc && !st.rc && !ca.rc);
+	if (!sh.rc && !st.rc && !ca.rc) {
+		CHECK_EQ_INT(sh.r->fs_bytes_written, outputs);
+		CHECK_EQ_INT(sh.r->fs_bytes_read, inputs);
+		CHECK_EQ_INT(sh.r->transfers, 0);
+		CHECK_EQ_INT(st.r->fs_bytes_written, outputs);
+		CHECK(st.r->fs_bytes_read >= distinct && st.r->fs_bytes_read <= inputs);
+		CHECK_EQ_INT(ca.r->fs_bytes_written, finals);
+		CHECK(ca.r->fs_bytes_read < inputs);
+		CHECK(ca.r->transfers > 0);
+	}
+	locus_result_destroy(sh.r);
+	locus_result_destroy(st.r);
+	locus_result_destroy(ca.r);
+	locus_workload_destroy(wl);
+	locus_graph_destroy(g);
+	locus_platform_destroy(p);
+}
+
+/* Work stealing (V-I): one file that 64 tasks read, written on one node;
+ * data-aware dispatch sends them all there (the multicast threshold is
+ * above 64: no replicas). Idle neighbours steal queued ones; the run is
+ * shorter than without stealing, and every task still runs once. */
+TEST(stealing_balances_a_data_aware_pile_up)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	locus_graph_create(&g, "pile", &err);
+	uint32_t src = (uint32_t)locus_graph_add_task(g, "src", 1);
+	uint32_t f = (uint32_t)locus_graph_add_object(g, "f", 1000);
+	locus_graph_add_output(g, src, f, &err);
+	for (int i = 0; i < 64; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "t%d", i);
+		uint32_t t = (uint32_t)locus_graph_add_task(g, nm, 10);
+		locus_graph_add_input(g, t, f);
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = cluster(8, 2);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run none = simulate(wl, "config=aware,multicast=1000,steal=0", 0);
+	struct run near = simulate(wl, "config=aware,multicast=1000,steal=2", 0);
+	struct run all = simulate(wl, "config=aware,multicast=1000,steal=100", 0);
+	CHECK(!none.rc && !near.rc && !all.rc);
+	if (!none.rc && !near.rc && !all.rc) {
+		/* Without stealing: 64 tasks of 10 s on one node's 2 workers. */
+		CHECK(none.r->makespan > 320);
+		CHECK_EQ_INT(counter(none.r, "steals"), 0);
+		CHECK(counter(near.r, "steals") > 0);
+		CHECK(near.r->makespan < none.r->makespan * 0.7);
+		/* Stealing from anyone does at least as well. */
+		CHECK(all.r->makespan <= near.r->makespan * 1.01);
+		for (size_t t = 0; t < g->n_tasks; t++)
+			CHECK_EQ_INT(near.r->tasks[t].attempts, 1);
+		fprintf(stderr, "  makespan: no stealing %.1f s, 2 neighbours %.1f s, all %.1f s\n",
+			none.r->makespan, near.r->makespan, all.r->makespan);
+	}
+	locus_result_destroy(none.r);
+	locus_result_destroy(near.r);
+	locus_result_destroy(all.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+/* Options are checked and named in errors; the scheduler count must be
+ * a submitter and pairs. */
+TEST(options)
+{
+	struct locus_platform *p = cluster(2, 1);
+	struct locus_graph *g = test_workflow_montage(4);
+	struct locus_workload *wl = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run x = simulate(wl, "config=fast", 0);
+	CHECK_EQ_INT(x.rc, LOCUS_EINVAL);
+	CHECK(strstr(x.msg, "config=fast") && strstr(x.msg, "cogather"));
+	x = simulate(wl, "config=aware,nope=1", 0);
+	CHECK_EQ_INT(x.rc, LOCUS_EINVAL);
+	CHECK(strstr(x.msg, "\"nope\""));
+	struct locus_sim_config cfg = {
+	    .wl = wl, .policy = locus_policy_find("amfs"), .schedulers = 2, .latency = -1};
+	struct locus_result *r = NULL;
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), LOCUS_EINVAL);
+	CHECK(strstr(err.message, "3, 5, 7"));
+	cfg.schedulers = 5; /* two dispatchers */
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), 0);
+	CHECK(r && r->tasks_done == g->n_tasks);
+	locus_result_destroy(r);
+	locus_workload_destroy(wl);
+	locus_graph_destroy(g);
+	locus_platform_destroy(p);
+}
+
+TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
+	  TEST_ENTRY(patterns_drive_the_collectives),
+	  TEST_ENTRY(file_system_traffic_of_the_configurations),
+	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(options))
