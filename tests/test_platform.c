@@ -75,7 +75,7 @@ static int platforms_equal(const struct locus_platform *a, const struct locus_pl
 		const struct locus_node *x = &a->nodes[i];
 		if (!node_is(&b->nodes[i], x->name, x->rack, x->cores, x->speed, x->disk_bw,
 			     x->net_bw) ||
-		    b->nodes[i].max_transfers != x->max_transfers)
+		    b->nodes[i].max_transfers != x->max_transfers || b->nodes[i].storage != x->storage)
 			return 0;
 	}
 	return 1;
@@ -90,12 +90,17 @@ TEST(storage_node_and_transfer_limit)
 	char path[600];
 
 	CHECK_EQ_INT(parse(doc("[{\"name\": \"store\", \"cores\": 0, \"max_transfers\": 2}, "
-			       "{\"name\": \"w\"}]"),
+			       "{\"name\": \"w\", \"storage\": 16e9}]"),
 			   &p, &err),
 		     0);
 	CHECK_EQ_INT(p->nodes[0].cores, 0);
 	CHECK_EQ_INT(p->nodes[0].max_transfers, 2);
 	CHECK_EQ_INT(p->nodes[1].max_transfers, 0);
+	/* Local storage: a capacity in bytes, none when not given. */
+	CHECK(p->nodes[0].storage == 0 && p->nodes[1].storage == 16e9);
+	struct locus_platform *bad = NULL;
+	CHECK(parse(doc("[{\"name\": \"w\", \"storage\": -1}]"), &bad, &err) != 0);
+	CHECK(strstr(err.message, "storage") != NULL);
 	CHECK_EQ_INT(locus_platform_cores(p), 1);
 	snprintf(path, sizeof path, "%s/store.json", test_tmpdir());
 	CHECK_EQ_INT(locus_platform_save(p, path, &err), 0);

@@ -185,14 +185,16 @@ static void add_copy(int after, const uint32_t *objs, uint32_t n, uint64_t bytes
 
 /* ---- fixtures ---------------------------------------------------------------------- */
 
-/* n nodes of one core: disks 100 MB/s, links 125 MB/s, latency 0. */
-static struct locus_platform *platform(int n)
+/* n nodes of one core: disks 100 MB/s, links 125 MB/s, latency 0, local
+ * storage of `storage` bytes (0: no limit). */
+static struct locus_platform *platform_with(int n, double storage)
 {
 	char json[2048];
 	int k = snprintf(json, sizeof json,
 			 "{\"format\": \"locus-platform\", \"version\": 1, \"network\": "
 			 "{\"latency\": 0}, \"defaults\": {\"cores\": 1, \"disk_bw\": 1e8, "
-			 "\"net_bw\": 1.25e8}, \"nodes\": [");
+			 "\"net_bw\": 1.25e8, \"storage\": %.17g}, \"nodes\": [",
+			 storage);
 	for (int i = 0; i < n; i++)
 		k += snprintf(json + k, sizeof json - (size_t)k, "%s{\"name\": \"n%d\"}",
 			      i ? ", " : "", i);
@@ -201,6 +203,11 @@ static struct locus_platform *platform(int n)
 	struct locus_error err;
 	locus_platform_parse(&p, json, strlen(json), "test", &err);
 	return p;
+}
+
+static struct locus_platform *platform(int n)
+{
+	return platform_with(n, 0);
 }
 
 /* Message delays with no latency: bytes over 125 MB/s; an assignment of
@@ -217,10 +224,10 @@ struct run {
 	char msg[512];
 };
 
-static void run_flow(struct run *x, int nodes, double fs_bw, double fs_ops)
+static void run_flow_on(struct run *x, struct locus_platform *p, double fs_bw, double fs_ops)
 {
 	struct locus_error err = {0};
-	x->p = platform(nodes);
+	x->p = p;
 	x->rc = locus_graph_finish(x->g, &err);
 	if (!x->rc)
 		x->rc = locus_workload_from_graph(&x->wl, x->p, x->g, NULL, &err);
@@ -234,6 +241,11 @@ static void run_flow(struct run *x, int nodes, double fs_bw, double fs_ops)
 	snprintf(x->msg, sizeof x->msg, "%s", err.message);
 	if (x->rc)
 		fprintf(stderr, "  run: %s\n", err.message);
+}
+
+static void run_flow(struct run *x, int nodes, double fs_bw, double fs_ops)
+{
+	run_flow_on(x, platform(nodes), fs_bw, fs_ops);
 }
 
 static void run_fini(struct run *x)
@@ -519,8 +531,47 @@ TEST(scheduler_placement)
 	run_fini(&x);
 }
 
+/* Local storage: a node holds what is written or copied there and lets
+ * go of what is dropped; the peak and the end are reported, and a file
+ * that does not fit ends the run saying so. */
+TEST(local_storage_is_counted_and_bounded)
+{
+	for (int small = 0; small < 2; small++) {
+		struct run x = {0};
+		struct locus_error err;
+		locus_graph_create(&x.g, "store", &err);
+		uint32_t a = task(x.g, "a", 1, "w"), b = task(x.g, "b", 1, "r");
+		uint32_t f = file(x.g, "f", 100000000), h = file(x.g, "h", 60000000);
+		locus_graph_add_output(x.g, a, f, &err);
+		locus_graph_add_output(x.g, a, h, &err);
+		locus_graph_add_input(x.g, b, f);
+		script_reset();
+		add_assign(0, (int)a, 0, LOCUS_GATHER_AUTO, LOCUS_OUTPUT_LOCAL);
+		add_assign(0, (int)b, 0, LOCUS_GATHER_AUTO, LOCUS_OUTPUT_LOCAL);
+		struct step *d = add_step(2);
+		d->drop = (int)f;
+		d->to = 0;
+		run_flow_on(&x, platform_with(1, small ? 1.5e8 : 2e8), 0, 0);
+		CHECK_EQ_INT(x.rc, 0);
+		if (!x.rc && small) {
+			/* 160 MB in 150 MB: the second file does not fit. */
+			CHECK(x.r->failed);
+			CHECK(strstr(x.r->failure, "node n0's local storage (150000000 bytes) cannot "
+						    "hold file \"h\" (60000000 bytes) beside the 100000000"));
+		} else if (!x.rc) {
+			CHECK(!x.r->failed);
+			CHECK_NEAR(x.r->storage_peak, 1.6e8, 0);
+			/* f was dropped after b read it; h stays (nobody reads
+			 * it: not an intermediate). */
+			CHECK_NEAR(x.r->storage_end, 6e7, 0);
+			CHECK_NEAR(x.r->intermediate_end, 0, 0);
+		}
+		run_fini(&x);
+	}
+}
+
 TEST_MAIN(TEST_ENTRY(reads_and_writes_on_the_file_system), TEST_ENTRY(metadata_operations_queue),
 	  TEST_ENTRY(copies_in_one_flow_and_drops),
 	  TEST_ENTRY(staging_from_and_to_the_file_system),
 	  TEST_ENTRY(auto_from_the_file_system_and_read_from_a_peer),
-	  TEST_ENTRY(scheduler_placement))
+	  TEST_ENTRY(scheduler_placement), TEST_ENTRY(local_storage_is_counted_and_bounded))
