@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "locus/locus.h"
 #include "test.h"
 #include "test_util.h"
@@ -294,7 +296,69 @@ TEST(options)
 	locus_platform_destroy(p);
 }
 
+/* The result of a workflow is written as version 3: the file system's
+ * traffic and the nodes' storage in the summary, each stage by name with
+ * its tasks and bytes, and staging copies from the file system as
+ * transfers whose source is null. */
+TEST(result_json_version_3)
+{
+	struct locus_platform *p = cluster(4, 2);
+	struct locus_graph *g = test_workflow_montage(12);
+	struct locus_workload *wl = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run st = simulate(wl, "config=staging", 1);
+	CHECK_EQ_INT(st.rc, 0);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	CHECK_EQ_INT(st.rc ? -1 : locus_report_json(st.r, fp), 0);
+	fclose(fp);
+	json_error_t jerr;
+	json_t *doc = json_loads(text, 0, &jerr);
+	CHECK(doc != NULL);
+	if (doc && !st.rc) {
+		CHECK_EQ_INT(json_integer_value(json_object_get(doc, "version")), 3);
+		json_t *fs = json_object_get(json_object_get(doc, "summary"), "file_system");
+		CHECK_EQ_INT(json_integer_value(json_object_get(fs, "bytes_written")),
+			     st.r->fs_bytes_written);
+		CHECK_EQ_INT(json_integer_value(json_object_get(fs, "bytes_read")),
+			     st.r->fs_bytes_read);
+		CHECK_EQ_INT(json_integer_value(json_object_get(fs, "operations")), st.r->fs_ops);
+		json_t *ls = json_object_get(json_object_get(doc, "summary"), "local_storage");
+		CHECK(json_number_value(json_object_get(ls, "peak")) == st.r->storage_peak);
+		CHECK(json_number_value(json_object_get(ls, "peak")) > 0);
+		json_t *ss = json_object_get(doc, "stages");
+		CHECK_EQ_INT(json_array_size(ss), g->n_stages);
+		json_int_t tasks = 0, written = 0, from_fs = 0;
+		for (size_t s = 0; s < json_array_size(ss); s++) {
+			json_t *x = json_array_get(ss, s);
+			CHECK_EQ_STR(json_string_value(json_object_get(x, "name")), g->stage_names[s]);
+			tasks += json_integer_value(json_object_get(x, "tasks"));
+			written += json_integer_value(json_object_get(x, "bytes_fs_written"));
+			from_fs += json_integer_value(json_object_get(x, "bytes_fs_read"));
+			CHECK(json_number_value(json_object_get(x, "last_end")) >=
+			      json_number_value(json_object_get(x, "first_start")));
+		}
+		CHECK_EQ_INT(tasks, g->n_tasks);
+		CHECK_EQ_INT(written, st.r->fs_bytes_written);
+		CHECK_EQ_INT(from_fs, st.r->fs_bytes_read);
+		json_t *xs = json_object_get(doc, "transfers");
+		size_t nulls = 0;
+		for (size_t i = 0; i < json_array_size(xs); i++)
+			nulls += json_is_null(json_object_get(json_array_get(xs, i), "from"));
+		CHECK(nulls > 0);
+	}
+	json_decref(doc);
+	free(text);
+	locus_result_destroy(st.r);
+	locus_workload_destroy(wl);
+	locus_graph_destroy(g);
+	locus_platform_destroy(p);
+}
+
 TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
-	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(options))
+	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(options),
+	  TEST_ENTRY(result_json_version_3))

@@ -99,7 +99,8 @@ static void run_steps(struct flow_script *s, struct locus_actions *act)
 					       .from = st->from,
 					       .to = st->to,
 					       .delay = st->delay,
-					       .tag = st->tag};
+					       .tag = st->tag,
+					       .task = LOCUS_NONE};
 			locus_act_copy(act, &c);
 		}
 	}

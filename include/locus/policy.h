@@ -222,6 +222,9 @@ struct locus_copy {
 	uint32_t from, to; /* nodes, or LOCUS_FS; from holds every object */
 	double delay;	  /* seconds before it starts (making the archive) */
 	uint64_t tag;	  /* given back in its LOCUS_EV_TRANSFER */
+	/* The task it brings inputs to (its stage counts the bytes, the
+	 * transfer names it), or LOCUS_NONE. Set it: 0 is task 0. */
+	uint32_t task;
 };
 /* Moves c's objects (or bytes) from c->from to c->to as one flow, after
  * c->delay, a metadata operation of the file system for each file read

@@ -28,9 +28,12 @@ extern "C" {
 
 #define LOCUS_RESULT_FORMAT "locus-result"
 /* Version 2 adds what task graphs and platform changes need (a status,
- * transfers, the DAG bounds, each task's start and attempts); a result
- * without any of it is written as version 1, byte for byte as before. */
-#define LOCUS_RESULT_VERSION 2
+ * transfers, the DAG bounds, each task's start and attempts); version 3
+ * what workflows add (the file system's traffic, local storage, each
+ * stage's times and bytes). A result without any of it is written as
+ * version 1, byte for byte as before, and a graph without stages as
+ * version 2. */
+#define LOCUS_RESULT_VERSION 3
 
 int locus_report_json(const struct locus_result *r, FILE *fp);
 int locus_report_csv(const struct locus_result *r, FILE *fp);

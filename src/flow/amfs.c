@@ -535,7 +535,12 @@ static void coll_copy(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 				.from = c->node[from_entry],
 				.to = c->node[to_entry],
 				.delay = delay,
-				.tag = TAG(K_COLL, id, child)};
+				.tag = TAG(K_COLL, id, child),
+				/* A gather's or reduction's files are its
+				 * task's inputs; a multicast or scatter
+				 * serves several. */
+				.task = c->kind == CO_GATHER || c->kind == CO_REDUCE ? c->task
+										     : LOCUS_NONE};
 	locus_act_copy(act, &cp);
 	c->left++;
 }
@@ -1230,7 +1235,8 @@ static void head_changed(struct amfs *s, struct locus_actions *act, uint32_t w)
 					       .n = 1,
 					       .from = LOCUS_FS,
 					       .to = node,
-					       .tag = TAG(K_FETCH, t, 0)};
+					       .tag = TAG(K_FETCH, t, 0),
+					       .task = t};
 			locus_act_copy(act, &c);
 			s->fetches++;
 			s->pending[t]++;
@@ -1250,7 +1256,8 @@ static void fetch_from(struct amfs *s, struct locus_actions *act, uint32_t w, ui
 			       .n = 1,
 			       .from = from == node ? LOCUS_NONE : from,
 			       .to = node,
-			       .tag = TAG(K_FETCH, t, 0)};
+			       .tag = TAG(K_FETCH, t, 0),
+			       .task = t};
 	locus_act_copy(act, &c);
 	s->fetches++;
 }

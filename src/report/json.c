@@ -66,7 +66,60 @@ static void summary(struct locus__out *o, const struct locus_result *r)
 		locus__out_str(o, ",\n    ");
 		locus__out_field_u64(o, "attempts_lost", r->attempts_lost);
 	}
+	if (r->flow) {
+		locus__out_str(o, ",\n    \"file_system\": {");
+		locus__out_field_u64(o, "operations", r->fs_ops);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "bytes_read", r->fs_bytes_read);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "bytes_written", r->fs_bytes_written);
+		locus__out_str(o, "},\n    \"local_storage\": {");
+		locus__out_field_num(o, "peak", r->storage_peak);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "end", r->storage_end);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "intermediate_end", r->intermediate_end);
+		locus__out_char(o, '}');
+	}
 	locus__out_str(o, "\n  },\n");
+}
+
+/* A workflow's stages (version 3). */
+static void stages(struct locus__out *o, const struct locus_result *r)
+{
+	const struct locus_graph *g = r->graph;
+	size_t n = g ? g->n_stages : 0;
+	locus__out_str(o, "  \"stages\": [");
+	for (size_t s = 0; s < n; s++) {
+		const struct locus_stage_result *st = &r->stages[s];
+		locus__out_str(o, s ? ",\n    {" : "\n    {");
+		locus__out_key(o, "name");
+		locus__out_json_str(o, g->stage_names[s], strlen(g->stage_names[s]));
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "tasks", st->tasks);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "first_start", st->first_start);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "last_end", st->last_end);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "input_wait", st->input_wait);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "read", st->read);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "compute", st->compute);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "write", st->write);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "bytes_local", st->bytes_local);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "bytes_peer", st->bytes_peer);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "bytes_fs_read", st->bytes_fs_read);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "bytes_fs_written", st->bytes_fs_written);
+		locus__out_char(o, '}');
+	}
+	locus__out_str(o, n ? "\n  ],\n" : "],\n");
 }
 
 static void bounds(struct locus__out *o, const struct locus_result *r)
@@ -228,7 +281,10 @@ static void transfers(struct locus__out *o, const struct locus_result *r)
 	for (size_t i = 0; i < r->n_xfers; i++) {
 		const struct locus_transfer_result *x = &r->xfers[i];
 		locus__out_str(o, i ? ",\n    {\"object\": " : "\n    {\"object\": ");
-		locus__out_u64(o, x->object);
+		if (x->object == UINT32_MAX)
+			locus__out_str(o, "null"); /* bytes alone */
+		else
+			locus__out_u64(o, x->object);
 		const char *name = r->graph && x->object < r->graph->n_objects
 				       ? r->graph->objects[x->object].name
 				       : NULL;
@@ -236,10 +292,17 @@ static void transfers(struct locus__out *o, const struct locus_result *r)
 			locus__out_str(o, ", \"name\": ");
 			locus__out_json_str(o, name, strlen(name));
 		}
+		/* A node, or null: the shared file system. */
 		locus__out_str(o, ", \"from\": ");
-		locus__out_u64(o, x->from);
+		if (x->from == UINT32_MAX)
+			locus__out_str(o, "null");
+		else
+			locus__out_u64(o, x->from);
 		locus__out_str(o, ", \"to\": ");
-		locus__out_u64(o, x->to);
+		if (x->to == UINT32_MAX)
+			locus__out_str(o, "null");
+		else
+			locus__out_u64(o, x->to);
 		locus__out_str(o, ", \"task\": ");
 		if (x->task == UINT32_MAX)
 			locus__out_str(o, "null");
@@ -264,7 +327,7 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 		return LOCUS_EINVAL;
 	locus__out_init(&o, fp);
 	locus__out_str(&o, "{\n  \"format\": \"" LOCUS_RESULT_FORMAT "\",\n  \"version\": ");
-	locus__out_u64(&o, r->dag ? LOCUS_RESULT_VERSION : 1);
+	locus__out_u64(&o, r->flow ? 3 : r->dag ? 2 : 1);
 	locus__out_str(&o, ",\n  \"engine\": ");
 	locus__out_json_str(&o, r->engine[0] ? r->engine : "sim",
 			    r->engine[0] ? strnlen(r->engine, sizeof r->engine) : 3);
@@ -282,6 +345,8 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 	}
 	locus__out_str(&o, ",\n");
 	summary(&o, r);
+	if (r->flow && r->stages)
+		stages(&o, r);
 	bounds(&o, r);
 	policy_stats(&o, r);
 	workers(&o, r);

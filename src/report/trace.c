@@ -130,15 +130,30 @@ static void task_events(struct locus__out *o, size_t *n, const struct locus_resu
 	}
 }
 
+/* The track of a transfer's destination: its node's, or the shared file
+ * system's (named once, after the nodes). */
+static uint64_t transfer_pid(const struct locus_result *r, uint32_t to)
+{
+	return to == UINT32_MAX ? (uint64_t)r->n_nodes + 1 : (uint64_t)to + 1;
+}
+
 /* Transfers overlap on a node: async slices ("b"/"e"), one track per
- * destination node. */
+ * destination node (or the file system). */
 static void transfer_events(struct locus__out *o, size_t *n, const struct locus_result *r)
 {
+	int fs_named = 0;
 	for (size_t i = 0; i < r->n_xfers; i++) {
 		const struct locus_transfer_result *x = &r->xfers[i];
 		const char *name = r->graph && x->object < r->graph->n_objects
 				       ? r->graph->objects[x->object].name
 				       : NULL;
+		if (x->to == UINT32_MAX && !fs_named) {
+			fs_named = 1;
+			next_event(o, n);
+			locus__out_str(o, "\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+			locus__out_u64(o, transfer_pid(r, x->to));
+			locus__out_str(o, ",\"tid\":0,\"args\":{\"name\":\"shared file system\"}}");
+		}
 		for (int end = 0; end < 2; end++) {
 			next_event(o, n);
 			locus__out_str(o, end ? "\"ph\":\"e\"" : "\"ph\":\"b\"");
@@ -150,14 +165,22 @@ static void transfer_events(struct locus__out *o, size_t *n, const struct locus_
 			locus__out_str(o, ",\"id\":");
 			locus__out_u64(o, i + 1);
 			locus__out_str(o, ",\"pid\":");
-			locus__out_u64(o, (uint64_t)x->to + 1);
+			locus__out_u64(o, transfer_pid(r, x->to));
 			locus__out_str(o, ",\"tid\":0,\"ts\":");
 			locus__out_num(o, (end ? x->end : x->start) * US);
 			if (!end) {
+				/* null: no object (bytes alone), or the file
+				 * system. */
 				locus__out_str(o, ",\"args\":{\"object\":");
-				locus__out_u64(o, x->object);
+				if (x->object == UINT32_MAX)
+					locus__out_str(o, "null");
+				else
+					locus__out_u64(o, x->object);
 				locus__out_str(o, ",\"from\":");
-				locus__out_u64(o, x->from);
+				if (x->from == UINT32_MAX)
+					locus__out_str(o, "null");
+				else
+					locus__out_u64(o, x->from);
 				locus__out_str(o, ",\"bytes\":");
 				locus__out_u64(o, x->bytes);
 				locus__out_char(o, '}');

@@ -115,6 +115,7 @@ void locus_act_copy(struct locus_actions *a, const struct locus_copy *c)
 	x->to = c->to;
 	x->delay = c->delay > 0 ? c->delay : 0;
 	x->tag = c->tag;
+	x->task = c->task;
 	if (listed) {
 		memcpy(a->pool + a->n_pool, c->objects, c->n * sizeof *a->pool);
 		a->n_pool += c->n;

@@ -32,6 +32,7 @@ struct locus__action {
 	size_t at;
 	uint32_t n;
 	uint64_t bytes;
+	uint32_t task; /* COPY: the task it is for, or LOCUS_NONE */
 };
 
 struct locus_actions {

@@ -446,7 +446,7 @@ static void policy_transfer(struct engine *e, uint32_t proc, uint32_t o, uint32_
 			    double now);
 static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, uint32_t n,
 			uint64_t bytes, uint32_t from, uint32_t to, double delay, uint64_t tag,
-			double now);
+			uint32_t task, double now);
 static void drop(struct engine *e, uint32_t o, uint32_t place);
 
 /* Carries out the actions of one handled event, at time `now`. */
@@ -518,7 +518,8 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 			int bad = a->at == SIZE_MAX || a->to == LOCUS_NONE || a->from == a->to ||
 				  (a->to != LOCUS_FS && a->to >= nn) ||
 				  (a->from != LOCUS_FS && a->from != LOCUS_NONE && a->from >= nn) ||
-				  (a->from == LOCUS_NONE && a->n != 1);
+				  (a->from == LOCUS_NONE && a->n != 1) ||
+				  (a->task != LOCUS_NONE && a->task >= e->g->n_tasks);
 			for (uint32_t i = 0; i < a->n && !bad; i++)
 				bad = e->act.pool[a->at + i] >= e->g->n_objects;
 			if (bad) {
@@ -529,7 +530,7 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 				return;
 			}
 			policy_copy(e, proc, a->n ? &e->act.pool[a->at] : NULL, a->n, a->bytes,
-				    a->from, a->to, a->delay, a->tag, now);
+				    a->from, a->to, a->delay, a->tag, a->task, now);
 		} else if (a->kind == LOCUS__ACT_DROP) {
 			if (a->tag >= e->g->n_objects || (a->to != LOCUS_FS && a->to >= e->p->n_nodes)) {
 				fail(e, LOCUS_EINCOMPLETE,
@@ -1071,7 +1072,7 @@ static int has_at(const struct engine *e, uint32_t o, uint32_t place)
  * holder of the one object (or the file system) locus_source_pick names. */
 static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, uint32_t n,
 			uint64_t bytes, uint32_t from, uint32_t to, double delay, uint64_t tag,
-			double now)
+			uint32_t task, double now)
 {
 	uint32_t first = n ? objs[0] : LOCUS_NONE;
 	if (to == LOCUS_FS)
@@ -1115,7 +1116,8 @@ static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, u
 	}
 	mv->kind = MV_COPY;
 	mv->n_objs = n;
-	mv->w = mv->task = NONE;
+	mv->w = NONE;
+	mv->task = task == LOCUS_NONE ? NONE : task;
 	mv->obj = first;
 	mv->src = from;
 	mv->dst = to;
@@ -1137,6 +1139,11 @@ static void copy_done(struct engine *e, uint32_t m, double now)
 		e->r->fs_bytes_read += (uint64_t)mv->size;
 	if (mv->dst == NONE)
 		e->r->fs_bytes_written += (uint64_t)mv->size;
+	struct locus_stage_result *st = stage_of(e, mv->task);
+	if (st)
+		*(mv->src == NONE   ? &st->bytes_fs_read
+		  : mv->dst == NONE ? &st->bytes_fs_written
+				    : &st->bytes_peer) += (uint64_t)mv->size;
 	uint32_t *objs = mv->objs, n = mv->n_objs, src = mv->src, dst = mv->dst,
 		 req = mv->requester, first = mv->obj;
 	uint64_t tag = mv->tag;
