@@ -155,6 +155,27 @@ TEST(patterns_drive_the_collectives)
 		}
 		CHECK(up > 0);
 		CHECK_EQ_INT(down, 0);
+		/* Per stage: the collectives that brought its tasks their
+		 * inputs, and the patterns found. */
+		static const struct {
+			const char *stage;
+			uint64_t collectives;
+			int patterns;
+		} want[] = {{"fastasplitn", 0, LOCUS_PATTERN_SCATTER},
+			    {"formatdb", 1, 0},
+			    {"blastp", 20, LOCUS_PATTERN_MULTICAST},
+			    {"merge", 10, LOCUS_PATTERN_GATHER}};
+		for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+			uint32_t st = LOCUS_NONE;
+			for (uint32_t i = 0; i < g->n_stages; i++)
+				if (!strcmp(g->stage_names[i], want[k].stage))
+					st = i;
+			CHECK(st != LOCUS_NONE);
+			if (st == LOCUS_NONE)
+				continue;
+			CHECK_EQ_INT(co.r->stages[st].collectives, want[k].collectives);
+			CHECK_EQ_INT(co.r->stages[st].patterns, want[k].patterns);
+		}
 	}
 	locus_result_destroy(co.r);
 	struct run as = simulate(wl, "config=asgather", 0);
@@ -339,6 +360,10 @@ TEST(result_json_version_3)
 			from_fs += json_integer_value(json_object_get(x, "bytes_fs_read"));
 			CHECK(json_number_value(json_object_get(x, "last_end")) >=
 			      json_number_value(json_object_get(x, "first_start")));
+			/* The patterns found, the collectives run (staging runs
+			 * none). */
+			CHECK(json_is_array(json_object_get(x, "patterns")));
+			CHECK_EQ_INT(json_integer_value(json_object_get(x, "collectives")), 0);
 		}
 		CHECK_EQ_INT(tasks, g->n_tasks);
 		CHECK_EQ_INT(written, st.r->fs_bytes_written);

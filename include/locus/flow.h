@@ -56,6 +56,11 @@ enum {
 	LOCUS_PATTERN_SCATTER = 1u << 3,   /* a task whose outputs go to many tasks */
 	LOCUS_PATTERN_MULTICAST = 1u << 4  /* a file read by many tasks of one stage */
 };
+#define LOCUS_PATTERNS 5
+
+/* The name of pattern flag 1u << k ("pipeline", "gather", "reduce",
+ * "scatter", "multicast"), or NULL for k >= LOCUS_PATTERNS. */
+const char *locus_pattern_name(unsigned k);
 
 /* The thresholds of pattern identification (the paper's "predefined
  * threshold", which it does not give). */

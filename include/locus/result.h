@@ -26,6 +26,11 @@ struct locus_policy_stats {
 	uint64_t counters[8];	      /* policy-specific, named below */
 	const char *counter_names[8]; /* NULL ends the list */
 	double planned_makespan;      /* what the policy's plan expects; 0: no plan */
+	/* While its stats callback runs, a workflow's stages (n_stages; NULL
+	 * for other workloads): a policy may set each one's patterns and
+	 * collectives. */
+	struct locus_stage_result *stages;
+	size_t n_stages;
 };
 
 struct locus_task_result {
@@ -73,6 +78,12 @@ struct locus_stage_result {
 	uint64_t bytes_peer;		/* inputs from other nodes (read or sent ahead) */
 	uint64_t bytes_fs_read;		/* inputs from the file system */
 	uint64_t bytes_fs_written;	/* outputs written to the file system */
+	/* What the policy says of it (locus_policy_stats.stages): the
+	 * dataflow patterns it found in the stage (LOCUS_PATTERN_* of
+	 * flow.h), or -1 when it says nothing; the collectives it ran to
+	 * bring the stage's tasks their inputs. */
+	int patterns;
+	uint64_t collectives;
 };
 
 struct locus_sched_result {

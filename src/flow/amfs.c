@@ -193,6 +193,7 @@ struct amfs {
 	size_t n_colls, colls_cap;
 	/* What it did. */
 	uint64_t queries, collectives[4], replicas, steals, steal_tries, fetches, drops;
+	uint64_t *stage_colls; /* per stage: collectives bringing its tasks inputs */
 	uint64_t sent;
 };
 
@@ -479,6 +480,10 @@ static struct coll *coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task
 	}
 	*id = (uint32_t)s->n_colls++;
 	s->collectives[kind]++;
+	/* A gather's or reduction's stage is its task's (a multicast's and a
+	 * scatter's, their readers', are counted where they are found). */
+	if (kind == CO_GATHER || kind == CO_REDUCE)
+		s->stage_colls[locus_flow_stage_of(s->g, task)]++;
 	return c;
 }
 
@@ -778,6 +783,7 @@ static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d
 	/* The group, the tasks reading it, and the stage's reads in d. */
 	uint32_t group = 0;
 	uint64_t readers = 0, consumption = 0;
+	uint32_t stage = 0;
 	for (uint32_t k = 0; k < pk->n_out; k++) {
 		uint32_t o = s->g->outputs[pk->out_at + k];
 		if (!(s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) || dindex(s, d, o) == NONE)
@@ -796,8 +802,8 @@ static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d
 		}
 		if (reads) {
 			readers++;
-			consumption = s->dconsumption[(size_t)d * s->an->n_stages +
-						      locus_flow_stage_of(s->g, t)];
+			stage = locus_flow_stage_of(s->g, t);
+			consumption = s->dconsumption[(size_t)d * s->an->n_stages + stage];
 		}
 	}
 	uint32_t servers = s->gnodes_at[d + 1] - s->gnodes_at[d];
@@ -825,6 +831,7 @@ static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d
 		free(targets);
 		return LOCUS_ENOMEM;
 	}
+	s->stage_colls[stage]++;
 	c->node[0] = from;
 	for (uint32_t i = 0; i < got; i++) {
 		c->node[i + 1] = s->gnodes[s->gnodes_at[d] + targets[i]];
@@ -932,17 +939,23 @@ static int start_scatter(struct amfs *s, struct locus_actions *act, uint32_t d, 
 	free(count);
 	free(entry_of);
 	coll_tree(c);
-	/* The readers wait for their pieces. */
+	/* The readers wait for their pieces (the scatter counts in the first
+	 * one's stage). */
+	uint32_t stage = NONE;
 	for (uint32_t k = 0; k < f; k++) {
 		const struct locus_object *ob = &s->g->objects[c->files[k]];
 		for (uint32_t j = 0; j < ob->n_cons; j++) {
 			uint32_t t = s->g->consumers[ob->cons_at + j];
+			if (stage == NONE && s->tdisp[t] == d)
+				stage = locus_flow_stage_of(s->g, t);
 			if (s->tdisp[t] == d && s->tst[t] == T_WAIT) {
 				s->tst[t] = T_HELD;
 				s->tcoll[t] = id;
 			}
 		}
 	}
+	if (stage != NONE)
+		s->stage_colls[stage]++;
 	for (uint32_t i = s->dobj_at[d]; i < s->dobj_at[d + 1]; i++)
 		if (s->g->objects[s->dobj[i]].producer == p)
 			s->dcoll[i] = id;
@@ -1469,6 +1482,7 @@ static void destroy(void *state)
 	if (!s)
 		return;
 	locus_flow_analysis_destroy(s->an);
+	free(s->stage_colls);
 	for (size_t i = 0; i < s->n_colls; i++) {
 		struct coll *c = &s->colls[i];
 		free(c->node);
@@ -1679,7 +1693,8 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->steal_wait, nw);
 	ALLOC(s->timer_set, nw);
 	ALLOC(s->wstopped, nw);
-	if (!s->node_group || !s->gnodes || !s->gnodes_at || !s->gworkers || !s->gworkers_at ||
+	ALLOC(s->stage_colls, ns);
+	if (!s->stage_colls ||!s->node_group || !s->gnodes || !s->gnodes_at || !s->gworkers || !s->gworkers_at ||
 	    !s->nworkers || !s->nworkers_at || !s->rr || !s->tdisp || !s->dtasks || !s->dtasks_at ||
 	    !s->missing || !s->mc_wait || !s->tst || !s->async || !s->tfetch || !s->tgm ||
 	    !s->tom || !s->tworker ||
@@ -1822,6 +1837,12 @@ static void stats(void *state, struct locus_policy_stats *out)
 	out->counters[6] = s->steals;
 	out->counter_names[7] = "scatters";
 	out->counters[7] = s->collectives[CO_SCATTER];
+	/* Each stage: the patterns identification found, the collectives
+	 * run for it. */
+	for (size_t k = 0; k < out->n_stages && k < s->an->n_stages; k++) {
+		out->stages[k].patterns = (int)s->an->stages[k].patterns;
+		out->stages[k].collectives = s->stage_colls[k];
+	}
 }
 
 const struct locus_policy locus__policy_amfs = {

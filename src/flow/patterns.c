@@ -29,6 +29,13 @@ void locus_pattern_options_default(struct locus_pattern_options *o)
 	*o = (struct locus_pattern_options){.gather = 16, .multicast = 8, .scatter = 8};
 }
 
+const char *locus_pattern_name(unsigned k)
+{
+	static const char *const names[LOCUS_PATTERNS] = {"pipeline", "gather", "reduce",
+							  "scatter", "multicast"};
+	return k < LOCUS_PATTERNS ? names[k] : NULL;
+}
+
 uint32_t locus_flow_stage_of(const struct locus_graph *g, uint32_t t)
 {
 	if (!g->task_stage)

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "core/internal.h"
+#include "locus/flow.h"
 #include "locus/report.h"
 #include "report/out.h"
 
@@ -117,6 +118,24 @@ static void stages(struct locus__out *o, const struct locus_result *r)
 		locus__out_field_u64(o, "bytes_fs_read", st->bytes_fs_read);
 		locus__out_str(o, ", ");
 		locus__out_field_u64(o, "bytes_fs_written", st->bytes_fs_written);
+		/* What the policy found and did (null: it says nothing). */
+		locus__out_str(o, ", \"patterns\": ");
+		if (st->patterns < 0) {
+			locus__out_str(o, "null, \"collectives\": null");
+		} else {
+			int first = 1;
+			locus__out_char(o, '[');
+			for (unsigned k = 0; k < LOCUS_PATTERNS; k++) {
+				if (!((unsigned)st->patterns & 1u << k))
+					continue;
+				locus__out_str(o, first ? "\"" : ", \"");
+				locus__out_str(o, locus_pattern_name(k));
+				locus__out_char(o, '"');
+				first = 0;
+			}
+			locus__out_str(o, "], ");
+			locus__out_field_u64(o, "collectives", st->collectives);
+		}
 		locus__out_char(o, '}');
 	}
 	locus__out_str(o, n ? "\n  ],\n" : "],\n");

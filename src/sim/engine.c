@@ -2499,8 +2499,14 @@ static void summarise(struct engine *e)
 		free(peak);
 	}
 	uint64_t entries = r->pstats.entries_examined;
+	for (size_t s = 0; r->stages && s < e->g->n_stages; s++)
+		r->stages[s].patterns = -1;
+	r->pstats.stages = r->stages;
+	r->pstats.n_stages = r->stages ? e->g->n_stages : 0;
 	if (e->cfg->policy->stats)
 		e->cfg->policy->stats(e->pol, &r->pstats);
+	r->pstats.stages = NULL;
+	r->pstats.n_stages = 0;
 	if (!r->pstats.entries_examined)
 		r->pstats.entries_examined = entries;
 }
