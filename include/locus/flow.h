@@ -158,6 +158,66 @@ uint32_t locus_flow_place_replicas(const uint32_t *load, uint32_t n_servers, uin
  * A gather sends in the reverse order: the deepest rounds first. */
 void locus_flow_binomial(size_t n, uint32_t *parent, uint32_t *round);
 
+/* ---- generated workflows ------------------------------------------------------ */
+
+/* The paper's two applications as workflows of its sizes (section III,
+ * VI-B; docs/flow.md, "Generated workflows", gives every number and its
+ * source). Each task has a stage (its program) and a command (the
+ * program's usual arguments, not run), each object a file name and a size
+ * in bytes (1 MB = 2^20 bytes); runtimes are seconds on a speed-1 node.
+ * The same spec and seed give the same graph. */
+
+/* Montage (Tables II, VI, VII): mProject, mImgtbl, mOverlaps, mDiffFit,
+ * mConcatFit, mBgModel, mBackground, mImgtbl again on the corrected
+ * images, mAdd. The images lie on a near-square grid; the overlapping
+ * pairs are grid neighbours (right, down, down-right, down-left), the
+ * first `overlaps` of them in an order drawn by the seed. */
+struct locus_montage_spec {
+	/* Raw images (Table VI's 6x6 degree mosaic: 1319), >= 1. */
+	uint32_t images;
+	/* Overlapping pairs (0: 3883 * images / 1319, at most the neighbour
+	 * pairs there are). */
+	uint32_t overlaps;
+	/* Images mBackground corrects, the first ones (0: 1297 * images / 1319). */
+	uint32_t background;
+	/* Multiplies every runtime (0: 1). */
+	double runtime_scale;
+	/* Coefficient of variation of each task's runtime around its stage's
+	 * mean, lognormal (0: none). */
+	double jitter;
+	uint64_t seed;
+};
+
+/* A Montage workflow as `s` says, finished; the caller frees it with
+ * locus_graph_destroy. LOCUS_EINVAL (the message says what was expected)
+ * for 0 images, more overlaps than neighbour pairs, more background
+ * images than images, a negative, NaN or infinite scale or jitter, or a
+ * graph too large for 32-bit ids; LOCUS_ENOMEM. */
+int locus_flow_montage(struct locus_graph **out, const struct locus_montage_spec *s,
+		       struct locus_error *err);
+
+/* mtcBLAST (Tables III, VIII): fastasplitn cuts nr into N slices,
+ * formatdb formats each, blastp searches each of M query files against
+ * each slice, merge joins each query file's N hits. */
+struct locus_blast_spec {
+	/* N: slices of the database (the paper: 63), >= 1. */
+	uint32_t fragments;
+	/* M: query files of 16 sequences (the paper: cores / 16), >= 1. */
+	uint32_t queries;
+	/* Multiplies every runtime (0: 1). */
+	double runtime_scale;
+	/* Coefficient of variation of each task's runtime, lognormal (0:
+	 * none, except blastp's, 0.5 then: BLAST's task lengths vary). */
+	double jitter;
+	uint64_t seed;
+};
+
+/* An mtcBLAST workflow as `s` says, finished; the caller frees it with
+ * locus_graph_destroy. LOCUS_EINVAL for 0 fragments or queries, a bad
+ * scale or jitter, or a graph too large for 32-bit ids; LOCUS_ENOMEM. */
+int locus_flow_blast(struct locus_graph **out, const struct locus_blast_spec *s,
+		     struct locus_error *err);
+
 #ifdef __cplusplus
 }
 #endif
