@@ -81,8 +81,14 @@ static uint64_t counter(const struct locus_result *r, const char *name)
 TEST(every_configuration_runs_every_task_once)
 {
 	struct locus_platform *p = cluster(8, 4);
-	struct locus_graph *gs[2] = {test_workflow_montage(24), test_workflow_blast(20, 10)};
-	for (int k = 0; k < 2; k++) {
+	/* The hand-made shapes, and the generated Montage, whose mDiffFit
+	 * tasks read files of two multicast groups and whose mImgtbl reads
+	 * multicast files as a gather. */
+	struct locus_montage_spec ms = {.images = 30, .seed = 3};
+	struct locus_graph *gs[3] = {test_workflow_montage(24), test_workflow_blast(20, 10), NULL};
+	struct locus_error gerr;
+	CHECK_EQ_INT(locus_flow_montage(&gs[2], &ms, &gerr), 0);
+	for (int k = 0; k < 3; k++) {
 		struct locus_workload *wl = NULL;
 		struct locus_error err;
 		CHECK(gs[k] != NULL);

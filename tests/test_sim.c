@@ -430,6 +430,53 @@ TEST(policy_mistakes_are_caught)
 	locus_platform_destroy(p);
 }
 
+/* A policy that never assigns and polls every second: the run stalls. */
+static int polls;
+
+static void poll_event(void *state, const struct locus_event *ev, struct locus_actions *act)
+{
+	const struct scripted *s = state;
+	if (ev->proc < s->n_workers)
+		return;
+	if (ev->kind == LOCUS_EV_TIMER)
+		polls++;
+	if (ev->kind == LOCUS_EV_START || ev->kind == LOCUS_EV_TIMER)
+		locus_act_timer(act, ev->proc, 1.0, 0);
+}
+
+static const struct locus_policy poll_policy = {
+    .version = 1,
+    .name = "poller",
+    .summary = "test",
+    .schedulers = scripted_schedulers,
+    .create = scripted_create,
+    .destroy = scripted_destroy,
+    .on_event = poll_event,
+};
+
+/* A run in which only timers fire ends after an hour of simulated time
+ * saying it stalled, instead of polling forever. */
+TEST(a_stalled_run_ends)
+{
+	struct locus_platform *p = platform(2, 1, 0, NULL);
+	uint64_t bytes[] = {10, 10};
+	const char *holders[] = {"0", "1"};
+	struct locus_catalog *cat = catalog(2, 2, bytes, holders);
+	struct locus_workload *wl = workload(p, cat, "fixed:1");
+	struct locus_result *r = NULL;
+	struct locus_error err = {0};
+	struct locus_sim_config cfg = {.wl = wl, .policy = &poll_policy, .latency = 0};
+	memset(&script_state, 0, sizeof script_state);
+	polls = 0;
+	CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), LOCUS_EINCOMPLETE);
+	CHECK(strstr(err.message, "task 0 was never assigned") != NULL);
+	CHECK(strstr(err.message, "stalled") != NULL);
+	CHECK(polls >= 3599 && polls <= 3601);
+	locus_workload_destroy(wl);
+	locus_catalog_destroy(cat);
+	locus_platform_destroy(p);
+}
+
 /* ---- every registered policy ------------------------------------------ */
 
 static struct locus_workload *random_workload(uint64_t seed, struct locus_platform **pp,
@@ -669,5 +716,6 @@ TEST_MAIN(TEST_ENTRY(local_reads_and_compute_exactly), TEST_ENTRY(shared_disk_an
 	  TEST_ENTRY(remote_reads_pay_latency_and_wait_for_a_slot),
 	  TEST_ENTRY(reads_across_racks_share_the_uplinks), TEST_ENTRY(busy_master_queues_requests),
 	  TEST_ENTRY(speed_changes_stretch_compute), TEST_ENTRY(policy_mistakes_are_caught),
+	  TEST_ENTRY(a_stalled_run_ends),
 	  TEST_ENTRY(scenarios), TEST_ENTRY(every_policy_conforms),
 	  TEST_ENTRY(workload_leaves_out_skipped_chunks), TEST_ENTRY(prefetch_queues_assignments))

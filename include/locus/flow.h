@@ -46,6 +46,24 @@ int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t 
 			     const char *name, const struct locus_makeflow_options *opt,
 			     struct locus_error *err);
 
+/* What a workflow spec does not say (locus_flow_load). */
+struct locus_flow_load_options {
+	double runtime;	      /* Makeflow: a rule's runtime when none is given */
+	uint64_t seed;	      /* gen: the generator's seed */
+	double jitter;	      /* gen: runtimes' coefficient of variation (0: its default) */
+	double runtime_scale; /* gen: multiplies every runtime (0: 1) */
+};
+
+/* Reads the workflow `spec` names: "makeflow:FILE", "wfcommons:FILE",
+ * "stg:FILE", "text:FILE", "gen:montage[:IMAGES]" (1319 images: Table
+ * VI's 6x6 degree mosaic), "gen:blast[:FRAGMENTS[:QUERIES]]" (63
+ * fragments, 16 query files), or a FILE told by its name (Makeflow,
+ * *.mf, *.makeflow: a Makeflow, whose input sizes are read in the
+ * directory it is in) or its content (locus_dag_load's formats, else a
+ * Makeflow). `opt` may be NULL. Errors as the readers'. */
+int locus_flow_load(struct locus_graph **out, const char *spec,
+		    const struct locus_flow_load_options *opt, struct locus_error *err);
+
 /* ---- dataflow patterns (AME/AMFS sections II-A, V-F, V-G) ------------------- */
 
 /* The five patterns, as flags. */
@@ -106,6 +124,11 @@ struct locus_flow_analysis {
 	 * stage. */
 	uint8_t *object_patterns;
 	uint32_t *consumers_in_stage;
+	/* Per read (indexed as graph->inputs: in_at + k): 1 when the file
+	 * is produced and the reader's stage has that many readers of it (a
+	 * multicast read), else 0. A file a multicast stage reads may have
+	 * readers in other stages that take it as any other file. */
+	uint8_t *input_multicast;
 	/* The longest chain of runtimes (no data movement), its length in
 	 * seconds and its tasks from first to last. */
 	double critical_path;

@@ -96,6 +96,7 @@ struct locus_sched_result {
 struct locus_result {
 	char engine[8]; /* "sim", or "mpi" for a real run */
 	char policy[32];
+	char *policy_options; /* the options it ran with (owned), or NULL */
 	uint64_t seed;
 	size_t n_tasks, n_workers, n_schedulers, n_nodes;
 	double makespan;

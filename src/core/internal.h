@@ -89,6 +89,11 @@ int locus__write_atomic(const char *path, const void *data, size_t n, struct loc
  * (LOCUS_ENOENT, LOCUS_EIO with the path and reason). */
 int locus__read_file(char **text, size_t *len, const char *path, struct locus_error *err);
 
+/* The index of the first character of s[0..n) that is not blank, a
+ * byte-order mark or in a '#' comment (n when none); its line and column
+ * in *line, *col. How the readers tell a file's format. */
+size_t locus__first_significant(const char *s, size_t n, long *line, long *col);
+
 /* Removes a directory tree (best effort); returns 0 or LOCUS_EIO. */
 int locus__rmtree(const char *path);
 

@@ -8,6 +8,7 @@ void locus_result_destroy(struct locus_result *r)
 {
 	if (!r)
 		return;
+	free(r->policy_options);
 	free(r->tasks);
 	free(r->xfers);
 	free(r->stages);

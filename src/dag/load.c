@@ -22,9 +22,7 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
 }
 
-/* The format the first character that is not blank, a byte-order mark or
- * in a '#' comment says; its line and column in *line, *col. */
-static enum format sniff(const char *s, size_t n, long *line, long *col)
+size_t locus__first_significant(const char *s, size_t n, long *line, long *col)
 {
 	size_t i = 0;
 	long ln = 1, c0 = 0;
@@ -46,6 +44,13 @@ static enum format sniff(const char *s, size_t n, long *line, long *col)
 	}
 	*line = ln;
 	*col = (long)i - c0 + 1;
+	return i;
+}
+
+/* The format the first significant character says. */
+static enum format sniff(const char *s, size_t n, long *line, long *col)
+{
+	size_t i = locus__first_significant(s, n, line, col);
 	if (i >= n)
 		return F_UNKNOWN;
 	if (s[i] == '{')

@@ -194,6 +194,8 @@ struct amfs {
 	/* What it did. */
 	uint64_t queries, collectives[4], replicas, steals, steal_tries, fetches, drops;
 	uint64_t *stage_colls; /* per stage: collectives bringing its tasks inputs */
+	char *reduce_copy;     /* the reduce option's stages, split in place */
+	const char **reduce_names;
 	uint64_t sent;
 };
 
@@ -594,28 +596,40 @@ static void coll_down(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 
 static void dispatch_ready(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t);
 
-/* A multicast's end: dispatcher d's tasks waiting for it are dispatched
- * (a task whose first input is in the group to the least loaded holder:
- * choose_worker). */
+/* The first file of producer p's that task t reads as a multicast (its
+ * stage reads it often), or NONE. */
+static uint32_t group_read(const struct amfs *s, uint32_t t, uint32_t p)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		if (s->g->objects[o].producer == p && s->an->input_multicast[tk->in_at + k])
+			return o;
+	}
+	return NONE;
+}
+
+/* A multicast's end: dispatcher d's tasks waiting for it (each counted
+ * once per group, at the first file of the group it reads) wait for one
+ * multicast fewer; those waiting for none are dispatched (a task whose
+ * first input is in the group to the least loaded holder: choose_worker). */
 static void coll_release(struct amfs *s, struct locus_actions *act, uint32_t id)
 {
 	struct coll *c = &s->colls[id];
 	uint32_t d = c->disp;
-	if (c->kind == CO_MULTICAST) {
-		/* Spread the tasks over the holders, the least loaded first. */
-		for (uint32_t k = c->fat[0]; k < c->fat[1]; k++) {
-			uint32_t o = c->files[k];
-			const struct locus_object *ob = &s->g->objects[o];
-			for (uint32_t j = 0; j < ob->n_cons; j++) {
-				uint32_t t = s->g->consumers[ob->cons_at + j];
-				if (s->tdisp[t] != d || s->tst[t] != T_WAIT || !s->mc_wait[t] ||
-				    s->tcoll[t] != id)
-					continue;
-				if (!--s->mc_wait[t])
-					dispatch_ready(s, act, d, t);
-			}
-		}
+	if (c->kind != CO_MULTICAST)
 		return;
+	for (uint32_t k = c->fat[0]; k < c->fat[1]; k++) {
+		uint32_t o = c->files[k];
+		const struct locus_object *ob = &s->g->objects[o];
+		for (uint32_t j = 0; j < ob->n_cons; j++) {
+			uint32_t t = s->g->consumers[ob->cons_at + j];
+			if (s->tdisp[t] != d || s->tst[t] != T_WAIT || !s->mc_wait[t] ||
+			    group_read(s, t, c->task) != o)
+				continue;
+			if (!--s->mc_wait[t])
+				dispatch_ready(s, act, d, t);
+		}
 	}
 }
 
@@ -798,7 +812,7 @@ static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d
 		for (uint32_t k = 0; k < tk->n_in && !reads; k++) {
 			uint32_t o = s->g->inputs[tk->in_at + k];
 			reads = s->g->objects[o].producer == p &&
-				(s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST);
+				s->an->input_multicast[tk->in_at + k];
 		}
 		if (reads) {
 			readers++;
@@ -852,19 +866,12 @@ static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d
 		c->fat[e] = f;
 	coll_tree(c);
 	s->replicas += got;
-	/* The tasks reading the group wait for it. */
+	/* The tasks reading the group as a multicast wait for it (once,
+	 * however many of its files they read). */
 	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
 		uint32_t t = s->dtasks[i];
-		const struct locus_task *tk = &s->g->tasks[t];
-		for (uint32_t k = 0; k < tk->n_in; k++) {
-			uint32_t o = s->g->inputs[tk->in_at + k];
-			if (s->g->objects[o].producer == p &&
-			    (s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST)) {
-				s->mc_wait[t]++;
-				s->tcoll[t] = id;
-				break;
-			}
-		}
+		if (group_read(s, t, p) != NONE)
+			s->mc_wait[t]++;
 	}
 	if (c->n == 1) {
 		c->done = 1;
@@ -1483,6 +1490,8 @@ static void destroy(void *state)
 		return;
 	locus_flow_analysis_destroy(s->an);
 	free(s->stage_colls);
+	free(s->reduce_copy);
+	free(s->reduce_names);
 	for (size_t i = 0; i < s->n_colls; i++) {
 		struct coll *c = &s->colls[i];
 		free(c->node);
@@ -1615,8 +1624,23 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	po.multicast = (uint32_t)mth;
 	po.scatter = (uint32_t)sth;
 	if (reduce) {
-		po.reduce = &reduce;
-		po.n_reduce = 1;
+		/* Stages joined by '+' (a comma ends the option). */
+		size_t k = 1;
+		for (const char *c = reduce; *c; c++)
+			k += *c == '+';
+		s->reduce_copy = locus__strdup(reduce);
+		s->reduce_names = locus__calloc(k, sizeof *s->reduce_names);
+		if (!s->reduce_copy || !s->reduce_names) {
+			free(s->reduce_copy);
+			free(s->reduce_names);
+			free(s);
+			return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		}
+		char *save = NULL;
+		for (char *tok = strtok_r(s->reduce_copy, "+", &save); tok;
+		     tok = strtok_r(NULL, "+", &save))
+			s->reduce_names[po.n_reduce++] = tok;
+		po.reduce = s->reduce_names;
 	}
 	s->wl = wl;
 	s->g = g;
@@ -1856,7 +1880,7 @@ const struct locus_policy locus__policy_amfs = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "config=staging|cache|aware|cogather|asgather|shared|auto, "
-	       "aware=first|bytes, steal=N, keep=0|1, file_cost=S, reduce=STAGE, "
+	       "aware=first|bytes, steal=N, keep=0|1, file_cost=S, reduce=STAGE[+STAGE...], "
 	       "reduce_cost=S, async_bytes=B, gather=N, multicast=N, scatter=N",
     .scheduler_node = amfs_scheduler_node,
 };

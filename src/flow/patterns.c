@@ -51,6 +51,7 @@ void locus_flow_analysis_destroy(struct locus_flow_analysis *a)
 	free(a->task_patterns);
 	free(a->object_patterns);
 	free(a->consumers_in_stage);
+	free(a->input_multicast);
 	free(a->cp_tasks);
 	free(a);
 }
@@ -184,6 +185,52 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 			count[s] = 0;
 		}
 	}
+	/* Each read: multicast when its stage reads the file that often.
+	 * Tasks by stage (a counting sort), then per stage each file's
+	 * readers counted, the reads marked, the counts cleared. */
+	size_t n_reads = 0;
+	for (uint32_t t = 0; t < g->n_tasks; t++)
+		if ((size_t)g->tasks[t].in_at + g->tasks[t].n_in > n_reads)
+			n_reads = (size_t)g->tasks[t].in_at + g->tasks[t].n_in;
+	a->input_multicast = locus__calloc(n_reads ? n_reads : 1, 1);
+	uint32_t *by_stage = locus__calloc(nt, sizeof *by_stage);
+	uint32_t *at = locus__calloc(a->n_stages + 1, sizeof *at);
+	uint32_t *readers = locus__calloc(no, sizeof *readers);
+	if (!a->input_multicast || !by_stage || !at || !readers) {
+		free(by_stage);
+		free(at);
+		free(readers);
+		goto oom;
+	}
+	for (uint32_t t = 0; t < g->n_tasks; t++)
+		at[locus_flow_stage_of(g, t) + 1]++;
+	for (size_t s = 0; s < a->n_stages; s++)
+		at[s + 1] += at[s];
+	for (uint32_t t = 0; t < g->n_tasks; t++)
+		by_stage[at[locus_flow_stage_of(g, t)]++] = t;
+	for (size_t s = a->n_stages; s > 0; s--)
+		at[s] = at[s - 1];
+	at[0] = 0;
+	for (size_t s = 0; s < a->n_stages; s++) {
+		for (int pass = 0; pass < 3; pass++)
+			for (uint32_t i = at[s]; i < at[s + 1]; i++) {
+				const struct locus_task *tk = &g->tasks[by_stage[i]];
+				for (uint32_t k = 0; k < tk->n_in; k++) {
+					uint32_t o = g->inputs[tk->in_at + k];
+					if (pass == 0)
+						readers[o]++;
+					else if (pass == 1)
+						a->input_multicast[tk->in_at + k] =
+						    g->objects[o].producer != LOCUS_NONE &&
+						    readers[o] >= opt->multicast;
+					else
+						readers[o] = 0;
+				}
+			}
+	}
+	free(by_stage);
+	free(at);
+	free(readers);
 	/* Scatters: tasks with many outputs that others read. */
 	for (uint32_t t = 0; t < g->n_tasks; t++) {
 		const struct locus_task *tk = &g->tasks[t];
@@ -207,7 +254,7 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 			if (p == LOCUS_NONE)
 				continue;
 			produced++;
-			piped += !(a->object_patterns[o] & LOCUS_PATTERN_MULTICAST) &&
+			piped += !a->input_multicast[tk->in_at + k] &&
 				 !(a->task_patterns[p] & LOCUS_PATTERN_SCATTER);
 		}
 		if (produced >= opt->gather) {

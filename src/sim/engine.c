@@ -197,6 +197,11 @@ struct engine {
 	size_t n_waits, waits_cap;
 	struct locus_monitor mon;
 	double now; /* the time of the event being handled (the monitor's) */
+	/* When something last ran, moved or changed, and the platform
+	 * changes still to come: a run where for long only messages and
+	 * timers happen has stalled (stalled()). */
+	double progress_at, stalled_since; /* stalled_since: NAN unless it stalled */
+	size_t changes_left;
 	struct locus_result *r;
 	size_t xfers_cap;
 	int failed;
@@ -2293,6 +2298,12 @@ static int setup(struct engine *e)
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+/* A run has stalled when, for as long as it had run and at least an hour
+ * of simulated time, nothing ran, moved or changed and no platform change
+ * is to come: only the policy's messages and timers (a policy waiting for
+ * what will not happen, polling as it waits). */
+#define STALL_AFTER(t) ((t) > 3600 ? (t) : 3600.0)
+
 /* Why the run ended with tasks not done: a failure of the platform the
  * policy did not get past (the result says so), or a policy's mistake
  * (an error). */
@@ -2343,13 +2354,20 @@ static int unfinished(struct engine *e)
 	size_t t = 0;
 	while (t < n && e->tstate[t] != T_NEW)
 		t++;
+	char why[160] = "";
+	if (!isnan(e->stalled_since))
+		snprintf(why, sizeof why,
+			 " and stalled: after %.9g s nothing ran, moved or changed, only its "
+			 "messages and timers, for %.9g s",
+			 e->stalled_since, STALL_AFTER(e->stalled_since));
 	if (t < n)
 		return fail(
 		    e, LOCUS_EINCOMPLETE,
 		    "policy %s ended the run with %zu of %zu tasks done (task %zu was never "
-		    "assigned)",
-		    e->cfg->policy->name, e->done, n, t);
-	return fail(e, LOCUS_EINCOMPLETE, "the run ended with %zu of %zu tasks done", e->done, n);
+		    "assigned)%s",
+		    e->cfg->policy->name, e->done, n, t, why);
+	return fail(e, LOCUS_EINCOMPLETE, "the run ended with %zu of %zu tasks done%s", e->done, n,
+		    why);
 }
 
 /* Move m has arrived. */
@@ -2369,6 +2387,24 @@ static void move_done(struct engine *e, uint32_t m, double now)
 		xfer_done(e, m, now);
 		break;
 	}
+}
+
+/* Checked that rarely, so a scan is cheap; a task still running or a
+ * move under way is progress. */
+
+static int stalled(struct engine *e, double t)
+{
+	int busy = e->changes_left > 0;
+	for (uint32_t w = 0; w < e->n_workers && !busy; w++)
+		busy = e->procs[w].task != NONE;
+	for (uint32_t m = 0; m < e->n_moves && !busy; m++)
+		busy = e->moves[m].state != MV_FREE;
+	if (busy) {
+		e->progress_at = t;
+		return 0;
+	}
+	e->stalled_since = e->progress_at;
+	return 1;
 }
 
 static int run(struct engine *e)
@@ -2394,6 +2430,7 @@ static int run(struct engine *e)
 		}
 	for (size_t k = 0; k < e->n_others && !e->failed; k++)
 		push_ev(e, e->others[k]->time, EV_CHANGE, NONE, (uint32_t)k);
+	e->changes_left = e->n_others;
 	while (!e->failed && !e->halt) {
 		const struct ev *top = locus_heap_peek(&e->heap);
 		double te = top ? top->t : INFINITY, tf = locus__share_next(e->share);
@@ -2402,14 +2439,19 @@ static int run(struct engine *e)
 		if (tf <= te) {
 			uint64_t user;
 			if (locus__share_pop(e->share, tf, &user) == 1) {
-				e->now = tf;
+				e->now = e->progress_at = tf;
 				move_done(e, (uint32_t)user, tf);
 			}
 			continue;
 		}
+		if (te > e->progress_at + STALL_AFTER(e->progress_at) && stalled(e, te))
+			break;
 		struct ev v;
 		locus_heap_pop(&e->heap, &v);
 		e->now = v.t;
+		if (v.kind == EV_COMPUTED || v.kind == EV_MOVED || v.kind == EV_CHANGE)
+			e->progress_at = v.t;
+		e->changes_left -= v.kind == EV_CHANGE;
 		switch (v.kind) {
 		case EV_ARRIVE:
 			arrive(e, v.proc, v.item, v.t);
@@ -2530,8 +2572,14 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	snprintf(e.r->engine, sizeof e.r->engine, "sim");
 	snprintf(e.r->policy, sizeof e.r->policy, "%s", cfg->policy->name);
+	if (cfg->policy_opts && *cfg->policy_opts &&
+	    !(e.r->policy_options = locus__strdup(cfg->policy_opts))) {
+		free(e.r);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
 	e.r->seed = cfg->seed;
 	e.r->opt_local = -1;
+	e.stalled_since = NAN;
 	e.r->graph = cfg->wl->graph;
 	int rc = locus_kv_parse(&kv, cfg->policy_opts, err);
 	if (!rc)
