@@ -32,12 +32,20 @@ enum {
 	COL_TRANSFERS,
 	COL_MOVED,
 	COL_LOST,
+	/* Workflows'. */
+	COL_FIRST,
+	COL_FS_READ,
+	COL_FS_WRITTEN,
+	COL_FS_OPS,
+	COL_COLLECTIVES,
+	COL_STORAGE,
 	N_COL
 };
 
 static const char *const headers[N_COL] = {
     "policy",	"makespan",   "/bound", "local %", "/balanced", "wait mean", "wait p99", "wait max",
     "messages", "sched busy", "status", "NSL",	   "SLR",	"transfers", "MB moved", "lost",
+    "/first", "FS MB read", "FS MB written", "FS ops", "collectives", "storage MB",
 };
 
 /* The columns of a table of chunk runs, and of one where some run is a
@@ -47,6 +55,10 @@ static const int chunk_cols[] = {COL_POLICY,   COL_MAKESPAN,  COL_BOUND,    COL_
 				 COL_MESSAGES, COL_SCHED};
 static const int dag_cols[] = {COL_POLICY, COL_STATUS,	  COL_MAKESPAN, COL_BOUND, COL_NSL,
 			       COL_SLR,	   COL_TRANSFERS, COL_MOVED,	COL_LOST,  COL_SCHED};
+/* A workflow's: where its files went. */
+static const int flow_cols[] = {COL_POLICY,	COL_STATUS,	 COL_MAKESPAN,	 COL_BOUND,
+				COL_FIRST,	COL_FS_READ,	 COL_FS_WRITTEN, COL_FS_OPS,
+				COL_MOVED,	COL_COLLECTIVES, COL_STORAGE,	 COL_SCHED};
 
 /* Columns of times share the decimals that give their largest value about
  * four significant digits. */
@@ -100,7 +112,8 @@ static void cell_fixed(char *cell, double v, int decimals)
 		strcpy(cell, "-");
 }
 
-/* The policy name as printable text (control characters as '?'). */
+/* The policy name as printable text (control characters as '?'), and in
+ * a workflow's table its options after it (cut to the cell). */
 static void cell_policy(char *cell, const struct locus_result *r)
 {
 	size_t n = locus__policy_len(r);
@@ -108,7 +121,25 @@ static void cell_policy(char *cell, const struct locus_result *r)
 		unsigned char c = (unsigned char)r->policy[i];
 		cell[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
 	}
+	if (r->flow && r->policy_options) {
+		cell[n++] = ' ';
+		for (const char *s = r->policy_options; *s && n + 1 < CELL; s++) {
+			unsigned char c = (unsigned char)*s;
+			cell[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		}
+	}
 	cell[n] = 0;
+}
+
+/* The collectives a workflow's policy ran, or -1 when it says nothing. */
+static double collectives(const struct locus_result *r)
+{
+	const struct locus_graph *g = r->graph;
+	double n = -1;
+	for (size_t s = 0; r->stages && g && s < g->n_stages; s++)
+		if (r->stages[s].patterns >= 0)
+			n = (n < 0 ? 0 : n) + (double)r->stages[s].collectives;
+	return n;
 }
 
 /* Display width: UTF-8 characters, not bytes. */
@@ -146,11 +177,73 @@ static void table_row(struct locus__out *o, char (*cells)[CELL], const size_t *w
 	locus__out_char(o, '\n');
 }
 
+/* Stage s of run r: its time from first start to last end, and that over
+ * base's. */
+static void stage_cell(char *cell, const struct locus_result *r, const struct locus_result *base,
+		       size_t s)
+{
+	const struct locus_stage_result *a = &r->stages[s], *b = &base->stages[s];
+	double span = a->last_end - a->first_start, b_span = b->last_end - b->first_start;
+	if (!a->tasks)
+		snprintf(cell, CELL, "-");
+	else if (b->tasks && b_span > 0)
+		snprintf(cell, CELL, "%.1f (%.2f)", span, span / b_span);
+	else
+		snprintf(cell, CELL, "%.1f", span);
+}
+
+/* A workflow's stages, one row each, one column per run: the time from
+ * the stage's first start to its last end, and that over the first
+ * run's (the AME/AMFS paper's Fig. 10 shows these ratios). */
+static void stage_table(struct locus__out *o, const struct locus_result *const *runs, size_t n)
+{
+	const struct locus_graph *g = runs[0]->graph;
+	if (!g || !g->n_stages)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (runs[i]->graph != g || !runs[i]->stages)
+			return;
+	size_t wn = 5, wc = 0;
+	char cell[CELL];
+	for (size_t s = 0; s < g->n_stages; s++)
+		if (text_width(g->stage_names[s]) > wn)
+			wn = text_width(g->stage_names[s]);
+	/* Column i's header is run i's number. */
+	for (size_t i = 0; i < n; i++)
+		for (size_t s = 0; s < g->n_stages; s++) {
+			stage_cell(cell, runs[i], runs[0], s);
+			if (strlen(cell) > wc)
+				wc = strlen(cell);
+		}
+	snprintf(cell, sizeof cell, "run %zu", n);
+	if (strlen(cell) > wc)
+		wc = strlen(cell);
+	locus__out_str(o, "\ntime per stage, first start to last end (s), and over run 1's:\n");
+	locus__out_str(o, "stage");
+	pad(o, wn - 5);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(cell, sizeof cell, "run %zu", i + 1);
+		pad(o, 2 + wc - strlen(cell));
+		locus__out_str(o, cell);
+	}
+	locus__out_char(o, '\n');
+	for (size_t s = 0; s < g->n_stages; s++) {
+		locus__out_str(o, g->stage_names[s]);
+		pad(o, wn - text_width(g->stage_names[s]));
+		for (size_t i = 0; i < n; i++) {
+			stage_cell(cell, runs[i], runs[0], s);
+			pad(o, 2 + wc - strlen(cell));
+			locus__out_str(o, cell);
+		}
+		locus__out_char(o, '\n');
+	}
+}
+
 int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE *fp)
 {
 	struct locus__out o;
 	size_t width[N_COL];
-	int dec[N_COL] = {0}, any_dag = 0;
+	int dec[N_COL] = {0}, any_dag = 0, all_flow = n > 0;
 
 	if ((!runs && n) || !fp)
 		return LOCUS_EINVAL;
@@ -158,10 +251,12 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 		if (!runs[i])
 			return LOCUS_EINVAL;
 		any_dag |= runs[i]->dag;
+		all_flow &= runs[i]->flow;
 	}
-	const int *cols = any_dag ? dag_cols : chunk_cols;
-	size_t n_cols = any_dag ? sizeof dag_cols / sizeof dag_cols[0]
-				: sizeof chunk_cols / sizeof chunk_cols[0];
+	const int *cols = all_flow ? flow_cols : any_dag ? dag_cols : chunk_cols;
+	size_t n_cols = all_flow ? sizeof flow_cols / sizeof flow_cols[0]
+			: any_dag ? sizeof dag_cols / sizeof dag_cols[0]
+				  : sizeof chunk_cols / sizeof chunk_cols[0];
 	char(*cells)[CELL] = calloc((n + 1) * N_COL, CELL);
 	if (!cells)
 		return LOCUS_ENOMEM;
@@ -192,6 +287,17 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 		snprintf(row[COL_TRANSFERS], CELL, "%llu", (unsigned long long)r->transfers);
 		cell_fixed(row[COL_MOVED], (double)r->bytes_moved / 1e6, 1);
 		snprintf(row[COL_LOST], CELL, "%llu", (unsigned long long)r->attempts_lost);
+		cell_fixed(row[COL_FIRST],
+			   runs[0]->makespan > 0 && !r->failed && !runs[0]->failed
+			       ? r->makespan / runs[0]->makespan
+			       : NAN,
+			   3);
+		cell_fixed(row[COL_FS_READ], (double)r->fs_bytes_read / 1e6, 1);
+		cell_fixed(row[COL_FS_WRITTEN], (double)r->fs_bytes_written / 1e6, 1);
+		snprintf(row[COL_FS_OPS], CELL, "%llu", (unsigned long long)r->fs_ops);
+		double nc = collectives(r);
+		cell_fixed(row[COL_COLLECTIVES], nc < 0 ? NAN : nc, 0);
+		cell_fixed(row[COL_STORAGE], r->storage_peak / 1e6, 1);
 	}
 	for (int c = 0; c < N_COL; c++) {
 		width[c] = 0;
@@ -212,7 +318,13 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 	locus__out_char(&o, '\n');
 	for (size_t i = 0; i < n; i++)
 		table_row(&o, cells + (i + 1) * N_COL, width, cols, n_cols);
-	if (any_dag)
+	if (all_flow) {
+		locus__out_str(&o, "times in seconds; /bound: makespan over its lower bound; "
+				   "/first: over the first run's; FS: the shared file system (MB "
+				   "of 10^6 bytes); MB moved: copies between nodes and the file "
+				   "system; storage MB: the most one node's local storage held\n");
+		stage_table(&o, runs, n);
+	} else if (any_dag)
 		locus__out_str(&o, "times in seconds; /bound: makespan over its lower bound; NSL: "
 				   "makespan over the critical path at mean costs (GTP Eq. 14); "
 				   "SLR: over the critical path at least costs (Topcuoglu); lost: "
@@ -290,6 +402,44 @@ static void run_json(struct locus__out *o, const struct locus_result *r)
 		locus__out_str(o, ", ");
 		locus__out_field_u64(o, "attempts_lost", r->attempts_lost);
 	}
+	if (r->flow) {
+		/* Version 3: workflows. */
+		locus__out_str(o, ",\n     \"policy_options\": ");
+		if (r->policy_options)
+			locus__out_json_str(o, r->policy_options, strlen(r->policy_options));
+		else
+			locus__out_str(o, "null");
+		locus__out_str(o, ", \"file_system\": {");
+		locus__out_field_u64(o, "operations", r->fs_ops);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "bytes_read", r->fs_bytes_read);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "bytes_written", r->fs_bytes_written);
+		locus__out_str(o, "}, ");
+		locus__out_field_num(o, "storage_peak", r->storage_peak);
+		locus__out_str(o, ", \"collectives\": ");
+		double nc = collectives(r);
+		if (nc < 0)
+			locus__out_str(o, "null");
+		else
+			locus__out_u64(o, (uint64_t)nc);
+		locus__out_str(o, ",\n     \"stages\": [");
+		const struct locus_graph *g = r->graph;
+		for (size_t s = 0; g && r->stages && s < g->n_stages; s++) {
+			const struct locus_stage_result *st = &r->stages[s];
+			locus__out_str(o, s ? ", {" : "{");
+			locus__out_key(o, "name");
+			locus__out_json_str(o, g->stage_names[s], strlen(g->stage_names[s]));
+			locus__out_str(o, ", ");
+			locus__out_field_num(o, "first_start", st->first_start);
+			locus__out_str(o, ", ");
+			locus__out_field_num(o, "last_end", st->last_end);
+			locus__out_str(o, ", ");
+			locus__out_field_num(o, "input_wait", st->input_wait);
+			locus__out_char(o, '}');
+		}
+		locus__out_char(o, ']');
+	}
 	locus__out_char(o, '}');
 }
 
@@ -297,7 +447,7 @@ int locus_report_compare_json(const struct locus_result *const *runs, size_t n, 
 {
 	struct locus__out o;
 
-	int any_dag = 0;
+	int any_dag = 0, any_flow = 0;
 
 	if ((!runs && n) || !fp)
 		return LOCUS_EINVAL;
@@ -305,12 +455,13 @@ int locus_report_compare_json(const struct locus_result *const *runs, size_t n, 
 		if (!runs[i])
 			return LOCUS_EINVAL;
 		any_dag |= runs[i]->dag;
+		any_flow |= runs[i]->flow;
 	}
 	locus__out_init(&o, fp);
 	locus__out_str(&o, "{\n  \"format\": \"" COMPARE_FORMAT "\",\n  \"version\": ");
 	/* Version 1 for chunk runs, byte for byte as before; 2 adds the task
-	 * graphs' fields to the runs that have them. */
-	locus__out_u64(&o, any_dag ? 2 : COMPARE_VERSION);
+	 * graphs' fields to the runs that have them, 3 the workflows'. */
+	locus__out_u64(&o, any_flow ? 3 : any_dag ? 2 : COMPARE_VERSION);
 	locus__out_str(&o, ",\n  \"runs\": [");
 	for (size_t i = 0; i < n; i++) {
 		locus__out_str(&o, i ? ",\n    " : "\n    ");

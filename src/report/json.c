@@ -352,6 +352,14 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 			    r->engine[0] ? strnlen(r->engine, sizeof r->engine) : 3);
 	locus__out_str(&o, ",\n  \"policy\": ");
 	locus__out_json_str(&o, r->policy, locus__policy_len(r));
+	if (r->flow) {
+		/* Version 3: what else says how the policy ran. */
+		locus__out_str(&o, ",\n  \"policy_options\": ");
+		if (r->policy_options)
+			locus__out_json_str(&o, r->policy_options, strlen(r->policy_options));
+		else
+			locus__out_str(&o, "null");
+	}
 	locus__out_str(&o, ",\n  ");
 	field_seed(&o, r->seed);
 	if (r->dag) {

@@ -217,5 +217,10 @@ int cmd_sim(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_scatter(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_flow(int argc, char **argv);
+
+/* A simulation's progress bar on stderr (locus_sim_config.progress; user
+ * is the policy's name). */
+void cli_progress(void *user, size_t done, size_t total, double now);
 
 #endif

@@ -21,6 +21,7 @@ static const struct {
     {"run", cmd_run, "run a command on every chunk of a store, on MPI ranks"},
     {"plan", cmd_plan, "plan the rounds of a divisible workload (UMR, PTUMR)"},
     {"scatter", cmd_scatter, "execute a divisible-load plan on MPI ranks over a file"},
+    {"flow", cmd_flow, "show a many-task workflow, or simulate it under AME/AMFS"},
 };
 
 static void usage(FILE *fp)
@@ -242,6 +243,18 @@ void cli_outputs_discard(struct cli_outputs *o)
 		o->tmp[i] = NULL;
 	}
 	o->n = 0;
+}
+
+void cli_progress(void *user, size_t done, size_t total, double now)
+{
+	const char *name = user;
+	int width = 30, fill = total ? (int)((double)done / (double)total * width) : width;
+	fprintf(stderr, "\r%-12s [%.*s%*s] %3d%%  t=%.3fs", name, fill,
+		"##############################", width - fill, "",
+		total ? (int)(100.0 * (double)done / (double)total) : 100, now);
+	if (done >= total)
+		fprintf(stderr, "\r%*s\r", 70, "");
+	fflush(stderr);
 }
 
 int cli_report_write(void *ctx, FILE *fp)

@@ -23,10 +23,12 @@ static const char *const help =
     "\n"
     "Task graph (docs/formats.md, \"Task graphs\"):\n"
     "  -g, --graph SPEC          a DAG or workflow: an STG file, the text form\n"
-    "                            (\"tasks N procs P\"), WfCommons JSON (told by\n"
-    "                            content, or prefixed stg:, text:, wfcommons:), or\n"
-    "                            gen:METHOD:N, N random tasks by an STG method\n"
-    "                            (sameprob, samepred, layrprob, layrpred)\n"
+    "                            (\"tasks N procs P\"), WfCommons JSON, a Makeflow\n"
+    "                            (told by name or content, or prefixed stg:, text:,\n"
+    "                            wfcommons:, makeflow:); gen:METHOD:N, N random\n"
+    "                            tasks by an STG method (sameprob, samepred,\n"
+    "                            layrprob, layrpred); gen:montage[:IMAGES] or\n"
+    "                            gen:blast[:N[:M]] ('locus flow --help')\n"
     "      --procs P             run it on P processors joined by contention-free\n"
     "                            links (default: the graph's cost columns, else 4;\n"
     "                            --platform or --nodes give a platform instead)\n"
@@ -541,18 +543,6 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 
 static int progress_tty;
 
-static void progress(void *user, size_t done, size_t total, double now)
-{
-	const char *name = user;
-	int width = 30, fill = total ? (int)((double)done / (double)total * width) : width;
-	fprintf(stderr, "\r%-12s [%.*s%*s] %3d%%  t=%.3fs", name, fill,
-		"##############################", width - fill, "",
-		total ? (int)(100.0 * (double)done / (double)total) : 100, now);
-	if (done >= total)
-		fprintf(stderr, "\r%*s\r", 70, "");
-	fflush(stderr);
-}
-
 static void print_summary(const struct locus_result *r)
 {
 	printf("policy %s, seed %" PRIu64
@@ -616,8 +606,12 @@ static int print_ip(const struct locus_workload *wl, struct locus_result *const 
 /* "gen:METHOD:N": N random tasks by an STG method, seeded by --seed. */
 static int load_graph(struct locus_graph **g, const struct sim_args *a, struct locus_error *err)
 {
-	if (strncmp(a->graph, "gen:", 4) != 0)
-		return locus_dag_load(g, a->graph, err);
+	/* Files, and the workflows locus flow generates. */
+	if (strncmp(a->graph, "gen:", 4) != 0 || !strncmp(a->graph, "gen:montage", 11) ||
+	    !strncmp(a->graph, "gen:blast", 9)) {
+		struct locus_flow_load_options lo = {.seed = a->seed, .runtime = 1};
+		return locus_flow_load(g, a->graph, &lo, err);
+	}
 	struct locus_dag_gen spec = {.seed = a->seed};
 	char method[32];
 	const char *colon = strchr(a->graph + 4, ':');
@@ -968,7 +962,7 @@ int cmd_sim(int argc, char **argv)
 		    .no_task_results =
 			!(a.out || a.csv || a.trace || a.gantt || a.load || a.ip || a.schedule),
 		    .no_transfer_results = !(a.out || a.trace || a.gantt),
-		    .progress = progress_tty ? progress : NULL,
+		    .progress = progress_tty ? cli_progress : NULL,
 		    .progress_user = (void *)pols[i]->name,
 		    /* A graph's policies plan: say what planning cost. */
 		    .time_policy = wl->graph != NULL,

@@ -1,0 +1,156 @@
+#!/bin/bash
+# End-to-end tests of `locus flow`: show's stages, patterns and critical
+# path for a generated Montage and a hand-written Makeflow; sim under
+# every AMFS configuration (and the baselines) on generated workflows,
+# Makeflows and the WfCommons instances, with versioned JSON, all the
+# output files, determinism, and clear errors that leave nothing behind.
+# Usage: cli_flow.sh LOCUS_BINARY TESTS_DIR.
+set -u
+locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tests=$(cd "$2" && pwd)
+shared=$(cd "$tests/../../shared/data" 2>/dev/null && pwd) || shared=""
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-flow.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+. "$tests/lib/cli.sh"
+
+configs=staging,cache,aware,cogather,asgather,shared,auto
+
+run help 0 "$locus" flow --help && expect help-show 'locus flow show WORKFLOW' "$out" &&
+	expect help-config 'cogather' "$out" && expect help-example 'locus flow sim gen:montage' "$out"
+run help-sub 0 "$locus" flow sim --help && expect help-sub 'gen:blast' "$out"
+run no-args 2 "$locus" flow && expect no-args 'usage: locus flow show' "$err"
+run bad-sub 2 "$locus" flow run x && expect bad-sub "expected 'show' or 'sim'" "$err"
+run no-workflow 2 "$locus" flow sim --nodes 4 && expect no-workflow 'name the workflow' "$err"
+run listed 0 "$locus" --help && expect listed '^  flow ' "$out"
+
+# show: the generated Montage's stages and patterns (Fig. 4: mImgtbl,
+# mConcatFit and mAdd gather; the projected images and their areas are
+# multicast to mDiffFit), and a critical path through its nine steps.
+run show 0 "$locus" flow show gen:montage:30 --seed 3 &&
+	expect show-head 'gen:montage:30: 153 tasks in 8 stages' "$out" &&
+	expect show-project '^mProject +30 ' "$out" &&
+	expect show-imgtbl '^mImgtbl +2 .*gather \(2 gathering' "$out" &&
+	expect show-diff '^mDiffFit +88 .*multicast \(21 files' "$out" &&
+	expect show-concat '^mConcatFit +1 .*gather' "$out" &&
+	expect show-add '^mAdd +1 .*gather' "$out" &&
+	expect show-cp 'critical path: [0-9.]+ s over 9 tasks' "$out"
+run show-json 0 "$locus" flow show gen:montage:30 --seed 3 --json &&
+	expect show-json-format '"format": "locus-flow"' "$out" &&
+	expect show-json-stage '"name": "mDiffFit", "tasks": 88' "$out" &&
+	expect show-json-patterns '"patterns": \["pipeline", "multicast"\]' "$out"
+run show-threshold 0 "$locus" flow show gen:montage:30 --seed 3 --multicast 1000 &&
+	{ printf '%s\n' "$out" | grep -Eq '^mDiffFit .*multicast' && fail "threshold 1000 still multicast" || ok; }
+run show-blast 0 "$locus" flow show gen:blast:8:16 --gather 8 --reduce merge &&
+	expect show-blast-scatter '^fastasplitn +1 .*scatter' "$out" &&
+	expect show-blast-multicast '^blastp +128 .*multicast \(24 files, up to 16 readers' "$out" &&
+	expect show-blast-reduce '^merge +16 .*reduce' "$out"
+
+# A Makeflow written by hand: split, search each part, merge (a gather
+# at threshold 3), with sizes and runtimes in variables.
+mkdir -p mf
+cat >mf/Makeflow <<'M'
+# Split the query, search each part, merge the hits.
+LOCUS_RUNTIME=2
+.SIZE query.fa 4000000
+part.0 part.1 part.2 part.3: query.fa
+	split.sh query.fa 4
+hits.0: part.0 db
+LOCUS_RUNTIME=30
+	search part.0 db > hits.0
+hits.1: part.1 db
+	search part.1 db > hits.1
+hits.2: part.2 db
+	search part.2 db > hits.2
+hits.3: part.3 db
+	search part.3 db > hits.3
+result: hits.0 hits.1 hits.2 hits.3
+	cat hits.0 hits.1 hits.2 hits.3 > result
+M
+printf 'ACGT\n' >mf/db
+run show-mf 0 "$locus" flow show mf/Makeflow --gather 3 &&
+	expect show-mf-head '6 tasks' "$out" && expect show-mf-gather '^cat +1 .*gather' "$out"
+
+# sim: one configuration, in text and as version 3 JSON, deterministic.
+run sim 0 "$locus" flow sim gen:montage:30 --seed 3 --nodes 8 --config cogather -q &&
+	expect sim-status 'status +complete' "$out" &&
+	expect sim-policy 'policy amfs config=cogather, seed 3: 32 workers on 9 nodes, 3 schedulers' "$out" &&
+	expect sim-stage '^mDiffFit +88 ' "$out" &&
+	expect sim-collectives '^mAdd +1 .* gather \(1\)' "$out"
+run sim-json 0 "$locus" flow sim gen:montage:30 --seed 3 --nodes 8 --config cogather --json
+first=$out
+expect sim-json-version '"version": 3' "$out" && expect sim-json-options '"policy_options": "config=cogather"' "$out" &&
+	expect sim-json-fs '"file_system": \{"operations": ' "$out" && expect sim-json-stages '"stages": \[' "$out"
+run sim-again 0 "$locus" flow sim gen:montage:30 --seed 3 --nodes 8 --config cogather --json
+[ "$out" = "$first" ] && ok || fail "the same seed gave different results"
+run sim-other 0 "$locus" flow sim gen:montage:30 --seed 4 --nodes 8 --config cogather --json
+[ "$out" != "$first" ] && ok || fail "another seed gave the same result"
+
+# Every configuration, one table; the shared one moves nothing between
+# nodes, staging writes every output to the file system.
+run compare 0 "$locus" flow sim gen:montage:30 --nodes 8 --compare $configs -q &&
+	[ "$(printf '%s\n' "$out" | grep -c '^amfs config=[a-z]* *complete ')" -eq 7 ] && ok ||
+	fail "compare: not seven complete runs"
+expect compare-stages '^mBackground ' "$out" && expect compare-per-stage 'time per stage' "$out"
+shared_moved=$(printf '%s\n' "$out" | awk '$2 == "config=shared" { print $10 }')
+[ "$shared_moved" = "0.0" ] && ok || fail "shared moved $shared_moved MB between nodes"
+run compare-json 0 "$locus" flow sim gen:blast:8:4 --nodes 8 --compare staging,cogather --json &&
+	expect compare-json-v3 '"version": 3' "$out" &&
+	[ "$(printf '%s\n' "$out" | grep -c '"policy_options": "config=')" -eq 2 ] && ok ||
+	fail "compare json: not two runs with their options"
+
+# A Makeflow run with every output file; the trace has the staging copies
+# from the file system.
+run mf-sim 0 "$locus" flow sim mf/Makeflow --nodes 2 --cores 2 --config staging \
+	--out r.json --csv r.csv --trace t.json --gantt g.svg --load l.svg -q &&
+	expect mf-sim 'status +complete' "$out"
+grep -q '"version": 3' r.json && grep -q '"name": "search"' r.json && ok ||
+	fail "result: no version 3 stages"
+[ "$(wc -l <r.csv)" -eq 7 ] && ok || fail "csv: not 6 tasks"
+grep -q '"from":null' t.json && ok || fail "trace: no copy from the file system"
+tail -n 1 g.svg | grep -q '</svg>' && tail -n 1 l.svg | grep -q '</svg>' && ok || fail "svg: not whole"
+# locus sim reads the same workflows.
+run sim-graph 0 "$locus" sim --graph makeflow:mf/Makeflow --procs 2 &&
+	expect sim-graph 'status +complete' "$out"
+run sim-gen 0 "$locus" sim --graph gen:blast:4:2 --procs 4 && expect sim-gen 'status +complete' "$out"
+
+# The WfCommons instances: every configuration completes.
+if [ -n "$shared" ] && [ -d "$shared/wfcommons" ]; then
+	n=0
+	for f in "$shared"/wfcommons/*-001.json; do
+		if run "wf $(basename "$f")" 0 "$locus" flow sim "$f" --nodes 8 --compare $configs -q; then
+			[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 7 ] && ok ||
+				fail "$f: not seven complete runs"
+			n=$((n + 1))
+		fi
+	done
+	[ "$n" -eq 4 ] && ok || fail "wfcommons: $n of 4 instances ran"
+fi
+
+# Errors: clear, with the right status, nothing half-written.
+run bad-config 2 "$locus" flow sim gen:montage:8 --config fast &&
+	expect bad-config '--config expects staging' "$err"
+run bad-compare 2 "$locus" flow sim gen:montage:8 --compare cache,nope &&
+	expect bad-compare '"nope" is neither an amfs configuration' "$err"
+run config-policy 2 "$locus" flow sim gen:montage:8 --config cache --policy fifo &&
+	expect config-policy '--config is amfs' "$err"
+run show-sim-opt 2 "$locus" flow show gen:montage:8 --nodes 4 && expect show-sim-opt "sim's" "$err"
+run bad-gen 1 "$locus" flow show gen:montage:0 && expect bad-gen 'gen:montage\[:IMAGES\]' "$err"
+run missing 1 "$locus" flow show nowhere.json && expect missing 'nowhere.json' "$err"
+printf 'hello\n' >what.txt
+run unknown 1 "$locus" flow show what.txt &&
+	expect unknown 'what.txt:1:1: expected a task graph: .*a Makeflow' "$err"
+printf 'a: b\n\tcmd\nc d\n' >bad.mf
+run bad-mf 1 "$locus" flow show bad.mf && expect bad-mf 'bad.mf:3:' "$err"
+# A run that overfills a node fails saying which file, and its result
+# says so; an error before the run writes nothing.
+run full 1 "$locus" flow sim gen:montage:8 --nodes 2 --storage 1M --config cache --out full.json -q &&
+	expect full 'local storage \(1048576 bytes\) cannot hold file' "$err"
+grep -q '"status": "failed"' full.json && ok || fail "the failed run's result does not say so"
+run bad-opt 1 "$locus" flow sim gen:montage:8 -o nope=1 --out bad.json &&
+	expect bad-opt 'no option "nope"' "$err"
+[ -e bad.json ] && fail "an error left bad.json" || ok
+run no-dir 1 "$locus" flow sim gen:montage:8 --out nodir/r.json && expect no-dir 'nodir' "$err"
+
+echo "cli_flow: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,908 @@
+/* locus flow: many-task workflows (AME/AMFS): show one's stages and
+ * patterns, or run it in the simulator under a data-management policy. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *const help =
+    "usage: locus flow show WORKFLOW [OPTIONS]\n"
+    "       locus flow sim WORKFLOW [OPTIONS]\n"
+    "\n"
+    "Many-task workflows: programs coupled by files. 'show' prints a workflow's\n"
+    "stages, the dataflow patterns found in them (gather, reduce, multicast,\n"
+    "scatter, pipeline: the AME/AMFS paper's run-time identification) and its\n"
+    "critical path. 'sim' runs it in the simulator under a data-management policy\n"
+    "(AME/AMFS by default, in one of its configurations) on a cluster whose nodes\n"
+    "keep intermediate files in local storage beside a shared file system, and\n"
+    "reports per-stage times and where every byte came from.\n"
+    "\n"
+    "WORKFLOW:\n"
+    "  FILE                      WfCommons JSON, a Makeflow (named Makeflow, *.mf or\n"
+    "                            *.makeflow, or told by content), STG or the text form\n"
+    "  makeflow:FILE, wfcommons:FILE, stg:FILE, text:FILE   the format named\n"
+    "  gen:montage[:IMAGES]      the paper's Montage (1319 images: the 6x6 degree\n"
+    "                            mosaic of Table VI)\n"
+    "  gen:blast[:N[:M]]         the paper's mtcBLAST: N database fragments (63), M\n"
+    "                            query files (16)\n"
+    "      --seed S              seed of generated workflows and of the run (default 1)\n"
+    "      --jitter CV           generated runtimes' coefficient of variation\n"
+    "      --runtime-scale X     multiply generated runtimes by X\n"
+    "      --runtime SECONDS     a Makeflow rule's runtime when no LOCUS_RUNTIME\n"
+    "                            variable gives one (default 1)\n"
+    "\n"
+    "Pattern thresholds (show; sim passes them to amfs as -o gather=N,...):\n"
+    "      --gather N            a task reading N produced files or more gathers (16)\n"
+    "      --multicast N         a file N tasks of one stage read is multicast (8)\n"
+    "      --scatter N           a task whose outputs N tasks read scatters (8)\n"
+    "      --reduce STAGE,...    these stages' gathers are reductions\n"
+    "\n"
+    "Policy (sim):\n"
+    "      --config NAME         amfs's configuration (Fig. 10): staging (inputs\n"
+    "                            staged from the shared file system, outputs written\n"
+    "                            back), cache (intermediate files stay on the nodes),\n"
+    "                            aware (+ data-aware dispatch), cogather (+ collective\n"
+    "                            gather), asgather (+ asynchronous gather), shared\n"
+    "                            (every read and write on the shared file system), auto\n"
+    "                            (collective or asynchronous gather chosen per task)\n"
+    "  -x, --policy NAME         amfs (default), taskvine, dask, or any policy of\n"
+    "                            'locus sim --list-policies'\n"
+    "  -o, --opt KEY=VALUE,...   policy options (amfs: aware=first|bytes, steal=N,\n"
+    "                            keep=1, multicast=N, ...: docs/flow.md)\n"
+    "      --compare A,B,...     run several on the same workflow and platform: each\n"
+    "                            an amfs configuration or a policy name (-o applies\n"
+    "                            to the amfs runs); one table, then time per stage\n"
+    "\n"
+    "Platform (sim):\n"
+    "  -p, --platform FILE       nodes from a platform file (nodes with 0 cores run\n"
+    "                            the dispatchers)\n"
+    "  -N, --nodes N             or N generated worker nodes (default 64)\n"
+    "  -c, --cores C             cores (workers) per node (default 4, as BG/P)\n"
+    "      --dispatchers D       amfs's dispatchers, each with a metadata server, on\n"
+    "                            nodes of their own (default: one per 63 worker\n"
+    "                            nodes, the paper's 1:63)\n"
+    "      --net-bw BW           each node's network interface (default 425MB)\n"
+    "      --disk-bw BW          each node's local storage bandwidth (default 1GB)\n"
+    "      --storage SIZE        each node's local storage capacity (default: no\n"
+    "                            limit; a run that overfills one fails saying which)\n"
+    "      --fs-bw BW            the shared file system's aggregate bandwidth\n"
+    "                            (default 1250MB)\n"
+    "      --fs-ops N            its metadata operations per second (default 2000)\n"
+    "      --latency SECONDS     message and transfer latency (default 50e-6)\n"
+    "      --cost-msg SECONDS    time a process spends per message it handles (5e-6)\n"
+    "      --cost-entry SECONDS  time per metadata entry examined (1e-7)\n"
+    "\n"
+    "Output:\n"
+    "      --json                print the analysis, result or comparison as JSON\n"
+    "      --out FILE            write the full result JSON (per stage, task, transfer)\n"
+    "      --csv FILE            one line per task\n"
+    "      --trace FILE          Chrome trace-event JSON (open in Perfetto)\n"
+    "      --gantt FILE          SVG Gantt chart\n"
+    "      --load FILE           SVG chart of per-worker load\n"
+    "  -q, --quiet               no progress bar\n"
+    "  -h, --help                show this help\n"
+    "\n"
+    "Sizes and bandwidths (bytes, bytes/s): 64M, 1G are powers of 1024; 80MB, 1GB\n"
+    "powers of 1000.\n"
+    "\n"
+    "Examples:\n"
+    "  locus flow show gen:montage\n"
+    "  locus flow show montage-chameleon-2mass-01d-001.json --json\n"
+    "  locus flow sim gen:montage --nodes 128 --compare staging,cache,aware,cogather,asgather\n"
+    "  locus flow sim gen:blast:63:128 --nodes 512 --config cogather -o steal=2\n"
+    "  locus flow sim Makeflow --nodes 8 --cores 2 --compare cache,taskvine,dask\n"
+    "  locus flow sim wf.json --config aware --storage 2G --out run.json --trace run.trace\n";
+
+#define FLOW_MAX_RUNS 32
+
+struct flow_args {
+	const char *sub, *workflow;
+	struct locus_flow_load_options load;
+	uint64_t seed;
+	struct locus_pattern_options pat;
+	const char *reduce;
+	int have_pat;
+	const char *config, *policy, *opts, *compare;
+	const char *platform;
+	uint64_t nodes, cores, dispatchers, net_bw, disk_bw, storage, fs_bw;
+	double fs_ops, latency, cost_msg, cost_entry;
+	int have_nodes, have_dispatchers;
+	const char *out, *csv, *trace, *gantt, *load_svg;
+	int json, quiet;
+};
+
+static const char *const configs[] = {"staging",  "cache",  "aware", "cogather",
+				      "asgather", "shared", "auto"};
+
+static int is_config(const char *s)
+{
+	for (size_t k = 0; k < CLI_ARRAY_LEN(configs); k++)
+		if (!strcmp(s, configs[k]))
+			return 1;
+	return 0;
+}
+
+static int bad(const char *sub, const char *opt, const char *what, const char *arg)
+{
+	char cmd[16];
+	snprintf(cmd, sizeof cmd, "flow %s", sub);
+	return cli_usage_error(cmd, "%s expects %s, got \"%s\"", opt, what, arg);
+}
+
+static int parse_args(int argc, char **argv, struct flow_args *a)
+{
+	static const struct option opts[] = {
+	    {"seed", required_argument, 0, 1},
+	    {"jitter", required_argument, 0, 2},
+	    {"runtime-scale", required_argument, 0, 3},
+	    {"runtime", required_argument, 0, 4},
+	    {"gather", required_argument, 0, 5},
+	    {"multicast", required_argument, 0, 6},
+	    {"scatter", required_argument, 0, 7},
+	    {"reduce", required_argument, 0, 8},
+	    {"config", required_argument, 0, 9},
+	    {"policy", required_argument, 0, 'x'},
+	    {"opt", required_argument, 0, 'o'},
+	    {"compare", required_argument, 0, 10},
+	    {"platform", required_argument, 0, 'p'},
+	    {"nodes", required_argument, 0, 'N'},
+	    {"cores", required_argument, 0, 'c'},
+	    {"dispatchers", required_argument, 0, 11},
+	    {"net-bw", required_argument, 0, 12},
+	    {"disk-bw", required_argument, 0, 13},
+	    {"storage", required_argument, 0, 14},
+	    {"fs-bw", required_argument, 0, 15},
+	    {"fs-ops", required_argument, 0, 16},
+	    {"latency", required_argument, 0, 17},
+	    {"cost-msg", required_argument, 0, 18},
+	    {"cost-entry", required_argument, 0, 19},
+	    {"json", no_argument, 0, 20},
+	    {"out", required_argument, 0, 21},
+	    {"csv", required_argument, 0, 22},
+	    {"trace", required_argument, 0, 23},
+	    {"gantt", required_argument, 0, 24},
+	    {"load", required_argument, 0, 25},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
+	};
+	const char *sub = a->sub;
+	char cmd[16];
+	snprintf(cmd, sizeof cmd, "flow %s", sub);
+	int c, rc = 0;
+	uint64_t u;
+	optind = 1;
+	opterr = 0;
+	while (!rc && (c = getopt_long(argc, argv, ":x:o:p:N:c:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			rc = cli_uint(cmd, "--seed", optarg, &a->seed);
+			a->load.seed = a->seed;
+			break;
+		case 2:
+			rc = cli_double(cmd, "--jitter", optarg, &a->load.jitter);
+			if (!rc && !(a->load.jitter >= 0 && a->load.jitter <= 100))
+				rc = bad(sub, "--jitter", "a coefficient of variation in [0, 100]",
+					 optarg);
+			break;
+		case 3:
+			rc = cli_double(cmd, "--runtime-scale", optarg, &a->load.runtime_scale);
+			if (!rc && !(a->load.runtime_scale > 0 && a->load.runtime_scale <= 1e9))
+				rc = bad(sub, "--runtime-scale", "a factor > 0", optarg);
+			break;
+		case 4:
+			rc = cli_double(cmd, "--runtime", optarg, &a->load.runtime);
+			if (!rc && !(a->load.runtime >= 0 && a->load.runtime <= 1e12))
+				rc = bad(sub, "--runtime", "seconds >= 0", optarg);
+			break;
+		case 5:
+		case 6:
+		case 7:
+			rc = cli_uint(cmd, c == 5 ? "--gather" : c == 6 ? "--multicast" : "--scatter",
+				      optarg, &u);
+			if (!rc && (!u || u > UINT32_MAX))
+				rc = bad(sub,
+					 c == 5	  ? "--gather"
+					 : c == 6 ? "--multicast"
+						  : "--scatter",
+					 "a count >= 1", optarg);
+			*(c == 5 ? &a->pat.gather : c == 6 ? &a->pat.multicast : &a->pat.scatter) =
+			    (uint32_t)u;
+			a->have_pat = 1;
+			break;
+		case 8:
+			a->reduce = optarg;
+			a->have_pat = 1;
+			break;
+		case 9:
+			a->config = optarg;
+			break;
+		case 'x':
+			a->policy = optarg;
+			break;
+		case 'o':
+			a->opts = optarg;
+			break;
+		case 10:
+			a->compare = optarg;
+			break;
+		case 'p':
+			a->platform = optarg;
+			break;
+		case 'N':
+			rc = cli_uint(cmd, "--nodes", optarg, &a->nodes);
+			if (!rc && (!a->nodes || a->nodes > 1000000))
+				rc = bad(sub, "--nodes", "a count from 1 to 1000000", optarg);
+			a->have_nodes = 1;
+			break;
+		case 'c':
+			rc = cli_uint(cmd, "--cores", optarg, &a->cores);
+			if (!rc && (!a->cores || a->cores > 4096))
+				rc = bad(sub, "--cores", "a count from 1 to 4096", optarg);
+			a->have_nodes = 1;
+			break;
+		case 11:
+			rc = cli_uint(cmd, "--dispatchers", optarg, &a->dispatchers);
+			if (!rc && (!a->dispatchers || a->dispatchers > 100000))
+				rc = bad(sub, "--dispatchers", "a count from 1 to 100000", optarg);
+			a->have_dispatchers = 1;
+			break;
+		case 12:
+		case 13:
+		case 15: {
+			const char *name = c == 12 ? "--net-bw" : c == 13 ? "--disk-bw" : "--fs-bw";
+			uint64_t *v = c == 12 ? &a->net_bw : c == 13 ? &a->disk_bw : &a->fs_bw;
+			rc = cli_size(cmd, name, optarg, v);
+			if (!rc && !*v)
+				rc = bad(sub, name, "a bandwidth > 0", optarg);
+			if (c != 15)
+				a->have_nodes = 1;
+			break;
+		}
+		case 14:
+			rc = cli_size(cmd, "--storage", optarg, &a->storage);
+			a->have_nodes = 1;
+			break;
+		case 16:
+			rc = cli_double(cmd, "--fs-ops", optarg, &a->fs_ops);
+			if (!rc && !(a->fs_ops >= 0 && a->fs_ops <= 1e12))
+				rc = bad(sub, "--fs-ops", "operations a second >= 0 (0: no limit)",
+					 optarg);
+			break;
+		case 17:
+			rc = cli_double(cmd, "--latency", optarg, &a->latency);
+			if (!rc && !(a->latency >= 0 && a->latency <= 1e3))
+				rc = bad(sub, "--latency", "seconds from 0 to 1000", optarg);
+			break;
+		case 18:
+		case 19:
+			rc = cli_double(cmd, c == 18 ? "--cost-msg" : "--cost-entry", optarg,
+					c == 18 ? &a->cost_msg : &a->cost_entry);
+			if (!rc && !((c == 18 ? a->cost_msg : a->cost_entry) >= 0 &&
+				     (c == 18 ? a->cost_msg : a->cost_entry) <= 1e3))
+				rc = bad(sub, c == 18 ? "--cost-msg" : "--cost-entry",
+					 "seconds from 0 to 1000", optarg);
+			break;
+		case 20:
+			a->json = 1;
+			break;
+		case 21:
+			a->out = optarg;
+			break;
+		case 22:
+			a->csv = optarg;
+			break;
+		case 23:
+			a->trace = optarg;
+			break;
+		case 24:
+			a->gantt = optarg;
+			break;
+		case 25:
+			a->load_svg = optarg;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return -1;
+		case ':':
+			return cli_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error(cmd, "unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (rc)
+		return rc;
+	if (optind >= argc)
+		return cli_usage_error(cmd, "name the workflow: a file, or gen:montage, gen:blast");
+	a->workflow = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument \"%s\"", argv[optind]);
+	int is_sim = !strcmp(sub, "sim");
+	if (!is_sim && (a->config || a->policy || a->opts || a->compare || a->platform ||
+			a->have_nodes || a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 ||
+			a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 || a->out ||
+			a->csv || a->trace || a->gantt || a->load_svg))
+		return cli_usage_error(cmd, "the policy, platform and output files are sim's "
+					    "options; 'locus flow show' takes the workflow's and "
+					    "the pattern thresholds, and --json");
+	if (!is_sim)
+		return 0;
+	if (a->platform && a->have_nodes)
+		return cli_usage_error(cmd, "--platform excludes --nodes, --cores, --net-bw, "
+					    "--disk-bw and --storage");
+	if (a->config && a->compare)
+		return cli_usage_error(cmd, "--compare names the configurations; drop --config");
+	if (a->config && a->policy && strcmp(a->policy, "amfs"))
+		return cli_usage_error(cmd, "--config is amfs's; drop it with --policy %s",
+				       a->policy);
+	if (a->config && !is_config(a->config))
+		return cli_usage_error(cmd,
+				       "--config expects staging, cache, aware, cogather, asgather, "
+				       "shared or auto, got \"%s\"",
+				       a->config);
+	if (a->compare && a->policy)
+		return cli_usage_error(cmd, "--compare names the policies; drop --policy");
+	if (a->compare && (a->out || a->csv || a->trace || a->gantt || a->load_svg))
+		return cli_usage_error(
+		    cmd, "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
+	return 0;
+}
+
+/* The workflow, read or generated. */
+static int load(struct locus_graph **g, const struct flow_args *a, struct locus_error *err)
+{
+	return locus_flow_load(g, a->workflow, &a->load, err);
+}
+
+/* The --reduce list as an array of stage names (*names is one malloc'ed
+ * copy the entries point into). */
+static int reduce_list(const char *list, char **copy, const char ***names, size_t *n)
+{
+	*copy = NULL;
+	*names = NULL;
+	*n = 0;
+	if (!list)
+		return 0;
+	size_t k = 1;
+	for (const char *s = list; *s; s++)
+		k += *s == ',';
+	*copy = strdup(list);
+	*names = cli_calloc(k, sizeof **names);
+	if (!*copy || !*names)
+		return LOCUS_ENOMEM;
+	for (char *tok = strtok(*copy, ","); tok; tok = strtok(NULL, ","))
+		(*names)[(*n)++] = tok;
+	return 0;
+}
+
+/* ---- show ------------------------------------------------------------------ */
+
+static void print_patterns(unsigned p)
+{
+	int first = 1;
+	for (unsigned k = 0; k < LOCUS_PATTERNS; k++)
+		if (p & 1u << k) {
+			printf("%s%s", first ? "" : ",", locus_pattern_name(k));
+			first = 0;
+		}
+	if (first)
+		printf("-");
+}
+
+static const char *stage_name(const struct locus_graph *g, size_t s)
+{
+	return s < g->n_stages ? g->stage_names[s] : "(none)";
+}
+
+static void show_text(const struct locus_graph *g, const struct locus_flow_analysis *an,
+		      const char *spec)
+{
+	uint64_t in_fs = 0, inter = 0, final = 0;
+	size_t n_in = 0, n_inter = 0, n_final = 0;
+	for (size_t o = 0; o < g->n_objects; o++) {
+		const struct locus_object *ob = &g->objects[o];
+		if (ob->producer == LOCUS_NONE) {
+			in_fs += ob->bytes;
+			n_in++;
+		} else if (ob->n_cons) {
+			inter += ob->bytes;
+			n_inter++;
+		} else {
+			final += ob->bytes;
+			n_final++;
+		}
+	}
+	printf("workflow %s: %zu tasks in %zu stages; files: %zu inputs (%.1f MB), %zu "
+	       "intermediate (%.1f MB), %zu outputs (%.1f MB)\n\n",
+	       spec, g->n_tasks, an->n_stages, n_in, (double)in_fs / 1e6, n_inter,
+	       (double)inter / 1e6, n_final, (double)final / 1e6);
+	int w = 5;
+	for (size_t s = 0; s < an->n_stages; s++) {
+		int l = (int)strlen(stage_name(g, s));
+		w = l > w ? l : w;
+	}
+	w = w > 40 ? 40 : w;
+	printf("%-*s  %7s  %7s  %8s  %7s  %11s  %10s  %10s  %10s  %s\n", w, "stage", "tasks",
+	       "inputs", "produced", "outputs", "consumption", "MB in", "MB out", "work (s)",
+	       "patterns");
+	for (size_t s = 0; s < an->n_stages; s++) {
+		const struct locus_flow_stage *st = &an->stages[s];
+		printf("%-*.*s  %7" PRIu32 "  %7" PRIu32 "  %8" PRIu32 "  %7" PRIu32 "  %11" PRIu64
+		       "  %10.1f  %10.1f  %10.1f  ",
+		       w, 40, stage_name(g, s), st->tasks, st->inputs, st->produced_inputs,
+		       st->outputs, st->consumption, (double)st->bytes_in / 1e6,
+		       (double)st->bytes_out / 1e6, st->work);
+		print_patterns(st->patterns);
+		if (st->patterns & (LOCUS_PATTERN_GATHER | LOCUS_PATTERN_REDUCE))
+			printf(" (%" PRIu32 " gathering, up to %" PRIu32 " inputs)", st->gathers,
+			       st->max_inputs);
+		if (st->patterns & LOCUS_PATTERN_MULTICAST)
+			printf(" (%" PRIu32 " files, up to %" PRIu32 " readers)", st->multicast_files,
+			       st->max_consumers);
+		if (st->patterns & LOCUS_PATTERN_SCATTER)
+			printf(" (%" PRIu32 " scattering)", st->scatters);
+		printf("\n");
+	}
+	printf("\ninputs: distinct files its tasks read; produced: of them, written by a "
+	       "task; consumption: reads counted per task (Table V); MB of 10^6 bytes\n");
+	printf("thresholds: gather %" PRIu32 ", multicast %" PRIu32 ", scatter %" PRIu32 "\n",
+	       an->opt.gather, an->opt.multicast, an->opt.scatter);
+	printf("\ncritical path: %.3f s over %zu tasks (runtimes only, no data movement)\n",
+	       an->critical_path, an->n_cp);
+	char buf[64];
+	for (size_t k = 0; k < an->n_cp; k++) {
+		uint32_t t = an->cp_tasks[k];
+		printf("  %-40s %-20s %10.3f\n", locus_graph_task_name(g, t, buf, sizeof buf),
+		       stage_name(g, locus_flow_stage_of(g, t)), g->tasks[t].work);
+	}
+}
+
+static void json_patterns(unsigned p)
+{
+	int first = 1;
+	putchar('[');
+	for (unsigned k = 0; k < LOCUS_PATTERNS; k++)
+		if (p & 1u << k) {
+			printf("%s\"%s\"", first ? "" : ", ", locus_pattern_name(k));
+			first = 0;
+		}
+	putchar(']');
+}
+
+static void show_json(const struct locus_graph *g, const struct locus_flow_analysis *an,
+		      const char *spec)
+{
+	printf("{\n  \"format\": \"locus-flow\",\n  \"version\": 1,\n  \"workflow\": ");
+	cli_json_string(spec);
+	printf(",\n  \"tasks\": %zu,\n  \"files\": %zu,\n", g->n_tasks, g->n_objects);
+	printf("  \"thresholds\": {\"gather\": %" PRIu32 ", \"multicast\": %" PRIu32
+	       ", \"scatter\": %" PRIu32 ", \"reduce\": [",
+	       an->opt.gather, an->opt.multicast, an->opt.scatter);
+	for (size_t k = 0; k < an->opt.n_reduce; k++) {
+		printf(k ? ", " : "");
+		cli_json_string(an->opt.reduce[k]);
+	}
+	printf("]},\n  \"stages\": [");
+	for (size_t s = 0; s < an->n_stages; s++) {
+		const struct locus_flow_stage *st = &an->stages[s];
+		printf(s ? ",\n    {\"name\": " : "\n    {\"name\": ");
+		cli_json_string(stage_name(g, s));
+		printf(", \"tasks\": %" PRIu32 ", \"inputs\": %" PRIu32 ", \"produced_inputs\": %" PRIu32
+		       ", \"outputs\": %" PRIu32 ", \"consumption\": %" PRIu64
+		       ", \"bytes_in\": %" PRIu64 ", \"bytes_out\": %" PRIu64 ", \"work\": %.17g,\n"
+		       "     \"patterns\": ",
+		       st->tasks, st->inputs, st->produced_inputs, st->outputs, st->consumption,
+		       st->bytes_in, st->bytes_out, st->work);
+		json_patterns(st->patterns);
+		printf(", \"gathers\": %" PRIu32 ", \"scatters\": %" PRIu32 ", \"pipelines\": %" PRIu32
+		       ", \"multicast_files\": %" PRIu32 ", \"max_inputs\": %" PRIu32
+		       ", \"max_consumers\": %" PRIu32 "}",
+		       st->gathers, st->scatters, st->pipelines, st->multicast_files, st->max_inputs,
+		       st->max_consumers);
+	}
+	printf("\n  ],\n  \"critical_path\": {\"seconds\": %.17g, \"tasks\": [", an->critical_path);
+	char buf[64];
+	for (size_t k = 0; k < an->n_cp; k++) {
+		printf(k ? ", " : "");
+		cli_json_string(locus_graph_task_name(g, an->cp_tasks[k], buf, sizeof buf));
+	}
+	printf("]}\n}\n");
+}
+
+static int flow_show(struct flow_args *a)
+{
+	struct locus_error err = {0};
+	struct locus_graph *g = NULL;
+	struct locus_flow_analysis *an = NULL;
+	char *copy = NULL;
+	const char **names = NULL;
+	size_t n_names = 0;
+	int rc = reduce_list(a->reduce, &copy, &names, &n_names);
+	if (!rc)
+		rc = load(&g, a, &err);
+	if (!rc) {
+		/* The defaults, where no threshold was given. */
+		struct locus_pattern_options po;
+		locus_pattern_options_default(&po);
+		po.gather = a->pat.gather ? a->pat.gather : po.gather;
+		po.multicast = a->pat.multicast ? a->pat.multicast : po.multicast;
+		po.scatter = a->pat.scatter ? a->pat.scatter : po.scatter;
+		po.reduce = names;
+		po.n_reduce = n_names;
+		rc = locus_flow_analyse(&an, g, &po, &err);
+	}
+	int status = 0;
+	if (rc) {
+		status = cli_error("flow show", &err, rc);
+	} else {
+		if (a->json)
+			show_json(g, an, a->workflow);
+		else
+			show_text(g, an, a->workflow);
+		if (fflush(stdout))
+			status = CLI_EXIT_FAIL;
+	}
+	locus_flow_analysis_destroy(an);
+	locus_graph_destroy(g);
+	free(names);
+	free(copy);
+	return status;
+}
+
+/* ---- sim ------------------------------------------------------------------- */
+
+/* One run to make: a policy and its options. */
+struct flow_run {
+	const struct locus_policy *policy;
+	char *opts; /* malloc'ed, or NULL */
+};
+
+/* "KEY=VALUE,..." of amfs: the configuration, the pattern thresholds and
+ * -o's. */
+static char *amfs_opts(const struct flow_args *a, const char *config)
+{
+	char buf[1024];
+	size_t n = 0;
+	buf[0] = 0;
+#define ADD(...) n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, __VA_ARGS__)
+	if (config)
+		ADD("config=%s", config);
+	if (a->pat.gather)
+		ADD("%sgather=%" PRIu32, n ? "," : "", a->pat.gather);
+	if (a->pat.multicast)
+		ADD("%smulticast=%" PRIu32, n ? "," : "", a->pat.multicast);
+	if (a->pat.scatter)
+		ADD("%sscatter=%" PRIu32, n ? "," : "", a->pat.scatter);
+	if (a->reduce) {
+		/* amfs's reduce option takes stages joined by '+'. */
+		ADD("%sreduce=", n ? "," : "");
+		for (const char *s = a->reduce; *s && n + 1 < sizeof buf; s++)
+			buf[n++] = *s == ',' ? '+' : *s;
+		if (n < sizeof buf)
+			buf[n] = 0;
+	}
+	if (a->opts)
+		ADD("%s%s", n ? "," : "", a->opts);
+#undef ADD
+	if (n >= sizeof buf)
+		return NULL;
+	return n ? strdup(buf) : NULL;
+}
+
+/* The runs --compare, --policy and --config ask for. */
+static int plan_runs(const struct flow_args *a, struct flow_run *runs, size_t *n_runs)
+{
+	const char *cmd = "flow sim";
+	*n_runs = 0;
+	char *list = strdup(a->compare ? a->compare : a->config ? a->config : "");
+	if (!list)
+		return cli_usage_error(cmd, "out of memory");
+	int rc = 0;
+	if (!a->compare) {
+		const char *name = a->policy ? a->policy : "amfs";
+		runs[0].policy = locus_policy_find(name);
+		if (!runs[0].policy) {
+			rc = cli_usage_error(cmd, "no policy \"%s\" (see 'locus sim --list-policies')",
+					     name);
+		} else {
+			*n_runs = 1;
+			runs[0].opts = !strcmp(name, "amfs") ? amfs_opts(a, a->config)
+				       : a->opts	     ? strdup(a->opts)
+							     : NULL;
+		}
+		free(list);
+		return rc;
+	}
+	for (char *tok = strtok(list, ","); tok && !rc; tok = strtok(NULL, ",")) {
+		if (*n_runs == FLOW_MAX_RUNS) {
+			rc = cli_usage_error(cmd, "--compare takes at most %d runs", FLOW_MAX_RUNS);
+			break;
+		}
+		struct flow_run *r = &runs[*n_runs];
+		if (is_config(tok)) {
+			r->policy = locus_policy_find("amfs");
+			r->opts = amfs_opts(a, tok);
+		} else if ((r->policy = locus_policy_find(tok))) {
+			r->opts = !strcmp(tok, "amfs") ? amfs_opts(a, NULL) : NULL;
+		} else {
+			rc = cli_usage_error(cmd,
+					     "--compare: \"%s\" is neither an amfs configuration "
+					     "(staging, cache, aware, cogather, asgather, shared, "
+					     "auto) nor a policy",
+					     tok);
+			break;
+		}
+		(*n_runs)++;
+	}
+	free(list);
+	return rc;
+}
+
+/* N worker nodes of C cores, then D dispatcher nodes of none. */
+static int make_platform(struct locus_platform **out, const struct flow_args *a, uint64_t D,
+			 struct locus_error *err)
+{
+	size_t n = (size_t)(a->nodes + D);
+	char **names = cli_calloc(n, sizeof *names);
+	int *cores = cli_calloc(n, sizeof *cores);
+	int rc = names && cores ? 0 : LOCUS_ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char buf[32];
+		if (i < a->nodes)
+			snprintf(buf, sizeof buf, "node%05zu", i);
+		else
+			snprintf(buf, sizeof buf, "disp%03zu", i - (size_t)a->nodes);
+		names[i] = strdup(buf);
+		cores[i] = i < a->nodes ? (int)a->cores : 0;
+		if (!names[i])
+			rc = LOCUS_ENOMEM;
+	}
+	if (!rc)
+		rc = locus_platform_create(out, (const char *const *)names, cores, n, err);
+	else
+		cli_set_error(err, rc, NULL, "out of memory");
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(cores);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		struct locus_node *nd = &(*out)->nodes[i];
+		nd->net_bw = a->net_bw ? (double)a->net_bw : 425e6;
+		nd->disk_bw = a->disk_bw ? (double)a->disk_bw : 1e9;
+		nd->storage = (double)a->storage;
+	}
+	return 0;
+}
+
+static void print_run(const struct locus_result *r, const struct locus_graph *g,
+		      const struct flow_args *a, uint64_t D)
+{
+	printf("workflow %s: %zu tasks in %zu stages, %zu files\n", a->workflow, g->n_tasks,
+	       g->n_stages, g->n_objects);
+	printf("policy %s%s%s, seed %" PRIu64 ": %zu workers on %zu nodes, %zu scheduler%s",
+	       r->policy, r->policy_options ? " " : "",
+	       r->policy_options ? r->policy_options : "", r->seed, r->n_workers, r->n_nodes,
+	       r->n_schedulers, r->n_schedulers == 1 ? "" : "s");
+	if (!strcmp(r->policy, "amfs"))
+		printf(" (a submitter, %" PRIu64 " dispatcher%s and as many metadata servers)", D,
+		       D == 1 ? "" : "s");
+	printf("\n\n");
+	if (r->failed)
+		printf("  status            FAILED after %zu of %zu tasks: %s\n", r->tasks_done,
+		       r->n_tasks, r->failure);
+	else
+		printf("  status            complete\n");
+	printf("  makespan          %12.3f s   lower bound %.3f s (ratio %.3f)\n", r->makespan,
+	       r->lb_makespan, r->lb_makespan > 0 ? r->makespan / r->lb_makespan : 0);
+	printf("  critical path     %12.3f s   (runtimes only)\n", r->lb_cp);
+	printf("  file system       %12.1f MB read, %.1f MB written, %" PRIu64
+	       " metadata operations\n",
+	       (double)r->fs_bytes_read / 1e6, (double)r->fs_bytes_written / 1e6, r->fs_ops);
+	printf("  copies            %12" PRIu64 "     %.1f MB (between nodes, and to or from "
+	       "the file system)\n",
+	       r->transfers, (double)r->bytes_moved / 1e6);
+	printf("  local storage     %12.1f MB at most on one node; %.1f MB left at the end "
+	       "(%.1f MB intermediate)\n",
+	       r->storage_peak / 1e6, r->storage_end / 1e6, r->intermediate_end / 1e6);
+	for (size_t j = 0; j < 8 && r->pstats.counter_names[j]; j++)
+		printf("  %-17s %12" PRIu64 "\n", r->pstats.counter_names[j], r->pstats.counters[j]);
+	printf("  messages          %12" PRIu64 "\n", r->messages);
+	printf("  schedulers        busy %.3f s in all, %.3f s on the busiest\n",
+	       r->sched_busy_total, r->sched_busy_max);
+	printf("  worker idle       %.1f s in all\n", r->worker_idle_total);
+	printf("  simulated         %" PRIu64 " events in %.3f s (%.0f events/s)\n", r->events,
+	       r->wall_seconds, r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0);
+	if (!r->stages)
+		return;
+	int w = 5;
+	for (size_t s = 0; s < g->n_stages; s++) {
+		int l = (int)strlen(g->stage_names[s]);
+		w = l > w ? l : w;
+	}
+	w = w > 32 ? 32 : w;
+	printf("\n%-*s  %7s  %9s  %9s  %9s  %9s  %9s  %9s  %9s  %10s  %10s  %10s  %10s  %s\n", w,
+	       "stage", "tasks", "start", "end", "span", "wait", "read", "compute", "write",
+	       "MB local", "MB peer", "MB FS in", "MB FS out", "patterns (collectives)");
+	for (size_t s = 0; s < g->n_stages; s++) {
+		const struct locus_stage_result *st = &r->stages[s];
+		printf("%-*.*s  %7zu  %9.2f  %9.2f  %9.2f  %9.1f  %9.1f  %9.1f  %9.1f  %10.1f  "
+		       "%10.1f  %10.1f  %10.1f  ",
+		       w, 32, g->stage_names[s], st->tasks, st->first_start, st->last_end,
+		       st->last_end - st->first_start, st->input_wait, st->read, st->compute,
+		       st->write, (double)st->bytes_local / 1e6, (double)st->bytes_peer / 1e6,
+		       (double)st->bytes_fs_read / 1e6, (double)st->bytes_fs_written / 1e6);
+		if (st->patterns < 0) {
+			printf("-\n");
+			continue;
+		}
+		print_patterns((unsigned)st->patterns);
+		printf(" (%" PRIu64 ")\n", st->collectives);
+	}
+	printf("\ntimes in seconds (wait, read, compute, write: summed over the stage's tasks); "
+	       "MB of 10^6 bytes\n");
+}
+
+static int flow_sim(struct flow_args *a)
+{
+	const char *cmd = "flow sim";
+	struct locus_error err = {0};
+	struct locus_graph *g = NULL;
+	struct locus_platform *plat = NULL;
+	struct locus_workload *wl = NULL;
+	struct flow_run plan[FLOW_MAX_RUNS] = {{0}};
+	struct locus_result *runs[FLOW_MAX_RUNS] = {0};
+	size_t n_plan = 0, n_runs = 0;
+	int status = 0, rc;
+	const char *out_paths[] = {a->out, a->csv, a->trace, a->gantt, a->load_svg};
+	if ((status = cli_outputs_check(cmd, out_paths, CLI_ARRAY_LEN(out_paths))))
+		return status;
+	if ((status = plan_runs(a, plan, &n_plan)))
+		goto out;
+	if ((rc = load(&g, a, &err)))
+		goto fail;
+	/* The dispatchers: a platform file's nodes without cores, else one
+	 * per 63 worker nodes. */
+	uint64_t D = a->dispatchers;
+	if (a->platform) {
+		if ((rc = locus_platform_load(&plat, a->platform, &err)))
+			goto fail;
+		uint64_t empty = 0, workers = 0;
+		for (size_t i = 0; i < plat->n_nodes; i++) {
+			empty += plat->nodes[i].cores == 0;
+			workers += plat->nodes[i].cores > 0;
+		}
+		if (!workers) {
+			status = cli_usage_error(cmd, "%s has no node with cores to run tasks",
+						 a->platform);
+			goto out;
+		}
+		if (!D)
+			D = empty ? empty : (workers + 62) / 63;
+	} else {
+		if (!D)
+			D = (a->nodes + 62) / 63;
+		if ((rc = make_platform(&plat, a, D, &err)))
+			goto fail;
+	}
+	if ((rc = locus_workload_from_graph(&wl, plat, g, NULL, &err)))
+		goto fail;
+	int tty = !a->quiet && isatty(2);
+	for (size_t i = 0; i < n_plan; i++) {
+		int amfs = !strcmp(plan[i].policy->name, "amfs");
+		struct locus_sim_config cfg = {
+		    .wl = wl,
+		    .policy = plan[i].policy,
+		    .policy_opts = plan[i].opts,
+		    .schedulers = amfs ? (size_t)(1 + 2 * D) : 0,
+		    .seed = a->seed,
+		    .latency = a->latency,
+		    .cost_per_msg = a->cost_msg,
+		    .cost_per_entry = a->cost_entry,
+		    .shared_fs_bw = a->fs_bw ? (double)a->fs_bw : 1.25e9,
+		    .fs_ops = a->fs_ops,
+		    .no_task_results = !(a->out || a->csv || a->trace || a->gantt || a->load_svg),
+		    .no_transfer_results = !(a->out || a->trace || a->gantt),
+		    .progress = tty ? cli_progress : NULL,
+		    .progress_user = (void *)plan[i].policy->name,
+		};
+		if ((rc = locus_sim_run(&runs[i], &cfg, &err)))
+			goto fail;
+		n_runs++;
+		if (runs[i]->failed) {
+			fprintf(stderr, "locus flow sim: %s%s%s: the run failed: %s\n",
+				plan[i].policy->name, plan[i].opts ? " " : "",
+				plan[i].opts ? plan[i].opts : "", runs[i]->failure);
+			status = CLI_EXIT_FAIL;
+		}
+	}
+	if (a->compare) {
+		rc = a->json ? locus_report_compare_json((const struct locus_result *const *)runs,
+							 n_runs, stdout)
+			     : locus_report_compare((const struct locus_result *const *)runs, n_runs,
+						    stdout);
+		if (rc)
+			goto fail;
+		goto out;
+	}
+	if (a->json)
+		rc = locus_report_json(runs[0], stdout);
+	else
+		print_run(runs[0], g, a, D);
+	if (rc)
+		goto fail;
+	const struct {
+		const char *path;
+		int (*fn)(const struct locus_result *, FILE *);
+	} outs[] = {{a->out, locus_report_json},
+		    {a->csv, locus_report_csv},
+		    {a->trace, locus_report_trace},
+		    {a->gantt, locus_report_svg_gantt},
+		    {a->load_svg, locus_report_svg_load}};
+	struct cli_outputs staged = {0};
+	int ost = 0;
+	for (size_t k = 0; !ost && k < CLI_ARRAY_LEN(outs); k++) {
+		struct cli_report_writer w = {runs[0], outs[k].fn};
+		if (outs[k].path)
+			ost = cli_outputs_stage(cmd, &staged, outs[k].path, cli_report_write, &w);
+	}
+	if (!ost)
+		ost = cli_outputs_commit(cmd, &staged);
+	cli_outputs_discard(&staged);
+	if (ost)
+		status = ost;
+	goto out;
+fail:
+	status = cli_error(cmd, &err, rc);
+out:
+	for (size_t i = 0; i < n_runs; i++)
+		locus_result_destroy(runs[i]);
+	for (size_t i = 0; i < n_plan; i++)
+		free(plan[i].opts);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(plat);
+	locus_graph_destroy(g);
+	return status;
+}
+
+int cmd_flow(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		fputs(help, argc < 2 ? stderr : stdout);
+		return argc < 2 ? CLI_EXIT_USAGE : 0;
+	}
+	struct flow_args a = {.sub = argv[1],
+			      .seed = 1,
+			      .load = {.seed = 1, .runtime = 1},
+			      .nodes = 64,
+			      .cores = 4,
+			      .fs_ops = -1,
+			      .latency = -1,
+			      .cost_msg = -1,
+			      .cost_entry = -1};
+	if (strcmp(a.sub, "show") && strcmp(a.sub, "sim"))
+		return cli_usage_error("flow", "expected 'show' or 'sim', got \"%s\"", a.sub);
+	int rc = parse_args(argc - 1, argv + 1, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (!strcmp(a.sub, "show"))
+		return flow_show(&a);
+	/* The engine's defaults for what was not given. */
+	if (a.fs_ops < 0)
+		a.fs_ops = 2000;
+	if (a.cost_msg < 0)
+		a.cost_msg = 5e-6;
+	if (a.cost_entry < 0)
+		a.cost_entry = 1e-7;
+	return flow_sim(&a);
+}
