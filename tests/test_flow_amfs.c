@@ -323,6 +323,110 @@ TEST(options)
 	locus_platform_destroy(p);
 }
 
+/* n worker nodes of `cores` cores and D dispatcher nodes. */
+static struct locus_platform *cluster_d(int n, int cores, int D)
+{
+	char **names = calloc((size_t)(n + D), sizeof *names);
+	int *c = calloc((size_t)(n + D), sizeof *c);
+	for (int i = 0; i < n + D; i++) {
+		names[i] = malloc(16);
+		snprintf(names[i], 16, i < n ? "n%02d" : "d%d", i < n ? i : i - n);
+		c[i] = i < n ? cores : 0;
+	}
+	struct locus_platform *p = NULL;
+	struct locus_error err;
+	locus_platform_create(&p, (const char *const *)names, c, (size_t)(n + D), &err);
+	for (int i = 0; i < n + D; i++)
+		free(names[i]);
+	free(names);
+	free(c);
+	for (size_t i = 0; p && i < p->n_nodes; i++) {
+		p->nodes[i].net_bw = 4.25e8;
+		p->nodes[i].disk_bw = 1e9;
+	}
+	return p;
+}
+
+/* Many random workflows (maps, gathers, multicasts, scatters: collectives
+ * overlapping in time and across dispatchers), every configuration, one
+ * to three dispatchers: every task runs once, never before the tasks
+ * whose files it reads have made them (its inputs were whole), nothing
+ * intermediate is left, no run stalls, the same run twice. */
+TEST(random_workflows_under_every_configuration)
+{
+	int runs = 0;
+	for (uint64_t seed = 1; seed <= 16; seed++) {
+		struct locus_graph *g = test_workflow_random(seed);
+		CHECK(g != NULL);
+		if (!g)
+			continue;
+		int D = 1 + (int)(seed % 3), nodes = 3 + (int)(seed * 7 % 10);
+		struct locus_platform *p = cluster_d(nodes, 1 + (int)(seed % 4), D);
+		struct locus_workload *wl = NULL;
+		struct locus_error err;
+		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+		for (size_t c = 0; c < N_CONFIGS && wl; c++) {
+			char opts[64];
+			snprintf(opts, sizeof opts, "config=%s", configs[c]);
+			struct locus_error e1 = {0}, e2 = {0};
+			struct locus_sim_config cfg = {.wl = wl,
+						       .policy = locus_policy_find("amfs"),
+						       .policy_opts = opts,
+						       .schedulers = (size_t)(1 + 2 * D),
+						       .seed = seed,
+						       .latency = -1,
+						       .cost_per_msg = 5e-6,
+						       .cost_per_entry = 1e-7,
+						       .shared_fs_bw = 1.25e9,
+						       .fs_ops = 2000,
+						       .no_transfer_results = 1};
+			struct locus_result *a = NULL, *b = NULL;
+			int ra = locus_sim_run(&a, &cfg, &e1), rb = locus_sim_run(&b, &cfg, &e2);
+			if (ra || rb)
+				fprintf(stderr, "  seed %llu %s D=%d: %s\n", (unsigned long long)seed,
+					opts, D, ra ? e1.message : e2.message);
+			CHECK_EQ_INT(ra, 0);
+			CHECK_EQ_INT(rb, 0);
+			if (!ra && !rb) {
+				runs++;
+				CHECK(!a->failed);
+				CHECK_EQ_INT(a->tasks_done, g->n_tasks);
+				for (uint32_t t = 0; t < g->n_tasks; t++) {
+					CHECK_EQ_INT(a->tasks[t].attempts, 1);
+					const struct locus_task *tk = &g->tasks[t];
+					for (uint32_t k = 0; k < tk->n_in; k++) {
+						/* Its writer's output exists once it has
+						 * computed (speed 1: read_end + work); writing
+						 * its final outputs may go on. */
+						uint32_t pr = g->objects[g->inputs[tk->in_at + k]].producer;
+						double made = pr == LOCUS_NONE
+								  ? 0
+								  : a->tasks[pr].read_end + g->tasks[pr].work;
+						if (!(a->tasks[t].start >= made - 1e-9)) {
+							fprintf(stderr,
+								"  seed %llu %s: task %u started at %.9g, "
+								"before task %u wrote its input at %.9g\n",
+								(unsigned long long)seed, opts, t,
+								a->tasks[t].start, pr, made);
+							CHECK(a->tasks[t].start >= made - 1e-9);
+						}
+					}
+				}
+				CHECK_NEAR(a->intermediate_end, 0, 0);
+				CHECK(a->makespan >= a->lb_makespan * (1 - 1e-9));
+				CHECK(a->makespan == b->makespan && a->messages == b->messages &&
+				      a->bytes_moved == b->bytes_moved && a->fs_ops == b->fs_ops);
+			}
+			locus_result_destroy(a);
+			locus_result_destroy(b);
+		}
+		locus_workload_destroy(wl);
+		locus_platform_destroy(p);
+		locus_graph_destroy(g);
+	}
+	CHECK_EQ_INT(runs, 16 * (int)N_CONFIGS);
+}
+
 /* The result of a workflow is written as version 3: the file system's
  * traffic and the nodes' storage in the summary, each stage by name with
  * its tasks and bytes, and staging copies from the file system as
@@ -392,4 +496,4 @@ TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
 	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(options),
-	  TEST_ENTRY(result_json_version_3))
+	  TEST_ENTRY(result_json_version_3), TEST_ENTRY(random_workflows_under_every_configuration))

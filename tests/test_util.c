@@ -213,3 +213,86 @@ struct locus_graph *test_workflow_blast(int n, int m)
 	return g;
 }
 
+
+struct locus_graph *test_workflow_random(uint64_t seed)
+{
+	struct locus_rng rng;
+	locus_rng_init(&rng, seed);
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	if (locus_graph_create(&g, "random", &err))
+		return NULL;
+	/* Every file written so far (a reader picks among them). */
+	size_t cap = 4096, n_made = 0;
+	uint32_t *made = malloc(cap * sizeof *made);
+	char nm[64], st[32];
+	int n_files = 0;
+#define FILE_OF(t)                                                                              \
+	do {                                                                                    \
+		snprintf(nm, sizeof nm, "f%d", n_files++);                                      \
+		uint32_t o = (uint32_t)locus_graph_add_object(                                  \
+		    g, nm, 1024 + locus_rng_below(&rng, 8u << 20));                             \
+		locus_graph_add_output(g, (t), o, &err);                                        \
+		if (n_made < cap)                                                               \
+			made[n_made++] = o;                                                     \
+	} while (0)
+#define WORK() (0.1 + 19.9 * locus_rng_uniform(&rng))
+	uint32_t n0 = 1 + (uint32_t)locus_rng_below(&rng, 24);
+	uint32_t shared_in = (uint32_t)locus_graph_add_object(g, "in_common", 1u << 20);
+	for (uint32_t i = 0; i < n0; i++) {
+		snprintf(nm, sizeof nm, "first_%u", i);
+		uint32_t t = wf_task(g, "first", nm, WORK());
+		locus_graph_add_input(g, t, locus_rng_below(&rng, 2) ? shared_in : wf_file(g, "in_%d", (int)i));
+		for (uint64_t k = 1 + locus_rng_below(&rng, 3); k > 0; k--)
+			FILE_OF(t);
+	}
+	int stages = 3 + (int)locus_rng_below(&rng, 4);
+	for (int s = 1; s <= stages && made; s++) {
+		int kind = (int)locus_rng_below(&rng, 4);
+		snprintf(st, sizeof st, "stage%d", s);
+		uint32_t n = 1 + (uint32_t)locus_rng_below(&rng, 40);
+		uint32_t common = made[locus_rng_below(&rng, n_made)];
+		uint32_t pieces_at = 0;
+		if (kind == 3) {
+			/* A splitter writes one piece per task of the stage. */
+			snprintf(nm, sizeof nm, "split%d", s);
+			char ss[32];
+			snprintf(ss, sizeof ss, "split%d", s);
+			uint32_t t = wf_task(g, ss, nm, WORK());
+			locus_graph_add_input(g, t, common);
+			n = 8 + (uint32_t)locus_rng_below(&rng, 24);
+			pieces_at = (uint32_t)n_made;
+			for (uint32_t i = 0; i < n; i++)
+				FILE_OF(t);
+		}
+		if (kind == 1)
+			n = 1 + (uint32_t)locus_rng_below(&rng, 3);
+		size_t before = n_made;
+		for (uint32_t i = 0; i < n; i++) {
+			snprintf(nm, sizeof nm, "%s_%u", st, i);
+			uint32_t t = wf_task(g, st, nm, WORK());
+			if (kind == 0) {
+				for (uint64_t k = 1 + locus_rng_below(&rng, 3); k > 0; k--)
+					locus_graph_add_input(g, t, made[locus_rng_below(&rng, before)]);
+			} else if (kind == 1) {
+				for (uint64_t k = 16 + locus_rng_below(&rng, 45); k > 0; k--)
+					locus_graph_add_input(g, t, made[locus_rng_below(&rng, before)]);
+			} else if (kind == 2) {
+				locus_graph_add_input(g, t, common);
+				locus_graph_add_input(g, t, made[locus_rng_below(&rng, before)]);
+			} else {
+				locus_graph_add_input(g, t, made[pieces_at + i]);
+			}
+			for (uint64_t k = 1 + locus_rng_below(&rng, 2); k > 0; k--)
+				FILE_OF(t);
+		}
+	}
+#undef FILE_OF
+#undef WORK
+	free(made);
+	if (locus_graph_finish(g, &err)) {
+		locus_graph_destroy(g);
+		return NULL;
+	}
+	return g;
+}

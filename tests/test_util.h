@@ -3,6 +3,7 @@
 #define LOCUS_TEST_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Creates a fresh empty directory under $TMPDIR (or /tmp) and returns its
  * path in a static buffer per call slot (up to 8 live at once). */
@@ -37,5 +38,12 @@ struct locus_graph;
  * 60, 56, 30, 2 s). Finished graphs the caller destroys; NULL on error. */
 struct locus_graph *test_workflow_montage(int n);
 struct locus_graph *test_workflow_blast(int n, int m);
+/* A random workflow drawn by `seed`: 3 to 6 stages after a first one
+ * that reads the workflow's inputs, each a map (tasks reading one to
+ * three earlier files), a gather (a few tasks reading 16 to 60), a
+ * multicast (every task reading one common file) or a scatter (a task
+ * writing a piece for each task of the stage); files of 1 KB to 8 MB,
+ * runtimes of 0.1 to 20 s. Finished; NULL on failure. */
+struct locus_graph *test_workflow_random(uint64_t seed);
 
 #endif

@@ -97,7 +97,8 @@ enum {
 	M_STEAL,		      /* thief -> victim: arg0 the thief */
 	M_NOTHING,		      /* victim -> thief */
 	M_MOVED,		      /* victim -> dispatcher: arg0 task, arg1 its new worker */
-	M_STOP			      /* submitter -> worker: the workflow is done */
+	M_STOP,			      /* submitter -> worker: the workflow is done */
+	M_DELLOC		      /* -> server: arg0 file, arg1 a node that lacked it */
 };
 
 /* An idle worker looks for work to steal after STEAL_WAIT seconds, then
@@ -132,6 +133,12 @@ struct coll {
 	 * files[0 .. fat[1]). */
 	uint32_t *fat, *files;
 	double *partial; /* reduce: bytes each entry has reduced */
+	/* Gather: per file, whether the node it is at now got it from this
+	 * collective (transit: dropped there once sent on, or at the root
+	 * once the task has run) and whether the copy under way brings it
+	 * to a node without it (moving); a node that held a file before
+	 * (its own, a fetched copy others know of) keeps it. */
+	uint8_t *transit, *moving;
 	uint32_t left;	 /* copies still to end */
 	int done;
 };
@@ -160,6 +167,10 @@ struct amfs {
 	uint8_t *async;	   /* gathers asynchronously (decided once) */
 	uint8_t *tfetch;   /* how its worker brings its inputs */
 	uint8_t *tgm, *tom; /* the gathering and outputs it was assigned with */
+	/* Dispatcher: the task runs where a gather brought its inputs (its
+	 * assignment says so); worker: it was assigned so (never stolen). */
+	uint8_t *tbound, *tstay;
+	uint8_t *mc_out; /* the task writes a multicast file */
 	uint32_t *tworker; /* where its dispatcher sent it */
 	uint32_t *tcoll;   /* the collective that brought its inputs there */
 	uint32_t *cursor;  /* worker: next input to bring (F_SEQ) */
@@ -266,6 +277,19 @@ static int link_push(struct amfs *s, uint32_t *head, uint32_t val)
 	s->links[l] = (struct link){val, *head};
 	*head = l;
 	return 0;
+}
+
+/* Removes val from the list at *head, if it is there. */
+static void link_remove(struct amfs *s, uint32_t *head, uint32_t val)
+{
+	for (uint32_t *at = head; *at != NONE; at = &s->links[*at].next)
+		if (s->links[*at].val == val) {
+			uint32_t l = *at;
+			*at = s->links[l].next;
+			s->links[l].next = s->free_links;
+			s->free_links = l;
+			return;
+		}
 }
 
 static void link_clear(struct amfs *s, uint32_t *head)
@@ -432,12 +456,13 @@ static void send_task(struct amfs *s, struct locus_actions *act, uint32_t d, uin
 			      .from = p_disp(s, d),
 			      .to = w,
 			      .bytes = description(s, t),
-			      .n_args = 5};
+			      .n_args = 6};
 	m.arg[0] = t;
 	m.arg[1] = -1;
 	m.arg[2] = gather;
 	m.arg[3] = out;
 	m.arg[4] = f;
+	m.arg[5] = s->tbound[t];
 	locus_act_send(act, &m);
 	s->tst[t] = T_SENT;
 	s->tworker[t] = w;
@@ -468,8 +493,11 @@ static struct coll *coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task
 	c->fat = calloc(n + 1, sizeof *c->fat);
 	c->files = malloc((n_files ? n_files : 1) * sizeof *c->files);
 	c->partial = kind == CO_REDUCE ? calloc(n, sizeof *c->partial) : NULL;
+	c->transit = kind == CO_GATHER ? calloc(n_files ? n_files : 1, 1) : NULL;
+	c->moving = kind == CO_GATHER ? calloc(n_files ? n_files : 1, 1) : NULL;
 	if (!c->node || !c->parent || !c->end || !c->wait || !c->hi || !c->fat || !c->files ||
-	    (kind == CO_REDUCE && !c->partial)) {
+	    (kind == CO_REDUCE && !c->partial) ||
+	    (kind == CO_GATHER && (!c->transit || !c->moving))) {
 		free(c->node);
 		free(c->parent);
 		free(c->end);
@@ -478,6 +506,8 @@ static struct coll *coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task
 		free(c->fat);
 		free(c->files);
 		free(c->partial);
+		free(c->transit);
+		free(c->moving);
 		return NULL;
 	}
 	*id = (uint32_t)s->n_colls++;
@@ -561,6 +591,8 @@ static double files_bytes(const struct amfs *s, const struct coll *c, uint32_t f
 	return b;
 }
 
+static int here(const struct amfs *s, uint32_t o, uint32_t node);
+
 /* Gather or reduce: entry i sends its subtree's files (or partial) up. */
 static void coll_up(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t i)
 {
@@ -576,6 +608,8 @@ static void coll_up(struct amfs *s, struct locus_actions *act, uint32_t id, uint
 			  out ? out : 1);
 		return;
 	}
+	for (uint32_t k = f0; k < f1; k++)
+		c->moving[k] = !here(s, c->files[k], c->node[c->parent[i]]);
 	coll_copy(s, act, id, i, i, c->parent[i], f0, f1, s->file_cost * (double)(f1 - f0), 0);
 }
 
@@ -649,14 +683,17 @@ static void coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 			for (uint32_t k = 0; k < tk->n_out; k++)
 				out += s->g->objects[s->g->outputs[tk->out_at + k]].bytes;
 			c->partial[p] += (double)(out ? out : 1);
-		} else if (child) {
-			/* What the child held besides its own files was only
-			 * passing through: it is deleted there. */
+		} else {
+			/* What only passed through the child is deleted there;
+			 * the files are now where the copy brought them. */
 			for (uint32_t k = c->fat[child + 1]; k < c->fat[c->end[child]] && !s->keep;
-			     k++) {
-				locus_act_drop(act, c->files[k], c->node[child]);
-				s->drops++;
-			}
+			     k++)
+				if (c->transit[k]) {
+					locus_act_drop(act, c->files[k], c->node[child]);
+					s->drops++;
+				}
+			for (uint32_t k = c->fat[child]; k < c->fat[c->end[child]]; k++)
+				c->transit[k] = c->moving[k];
 		}
 		if (--c->wait[p])
 			return;
@@ -670,6 +707,7 @@ static void coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 		if (w == NONE)
 			w = choose_worker(s, d, t, c->node[0]);
 		s->tcoll[t] = id;
+		s->tbound[t] = 1;
 		send_task(s, act, d, t, w,
 			  c->kind == CO_REDUCE ? LOCUS_GATHER_NONE : LOCUS_GATHER_POLICY);
 		return;
@@ -778,6 +816,7 @@ static int start_gather(struct amfs *s, struct locus_actions *act, uint32_t d, u
 	if (c->n == 1) {
 		/* Everything is on one node already. */
 		uint32_t w = worker_on(s, root);
+		s->tbound[t] = 1;
 		send_task(s, act, d, t, w != NONE ? w : choose_worker(s, d, t, root),
 			  c->kind == CO_REDUCE ? LOCUS_GATHER_NONE : LOCUS_GATHER_POLICY);
 		return 0;
@@ -1013,36 +1052,51 @@ static void located(struct amfs *s, struct locus_actions *act, uint32_t d, uint3
 		s->nload[n]++;
 	const struct locus_object *ob = &s->g->objects[o];
 	uint32_t p = ob->producer;
-	/* A multicast group or a scatter waits for its every file. */
-	int group = data_aware(s) && ((s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) ||
-				      (p != LOCUS_NONE &&
-				       (s->an->task_patterns[p] & LOCUS_PATTERN_SCATTER)));
 	for (uint32_t j = 0; j < ob->n_cons; j++) {
 		uint32_t t = s->g->consumers[ob->cons_at + j];
 		if (s->tdisp[t] == d && s->tst[t] == T_WAIT && s->missing[t])
 			s->missing[t]--;
 	}
-	if (group && s->dcoll[k] == NONE) {
-		/* Every file of the group located? */
+	/* A producer's multicast group or scatter waits for its every file
+	 * d knows of, whichever is located last (a file of it outside the
+	 * group too); gk: d's entry of the group's first file. */
+	int scatter = p != LOCUS_NONE && (s->an->task_patterns[p] & LOCUS_PATTERN_SCATTER);
+	uint32_t gk = NONE;
+	if (data_aware(s) && p != LOCUS_NONE && (scatter || s->mc_out[p])) {
+		const struct locus_task *pk = &s->g->tasks[p];
+		for (uint32_t j = 0; j < pk->n_out && gk == NONE; j++) {
+			uint32_t oj = s->g->outputs[pk->out_at + j];
+			if (scatter || (s->an->object_patterns[oj] & LOCUS_PATTERN_MULTICAST))
+				gk = dindex(s, d, oj);
+		}
+	}
+	if (gk != NONE && s->dcoll[gk] == NONE) {
+		/* Every file of the producer located: the collective starts
+		 * (and marks the group's files, dcoll). */
 		const struct locus_task *pk = &s->g->tasks[p];
 		int all = 1;
 		for (uint32_t j = 0; j < pk->n_out && all; j++) {
 			uint32_t i = dindex(s, d, s->g->outputs[pk->out_at + j]);
 			all = i == NONE || s->dloc[i] != NONE;
 		}
-		if (!all)
-			return;
-		int rc = (s->an->task_patterns[p] & LOCUS_PATTERN_SCATTER)
-			     ? start_scatter(s, act, d, p, n)
-			     : start_multicast(s, act, d, p, n);
-		if (rc)
+		int rc = !all ? 0 : scatter ? start_scatter(s, act, d, p, s->dloc[gk])
+					    : start_multicast(s, act, d, p, s->dloc[gk]);
+		if (rc) {
 			locus_act_oom(act);
-		return;
+			return;
+		}
 	}
+	/* The readers ready now: those the group's collective will serve
+	 * wait for it while it has not started (once it has, they wait for
+	 * it or are held by it); a reader of another stage does not. */
+	int pending = gk != NONE && s->dcoll[gk] == NONE;
 	for (uint32_t j = 0; j < ob->n_cons; j++) {
 		uint32_t t = s->g->consumers[ob->cons_at + j];
-		if (s->tdisp[t] == d && s->tst[t] == T_WAIT && !s->missing[t])
-			dispatch_ready(s, act, d, t);
+		if (s->tdisp[t] != d || s->tst[t] != T_WAIT || s->missing[t])
+			continue;
+		if (pending && (scatter || group_read(s, t, p) != NONE))
+			continue;
+		dispatch_ready(s, act, d, t);
 	}
 }
 
@@ -1116,14 +1170,16 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 			if (s->g->objects[o].producer != LOCUS_NONE || s->config == C_STAGING)
 				send(act, me, p_server(s, server_of(s, o)), M_CONSUMED, 0, 1, o, 0);
 		}
-		/* A gather's root drops what the tree brought it. */
+		/* A gather's root drops what the tree brought it (not what
+		 * it held before). */
 		if (s->tcoll[t] != NONE && !s->keep) {
 			struct coll *c = &s->colls[s->tcoll[t]];
 			if ((c->kind == CO_GATHER) && c->task == t)
-				for (uint32_t k = c->fat[1]; k < c->fat[c->n]; k++) {
-					locus_act_drop(act, c->files[k], c->node[0]);
-					s->drops++;
-				}
+				for (uint32_t k = c->fat[1]; k < c->fat[c->n]; k++)
+					if (c->transit[k]) {
+						locus_act_drop(act, c->files[k], c->node[0]);
+						s->drops++;
+					}
 		}
 		if (!--s->dleft[d])
 			send(act, me, p_submitter(s), M_FINISHED, 0, 0, 0, 0);
@@ -1181,6 +1237,9 @@ static void server_event(struct amfs *s, uint32_t m, const struct locus_event *e
 	case M_ADDLOC:
 		if (link_push(s, &s->loc_head[o], (uint32_t)msg->arg[1]))
 			locus_act_oom(act);
+		break;
+	case M_DELLOC:
+		link_remove(s, &s->loc_head[o], (uint32_t)msg->arg[1]);
 		break;
 	case M_CONSUMED:
 		/* Its last reader has read it: every copy goes. */
@@ -1319,6 +1378,7 @@ static void worker_event(struct amfs *s, uint32_t w, const struct locus_event *e
 		if (m->type == LOCUS_MSG_ASSIGN_FLOW) {
 			uint32_t t = (uint32_t)m->arg[0];
 			s->tfetch[t] = (uint8_t)(m->n_args > 4 ? m->arg[4] : F_NONE);
+			s->tstay[t] = (uint8_t)(m->n_args > 5 && m->arg[5]);
 			s->qnext[t] = NONE;
 			if (s->qtail[w] == NONE)
 				s->qhead[w] = t;
@@ -1348,29 +1408,35 @@ static void worker_event(struct amfs *s, uint32_t w, const struct locus_event *e
 			fetch_from(s, act, w, t, o, from);
 		} else if (m->type == M_STEAL) {
 			uint32_t thief = (uint32_t)m->arg[0];
-			/* The last task queued, never the head. */
-			if (s->qlen[w] < 2) {
+			/* The last task queued, never the head nor one that
+			 * runs where a gather brought its inputs. */
+			uint32_t prev = NONE, t = NONE;
+			for (uint32_t q = s->qhead[w]; q != NONE && s->qnext[q] != NONE;
+			     q = s->qnext[q])
+				if (!s->tstay[s->qnext[q]]) {
+					prev = q;
+					t = s->qnext[q];
+				}
+			if (t == NONE) {
 				send(act, w, thief, M_NOTHING, 0, 0, 0, 0);
 				break;
 			}
-			uint32_t prev = s->qhead[w], t;
-			while (s->qnext[s->qnext[prev]] != NONE)
-				prev = s->qnext[prev];
-			t = s->qnext[prev];
-			s->qnext[prev] = NONE;
-			s->qtail[w] = prev;
+			s->qnext[prev] = s->qnext[t];
+			if (s->qtail[w] == t)
+				s->qtail[w] = prev;
 			s->qlen[w]--;
 			locus_act_cancel(act, t);
 			struct locus_msg a = {.type = LOCUS_MSG_ASSIGN_FLOW,
 					      .from = w,
 					      .to = thief,
 					      .bytes = description(s, t),
-					      .n_args = 5};
+					      .n_args = 6};
 			a.arg[0] = t;
 			a.arg[1] = -1;
 			a.arg[2] = s->tgm[t];
 			a.arg[3] = s->tom[t];
 			a.arg[4] = s->tfetch[t];
+			a.arg[5] = 0;
 			locus_act_send(act, &a);
 			send(act, w, p_disp(s, s->tdisp[t]), M_MOVED, 0, 2, t, thief);
 			s->steals++;
@@ -1399,8 +1465,19 @@ static void worker_event(struct amfs *s, uint32_t w, const struct locus_event *e
 	case LOCUS_EV_TRANSFER:
 		if (TAG_KIND(ev->transfer.tag) == K_FETCH) {
 			uint32_t t = TAG_A(ev->transfer.tag), o = ev->transfer.object;
-			if (ev->transfer.ok)
+			uint32_t from = ev->transfer.from;
+			if (ev->transfer.ok) {
 				send(act, w, p_server(s, server_of(s, o)), M_ADDLOC, 0, 2, o, node);
+			} else if (from < s->nn && !here(s, o, node)) {
+				/* The node the server named had it no more: the
+				 * server forgets it, and is asked again. */
+				send(act, w, p_server(s, server_of(s, o)), M_DELLOC, 0, 2, o, from);
+				if (s->qhead[w] == t) {
+					send(act, w, p_server(s, server_of(s, o)), M_QUERY, 0, 2, o, w);
+					s->queries++;
+				}
+				break;
+			}
 			if (s->qhead[w] != t)
 				break;
 			if (s->tfetch[t] == F_SEQ) {
@@ -1502,6 +1579,8 @@ static void destroy(void *state)
 		free(c->fat);
 		free(c->files);
 		free(c->partial);
+		free(c->transit);
+		free(c->moving);
 	}
 	free(s->colls);
 	free(s->node_group);
@@ -1521,6 +1600,9 @@ static void destroy(void *state)
 	free(s->async);
 	free(s->tfetch);
 	free(s->tgm);
+	free(s->tbound);
+	free(s->mc_out);
+	free(s->tstay);
 	free(s->tom);
 	free(s->tworker);
 	free(s->tcoll);
@@ -1693,6 +1775,9 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->async, nt);
 	ALLOC(s->tfetch, nt);
 	ALLOC(s->tgm, nt);
+	ALLOC(s->tbound, nt);
+	ALLOC(s->mc_out, nt);
+	ALLOC(s->tstay, nt);
 	ALLOC(s->tom, nt);
 	ALLOC(s->tworker, nt);
 	ALLOC(s->tcoll, nt);
@@ -1721,7 +1806,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	if (!s->stage_colls ||!s->node_group || !s->gnodes || !s->gnodes_at || !s->gworkers || !s->gworkers_at ||
 	    !s->nworkers || !s->nworkers_at || !s->rr || !s->tdisp || !s->dtasks || !s->dtasks_at ||
 	    !s->missing || !s->mc_wait || !s->tst || !s->async || !s->tfetch || !s->tgm ||
-	    !s->tom || !s->tworker ||
+	    !s->tom || !s->tworker || !s->tbound || !s->tstay || !s->mc_out ||
 	    !s->tcoll || !s->cursor || !s->pending || !s->dobj_at || !s->dconsumption ||
 	    !s->nload || !s->wload || !s->wreserved || !s->dleft || !s->produced || !s->consumed ||
 	    !s->loc_head || !s->sub_head || !s->qhead || !s->qtail || !s->qnext || !s->qlen ||
@@ -1797,6 +1882,10 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	free(dfill);
 	/* Each task's produced inputs, and each dispatcher's (sorted). */
 	size_t total = 0;
+	for (uint32_t o = 0; o < no; o++)
+		if ((s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) &&
+		    g->objects[o].producer != LOCUS_NONE)
+			s->mc_out[g->objects[o].producer] = 1;
 	for (uint32_t t = 0; t < nt; t++) {
 		s->async[t] = (uint8_t)gathers_async(s, t);
 		const struct locus_task *tk = &g->tasks[t];

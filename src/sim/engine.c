@@ -156,7 +156,11 @@ struct engine {
 	uint32_t *node_rack;	       /* by node: its rack's index */
 	uint32_t *serving;	       /* by node: remote moves it is serving */
 	uint32_t *qhead, *qtail;       /* by node: moves waiting for a transfer slot */
-	struct locus_actions act;
+	/* The actions of the event being handled, one buffer per nesting
+	 * level: applying them may tell an idle process something, which it
+	 * handles at once, with a buffer of its own (acts[depth]). */
+	struct locus_actions **acts;
+	size_t n_acts, depth;
 	/* speed changes per node: seg_at[n] .. seg_at[n+1] in segs */
 	size_t *seg_at;
 	struct locus_speed_change *segs;
@@ -455,10 +459,11 @@ static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, u
 static void drop(struct engine *e, uint32_t o, uint32_t place);
 
 /* Carries out the actions of one handled event, at time `now`. */
-static void apply_actions(struct engine *e, uint32_t proc, double now)
+static void apply_actions(struct engine *e, struct locus_actions *act, uint32_t proc,
+			  double now)
 {
-	for (size_t k = 0; k < e->act.n && !e->failed && !e->halt; k++) {
-		struct locus__action *a = &e->act.list[k];
+	for (size_t k = 0; k < act->n && !e->failed && !e->halt; k++) {
+		struct locus__action *a = &act->list[k];
 		if (a->kind == LOCUS__ACT_SEND) {
 			struct locus_msg *m = &a->msg;
 			if (m->to >= e->n_procs) {
@@ -526,7 +531,7 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 				  (a->from == LOCUS_NONE && a->n != 1) ||
 				  (a->task != LOCUS_NONE && a->task >= e->g->n_tasks);
 			for (uint32_t i = 0; i < a->n && !bad; i++)
-				bad = e->act.pool[a->at + i] >= e->g->n_objects;
+				bad = act->pool[a->at + i] >= e->g->n_objects;
 			if (bad) {
 				fail(e, LOCUS_EINCOMPLETE,
 				     "policy %s asked for a copy of %" PRIu32 " objects from %" PRIu32
@@ -534,7 +539,7 @@ static void apply_actions(struct engine *e, uint32_t proc, double now)
 				     e->cfg->policy->name, a->n, a->from, a->to);
 				return;
 			}
-			policy_copy(e, proc, a->n ? &e->act.pool[a->at] : NULL, a->n, a->bytes,
+			policy_copy(e, proc, a->n ? &act->pool[a->at] : NULL, a->n, a->bytes,
 				    a->from, a->to, a->delay, a->tag, a->task, now);
 		} else if (a->kind == LOCUS__ACT_DROP) {
 			if (a->tag >= e->g->n_objects || (a->to != LOCUS_FS && a->to >= e->p->n_nodes)) {
@@ -553,6 +558,24 @@ static void lose_task(struct engine *e, uint32_t t, uint32_t w, enum locus_fail_
 		      double now);
 
 /* Handles the first event of proc's inbox at time `now`. */
+/* The actions buffer of nesting level `depth` (made when first needed),
+ * or NULL when out of memory. */
+static struct locus_actions *actions_at(struct engine *e, size_t depth)
+{
+	if (depth >= e->n_acts) {
+		size_t n = e->n_acts ? 2 * e->n_acts : 4;
+		struct locus_actions **more = realloc(e->acts, n * sizeof *more);
+		if (!more)
+			return NULL;
+		memset(more + e->n_acts, 0, (n - e->n_acts) * sizeof *more);
+		e->acts = more;
+		e->n_acts = n;
+	}
+	if (!e->acts[depth])
+		e->acts[depth] = calloc(1, sizeof **e->acts);
+	return e->acts[depth];
+}
+
 static void schedule_handle(struct engine *e, uint32_t proc, double now)
 {
 	struct proc *pr = &e->procs[proc];
@@ -601,41 +624,49 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 			if (e->failed || e->halt)
 				return;
 		}
-		locus__actions_reset(&e->act);
+		struct locus_actions *act = actions_at(e, e->depth);
+		if (!act) {
+			fail(e, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		locus__actions_reset(act);
 		e->now = now;
 		if (e->cfg->time_policy) {
 			double t0 = seconds_now();
-			e->cfg->policy->on_event(e->pol, &it->ev, &e->act);
+			e->cfg->policy->on_event(e->pol, &it->ev, act);
 			double dt = seconds_now() - t0;
 			e->r->policy_seconds += dt;
 			if (dt > e->r->policy_event_max)
 				e->r->policy_event_max = dt;
 		} else {
-			e->cfg->policy->on_event(e->pol, &it->ev, &e->act);
+			e->cfg->policy->on_event(e->pol, &it->ev, act);
 		}
 		e->r->events++;
-		if (e->act.oom) {
+		if (act->oom) {
 			fail(e, LOCUS_ENOMEM, "out of memory");
 			return;
 		}
 		/* Handling a message costs cost_per_msg; any decision costs its
 		 * metadata entries. Starts, timers and completions are free. */
 		double cost = (it->ev.kind == LOCUS_EV_MESSAGE ? e->cfg->cost_per_msg : 0) +
-			      e->cfg->cost_per_entry * (double)e->act.entries;
+			      e->cfg->cost_per_entry * (double)act->entries;
 		if (proc >= e->n_workers) {
 			struct locus_sched_result *s = &e->r->scheds[proc - e->n_workers];
 			s->events++;
 			s->busy += cost;
 		}
-		e->r->pstats.entries_examined += e->act.entries;
+		e->r->pstats.entries_examined += act->entries;
 		free_item(e, i);
+		e->depth++;
 		if (cost > 0) {
 			pr->busy = 1;
-			apply_actions(e, proc, now + cost);
+			apply_actions(e, act, proc, now + cost);
+			e->depth--;
 			push_ev(e, now + cost, EV_FREE, proc, NONE);
 			return;
 		}
-		apply_actions(e, proc, now);
+		apply_actions(e, act, proc, now);
+		e->depth--;
 	}
 }
 
@@ -2614,7 +2645,12 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	locus_kv_fini(&kv);
 	locus_heap_fini(&e.heap);
 	locus__share_destroy(e.share);
-	locus__actions_fini(&e.act);
+	for (size_t k = 0; k < e.n_acts; k++) {
+		if (e.acts[k])
+			locus__actions_fini(e.acts[k]);
+		free(e.acts[k]);
+	}
+	free(e.acts);
 	locus_replicas_destroy(e.rep);
 	free(e.procs);
 	free(e.items);
