@@ -23,6 +23,8 @@ extern const struct locus_policy locus__policy_gtp_r;   /* dag/gtp.c */
 extern const struct locus_policy locus__policy_gtp_c_r; /* dag/gtp.c */
 extern const struct locus_policy locus__policy_dls_sr;  /* dag/gtp.c */
 /* Workflows (src/flow). */
-extern const struct locus_policy locus__policy_amfs; /* flow/amfs.c */
+extern const struct locus_policy locus__policy_amfs;     /* flow/amfs.c */
+/* Baselines users run today: TaskVine and Dask.distributed. */
+extern const struct locus_policy locus__policy_taskvine; /* flow/taskvine.c */
 
 #endif
