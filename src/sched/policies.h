@@ -26,5 +26,6 @@ extern const struct locus_policy locus__policy_dls_sr;  /* dag/gtp.c */
 extern const struct locus_policy locus__policy_amfs;     /* flow/amfs.c */
 /* Baselines users run today: TaskVine and Dask.distributed. */
 extern const struct locus_policy locus__policy_taskvine; /* flow/taskvine.c */
+extern const struct locus_policy locus__policy_dask;     /* flow/dask.c */
 
 #endif

@@ -14,7 +14,7 @@ static const struct locus_policy *const policies[] = {
     &locus__policy_scal,  &locus__policy_heft,
     &locus__policy_cpop,  &locus__policy_dls,
     &locus__policy_peft,  &locus__policy_gtp, &locus__policy_gtp_c, &locus__policy_gtp_r, &locus__policy_gtp_c_r, &locus__policy_dls_sr, &locus__policy_amfs,
-    &locus__policy_taskvine, NULL,
+    &locus__policy_taskvine, &locus__policy_dask, NULL,
 };
 
 const struct locus_policy *const *locus_policies(void)
