@@ -347,6 +347,8 @@ static struct locus_platform *cluster_d(int n, int cores, int D)
 	return p;
 }
 
+#define N_RANDOM 300
+
 /* Many random workflows (maps, gathers, multicasts, scatters: collectives
  * overlapping in time and across dispatchers), every configuration, one
  * to three dispatchers: every task runs once, never before the tasks
@@ -355,7 +357,7 @@ static struct locus_platform *cluster_d(int n, int cores, int D)
 TEST(random_workflows_under_every_configuration)
 {
 	int runs = 0;
-	for (uint64_t seed = 1; seed <= 16; seed++) {
+	for (uint64_t seed = 1; seed <= N_RANDOM; seed++) {
 		struct locus_graph *g = test_workflow_random(seed);
 		CHECK(g != NULL);
 		if (!g)
@@ -366,8 +368,15 @@ TEST(random_workflows_under_every_configuration)
 		struct locus_error err;
 		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
 		for (size_t c = 0; c < N_CONFIGS && wl; c++) {
-			char opts[64];
-			snprintf(opts, sizeof opts, "config=%s", configs[c]);
+			/* The options vary with the seed: placement by bytes,
+			 * no stealing or stealing from all, reductions. */
+			char opts[128];
+			snprintf(opts, sizeof opts, "config=%s%s%s%s", configs[c],
+				 seed % 2 ? ",aware=bytes" : "",
+				 seed % 5 == 0   ? ",steal=0"
+				 : seed % 5 == 1 ? ",steal=1e9"
+						 : "",
+				 seed % 3 == 0 ? ",reduce=stage2+stage3" : "");
 			struct locus_error e1 = {0}, e2 = {0};
 			struct locus_sim_config cfg = {.wl = wl,
 						       .policy = locus_policy_find("amfs"),
@@ -412,6 +421,9 @@ TEST(random_workflows_under_every_configuration)
 						}
 					}
 				}
+				if (a->intermediate_end != 0)
+					fprintf(stderr, "  seed %llu %s D=%d: %.0f bytes left\n",
+						(unsigned long long)seed, opts, D, a->intermediate_end);
 				CHECK_NEAR(a->intermediate_end, 0, 0);
 				CHECK(a->makespan >= a->lb_makespan * (1 - 1e-9));
 				CHECK(a->makespan == b->makespan && a->messages == b->messages &&
@@ -424,7 +436,7 @@ TEST(random_workflows_under_every_configuration)
 		locus_platform_destroy(p);
 		locus_graph_destroy(g);
 	}
-	CHECK_EQ_INT(runs, 16 * (int)N_CONFIGS);
+	CHECK_EQ_INT(runs, N_RANDOM * (int)N_CONFIGS);
 }
 
 /* The result of a workflow is written as version 3: the file system's

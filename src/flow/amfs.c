@@ -80,7 +80,7 @@ static const char *const configs[] = {"staging",  "cache",  "aware", "cogather",
 				      "asgather", "shared", "auto",  NULL};
 
 /* How a worker brings the inputs of the task at the head of its queue. */
-enum fetch { F_NONE, F_SEQ, F_PAR, F_FS };
+enum fetch { F_NONE, F_SEQ, F_FS };
 
 /* Messages (beside the engine's assignments). */
 enum {
@@ -109,7 +109,7 @@ enum {
 #define STEAL_TIMER    1
 
 /* Copy tags: what a LOCUS_EV_TRANSFER is about. */
-enum { K_FETCH = 1, K_COLL = 2 };
+enum { K_FETCH = 1, K_COLL = 2, K_ASYNC = 3 };
 #define TAG(k, a, b) ((uint64_t)(k) << 56 | (uint64_t)(a) << 24 | (uint64_t)(b))
 /* A = a task or a collective (32 bits), B = an entry of a collective. */
 #define TAG_KIND(t)  ((int)((t) >> 56))
@@ -133,12 +133,6 @@ struct coll {
 	 * files[0 .. fat[1]). */
 	uint32_t *fat, *files;
 	double *partial; /* reduce: bytes each entry has reduced */
-	/* Gather: per file, whether the node it is at now got it from this
-	 * collective (transit: dropped there once sent on, or at the root
-	 * once the task has run) and whether the copy under way brings it
-	 * to a node without it (moving); a node that held a file before
-	 * (its own, a fetched copy others know of) keeps it. */
-	uint8_t *transit, *moving;
 	uint32_t left;	 /* copies still to end */
 	int done;
 };
@@ -165,23 +159,31 @@ struct amfs {
 	uint32_t *mc_wait; /* multicasts it waits for */
 	uint8_t *tst;
 	uint8_t *async;	   /* gathers asynchronously (decided once) */
+	/* Asynchronous gathers: the node the task's inputs are copied to as
+	 * each is produced, and how many are not there yet. */
+	uint32_t *atarget, *aleft;
 	uint8_t *tfetch;   /* how its worker brings its inputs */
 	uint8_t *tgm, *tom; /* the gathering and outputs it was assigned with */
 	/* Dispatcher: the task runs where a gather brought its inputs (its
 	 * assignment says so); worker: it was assigned so (never stolen). */
 	uint8_t *tbound, *tstay;
 	uint8_t *mc_out; /* the task writes a multicast file */
+	/* Copies gathers brought to nodes that are not the file's registered
+	 * locations: (file << 32 | node) -> how many gathers still use it
+	 * there (open addressing; key 0 free, so keys are stored + 1). */
+	uint64_t *tkeys;
+	uint32_t *tcount;
+	size_t tcap, tused;
 	uint32_t *tworker; /* where its dispatcher sent it */
 	uint32_t *tcoll;   /* the collective that brought its inputs there */
 	uint32_t *cursor;  /* worker: next input to bring (F_SEQ) */
-	uint32_t *pending; /* worker: copies and lookups still to come (F_PAR, F_FS) */
+	uint32_t *pending; /* worker: copies still to come (F_FS) */
 	/* Dispatcher d's produced inputs (sorted), their known location and
 	 * the collective (multicast or scatter) d ran for them, or NONE. */
 	uint32_t *dobj, *dobj_at, *dloc, *dcoll;
 	uint64_t *dconsumption; /* by dispatcher and stage: its tasks' inputs */
 	uint32_t *nload;	/* by node: files its dispatcher knows are there */
 	uint32_t *wload;	/* by worker: tasks sent to it, not done */
-	uint8_t *wreserved;	/* by worker: an asynchronous gather waits there */
 	uint32_t *dleft;	/* by dispatcher: tasks not done */
 	/* Servers: by file (each file's record at its server). */
 	uint8_t *produced;
@@ -362,21 +364,16 @@ static uint32_t worker_on(const struct amfs *s, uint32_t n)
 	uint32_t best = NONE;
 	for (uint32_t k = s->nworkers_at[n]; k < s->nworkers_at[n + 1]; k++) {
 		uint32_t w = s->nworkers[k];
-		if (!s->wreserved[w] && (best == NONE || s->wload[w] < s->wload[best]))
+		if (best == NONE || s->wload[w] < s->wload[best])
 			best = w;
 	}
 	return best;
 }
 
-/* The next of dispatcher d's workers round-robin, not reserved. */
+/* The next of dispatcher d's workers round-robin. */
 static uint32_t round_robin(struct amfs *s, uint32_t d)
 {
 	uint32_t n = s->gworkers_at[d + 1] - s->gworkers_at[d];
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t w = s->gworkers[s->gworkers_at[d] + s->rr[d]++ % n];
-		if (!s->wreserved[w])
-			return w;
-	}
 	return s->gworkers[s->gworkers_at[d] + s->rr[d]++ % n];
 }
 
@@ -450,7 +447,7 @@ static void send_task(struct amfs *s, struct locus_actions *act, uint32_t d, uin
 	enum fetch f = s->config == C_SHARED	      ? F_NONE
 		       : s->config == C_STAGING	      ? F_FS
 		       : gather == LOCUS_GATHER_NONE ? F_NONE
-		       : s->async[t]		      ? F_PAR
+		       : s->async[t]		      ? F_NONE
 						      : F_SEQ;
 	struct locus_msg m = {.type = LOCUS_MSG_ASSIGN_FLOW,
 			      .from = p_disp(s, d),
@@ -493,11 +490,8 @@ static struct coll *coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task
 	c->fat = calloc(n + 1, sizeof *c->fat);
 	c->files = malloc((n_files ? n_files : 1) * sizeof *c->files);
 	c->partial = kind == CO_REDUCE ? calloc(n, sizeof *c->partial) : NULL;
-	c->transit = kind == CO_GATHER ? calloc(n_files ? n_files : 1, 1) : NULL;
-	c->moving = kind == CO_GATHER ? calloc(n_files ? n_files : 1, 1) : NULL;
 	if (!c->node || !c->parent || !c->end || !c->wait || !c->hi || !c->fat || !c->files ||
-	    (kind == CO_REDUCE && !c->partial) ||
-	    (kind == CO_GATHER && (!c->transit || !c->moving))) {
+	    (kind == CO_REDUCE && !c->partial)) {
 		free(c->node);
 		free(c->parent);
 		free(c->end);
@@ -506,8 +500,6 @@ static struct coll *coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task
 		free(c->fat);
 		free(c->files);
 		free(c->partial);
-		free(c->transit);
-		free(c->moving);
 		return NULL;
 	}
 	*id = (uint32_t)s->n_colls++;
@@ -592,6 +584,110 @@ static double files_bytes(const struct amfs *s, const struct coll *c, uint32_t f
 }
 
 static int here(const struct amfs *s, uint32_t o, uint32_t node);
+static void send(struct locus_actions *act, uint32_t from, uint32_t to, uint32_t type,
+		 uint32_t bytes, int n, int64_t a0, int64_t a1);
+
+/* ---- copies gathers bring ------------------------------------------------------------------ */
+
+/* The slot of key (file o, node n) in the transit table: its own, or the
+ * free one where it would go. */
+static size_t transit_slot(const struct amfs *s, uint32_t o, uint32_t n)
+{
+	uint64_t key = ((uint64_t)o << 32 | n) + 1, h = key * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h >> 20) & (s->tcap - 1);
+	while (s->tkeys[i] && s->tkeys[i] != key)
+		i = (i + 1) & (s->tcap - 1);
+	return i;
+}
+
+/* A gather brought file o to node n (or holds it there a while more). */
+static int transit_hold(struct amfs *s, uint32_t o, uint32_t n)
+{
+	if (2 * (s->tused + 1) > s->tcap) {
+		size_t old = s->tcap, cap = old ? 2 * old : 64;
+		uint64_t *keys = s->tkeys;
+		uint32_t *count = s->tcount;
+		s->tkeys = calloc(cap, sizeof *s->tkeys);
+		s->tcount = calloc(cap, sizeof *s->tcount);
+		if (!s->tkeys || !s->tcount) {
+			free(s->tkeys);
+			free(s->tcount);
+			s->tkeys = keys;
+			s->tcount = count;
+			return LOCUS_ENOMEM;
+		}
+		s->tcap = cap;
+		for (size_t i = 0; i < old; i++)
+			if (keys[i]) {
+				uint64_t k = keys[i] - 1;
+				size_t j = transit_slot(s, (uint32_t)(k >> 32), (uint32_t)k);
+				s->tkeys[j] = keys[i];
+				s->tcount[j] = count[i];
+			}
+		free(keys);
+		free(count);
+	}
+	size_t i = transit_slot(s, o, n);
+	if (!s->tkeys[i]) {
+		s->tkeys[i] = ((uint64_t)o << 32 | n) + 1;
+		s->tused++;
+	}
+	s->tcount[i]++;
+	return 0;
+}
+
+/* Whether node n is a location of o its server knows (it was made there,
+ * or a copy there was registered): those stay until its last reader. */
+static int registered(const struct amfs *s, uint32_t o, uint32_t n)
+{
+	for (uint32_t l = s->loc_head[o]; l != NONE; l = s->links[l].next)
+		if (s->links[l].val == n)
+			return 1;
+	return 0;
+}
+
+/* A gather is done with its copy of o at node n: when no gather uses it
+ * there any more it is deleted, unless it is a registered location or a
+ * task sent to n still reads it (then it is registered, and goes with the
+ * file's other copies after its last reader). */
+static void transit_release(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t o,
+			    uint32_t n)
+{
+	if (!s->tcap)
+		return;
+	size_t i = transit_slot(s, o, n);
+	if (!s->tkeys[i] || --s->tcount[i])
+		return;
+	/* Removed by shifting the run that follows back (linear probing). */
+	size_t j = i;
+	for (;;) {
+		j = (j + 1) & (s->tcap - 1);
+		if (!s->tkeys[j])
+			break;
+		uint64_t k = s->tkeys[j] - 1;
+		size_t home = (size_t)(((k + 1) * 0x9E3779B97F4A7C15ull) >> 20) & (s->tcap - 1);
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			s->tkeys[i] = s->tkeys[j];
+			s->tcount[i] = s->tcount[j];
+			i = j;
+		}
+	}
+	s->tkeys[i] = 0;
+	s->tcount[i] = 0;
+	s->tused--;
+	if (s->keep || registered(s, o, n))
+		return;
+	const struct locus_object *ob = &s->g->objects[o];
+	for (uint32_t j2 = 0; j2 < ob->n_cons; j2++) {
+		uint32_t t = s->g->consumers[ob->cons_at + j2];
+		if (s->tst[t] == T_SENT && s->tworker[t] != NONE && node_of(s, s->tworker[t]) == n) {
+			send(act, p_disp(s, d), p_server(s, server_of(s, o)), M_ADDLOC, 0, 2, o, n);
+			return;
+		}
+	}
+	locus_act_drop(act, o, n);
+	s->drops++;
+}
 
 /* Gather or reduce: entry i sends its subtree's files (or partial) up. */
 static void coll_up(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t i)
@@ -608,8 +704,6 @@ static void coll_up(struct amfs *s, struct locus_actions *act, uint32_t id, uint
 			  out ? out : 1);
 		return;
 	}
-	for (uint32_t k = f0; k < f1; k++)
-		c->moving[k] = !here(s, c->files[k], c->node[c->parent[i]]);
 	coll_copy(s, act, id, i, i, c->parent[i], f0, f1, s->file_cost * (double)(f1 - f0), 0);
 }
 
@@ -658,13 +752,33 @@ static void coll_release(struct amfs *s, struct locus_actions *act, uint32_t id)
 		const struct locus_object *ob = &s->g->objects[o];
 		for (uint32_t j = 0; j < ob->n_cons; j++) {
 			uint32_t t = s->g->consumers[ob->cons_at + j];
-			if (s->tdisp[t] != d || s->tst[t] != T_WAIT || !s->mc_wait[t] ||
-			    group_read(s, t, c->task) != o)
+			/* Waiting, or held by a scatter too (which sends it
+			 * on once neither keeps it). */
+			if (s->tdisp[t] != d || (s->tst[t] != T_WAIT && s->tst[t] != T_HELD) ||
+			    !s->mc_wait[t] || group_read(s, t, c->task) != o)
 				continue;
 			if (!--s->mc_wait[t])
 				dispatch_ready(s, act, d, t);
 		}
 	}
+}
+
+/* A reader of a scattered piece, the piece now on `node`: it runs there
+ * unless something else keeps it waiting (its other inputs, a multicast:
+ * dispatch_ready sends it when the last is told); a gathering one
+ * gathers first. */
+static void scatter_reached(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
+			    uint32_t node)
+{
+	s->tst[t] = T_WAIT;
+	if (s->missing[t] || s->mc_wait[t])
+		return;
+	if (is_gather(s, t)) {
+		dispatch_ready(s, act, d, t);
+		return;
+	}
+	uint32_t w = worker_on(s, node);
+	send_task(s, act, d, t, w != NONE ? w : round_robin(s, d), LOCUS_GATHER_POLICY);
 }
 
 /* Dispatcher d heard that copy `child` of collective `id` ended. */
@@ -684,16 +798,14 @@ static void coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 				out += s->g->objects[s->g->outputs[tk->out_at + k]].bytes;
 			c->partial[p] += (double)(out ? out : 1);
 		} else {
-			/* What only passed through the child is deleted there;
-			 * the files are now where the copy brought them. */
-			for (uint32_t k = c->fat[child + 1]; k < c->fat[c->end[child]] && !s->keep;
-			     k++)
-				if (c->transit[k]) {
-					locus_act_drop(act, c->files[k], c->node[child]);
-					s->drops++;
-				}
+			/* The files are where the copy brought them (held for
+			 * this gather); what only passed through the child is
+			 * let go there. */
 			for (uint32_t k = c->fat[child]; k < c->fat[c->end[child]]; k++)
-				c->transit[k] = c->moving[k];
+				if (transit_hold(s, c->files[k], c->node[p]))
+					locus_act_oom(act);
+			for (uint32_t k = c->fat[child + 1]; k < c->fat[c->end[child]]; k++)
+				transit_release(s, act, d, c->files[k], c->node[child]);
 		}
 		if (--c->wait[p])
 			return;
@@ -739,15 +851,8 @@ static void coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 		const struct locus_object *ob = &s->g->objects[o];
 		for (uint32_t j = 0; j < ob->n_cons; j++) {
 			uint32_t t = s->g->consumers[ob->cons_at + j];
-			if (s->tdisp[t] != d || s->tst[t] != T_HELD || s->tcoll[t] != id)
-				continue;
-			if (s->missing[t]) {
-				s->tst[t] = T_WAIT; /* the rest of its inputs will tell */
-				continue;
-			}
-			uint32_t w = worker_on(s, c->node[child]);
-			send_task(s, act, d, t, w != NONE ? w : round_robin(s, d),
-				  LOCUS_GATHER_POLICY);
+			if (s->tdisp[t] == d && s->tst[t] == T_HELD && s->tcoll[t] == id)
+				scatter_reached(s, act, d, t, c->node[child]);
 		}
 	}
 }
@@ -813,6 +918,7 @@ static int start_gather(struct amfs *s, struct locus_actions *act, uint32_t d, u
 	c->fat[c->n] = f;
 	coll_tree(c);
 	s->tst[t] = T_HELD;
+	s->tcoll[t] = id; /* (no longer a scatter's: its pieces only count) */
 	if (c->n == 1) {
 		/* Everything is on one node already. */
 		uint32_t w = worker_on(s, root);
@@ -909,7 +1015,7 @@ static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d
 	 * however many of its files they read). */
 	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
 		uint32_t t = s->dtasks[i];
-		if (group_read(s, t, p) != NONE)
+		if (!s->async[t] && group_read(s, t, p) != NONE)
 			s->mc_wait[t]++;
 	}
 	if (c->n == 1) {
@@ -994,7 +1100,8 @@ static int start_scatter(struct amfs *s, struct locus_actions *act, uint32_t d, 
 			uint32_t t = s->g->consumers[ob->cons_at + j];
 			if (stage == NONE && s->tdisp[t] == d)
 				stage = locus_flow_stage_of(s->g, t);
-			if (s->tdisp[t] == d && s->tst[t] == T_WAIT) {
+			/* (An asynchronous gather collects its pieces itself.) */
+			if (s->tdisp[t] == d && s->tst[t] == T_WAIT && !s->async[t]) {
 				s->tst[t] = T_HELD;
 				s->tcoll[t] = id;
 			}
@@ -1010,15 +1117,8 @@ static int start_scatter(struct amfs *s, struct locus_actions *act, uint32_t d, 
 		const struct locus_object *ob = &s->g->objects[c->files[k]];
 		for (uint32_t j = 0; j < ob->n_cons; j++) {
 			uint32_t t = s->g->consumers[ob->cons_at + j];
-			if (s->tdisp[t] != d || s->tst[t] != T_HELD || s->tcoll[t] != id)
-				continue;
-			if (s->missing[t]) {
-				s->tst[t] = T_WAIT;
-				continue;
-			}
-			uint32_t w = worker_on(s, from);
-			send_task(s, act, d, t, w != NONE ? w : round_robin(s, d),
-				  LOCUS_GATHER_POLICY);
+			if (s->tdisp[t] == d && s->tst[t] == T_HELD && s->tcoll[t] == id)
+				scatter_reached(s, act, d, t, from);
 		}
 	}
 	coll_down(s, act, id, 0);
@@ -1030,9 +1130,9 @@ static int start_scatter(struct amfs *s, struct locus_actions *act, uint32_t d, 
 /* Task t of dispatcher d has all its inputs located. */
 static void dispatch_ready(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t)
 {
-	if (s->tst[t] != T_WAIT || s->missing[t] || s->mc_wait[t])
+	if (s->tst[t] != T_WAIT || s->missing[t] || s->mc_wait[t] || s->async[t])
 		return;
-	if (is_gather(s, t) && !s->async[t] &&
+	if (is_gather(s, t) &&
 	    (s->config == C_COGATHER || s->config == C_AUTO || s->config == C_ASGATHER)) {
 		if (start_gather(s, act, d, t))
 			locus_act_oom(act);
@@ -1042,6 +1142,68 @@ static void dispatch_ready(struct amfs *s, struct locus_actions *act, uint32_t d
 }
 
 /* Dispatcher d learned that o is on node n. */
+/* Asynchronous gather (IV-C): t's inputs are all at its node; it is sent
+ * to the least loaded worker there. */
+static void async_ready(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t)
+{
+	uint32_t w = worker_on(s, s->atarget[t]);
+	s->tbound[t] = 1;
+	send_task(s, act, d, t, w != NONE ? w : round_robin(s, d), LOCUS_GATHER_POLICY);
+}
+
+/* Asynchronous gather: dispatcher d learned that o, an input of t, is on
+ * node n. The first one fixes t's node (n when it is d's, else one of
+ * d's round-robin); each is copied there as it is produced, and held
+ * there for t until t has run. */
+static void async_input(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
+			uint32_t o, uint32_t n)
+{
+	if (s->atarget[t] == NONE)
+		s->atarget[t] = n < s->nn && s->node_group[n] == d && s->nworkers_at[n + 1] > s->nworkers_at[n]
+				    ? n
+				    : node_of(s, round_robin(s, d));
+	if (n == s->atarget[t]) {
+		if (transit_hold(s, o, n))
+			locus_act_oom(act);
+		if (!--s->aleft[t])
+			async_ready(s, act, d, t);
+		return;
+	}
+	struct locus_copy c = {.objects = &o,
+			       .n = 1,
+			       .from = n < s->nn ? n : LOCUS_NONE,
+			       .to = s->atarget[t],
+			       .tag = TAG(K_ASYNC, t, 0),
+			       .task = t};
+	locus_act_copy(act, &c);
+	s->fetches++;
+}
+
+/* An asynchronous gather's copy ended: held there, or tried again from
+ * wherever the engine finds the file. */
+static void async_copied(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
+			 const struct locus_event *ev)
+{
+	uint32_t o = ev->transfer.object;
+	if (!ev->transfer.ok) {
+		struct locus_copy c = {.objects = &o,
+				       .n = 1,
+				       .from = LOCUS_NONE,
+				       .to = s->atarget[t],
+				       .tag = TAG(K_ASYNC, t, 1),
+				       .task = t};
+		/* Once from any holder; a second failure leaves t waiting (the
+		 * engine then says the run stalled). */
+		if (TAG_B(ev->transfer.tag) == 0)
+			locus_act_copy(act, &c);
+		return;
+	}
+	if (transit_hold(s, o, s->atarget[t]))
+		locus_act_oom(act);
+	if (!--s->aleft[t])
+		async_ready(s, act, d, t);
+}
+
 static void located(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t o, uint32_t n)
 {
 	uint32_t k = dindex(s, d, o);
@@ -1054,8 +1216,13 @@ static void located(struct amfs *s, struct locus_actions *act, uint32_t d, uint3
 	uint32_t p = ob->producer;
 	for (uint32_t j = 0; j < ob->n_cons; j++) {
 		uint32_t t = s->g->consumers[ob->cons_at + j];
-		if (s->tdisp[t] == d && s->tst[t] == T_WAIT && s->missing[t])
+		/* Waiting, or held by a scatter (which sends it on). */
+		if (s->tdisp[t] != d || (s->tst[t] != T_WAIT && s->tst[t] != T_HELD))
+			continue;
+		if (s->missing[t])
 			s->missing[t]--;
+		if (s->async[t])
+			async_input(s, act, d, t, o, n);
 	}
 	/* A producer's multicast group or scatter waits for its every file
 	 * d knows of, whichever is located last (a file of it outside the
@@ -1105,6 +1272,8 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 {
 	uint32_t me = p_disp(s, d);
 	if (ev->kind == LOCUS_EV_TRANSFER) {
+		if (TAG_KIND(ev->transfer.tag) == K_ASYNC)
+			async_copied(s, act, d, TAG_A(ev->transfer.tag), ev);
 		if (TAG_KIND(ev->transfer.tag) == K_COLL)
 			coll_step(s, act, TAG_A(ev->transfer.tag), TAG_B(ev->transfer.tag),
 				  ev->transfer.ok);
@@ -1123,15 +1292,7 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 		}
 		for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
 			uint32_t t = s->dtasks[i];
-			if (s->async[t] && s->config != C_SHARED && s->config != C_STAGING) {
-				/* Asynchronous gather: to a worker at once, which
-				 * it keeps to itself. */
-				uint32_t w = round_robin(s, d);
-				s->wreserved[w] = 1;
-				send_task(s, act, d, t, w, LOCUS_GATHER_POLICY);
-			} else {
-				dispatch_ready(s, act, d, t);
-			}
+			dispatch_ready(s, act, d, t);
 		}
 		locus_act_cost(act, s->dtasks_at[d + 1] - s->dtasks_at[d]);
 		break;
@@ -1157,7 +1318,6 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 		if (s->tworker[t] != NONE) {
 			if (s->wload[s->tworker[t]])
 				s->wload[s->tworker[t]]--;
-			s->wreserved[s->tworker[t]] = 0;
 		}
 		for (uint32_t k = 0; k < tk->n_out; k++) {
 			uint32_t o = s->g->outputs[tk->out_at + k];
@@ -1170,16 +1330,18 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 			if (s->g->objects[o].producer != LOCUS_NONE || s->config == C_STAGING)
 				send(act, me, p_server(s, server_of(s, o)), M_CONSUMED, 0, 1, o, 0);
 		}
-		/* A gather's root drops what the tree brought it (not what
-		 * it held before). */
-		if (s->tcoll[t] != NONE && !s->keep) {
+		/* An asynchronous gather lets go its inputs at its node. */
+		for (uint32_t k = 0; k < tk->n_in && s->async[t]; k++) {
+			uint32_t o = s->g->inputs[tk->in_at + k];
+			if (s->g->objects[o].producer != LOCUS_NONE)
+				transit_release(s, act, d, o, s->atarget[t]);
+		}
+		/* A gather's root lets go what the tree brought it. */
+		if (s->tcoll[t] != NONE) {
 			struct coll *c = &s->colls[s->tcoll[t]];
 			if ((c->kind == CO_GATHER) && c->task == t)
 				for (uint32_t k = c->fat[1]; k < c->fat[c->n]; k++)
-					if (c->transit[k]) {
-						locus_act_drop(act, c->files[k], c->node[0]);
-						s->drops++;
-					}
+					transit_release(s, act, d, c->files[k], c->node[0]);
 		}
 		if (!--s->dleft[d])
 			send(act, me, p_submitter(s), M_FINISHED, 0, 0, 0, 0);
@@ -1293,16 +1455,6 @@ static void head_changed(struct amfs *s, struct locus_actions *act, uint32_t w)
 	switch (s->tfetch[t]) {
 	case F_SEQ:
 		fetch_next(s, act, w, t);
-		break;
-	case F_PAR:
-		for (uint32_t k = 0; k < tk->n_in; k++) {
-			uint32_t o = s->g->inputs[tk->in_at + k];
-			if (s->g->objects[o].producer != LOCUS_NONE && !here(s, o, node)) {
-				send(act, w, p_server(s, server_of(s, o)), M_QUERY, 0, 2, o, w);
-				s->queries++;
-				s->pending[t]++;
-			}
-		}
 		break;
 	case F_FS:
 		/* Staging: every input the node lacks, from the file system. */
@@ -1579,8 +1731,6 @@ static void destroy(void *state)
 		free(c->fat);
 		free(c->files);
 		free(c->partial);
-		free(c->transit);
-		free(c->moving);
 	}
 	free(s->colls);
 	free(s->node_group);
@@ -1601,7 +1751,11 @@ static void destroy(void *state)
 	free(s->tfetch);
 	free(s->tgm);
 	free(s->tbound);
+	free(s->atarget);
+	free(s->aleft);
 	free(s->mc_out);
+	free(s->tkeys);
+	free(s->tcount);
 	free(s->tstay);
 	free(s->tom);
 	free(s->tworker);
@@ -1615,7 +1769,6 @@ static void destroy(void *state)
 	free(s->dconsumption);
 	free(s->nload);
 	free(s->wload);
-	free(s->wreserved);
 	free(s->dleft);
 	free(s->produced);
 	free(s->consumed);
@@ -1776,6 +1929,8 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->tfetch, nt);
 	ALLOC(s->tgm, nt);
 	ALLOC(s->tbound, nt);
+	ALLOC(s->atarget, nt);
+	ALLOC(s->aleft, nt);
 	ALLOC(s->mc_out, nt);
 	ALLOC(s->tstay, nt);
 	ALLOC(s->tom, nt);
@@ -1788,7 +1943,6 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->dconsumption, dns);
 	ALLOC(s->nload, nn);
 	ALLOC(s->wload, nw);
-	ALLOC(s->wreserved, nw);
 	ALLOC(s->dleft, D);
 	ALLOC(s->produced, no);
 	ALLOC(s->consumed, no);
@@ -1806,9 +1960,10 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	if (!s->stage_colls ||!s->node_group || !s->gnodes || !s->gnodes_at || !s->gworkers || !s->gworkers_at ||
 	    !s->nworkers || !s->nworkers_at || !s->rr || !s->tdisp || !s->dtasks || !s->dtasks_at ||
 	    !s->missing || !s->mc_wait || !s->tst || !s->async || !s->tfetch || !s->tgm ||
-	    !s->tom || !s->tworker || !s->tbound || !s->tstay || !s->mc_out ||
+	    !s->tom || !s->tworker || !s->tbound || !s->tstay || !s->mc_out || !s->atarget ||
+	    !s->aleft ||
 	    !s->tcoll || !s->cursor || !s->pending || !s->dobj_at || !s->dconsumption ||
-	    !s->nload || !s->wload || !s->wreserved || !s->dleft || !s->produced || !s->consumed ||
+	    !s->nload || !s->wload || !s->dleft || !s->produced || !s->consumed ||
 	    !s->loc_head || !s->sub_head || !s->qhead || !s->qtail || !s->qnext || !s->qlen ||
 	    !s->stole || !s->steal_wait || !s->timer_set || !s->wstopped) {
 		destroy(s);
@@ -1888,12 +2043,14 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 			s->mc_out[g->objects[o].producer] = 1;
 	for (uint32_t t = 0; t < nt; t++) {
 		s->async[t] = (uint8_t)gathers_async(s, t);
+		s->atarget[t] = NONE;
 		const struct locus_task *tk = &g->tasks[t];
 		for (uint32_t j = 0; j < tk->n_in; j++)
 			if (g->objects[g->inputs[tk->in_at + j]].producer != LOCUS_NONE) {
 				s->missing[t]++;
-				total += !s->async[t];
+				total++;
 			}
+		s->aleft[t] = s->missing[t];
 	}
 	ALLOC(s->dobj, total);
 	ALLOC(s->dloc, total);
@@ -1908,8 +2065,6 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		s->dobj_at[d] = (uint32_t)at;
 		for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
 			uint32_t t = s->dtasks[i];
-			if (s->async[t])
-				continue;
 			const struct locus_task *tk = &g->tasks[t];
 			for (uint32_t j = 0; j < tk->n_in; j++) {
 				uint32_t o = g->inputs[tk->in_at + j];
