@@ -347,7 +347,7 @@ static struct locus_platform *cluster_d(int n, int cores, int D)
 	return p;
 }
 
-#define N_RANDOM 300
+#define N_RANDOM 120
 
 /* Many random workflows (maps, gathers, multicasts, scatters: collectives
  * overlapping in time and across dispatchers), every configuration, one
