@@ -94,6 +94,9 @@ run compare 0 "$locus" flow sim gen:montage:30 --nodes 8 --compare $configs -q &
 expect compare-stages '^mBackground ' "$out" && expect compare-per-stage 'time per stage' "$out"
 shared_moved=$(printf '%s\n' "$out" | awk '$2 == "config=shared" { print $10 }')
 [ "$shared_moved" = "0.0" ] && ok || fail "shared moved $shared_moved MB between nodes"
+# The baselines beside AMFS, on the same table.
+run baselines 0 "$locus" flow sim gen:montage:30 --nodes 8 --compare cogather,taskvine,dask -q &&
+	expect baselines-taskvine '^taskvine +complete ' "$out" && expect baselines-dask '^dask +complete ' "$out"
 run compare-json 0 "$locus" flow sim gen:blast:8:4 --nodes 8 --compare staging,cogather --json &&
 	expect compare-json-v3 '"version": 3' "$out" &&
 	[ "$(printf '%s\n' "$out" | grep -c '"policy_options": "config=')" -eq 2 ] && ok ||
