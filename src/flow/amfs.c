@@ -145,6 +145,7 @@ struct amfs {
 	int config, aware_bytes, keep;
 	uint32_t steal; /* neighbours to try (0: none, UINT32_MAX: all) */
 	double file_cost, reduce_cost, async_bytes;
+	double fetch_cost; /* a worker's peer copy of one file: its set-up, seconds */
 	uint32_t nw, nn, D;
 	/* Groups: dispatcher d's worker nodes and workers; each node's
 	 * workers. */
@@ -1327,7 +1328,7 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 		 * the workflow's inputs to nodes too). */
 		for (uint32_t k = 0; k < tk->n_in && !s->keep; k++) {
 			uint32_t o = s->g->inputs[tk->in_at + k];
-			if (s->g->objects[o].producer != LOCUS_NONE || s->config == C_STAGING)
+			if (s->g->objects[o].producer != LOCUS_NONE || s->config != C_SHARED)
 				send(act, me, p_server(s, server_of(s, o)), M_CONSUMED, 0, 1, o, 0);
 		}
 		/* An asynchronous gather lets go its inputs at its node. */
@@ -1431,9 +1432,27 @@ static void fetch_next(struct amfs *s, struct locus_actions *act, uint32_t w, ui
 {
 	const struct locus_task *tk = &s->g->tasks[t];
 	uint32_t node = node_of(s, w);
-	while (s->cursor[t] < tk->n_in) {
-		uint32_t o = s->g->inputs[tk->in_at + s->cursor[t]];
-		if (s->g->objects[o].producer != LOCUS_NONE && !here(s, o, node)) {
+	/* Two passes: the workflow's inputs it lacks that other tasks read
+	 * too, copied from the file system into the node's storage (a cache:
+	 * the node's later tasks read them there; one only this task reads
+	 * it reads from the file system), then the produced ones, from
+	 * peers. */
+	while (s->cursor[t] < 2 * tk->n_in) {
+		uint32_t k = s->cursor[t] % tk->n_in, pass = s->cursor[t] / tk->n_in;
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		int stored = s->g->objects[o].producer == LOCUS_NONE;
+		if (pass == 0 && stored && s->g->objects[o].n_cons > 1 && !here(s, o, node)) {
+			struct locus_copy c = {.objects = &o,
+					       .n = 1,
+					       .from = LOCUS_FS,
+					       .to = node,
+					       .tag = TAG(K_FETCH, t, 0),
+					       .task = t};
+			locus_act_copy(act, &c);
+			s->fetches++;
+			return;
+		}
+		if (pass == 1 && !stored && !here(s, o, node)) {
 			send(act, w, p_server(s, server_of(s, o)), M_QUERY, 0, 2, o, w);
 			s->queries++;
 			return;
@@ -1487,8 +1506,9 @@ static void fetch_from(struct amfs *s, struct locus_actions *act, uint32_t w, ui
 			       .n = 1,
 			       .from = from == node ? LOCUS_NONE : from,
 			       .to = node,
-			       .tag = TAG(K_FETCH, t, 0),
-			       .task = t};
+			       .delay = s->fetch_cost,
+			       .task = t,
+			       .tag = TAG(K_FETCH, t, 0)};
 	locus_act_copy(act, &c);
 	s->fetches++;
 }
@@ -1843,6 +1863,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	    (rc = locus_kv_double(ctx->opts, "steal", 2, 0, 1e9, &steal, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "keep", 0, 0, 1, &keep, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "file_cost", 1e-3, 0, 1e3, &s->file_cost, err)) ||
+	    (rc = locus_kv_double(ctx->opts, "fetch_cost", 0, 0, 1e3, &s->fetch_cost, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "reduce_cost", 1e-8, 0, 1, &s->reduce_cost, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "async_bytes", 4194304, 0, 1e15, &s->async_bytes,
 				  err)) ||
@@ -2124,7 +2145,8 @@ const struct locus_policy locus__policy_amfs = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "config=staging|cache|aware|cogather|asgather|shared|auto, "
-	       "aware=first|bytes, steal=N, keep=0|1, file_cost=S, reduce=STAGE[+STAGE...], "
+	       "aware=first|bytes, steal=N, keep=0|1, file_cost=S, fetch_cost=S, "
+	       "reduce=STAGE[+STAGE...], "
 	       "reduce_cost=S, async_bytes=B, gather=N, multicast=N, scatter=N",
     .scheduler_node = amfs_scheduler_node,
 };
