@@ -272,8 +272,9 @@ TEST(stealing_balances_a_data_aware_pile_up)
 	struct run none = simulate(wl, "config=aware,multicast=1000,steal=0", 0);
 	struct run near = simulate(wl, "config=aware,multicast=1000,steal=2", 0);
 	struct run all = simulate(wl, "config=aware,multicast=1000,steal=100", 0);
-	CHECK(!none.rc && !near.rc && !all.rc);
-	if (!none.rc && !near.rc && !all.rc) {
+	struct run global = simulate(wl, "config=aware,multicast=1000,steal=1e9", 0);
+	CHECK(!none.rc && !near.rc && !all.rc && !global.rc);
+	if (!none.rc && !near.rc && !all.rc && !global.rc) {
 		/* Without stealing: 64 tasks of 10 s on one node's 2 workers. */
 		CHECK(none.r->makespan > 320);
 		CHECK_EQ_INT(counter(none.r, "steals"), 0);
@@ -281,11 +282,17 @@ TEST(stealing_balances_a_data_aware_pile_up)
 		CHECK(near.r->makespan < none.r->makespan * 0.7);
 		/* Stealing from anyone does at least as well. */
 		CHECK(all.r->makespan <= near.r->makespan * 1.01);
+		/* Global stealing (the longest queue) balances as well. */
+		CHECK(global.r->makespan <= near.r->makespan * 1.01);
+		CHECK(global.r->makespan < 1.2 * all.r->makespan);
 		for (size_t t = 0; t < g->n_tasks; t++)
 			CHECK_EQ_INT(near.r->tasks[t].attempts, 1);
-		fprintf(stderr, "  makespan: no stealing %.1f s, 2 neighbours %.1f s, all %.1f s\n",
-			none.r->makespan, near.r->makespan, all.r->makespan);
+		fprintf(stderr,
+			"  makespan: no stealing %.1f s, 2 neighbours %.1f s, all %.1f s, the "
+			"longest queue %.1f s\n",
+			none.r->makespan, near.r->makespan, all.r->makespan, global.r->makespan);
 	}
+	locus_result_destroy(global.r);
 	locus_result_destroy(none.r);
 	locus_result_destroy(near.r);
 	locus_result_destroy(all.r);

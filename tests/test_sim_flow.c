@@ -225,6 +225,8 @@ struct run {
 	char msg[512];
 };
 
+static double fs_latency; /* the next runs' */
+
 static void run_flow_on(struct run *x, struct locus_platform *p, double fs_bw, double fs_ops)
 {
 	struct locus_error err = {0};
@@ -236,7 +238,8 @@ static void run_flow_on(struct run *x, struct locus_platform *p, double fs_bw, d
 				       .policy = &flow_policy,
 				       .latency = -1,
 				       .shared_fs_bw = fs_bw,
-				       .fs_ops = fs_ops};
+				       .fs_ops = fs_ops,
+				       .fs_latency = fs_latency};
 	if (!x->rc)
 		x->rc = locus_sim_run(&x->r, &cfg, &err);
 	snprintf(x->msg, sizeof x->msg, "%s", err.message);
@@ -271,6 +274,38 @@ static uint32_t file(struct locus_graph *g, const char *name, uint64_t bytes)
 }
 
 /* ---- tests ------------------------------------------------------------------------ */
+
+/* A task opens its files on the file system one after another, each after
+ * fs_latency (0.1 s): three inputs of 10 MB at 100 MB/s start at 0.1,
+ * 0.2 and 0.3 s after its assignment and each is read in 0.1 s, alone;
+ * after 1 s of computing, its two outputs of 5 MB start 0.1 and 0.2 s
+ * later and take 0.05 s each. */
+TEST(opens_on_the_file_system_one_after_another)
+{
+	struct run x = {0};
+	struct locus_error err;
+	locus_graph_create(&x.g, "opens", &err);
+	uint32_t t = task(x.g, "t", 1, "t");
+	for (int k = 0; k < 3; k++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "in%d", k);
+		locus_graph_add_input(x.g, t, file(x.g, nm, 10000000));
+	}
+	locus_graph_add_output(x.g, t, file(x.g, "out0", 5000000), &err);
+	locus_graph_add_output(x.g, t, file(x.g, "out1", 5000000), &err);
+	script_reset();
+	add_assign(0, (int)t, 0, LOCUS_GATHER_READ, LOCUS_OUTPUT_FS);
+	fs_latency = 0.1;
+	run_flow(&x, 1, 1e8, 0);
+	fs_latency = 0;
+	CHECK_EQ_INT(x.rc, 0);
+	if (!x.rc) {
+		CHECK_NEAR(x.r->tasks[t].read_end, ASG + 0.4, 1e-9);
+		CHECK_NEAR(x.r->tasks[t].end, ASG + 1.65, 1e-9);
+		CHECK_EQ_INT(x.r->fs_ops, 5);
+	}
+	run_fini(&x);
+}
 
 /* Every read and write on the file system (the MPI Montage baseline): a
  * writes f there, b waits for f, reads it when it starts, computes and
@@ -571,7 +606,8 @@ TEST(local_storage_is_counted_and_bounded)
 	}
 }
 
-TEST_MAIN(TEST_ENTRY(reads_and_writes_on_the_file_system), TEST_ENTRY(metadata_operations_queue),
+TEST_MAIN(TEST_ENTRY(reads_and_writes_on_the_file_system),
+	  TEST_ENTRY(opens_on_the_file_system_one_after_another), TEST_ENTRY(metadata_operations_queue),
 	  TEST_ENTRY(copies_in_one_flow_and_drops),
 	  TEST_ENTRY(staging_from_and_to_the_file_system),
 	  TEST_ENTRY(auto_from_the_file_system_and_read_from_a_peer),

@@ -65,9 +65,12 @@ struct locus_sim_config {
 	 * catalog's nodes do not hold them: DL-MPI's PVFS); 0: only the
 	 * nodes' links limit it. fs_ops > 0: it serves that many metadata
 	 * operations a second, one per file read or written (a FIFO server);
-	 * 0: no limit. */
+	 * 0: no limit. fs_latency: what opening one file on it costs a client
+	 * (seconds, however idle the server): a task opens its files there one
+	 * after another, as does a copy of several; 0: nothing. */
 	double shared_fs_bw;
 	double fs_ops;
+	double fs_latency;
 	const struct locus_speed_change *speed; /* sorted by time */
 	size_t n_speed;
 	int no_task_results; /* 1: do not keep per-task results */

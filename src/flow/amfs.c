@@ -178,7 +178,6 @@ struct amfs {
 	uint32_t *tworker; /* where its dispatcher sent it */
 	uint32_t *tcoll;   /* the collective that brought its inputs there */
 	uint32_t *cursor;  /* worker: next input to bring (F_SEQ) */
-	uint32_t *pending; /* worker: copies still to come (F_FS) */
 	/* Dispatcher d's produced inputs (sorted), their known location and
 	 * the collective (multicast or scatter) d ran for them, or NONE. */
 	uint32_t *dobj, *dobj_at, *dloc, *dcoll;
@@ -1461,40 +1460,40 @@ static void fetch_next(struct amfs *s, struct locus_actions *act, uint32_t w, ui
 	}
 }
 
+/* Staging (F_FS): worker w copies the next input its head task t lacks
+ * from the file system to its node, one after another, as a task's
+ * wrapper copies its inputs to the RAM disk. */
+static void stage_next(struct amfs *s, struct locus_actions *act, uint32_t w, uint32_t t)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	uint32_t node = node_of(s, w);
+	for (; s->cursor[t] < tk->n_in; s->cursor[t]++) {
+		uint32_t o = s->g->inputs[tk->in_at + s->cursor[t]];
+		if (here(s, o, node))
+			continue;
+		struct locus_copy c = {.objects = &o,
+				       .n = 1,
+				       .from = LOCUS_FS,
+				       .to = node,
+				       .tag = TAG(K_FETCH, t, 0),
+				       .task = t};
+		locus_act_copy(act, &c);
+		s->fetches++;
+		return;
+	}
+}
+
 /* The task now at the head of worker w's queue: bring its inputs. */
 static void head_changed(struct amfs *s, struct locus_actions *act, uint32_t w)
 {
 	uint32_t t = s->qhead[w];
 	if (t == NONE)
 		return;
-	const struct locus_task *tk = &s->g->tasks[t];
-	uint32_t node = node_of(s, w);
 	s->cursor[t] = 0;
-	s->pending[t] = 0;
-	switch (s->tfetch[t]) {
-	case F_SEQ:
+	if (s->tfetch[t] == F_SEQ)
 		fetch_next(s, act, w, t);
-		break;
-	case F_FS:
-		/* Staging: every input the node lacks, from the file system. */
-		for (uint32_t k = 0; k < tk->n_in; k++) {
-			uint32_t o = s->g->inputs[tk->in_at + k];
-			if (here(s, o, node))
-				continue;
-			struct locus_copy c = {.objects = &o,
-					       .n = 1,
-					       .from = LOCUS_FS,
-					       .to = node,
-					       .tag = TAG(K_FETCH, t, 0),
-					       .task = t};
-			locus_act_copy(act, &c);
-			s->fetches++;
-			s->pending[t]++;
-		}
-		break;
-	default:
-		break;
-	}
+	else if (s->tfetch[t] == F_FS)
+		stage_next(s, act, w, t);
 }
 
 /* Worker w copies o (which its head task t lacks) from `from`. */
@@ -1519,7 +1518,22 @@ static void try_steal(struct amfs *s, struct locus_actions *act, uint32_t w)
 {
 	if (!s->steal || s->qhead[w] != NONE || s->wstopped[w])
 		return;
-	uint64_t span = s->steal == UINT32_MAX ? 2 * (uint64_t)s->nw : 2 * (uint64_t)s->steal;
+	if (s->steal == UINT32_MAX) {
+		/* Global stealing (beyond the paper, to measure what the
+		 * neighbours' limit costs): the worker with the longest queue,
+		 * as a global work queue would know it, once a round. */
+		uint32_t v = NONE;
+		for (uint32_t x = 0; x < s->nw && !s->stole[w]; x++)
+			if (x != w && s->qlen[x] >= 2 && (v == NONE || s->qlen[x] > s->qlen[v]))
+				v = x;
+		if (v != NONE) {
+			s->stole[w] = 1;
+			send(act, w, v, M_STEAL, 0, 1, w, 0);
+			s->steal_tries++;
+			return;
+		}
+	}
+	uint64_t span = s->steal == UINT32_MAX ? 0 : 2 * (uint64_t)s->steal;
 	while (s->stole[w] < span) {
 		uint32_t k = s->stole[w]++, dist = k / 2 + 1;
 		/* Nearest first: w + 1, w - 1, w + 2, w - 2, ... */
@@ -1652,12 +1666,11 @@ static void worker_event(struct amfs *s, uint32_t w, const struct locus_event *e
 			}
 			if (s->qhead[w] != t)
 				break;
-			if (s->tfetch[t] == F_SEQ) {
-				s->cursor[t]++;
+			s->cursor[t]++;
+			if (s->tfetch[t] == F_SEQ)
 				fetch_next(s, act, w, t);
-			} else if (s->pending[t]) {
-				s->pending[t]--;
-			}
+			else if (s->tfetch[t] == F_FS)
+				stage_next(s, act, w, t);
 		}
 		break;
 	case LOCUS_EV_DONE: {
@@ -1781,7 +1794,6 @@ static void destroy(void *state)
 	free(s->tworker);
 	free(s->tcoll);
 	free(s->cursor);
-	free(s->pending);
 	free(s->dobj);
 	free(s->dobj_at);
 	free(s->dloc);
@@ -1958,7 +1970,6 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->tworker, nt);
 	ALLOC(s->tcoll, nt);
 	ALLOC(s->cursor, nt);
-	ALLOC(s->pending, nt);
 	ALLOC(s->dobj_at, D + 1);
 	size_t dns = (size_t)D * ns;
 	ALLOC(s->dconsumption, dns);
@@ -1983,7 +1994,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	    !s->missing || !s->mc_wait || !s->tst || !s->async || !s->tfetch || !s->tgm ||
 	    !s->tom || !s->tworker || !s->tbound || !s->tstay || !s->mc_out || !s->atarget ||
 	    !s->aleft ||
-	    !s->tcoll || !s->cursor || !s->pending || !s->dobj_at || !s->dconsumption ||
+	    !s->tcoll || !s->cursor || !s->dobj_at || !s->dconsumption ||
 	    !s->nload || !s->wload || !s->dleft || !s->produced || !s->consumed ||
 	    !s->loc_head || !s->sub_head || !s->qhead || !s->qtail || !s->qnext || !s->qlen ||
 	    !s->stole || !s->steal_wait || !s->timer_set || !s->wstopped) {

@@ -839,12 +839,16 @@ static void launch(struct engine *e, uint32_t m, double now, double delay, uint3
 	struct move *mv = &e->moves[m];
 	double t = now + delay;
 	if (files && (mv->src == NONE || mv->dst == NONE)) {
+		/* The server's queue, and the client's opens one after another:
+		 * whichever ends later. */
+		double opened = t + files * e->cfg->fs_latency;
 		e->r->fs_ops += files;
 		if (e->cfg->fs_ops > 0) {
 			double start = t > e->fs_free ? t : e->fs_free;
 			e->fs_free = start + files / e->cfg->fs_ops;
 			t = e->fs_free;
 		}
+		t = opened > t ? opened : t;
 	}
 	if (t > now) {
 		mv->state = MV_PREP;
@@ -1312,9 +1316,9 @@ static void assign(struct engine *e, uint32_t w, uint32_t t, const struct locus_
 }
 
 /* Starts a read of input o for task t on worker w, from node src (NONE:
- * the file system). */
+ * the file system, after `opens` files the task opened there before). */
 static void start_read(struct engine *e, uint32_t w, uint32_t t, uint32_t o, uint32_t src,
-		       double now)
+		       uint32_t opens, double now)
 {
 	uint32_t m = new_move(e);
 	if (m == NONE)
@@ -1335,7 +1339,7 @@ static void start_read(struct engine *e, uint32_t w, uint32_t t, uint32_t o, uin
 	if (mv->src == mv->dst)
 		start_flow(e, m, now);
 	else
-		launch(e, m, now, 0, 1);
+		launch(e, m, now, src == NONE ? opens * e->cfg->fs_latency : 0, 1);
 }
 
 /* The holder a read of input o by node `node` uses: the node itself, the
@@ -1427,6 +1431,7 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 	/* Every stored input is read (the main one from `source`); produced
 	 * ones are on the node already, but where the task reads them when it
 	 * starts (LOCUS_GATHER_READ) or goes without (LOCUS_GATHER_NONE). */
+	uint32_t opens = 0; /* files it opened on the file system */
 	for (uint32_t k = 0; k < tk->n_in && !e->failed; k++) {
 		uint32_t o = e->g->inputs[tk->in_at + k];
 		int l;
@@ -1444,7 +1449,8 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 				     task_name(e, t, nb, sizeof nb), object_name(e, o, ob, sizeof ob));
 				return;
 			}
-			start_read(e, w, t, o, src, now);
+			start_read(e, w, t, o, src, opens, now);
+			opens += src == NONE;
 			continue;
 		}
 		uint32_t src = o == main ? source : read_source(e, t, o, node, -1, &l);
@@ -1455,7 +1461,8 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 			     task_name(e, t, nb, sizeof nb), object_name(e, o, ob, sizeof ob));
 			return;
 		}
-		start_read(e, w, t, o, src, now);
+		start_read(e, w, t, o, src, opens, now);
+		opens += src == NONE;
 	}
 	if (!pr->reads_left)
 		computing(e, w, now);
@@ -1513,8 +1520,9 @@ static void outputs_here(struct engine *e, uint32_t w, const struct locus_task *
 	}
 }
 
-/* Worker w writes output o of its task to the file system. */
-static void start_write(struct engine *e, uint32_t w, uint32_t o, double now)
+/* Worker w writes output o of its task to the file system, after the
+ * `opens` files it created there before. */
+static void start_write(struct engine *e, uint32_t w, uint32_t o, uint32_t opens, double now)
 {
 	uint32_t m = new_move(e);
 	if (m == NONE)
@@ -1530,7 +1538,7 @@ static void start_write(struct engine *e, uint32_t w, uint32_t o, double now)
 	mv->asked = now;
 	route(e, mv);
 	e->procs[w].writes_left++;
-	launch(e, m, now, 0, 1);
+	launch(e, m, now, opens * e->cfg->fs_latency, 1);
 }
 
 static void finished(struct engine *e, uint32_t w, double now);
@@ -1550,10 +1558,11 @@ static void computed(struct engine *e, uint32_t w, double now)
 	}
 	if (out != LOCUS_OUTPUT_FS)
 		outputs_here(e, w, tk, now);
+	uint32_t opens = 0;
 	for (uint32_t k = 0; k < tk->n_out && !e->failed; k++) {
 		uint32_t o = e->g->outputs[tk->out_at + k];
 		if (out != LOCUS_OUTPUT_FINAL || !e->g->objects[o].n_cons)
-			start_write(e, w, o, now);
+			start_write(e, w, o, opens++, now);
 	}
 	if (pr->writes_left) {
 		e->tstate[t] = T_WRITING;

@@ -73,6 +73,8 @@ static const char *const help =
     "      --fs-bw BW            the shared file system's aggregate bandwidth\n"
     "                            (default 1250MB)\n"
     "      --fs-ops N            its metadata operations per second (default 2000)\n"
+    "      --fs-latency SECONDS  what opening a file on it costs a client; a task\n"
+    "                            opens its files one after another (default 0)\n"
     "      --latency SECONDS     message and transfer latency (default 50e-6)\n"
     "      --cost-msg SECONDS    time a process spends per message it handles (5e-6)\n"
     "      --cost-entry SECONDS  time per metadata entry examined (1e-7)\n"
@@ -110,7 +112,7 @@ struct flow_args {
 	const char *config, *policy, *opts, *compare;
 	const char *platform;
 	uint64_t nodes, cores, dispatchers, net_bw, disk_bw, storage, fs_bw;
-	double fs_ops, latency, cost_msg, cost_entry;
+	double fs_ops, fs_latency, latency, cost_msg, cost_entry;
 	int have_nodes, have_dispatchers;
 	const char *out, *csv, *trace, *gantt, *load_svg;
 	int json, quiet;
@@ -167,6 +169,7 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 	    {"trace", required_argument, 0, 23},
 	    {"gantt", required_argument, 0, 24},
 	    {"load", required_argument, 0, 25},
+	    {"fs-latency", required_argument, 0, 26},
 	    {"quiet", no_argument, 0, 'q'},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
@@ -306,6 +309,11 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 		case 25:
 			a->load_svg = optarg;
 			break;
+		case 26:
+			rc = cli_double(cmd, "--fs-latency", optarg, &a->fs_latency);
+			if (!rc && !(a->fs_latency >= 0 && a->fs_latency <= 1e3))
+				rc = bad(sub, "--fs-latency", "seconds from 0 to 1000", optarg);
+			break;
 		case 'q':
 			a->quiet = 1;
 			break;
@@ -328,6 +336,7 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 	int is_sim = !strcmp(sub, "sim");
 	if (!is_sim && (a->config || a->policy || a->opts || a->compare || a->platform ||
 			a->have_nodes || a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 ||
+			a->fs_latency > 0 ||
 			a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 || a->out ||
 			a->csv || a->trace || a->gantt || a->load_svg))
 		return cli_usage_error(cmd, "the policy, platform and output files are sim's "
@@ -810,6 +819,7 @@ static int flow_sim(struct flow_args *a)
 		    .cost_per_entry = a->cost_entry,
 		    .shared_fs_bw = a->fs_bw ? (double)a->fs_bw : 1.25e9,
 		    .fs_ops = a->fs_ops,
+		    .fs_latency = a->fs_latency,
 		    .no_task_results = !(a->out || a->csv || a->trace || a->gantt || a->load_svg),
 		    .no_transfer_results = !(a->out || a->trace || a->gantt),
 		    .progress = tty ? cli_progress : NULL,
