@@ -75,7 +75,11 @@ enum locus_gather {
 	LOCUS_GATHER_POLICY,
 	/* The task needs none of them (the policy made what it needs, a
 	 * reduction, in their place); it reads its stored inputs only. */
-	LOCUS_GATHER_NONE
+	LOCUS_GATHER_NONE,
+	/* As LOCUS_GATHER_POLICY, for its stored inputs too: the task runs
+	 * when every input it reads is on its node (a policy that caches the
+	 * workflow's inputs on the nodes, copying them itself). */
+	LOCUS_GATHER_ALL
 };
 
 /* Where an assigned task's outputs go (version 3). Writes to the file
@@ -223,7 +227,9 @@ struct locus_copy {
 	double delay;	  /* seconds before it starts (making the archive) */
 	uint64_t tag;	  /* given back in its LOCUS_EV_TRANSFER */
 	/* The task it brings inputs to (its stage counts the bytes, the
-	 * transfer names it), or LOCUS_NONE. Set it: 0 is task 0. */
+	 * transfer names it; the task does not start while a copy naming it
+	 * is under way, so it never reads from elsewhere what is coming to
+	 * its node), or LOCUS_NONE. Set it: 0 is task 0. */
 	uint32_t task;
 };
 /* Moves c's objects (or bytes) from c->from to c->to as one flow, after

@@ -50,8 +50,9 @@ enum ev_kind {
 	EV_MOVE,     /* move `item` (of generation proc) has waited its latency: it flows */
 	EV_CHANGE,   /* platform change `item` (not a speed change) */
 	EV_MOVED,    /* contention-free move `item` (of generation proc) has arrived */
-	EV_READY     /* move `item` (of generation proc) has had its delay and its
+	EV_READY,    /* move `item` (of generation proc) has had its delay and its
 			file system operations: it asks for a slot */
+	EV_START     /* worker proc has handled an assignment: its head may start */
 };
 
 struct ev {
@@ -189,6 +190,7 @@ struct engine {
 	uint32_t *tworker;
 	uint32_t *tassigner; /* the process whose assignment placed it */
 	uint32_t *tmissing;  /* produced inputs not yet on its worker's node */
+	uint32_t *tawait;    /* policy copies naming it still under way */
 	uint32_t *tattempt;
 	uint32_t *tlost_node;	/* where its last attempt was lost, or NONE */
 	uint32_t *asent, *acut; /* assignments sent; those up to acut are void */
@@ -389,6 +391,7 @@ static double work_units(const struct engine *e, uint32_t t, uint32_t w)
 /* ---- inboxes and actions ------------------------------------------------------ */
 
 static void schedule_handle(struct engine *e, uint32_t proc, double now);
+static void try_start(struct engine *e, uint32_t w, double now);
 
 /* The inbox of a process grows or shrinks by one at `now`. */
 static void queue_step(struct proc *pr, int up, double now)
@@ -662,11 +665,15 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 			pr->busy = 1;
 			apply_actions(e, act, proc, now + cost);
 			e->depth--;
+			if (is_assign && !e->failed && !e->halt)
+				push_ev(e, now + cost, EV_START, proc, NONE);
 			push_ev(e, now + cost, EV_FREE, proc, NONE);
 			return;
 		}
 		apply_actions(e, act, proc, now);
 		e->depth--;
+		if (is_assign && !e->failed && !e->halt)
+			try_start(e, proc, now);
 	}
 }
 
@@ -957,10 +964,14 @@ static void appeared(struct engine *e, uint32_t o, uint32_t node, double now)
 {
 	const struct locus_object *ob = &e->g->objects[o];
 	int only = locus_replicas_count(e->rep, o) + e->on_fs[o] == 1;
+	int stored = ob->producer == LOCUS_NONE;
 	e->lost_node[o] = NONE;
 	for (uint32_t k = 0; k < ob->n_cons && !e->failed; k++) {
 		uint32_t c = e->g->consumers[ob->cons_at + k], w = e->tworker[c];
 		if (w == NONE || e->tstate[c] != T_QUEUED)
+			continue;
+		/* A stored input is waited for only with LOCUS_GATHER_ALL. */
+		if (stored && e->tgather[c] != LOCUS_GATHER_ALL)
 			continue;
 		uint32_t cn = e->procs[w].node;
 		/* What it waits for: the object on its node (AUTO, POLICY),
@@ -1158,6 +1169,8 @@ static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, u
 	mv->n_objs = n;
 	mv->w = NONE;
 	mv->task = task == LOCUS_NONE ? NONE : task;
+	if (mv->task != NONE)
+		e->tawait[mv->task]++;
 	mv->obj = first;
 	mv->src = from;
 	mv->dst = to;
@@ -1167,6 +1180,17 @@ static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, u
 	mv->asked = now;
 	route(e, mv);
 	launch(e, m, now, delay, n);
+}
+
+/* A copy naming task t (or NONE) has ended, or failed: t may start, when
+ * it waits at the head of its worker's tasks. */
+static void copy_over(struct engine *e, uint32_t t, double now)
+{
+	if (t == NONE || !e->tawait[t] || --e->tawait[t] || e->tstate[t] != T_QUEUED)
+		return;
+	uint32_t w = e->tworker[t];
+	if (w != NONE && e->procs[w].ahead == t)
+		try_start(e, w, now);
 }
 
 static void copy_done(struct engine *e, uint32_t m, double now)
@@ -1185,7 +1209,7 @@ static void copy_done(struct engine *e, uint32_t m, double now)
 		  : mv->dst == NONE ? &st->bytes_fs_written
 				    : &st->bytes_peer) += (uint64_t)mv->size;
 	uint32_t *objs = mv->objs, n = mv->n_objs, src = mv->src, dst = mv->dst,
-		 req = mv->requester, first = mv->obj;
+		 req = mv->requester, first = mv->obj, task = mv->task;
 	uint64_t tag = mv->tag;
 	mv->objs = NULL;
 	free_move(e, m);
@@ -1202,6 +1226,7 @@ static void copy_done(struct engine *e, uint32_t m, double now)
 	free(objs);
 	if (!e->failed)
 		copy_told(e, req, first, n, src, dst, tag, 1, now);
+	copy_over(e, task, now);
 }
 
 /* Carries out locus_act_drop: `place` (a node, or NONE) drops o. */
@@ -1217,13 +1242,13 @@ static void drop(struct engine *e, uint32_t o, uint32_t place)
 
 static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now);
 
-/* The head of w's tasks runs if w is free and the head's produced inputs
- * are all on w's node. */
+/* The head of w's tasks runs if w is free, the head's produced inputs
+ * are all on w's node and no copy naming it is under way. */
 static void try_start(struct engine *e, uint32_t w, double now)
 {
 	struct proc *pr = &e->procs[w];
 	uint32_t t = pr->ahead;
-	if (pr->task != NONE || pr->down || t == NONE || e->tmissing[t])
+	if (pr->task != NONE || pr->down || t == NONE || e->tmissing[t] || e->tawait[t])
 		return;
 	pr->ahead = e->anext[t];
 	if (pr->ahead == NONE)
@@ -1234,7 +1259,7 @@ static void try_start(struct engine *e, uint32_t w, double now)
 /* Task t joins worker w's tasks; its produced inputs start to come (or,
  * as its assignment says, it waits for them to exist, or for the
  * policy's copies, or for nothing). */
-static void place(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
+static void place(struct engine *e, uint32_t w, uint32_t t, int64_t hint, int start, double now)
 {
 	struct proc *pr = &e->procs[w];
 	const struct locus_task *tk = &e->wl->tasks[t];
@@ -1251,8 +1276,12 @@ static void place(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double
 	pr->atail = t;
 	for (uint32_t k = 0; k < tk->n_in; k++) {
 		uint32_t o = e->g->inputs[tk->in_at + k];
-		if (e->g->objects[o].producer == LOCUS_NONE)
+		if (e->g->objects[o].producer == LOCUS_NONE) {
+			/* LOCUS_GATHER_ALL: stored inputs come to it too. */
+			if (e->tgather[t] == LOCUS_GATHER_ALL)
+				e->tmissing[t] += !locus_replicas_has(e->rep, o, node);
 			continue;
+		}
 		switch (e->tgather[t]) {
 		case LOCUS_GATHER_AUTO:
 			if (!locus_replicas_has(e->rep, o, node)) {
@@ -1264,13 +1293,15 @@ static void place(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double
 			e->tmissing[t] += !locus_replicas_count(e->rep, o) && !e->on_fs[o];
 			break;
 		case LOCUS_GATHER_POLICY:
+		case LOCUS_GATHER_ALL:
 			e->tmissing[t] += !locus_replicas_has(e->rep, o, node);
 			break;
 		default:
 			break;
 		}
 	}
-	try_start(e, w, now);
+	if (start)
+		try_start(e, w, now);
 }
 
 /* Assignment m of task t reached worker w. */
@@ -1280,7 +1311,7 @@ static void assign(struct engine *e, uint32_t w, uint32_t t, const struct locus_
 	struct proc *pr = &e->procs[w];
 	int flow = m->type == LOCUS_MSG_ASSIGN_FLOW;
 	int64_t gather = flow ? m->arg[2] : 0, output = flow ? m->arg[3] : 0;
-	if (gather < LOCUS_GATHER_AUTO || gather > LOCUS_GATHER_NONE || output < LOCUS_OUTPUT_LOCAL ||
+	if (gather < LOCUS_GATHER_AUTO || gather > LOCUS_GATHER_ALL || output < LOCUS_OUTPUT_LOCAL ||
 	    output > LOCUS_OUTPUT_FS) {
 		fail(e, LOCUS_EINCOMPLETE,
 		     "policy %s assigned task %ld with gathering %ld and outputs %ld: no such "
@@ -1312,7 +1343,11 @@ static void assign(struct engine *e, uint32_t w, uint32_t t, const struct locus_
 	e->tassigned[t] = now;
 	if (e->r->tasks)
 		e->r->tasks[t].assigned = now;
-	place(e, w, t, m->arg[1], now);
+	/* A task the policy brings inputs to waits for the worker to have
+	 * handled its assignment: the copies it asks for then hold it
+	 * (schedule_handle starts it after). */
+	place(e, w, t, m->arg[1], gather != LOCUS_GATHER_POLICY && gather != LOCUS_GATHER_ALL,
+	      now);
 }
 
 /* Starts a read of input o for task t on worker w, from node src (NONE:
@@ -1774,7 +1809,7 @@ static void lose_task(struct engine *e, uint32_t t, uint32_t w, enum locus_fail_
 	}
 	e->tfrom_policy[t] = 0;
 	e->tassigner[t] = NONE;
-	place(e, to, t, -1, now);
+	place(e, to, t, -1, 1, now);
 }
 
 static void node_down(struct engine *e, uint32_t n, double now)
@@ -1810,9 +1845,11 @@ static void node_down(struct engine *e, uint32_t n, double now)
 			continue;
 		stop_move(e, m, now);
 		if (mv->kind == MV_COPY) {
+			uint32_t task = mv->task;
 			copy_told(e, mv->requester, mv->obj, mv->n_objs, mv->src, mv->dst, mv->tag,
 				  0, now);
 			free_move(e, m);
+			copy_over(e, task, now);
 		} else if (mv->kind == MV_WRITE) {
 			free_move(e, m); /* its task was lost with the node */
 		} else if (mv->kind == MV_XFER) {
@@ -2157,6 +2194,7 @@ static int setup(struct engine *e)
 	e->tworker = locus__calloc(nt1, sizeof *e->tworker);
 	e->tassigner = locus__calloc(nt1, sizeof *e->tassigner);
 	e->tmissing = locus__calloc(nt1, sizeof *e->tmissing);
+	e->tawait = locus__calloc(nt1, sizeof *e->tawait);
 	e->tattempt = locus__calloc(nt1, sizeof *e->tattempt);
 	e->tlost_node = locus__calloc(nt1, sizeof *e->tlost_node);
 	e->asent = locus__calloc(nt1, sizeof *e->asent);
@@ -2187,7 +2225,7 @@ static int setup(struct engine *e)
 	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
 	if (!e->procs || !e->tstate || !e->tfrom_policy || !e->tvoid || !e->tlocal || !e->tgather ||
 	    !e->toutput || !e->on_fs || !e->held || !e->tassigned || !e->tworker ||
-	    !e->tassigner || !e->tmissing || !e->tattempt || !e->tlost_node || !e->asent ||
+	    !e->tassigner || !e->tmissing || !e->tawait || !e->tattempt || !e->tlost_node || !e->asent ||
 	    !e->acut || !e->tcstart || !e->anext || !e->ahint || !e->xhead || !e->lost_node ||
 	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->qhead ||
 	    !e->qtail || !e->node_rack || !n_racks || !e->seg_at || !r->workers || !r->scheds ||
@@ -2519,6 +2557,9 @@ static int run(struct engine *e)
 			if (e->moves[v.item].state == MV_PREP && e->moves[v.item].gen == v.proc)
 				request_move(e, v.item, v.t);
 			break;
+		case EV_START:
+			try_start(e, v.proc, v.t);
+			break;
 		}
 	}
 	if (e->failed)
@@ -2678,6 +2719,7 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	free(e.tworker);
 	free(e.tassigner);
 	free(e.tmissing);
+	free(e.tawait);
 	free(e.tattempt);
 	free(e.tlost_node);
 	free(e.asent);
