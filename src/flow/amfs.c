@@ -56,9 +56,8 @@
  * dispatch), cogather (+ collective gather), asgather (+ asynchronous
  * gather), shared (every read and write on the file system: MPI
  * Montage), auto (aware, choosing collective or asynchronous gather for
- * each gather task: asynchronous when its inputs average at least
- * async_bytes or their producers' runtimes vary (coefficient of
- * variation over 0.5), as IV-C says; collective otherwise).
+ * each gather task: asynchronous when its inputs are written over a
+ * spread of time long enough to hide moving them, gathers_async).
  *
  * Intermediate files are deleted from the nodes when their last reader
  * has ended (the server of the file drops every copy it knows of;
@@ -133,7 +132,9 @@ struct coll {
 	 * files[0 .. fat[1]). */
 	uint32_t *fat, *files;
 	double *partial; /* reduce: bytes each entry has reduced */
+	double *ready;	 /* reduce: when each entry has reduced its own files */
 	uint32_t left;	 /* copies still to end */
+	int relay;	 /* multicast from outside its scope: see coll_tree */
 	int done;
 };
 
@@ -144,8 +145,10 @@ struct amfs {
 	struct locus_flow_analysis *an;
 	int config, aware_bytes, keep;
 	uint32_t steal; /* neighbours to try (0: none, UINT32_MAX: all) */
-	double file_cost, reduce_cost, async_bytes;
+	double file_cost, reduce_cost;
+	double net_bw; /* the worker nodes' mean interface (auto's rule) */
 	double fetch_cost; /* a worker's peer copy of one file: its set-up, seconds */
+	double now;	   /* the time of the event being handled */
 	uint32_t nw, nn, D;
 	/* Groups: dispatcher d's worker nodes and workers; each node's
 	 * workers. */
@@ -169,6 +172,10 @@ struct amfs {
 	 * assignment says so); worker: it was assigned so (never stolen). */
 	uint8_t *tbound, *tstay;
 	uint8_t *mc_out; /* the task writes a multicast file */
+	/* The task reads a stored input nodes hold from the start (a
+	 * catalog's chunk, not on the file system): it reads it where it is
+	 * when it starts, not from a cache (its locality is the workload's). */
+	uint8_t *tcat;
 	/* Copies gathers brought to nodes that are not the file's registered
 	 * locations: (file << 32 | node) -> how many gathers still use it
 	 * there (open addressing; key 0 free, so keys are stored + 1). */
@@ -449,6 +456,10 @@ static void send_task(struct amfs *s, struct locus_actions *act, uint32_t d, uin
 		       : gather == LOCUS_GATHER_NONE ? F_NONE
 		       : s->async[t]		      ? F_NONE
 						      : F_SEQ;
+	/* A worker that brings its task's inputs brings the workflow's too
+	 * (a cache): the task waits for them all. */
+	if (gather == LOCUS_GATHER_POLICY && (f == F_SEQ || f == F_FS) && !s->tcat[t])
+		gather = LOCUS_GATHER_ALL;
 	struct locus_msg m = {.type = LOCUS_MSG_ASSIGN_FLOW,
 			      .from = p_disp(s, d),
 			      .to = w,
@@ -490,8 +501,9 @@ static struct coll *coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task
 	c->fat = calloc(n + 1, sizeof *c->fat);
 	c->files = malloc((n_files ? n_files : 1) * sizeof *c->files);
 	c->partial = kind == CO_REDUCE ? calloc(n, sizeof *c->partial) : NULL;
+	c->ready = kind == CO_REDUCE ? calloc(n, sizeof *c->ready) : NULL;
 	if (!c->node || !c->parent || !c->end || !c->wait || !c->hi || !c->fat || !c->files ||
-	    (kind == CO_REDUCE && !c->partial)) {
+	    (kind == CO_REDUCE && (!c->partial || !c->ready))) {
 		free(c->node);
 		free(c->parent);
 		free(c->end);
@@ -500,6 +512,7 @@ static struct coll *coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task
 		free(c->fat);
 		free(c->files);
 		free(c->partial);
+		free(c->ready);
 		return NULL;
 	}
 	*id = (uint32_t)s->n_colls++;
@@ -514,18 +527,25 @@ static struct coll *coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task
 /* The tree of c's entries: parents, subtree ends, children to hear from. */
 static void coll_tree(struct coll *c)
 {
-	uint32_t *round = malloc(c->n * sizeof *round);
+	/* A relay: entry 0 sends to entry 1 alone, which roots the tree of
+	 * the rest (entries 1 .. n). */
+	uint32_t b = c->relay && c->n > 2 ? 1 : 0, m = c->n - b;
+	uint32_t *round = malloc((m ? m : 1) * sizeof *round);
 	if (!round) {
 		for (uint32_t i = 0; i < c->n; i++) {
 			c->parent[i] = i ? i - 1 : NONE;
 			c->end[i] = c->n;
 		}
 	} else {
-		locus_flow_binomial(c->n, c->parent, round);
+		locus_flow_binomial(m, c->parent + b, round);
 		free(round);
+		for (uint32_t i = b; i < c->n; i++)
+			c->parent[i] = c->parent[i] == NONE ? (b ? 0 : NONE) : c->parent[i] + b;
+		if (b)
+			c->parent[0] = NONE;
 		/* Each entry's subtree [i, end[i]), as the halving made it. */
-		c->end[0] = c->n;
-		for (uint32_t i = 0; i < c->n; i++) {
+		c->end[0] = c->end[b] = c->n;
+		for (uint32_t i = b; i < c->n; i++) {
 			uint32_t hi = c->end[i];
 			while (hi > i + 1) {
 				uint32_t left = hi - (i + 1), first = hi - (left + 1) / 2;
@@ -538,6 +558,8 @@ static void coll_tree(struct coll *c)
 		c->hi[i] = c->end[i];
 		c->wait[i] = 0;
 	}
+	if (b)
+		c->hi[0] = 2; /* its one child: entry 1 */
 	for (uint32_t i = 1; i < c->n; i++)
 		c->wait[c->parent[i]]++;
 }
@@ -695,13 +717,15 @@ static void coll_up(struct amfs *s, struct locus_actions *act, uint32_t id, uint
 	struct coll *c = &s->colls[id];
 	uint32_t f0 = c->fat[i], f1 = c->fat[c->end[i]];
 	if (c->kind == CO_REDUCE) {
-		double own = files_bytes(s, c, c->fat[i], c->fat[i + 1]) + c->partial[i];
+		/* Every node reduced its own files from the start (ready);
+		 * what its children sent it, now. */
 		uint64_t out = 0;
 		const struct locus_task *tk = &s->g->tasks[c->task];
 		for (uint32_t k = 0; k < tk->n_out; k++)
 			out += s->g->objects[s->g->outputs[tk->out_at + k]].bytes;
-		coll_copy(s, act, id, i, i, c->parent[i], 0, 0, s->reduce_cost * own,
-			  out ? out : 1);
+		double wait = c->ready[i] > s->now ? c->ready[i] - s->now : 0;
+		coll_copy(s, act, id, i, i, c->parent[i], 0, 0,
+			  wait + s->reduce_cost * c->partial[i], out ? out : 1);
 		return;
 	}
 	coll_copy(s, act, id, i, i, c->parent[i], f0, f1, s->file_cost * (double)(f1 - f0), 0);
@@ -857,6 +881,23 @@ static void coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 	}
 }
 
+/* The entry of a gather whose node is n: the root, or one of the rest,
+ * whose nodes decrease. */
+static uint32_t gather_entry(const struct coll *c, uint32_t n)
+{
+	if (c->node[0] == n)
+		return 0;
+	uint32_t lo = 1, hi = c->n;
+	while (lo + 1 < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (c->node[mid] >= n)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int cmp_desc(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -905,17 +946,25 @@ static int start_gather(struct amfs *s, struct locus_actions *act, uint32_t d, u
 		if (nodes[k] != root)
 			c->node[c->n++] = nodes[k];
 	free(nodes);
-	/* Each entry's files, in entry order. */
-	uint32_t f = 0;
-	for (uint32_t e = 0; e < c->n; e++) {
-		c->fat[e] = f;
-		for (uint32_t k = 0; k < tk->n_in; k++) {
-			uint32_t o = s->g->inputs[tk->in_at + k];
-			if (s->g->objects[o].producer != LOCUS_NONE && dwhere(s, d, o) == c->node[e])
-				c->files[f++] = o;
-		}
+	/* Each entry's files, in entry order: counted by entry, then placed
+	 * (the entries' nodes are distinct and decreasing after the root). */
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		if (s->g->objects[o].producer != LOCUS_NONE)
+			c->fat[gather_entry(c, dwhere(s, d, o)) + 1]++;
 	}
-	c->fat[c->n] = f;
+	for (uint32_t e = 0; e < c->n; e++) {
+		c->fat[e + 1] += c->fat[e];
+		c->hi[e] = c->fat[e]; /* a cursor until coll_tree */
+	}
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		if (s->g->objects[o].producer != LOCUS_NONE)
+			c->files[c->hi[gather_entry(c, dwhere(s, d, o))]++] = o;
+	}
+	/* A reduction: every node reduces its own files from now on. */
+	for (uint32_t e = 0; e < c->n && c->kind == CO_REDUCE; e++)
+		c->ready[e] = s->now + s->reduce_cost * files_bytes(s, c, c->fat[e], c->fat[e + 1]);
 	coll_tree(c);
 	s->tst[t] = T_HELD;
 	s->tcoll[t] = id; /* (no longer a scatter's: its pieces only count) */
@@ -998,6 +1047,10 @@ static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d
 	}
 	free(targets);
 	c->n = got + 1;
+	/* From outside d's scope: one copy into the scope, whose first node
+	 * roots the rest (every scope's tree from the source would load its
+	 * link once per scope). */
+	c->relay = !(from < s->nn && s->node_group[from] == d);
 	uint32_t f = 0;
 	for (uint32_t k = 0; k < pk->n_out; k++) {
 		uint32_t o = s->g->outputs[pk->out_at + k], i = dindex(s, d, o);
@@ -1369,7 +1422,9 @@ static void server_event(struct amfs *s, uint32_t m, const struct locus_event *e
 		uint32_t asker = (uint32_t)msg->arg[1];
 		struct locus_msg r = {.type = M_LOCATED, .from = me, .to = asker};
 		r.arg[0] = o;
-		if (s->produced[o]) {
+		/* A produced file's locations, or a workflow input's copies
+		 * on nodes (none: the asker reads the file system). */
+		if (s->produced[o] || s->g->objects[o].producer == LOCUS_NONE) {
 			uint32_t n = 0;
 			for (uint32_t l = s->loc_head[o]; l != NONE && n < LOCUS_MSG_ARGS - 2;
 			     l = s->links[l].next)
@@ -1431,27 +1486,17 @@ static void fetch_next(struct amfs *s, struct locus_actions *act, uint32_t w, ui
 {
 	const struct locus_task *tk = &s->g->tasks[t];
 	uint32_t node = node_of(s, w);
-	/* Two passes: the workflow's inputs it lacks that other tasks read
-	 * too, copied from the file system into the node's storage (a cache:
-	 * the node's later tasks read them there; one only this task reads
-	 * it reads from the file system), then the produced ones, from
-	 * peers. */
+	/* Two passes: the workflow's inputs it lacks, copied into the
+	 * node's storage (a cache: the node's later tasks read them there)
+	 * from a node that has one, else the file system; then the produced
+	 * ones, from peers. The file's server says where each is; the task
+	 * (LOCUS_GATHER_ALL) runs when all are there. */
 	while (s->cursor[t] < 2 * tk->n_in) {
 		uint32_t k = s->cursor[t] % tk->n_in, pass = s->cursor[t] / tk->n_in;
 		uint32_t o = s->g->inputs[tk->in_at + k];
 		int stored = s->g->objects[o].producer == LOCUS_NONE;
-		if (pass == 0 && stored && s->g->objects[o].n_cons > 1 && !here(s, o, node)) {
-			struct locus_copy c = {.objects = &o,
-					       .n = 1,
-					       .from = LOCUS_FS,
-					       .to = node,
-					       .tag = TAG(K_FETCH, t, 0),
-					       .task = t};
-			locus_act_copy(act, &c);
-			s->fetches++;
-			return;
-		}
-		if (pass == 1 && !stored && !here(s, o, node)) {
+		if ((pass == 0 && stored && !s->tcat[t] && !here(s, o, node)) ||
+		    (pass == 1 && !stored && !here(s, o, node))) {
 			send(act, w, p_server(s, server_of(s, o)), M_QUERY, 0, 2, o, w);
 			s->queries++;
 			return;
@@ -1469,7 +1514,7 @@ static void stage_next(struct amfs *s, struct locus_actions *act, uint32_t w, ui
 	uint32_t node = node_of(s, w);
 	for (; s->cursor[t] < tk->n_in; s->cursor[t]++) {
 		uint32_t o = s->g->inputs[tk->in_at + s->cursor[t]];
-		if (here(s, o, node))
+		if (here(s, o, node) || (s->tcat[t] && s->g->objects[o].producer == LOCUS_NONE))
 			continue;
 		struct locus_copy c = {.objects = &o,
 				       .n = 1,
@@ -1505,7 +1550,7 @@ static void fetch_from(struct amfs *s, struct locus_actions *act, uint32_t w, ui
 			       .n = 1,
 			       .from = from == node ? LOCUS_NONE : from,
 			       .to = node,
-			       .delay = s->fetch_cost,
+			       .delay = from == LOCUS_NONE ? 0 : s->fetch_cost,
 			       .task = t,
 			       .tag = TAG(K_FETCH, t, 0)};
 	locus_act_copy(act, &c);
@@ -1581,9 +1626,17 @@ static void worker_event(struct amfs *s, uint32_t w, const struct locus_event *e
 			uint32_t t = s->qhead[w], o = (uint32_t)m->arg[0];
 			if (t == NONE)
 				break;
-			if (m->type == M_LOCATED && m->arg[1] == 0)
+			int input = s->g->objects[o].producer == LOCUS_NONE;
+			if (m->type == M_LOCATED && m->arg[1] == 0 && !input)
 				break; /* N/A: the server will notify */
-			uint32_t from = (uint32_t)(m->type == M_LOCATED ? m->arg[2] : m->arg[1]);
+			/* A workflow input: from a node caching it (one of those
+			 * named, by this worker's rank), else where it is stored
+			 * (the file system, or a catalog's nodes: LOCUS_NONE lets
+			 * the engine's locus_source_pick say which). */
+			uint32_t from = (uint32_t)(m->type == M_NOTIFY	? m->arg[1]
+						   : m->arg[1] == 0	? LOCUS_NONE
+						   : input ? m->arg[2 + w % (uint32_t)m->arg[1]]
+							   : m->arg[2]);
 			if (here(s, o, node)) {
 				if (s->tfetch[t] == F_SEQ) {
 					s->cursor[t]++;
@@ -1733,6 +1786,7 @@ static void on_event(void *state, const struct locus_event *ev, struct locus_act
 {
 	struct amfs *s = state;
 	uint32_t p = ev->proc;
+	s->now = ev->now;
 	if (p < s->nw)
 		worker_event(s, p, ev, act);
 	else if (p == p_submitter(s))
@@ -1764,6 +1818,7 @@ static void destroy(void *state)
 		free(c->fat);
 		free(c->files);
 		free(c->partial);
+		free(c->ready);
 	}
 	free(s->colls);
 	free(s->node_group);
@@ -1787,6 +1842,7 @@ static void destroy(void *state)
 	free(s->atarget);
 	free(s->aleft);
 	free(s->mc_out);
+	free(s->tcat);
 	free(s->tkeys);
 	free(s->tcount);
 	free(s->tstay);
@@ -1824,9 +1880,16 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Whether gather task t gathers asynchronously (decided once, IV-C): with
- * config asgather always; with auto when its produced inputs average at
- * least async_bytes or their producers' runtimes vary. */
+/* Whether gather task t gathers asynchronously (decided once): with
+ * config asgather always; with auto (the paper's future work) when its
+ * inputs are written over a spread of time at least as long as moving
+ * them to one node takes, so that copying each as it appears hides the
+ * transfer behind their writers (IV-C: "overlapping the computation ...
+ * and the input data transfer"); collectively otherwise, where archives
+ * and the tree pay less per file. The spread: the writers' stage runs in
+ * ceil(its tasks / the workers) waves of their mean runtime, and their
+ * runtimes vary (two standard deviations); the transfer: their bytes
+ * over the mean worker node's interface. */
 static int gathers_async(const struct amfs *s, uint32_t t)
 {
 	if (!is_gather(s, t) || (s->an->task_patterns[t] & LOCUS_PATTERN_REDUCE))
@@ -1836,7 +1899,7 @@ static int gathers_async(const struct amfs *s, uint32_t t)
 	if (s->config != C_AUTO)
 		return 0;
 	const struct locus_task *tk = &s->g->tasks[t];
-	double n = 0, bytes = 0, sum = 0, sq = 0;
+	double n = 0, bytes = 0, sum = 0, sq = 0, waves = 1;
 	for (uint32_t k = 0; k < tk->n_in; k++) {
 		uint32_t o = s->g->inputs[tk->in_at + k], p = s->g->objects[o].producer;
 		if (p == LOCUS_NONE)
@@ -1845,12 +1908,15 @@ static int gathers_async(const struct amfs *s, uint32_t t)
 		bytes += (double)s->g->objects[o].bytes;
 		sum += s->g->tasks[p].work;
 		sq += s->g->tasks[p].work * s->g->tasks[p].work;
+		double wv = ceil((double)s->an->stages[locus_flow_stage_of(s->g, p)].tasks /
+				 (double)(s->nw ? s->nw : 1));
+		waves = wv > waves ? wv : waves;
 	}
-	if (!n)
+	if (!n || !(s->net_bw > 0))
 		return 0;
 	double mean = sum / n, var = sq / n - mean * mean;
-	double cv = mean > 0 && var > 0 ? sqrt(var) / mean : 0;
-	return bytes / n >= s->async_bytes || cv > 0.5;
+	double spread = (waves - 1) * mean + 2 * (var > 0 ? sqrt(var) : 0);
+	return spread >= bytes / s->net_bw;
 }
 
 #define ALLOC(p, n) ((p) = locus__calloc((n) ? (n) : 1, sizeof *(p)))
@@ -1877,8 +1943,6 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	    (rc = locus_kv_double(ctx->opts, "file_cost", 1e-3, 0, 1e3, &s->file_cost, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "fetch_cost", 0, 0, 1e3, &s->fetch_cost, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "reduce_cost", 1e-8, 0, 1, &s->reduce_cost, err)) ||
-	    (rc = locus_kv_double(ctx->opts, "async_bytes", 4194304, 0, 1e15, &s->async_bytes,
-				  err)) ||
 	    (rc = locus_kv_double(ctx->opts, "gather", po.gather, 1, 1e9, &gth, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "multicast", po.multicast, 1, 1e9, &mth, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "scatter", po.scatter, 1, 1e9, &sth, err))) {
@@ -1915,6 +1979,13 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	s->mon = ctx->monitor;
 	s->nw = (uint32_t)ctx->n_workers;
 	s->nn = (uint32_t)wl->platform->n_nodes;
+	double bw = 0, bw_nodes = 0;
+	for (uint32_t n = 0; n < s->nn; n++)
+		if (wl->platform->nodes[n].cores > 0) {
+			bw += wl->platform->nodes[n].net_bw;
+			bw_nodes++;
+		}
+	s->net_bw = bw_nodes ? bw / bw_nodes : 0;
 	if (ctx->n_workers != wl->n_workers || !ctx->n_workers) {
 		destroy(s);
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
@@ -1965,6 +2036,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->atarget, nt);
 	ALLOC(s->aleft, nt);
 	ALLOC(s->mc_out, nt);
+	ALLOC(s->tcat, nt);
 	ALLOC(s->tstay, nt);
 	ALLOC(s->tom, nt);
 	ALLOC(s->tworker, nt);
@@ -1992,7 +2064,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	if (!s->stage_colls ||!s->node_group || !s->gnodes || !s->gnodes_at || !s->gworkers || !s->gworkers_at ||
 	    !s->nworkers || !s->nworkers_at || !s->rr || !s->tdisp || !s->dtasks || !s->dtasks_at ||
 	    !s->missing || !s->mc_wait || !s->tst || !s->async || !s->tfetch || !s->tgm ||
-	    !s->tom || !s->tworker || !s->tbound || !s->tstay || !s->mc_out || !s->atarget ||
+	    !s->tom || !s->tworker || !s->tbound || !s->tstay || !s->mc_out || !s->tcat || !s->atarget ||
 	    !s->aleft ||
 	    !s->tcoll || !s->cursor || !s->dobj_at || !s->dconsumption ||
 	    !s->nload || !s->wload || !s->dleft || !s->produced || !s->consumed ||
@@ -2077,6 +2149,11 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		s->async[t] = (uint8_t)gathers_async(s, t);
 		s->atarget[t] = NONE;
 		const struct locus_task *tk = &g->tasks[t];
+		for (uint32_t j = 0; j < tk->n_in && !s->tcat[t]; j++) {
+			uint32_t o = g->inputs[tk->in_at + j];
+			s->tcat[t] = g->objects[o].producer == LOCUS_NONE &&
+				     locus_replicas_count(s->mon->replicas, o) > 0;
+		}
 		for (uint32_t j = 0; j < tk->n_in; j++)
 			if (g->objects[g->inputs[tk->in_at + j]].producer != LOCUS_NONE) {
 				s->missing[t]++;
@@ -2158,6 +2235,6 @@ const struct locus_policy locus__policy_amfs = {
     .options = "config=staging|cache|aware|cogather|asgather|shared|auto, "
 	       "aware=first|bytes, steal=N, keep=0|1, file_cost=S, fetch_cost=S, "
 	       "reduce=STAGE[+STAGE...], "
-	       "reduce_cost=S, async_bytes=B, gather=N, multicast=N, scatter=N",
+	       "reduce_cost=S, gather=N, multicast=N, scatter=N",
     .scheduler_node = amfs_scheduler_node,
 };

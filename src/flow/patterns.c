@@ -308,10 +308,37 @@ uint32_t locus_flow_copies(uint32_t n, int produced_in_scope)
 	return produced_in_scope ? (n ? n - 1 : 0) : n;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
 uint32_t locus_flow_place_replicas(const uint32_t *load, uint32_t n_servers, uint32_t count,
 				   const uint32_t *skip, uint32_t n_skip, uint32_t *out)
 {
 	uint32_t picked = 0;
+	/* The servers sorted once, then the first not skipped (n log n; the
+	 * pick-by-pick scan below, quadratic and more, only without memory). */
+	/* Keys (load << 32 | index) sort as (load, index). */
+	uint64_t *order = count > 1 ? malloc((size_t)n_servers * sizeof *order) : NULL;
+	uint8_t *skipped = order ? calloc(n_servers ? n_servers : 1, 1) : NULL;
+	if (order && skipped) {
+		for (uint32_t i = 0; i < n_servers; i++)
+			order[i] = (uint64_t)load[i] << 32 | i;
+		qsort(order, n_servers, sizeof *order, cmp_u64);
+		for (uint32_t k = 0; k < n_skip; k++)
+			if (skip[k] < n_servers)
+				skipped[skip[k]] = 1;
+		for (uint32_t i = 0; i < n_servers && picked < count; i++)
+			if (!skipped[(uint32_t)order[i]])
+				out[picked++] = (uint32_t)order[i];
+		free(order);
+		free(skipped);
+		return picked;
+	}
+	free(order);
+	free(skipped);
 	while (picked < count) {
 		uint32_t best = LOCUS_NONE;
 		for (uint32_t s = 0; s < n_servers; s++) {
