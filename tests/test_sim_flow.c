@@ -31,6 +31,7 @@ struct step {
 	double delay;
 	uint64_t tag;
 	int drop;
+	uint32_t for_task; /* a copy's task (LOCUS_NONE unless set) */
 };
 
 #define MAX_STEPS 16
@@ -100,7 +101,7 @@ static void run_steps(struct flow_script *s, struct locus_actions *act)
 					       .to = st->to,
 					       .delay = st->delay,
 					       .tag = st->tag,
-					       .task = LOCUS_NONE};
+					       .task = st->for_task};
 			locus_act_copy(act, &c);
 		}
 	}
@@ -182,6 +183,7 @@ static void add_copy(int after, const uint32_t *objs, uint32_t n, uint64_t bytes
 	st->to = to;
 	st->delay = delay;
 	st->tag = tag;
+	st->for_task = LOCUS_NONE;
 }
 
 /* ---- fixtures ---------------------------------------------------------------------- */
@@ -274,6 +276,41 @@ static uint32_t file(struct locus_graph *g, const char *name, uint64_t bytes)
 }
 
 /* ---- tests ------------------------------------------------------------------------ */
+
+/* A copy naming a task holds it: a stored input of 100 MB is being
+ * copied from the file system (100 MB/s) to the task's node when its
+ * assignment arrives; the task waits for it and reads it on its node (1
+ * s at the disk's 100 MB/s) instead of reading it from the file system
+ * too. With LOCUS_GATHER_ALL it would wait for it anyway; with
+ * LOCUS_GATHER_POLICY and no copy, it reads it from the file system. */
+TEST(a_copy_naming_a_task_holds_it)
+{
+	for (int mode = 0; mode < 3; mode++) {
+		struct run x = {0};
+		struct locus_error err;
+		locus_graph_create(&x.g, "hold", &err);
+		uint32_t t = task(x.g, "t", 1, "t");
+		uint32_t in = file(x.g, "in", 100000000);
+		locus_graph_add_input(x.g, t, in);
+		script_reset();
+		add_assign(0, (int)t, 0, mode == 1 ? LOCUS_GATHER_ALL : LOCUS_GATHER_POLICY,
+			   LOCUS_OUTPUT_LOCAL);
+		if (mode < 2) {
+			add_copy(0, &in, 1, 0, LOCUS_FS, 0, 0, 7);
+			fs_script.steps[fs_script.n_steps - 1].for_task = mode == 0 ? t : LOCUS_NONE;
+		}
+		run_flow(&x, 1, 1e8, 0);
+		CHECK_EQ_INT(x.rc, 0);
+		if (!x.rc) {
+			/* Copied in 1 s, read on the node in 1 s, computed in
+			 * 1 s; or read from the file system in 1 s. */
+			double end = mode < 2 ? 3 : ASG + 2;
+			CHECK_NEAR(x.r->tasks[t].end, end, 1e-9);
+			CHECK_EQ_INT(x.r->fs_bytes_read, 100000000);
+		}
+		run_fini(&x);
+	}
+}
 
 /* A task opens its files on the file system one after another, each after
  * fs_latency (0.1 s): three inputs of 10 MB at 100 MB/s start at 0.1,
@@ -607,7 +644,8 @@ TEST(local_storage_is_counted_and_bounded)
 }
 
 TEST_MAIN(TEST_ENTRY(reads_and_writes_on_the_file_system),
-	  TEST_ENTRY(opens_on_the_file_system_one_after_another), TEST_ENTRY(metadata_operations_queue),
+	  TEST_ENTRY(opens_on_the_file_system_one_after_another),
+	  TEST_ENTRY(a_copy_naming_a_task_holds_it), TEST_ENTRY(metadata_operations_queue),
 	  TEST_ENTRY(copies_in_one_flow_and_drops),
 	  TEST_ENTRY(staging_from_and_to_the_file_system),
 	  TEST_ENTRY(auto_from_the_file_system_and_read_from_a_peer),
