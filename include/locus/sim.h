@@ -66,8 +66,9 @@ struct locus_sim_config {
 	 * nodes' links limit it. fs_ops > 0: it serves that many metadata
 	 * operations a second, one per file read or written (a FIFO server);
 	 * 0: no limit. fs_latency: what opening one file on it costs a client
-	 * (seconds, however idle the server): a task opens its files there one
-	 * after another, as does a copy of several; 0: nothing. */
+	 * (seconds, however idle the server): a node opens its files there
+	 * one after another (their bytes flow meanwhile), a copy of several
+	 * opens each; 0: nothing. */
 	double shared_fs_bw;
 	double fs_ops;
 	double fs_latency;

@@ -1505,15 +1505,16 @@ static void fetch_next(struct amfs *s, struct locus_actions *act, uint32_t w, ui
 	}
 }
 
-/* Staging (F_FS): worker w copies the next input its head task t lacks
- * from the file system to its node, one after another, as a task's
- * wrapper copies its inputs to the RAM disk. */
-static void stage_next(struct amfs *s, struct locus_actions *act, uint32_t w, uint32_t t)
+/* Staging (F_FS): worker w copies every input its head task t lacks from
+ * the file system to its node, as a task's wrapper copies its inputs to
+ * the RAM disk (the file system opens a node's files one after another;
+ * the task waits for them all, LOCUS_GATHER_ALL). */
+static void stage_all(struct amfs *s, struct locus_actions *act, uint32_t w, uint32_t t)
 {
 	const struct locus_task *tk = &s->g->tasks[t];
 	uint32_t node = node_of(s, w);
-	for (; s->cursor[t] < tk->n_in; s->cursor[t]++) {
-		uint32_t o = s->g->inputs[tk->in_at + s->cursor[t]];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
 		if (here(s, o, node) || (s->tcat[t] && s->g->objects[o].producer == LOCUS_NONE))
 			continue;
 		struct locus_copy c = {.objects = &o,
@@ -1524,7 +1525,6 @@ static void stage_next(struct amfs *s, struct locus_actions *act, uint32_t w, ui
 				       .task = t};
 		locus_act_copy(act, &c);
 		s->fetches++;
-		return;
 	}
 }
 
@@ -1538,7 +1538,7 @@ static void head_changed(struct amfs *s, struct locus_actions *act, uint32_t w)
 	if (s->tfetch[t] == F_SEQ)
 		fetch_next(s, act, w, t);
 	else if (s->tfetch[t] == F_FS)
-		stage_next(s, act, w, t);
+		stage_all(s, act, w, t);
 }
 
 /* Worker w copies o (which its head task t lacks) from `from`. */
@@ -1719,11 +1719,10 @@ static void worker_event(struct amfs *s, uint32_t w, const struct locus_event *e
 			}
 			if (s->qhead[w] != t)
 				break;
-			s->cursor[t]++;
-			if (s->tfetch[t] == F_SEQ)
+			if (s->tfetch[t] == F_SEQ) {
+				s->cursor[t]++;
 				fetch_next(s, act, w, t);
-			else if (s->tfetch[t] == F_FS)
-				stage_next(s, act, w, t);
+			}
 		}
 		break;
 	case LOCUS_EV_DONE: {

@@ -151,6 +151,7 @@ struct engine {
 	struct locus__share *share;
 	uint32_t res_backbone, res_fs; /* NONE when absent */
 	double fs_free;		       /* when the file system's metadata server is free */
+	double *fs_opened;	       /* by node: when its last open on the file system ends */
 	uint8_t *on_fs;		       /* by object: the file system has it */
 	double *held;		       /* by node: bytes of the objects it holds */
 	uint32_t res_racks;	       /* rack k's uplink: out res_racks + 2k, in + 1; NONE: none */
@@ -846,9 +847,15 @@ static void launch(struct engine *e, uint32_t m, double now, double delay, uint3
 	struct move *mv = &e->moves[m];
 	double t = now + delay;
 	if (files && (mv->src == NONE || mv->dst == NONE)) {
-		/* The server's queue, and the client's opens one after another:
-		 * whichever ends later. */
-		double opened = t + files * e->cfg->fs_latency;
+		/* The server's queue, and the client node's opens one after
+		 * another (their bytes overlap): whichever ends later. */
+		uint32_t client = mv->dst == NONE ? mv->src : mv->dst;
+		double opened = t;
+		if (e->cfg->fs_latency > 0 && client != NONE) {
+			opened = (t > e->fs_opened[client] ? t : e->fs_opened[client]) +
+				 files * e->cfg->fs_latency;
+			e->fs_opened[client] = opened;
+		}
 		e->r->fs_ops += files;
 		if (e->cfg->fs_ops > 0) {
 			double start = t > e->fs_free ? t : e->fs_free;
@@ -1351,9 +1358,9 @@ static void assign(struct engine *e, uint32_t w, uint32_t t, const struct locus_
 }
 
 /* Starts a read of input o for task t on worker w, from node src (NONE:
- * the file system, after `opens` files the task opened there before). */
+ * the file system). */
 static void start_read(struct engine *e, uint32_t w, uint32_t t, uint32_t o, uint32_t src,
-		       uint32_t opens, double now)
+		       double now)
 {
 	uint32_t m = new_move(e);
 	if (m == NONE)
@@ -1374,7 +1381,7 @@ static void start_read(struct engine *e, uint32_t w, uint32_t t, uint32_t o, uin
 	if (mv->src == mv->dst)
 		start_flow(e, m, now);
 	else
-		launch(e, m, now, src == NONE ? opens * e->cfg->fs_latency : 0, 1);
+		launch(e, m, now, 0, 1);
 }
 
 /* The holder a read of input o by node `node` uses: the node itself, the
@@ -1466,7 +1473,6 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 	/* Every stored input is read (the main one from `source`); produced
 	 * ones are on the node already, but where the task reads them when it
 	 * starts (LOCUS_GATHER_READ) or goes without (LOCUS_GATHER_NONE). */
-	uint32_t opens = 0; /* files it opened on the file system */
 	for (uint32_t k = 0; k < tk->n_in && !e->failed; k++) {
 		uint32_t o = e->g->inputs[tk->in_at + k];
 		int l;
@@ -1484,8 +1490,7 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 				     task_name(e, t, nb, sizeof nb), object_name(e, o, ob, sizeof ob));
 				return;
 			}
-			start_read(e, w, t, o, src, opens, now);
-			opens += src == NONE;
+			start_read(e, w, t, o, src, now);
 			continue;
 		}
 		uint32_t src = o == main ? source : read_source(e, t, o, node, -1, &l);
@@ -1496,8 +1501,7 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 			     task_name(e, t, nb, sizeof nb), object_name(e, o, ob, sizeof ob));
 			return;
 		}
-		start_read(e, w, t, o, src, opens, now);
-		opens += src == NONE;
+		start_read(e, w, t, o, src, now);
 	}
 	if (!pr->reads_left)
 		computing(e, w, now);
@@ -1555,9 +1559,8 @@ static void outputs_here(struct engine *e, uint32_t w, const struct locus_task *
 	}
 }
 
-/* Worker w writes output o of its task to the file system, after the
- * `opens` files it created there before. */
-static void start_write(struct engine *e, uint32_t w, uint32_t o, uint32_t opens, double now)
+/* Worker w writes output o of its task to the file system. */
+static void start_write(struct engine *e, uint32_t w, uint32_t o, double now)
 {
 	uint32_t m = new_move(e);
 	if (m == NONE)
@@ -1573,7 +1576,7 @@ static void start_write(struct engine *e, uint32_t w, uint32_t o, uint32_t opens
 	mv->asked = now;
 	route(e, mv);
 	e->procs[w].writes_left++;
-	launch(e, m, now, opens * e->cfg->fs_latency, 1);
+	launch(e, m, now, 0, 1);
 }
 
 static void finished(struct engine *e, uint32_t w, double now);
@@ -1593,11 +1596,10 @@ static void computed(struct engine *e, uint32_t w, double now)
 	}
 	if (out != LOCUS_OUTPUT_FS)
 		outputs_here(e, w, tk, now);
-	uint32_t opens = 0;
 	for (uint32_t k = 0; k < tk->n_out && !e->failed; k++) {
 		uint32_t o = e->g->outputs[tk->out_at + k];
 		if (out != LOCUS_OUTPUT_FINAL || !e->g->objects[o].n_cons)
-			start_write(e, w, o, opens++, now);
+			start_write(e, w, o, now);
 	}
 	if (pr->writes_left) {
 		e->tstate[t] = T_WRITING;
@@ -2208,6 +2210,7 @@ static int setup(struct engine *e)
 	e->node_down = locus__calloc(nn, 1);
 	e->bw_factor = locus__calloc(nn, sizeof *e->bw_factor);
 	e->serving = locus__calloc(nn, sizeof *e->serving);
+	e->fs_opened = locus__calloc(nn, sizeof *e->fs_opened);
 	e->qhead = locus__calloc(nn, sizeof *e->qhead);
 	e->qtail = locus__calloc(nn, sizeof *e->qtail);
 	e->seg_at = locus__calloc(nn + 1, sizeof *e->seg_at);
@@ -2227,7 +2230,7 @@ static int setup(struct engine *e)
 	    !e->toutput || !e->on_fs || !e->held || !e->tassigned || !e->tworker ||
 	    !e->tassigner || !e->tmissing || !e->tawait || !e->tattempt || !e->tlost_node || !e->asent ||
 	    !e->acut || !e->tcstart || !e->anext || !e->ahint || !e->xhead || !e->lost_node ||
-	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->qhead ||
+	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->fs_opened || !e->qhead ||
 	    !e->qtail || !e->node_rack || !n_racks || !e->seg_at || !r->workers || !r->scheds ||
 	    (!cfg->no_task_results && !r->tasks) || !cap ||
 	    locus_replicas_create(&e->rep, e->g->n_objects, nn)) {
@@ -2735,6 +2738,7 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	free(e.link_factor);
 	free(e.waits);
 	free(e.serving);
+	free(e.fs_opened);
 	free(e.qhead);
 	free(e.qtail);
 	free(e.node_rack);

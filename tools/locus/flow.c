@@ -73,7 +73,7 @@ static const char *const help =
     "      --fs-bw BW            the shared file system's aggregate bandwidth\n"
     "                            (default 1250MB)\n"
     "      --fs-ops N            its metadata operations per second (default 2000)\n"
-    "      --fs-latency SECONDS  what opening a file on it costs a client; a task\n"
+    "      --fs-latency SECONDS  what opening a file on it costs a client; a node\n"
     "                            opens its files one after another (default 0)\n"
     "      --latency SECONDS     message and transfer latency (default 50e-6)\n"
     "      --cost-msg SECONDS    time a process spends per message it handles (5e-6)\n"
