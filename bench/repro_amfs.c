@@ -1,0 +1,774 @@
+/*
+ * The AME/AMFS paper's application experiments (Zhang et al., SC 2012,
+ * ../shared/papers/ame-amfs.txt section VI-B), reproduced in the
+ * simulator with the amfs policy, beside the taskvine and dask baselines;
+ * docs/results/amfs.md reads the results.
+ *
+ * The machine is the paper's BG/P: nodes of 4 cores linked at 425 MB/s
+ * (a torus link), a RAM disk of 1 GB/s each, one dispatcher node (a
+ * dispatcher and a metadata server, no workers) per 63 worker nodes, 50 us
+ * of latency, 5 us a message; GPFS of 1.25 GB/s per 64 nodes (one I/O node
+ * with 10 Gb/s Ethernet each, at most 60 GB/s) on which opening a file
+ * costs a client 11.3 ms, a node opening its files one after another
+ * while their bytes flow: Table VII's GPFS rows, one task reading 1,319
+ * files of 2.1 MB in 14.74 s and 3,883 of 1 MB in 44.64 s (11.2 and 11.5
+ * ms a file, whatever its size); its
+ * metadata serves at most 2,000 operations a second in all (an
+ * assumption: the paper gives none). One more constant is calibrated:
+ * the set-up of a worker's peer copy of one file (amfs's fetch_cost), so
+ * that Data Cache's mImgtbl takes 6.2 times Staging's (the paper's
+ * figure); every other ratio is then the model's prediction, printed next
+ * to the paper's.
+ *
+ *  montage  the 6x6 degree Montage (Table VI: 1,319 images) on 512 cores:
+ *           each stage's time for every configuration over Staging's
+ *           (Fig. 10), the sums, and the baselines
+ *  table7   the time distribution of the gather stages (Table VII)
+ *  scale    the same Montage on 2,048 to 32,768 cores: makespans, and what
+ *           a run costs (seconds, memory)
+ *  blast    mtcBLAST (Table VIII: 63 fragments, cores / 16 query files)
+ *           from 256 to 32,768 cores: stealing's gain on blastp (the paper:
+ *           3 to 9 %), collective against asynchronous gather (143.3 s
+ *           against 139.6 s)
+ *  auto     the automatic choice of gather against both fixed choices
+ *  wfcommons  the WfCommons instances of ../shared/data, every configuration
+ *  million  a million-task workflow, simulated
+ *
+ *   repro_amfs [--out DIR] [--quick] [EXPERIMENT...]  (default: all, into docs/results)
+ *
+ * Prints a Markdown table per experiment and writes charts (amfs-*.svg).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "repro.h"
+
+#define CORES	 4
+#define NET_BW	 425e6
+#define DISK_BW	 1e9
+#define FS_OPS	 2000.0
+#define FS_OPEN	 0.0113
+#define FS_PER64 1.25e9
+#define FS_MAX	 60e9
+#define COST_MSG 5e-6
+#define COST_ENT 1e-7
+
+static const char *out_dir = "docs/results";
+static int quick;
+static double fetch_cost = -1; /* calibrated by montage (or its default) */
+
+static void die(const char *what, const struct locus_error *err)
+{
+	fprintf(stderr, "repro_amfs: %s: %s\n", what, err && err->message[0] ? err->message : "");
+	exit(1);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double rss_mib(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_maxrss / 1024.0;
+}
+
+/* ---- the machine ------------------------------------------------------------------------- */
+
+/* A BG/P partition of `cores` cores: 63 of every 64 nodes work, the rest
+ * run a dispatcher and a metadata server each. */
+struct machine {
+	struct locus_platform *p;
+	size_t workers, dispatchers;
+	double fs_bw;
+};
+
+static struct machine machine(size_t cores)
+{
+	struct machine m = {0};
+	size_t nodes = cores / CORES;
+	m.dispatchers = (nodes + 63) / 64;
+	m.workers = nodes - m.dispatchers;
+	char **names = calloc(nodes, sizeof *names);
+	int *c = calloc(nodes, sizeof *c);
+	if (!names || !c)
+		die("machine", NULL);
+	for (size_t i = 0; i < nodes; i++) {
+		names[i] = malloc(24);
+		if (!names[i])
+			die("machine", NULL);
+		if (i < m.workers)
+			snprintf(names[i], 24, "node%05zu", i);
+		else
+			snprintf(names[i], 24, "disp%04zu", i - m.workers);
+		c[i] = i < m.workers ? CORES : 0;
+	}
+	struct locus_error err = {0};
+	if (locus_platform_create(&m.p, (const char *const *)names, c, nodes, &err))
+		die("machine", &err);
+	for (size_t i = 0; i < nodes; i++) {
+		m.p->nodes[i].net_bw = NET_BW;
+		m.p->nodes[i].disk_bw = DISK_BW;
+		free(names[i]);
+	}
+	free(names);
+	free(c);
+	m.fs_bw = FS_PER64 * (double)((nodes + 63) / 64);
+	if (m.fs_bw > FS_MAX)
+		m.fs_bw = FS_MAX;
+	return m;
+}
+
+/* One run: a policy ("amfs" in a configuration, or a baseline). */
+struct run {
+	const char *label; /* an amfs configuration, or a policy's name */
+	const char *more;  /* more amfs options, or NULL */
+};
+
+static int is_config(const char *s)
+{
+	static const char *const c[] = {"staging",  "cache",  "aware", "cogather",
+					"asgather", "shared", "auto"};
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+		if (!strcmp(s, c[k]))
+			return 1;
+	return 0;
+}
+
+static struct locus_result *go(const struct locus_workload *wl, const struct machine *m,
+			       const struct run *run, int keep_tasks, double *wall)
+{
+	char opts[256];
+	int amfs = is_config(run->label);
+	if (amfs)
+		snprintf(opts, sizeof opts, "config=%s,fetch_cost=%.6g%s%s", run->label,
+			 fetch_cost > 0 ? fetch_cost : 0, run->more ? "," : "",
+			 run->more ? run->more : "");
+	struct locus_error err = {0};
+	struct locus_sim_config cfg = {.wl = wl,
+				       .policy = locus_policy_find(amfs ? "amfs" : run->label),
+				       .policy_opts = amfs ? opts : run->more,
+				       .schedulers = amfs ? 1 + 2 * m->dispatchers : 0,
+				       .seed = 1,
+				       .latency = -1,
+				       .cost_per_msg = COST_MSG,
+				       .cost_per_entry = COST_ENT,
+				       .shared_fs_bw = m->fs_bw,
+				       .fs_ops = FS_OPS,
+				       .fs_latency = FS_OPEN,
+				       .no_task_results = !keep_tasks,
+				       .no_transfer_results = 1};
+	struct locus_result *r = NULL;
+	double t0 = now_s();
+	if (!cfg.policy || locus_sim_run(&r, &cfg, &err))
+		die(run->label, &err);
+	if (wall)
+		*wall = now_s() - t0;
+	if (r->failed)
+		die(run->label, &(struct locus_error){.message = "the run failed"});
+	return r;
+}
+
+/* ---- phases ------------------------------------------------------------------------------- */
+
+/* A phase of a workflow (a stage, the corrected mImgtbl apart): the time
+ * from its first task being ready (every file it reads written) to its
+ * last task's end, its tasks' input time (ready to the end of reading:
+ * gathering, dispatch, copies), execution and output. */
+struct phase {
+	char name[32];
+	double ready, end, input, execute, output;
+	size_t tasks;
+};
+
+#define MAX_PHASES 16
+
+static size_t phase_key(const struct locus_graph *g, uint32_t t, char *out, size_t size)
+{
+	char buf[64];
+	const char *nm = locus_graph_task_name(g, t, buf, sizeof buf);
+	if (!strcmp(nm, "mImgtbl_corrected"))
+		snprintf(out, size, "mImgtbl (corrected)");
+	else
+		snprintf(out, size, "%s", g->stage_names[g->task_stage[t]]);
+	return strlen(out);
+}
+
+static size_t phases(const struct locus_result *r, const struct locus_graph *g,
+		     struct phase *ph)
+{
+	size_t n = 0;
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_task_result *tr = &r->tasks[t];
+		const struct locus_task *tk = &g->tasks[t];
+		double ready = 0;
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t p = g->objects[g->inputs[tk->in_at + k]].producer;
+			if (p == LOCUS_NONE)
+				continue;
+			double made = r->tasks[p].read_end + g->tasks[p].work;
+			ready = made > ready ? made : ready;
+		}
+		char key[32];
+		phase_key(g, t, key, sizeof key);
+		size_t i = 0;
+		while (i < n && strcmp(ph[i].name, key))
+			i++;
+		if (i == n) {
+			if (n == MAX_PHASES)
+				die("phases", NULL);
+			memset(&ph[n], 0, sizeof ph[n]);
+			snprintf(ph[n].name, sizeof ph[n].name, "%s", key);
+			ph[n].ready = INFINITY;
+			n++;
+		}
+		struct phase *p = &ph[i];
+		p->tasks++;
+		p->ready = ready < p->ready ? ready : p->ready;
+		p->end = tr->end > p->end ? tr->end : p->end;
+		p->input += tr->read_end - ready;
+		p->execute += tk->work;
+		p->output += tr->end - tr->read_end - tk->work;
+	}
+	return n;
+}
+
+static const struct phase *phase_find(const struct phase *ph, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ph[i].name, name))
+			return &ph[i];
+	return NULL;
+}
+
+static double phase_time(const struct phase *ph, size_t n, const char *name)
+{
+	const struct phase *p = phase_find(ph, n, name);
+	return p ? p->end - p->ready : NAN;
+}
+
+static struct locus_graph *montage(uint32_t images)
+{
+	struct locus_montage_spec s = {.images = images, .seed = 1};
+	struct locus_graph *g = NULL;
+	struct locus_error err = {0};
+	if (locus_flow_montage(&g, &s, &err))
+		die("montage", &err);
+	return g;
+}
+
+/* ---- Fig. 10 and Table VII ---------------------------------------------------------------------- */
+
+static const char *const fig10_stages[] = {"mProject", "mImgtbl", "mDiffFit", "mConcatFit",
+					   "mBackground"};
+#define N_FIG10 5
+
+/* The paper's ratios to Staging (section VI-B1; NAN: not given). */
+struct paper_row {
+	const char *config;
+	double r[N_FIG10];
+};
+static const struct paper_row paper_fig10[] = {
+    {"cache", {0.604, 6.2, 0.533, 4.5, 0.983}},
+    {"aware", {NAN, 7.7, 0.316, 5.8, 0.539}},
+    {"cogather", {NAN, 0.290, NAN, 0.464, NAN}},
+};
+
+static const struct paper_row *paper_for(const char *config)
+{
+	for (size_t i = 0; i < sizeof paper_fig10 / sizeof paper_fig10[0]; i++)
+		if (!strcmp(paper_fig10[i].config, config))
+			return &paper_fig10[i];
+	return NULL;
+}
+
+static void put_ratio(double v, double paper)
+{
+	if (isnan(paper))
+		printf(" %6.3f |", v);
+	else
+		printf(" %6.3f (%s%.3g) |", v, "paper ", paper);
+}
+
+static void exp_montage(int with_table7)
+{
+	struct locus_graph *g = montage(1319);
+	struct machine m = machine(512);
+	struct locus_workload *wl = NULL;
+	struct locus_error err = {0};
+	if (locus_workload_from_graph(&wl, m.p, g, NULL, &err))
+		die("workload", &err);
+	struct phase ph[MAX_PHASES];
+
+	/* Calibration: Data Cache's mImgtbl over Staging's, 6.2 in the
+	 * paper; the cost per file that gives it. */
+	fetch_cost = 0;
+	struct locus_result *st = go(wl, &m, &(struct run){"staging", NULL}, 1, NULL);
+	size_t n = phases(st, g, ph);
+	double t_st = phase_time(ph, n, "mImgtbl");
+	struct locus_result *ca = go(wl, &m, &(struct run){"cache", NULL}, 1, NULL);
+	n = phases(ca, g, ph);
+	double t_ca = phase_time(ph, n, "mImgtbl");
+	const struct phase *im = phase_find(ph, n, "mImgtbl");
+	size_t files = 0;
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		char buf[64];
+		if (!strcmp(locus_graph_task_name(g, t, buf, sizeof buf), "mImgtbl"))
+			files = g->tasks[t].n_in;
+	}
+	fetch_cost = (6.2 * t_st - t_ca) / (double)files;
+	if (fetch_cost < 0)
+		fetch_cost = 0;
+	locus_result_destroy(st);
+	locus_result_destroy(ca);
+	(void)im;
+	printf("## Montage 6x6 on 512 cores (Fig. 10)\n\n");
+	printf("%zu tasks on %zu worker nodes of %d cores and %zu dispatcher nodes; GPFS %.2f GB/s, "
+	       "%.1f ms to open a file, %.0f operations/s in all. Calibration: with no set-up cost per peer copy, Data Cache's "
+	       "mImgtbl takes %.1f s against Staging's %.1f s; %.1f ms a file (%zu files) makes "
+	       "it the paper's 6.2 times: fetch_cost = %.4f s.\n\n",
+	       g->n_tasks, m.workers, CORES, m.dispatchers, m.fs_bw / 1e9, 1e3 * FS_OPEN, FS_OPS,
+	       t_ca, t_st,
+	       1e3 * fetch_cost, files, fetch_cost);
+
+	static const struct run runs[] = {{"staging", NULL},  {"cache", NULL},
+					  {"aware", NULL},    {"cogather", NULL},
+					  {"asgather", NULL}, {"shared", NULL},
+					  {"auto", NULL},     {"taskvine", NULL},
+					  {"dask", NULL}};
+#define N_RUNS (sizeof runs / sizeof runs[0])
+	double t[N_RUNS][N_FIG10 + 2];
+	struct locus_result *res[N_RUNS];
+	for (size_t i = 0; i < N_RUNS; i++) {
+		res[i] = go(wl, &m, &runs[i], 1, NULL);
+		n = phases(res[i], g, ph);
+		double sum = 0;
+		for (size_t k = 0; k < N_FIG10; k++) {
+			t[i][k] = phase_time(ph, n, fig10_stages[k]);
+			sum += t[i][k];
+		}
+		t[i][N_FIG10] = sum;
+		t[i][N_FIG10 + 1] = res[i]->makespan;
+	}
+	printf("Time of each stage (first task ready to last task's end, seconds) and its ratio "
+	       "to Staging; Sum_Para: the five parallel stages; Sum_All: the makespan.\n\n");
+	printf("| run |");
+	for (size_t k = 0; k < N_FIG10; k++)
+		printf(" %s |", fig10_stages[k]);
+	printf(" Sum_Para | Sum_All |\n|---|");
+	for (size_t k = 0; k < N_FIG10 + 2; k++)
+		printf("---|");
+	printf("\n");
+	for (size_t i = 0; i < N_RUNS; i++) {
+		printf("| %s |", runs[i].label);
+		for (size_t k = 0; k < N_FIG10 + 2; k++)
+			printf(" %.1f |", t[i][k]);
+		printf("\n");
+	}
+	printf("\nRatios to Staging (the paper's in parentheses where it gives one):\n\n| run |");
+	for (size_t k = 0; k < N_FIG10; k++)
+		printf(" %s |", fig10_stages[k]);
+	printf(" Sum_Para | Sum_All |\n|---|");
+	for (size_t k = 0; k < N_FIG10 + 2; k++)
+		printf("---|");
+	printf("\n");
+	for (size_t i = 1; i < N_RUNS; i++) {
+		const struct paper_row *pr = paper_for(runs[i].label);
+		printf("| %s |", runs[i].label);
+		for (size_t k = 0; k < N_FIG10; k++)
+			put_ratio(t[i][k] / t[0][k], pr ? pr->r[k] : NAN);
+		/* Staging ran in 45 % of MPI Montage's time (shared): 2.22. */
+		double paper_all = !strcmp(runs[i].label, "shared") ? 1 / 0.45 : NAN;
+		put_ratio(t[i][N_FIG10] / t[0][N_FIG10], NAN);
+		put_ratio(t[i][N_FIG10 + 1] / t[0][N_FIG10 + 1], paper_all);
+		printf("\n");
+	}
+	/* Collective gather against MPI Montage (shared): -83.2 %. */
+	printf("\nCollective gather's makespan over MPI Montage's (shared): %.3f (the paper: "
+	       "0.168, a decrease of 83.2 %%).\n\n",
+	       t[3][N_FIG10 + 1] / t[5][N_FIG10 + 1]);
+
+	/* A chart: each configuration's ratios, the stages along x. */
+	double xs[N_FIG10 + 2], ys[N_RUNS][N_FIG10 + 2];
+	struct locus_series se[N_RUNS];
+	for (size_t k = 0; k < N_FIG10 + 2; k++)
+		xs[k] = (double)(k + 1);
+	size_t ns = 0;
+	for (size_t i = 1; i < N_RUNS; i++) {
+		for (size_t k = 0; k < N_FIG10 + 2; k++)
+			ys[i][k] = t[i][k] / t[0][k];
+		se[ns++] = (struct locus_series){
+		    .label = runs[i].label, .n = N_FIG10 + 2, .x = xs, .y = ys[i]};
+	}
+	struct locus_chart c = {
+	    .title = "Montage 6x6 on 512 cores: time over Staging's (Fig. 10)",
+	    .subtitle = "x: 1 mProject, 2 mImgtbl, 3 mDiffFit, 4 mConcatFit, 5 mBackground, 6 "
+			"Sum_Para, 7 Sum_All; below 1: faster than Staging",
+	    .x_label = "stage",
+	    .y_label = "time / Staging's",
+	    .y_log10 = 1,
+	    .series = se,
+	    .n_series = ns};
+	repro_save(&c, out_dir, "amfs-fig10.svg");
+
+	if (with_table7) {
+		printf("## The gather stages (Table VII)\n\n");
+		printf("Seconds: input from the task being ready (its last input written) to the "
+		       "end of its reading (the gather, the task's dispatch, its copies), "
+		       "execute, output (writing it); the paper's in parentheses.\n\n");
+		printf("| stage | input | execute | output |\n|---|---|---|---|\n");
+		static const double paper[4][3] = {
+		    {14.74, 0.43, 0.07}, {44.64, 28.49, 0.1}, {3.29, 0.42, 0.07}, {5.97, 27.08, 0.11}};
+		const size_t which[2] = {0, 3};
+		for (size_t w = 0; w < 2; w++) {
+			n = phases(res[which[w]], g, ph);
+			for (int s = 0; s < 2; s++) {
+				const struct phase *p =
+				    phase_find(ph, n, s == 0 ? "mImgtbl" : "mConcatFit");
+				const double *pp = paper[2 * w + (size_t)s];
+				printf("| %s (%s) | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) |\n",
+				       p->name, w == 0 ? "GPFS: staging" : "collective gather",
+				       p->input, pp[0], p->execute, pp[1],
+				       p->output > 0 ? p->output : 0, pp[2]);
+			}
+		}
+		printf("\n");
+	}
+	for (size_t i = 0; i < N_RUNS; i++)
+		locus_result_destroy(res[i]);
+#undef N_RUNS
+	locus_workload_destroy(wl);
+	locus_platform_destroy(m.p);
+	locus_graph_destroy(g);
+}
+
+/* fetch_cost as montage calibrates it, when montage did not run. */
+static void calibrated(void)
+{
+	if (fetch_cost >= 0)
+		return;
+	int q = quick;
+	fprintf(stderr, "repro_amfs: calibrating fetch_cost on Montage 6x6 first\n");
+	FILE *keep = stdout;
+	stdout = fopen("/dev/null", "w");
+	if (!stdout)
+		die("calibration", NULL);
+	exp_montage(0);
+	fclose(stdout);
+	stdout = keep;
+	quick = q;
+}
+
+/* ---- Montage on more cores ---------------------------------------------------------------------- */
+
+static void exp_scale(void)
+{
+	calibrated();
+	struct locus_graph *g = montage(1319);
+	static const size_t cores[] = {512, 2048, 8192, 32768};
+	static const struct run runs[] = {
+	    {"staging", NULL}, {"cogather", NULL}, {"auto", NULL}, {"taskvine", NULL}, {"dask", NULL}};
+	size_t n_cores = quick ? 2 : sizeof cores / sizeof cores[0];
+	printf("## Montage 6x6 from 512 to 32,768 cores\n\n");
+	printf("Makespan (s), and the simulation's own time (s on one core of this machine) and "
+	       "peak memory of the process so far (MiB).\n\n| cores |");
+	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+		printf(" %s |", runs[r].label);
+	printf(" slowest run (s) | peak MiB |\n|---|");
+	for (size_t r = 0; r < sizeof runs / sizeof runs[0] + 2; r++)
+		printf("---|");
+	printf("\n");
+	struct repro_line lines[5] = {0};
+	for (size_t i = 0; i < n_cores; i++) {
+		struct machine m = machine(cores[i]);
+		struct locus_workload *wl = NULL;
+		struct locus_error err = {0};
+		if (locus_workload_from_graph(&wl, m.p, g, NULL, &err))
+			die("workload", &err);
+		printf("| %zu |", cores[i]);
+		double slowest = 0;
+		for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+			double wall;
+			struct locus_result *res = go(wl, &m, &runs[r], 0, &wall);
+			printf(" %.1f |", res->makespan);
+			repro_line_add(&lines[r], (double)cores[i],
+				       (struct repro_stat){res->makespan, res->makespan, res->makespan});
+			slowest = wall > slowest ? wall : slowest;
+			locus_result_destroy(res);
+		}
+		printf(" %.2f | %.0f |\n", slowest, rss_mib());
+		fflush(stdout);
+		locus_workload_destroy(wl);
+		locus_platform_destroy(m.p);
+	}
+	printf("\n");
+	struct locus_series se[5];
+	for (size_t r = 0; r < 5; r++)
+		se[r] = repro_series(&lines[r], runs[r].label, 0, 0);
+	struct locus_chart c = {.title = "Montage 6x6: makespan against cores",
+				.x_label = "cores",
+				.y_label = "makespan (s)",
+				.x_log2 = 1,
+				.y_log10 = 1,
+				.series = se,
+				.n_series = 5};
+	repro_save(&c, out_dir, "amfs-scale.svg");
+	locus_graph_destroy(g);
+}
+
+/* ---- mtcBLAST ------------------------------------------------------------------------------- */
+
+static struct locus_graph *blast(uint32_t queries)
+{
+	struct locus_blast_spec s = {.fragments = 63, .queries = queries, .seed = 1};
+	struct locus_graph *g = NULL;
+	struct locus_error err = {0};
+	if (locus_flow_blast(&g, &s, &err))
+		die("blast", &err);
+	return g;
+}
+
+static void exp_blast(void)
+{
+	calibrated();
+	static const size_t cores[] = {256, 1024, 4096, 16384, 32768};
+	size_t n_cores = quick ? 2 : sizeof cores / sizeof cores[0];
+	printf("## mtcBLAST (63 fragments, cores / 16 query files)\n\n");
+	printf("blastp: its time (first task ready to last end, s) without stealing, stealing from "
+	       "2 neighbours (the paper's) and from every worker, and stealing's gain; blastp + "
+	       "merge (blastp's first ready to merge's last end) with collective and with "
+	       "asynchronous gather, both stealing from 2 neighbours.\n\n");
+	printf("| cores | tasks | blastp, no stealing | 2 neighbours | gain | every worker | gain "
+	       "| blastp+merge, collective | asynchronous | async / coll. |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	struct repro_line gain2 = {0}, gainall = {0};
+	for (size_t i = 0; i < n_cores; i++) {
+		struct machine m = machine(cores[i]);
+		struct locus_graph *g = blast((uint32_t)(cores[i] / 16));
+		struct locus_workload *wl = NULL;
+		struct locus_error err = {0};
+		if (locus_workload_from_graph(&wl, m.p, g, NULL, &err))
+			die("workload", &err);
+		static const struct run runs[] = {{"cogather", "steal=0"},
+						  {"cogather", "steal=2"},
+						  {"cogather", "steal=1e9"},
+						  {"asgather", "steal=2"}};
+		double bp[4], bm[4];
+		for (size_t r = 0; r < 4; r++) {
+			struct locus_result *res = go(wl, &m, &runs[r], 1, NULL);
+			struct phase ph[MAX_PHASES];
+			size_t n = phases(res, g, ph);
+			const struct phase *b = phase_find(ph, n, "blastp"),
+					   *mg = phase_find(ph, n, "merge");
+			bp[r] = b->end - b->ready;
+			bm[r] = mg->end - b->ready;
+			locus_result_destroy(res);
+		}
+		printf("| %zu | %zu | %.1f | %.1f | %.1f %% | %.1f | %.1f %% | %.1f | %.1f | %.3f |\n",
+		       cores[i], g->n_tasks, bp[0], bp[1], 100 * (1 - bp[1] / bp[0]), bp[2],
+		       100 * (1 - bp[2] / bp[0]), bm[1], bm[3], bm[3] / bm[1]);
+		fflush(stdout);
+		repro_line_add(&gain2, (double)cores[i],
+			       (struct repro_stat){100 * (1 - bp[1] / bp[0]), 0, 0});
+		repro_line_add(&gainall, (double)cores[i],
+			       (struct repro_stat){100 * (1 - bp[2] / bp[0]), 0, 0});
+		locus_workload_destroy(wl);
+		locus_graph_destroy(g);
+		locus_platform_destroy(m.p);
+	}
+	printf("\n");
+	struct locus_series se[2] = {repro_series(&gain2, "2 neighbours (the paper: 3-9 %)", 0, 0),
+				     repro_series(&gainall, "every worker", 0, 0)};
+	struct locus_chart c = {.title = "mtcBLAST: stealing's gain on blastp (Fig. 11)",
+				.x_label = "cores",
+				.y_label = "decrease of blastp's time (%)",
+				.x_log2 = 1,
+				.series = se,
+				.n_series = 2};
+	repro_save(&c, out_dir, "amfs-fig11.svg");
+}
+
+/* ---- the automatic choice of gather ---------------------------------------------------------- */
+
+static void exp_auto(void)
+{
+	calibrated();
+	printf("## Collective or asynchronous gather, chosen per task (auto)\n\n");
+	printf("auto gathers asynchronously when a task's inputs are written over a spread of time "
+	       "(its writers' waves and runtimes' spread) at least as long as moving them to one "
+	       "node takes, collectively otherwise. Makespans (s):\n\n");
+	printf("| workflow | cores | gather tasks | of them asynchronous (auto) | cogather | "
+	       "asgather | auto | auto / best |\n|---|---|---|---|---|---|---|---|\n");
+	for (int w = 0; w < 2; w++) {
+		size_t cores = w ? 1024 : 512;
+		struct machine m = machine(cores);
+		struct locus_graph *g = w ? blast((uint32_t)(cores / 16)) : montage(1319);
+		struct locus_workload *wl = NULL;
+		struct locus_error err = {0};
+		if (locus_workload_from_graph(&wl, m.p, g, NULL, &err))
+			die("workload", &err);
+		struct locus_flow_analysis *an = NULL;
+		if (locus_flow_analyse(&an, g, NULL, &err))
+			die("analysis", &err);
+		size_t gathers = 0;
+		for (size_t s = 0; s < an->n_stages; s++)
+			gathers += an->stages[s].gathers;
+		double ms[3];
+		uint64_t coll = 0;
+		static const char *const cf[] = {"cogather", "asgather", "auto"};
+		for (int k = 0; k < 3; k++) {
+			struct locus_result *res = go(wl, &m, &(struct run){cf[k], NULL}, 0, NULL);
+			ms[k] = res->makespan;
+			if (k == 2)
+				coll = repro_counter(res, "gathers");
+			locus_result_destroy(res);
+		}
+		double best = ms[0] < ms[1] ? ms[0] : ms[1];
+		printf("| %s | %zu | %zu | %zu | %.1f | %.1f | %.1f | %.3f |\n",
+		       w ? "mtcBLAST" : "Montage 6x6", cores, gathers,
+		       gathers - (size_t)coll, ms[0], ms[1], ms[2], ms[2] / best);
+		locus_flow_analysis_destroy(an);
+		locus_workload_destroy(wl);
+		locus_graph_destroy(g);
+		locus_platform_destroy(m.p);
+	}
+	printf("\n");
+}
+
+/* ---- WfCommons -------------------------------------------------------------------------------- */
+
+static void exp_wfcommons(void)
+{
+	calibrated();
+	static const char *const inst[] = {"blast-chameleon-small-001.json",
+					   "epigenomics-chameleon-hep-1seq-100k-001.json",
+					   "montage-chameleon-2mass-005d-001.json",
+					   "seismology-chameleon-100p-001.json"};
+	static const struct run runs[] = {{"staging", NULL}, {"cache", NULL},	  {"aware", NULL},
+					  {"cogather", NULL}, {"asgather", NULL}, {"shared", NULL},
+					  {"auto", NULL},     {"taskvine", NULL}, {"dask", NULL}};
+	printf("## WfCommons instances (64 cores)\n\n");
+	printf("Makespan (s) of each configuration and baseline, and over Staging's.\n\n| "
+	       "instance | tasks |");
+	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+		printf(" %s |", runs[r].label);
+	printf("\n|---|---|");
+	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+		printf("---|");
+	printf("\n");
+	for (size_t i = 0; i < sizeof inst / sizeof inst[0]; i++) {
+		/* From the repository (make repro) or its build directory. */
+		char path[512];
+		snprintf(path, sizeof path, "../shared/data/wfcommons/%s", inst[i]);
+		FILE *probe = fopen(path, "r");
+		if (probe)
+			fclose(probe);
+		else
+			snprintf(path, sizeof path, "../../shared/data/wfcommons/%s", inst[i]);
+		struct locus_graph *g = NULL;
+		struct locus_error err = {0};
+		if (locus_flow_load(&g, path, NULL, &err)) {
+			printf("| %s | (not read: %s) |\n", inst[i], err.message);
+			continue;
+		}
+		struct machine m = machine(64 + 4);
+		struct locus_workload *wl = NULL;
+		if (locus_workload_from_graph(&wl, m.p, g, NULL, &err))
+			die("workload", &err);
+		printf("| %.*s | %zu |", (int)(strlen(inst[i]) - 9), inst[i], g->n_tasks);
+		double base = 0;
+		for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+			struct locus_result *res = go(wl, &m, &runs[r], 0, NULL);
+			if (!r)
+				base = res->makespan;
+			printf(" %.1f (%.2f) |", res->makespan, res->makespan / base);
+			locus_result_destroy(res);
+		}
+		printf("\n");
+		locus_workload_destroy(wl);
+		locus_platform_destroy(m.p);
+		locus_graph_destroy(g);
+	}
+	printf("\n");
+}
+
+/* ---- a million tasks ------------------------------------------------------------------------ */
+
+static void exp_million(void)
+{
+	calibrated();
+	printf("## A million-task workflow\n\n");
+	printf("| workflow | tasks | files | cores | policy | makespan (s) | simulated in (s) | "
+	       "events | peak MiB |\n|---|---|---|---|---|---|---|---|---|\n");
+	uint32_t q = quick ? 1600 : 16000;
+	double t0 = now_s();
+	struct locus_graph *g = blast(q);
+	double gen = now_s() - t0;
+	struct machine m = machine(32768);
+	struct locus_workload *wl = NULL;
+	struct locus_error err = {0};
+	if (locus_workload_from_graph(&wl, m.p, g, NULL, &err))
+		die("workload", &err);
+	/* (taskvine's manager looks at every replica of a task's inputs
+	 * when it places it, as TaskVine's does: with 16,000 readers of each
+	 * fragment on up to 8,192 nodes that is too slow here.) */
+	static const struct run runs[] = {{"cogather", NULL}};
+	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+		double wall;
+		struct locus_result *res = go(wl, &m, &runs[r], 0, &wall);
+		printf("| mtcBLAST 63 x %u | %zu | %zu | %d | %s | %.1f | %.1f | %llu | %.0f |\n", q,
+		       g->n_tasks, g->n_objects, 32768, runs[r].label, res->makespan, wall,
+		       (unsigned long long)res->events, rss_mib());
+		fflush(stdout);
+		locus_result_destroy(res);
+	}
+	printf("\n(The workflow is generated in %.1f s.)\n\n", gen);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(m.p);
+	locus_graph_destroy(g);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} exps[] = {{"montage", NULL},	      {"table7", NULL}, {"scale", exp_scale},
+		    {"blast", exp_blast},     {"auto", exp_auto}, {"wfcommons", exp_wfcommons},
+		    {"million", exp_million}};
+	int chosen[sizeof exps / sizeof exps[0]] = {0}, any = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+			out_dir = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--quick")) {
+			quick = 1;
+			continue;
+		}
+		size_t k = 0;
+		while (k < sizeof exps / sizeof exps[0] && strcmp(argv[i], exps[k].name))
+			k++;
+		if (k == sizeof exps / sizeof exps[0]) {
+			fprintf(stderr,
+				"usage: repro_amfs [--out DIR] [--quick] "
+				"[montage|table7|scale|blast|auto|wfcommons|million]...\n");
+			return 2;
+		}
+		chosen[k] = any = 1;
+	}
+	if (chosen[0] || chosen[1] || !any)
+		exp_montage(chosen[1] || !any);
+	for (size_t k = 2; k < sizeof exps / sizeof exps[0]; k++)
+		if (chosen[k] || !any)
+			exps[k].fn();
+	return 0;
+}
