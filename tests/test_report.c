@@ -882,6 +882,18 @@ TEST(line_chart)
 	CHECK(strstr(text, ">0.001</text>") != NULL && strstr(text, ">1000</text>") != NULL);
 	CHECK_EQ_INT(count(text, "<circle"), 3);
 	free(text);
+	/* Categories along x: each name at its x, escaped, no numbers. */
+	static const double xc[] = {1, 2, 3}, yc[] = {1, 0.5, 2};
+	static const char *const names[] = {"mProject", "a<b", "Sum_All"};
+	struct locus_series sc = {.label = "ratio", .n = 3, .x = xc, .y = yc};
+	struct locus_chart cc = {.series = &sc, .n_series = 1, .x_names = names, .n_x_names = 3};
+	text = render_chart(&cc, &len, &rc);
+	CHECK_EQ_INT(rc, 0);
+	CHECK(svg_ok(text, len));
+	CHECK(strstr(text, ">mProject</text>") != NULL && strstr(text, ">a&lt;b</text>") != NULL &&
+	      strstr(text, ">Sum_All</text>") != NULL);
+	CHECK(strstr(text, ">1.5</text>") == NULL);
+	free(text);
 	/* Nothing to draw; bad arguments. */
 	struct locus_chart empty = {.title = "empty"};
 	text = render_chart(&empty, &len, &rc);

@@ -63,6 +63,9 @@ struct locus_chart {
 	int y_zoom;  /* y spans the data, not from 0 (for values close together) */
 	const struct locus_series *series;
 	size_t n_series;
+	/* Categories along x (NULL: numbers): x_names[i] labels x = i + 1. */
+	const char *const *x_names;
+	size_t n_x_names;
 };
 
 /* Draws the chart as SVG: y from 0 (or the least value), a line and

@@ -135,7 +135,15 @@ static void axes(struct locus__out *o, const struct locus_chart *c, struct frame
 			locus__svg_text(o, LEFT - 6, py(f, y) + 4, "end", NULL, buf);
 		}
 	}
-	if (f->log2x) {
+	if (c->x_names && c->n_x_names) {
+		/* A category at each x = 1, 2, ... */
+		for (size_t i = 0; i < c->n_x_names; i++) {
+			double x = (double)(i + 1);
+			locus__svg_line(o, px(f, x), TOP, px(f, x), H - BOTTOM, "grid");
+			locus__svg_text(o, px(f, x), H - BOTTOM + 16, "middle", NULL,
+					c->x_names[i] ? c->x_names[i] : "");
+		}
+	} else if (f->log2x) {
 		/* A tick at every x of the first series. */
 		const struct locus_series *se = c->n_series ? &c->series[0] : NULL;
 		for (size_t i = 0; se && i < se->n; i++) {
