@@ -22,24 +22,10 @@ static const char *const configs[] = {"staging",  "cache",  "aware", "cogather",
 				      "asgather", "shared", "auto"};
 #define N_CONFIGS (sizeof configs / sizeof configs[0])
 
-/* n worker nodes of `cores` cores, then one node without workers (the
- * dispatcher's); links 425 MB/s, disks 1 GB/s, latency 50 us. */
+/* n worker nodes of `cores` cores and a dispatcher node. */
 static struct locus_platform *cluster(int n, int cores)
 {
-	char *json = malloc(64 * (size_t)n + 512);
-	int k = sprintf(json,
-			"{\"format\": \"locus-platform\", \"version\": 1, \"network\": "
-			"{\"latency\": 5e-5}, \"defaults\": {\"cores\": %d, \"disk_bw\": 1e9, "
-			"\"net_bw\": 4.25e8}, \"nodes\": [",
-			cores);
-	for (int i = 0; i < n; i++)
-		k += sprintf(json + k, "%s{\"name\": \"n%02d\"}", i ? ", " : "", i);
-	sprintf(json + k, ", {\"name\": \"disp\", \"cores\": 0}]}");
-	struct locus_platform *p = NULL;
-	struct locus_error err;
-	locus_platform_parse(&p, json, strlen(json), "cluster", &err);
-	free(json);
-	return p;
+	return test_flow_cluster(n, cores, 1);
 }
 
 struct run {
@@ -330,30 +316,6 @@ TEST(options)
 	locus_platform_destroy(p);
 }
 
-/* n worker nodes of `cores` cores and D dispatcher nodes. */
-static struct locus_platform *cluster_d(int n, int cores, int D)
-{
-	char **names = calloc((size_t)(n + D), sizeof *names);
-	int *c = calloc((size_t)(n + D), sizeof *c);
-	for (int i = 0; i < n + D; i++) {
-		names[i] = malloc(16);
-		snprintf(names[i], 16, i < n ? "n%02d" : "d%d", i < n ? i : i - n);
-		c[i] = i < n ? cores : 0;
-	}
-	struct locus_platform *p = NULL;
-	struct locus_error err;
-	locus_platform_create(&p, (const char *const *)names, c, (size_t)(n + D), &err);
-	for (int i = 0; i < n + D; i++)
-		free(names[i]);
-	free(names);
-	free(c);
-	for (size_t i = 0; p && i < p->n_nodes; i++) {
-		p->nodes[i].net_bw = 4.25e8;
-		p->nodes[i].disk_bw = 1e9;
-	}
-	return p;
-}
-
 #define N_RANDOM 120
 
 /* Many random workflows (maps, gathers, multicasts, scatters: collectives
@@ -370,7 +332,7 @@ TEST(random_workflows_under_every_configuration)
 		if (!g)
 			continue;
 		int D = 1 + (int)(seed % 3), nodes = 3 + (int)(seed * 7 % 10);
-		struct locus_platform *p = cluster_d(nodes, 1 + (int)(seed % 4), D);
+		struct locus_platform *p = test_flow_cluster(nodes, 1 + (int)(seed % 4), D);
 		struct locus_workload *wl = NULL;
 		struct locus_error err;
 		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);

@@ -21,24 +21,9 @@
 static const char *const policies[] = {"taskvine", "dask"};
 #define N_POLICIES (sizeof policies / sizeof policies[0])
 
-/* n worker nodes of `cores` cores, then one node without cores (the
- * scheduler's); links 425 MB/s, disks 1 GB/s, latency 50 us. */
 static struct locus_platform *cluster(int n, int cores)
 {
-	char *json = malloc(64 * (size_t)n + 512);
-	int k = sprintf(json,
-			"{\"format\": \"locus-platform\", \"version\": 1, \"network\": "
-			"{\"latency\": 5e-5}, \"defaults\": {\"cores\": %d, \"disk_bw\": 1e9, "
-			"\"net_bw\": 4.25e8}, \"nodes\": [",
-			cores);
-	for (int i = 0; i < n; i++)
-		k += sprintf(json + k, "%s{\"name\": \"n%02d\"}", i ? ", " : "", i);
-	sprintf(json + k, ", {\"name\": \"sched\", \"cores\": 0}]}");
-	struct locus_platform *p = NULL;
-	struct locus_error err;
-	locus_platform_parse(&p, json, strlen(json), "cluster", &err);
-	free(json);
-	return p;
+	return test_flow_cluster(n, cores, 1);
 }
 
 struct run {

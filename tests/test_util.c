@@ -296,3 +296,25 @@ struct locus_graph *test_workflow_random(uint64_t seed)
 	}
 	return g;
 }
+
+struct locus_platform *test_flow_cluster(int n, int cores, int D)
+{
+	char *json = malloc(64 * (size_t)(n + D) + 512);
+	if (!json)
+		return NULL;
+	int k = sprintf(json,
+			"{\"format\": \"locus-platform\", \"version\": 1, \"network\": "
+			"{\"latency\": 5e-5}, \"defaults\": {\"cores\": %d, \"disk_bw\": 1e9, "
+			"\"net_bw\": 4.25e8}, \"nodes\": [",
+			cores);
+	for (int i = 0; i < n; i++)
+		k += sprintf(json + k, "%s{\"name\": \"n%02d\"}", i ? ", " : "", i);
+	for (int i = 0; i < D; i++)
+		k += sprintf(json + k, ", {\"name\": \"d%d\", \"cores\": 0}", i);
+	sprintf(json + k, "]}");
+	struct locus_platform *p = NULL;
+	struct locus_error err;
+	locus_platform_parse(&p, json, strlen(json), "cluster", &err);
+	free(json);
+	return p;
+}

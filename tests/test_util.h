@@ -46,4 +46,9 @@ struct locus_graph *test_workflow_blast(int n, int m);
  * runtimes of 0.1 to 20 s. Finished; NULL on failure. */
 struct locus_graph *test_workflow_random(uint64_t seed);
 
+/* A cluster for workflows: n worker nodes of `cores` cores ("n00"...),
+ * then D nodes without cores ("d0"..., where a policy's schedulers run);
+ * links 425 MB/s, disks 1 GB/s, latency 50 us. */
+struct locus_platform *test_flow_cluster(int n, int cores, int D);
+
 #endif

@@ -261,11 +261,9 @@ static size_t amfs_schedulers(size_t n_workers, size_t requested)
 static uint32_t amfs_scheduler_node(const struct locus_workload *wl, size_t n, size_t s)
 {
 	const struct locus_platform *p = wl->platform;
-	size_t D = n >= 3 ? (n - 1) / 2 : 1, k = s == 0 ? 0 : (s - 1) % D, seen = 0;
-	for (size_t i = 0; i < p->n_nodes; i++)
-		if (p->nodes[i].cores == 0 && seen++ == k)
-			return (uint32_t)i;
-	return (uint32_t)(k * p->n_nodes / D);
+	size_t D = n >= 3 ? (n - 1) / 2 : 1, k = s == 0 ? 0 : (s - 1) % D;
+	uint32_t node = locus__node_without_cores(p, k);
+	return node != UINT32_MAX ? node : (uint32_t)(k * p->n_nodes / D);
 }
 
 /* ---- links (locations and subscribers) ---------------------------------------------- */

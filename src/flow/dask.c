@@ -988,13 +988,10 @@ static size_t dask_schedulers(size_t n_workers, size_t requested)
 /* The scheduler runs on the first node without cores, else on node 0. */
 static uint32_t dask_scheduler_node(const struct locus_workload *wl, size_t n, size_t sched)
 {
-	const struct locus_platform *p = wl->platform;
+	uint32_t node = locus__node_without_cores(wl->platform, 0);
 	(void)n;
 	(void)sched;
-	for (size_t i = 0; i < p->n_nodes; i++)
-		if (p->nodes[i].cores == 0)
-			return (uint32_t)i;
-	return 0;
+	return node != UINT32_MAX ? node : 0;
 }
 
 static void destroy(void *state)
