@@ -1606,6 +1606,11 @@ static void worker_event(struct amfs *s, uint32_t w, const struct locus_event *e
 		const struct locus_msg *m = ev->msg;
 		if (m->type == LOCUS_MSG_ASSIGN_FLOW) {
 			uint32_t t = (uint32_t)m->arg[0];
+			/* The worker keeps the ways it was told (a thief is
+			 * told them again): a process knows what its messages
+			 * said, not what another process decided. */
+			s->tgm[t] = (uint8_t)m->arg[2];
+			s->tom[t] = (uint8_t)m->arg[3];
 			s->tfetch[t] = (uint8_t)(m->n_args > 4 ? m->arg[4] : F_NONE);
 			s->tstay[t] = (uint8_t)(m->n_args > 5 && m->arg[5]);
 			s->qnext[t] = NONE;
