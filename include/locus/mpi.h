@@ -216,6 +216,71 @@ int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, co
 		      locus_mpi_scatter_fn fn, void *user, struct locus_divisible_run **measured,
 		      struct locus_error *err);
 
+/* ---- workflows: files, commands and a workflow policy (locus flow run) -- */
+
+/*
+ * Runs a many-task workflow (locus/flow.h) for real under a workflow
+ * policy (amfs, taskvine, dask: the very decisions the simulator runs),
+ * on the ranks of `comm`. docs/mpi.md, "Workflows", has the protocol.
+ *
+ * Ranks: the first `dispatchers` ranks run the policy's scheduler
+ * processes (amfs: the submitter, and a dispatcher with its metadata
+ * server on each); every other rank is a worker and its node's storage
+ * server. A worker node's storage is a directory under `local`: each node
+ * keeps the files made or copied there, and the files move between nodes
+ * by MPI (the bytes read from one node's directory, written into
+ * another's), never through another node's directory. The shared
+ * directory holds the workflow's inputs at the start and its final
+ * outputs (those no task reads) at the end.
+ *
+ * A task runs in a working directory of its node where each input
+ * appears under the name the workflow gives it (a symbolic link); a
+ * Makeflow command line runs under /bin/sh -c there, argv words run
+ * without a shell. The names it must write are picked up from there when
+ * it exits with 0; a task that fails (non-zero exit, a signal, an output
+ * missing) runs again, up to `retries` more times, then ends the run
+ * with its stderr quoted.
+ */
+struct locus_mpi_flow_options {
+	const struct locus_graph *graph; /* the workflow (every rank the same) */
+	const char *shared;		 /* the shared directory (required) */
+	const char *local;		 /* where node storage goes; NULL: /dev/shm */
+	const char *policy;		 /* NULL: "amfs" */
+	const char *policy_opts;	 /* "key=value,..." or NULL */
+	size_t dispatchers;		 /* scheduler ranks; 0: one per 63 worker nodes */
+	size_t emulate_nodes;		 /* > 0: worker rank r on node (r - D) mod K */
+	uint64_t seed;
+	int retries;	 /* more attempts of a failed task */
+	int keep;	 /* 1: leave the nodes' directories in place */
+	double stand_in; /* > 0: each task, instead of its command, reads its
+			  * inputs, sleeps its runtime x stand_in and writes
+			  * outputs of their recorded sizes */
+	double max_idle_sleep; /* longest sleep of an idle rank, s; 0: 1e-3 */
+	volatile int *cancel;  /* set non-zero to stop */
+	/* Rank 0 only, may be NULL: about every 1 % of the tasks. */
+	void (*progress)(void *user, size_t done, size_t total, double seconds);
+	void *progress_user;
+};
+
+struct locus_mpi_flow_report {
+	/* Rank 0 only (NULL elsewhere): the run in the schema of
+	 * locus_sim_run (engine "mpi"), per task, stage and transfer. */
+	struct locus_result *result;
+	struct locus_platform *platform; /* rank 0: the run's nodes */
+	uint64_t pieces;		 /* data messages this rank sent */
+};
+
+/* Runs every task of opt->graph exactly once (retries aside), as
+ * opt->policy decides. Collective. Returns 0 when every task finished, or
+ * a negative LOCUS_E* code, the same on every rank, with the first
+ * error's message in `err` (a bad option or name, an input missing from
+ * the shared directory, a task that failed on every attempt, a policy
+ * asking what the engine cannot do). Free the report with
+ * locus_mpi_flow_report_fini. */
+int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
+		       struct locus_mpi_flow_report *report, struct locus_error *err);
+void locus_mpi_flow_report_fini(struct locus_mpi_flow_report *report);
+
 #ifdef __cplusplus
 }
 #endif

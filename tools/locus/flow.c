@@ -9,10 +9,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#ifdef LOCUS_HAVE_MPI
+#include "locus/mpi.h"
+#endif
 
 static const char *const help =
     "usage: locus flow show WORKFLOW [OPTIONS]\n"
     "       locus flow sim WORKFLOW [OPTIONS]\n"
+    "       locus flow run WORKFLOW [-np N] [--emulate-nodes K] [OPTIONS]\n"
     "\n"
     "Many-task workflows: programs coupled by files. 'show' prints a workflow's\n"
     "stages, the dataflow patterns found in them (gather, reduce, multicast,\n"
@@ -20,7 +24,11 @@ static const char *const help =
     "critical path. 'sim' runs it in the simulator under a data-management policy\n"
     "(AME/AMFS by default, in one of its configurations) on a cluster whose nodes\n"
     "keep intermediate files in local storage beside a shared file system, and\n"
-    "reports per-stage times and where every byte came from.\n"
+    "reports per-stage times and where every byte came from. 'run' runs it for real\n"
+    "on MPI ranks under the same policy: each task's command in a working directory\n"
+    "of its node where its inputs appear under their names, files kept in each\n"
+    "node's local storage and copied between nodes by MPI, the final outputs\n"
+    "written to the shared directory.\n"
     "\n"
     "WORKFLOW:\n"
     "  FILE                      WfCommons JSON, a Makeflow (named Makeflow, *.mf or\n"
@@ -57,6 +65,23 @@ static const char *const help =
     "      --compare A,B,...     run several on the same workflow and platform: each\n"
     "                            an amfs configuration or a policy name (-o applies\n"
     "                            to the amfs runs); one table, then time per stage\n"
+    "\n"
+    "Ranks (run):\n"
+    "  -n, --np N                ranks (default: K + 1 with --emulate-nodes, else the\n"
+    "                            cores): the first D run the dispatchers, the others\n"
+    "                            are workers, each its node's storage server too\n"
+    "  -K, --emulate-nodes K     one machine plays K nodes, each with its own storage\n"
+    "                            directory (worker ranks spread round-robin)\n"
+    "      --local DIR           where the nodes' storage goes (default /dev/shm)\n"
+    "      --shared DIR          the shared directory: the workflow's inputs are read\n"
+    "                            there and its final outputs written there (default:\n"
+    "                            the workflow file's directory)\n"
+    "      --retries N           run a failing task up to N more times (default 1)\n"
+    "      --keep                keep every node's storage and working directories\n"
+    "      --stand-in X          run stand-ins instead of the commands: each reads its\n"
+    "                            inputs, sleeps X times its runtime and writes outputs\n"
+    "                            of their recorded sizes (WfCommons instances)\n"
+    "      --mpirun PATH, --hostfile FILE, --mpi-arg ARG   the launcher and its options\n"
     "\n"
     "Platform (sim):\n"
     "  -p, --platform FILE       nodes from a platform file (nodes with 0 cores run\n"
@@ -98,7 +123,9 @@ static const char *const help =
     "  locus flow sim gen:montage --nodes 128 --compare staging,cache,aware,cogather,asgather\n"
     "  locus flow sim gen:blast:63:128 --nodes 512 --config cogather -o steal=2\n"
     "  locus flow sim Makeflow --nodes 8 --cores 2 --compare cache,taskvine,dask\n"
-    "  locus flow sim wf.json --config aware --storage 2G --out run.json --trace run.trace\n";
+    "  locus flow sim wf.json --config aware --storage 2G --out run.json --trace run.trace\n"
+    "  locus flow run mosaic/Makeflow -np 5 --emulate-nodes 2 --config cogather --gantt g.svg\n"
+    "  mpirun --hostfile hosts -np 65 locus flow run Makeflow --local /tmp --shared $PWD\n";
 
 #define FLOW_MAX_RUNS 32
 
@@ -116,6 +143,12 @@ struct flow_args {
 	int have_nodes, have_dispatchers;
 	const char *out, *csv, *trace, *gantt, *load_svg;
 	int json, quiet;
+	/* run */
+	struct cli_mpi mpi;
+	uint64_t np, emulate, retries;
+	const char *local, *shared;
+	int keep, have_run, tty;
+	double stand_in;
 };
 
 static const char *const configs[] = {"staging",  "cache",  "aware", "cogather",
@@ -170,6 +203,15 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 	    {"gantt", required_argument, 0, 24},
 	    {"load", required_argument, 0, 25},
 	    {"fs-latency", required_argument, 0, 26},
+	    {"np", required_argument, 0, 'n'},
+	    {"emulate-nodes", required_argument, 0, 'K'},
+	    {"local", required_argument, 0, 30},
+	    {"shared", required_argument, 0, 31},
+	    {"retries", required_argument, 0, 32},
+	    {"keep", no_argument, 0, 33},
+	    {"stand-in", required_argument, 0, 34},
+	    {"progress-tty", no_argument, 0, 35},
+	    CLI_MPI_LONG_OPTIONS,
 	    {"quiet", no_argument, 0, 'q'},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
@@ -181,7 +223,7 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 	uint64_t u;
 	optind = 1;
 	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":x:o:p:N:c:qh", opts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, ":x:o:p:N:c:n:K:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			rc = cli_uint(cmd, "--seed", optarg, &a->seed);
@@ -314,6 +356,51 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 			if (!rc && !(a->fs_latency >= 0 && a->fs_latency <= 1e3))
 				rc = bad(sub, "--fs-latency", "seconds from 0 to 1000", optarg);
 			break;
+		case 'n':
+			rc = cli_uint(cmd, "--np", optarg, &a->np);
+			if (!rc && (!a->np || a->np > 1000000))
+				rc = bad(sub, "--np", "a count of ranks from 2", optarg);
+			a->have_run = 1;
+			break;
+		case 'K':
+			rc = cli_uint(cmd, "--emulate-nodes", optarg, &a->emulate);
+			if (!rc && (!a->emulate || a->emulate > 100000))
+				rc = bad(sub, "--emulate-nodes", "a count from 1 to 100000", optarg);
+			a->have_run = 1;
+			break;
+		case 30:
+			a->local = optarg;
+			a->have_run = 1;
+			break;
+		case 31:
+			a->shared = optarg;
+			a->have_run = 1;
+			break;
+		case 32:
+			rc = cli_uint(cmd, "--retries", optarg, &a->retries);
+			if (!rc && a->retries > 1000)
+				rc = bad(sub, "--retries", "a count from 0 to 1000", optarg);
+			a->have_run = 1;
+			break;
+		case 33:
+			a->keep = 1;
+			a->have_run = 1;
+			break;
+		case 34:
+			rc = cli_double(cmd, "--stand-in", optarg, &a->stand_in);
+			if (!rc && !(a->stand_in > 0 && a->stand_in <= 1e6))
+				rc = bad(sub, "--stand-in", "a factor > 0", optarg);
+			a->have_run = 1;
+			break;
+		case 35:
+			a->tty = 1;
+			break;
+		case CLI_MPI_MPIRUN:
+		case CLI_MPI_HOSTFILE:
+		case CLI_MPI_ARG:
+			rc = cli_mpi_option(cmd, &a->mpi, c, optarg);
+			a->have_run = 1;
+			break;
 		case 'q':
 			a->quiet = 1;
 			break;
@@ -333,8 +420,20 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 	a->workflow = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument \"%s\"", argv[optind]);
-	int is_sim = !strcmp(sub, "sim");
-	if (!is_sim && (a->config || a->policy || a->opts || a->compare || a->platform ||
+	int is_sim = !strcmp(sub, "sim"), is_run = !strcmp(sub, "run");
+	if (!is_run && a->have_run)
+		return cli_usage_error(cmd, "--np, --emulate-nodes, --local, --shared, --retries, "
+					    "--keep, --stand-in and the launcher's options are "
+					    "'locus flow run''s");
+	if (is_run && (a->compare || a->platform || a->have_nodes || a->fs_bw ||
+		       a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 ||
+		       a->cost_msg >= 0 || a->cost_entry >= 0))
+		return cli_usage_error(cmd, "a real run has real nodes: --compare and the "
+					    "platform's options are 'locus flow sim''s");
+	if (is_run && a->emulate && a->mpi.hostfile)
+		return cli_usage_error(cmd, "--emulate-nodes plays nodes on this machine; drop "
+					    "it with --hostfile");
+	if (!is_sim && !is_run && (a->config || a->policy || a->opts || a->compare || a->platform ||
 			a->have_nodes || a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 ||
 			a->fs_latency > 0 ||
 			a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 || a->out ||
@@ -342,7 +441,7 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 		return cli_usage_error(cmd, "the policy, platform and output files are sim's "
 					    "options; 'locus flow show' takes the workflow's and "
 					    "the pattern thresholds, and --json");
-	if (!is_sim)
+	if (!is_sim && !is_run)
 		return 0;
 	if (a->platform && a->have_nodes)
 		return cli_usage_error(cmd, "--platform excludes --nodes, --cores, --net-bw, "
@@ -711,26 +810,36 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 		       r->n_tasks, r->failure);
 	else
 		printf("  status            complete\n");
-	printf("  makespan          %12.3f s   lower bound %.3f s (ratio %.3f)\n", r->makespan,
-	       r->lb_makespan, r->lb_makespan > 0 ? r->makespan / r->lb_makespan : 0);
-	printf("  critical path     %12.3f s   (runtimes only)\n", r->lb_cp);
+	int real = !strcmp(r->engine, "mpi");
+	if (real)
+		printf("  makespan          %12.3f s   (measured)\n", r->makespan);
+	else
+		printf("  makespan          %12.3f s   lower bound %.3f s (ratio %.3f)\n",
+		       r->makespan, r->lb_makespan,
+		       r->lb_makespan > 0 ? r->makespan / r->lb_makespan : 0);
+	if (!real)
+		printf("  critical path     %12.3f s   (runtimes only)\n", r->lb_cp);
 	printf("  file system       %12.1f MB read, %.1f MB written, %" PRIu64
 	       " metadata operations\n",
 	       (double)r->fs_bytes_read / 1e6, (double)r->fs_bytes_written / 1e6, r->fs_ops);
 	printf("  copies            %12" PRIu64 "     %.1f MB (between nodes, and to or from "
 	       "the file system)\n",
 	       r->transfers, (double)r->bytes_moved / 1e6);
-	printf("  local storage     %12.1f MB at most on one node; %.1f MB left at the end "
-	       "(%.1f MB intermediate)\n",
-	       r->storage_peak / 1e6, r->storage_end / 1e6, r->intermediate_end / 1e6);
+	if (!real)
+		printf("  local storage     %12.1f MB at most on one node; %.1f MB left at the end "
+		       "(%.1f MB intermediate)\n",
+		       r->storage_peak / 1e6, r->storage_end / 1e6, r->intermediate_end / 1e6);
 	for (size_t j = 0; j < 8 && r->pstats.counter_names[j]; j++)
 		printf("  %-17s %12" PRIu64 "\n", r->pstats.counter_names[j], r->pstats.counters[j]);
-	printf("  messages          %12" PRIu64 "\n", r->messages);
-	printf("  schedulers        busy %.3f s in all, %.3f s on the busiest\n",
-	       r->sched_busy_total, r->sched_busy_max);
-	printf("  worker idle       %.1f s in all\n", r->worker_idle_total);
-	printf("  simulated         %" PRIu64 " events in %.3f s (%.0f events/s)\n", r->events,
-	       r->wall_seconds, r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0);
+	if (!real) {
+		printf("  messages          %12" PRIu64 "\n", r->messages);
+		printf("  schedulers        busy %.3f s in all, %.3f s on the busiest\n",
+		       r->sched_busy_total, r->sched_busy_max);
+		printf("  worker idle       %.1f s in all\n", r->worker_idle_total);
+		printf("  simulated         %" PRIu64 " events in %.3f s (%.0f events/s)\n",
+		       r->events, r->wall_seconds,
+		       r->wall_seconds > 0 ? (double)r->events / r->wall_seconds : 0);
+	}
 	if (!r->stages)
 		return;
 	int w = 5;
@@ -759,6 +868,30 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 	}
 	printf("\ntimes in seconds (wait, read, compute, write: summed over the stage's tasks); "
 	       "MB of 10^6 bytes\n");
+}
+
+/* --out, --csv, --trace, --gantt and --load: each whole or not at all. */
+static int write_outputs(const char *cmd, const struct locus_result *r, const struct flow_args *a)
+{
+	const struct {
+		const char *path;
+		int (*fn)(const struct locus_result *, FILE *);
+	} outs[] = {{a->out, locus_report_json},
+		    {a->csv, locus_report_csv},
+		    {a->trace, locus_report_trace},
+		    {a->gantt, locus_report_svg_gantt},
+		    {a->load_svg, locus_report_svg_load}};
+	struct cli_outputs staged = {0};
+	int ost = 0;
+	for (size_t k = 0; !ost && k < CLI_ARRAY_LEN(outs); k++) {
+		struct cli_report_writer w = {r, outs[k].fn};
+		if (outs[k].path)
+			ost = cli_outputs_stage(cmd, &staged, outs[k].path, cli_report_write, &w);
+	}
+	if (!ost)
+		ost = cli_outputs_commit(cmd, &staged);
+	cli_outputs_discard(&staged);
+	return ost;
 }
 
 static int flow_sim(struct flow_args *a)
@@ -850,24 +983,7 @@ static int flow_sim(struct flow_args *a)
 		print_run(runs[0], g, a, D);
 	if (rc)
 		goto fail;
-	const struct {
-		const char *path;
-		int (*fn)(const struct locus_result *, FILE *);
-	} outs[] = {{a->out, locus_report_json},
-		    {a->csv, locus_report_csv},
-		    {a->trace, locus_report_trace},
-		    {a->gantt, locus_report_svg_gantt},
-		    {a->load_svg, locus_report_svg_load}};
-	struct cli_outputs staged = {0};
-	int ost = 0;
-	for (size_t k = 0; !ost && k < CLI_ARRAY_LEN(outs); k++) {
-		struct cli_report_writer w = {runs[0], outs[k].fn};
-		if (outs[k].path)
-			ost = cli_outputs_stage(cmd, &staged, outs[k].path, cli_report_write, &w);
-	}
-	if (!ost)
-		ost = cli_outputs_commit(cmd, &staged);
-	cli_outputs_discard(&staged);
+	int ost = write_outputs(cmd, runs[0], a);
 	if (ost)
 		status = ost;
 	goto out;
@@ -882,6 +998,145 @@ out:
 	locus_platform_destroy(plat);
 	locus_graph_destroy(g);
 	return status;
+}
+
+/* ---- run ------------------------------------------------------------------- */
+
+#ifdef LOCUS_HAVE_MPI
+/* The shared directory: --shared, else the workflow file's directory
+ * (where a Makeflow's relative names point), else this one. */
+static int shared_dir(const struct flow_args *a, char *buf, size_t size)
+{
+	if (a->shared) {
+		snprintf(buf, size, "%s", a->shared);
+		return 0;
+	}
+	const char *w = a->workflow;
+	static const char *const prefixes[] = {"makeflow:", "wfcommons:", "stg:", "text:"};
+	for (size_t k = 0; k < CLI_ARRAY_LEN(prefixes); k++)
+		if (!strncmp(w, prefixes[k], strlen(prefixes[k])))
+			w += strlen(prefixes[k]);
+	if (!strncmp(a->workflow, "gen:", 4) || !strchr(w, '/')) {
+		snprintf(buf, size, ".");
+		return 0;
+	}
+	snprintf(buf, size, "%s", w);
+	char *slash = strrchr(buf, '/');
+	if (slash == buf)
+		slash[1] = 0;
+	else
+		*slash = 0;
+	return 0;
+}
+
+static void run_progress(void *user, size_t done, size_t total, double seconds)
+{
+	(void)user;
+	fprintf(stderr, "\rlocus flow run: %zu of %zu tasks done, %.1f s", done, total, seconds);
+	if (done == total)
+		fputc('\n', stderr);
+}
+
+static int run_rank(struct flow_args *a)
+{
+	const char *cmd = "flow run";
+	int level, rank, status = 0;
+	MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &level);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	cli_catch_signals(0);
+	cli_watch_launcher();
+	struct locus_error err = {0};
+	struct locus_graph *g = NULL;
+	char shared[4096];
+	shared_dir(a, shared, sizeof shared);
+	char *opts = NULL;
+	const char *pname = a->policy ? a->policy : "amfs";
+	if (!strcmp(pname, "amfs"))
+		opts = amfs_opts(a, a->config);
+	else if (a->opts)
+		opts = strdup(a->opts);
+	/* Every rank reads the workflow: the same file gives the same graph. */
+	int rc = load(&g, a, &err);
+	struct locus_mpi_flow_report rep = {0};
+	if (!rc) {
+		struct locus_mpi_flow_options o = {
+		    .graph = g,
+		    .shared = shared,
+		    .local = a->local,
+		    .policy = pname,
+		    .policy_opts = opts,
+		    .dispatchers = (size_t)a->dispatchers,
+		    .emulate_nodes = (size_t)a->emulate,
+		    .seed = a->seed,
+		    .retries = (int)a->retries,
+		    .keep = a->keep,
+		    .stand_in = a->stand_in,
+		    .cancel = &cli_cancelled,
+		    .progress = a->tty && !a->quiet ? run_progress : NULL,
+		};
+		rc = locus_mpi_flow_run(MPI_COMM_WORLD, &o, &rep, &err);
+	}
+	if (rc) {
+		if (rank == 0)
+			status = cli_error(cmd, &err, rc);
+		else
+			status = CLI_EXIT_FAIL;
+	} else if (rank == 0) {
+		const struct locus_result *r = rep.result;
+		uint64_t D = a->dispatchers ? a->dispatchers : 1;
+		if (a->json)
+			rc = locus_report_json(r, stdout);
+		else
+			print_run(r, g, a, D);
+		fflush(stdout);
+		if (rc)
+			status = cli_error(cmd, &err, rc);
+		int ost = write_outputs(cmd, r, a);
+		if (ost)
+			status = ost;
+	}
+	locus_mpi_flow_report_fini(&rep);
+	locus_graph_destroy(g);
+	free(opts);
+	if (cli_leak_check())
+		status = CLI_EXIT_FAIL;
+	MPI_Finalize();
+	return status;
+}
+#endif
+
+static int flow_run(struct flow_args *a, int argc, char **argv)
+{
+#ifdef LOCUS_HAVE_MPI
+	if (cli_in_mpi_job())
+		return run_rank(a);
+	const char *outs[] = {a->out, a->csv, a->trace, a->gantt, a->load_svg};
+	int rc = cli_outputs_check("flow run", outs, CLI_ARRAY_LEN(outs));
+	if (rc)
+		return rc;
+	/* A workflow that cannot be read is said before any rank starts. */
+	struct locus_error err = {0};
+	struct locus_graph *g = NULL;
+	if ((rc = load(&g, a, &err)))
+		return cli_error("flow run", &err, rc);
+	locus_graph_destroy(g);
+	uint64_t D = a->dispatchers ? a->dispatchers : 1, np = a->np;
+	if (!np) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		np = a->emulate ? a->emulate + D : (uint64_t)(cores > 1 ? cores : 2);
+	}
+	if (np < D + 1)
+		return cli_usage_error("flow run", "--np %" PRIu64 " leaves no worker beside %" PRIu64
+				       " dispatcher%s", np, D, D == 1 ? "" : "s");
+	return cli_mpi_launch("flow", &a->mpi, np, NULL, argc, argv);
+#else
+	(void)a;
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "locus flow run: this locus was built without MPI; install Open MPI or "
+			"MPICH (scripts/install-deps) and build again\n");
+	return CLI_EXIT_FAIL;
+#endif
 }
 
 int cmd_flow(int argc, char **argv)
@@ -900,13 +1155,16 @@ int cmd_flow(int argc, char **argv)
 			      .latency = -1,
 			      .cost_msg = -1,
 			      .cost_entry = -1};
-	if (strcmp(a.sub, "show") && strcmp(a.sub, "sim"))
-		return cli_usage_error("flow", "expected 'show' or 'sim', got \"%s\"", a.sub);
+	if (strcmp(a.sub, "show") && strcmp(a.sub, "sim") && strcmp(a.sub, "run"))
+		return cli_usage_error("flow", "expected 'show', 'sim' or 'run', got \"%s\"", a.sub);
+	cli_mpi_np_spelling(argc, argv);
 	int rc = parse_args(argc - 1, argv + 1, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!strcmp(a.sub, "show"))
 		return flow_show(&a);
+	if (!strcmp(a.sub, "run"))
+		return flow_run(&a, argc, argv);
 	/* The engine's defaults for what was not given. */
 	if (a.fs_ops < 0)
 		a.fs_ops = 2000;

@@ -1,0 +1,2445 @@
+/*
+ * The MPI engine for workflows (locus_mpi_flow_run, docs/mpi.md,
+ * "Workflows"): a workflow policy's decisions carried out with real files,
+ * real commands and real transfers.
+ *
+ * Every rank hosts processes of the policy: the first D ranks its
+ * scheduler processes (grouped by the node the policy puts each on: amfs's
+ * submitter, dispatchers and metadata servers), the others one worker
+ * each. A rank keeps its own view of where every file is (a replica table
+ * and the shared directory's files): it updates it from what it does and
+ * from the updates every rank sends the others when a file appears on a
+ * node or goes (F_REPL, sent before any policy message that could speak
+ * of the file, so that no process hears of a file before its rank knows
+ * where it is). That view is the monitor the policy reads.
+ *
+ * Files live in each node's storage directory as o<ID>; a copy to a node
+ * is carried out by a rank of that node, which pulls each file from a rank
+ * of the source node (F_FETCH, then a head and pieces of at most PIECE
+ * bytes, at most SERVE_MAX streams served at once per rank and OUT_MAX
+ * pieces in flight, so a file is never whole in memory) into a temporary
+ * that becomes the file by rename; a copy from or to the shared directory
+ * is a local copy made by a rank of the node, the shared file written as a
+ * temporary and renamed. A task's working directory holds links to its
+ * inputs under the workflow's names; its command runs by posix_spawn with
+ * that directory as its working directory, and its outputs are renamed
+ * into the node's storage when it exits with 0.
+ *
+ * Rank 0 also keeps the run's outcome: each worker reports each task it
+ * finished (its times and where), and rank 0 tells every rank to finish
+ * when every task is done, or with the error that stopped the run.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "locus/flow.h"
+#include "locus/heap.h"
+#include "locus/mpi.h"
+#include "locus/platform.h"
+#include "locus/policy.h"
+#include "locus/workload.h"
+#include "sched/actions.h"
+
+extern char **environ;
+
+#define NONE	  UINT32_MAX
+#define PIECE	  ((size_t)4 << 20)
+#define OUT_MAX	  16 /* pieces in flight from one rank */
+#define SERVE_MAX 4  /* streams one rank serves at once */
+#define RECV_MAX  64 /* messages taken per turn of the loop */
+#define WHY_MAX	  1024
+
+enum {
+	F_POLICY = 1, /* a policy message (struct fwire) */
+	F_REPL,	      /* replica updates (struct repl[]) */
+	F_COPY,	      /* -> a rank of the copy's node: carry it out (struct copyreq + objects) */
+	F_COPIED,     /* executor -> requester: how it went (struct copied) */
+	F_FETCH,      /* puller -> server: send me a file (struct fetchreq) */
+	F_HEAD,	      /* server -> puller: status and length (struct head) */
+	F_DATA,	      /* server -> puller: struct piece + bytes */
+	F_DROP,	      /* -> a rank of the node: delete a file (struct repl) */
+	F_REPORT,     /* worker -> rank 0: a task finished (struct rec) */
+	F_ERROR,      /* any -> rank 0: the run cannot go on (struct endmsg) */
+	F_FINISH      /* rank 0 -> all: stop (struct endmsg) */
+};
+
+struct fwire {
+	uint32_t type, from, to, bytes, n_args, pad;
+	double value;
+	int64_t arg[LOCUS_MSG_ARGS];
+};
+
+struct repl {
+	uint32_t object, place, add, pad; /* place: a node or LOCUS_FS */
+};
+
+struct copyreq {
+	uint64_t id, tag;
+	uint32_t req_proc, from, to, n, task, pad;
+	/* then n uint32_t objects */
+};
+
+struct copied {
+	uint64_t id, tag;
+	uint32_t req_proc, first, n, from, to;
+	int32_t ok;
+};
+
+struct fetchreq {
+	uint64_t stream;
+	uint32_t object, pad;
+};
+
+struct head {
+	uint64_t stream;
+	int32_t status, pad;
+	uint64_t length;
+};
+
+struct piece {
+	uint64_t stream, offset;
+};
+
+/* A finished task, as rank 0 records it. */
+struct rec {
+	uint32_t task, worker, node, attempts;
+	double assigned, start, read_end, compute_end, end;
+};
+
+struct endmsg {
+	int32_t code;
+	char message[sizeof(((struct locus_error *)0)->message)];
+};
+
+struct timer {
+	double due;
+	uint64_t seq, tag;
+	uint32_t proc, pad;
+};
+
+/* A copy this rank carries out (to its node, or from it to the shared
+ * directory), for a process of the policy or for its worker's task. */
+struct job {
+	uint64_t id, tag;
+	int req_rank;
+	uint32_t req_proc; /* NONE: this rank's worker pulls for its task */
+	uint32_t *objs, n, from, to, task, left;
+	int ok, used;
+};
+
+/* A file coming to this rank's node. */
+struct pull {
+	uint64_t stream;
+	uint32_t job, object;
+	int fd, used, headed;
+	uint64_t length, got;
+	char tmp[PATH_MAX];
+};
+
+/* A file this rank sends. */
+struct serve {
+	uint64_t stream;
+	int to_rank, fd, used, active;
+	uint32_t object;
+	uint64_t length, off;
+};
+
+/* A task given to this rank's worker. */
+struct item {
+	uint32_t task;
+	uint8_t gather, output;
+	int from_policy;
+	double assigned;
+};
+
+struct flow {
+	MPI_Comm comm;
+	int rank, size;
+	const struct locus_mpi_flow_options *opt;
+	struct locus_error *err;
+	double t0;
+	const struct locus_graph *g;
+	struct locus_platform *plat;
+	struct locus_workload *wl;
+	const struct locus_policy *pol;
+	void *pstate;
+	struct locus_kv kv;
+	struct locus_actions act;
+	struct locus_monitor mon;
+	size_t D, K; /* scheduler ranks, worker nodes */
+	size_t n_workers, n_scheds, n_procs;
+	int *proc_rank;
+	int *node_rank;	    /* by worker node: its ranks node_rank[node_at[n] ..] */
+	size_t *node_at;    /* K + 1 */
+	uint32_t node;	    /* this rank's node (a dispatcher node for scheduler ranks) */
+	uint32_t worker;    /* this rank's worker process, or NONE */
+	char job_dir[PATH_MAX], node_dir[PATH_MAX], shared[PATH_MAX];
+	struct locus_replicas *rep;
+	uint8_t *on_fs;
+
+	/* Messages. */
+	MPI_Request *req;
+	void **bufs;
+	size_t n_out, out_cap;
+	uint64_t *sent, *recvd; /* by rank */
+	struct fwire *inbox;	/* messages to processes of this rank */
+	size_t in_head, in_len, in_cap;
+	struct repl *ups; /* updates not yet sent to the others */
+	size_t n_ups, ups_cap;
+	struct locus_heap timers;
+	uint64_t timer_seq;
+
+	/* Copies, pulls and serves. */
+	struct job *jobs;
+	size_t n_jobs;
+	struct pull *pulls;
+	size_t n_pulls;
+	struct serve *serves;
+	size_t n_serves;
+	uint64_t next_id;
+	uint64_t bytes_peer, bytes_fs_read, bytes_fs_written, transfers, pieces;
+	uint64_t *stage_bytes; /* by stage: peer, fs read, fs written, local */
+
+	/* The worker. */
+	struct item *queue;
+	size_t q_len, q_cap;
+	int stopped;
+	struct item cur;
+	int busy;	 /* cur is gathering or running */
+	int gathering;	 /* waiting for cur's pulls */
+	int pull_failed;
+	uint32_t pulls_left;
+	pid_t pid;	 /* the command, or 0 */
+	int standin;	 /* cur is a stand-in sleeping until standin_end */
+	double standin_end;
+	int attempt;
+	double start, read_end;
+	char work[PATH_MAX];
+	int check; /* something changed: look at the head task again */
+	uint32_t *qmark; /* by task: 1 queued or running here */
+
+	/* Rank 0. */
+	struct rec *recs;
+	uint8_t *done;
+	size_t n_done, next_progress;
+
+	int failed, finishing, end_code;
+	char end_msg[sizeof(((struct locus_error *)0)->message)];
+	double last_busy;
+};
+
+/* snprintf, truncating silently: paths past PATH_MAX fail when used. */
+static int fmt(char *buf, size_t size, const char *f, ...) __attribute__((format(printf, 3, 4)));
+
+static int fmt(char *buf, size_t size, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	int n = vsnprintf(buf, size, f, ap);
+	va_end(ap);
+	return n;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double now_of(const struct flow *f)
+{
+	return mono() - f->t0;
+}
+
+static const char *task_name(const struct flow *f, uint32_t t, char *buf, size_t size)
+{
+	return locus_graph_task_name(f->g, t, buf, size);
+}
+
+static const char *obj_name(const struct flow *f, uint32_t o)
+{
+	return f->g->objects[o].name ? f->g->objects[o].name : "?";
+}
+
+/* ---- sending and failing -------------------------------------------------------- */
+
+static void local_fail(struct flow *f, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Sends `len` bytes of `buf`, which the engine owns from then on. */
+static void post(struct flow *f, int dest, int tag, void *buf, size_t len)
+{
+	if (f->n_out == f->out_cap) {
+		size_t cap = f->out_cap ? 2 * f->out_cap : 64;
+		MPI_Request *req = realloc(f->req, cap * sizeof *req);
+		if (req)
+			f->req = req;
+		void **bufs = req ? realloc(f->bufs, cap * sizeof *bufs) : NULL;
+		if (bufs)
+			f->bufs = bufs;
+		if (!req || !bufs) {
+			free(buf);
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		f->out_cap = cap;
+	}
+	MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, f->comm, &f->req[f->n_out]);
+	f->bufs[f->n_out++] = buf;
+	f->sent[dest]++;
+}
+
+static void *dup_mem(const void *p, size_t n)
+{
+	void *q = malloc(n);
+	if (q)
+		memcpy(q, p, n);
+	return q;
+}
+
+static void post_copy(struct flow *f, int dest, int tag, const void *p, size_t len)
+{
+	void *b = dup_mem(p, len);
+	if (!b) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	post(f, dest, tag, b, len);
+}
+
+static int outbox_progress(struct flow *f)
+{
+	if (!f->n_out)
+		return 0;
+	int flag = 0;
+	MPI_Testall((int)f->n_out, f->req, &flag, MPI_STATUSES_IGNORE);
+	if (flag) {
+		for (size_t i = 0; i < f->n_out; i++)
+			free(f->bufs[i]);
+		f->n_out = 0;
+		return 1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < f->n_out; i++) {
+		if (f->req[i] == MPI_REQUEST_NULL) {
+			free(f->bufs[i]);
+			continue;
+		}
+		f->req[k] = f->req[i];
+		f->bufs[k++] = f->bufs[i];
+	}
+	int moved = k != f->n_out;
+	f->n_out = k;
+	return moved;
+}
+
+/* Rank 0 ends the run, telling every rank (with the error, if any). */
+static void finish(struct flow *f, int code, const char *message)
+{
+	if (f->finishing)
+		return;
+	f->finishing = 1;
+	f->end_code = code;
+	fmt(f->end_msg, sizeof f->end_msg, "%s", message ? message : "");
+	struct endmsg m = {.code = code};
+	fmt(m.message, sizeof m.message, "%s", f->end_msg);
+	for (int r = 1; r < f->size; r++)
+		post_copy(f, r, F_FINISH, &m, sizeof m);
+}
+
+static void local_fail(struct flow *f, int code, const char *fmt, ...)
+{
+	if (f->failed || f->finishing)
+		return;
+	f->failed = code;
+	struct endmsg m = {.code = code};
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m.message, sizeof m.message, fmt, ap);
+	va_end(ap);
+	if (f->rank == 0)
+		finish(f, code, m.message);
+	else
+		post_copy(f, 0, F_ERROR, &m, sizeof m);
+}
+
+/* ---- where files are ------------------------------------------------------------- */
+
+static void store_path(const struct flow *f, uint32_t o, char *buf, size_t size)
+{
+	fmt(buf, size, "%s/store/o%" PRIu32, f->node_dir, o);
+}
+
+static void shared_path(const struct flow *f, uint32_t o, char *buf, size_t size)
+{
+	fmt(buf, size, "%s/%s", f->shared, obj_name(f, o));
+}
+
+/* This rank's view changes; the others hear of it with the next flush. */
+static void note(struct flow *f, uint32_t o, uint32_t place, int add)
+{
+	if (place == LOCUS_FS)
+		f->on_fs[o] = (uint8_t)add;
+	else if (add ? locus_replicas_add(f->rep, o, place) < 0 : 0)
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+	else if (!add)
+		locus_replicas_remove(f->rep, o, place);
+	if (locus__grow(&f->ups, &f->ups_cap, f->n_ups + 1, sizeof *f->ups)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	f->ups[f->n_ups++] = (struct repl){o, place, (uint32_t)add, 0};
+	f->check = 1;
+}
+
+static void flush_updates(struct flow *f)
+{
+	if (!f->n_ups)
+		return;
+	size_t len = f->n_ups * sizeof *f->ups;
+	for (int r = 0; r < f->size; r++)
+		if (r != f->rank)
+			post_copy(f, r, F_REPL, f->ups, len);
+	f->n_ups = 0;
+}
+
+static void apply_updates(struct flow *f, const struct repl *u, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (u[i].object >= f->g->n_objects)
+			continue;
+		if (u[i].place == LOCUS_FS)
+			f->on_fs[u[i].object] = (uint8_t)u[i].add;
+		else if (u[i].place < f->plat->n_nodes) {
+			if (u[i].add)
+				locus_replicas_add(f->rep, u[i].object, u[i].place);
+			else
+				locus_replicas_remove(f->rep, u[i].object, u[i].place);
+		}
+	}
+	f->check = 1;
+}
+
+/* The rank of node n that serves or receives file o (spread by file). */
+static int rank_of_node(const struct flow *f, uint32_t n, uint32_t o)
+{
+	size_t c = f->node_at[n + 1] - f->node_at[n];
+	return f->node_rank[f->node_at[n] + (o % c)];
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+
+/* Makes the directories of `path` (not its last part). */
+static int parent_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+	fmt(buf, sizeof buf, "%s", path);
+	char *slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return 0;
+	*slash = 0;
+	struct stat st;
+	if (!stat(buf, &st))
+		return S_ISDIR(st.st_mode) ? 0 : -1;
+	struct locus_error e = {0};
+	return locus__mkdirs(buf, &e) ? -1 : 0;
+}
+
+/* Copies file `from` to `to` through a temporary renamed at the end, so
+ * that `to` is whole or absent. 0 or an errno value; *bytes gets the
+ * size. */
+static int copy_file(const char *from, const char *to, uint64_t *bytes, int rank)
+{
+	char tmp[PATH_MAX + 64];
+	int n = fmt(tmp, sizeof tmp, "%s.locus-tmp-%d-%ld", to, rank, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		return ENAMETOOLONG;
+	if (parent_dirs(to))
+		return errno ? errno : EIO;
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno;
+	int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		int e = errno;
+		close(in);
+		return e;
+	}
+	static char buf[1 << 20];
+	uint64_t total = 0;
+	int rc = 0;
+	for (;;) {
+		ssize_t r = read(in, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		for (ssize_t w = 0; w < r;) {
+			ssize_t k = write(out, buf + w, (size_t)(r - w));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				rc = errno;
+				break;
+			}
+			w += k;
+		}
+		if (rc)
+			break;
+		total += (uint64_t)r;
+	}
+	close(in);
+	if (close(out) && !rc)
+		rc = errno;
+	if (!rc && rename(tmp, to))
+		rc = errno;
+	if (rc)
+		unlink(tmp);
+	*bytes = total;
+	return rc;
+}
+
+/* Whether name is one a task may use: relative, without "..", non-empty. */
+static int safe_name(const char *s)
+{
+	if (!s || !*s || *s == '/')
+		return 0;
+	for (const char *p = s; *p;) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if ((n == 2 && p[0] == '.' && p[1] == '.') || (n == 1 && p[0] == '.' && !e))
+			return 0;
+		p += n + (e != NULL);
+	}
+	return 1;
+}
+
+/* ---- the policy ------------------------------------------------------------------ */
+
+static void apply_actions(struct flow *f, uint32_t proc);
+
+static void deliver(struct flow *f, struct locus_event *ev)
+{
+	if (f->failed || f->finishing || !f->pstate)
+		return;
+	ev->now = now_of(f);
+	locus__actions_reset(&f->act);
+	f->pol->on_event(f->pstate, ev, &f->act);
+	if (f->act.oom) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	apply_actions(f, ev->proc);
+}
+
+static void worker_assign(struct flow *f, const struct fwire *w);
+
+/* A message for process w->to, which this rank hosts. */
+static void take_message(struct flow *f, const struct fwire *w)
+{
+	if (w->type == LOCUS_MSG_ASSIGN || w->type == LOCUS_MSG_ASSIGN_FLOW) {
+		if (w->to != f->worker) {
+			local_fail(f, LOCUS_EINCOMPLETE, "policy %s assigned a task to process %" PRIu32
+				   ", which is no worker", f->pol->name, w->to);
+			return;
+		}
+		worker_assign(f, w);
+	}
+	struct locus_msg m = {.type = w->type,
+			      .from = w->from,
+			      .to = w->to,
+			      .bytes = w->bytes,
+			      .n_args = w->n_args,
+			      .value = w->value};
+	memcpy(m.arg, w->arg, sizeof m.arg);
+	struct locus_event ev = {.kind = LOCUS_EV_MESSAGE, .proc = w->to, .msg = &m};
+	deliver(f, &ev);
+}
+
+static void start_copy(struct flow *f, uint32_t proc, const uint32_t *objs, uint32_t n,
+		       uint32_t from, uint32_t to, uint64_t tag, uint32_t task);
+static void drop_here(struct flow *f, uint32_t o);
+static void cancel_here(struct flow *f, uint32_t t);
+
+static void apply_actions(struct flow *f, uint32_t proc)
+{
+	/* What this rank knows goes out before anything the policy says. */
+	flush_updates(f);
+	for (size_t k = 0; k < f->act.n && !f->failed; k++) {
+		struct locus__action *a = &f->act.list[k];
+		switch (a->kind) {
+		case LOCUS__ACT_SEND: {
+			struct locus_msg *m = &a->msg;
+			if (m->to >= f->n_procs || m->n_args > LOCUS_MSG_ARGS) {
+				local_fail(f, LOCUS_EINCOMPLETE,
+					   "policy %s sent a message to process %" PRIu32 " of %zu",
+					   f->pol->name, m->to, f->n_procs);
+				return;
+			}
+			struct fwire w = {.type = m->type,
+					  .from = m->from,
+					  .to = m->to,
+					  .bytes = m->bytes,
+					  .n_args = m->n_args,
+					  .value = m->value};
+			memcpy(w.arg, m->arg, sizeof w.arg);
+			int dest = f->proc_rank[m->to];
+			if (dest != f->rank) {
+				post_copy(f, dest, F_POLICY, &w, sizeof w);
+				break;
+			}
+			if (locus__grow(&f->inbox, &f->in_cap, f->in_head + f->in_len + 1,
+					sizeof *f->inbox)) {
+				local_fail(f, LOCUS_ENOMEM, "out of memory");
+				return;
+			}
+			f->inbox[f->in_head + f->in_len++] = w;
+			break;
+		}
+		case LOCUS__ACT_TIMER: {
+			struct timer t = {.due = now_of(f) + a->delay,
+					  .seq = f->timer_seq++,
+					  .tag = a->tag,
+					  .proc = a->proc};
+			if (locus_heap_push(&f->timers, &t))
+				local_fail(f, LOCUS_ENOMEM, "out of memory");
+			break;
+		}
+		case LOCUS__ACT_STOP:
+			if (a->proc == f->worker)
+				f->stopped = 1;
+			break;
+		case LOCUS__ACT_CANCEL:
+			cancel_here(f, (uint32_t)a->tag);
+			break;
+		case LOCUS__ACT_TRANSFER: {
+			uint32_t o = (uint32_t)a->tag;
+			start_copy(f, proc, &o, 1, a->from, a->to, 0, LOCUS_NONE);
+			break;
+		}
+		case LOCUS__ACT_COPY:
+			start_copy(f, proc, f->act.pool + a->at, a->n, a->from, a->to, a->tag,
+				   a->task);
+			break;
+		case LOCUS__ACT_DROP: {
+			uint32_t o = (uint32_t)a->tag;
+			if (o >= f->g->n_objects)
+				break;
+			if (a->to == LOCUS_FS) {
+				/* Only an intermediate file: never an input of the
+				 * workflow nor one of its results. */
+				const struct locus_object *ob = &f->g->objects[o];
+				if (ob->producer != LOCUS_NONE && ob->n_cons && f->on_fs[o]) {
+					char p[PATH_MAX];
+					shared_path(f, o, p, sizeof p);
+					unlink(p);
+					note(f, o, LOCUS_FS, 0);
+				}
+			} else if (a->to < f->K) {
+				if (a->to == f->node && f->worker != NONE) {
+					drop_here(f, o);
+				} else {
+					struct repl d = {o, a->to, 0, 0};
+					post_copy(f, rank_of_node(f, a->to, o), F_DROP, &d, sizeof d);
+				}
+			}
+			break;
+		}
+		case LOCUS__ACT_REWIND:
+			local_fail(f, LOCUS_ENOTSUP,
+				   "policy %s rewinds a finished task, which the MPI engine does "
+				   "not do for workflows",
+				   f->pol->name);
+			return;
+		}
+	}
+	flush_updates(f);
+}
+
+/* ---- copies ------------------------------------------------------------------------- */
+
+static void copy_told(struct flow *f, int req_rank, uint32_t req_proc, uint64_t id, uint32_t first,
+		      uint32_t n, uint32_t from, uint32_t to, uint64_t tag, int ok);
+static void job_step(struct flow *f, uint32_t j);
+
+/* Carries out locus_act_copy (and _transfer) for process `proc`. */
+static void start_copy(struct flow *f, uint32_t proc, const uint32_t *objs, uint32_t n,
+		       uint32_t from, uint32_t to, uint64_t tag, uint32_t task)
+{
+	uint32_t first = n ? objs[0] : LOCUS_NONE;
+	for (uint32_t k = 0; k < n; k++)
+		if (objs[k] >= f->g->n_objects) {
+			local_fail(f, LOCUS_EINCOMPLETE, "policy %s copies object %" PRIu32 " of %zu",
+				   f->pol->name, objs[k], f->g->n_objects);
+			return;
+		}
+	if (from == LOCUS_NONE && n) {
+		uint32_t c = locus_replicas_count(f->rep, first);
+		from = c ? locus_source_pick(f->plat, locus_replicas_nodes(f->rep, first), c,
+					     to == LOCUS_FS ? 0 : to, first)
+			 : LOCUS_FS;
+	}
+	int bad_from = from != LOCUS_FS && from >= f->K, bad_to = to != LOCUS_FS && to >= f->K;
+	if (!n || bad_from || bad_to || from == to) {
+		/* Bytes that are no file (a partial reduction the model moves),
+		 * a node without storage, or nowhere to go: nothing to carry. */
+		copy_told(f, f->rank, proc, 0, first, n, from, to, tag, !bad_from && !bad_to);
+		return;
+	}
+	size_t len = sizeof(struct copyreq) + n * sizeof(uint32_t);
+	struct copyreq *q = malloc(len);
+	if (!q) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	*q = (struct copyreq){.id = f->next_id++,
+			      .tag = tag,
+			      .req_proc = proc,
+			      .from = from,
+			      .to = to,
+			      .n = n,
+			      .task = task};
+	memcpy(q + 1, objs, n * sizeof *objs);
+	/* A rank of the receiving node carries it out; one of the sending
+	 * node when it goes to the shared directory. */
+	int dest = rank_of_node(f, to == LOCUS_FS ? from : to, first);
+	post(f, dest, F_COPY, q, len);
+}
+
+static uint32_t new_job(struct flow *f)
+{
+	for (uint32_t j = 0; j < f->n_jobs; j++)
+		if (!f->jobs[j].used)
+			return j;
+	size_t cap = f->n_jobs;
+	if (locus__grow(&f->jobs, &cap, f->n_jobs + 1, sizeof *f->jobs)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return NONE;
+	}
+	f->jobs[f->n_jobs] = (struct job){0};
+	return (uint32_t)f->n_jobs++;
+}
+
+static void stage_add(struct flow *f, uint32_t task, int kind, uint64_t bytes)
+{
+	if (task == LOCUS_NONE || task >= f->g->n_tasks || !f->g->task_stage)
+		return;
+	uint32_t s = f->g->task_stage[task];
+	if (s != LOCUS_NONE)
+		f->stage_bytes[4 * (size_t)s + (size_t)kind] += bytes;
+}
+
+/* A copy request reached this rank (from `src`), or this rank's worker
+ * pulls for its task (src -1). */
+static uint32_t take_copy(struct flow *f, int src, const struct copyreq *q, const uint32_t *objs)
+{
+	uint32_t j = new_job(f);
+	if (j == NONE)
+		return NONE;
+	struct job *jb = &f->jobs[j];
+	*jb = (struct job){.id = q->id,
+			   .tag = q->tag,
+			   .req_rank = src,
+			   .req_proc = q->req_proc,
+			   .from = q->from,
+			   .to = q->to,
+			   .n = q->n,
+			   .task = q->task,
+			   .ok = 1,
+			   .used = 1};
+	jb->objs = malloc(q->n * sizeof *jb->objs);
+	if (!jb->objs) {
+		jb->used = 0;
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return NONE;
+	}
+	memcpy(jb->objs, objs, q->n * sizeof *objs);
+	job_step(f, j);
+	return j;
+}
+
+static uint32_t new_pull(struct flow *f)
+{
+	for (uint32_t p = 0; p < f->n_pulls; p++)
+		if (!f->pulls[p].used)
+			return p;
+	size_t cap = f->n_pulls;
+	if (locus__grow(&f->pulls, &cap, f->n_pulls + 1, sizeof *f->pulls)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return NONE;
+	}
+	return (uint32_t)f->n_pulls++;
+}
+
+static void job_over(struct flow *f, uint32_t j);
+
+/* Starts what job j has to do: local copies at once, pulls by MPI. */
+static void job_step(struct flow *f, uint32_t j)
+{
+	struct job *jb = &f->jobs[j];
+	char a[PATH_MAX], b[PATH_MAX];
+	jb->left = 0;
+	for (uint32_t k = 0; k < jb->n && !f->failed; k++) {
+		uint32_t o = jb->objs[k];
+		uint64_t bytes = 0;
+		int rc;
+		if (jb->to == LOCUS_FS) {
+			/* From this node to the shared directory. */
+			if (f->on_fs[o])
+				continue;
+			store_path(f, o, a, sizeof a);
+			shared_path(f, o, b, sizeof b);
+			if ((rc = copy_file(a, b, &bytes, f->rank))) {
+				jb->ok = 0;
+				continue;
+			}
+			f->bytes_fs_written += bytes;
+			stage_add(f, jb->task, 2, bytes);
+			note(f, o, LOCUS_FS, 1);
+			continue;
+		}
+		if (locus_replicas_has(f->rep, o, f->node))
+			continue;
+		if (jb->from == LOCUS_FS) {
+			shared_path(f, o, a, sizeof a);
+			store_path(f, o, b, sizeof b);
+			if ((rc = copy_file(a, b, &bytes, f->rank))) {
+				jb->ok = 0;
+				continue;
+			}
+			f->bytes_fs_read += bytes;
+			stage_add(f, jb->task, 1, bytes);
+			note(f, o, f->node, 1);
+			continue;
+		}
+		/* From a peer: pulled. */
+		uint32_t p = new_pull(f);
+		if (p == NONE)
+			return;
+		jb = &f->jobs[j];
+		struct pull *pl = &f->pulls[p];
+		*pl = (struct pull){.stream = (uint64_t)f->rank << 40 | f->next_id++,
+				    .job = j,
+				    .object = o,
+				    .fd = -1,
+				    .used = 1};
+		struct fetchreq fr = {pl->stream, o, 0};
+		post_copy(f, rank_of_node(f, jb->from, o), F_FETCH, &fr, sizeof fr);
+		jb->left++;
+	}
+	if (!jb->left)
+		job_over(f, j);
+}
+
+static void worker_pulled(struct flow *f, int ok);
+
+/* Job j has ended: its requester hears how. */
+static void job_over(struct flow *f, uint32_t j)
+{
+	struct job *jb = &f->jobs[j];
+	jb->used = 0;
+	flush_updates(f);
+	if (jb->req_proc == NONE) {
+		free(jb->objs);
+		jb->objs = NULL;
+		worker_pulled(f, jb->ok);
+		return;
+	}
+	copy_told(f, jb->req_rank, jb->req_proc, jb->id, jb->objs[0], jb->n, jb->from, jb->to,
+		  jb->tag, jb->ok);
+	free(jb->objs);
+	jb->objs = NULL;
+}
+
+static void copy_told(struct flow *f, int req_rank, uint32_t req_proc, uint64_t id, uint32_t first,
+		      uint32_t n, uint32_t from, uint32_t to, uint64_t tag, int ok)
+{
+	if (req_rank != f->rank) {
+		struct copied c = {id, tag, req_proc, first, n, from, to, ok};
+		post_copy(f, req_rank, F_COPIED, &c, sizeof c);
+		return;
+	}
+	struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
+				 .proc = req_proc,
+				 .transfer = {.object = first,
+					      .from = from,
+					      .to = to,
+					      .ok = ok,
+					      .tag = tag,
+					      .n = n}};
+	deliver(f, &ev);
+}
+
+static void pull_end(struct flow *f, uint32_t p, int ok)
+{
+	struct pull *pl = &f->pulls[p];
+	uint32_t j = pl->job, o = pl->object;
+	if (pl->fd >= 0)
+		close(pl->fd);
+	pl->fd = -1;
+	if (ok) {
+		char path[PATH_MAX];
+		store_path(f, o, path, sizeof path);
+		if (rename(pl->tmp, path))
+			ok = 0;
+	}
+	if (!ok && pl->tmp[0])
+		unlink(pl->tmp);
+	pl->used = 0;
+	struct job *jb = &f->jobs[j];
+	if (ok) {
+		f->bytes_peer += pl->got;
+		f->transfers++;
+		stage_add(f, jb->task, 0, pl->got);
+		note(f, o, f->node, 1);
+	} else {
+		jb->ok = 0;
+	}
+	if (--jb->left == 0)
+		job_over(f, j);
+}
+
+static uint32_t find_pull(const struct flow *f, uint64_t stream)
+{
+	for (uint32_t p = 0; p < f->n_pulls; p++)
+		if (f->pulls[p].used && f->pulls[p].stream == stream)
+			return p;
+	return NONE;
+}
+
+static void take_head(struct flow *f, const struct head *h)
+{
+	uint32_t p = find_pull(f, h->stream);
+	if (p == NONE)
+		return;
+	struct pull *pl = &f->pulls[p];
+	if (h->status) {
+		pull_end(f, p, 0);
+		return;
+	}
+	pl->length = h->length;
+	pl->headed = 1;
+	fmt(pl->tmp, sizeof pl->tmp, "%s/store/.o%" PRIu32 ".%" PRIx64, f->node_dir,
+		 pl->object, pl->stream);
+	pl->fd = open(pl->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (pl->fd < 0) {
+		local_fail(f, LOCUS_EIO, "cannot write %s: %s", pl->tmp, strerror(errno));
+		return;
+	}
+	if (!pl->length)
+		pull_end(f, p, 1);
+}
+
+static void take_piece(struct flow *f, const struct piece *pc, const char *data, size_t n)
+{
+	uint32_t p = find_pull(f, pc->stream);
+	if (p == NONE)
+		return;
+	struct pull *pl = &f->pulls[p];
+	for (size_t w = 0; w < n;) {
+		ssize_t k = pwrite(pl->fd, data + w, n - w, (off_t)(pc->offset + w));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			local_fail(f, LOCUS_EIO, "cannot write %s: %s", pl->tmp, strerror(errno));
+			return;
+		}
+		w += (size_t)k;
+	}
+	pl->got += n;
+	if (pl->got >= pl->length)
+		pull_end(f, p, pl->got == pl->length);
+}
+
+/* A peer asks for file o: its head now, its pieces as the outbox allows. */
+static void take_fetch(struct flow *f, int src, const struct fetchreq *fr)
+{
+	char path[PATH_MAX];
+	struct head h = {.stream = fr->stream};
+	int fd = -1;
+	struct stat st;
+	if (fr->object < f->g->n_objects) {
+		store_path(f, fr->object, path, sizeof path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0 || fstat(fd, &st)) {
+		h.status = LOCUS_ENOENT;
+		if (fd >= 0)
+			close(fd);
+		post_copy(f, src, F_HEAD, &h, sizeof h);
+		return;
+	}
+	h.length = (uint64_t)st.st_size;
+	post_copy(f, src, F_HEAD, &h, sizeof h);
+	if (!h.length) {
+		close(fd);
+		return;
+	}
+	uint32_t s = NONE;
+	for (uint32_t i = 0; i < f->n_serves && s == NONE; i++)
+		if (!f->serves[i].used)
+			s = i;
+	if (s == NONE) {
+		size_t cap = f->n_serves;
+		if (locus__grow(&f->serves, &cap, f->n_serves + 1, sizeof *f->serves)) {
+			close(fd);
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		s = (uint32_t)f->n_serves++;
+	}
+	f->serves[s] = (struct serve){.stream = fr->stream,
+				      .to_rank = src,
+				      .fd = fd,
+				      .used = 1,
+				      .object = fr->object,
+				      .length = h.length};
+}
+
+/* Sends the next pieces of the files being served: SERVE_MAX files at
+ * once, in the order asked, while fewer than OUT_MAX sends are in flight. */
+static int serve_step(struct flow *f)
+{
+	int did = 0;
+	size_t active = 0;
+	for (uint32_t s = 0; s < f->n_serves; s++)
+		active += f->serves[s].used && f->serves[s].active;
+	for (uint32_t s = 0; s < f->n_serves && active < SERVE_MAX; s++)
+		if (f->serves[s].used && !f->serves[s].active) {
+			f->serves[s].active = 1;
+			active++;
+		}
+	for (uint32_t s = 0; s < f->n_serves && !f->failed; s++) {
+		struct serve *sv = &f->serves[s];
+		while (sv->used && sv->active && f->n_out < OUT_MAX) {
+			uint64_t left = sv->length - sv->off;
+			size_t n = left < PIECE ? (size_t)left : PIECE;
+			char *buf = malloc(sizeof(struct piece) + n);
+			if (!buf) {
+				local_fail(f, LOCUS_ENOMEM, "out of memory");
+				return did;
+			}
+			struct piece pc = {sv->stream, sv->off};
+			memcpy(buf, &pc, sizeof pc);
+			size_t got = 0;
+			while (got < n) {
+				ssize_t k = pread(sv->fd, buf + sizeof pc + got, n - got,
+						  (off_t)(sv->off + got));
+				if (k < 0 && errno == EINTR)
+					continue;
+				if (k <= 0)
+					break;
+				got += (size_t)k;
+			}
+			if (got < n) {
+				/* The file shrank or failed: the puller sees a
+				 * short file (it waits for bytes that never come),
+				 * so the run stops here, saying which. */
+				free(buf);
+				local_fail(f, LOCUS_EIO, "cannot read %s's copy on this node",
+					   obj_name(f, sv->object));
+				return did;
+			}
+			post(f, sv->to_rank, F_DATA, buf, sizeof pc + n);
+			f->pieces++;
+			sv->off += n;
+			did = 1;
+			if (sv->off == sv->length) {
+				close(sv->fd);
+				sv->used = sv->active = 0;
+			}
+		}
+	}
+	return did;
+}
+
+/* Deletes this node's copy of file o. */
+static void drop_here(struct flow *f, uint32_t o)
+{
+	if (!locus_replicas_has(f->rep, o, f->node) || f->opt->keep)
+		return;
+	/* Not while a task of this rank reads it. */
+	char p[PATH_MAX];
+	store_path(f, o, p, sizeof p);
+	unlink(p);
+	note(f, o, f->node, 0);
+}
+
+/* ---- the worker ------------------------------------------------------------------- */
+
+static void worker_assign(struct flow *f, const struct fwire *w)
+{
+	uint32_t t = (uint32_t)w->arg[0];
+	if (w->arg[0] < 0 || t >= f->g->n_tasks) {
+		local_fail(f, LOCUS_EINCOMPLETE, "policy %s assigned task %" PRId64 " of %zu",
+			   f->pol->name, w->arg[0], f->g->n_tasks);
+		return;
+	}
+	int flow = w->type == LOCUS_MSG_ASSIGN_FLOW;
+	int64_t gather = flow ? w->arg[2] : LOCUS_GATHER_AUTO,
+		output = flow ? w->arg[3] : LOCUS_OUTPUT_LOCAL;
+	if (gather < LOCUS_GATHER_AUTO || gather > LOCUS_GATHER_ALL ||
+	    output < LOCUS_OUTPUT_LOCAL || output > LOCUS_OUTPUT_FS) {
+		local_fail(f, LOCUS_EINCOMPLETE,
+			   "policy %s assigned task %" PRIu32 " with gathering %" PRId64
+			   " and outputs %" PRId64 ": no such ways",
+			   f->pol->name, t, gather, output);
+		return;
+	}
+	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	f->queue[f->q_len++] = (struct item){.task = t,
+					     .gather = (uint8_t)gather,
+					     .output = (uint8_t)output,
+					     .from_policy = 1,
+					     .assigned = now_of(f)};
+	f->qmark[t] = 1;
+	f->check = 1;
+}
+
+static void end_attempt(struct flow *f);
+
+static void cancel_here(struct flow *f, uint32_t t)
+{
+	if (t >= f->g->n_tasks || !f->qmark[t])
+		return;
+	for (size_t i = 0; i < f->q_len; i++)
+		if (f->queue[i].task == t) {
+			memmove(f->queue + i, f->queue + i + 1, (f->q_len - i - 1) * sizeof *f->queue);
+			f->q_len--;
+			f->qmark[t] = 0;
+			f->check = 1;
+			return;
+		}
+	if (f->busy && f->cur.task == t) {
+		if (f->pid > 0) {
+			kill(f->pid, SIGKILL);
+			waitpid(f->pid, NULL, 0);
+			f->pid = 0;
+		}
+		f->qmark[t] = 0;
+		if (f->gathering)
+			return; /* its pulls end first (worker_pulled) */
+		end_attempt(f);
+		f->busy = f->standin = 0;
+		f->check = 1;
+	}
+}
+
+/* Whether the head task can start gathering: its produced inputs where
+ * its assignment says they must be. */
+static int ready(const struct flow *f, const struct item *it)
+{
+	const struct locus_task *tk = &f->g->tasks[it->task];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = f->g->inputs[tk->in_at + k];
+		int stored = f->g->objects[o].producer == LOCUS_NONE;
+		int here = locus_replicas_has(f->rep, o, f->node);
+		switch (it->gather) {
+		case LOCUS_GATHER_POLICY:
+			if (!stored && !here)
+				return 0;
+			break;
+		case LOCUS_GATHER_ALL:
+			if (!here)
+				return 0;
+			break;
+		default:
+			/* AUTO, READ, NONE: it exists somewhere (NONE: the
+			 * engine has no reduction of its own, so the task
+			 * reads what the policy's model had reduced). */
+			if (!stored && !here && !f->on_fs[o] && !locus_replicas_count(f->rep, o))
+				return 0;
+			break;
+		}
+	}
+	return 1;
+}
+
+static void launch(struct flow *f);
+
+/* Brings the head task's produced inputs its node lacks: from a node
+ * holding one, else the shared directory. */
+static void gather(struct flow *f)
+{
+	const struct locus_task *tk = &f->g->tasks[f->cur.task];
+	f->gathering = 1;
+	f->pulls_left = 1; /* held until every pull is asked */
+	for (uint32_t k = 0; k < tk->n_in && !f->failed; k++) {
+		uint32_t o = f->g->inputs[tk->in_at + k];
+		if (f->g->objects[o].producer == LOCUS_NONE || locus_replicas_has(f->rep, o, f->node))
+			continue;
+		uint32_t c = locus_replicas_count(f->rep, o);
+		uint32_t from = c ? locus_source_pick(f->plat, locus_replicas_nodes(f->rep, o), c,
+						      f->node, f->cur.task)
+				  : LOCUS_FS;
+		struct copyreq q = {.id = 0,
+				    .req_proc = NONE,
+				    .from = from,
+				    .to = f->node,
+				    .n = 1,
+				    .task = f->cur.task};
+		f->pulls_left++;
+		take_copy(f, -1, &q, &o);
+	}
+	worker_pulled(f, 1);
+}
+
+static void worker_pulled(struct flow *f, int ok)
+{
+	if (!f->busy || !f->gathering)
+		return;
+	if (!ok)
+		f->pull_failed = 1;
+	if (--f->pulls_left)
+		return;
+	f->gathering = 0;
+	if (f->pull_failed) {
+		/* A holder lost a file meanwhile: the task goes back to the
+		 * head of the queue, to gather again from where the files are
+		 * now. */
+		f->pull_failed = 0;
+		f->busy = 0;
+		f->check = 1;
+		if (!f->qmark[f->cur.task])
+			return; /* cancelled meanwhile */
+		if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
+		f->queue[0] = f->cur;
+		f->q_len++;
+		return;
+	}
+	if (!f->qmark[f->cur.task]) {
+		f->busy = 0; /* cancelled while it gathered */
+		f->check = 1;
+		return;
+	}
+	launch(f);
+}
+
+/* Links the task's inputs into its working directory under their names. */
+static int link_inputs(struct flow *f, char *why, size_t size)
+{
+	const struct locus_task *tk = &f->g->tasks[f->cur.task];
+	char src[PATH_MAX], dst[PATH_MAX * 2];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = f->g->inputs[tk->in_at + k];
+		const char *as = f->g->input_as && f->g->input_as[tk->in_at + k]
+				     ? f->g->input_as[tk->in_at + k]
+				     : obj_name(f, o);
+		if (locus_replicas_has(f->rep, o, f->node))
+			store_path(f, o, src, sizeof src);
+		else
+			shared_path(f, o, src, sizeof src);
+		fmt(dst, sizeof dst, "%s/%s", f->work, as);
+		if (parent_dirs(dst) || (symlink(src, dst) && errno != EEXIST)) {
+			fmt(why, size, "cannot link %s into its working directory: %s", as,
+				 strerror(errno));
+			return -1;
+		}
+		/* What it reads: on its node, or from the shared directory. */
+		struct stat st;
+		int here = locus_replicas_has(f->rep, o, f->node);
+		if (stat(src, &st))
+			continue;
+		if (!here)
+			f->bytes_fs_read += (uint64_t)st.st_size;
+		stage_add(f, f->cur.task, here ? 3 : 1, (uint64_t)st.st_size);
+	}
+	return 0;
+}
+
+/* The directories the task's outputs go in, made in its working
+ * directory (as the inputs' are), so that "dir/out" can be written. */
+static int output_dirs(struct flow *f, char *why, size_t size)
+{
+	const struct locus_task *tk = &f->g->tasks[f->cur.task];
+	char dst[PATH_MAX * 2];
+	for (uint32_t k = 0; k < tk->n_out; k++) {
+		uint32_t o = f->g->outputs[tk->out_at + k];
+		const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
+				     ? f->g->output_as[tk->out_at + k]
+				     : obj_name(f, o);
+		fmt(dst, sizeof dst, "%s/%s", f->work, as);
+		if (parent_dirs(dst)) {
+			fmt(why, size, "cannot make the directory of %s: %s", as, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void fail_task(struct flow *f, const char *why);
+
+/* Runs the current task: its command, or its stand-in. */
+static void launch(struct flow *f)
+{
+	char why[WHY_MAX];
+	uint32_t t = f->cur.task;
+	f->read_end = now_of(f);
+	fmt(f->work, sizeof f->work, "%s/work/t%" PRIu32 ".%d", f->node_dir, t, f->attempt);
+	locus__rmtree(f->work);
+	struct locus_error e = {0};
+	if (locus__mkdirs(f->work, &e)) {
+		fmt(why, sizeof why, "cannot make its working directory: %s", e.message);
+		fail_task(f, why);
+		return;
+	}
+	if (link_inputs(f, why, sizeof why) || output_dirs(f, why, sizeof why)) {
+		fail_task(f, why);
+		return;
+	}
+	if (f->opt->stand_in > 0) {
+		/* Reads every input whole, then sleeps its runtime. */
+		const struct locus_task *tk = &f->g->tasks[t];
+		static char buf[1 << 16];
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			const char *as = f->g->input_as && f->g->input_as[tk->in_at + k]
+					     ? f->g->input_as[tk->in_at + k]
+					     : obj_name(f, f->g->inputs[tk->in_at + k]);
+			char p[PATH_MAX * 2];
+			fmt(p, sizeof p, "%s/%s", f->work, as);
+			int fd = open(p, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				fmt(why, sizeof why, "cannot read %s: %s", as, strerror(errno));
+				fail_task(f, why);
+				return;
+			}
+			while (read(fd, buf, sizeof buf) > 0)
+				;
+			close(fd);
+		}
+		f->standin = 1;
+		f->standin_end = now_of(f) + tk->work * f->opt->stand_in;
+		return;
+	}
+	const struct locus_command *c = f->g->commands ? &f->g->commands[t] : NULL;
+	if (!c || (!c->line && !c->argv)) {
+		/* Nothing to run: its outputs must be there already (none). */
+		f->pid = 0;
+		f->standin = 1;
+		f->standin_end = now_of(f);
+		return;
+	}
+	char errp[PATH_MAX + 8];
+	fmt(errp, sizeof errp, "%s.err", f->work);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawn_file_actions_addchdir_np(&fa, f->work);
+	/* Its environment: this rank's, and the workflow's variables. */
+	size_t ne = 0;
+	while (environ[ne])
+		ne++;
+	char **envp = calloc(ne + c->n_env + 1, sizeof *envp);
+	if (!envp) {
+		posix_spawn_file_actions_destroy(&fa);
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	size_t k = 0;
+	for (uint32_t i = 0; i < c->n_env; i++)
+		envp[k++] = (char *)c->env[i];
+	for (size_t i = 0; i < ne; i++)
+		envp[k++] = environ[i];
+	int rc;
+	pid_t pid;
+	if (c->line) {
+		char *argv[] = {"sh", "-c", (char *)c->line, NULL};
+		rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, envp);
+	} else {
+		char **argv = calloc(c->argc + 1, sizeof *argv);
+		if (!argv) {
+			free(envp);
+			posix_spawn_file_actions_destroy(&fa);
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		for (uint32_t i = 0; i < c->argc; i++)
+			argv[i] = (char *)c->argv[i];
+		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
+		free(argv);
+	}
+	free(envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		fmt(why, sizeof why, "cannot start its command: %s", strerror(rc));
+		fail_task(f, why);
+		return;
+	}
+	f->pid = pid;
+}
+
+/* The last lines of the attempt's stderr, quoted in `why`. */
+static void stderr_tail(const struct flow *f, char *why, size_t size)
+{
+	char errp[PATH_MAX + 8];
+	fmt(errp, sizeof errp, "%s.err", f->work);
+	int fd = open(errp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	char buf[512];
+	ssize_t n = 0;
+	if (!fstat(fd, &st)) {
+		off_t at = st.st_size > (off_t)sizeof buf - 1 ? st.st_size - (off_t)sizeof buf + 1 : 0;
+		n = pread(fd, buf, sizeof buf - 1, at);
+	}
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	size_t len = strlen(why);
+	fmt(why + len, size - len, "; its stderr ends: %s", buf);
+}
+
+/* The attempt is over: its working directory goes. */
+static void end_attempt(struct flow *f)
+{
+	if (!f->opt->keep && f->work[0]) {
+		char errp[PATH_MAX + 8];
+		fmt(errp, sizeof errp, "%s.err", f->work);
+		unlink(errp);
+		locus__rmtree(f->work);
+	}
+	f->work[0] = 0;
+}
+
+/* The attempt failed: again, or the run ends saying why. */
+static void fail_task(struct flow *f, const char *why)
+{
+	char nb[64];
+	uint32_t t = f->cur.task;
+	if (f->attempt < f->opt->retries) {
+		end_attempt(f);
+		f->attempt++;
+		launch(f);
+		return;
+	}
+	local_fail(f, LOCUS_EINCOMPLETE, "task %s failed on %d attempt%s (last on node %s): %s",
+		   task_name(f, t, nb, sizeof nb), f->attempt + 1, f->attempt ? "s" : "",
+		   f->plat->nodes[f->node].name, why);
+	end_attempt(f);
+	f->busy = 0;
+}
+
+/* Writes stand-in output o of the recorded size into the working dir. */
+static int standin_output(struct flow *f, const char *path, uint64_t bytes)
+{
+	if (parent_dirs(path))
+		return -1;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	static char zeros[1 << 16];
+	int rc = 0;
+	for (uint64_t left = bytes; left && !rc;) {
+		size_t n = left < sizeof zeros ? (size_t)left : sizeof zeros;
+		ssize_t k = write(fd, zeros, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			rc = -1;
+		else
+			left -= (uint64_t)k;
+	}
+	if (close(fd))
+		rc = -1;
+	return rc;
+}
+
+/* The command exited with 0: its outputs go to the node's storage, and
+ * where its assignment says; the task is done. */
+static void task_done(struct flow *f)
+{
+	uint32_t t = f->cur.task;
+	const struct locus_task *tk = &f->g->tasks[t];
+	double compute_end = now_of(f);
+	char why[WHY_MAX], src[PATH_MAX * 2], dst[PATH_MAX];
+	for (uint32_t k = 0; k < tk->n_out; k++) {
+		uint32_t o = f->g->outputs[tk->out_at + k];
+		const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
+				     ? f->g->output_as[tk->out_at + k]
+				     : obj_name(f, o);
+		fmt(src, sizeof src, "%s/%s", f->work, as);
+		if (f->opt->stand_in > 0 && standin_output(f, src, f->g->objects[o].bytes)) {
+			fmt(why, sizeof why, "cannot write %s: %s", as, strerror(errno));
+			fail_task(f, why);
+			return;
+		}
+		struct stat st;
+		if (stat(src, &st) || !S_ISREG(st.st_mode)) {
+			fmt(why, sizeof why, "its command did not write %s", as);
+			stderr_tail(f, why, sizeof why);
+			fail_task(f, why);
+			return;
+		}
+	}
+	for (uint32_t k = 0; k < tk->n_out && !f->failed; k++) {
+		uint32_t o = f->g->outputs[tk->out_at + k];
+		const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
+				     ? f->g->output_as[tk->out_at + k]
+				     : obj_name(f, o);
+		fmt(src, sizeof src, "%s/%s", f->work, as);
+		store_path(f, o, dst, sizeof dst);
+		uint64_t bytes = 0;
+		struct stat st;
+		int link = !lstat(src, &st) && S_ISLNK(st.st_mode);
+		if (link ? copy_file(src, dst, &bytes, f->rank) : rename(src, dst)) {
+			fmt(why, sizeof why, "cannot keep %s: %s", as, strerror(errno));
+			fail_task(f, why);
+			return;
+		}
+		int final = !f->g->objects[o].n_cons;
+		int to_fs = f->cur.output == LOCUS_OUTPUT_FS || f->cur.output == LOCUS_OUTPUT_BOTH ||
+			    final;
+		if (to_fs) {
+			char sp[PATH_MAX];
+			shared_path(f, o, sp, sizeof sp);
+			int rc = copy_file(dst, sp, &bytes, f->rank);
+			if (rc) {
+				fmt(why, sizeof why, "cannot write %s to the shared directory: %s",
+					 sp, strerror(rc));
+				fail_task(f, why);
+				return;
+			}
+			f->bytes_fs_written += bytes;
+			stage_add(f, t, 2, bytes);
+			note(f, o, LOCUS_FS, 1);
+		}
+		if (f->cur.output == LOCUS_OUTPUT_FS)
+			unlink(dst);
+		else
+			note(f, o, f->node, 1);
+	}
+	double end = now_of(f);
+	end_attempt(f);
+	f->busy = 0;
+	f->check = 1;
+	f->qmark[t] = 0;
+	struct rec r = {.task = t,
+			.worker = f->worker,
+			.node = f->node,
+			.attempts = (uint32_t)f->attempt + 1,
+			.assigned = f->cur.assigned,
+			.start = f->start,
+			.read_end = f->read_end,
+			.compute_end = compute_end,
+			.end = end};
+	flush_updates(f);
+	post_copy(f, 0, F_REPORT, &r, sizeof r);
+	if (f->cur.from_policy) {
+		struct locus_event ev = {.kind = LOCUS_EV_DONE,
+					 .proc = f->worker,
+					 .done = {.task = t,
+						  .remote = 0,
+						  .duration = end - f->start,
+						  .compute = compute_end - f->read_end}};
+		deliver(f, &ev);
+	}
+}
+
+/* The worker's turn: the running command, then the head task. */
+static int worker_step(struct flow *f)
+{
+	int did = 0;
+	if (f->busy && f->pid > 0) {
+		int st;
+		pid_t r = waitpid(f->pid, &st, WNOHANG);
+		if (r == f->pid) {
+			f->pid = 0;
+			did = 1;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+				task_done(f);
+			} else {
+				char why[WHY_MAX];
+				if (WIFEXITED(st))
+					fmt(why, sizeof why, "its command exited with %d",
+						 WEXITSTATUS(st));
+				else
+					fmt(why, sizeof why, "its command was killed by signal %d",
+						 WTERMSIG(st));
+				stderr_tail(f, why, sizeof why);
+				fail_task(f, why);
+			}
+		}
+	} else if (f->busy && f->standin && now_of(f) >= f->standin_end) {
+		f->standin = 0;
+		did = 1;
+		task_done(f);
+	}
+	if (f->busy || !f->q_len || !f->check || f->failed || f->finishing)
+		return did;
+	f->check = 0;
+	if (!ready(f, &f->queue[0]))
+		return did;
+	f->cur = f->queue[0];
+	memmove(f->queue, f->queue + 1, (f->q_len - 1) * sizeof *f->queue);
+	f->q_len--;
+	f->busy = 1;
+	f->attempt = 0;
+	f->start = now_of(f);
+	gather(f);
+	return 1;
+}
+
+/* ---- rank 0: outcomes --------------------------------------------------------------- */
+
+static void take_report(struct flow *f, const struct rec *r)
+{
+	if (r->task >= f->g->n_tasks)
+		return;
+	if (f->done[r->task]) {
+		char nb[64];
+		local_fail(f, LOCUS_EINCOMPLETE, "task %s ran twice (policy %s)",
+			   task_name(f, r->task, nb, sizeof nb), f->pol->name);
+		return;
+	}
+	f->done[r->task] = 1;
+	f->recs[r->task] = *r;
+	f->n_done++;
+	if (f->opt->progress && (f->n_done >= f->next_progress || f->n_done == f->g->n_tasks)) {
+		f->opt->progress(f->opt->progress_user, f->n_done, f->g->n_tasks, now_of(f));
+		f->next_progress = f->n_done + (f->g->n_tasks + 99) / 100;
+	}
+	if (f->n_done == f->g->n_tasks)
+		finish(f, 0, NULL);
+}
+
+/* ---- the loop --------------------------------------------------------------------- */
+
+static int receive(struct flow *f)
+{
+	int did = 0;
+	for (int k = 0; k < RECV_MAX; k++) {
+		int flag = 0;
+		MPI_Status st;
+		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &st);
+		if (!flag)
+			break;
+		int count = 0;
+		MPI_Get_count(&st, MPI_BYTE, &count);
+		char *buf = malloc(count ? (size_t)count : 1);
+		if (!buf) {
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+			return did;
+		}
+		MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm, MPI_STATUS_IGNORE);
+		f->recvd[st.MPI_SOURCE]++;
+		did = 1;
+		size_t n = (size_t)count;
+		int quiet = f->failed || f->finishing;
+		switch (st.MPI_TAG) {
+		case F_POLICY:
+			if (!quiet && n == sizeof(struct fwire))
+				take_message(f, (const struct fwire *)(void *)buf);
+			break;
+		case F_REPL:
+			apply_updates(f, (const struct repl *)(void *)buf, n / sizeof(struct repl));
+			break;
+		case F_COPY: {
+			const struct copyreq *q = (const void *)buf;
+			if (!quiet && n >= sizeof *q && n == sizeof *q + q->n * sizeof(uint32_t))
+				take_copy(f, st.MPI_SOURCE, q, (const uint32_t *)(const void *)(q + 1));
+			break;
+		}
+		case F_COPIED: {
+			const struct copied *c = (const void *)buf;
+			if (!quiet && n == sizeof *c) {
+				struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
+							 .proc = c->req_proc,
+							 .transfer = {.object = c->first,
+								      .from = c->from,
+								      .to = c->to,
+								      .ok = c->ok,
+								      .tag = c->tag,
+								      .n = c->n}};
+				deliver(f, &ev);
+			}
+			break;
+		}
+		case F_FETCH:
+			if (!quiet && n == sizeof(struct fetchreq))
+				take_fetch(f, st.MPI_SOURCE, (const struct fetchreq *)(void *)buf);
+			break;
+		case F_HEAD:
+			if (!quiet && n == sizeof(struct head))
+				take_head(f, (const struct head *)(void *)buf);
+			break;
+		case F_DATA:
+			if (!quiet && n >= sizeof(struct piece))
+				take_piece(f, (const struct piece *)(void *)buf,
+					   buf + sizeof(struct piece), n - sizeof(struct piece));
+			break;
+		case F_DROP: {
+			const struct repl *d = (const void *)buf;
+			if (!quiet && n == sizeof *d && d->object < f->g->n_objects)
+				drop_here(f, d->object);
+			break;
+		}
+		case F_REPORT:
+			if (!quiet && f->rank == 0 && n == sizeof(struct rec))
+				take_report(f, (const struct rec *)(void *)buf);
+			break;
+		case F_ERROR:
+			if (f->rank == 0 && n == sizeof(struct endmsg)) {
+				const struct endmsg *m = (const void *)buf;
+				finish(f, m->code, m->message);
+			}
+			break;
+		case F_FINISH:
+			if (n == sizeof(struct endmsg)) {
+				const struct endmsg *m = (const void *)buf;
+				f->finishing = 1;
+				f->end_code = m->code;
+				fmt(f->end_msg, sizeof f->end_msg, "%s", m->message);
+			}
+			break;
+		}
+		free(buf);
+	}
+	return did;
+}
+
+static int timer_cmp(const void *a, const void *b)
+{
+	const struct timer *x = a, *y = b;
+	if (x->due != y->due)
+		return x->due < y->due ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int fire_timer(struct flow *f)
+{
+	const struct timer *top = locus_heap_peek(&f->timers);
+	if (!top || top->due > now_of(f))
+		return 0;
+	struct timer t;
+	locus_heap_pop(&f->timers, &t);
+	struct locus_event ev = {.kind = LOCUS_EV_TIMER, .proc = t.proc, .tag = t.tag};
+	deliver(f, &ev);
+	return 1;
+}
+
+static int local_messages(struct flow *f)
+{
+	int did = 0;
+	while (f->in_len && !f->failed && !f->finishing) {
+		struct fwire w = f->inbox[f->in_head++];
+		f->in_len--;
+		if (!f->in_len)
+			f->in_head = 0;
+		take_message(f, &w);
+		did = 1;
+	}
+	return did;
+}
+
+static void idle_wait(struct flow *f, unsigned *idle)
+{
+	unsigned n = (*idle)++;
+	if (n < 200)
+		return;
+	if (n < 400) {
+		sched_yield();
+		return;
+	}
+	double max = f->opt->max_idle_sleep > 0 ? f->opt->max_idle_sleep : 1e-3;
+	double s = 20e-6 * (double)(1u << (n - 400 < 10 ? n - 400 : 10));
+	if (s > max)
+		s = max;
+	struct timespec ts = {0, (long)(s * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+/* What this rank waits for (LOCUS_FLOW_DEBUG, on a cancel). */
+static void dump(const struct flow *f)
+{
+	fprintf(stderr, "rank %d node %u worker %u: busy %d gathering %d pulls_left %u pid %d, "
+		"%zu queued, jobs %zu pulls %zu serves %zu\n",
+		f->rank, f->node, f->worker, f->busy, f->gathering, f->pulls_left, (int)f->pid,
+		f->q_len, f->n_jobs, f->n_pulls, f->n_serves);
+	for (size_t i = 0; i < f->q_len && i < 3; i++) {
+		const struct item *it = &f->queue[i];
+		const struct locus_task *tk = &f->g->tasks[it->task];
+		fprintf(stderr, "  queued t%u gather %d:", it->task, it->gather);
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = f->g->inputs[tk->in_at + k];
+			fprintf(stderr, " %s[here %d fs %d n %u]", obj_name(f, o),
+				locus_replicas_has(f->rep, o, f->node), f->on_fs[o],
+				locus_replicas_count(f->rep, o));
+		}
+		fprintf(stderr, "\n");
+	}
+	for (size_t j = 0; j < f->n_jobs; j++)
+		if (f->jobs[j].used)
+			fprintf(stderr, "  job %zu: %u objects from %u to %u, %u left\n", j,
+				f->jobs[j].n, f->jobs[j].from, f->jobs[j].to, f->jobs[j].left);
+	for (size_t p = 0; p < f->n_pulls; p++)
+		if (f->pulls[p].used)
+			fprintf(stderr, "  pull %zu: %s headed %d got %lu of %lu\n", p,
+				obj_name(f, f->pulls[p].object), f->pulls[p].headed,
+				(unsigned long)f->pulls[p].got, (unsigned long)f->pulls[p].length);
+}
+
+static void loop(struct flow *f)
+{
+	unsigned idle = 0;
+	while (!f->finishing) {
+		int did = receive(f);
+		did |= local_messages(f);
+		did |= fire_timer(f);
+		if (f->worker != NONE && !f->failed)
+			did |= worker_step(f);
+		did |= serve_step(f);
+		flush_updates(f);
+		did |= outbox_progress(f);
+		if (f->opt->cancel && *f->opt->cancel && !f->failed) {
+			if (getenv("LOCUS_FLOW_DEBUG"))
+				dump(f);
+			local_fail(f, LOCUS_EINCOMPLETE, "cancelled (a signal)");
+		}
+		if (did)
+			idle = 0;
+		else
+			idle_wait(f, &idle);
+	}
+	/* Nothing runs on after the end. */
+	if (f->pid > 0) {
+		kill(f->pid, SIGKILL);
+		waitpid(f->pid, NULL, 0);
+		f->pid = 0;
+	}
+	/* Every message sent is received before the ranks part. */
+	uint64_t *expect = calloc((size_t)f->size, sizeof *expect);
+	if (expect)
+		MPI_Alltoall(f->sent, 1, MPI_UINT64_T, expect, 1, MPI_UINT64_T, f->comm);
+	for (;;) {
+		int all = 1;
+		for (int r = 0; expect && r < f->size; r++)
+			all &= f->recvd[r] >= expect[r];
+		if (all || !expect)
+			break;
+		int flag = 0;
+		MPI_Status st;
+		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &st);
+		if (!flag) {
+			outbox_progress(f);
+			continue;
+		}
+		int count = 0;
+		MPI_Get_count(&st, MPI_BYTE, &count);
+		char *buf = malloc(count ? (size_t)count : 1);
+		MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm, MPI_STATUS_IGNORE);
+		f->recvd[st.MPI_SOURCE]++;
+		free(buf);
+	}
+	free(expect);
+	if (f->n_out)
+		MPI_Waitall((int)f->n_out, f->req, MPI_STATUSES_IGNORE);
+	for (size_t i = 0; i < f->n_out; i++)
+		free(f->bufs[i]);
+	f->n_out = 0;
+}
+
+/* ---- set-up ------------------------------------------------------------------------ */
+
+/* The same outcome on every rank: the first failing rank's error. */
+static int agree(struct flow *f, int rc)
+{
+	int mine = rc ? f->rank : f->size, first = f->size;
+	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, f->comm);
+	if (first == f->size)
+		return 0;
+	struct endmsg m = {.code = rc};
+	if (f->rank == first)
+		fmt(m.message, sizeof m.message, "%s", f->err->message);
+	MPI_Bcast(&m, sizeof m, MPI_BYTE, first, f->comm);
+	if (f->rank != first) {
+		f->err->code = m.code;
+		fmt(f->err->message, sizeof f->err->message, "%s", m.message);
+	}
+	return m.code;
+}
+
+static uint32_t mon_placed(const struct locus_monitor *m, uint32_t t, double *computed)
+{
+	const struct flow *f = m->engine;
+	if (computed)
+		*computed = 0;
+	if (t < f->g->n_tasks && f->qmark[t])
+		return f->worker;
+	return LOCUS_NONE;
+}
+
+static double mon_moved(const struct locus_monitor *m, uint32_t o, uint32_t node)
+{
+	const struct flow *f = m->engine;
+	return locus_replicas_has(f->rep, o, node) ? 1 : 0;
+}
+
+static double mon_one(const struct locus_monitor *m, uint32_t node)
+{
+	(void)m;
+	(void)node;
+	return 1;
+}
+
+static double mon_pair_bw(const struct locus_monitor *m, uint32_t a, uint32_t b)
+{
+	const struct flow *f = m->engine;
+	double x = f->plat->nodes[a].net_bw, y = f->plat->nodes[b].net_bw;
+	return x < y ? x : y;
+}
+
+static int check_names(struct flow *f)
+{
+	const struct locus_graph *g = f->g;
+	char nb[64];
+	for (uint32_t o = 0; o < g->n_objects; o++)
+		if (!safe_name(g->objects[o].name))
+			return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+					  "file \"%s\" cannot be used: a workflow's file names must "
+					  "be relative, without \"..\"",
+					  g->objects[o].name ? g->objects[o].name : "");
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_task *tk = &g->tasks[t];
+		for (uint32_t k = 0; k < tk->n_in; k++)
+			if (g->input_as && g->input_as[tk->in_at + k] &&
+			    !safe_name(g->input_as[tk->in_at + k]))
+				return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+						  "task %s names an input \"%s\": names must be "
+						  "relative, without \"..\"",
+						  task_name(f, t, nb, sizeof nb),
+						  g->input_as[tk->in_at + k]);
+		for (uint32_t k = 0; k < tk->n_out; k++)
+			if (g->output_as && g->output_as[tk->out_at + k] &&
+			    !safe_name(g->output_as[tk->out_at + k]))
+				return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+						  "task %s names an output \"%s\": names must be "
+						  "relative, without \"..\"",
+						  task_name(f, t, nb, sizeof nb),
+						  g->output_as[tk->out_at + k]);
+	}
+	return 0;
+}
+
+/* Nodes and roles: K worker nodes (emulated, or the ranks' hosts), then D
+ * nodes of the scheduler ranks, without cores. */
+static int layout(struct flow *f)
+{
+	const struct locus_mpi_flow_options *o = f->opt;
+	size_t D = o->dispatchers ? o->dispatchers : 1;
+	if ((size_t)f->size < D + 1)
+		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+				  "%d ranks cannot run %zu scheduler rank%s and a worker", f->size,
+				  D, D == 1 ? "" : "s");
+	char host[MPI_MAX_PROCESSOR_NAME] = {0};
+	int len = 0;
+	MPI_Get_processor_name(host, &len);
+	char *hosts = calloc((size_t)f->size, MPI_MAX_PROCESSOR_NAME);
+	uint32_t *rank_node = calloc((size_t)f->size, sizeof *rank_node);
+	if (!hosts || !rank_node) {
+		free(hosts);
+		free(rank_node);
+		return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME,
+		      MPI_CHAR, f->comm);
+	size_t W = (size_t)f->size - D, K = 0;
+	if (o->emulate_nodes) {
+		K = o->emulate_nodes < W ? o->emulate_nodes : W;
+		for (size_t r = D; r < (size_t)f->size; r++)
+			rank_node[r] = (uint32_t)((r - D) % K);
+	} else {
+		for (size_t r = D; r < (size_t)f->size; r++) {
+			size_t k = 0;
+			while (k < K && strcmp(hosts + (size_t)f->node_rank[k] * MPI_MAX_PROCESSOR_NAME,
+					       hosts + r * MPI_MAX_PROCESSOR_NAME))
+				k++;
+			if (k == K) {
+				int *nr = realloc(f->node_rank, (K + 1) * sizeof *nr);
+				if (!nr) {
+					free(hosts);
+					free(rank_node);
+					return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0,
+							  "out of memory");
+				}
+				f->node_rank = nr;
+				nr[K++] = (int)r; /* the node's first rank, for its name */
+			}
+			rank_node[r] = (uint32_t)k;
+		}
+	}
+	f->D = D;
+	f->K = K;
+	size_t n = K + D;
+	char **names = calloc(n, sizeof *names);
+	int *cores = calloc(n, sizeof *cores);
+	int rc = names && cores ? 0 : LOCUS_ENOMEM;
+	for (size_t r = D; r < (size_t)f->size && !rc; r++)
+		cores[rank_node[r]]++;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char buf[MPI_MAX_PROCESSOR_NAME + 16];
+		if (i >= K)
+			fmt(buf, sizeof buf, "dispatcher%zu", i - K);
+		else if (o->emulate_nodes)
+			fmt(buf, sizeof buf, "node%03zu", i);
+		else
+			fmt(buf, sizeof buf, "%s",
+				 hosts + (size_t)f->node_rank[i] * MPI_MAX_PROCESSOR_NAME);
+		if (!(names[i] = strdup(buf)))
+			rc = LOCUS_ENOMEM;
+	}
+	free(hosts);
+	if (!rc)
+		rc = locus_platform_create(&f->plat, (const char *const *)names, cores, n, f->err);
+	else
+		locus__err(f->err, rc, NULL, 0, 0, "out of memory");
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(cores);
+	/* Each worker node's ranks, in rank order. */
+	free(f->node_rank);
+	f->node_rank = malloc((size_t)f->size * sizeof *f->node_rank);
+	f->node_at = calloc(K + 1, sizeof *f->node_at);
+	if (!rc && (!f->node_rank || !f->node_at))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!rc) {
+		for (size_t r = D; r < (size_t)f->size; r++)
+			f->node_at[rank_node[r] + 1]++;
+		for (size_t k = 0; k < K; k++)
+			f->node_at[k + 1] += f->node_at[k];
+		size_t *fill = calloc(K, sizeof *fill);
+		if (!fill)
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		for (size_t r = D; fill && r < (size_t)f->size; r++) {
+			uint32_t k = rank_node[r];
+			f->node_rank[f->node_at[k] + fill[k]++] = (int)r;
+		}
+		free(fill);
+	}
+	if (!rc)
+		f->node = f->rank < (int)D ? (uint32_t)(K + (size_t)f->rank) : rank_node[f->rank];
+	free(rank_node);
+	return rc;
+}
+
+/* The policy's processes on the ranks: workers in node order on the
+ * node's ranks, schedulers on the rank of the node the policy puts them
+ * on (or spread over the scheduler ranks). */
+static int roles(struct flow *f)
+{
+	int amfs = !strcmp(f->pol->name, "amfs");
+	f->n_workers = f->wl->n_workers;
+	f->n_scheds = f->pol->schedulers(f->n_workers, amfs ? 1 + 2 * f->D : 0);
+	f->n_procs = f->n_workers + f->n_scheds;
+	f->proc_rank = malloc(f->n_procs * sizeof *f->proc_rank);
+	if (!f->proc_rank)
+		return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	f->worker = NONE;
+	size_t *fill = calloc(f->K, sizeof *fill);
+	if (!fill)
+		return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t w = 0; w < f->n_workers; w++) {
+		uint32_t n = f->wl->worker_node[w];
+		int r = f->node_rank[f->node_at[n] + fill[n]++];
+		f->proc_rank[w] = r;
+		if (r == f->rank)
+			f->worker = (uint32_t)w;
+	}
+	free(fill);
+	for (size_t s = 0; s < f->n_scheds; s++) {
+		uint32_t n = f->pol->version >= 3 && f->pol->scheduler_node
+				 ? f->pol->scheduler_node(f->wl, f->n_scheds, s)
+				 : NONE;
+		f->proc_rank[f->n_workers + s] =
+		    n != NONE && n >= f->K && n < f->K + f->D ? (int)(n - f->K) : (int)(s % f->D);
+	}
+	return 0;
+}
+
+/* The run's directory under `local`, named by rank 0; this node's in it. */
+static int directories(struct flow *f)
+{
+	const char *local = f->opt->local ? f->opt->local : "/dev/shm";
+	char name[64] = {0};
+	if (f->rank == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		fmt(name, sizeof name, "locus-flow-%ld-%lx", (long)getpid(),
+			 (unsigned long)ts.tv_nsec);
+	}
+	MPI_Bcast(name, sizeof name, MPI_CHAR, 0, f->comm);
+	int n = fmt(f->job_dir, sizeof f->job_dir, "%s/%s", local, name);
+	if (n < 0 || (size_t)n >= sizeof f->job_dir)
+		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "--local %s: too long", local);
+	if (f->worker == NONE)
+		return 0;
+	fmt(f->node_dir, sizeof f->node_dir, "%s/%s", f->job_dir,
+		 f->plat->nodes[f->node].name);
+	char p[PATH_MAX + 16];
+	fmt(p, sizeof p, "%s/store", f->node_dir);
+	struct locus_error e = {0};
+	if (locus__mkdirs(p, &e))
+		return locus__err(f->err, e.code, NULL, 0, 0, "node storage %s: %s", p, e.message);
+	fmt(p, sizeof p, "%s/work", f->node_dir);
+	if (locus__mkdirs(p, &e))
+		return locus__err(f->err, e.code, NULL, 0, 0, "node storage %s: %s", p, e.message);
+	return 0;
+}
+
+/* Rank 0: every input of the workflow is in the shared directory (made,
+ * of its recorded size, for stand-ins). */
+static int check_inputs(struct flow *f)
+{
+	char p[PATH_MAX], nb[64];
+	for (uint32_t o = 0; o < f->g->n_objects; o++) {
+		const struct locus_object *ob = &f->g->objects[o];
+		if (ob->producer != LOCUS_NONE || !ob->n_cons)
+			continue;
+		shared_path(f, o, p, sizeof p);
+		struct stat st;
+		/* Stand-ins read inputs of the recorded sizes: made when absent. */
+		if (f->opt->stand_in > 0 && stat(p, &st) && errno == ENOENT &&
+		    standin_output(f, p, ob->bytes))
+			return locus__err(f->err, LOCUS_EIO, NULL, 0, 0, "cannot make %s: %s", p,
+					  strerror(errno));
+		if (stat(p, &st) || !S_ISREG(st.st_mode))
+			return locus__err(
+			    f->err, LOCUS_ENOENT, NULL, 0, 0,
+			    "%s, an input of task %s, is not in the shared directory %s", obj_name(f, o),
+			    task_name(f, f->g->consumers[ob->cons_at], nb, sizeof nb), f->shared);
+	}
+	return 0;
+}
+
+static int setup(struct flow *f)
+{
+	const struct locus_mpi_flow_options *o = f->opt;
+	int rc = 0;
+	if (!o->graph || !o->shared)
+		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+				"a workflow and a shared directory are required");
+	if (!rc && !realpath(o->shared, f->shared))
+		rc = locus__err(f->err, LOCUS_ENOENT, NULL, 0, 0, "shared directory %s: %s",
+				o->shared, strerror(errno));
+	f->g = o->graph;
+	if (!rc && !(f->pol = locus_policy_find(o->policy ? o->policy : "amfs")))
+		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "no policy \"%s\"", o->policy);
+	if (!rc && f->pol->version >= 2 && !(f->pol->flags & LOCUS_POLICY_GRAPHS) &&
+	    locus_graph_has_edges(f->g))
+		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+				"policy %s schedules independent tasks, not a workflow",
+				f->pol->name);
+	if (!rc)
+		rc = check_names(f);
+	if ((rc = agree(f, rc)))
+		return rc;
+	rc = layout(f);
+	if ((rc = agree(f, rc)))
+		return rc;
+	rc = locus_workload_from_graph(&f->wl, f->plat, f->g, NULL, f->err);
+	if (!rc)
+		rc = roles(f);
+	if (!rc)
+		rc = directories(f);
+	if (!rc && f->rank == 0)
+		rc = check_inputs(f);
+	if (!rc && locus_replicas_create(&f->rep, f->g->n_objects, f->plat->n_nodes))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	f->on_fs = calloc(f->g->n_objects + 1, 1);
+	f->qmark = calloc(f->g->n_tasks + 1, sizeof *f->qmark);
+	f->sent = calloc((size_t)f->size, sizeof *f->sent);
+	f->recvd = calloc((size_t)f->size, sizeof *f->recvd);
+	f->stage_bytes = calloc(4 * f->g->n_stages + 1, sizeof *f->stage_bytes);
+	if (!rc && (!f->on_fs || !f->qmark || !f->sent || !f->recvd || !f->stage_bytes))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!rc && f->rank == 0) {
+		f->recs = calloc(f->g->n_tasks + 1, sizeof *f->recs);
+		f->done = calloc(f->g->n_tasks + 1, 1);
+		if (!f->recs || !f->done)
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	for (uint32_t k = 0; !rc && k < f->g->n_objects; k++)
+		f->on_fs[k] = f->g->objects[k].producer == LOCUS_NONE;
+	if (!rc && locus_heap_init(&f->timers, sizeof(struct timer), timer_cmp))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if ((rc = agree(f, rc)))
+		return rc;
+	f->mon = (struct locus_monitor){.engine = f,
+					.replicas = f->rep,
+					.placed = mon_placed,
+					.moved = mon_moved,
+					.avail = mon_one,
+					.bandwidth = mon_one,
+					.pair_bw = mon_pair_bw};
+	rc = locus_kv_parse(&f->kv, o->policy_opts, f->err);
+	if (!rc && f->g->n_tasks) {
+		struct locus_policy_ctx ctx = {.wl = f->wl,
+					       .n_workers = f->n_workers,
+					       .n_schedulers = f->n_scheds,
+					       .seed = o->seed,
+					       .opts = &f->kv,
+					       .monitor = &f->mon};
+		rc = f->pol->create(&f->pstate, &ctx, f->err);
+		if (!rc && locus_kv_unused(&f->kv))
+			rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+					"policy %s has no option \"%s\"", f->pol->name,
+					locus_kv_unused(&f->kv));
+	}
+	return agree(f, rc);
+}
+
+/* ---- the result ------------------------------------------------------------------ */
+
+static int results(struct flow *f, struct locus_mpi_flow_report *rep)
+{
+	size_t ns = f->g->n_stages;
+	uint64_t mine[5] = {f->bytes_peer, f->bytes_fs_read, f->bytes_fs_written, f->transfers,
+			    f->pieces},
+		 all[5] = {0};
+	MPI_Reduce(mine, all, 5, MPI_UINT64_T, MPI_SUM, 0, f->comm);
+	uint64_t *sb = f->rank == 0 ? calloc(4 * ns + 1, sizeof *sb) : NULL;
+	MPI_Reduce(f->stage_bytes, sb, (int)(4 * ns), MPI_UINT64_T, MPI_SUM, 0, f->comm);
+	/* The policy's statistics: summed over the ranks that host it. */
+	struct locus_result tmp = {0};
+	struct locus_stage_result *st = calloc(ns + 1, sizeof *st);
+	uint64_t *colls = calloc(ns + 1, sizeof *colls), *csum = NULL;
+	uint64_t cnt[8] = {0}, cnt_all[8] = {0};
+	if (st && colls && f->pstate && f->pol->stats) {
+		for (size_t s = 0; s < ns; s++)
+			st[s].patterns = -1;
+		tmp.pstats.stages = st;
+		tmp.pstats.n_stages = ns;
+		f->pol->stats(f->pstate, &tmp.pstats);
+		for (size_t s = 0; s < ns; s++)
+			colls[s] = st[s].collectives;
+		memcpy(cnt, tmp.pstats.counters, sizeof cnt);
+	}
+	if (f->rank == 0)
+		csum = calloc(ns + 1, sizeof *csum);
+	MPI_Reduce(colls ? colls : cnt, csum, colls ? (int)ns : 0, MPI_UINT64_T, MPI_SUM, 0,
+		   f->comm);
+	MPI_Reduce(cnt, cnt_all, 8, MPI_UINT64_T, MPI_SUM, 0, f->comm);
+	int rc = 0;
+	if (f->rank == 0) {
+		struct locus_result *r = calloc(1, sizeof *r);
+		size_t nt = f->g->n_tasks;
+		if (r) {
+			r->tasks = calloc(nt + 1, sizeof *r->tasks);
+			r->workers = calloc(f->n_workers + 1, sizeof *r->workers);
+			r->scheds = calloc(f->n_scheds + 1, sizeof *r->scheds);
+			r->stages = ns ? calloc(ns, sizeof *r->stages) : NULL;
+		}
+		if (!r || !r->tasks || !r->workers || !r->scheds || (ns && !r->stages) || !sb ||
+		    !st || !csum) {
+			locus_result_destroy(r);
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		} else {
+			fmt(r->engine, sizeof r->engine, "mpi");
+			fmt(r->policy, sizeof r->policy, "%s", f->pol->name);
+			r->policy_options =
+			    f->opt->policy_opts ? locus__strdup(f->opt->policy_opts) : NULL;
+			r->seed = f->opt->seed;
+			r->n_tasks = nt;
+			r->n_workers = f->n_workers;
+			r->n_schedulers = f->n_scheds;
+			r->n_nodes = f->plat->n_nodes;
+			r->flow = 1;
+			r->dag = 1;
+			r->graph = f->g;
+			r->tasks_done = f->n_done;
+			r->bytes_moved = all[0];
+			r->fs_bytes_read = all[1];
+			r->fs_bytes_written = all[2];
+			r->transfers = all[3];
+			r->wall_seconds = now_of(f);
+			memcpy(r->pstats.counters, cnt_all, sizeof cnt_all);
+			memcpy(r->pstats.counter_names, tmp.pstats.counter_names,
+			       sizeof r->pstats.counter_names);
+			for (size_t w = 0; w < f->n_workers; w++)
+				r->workers[w].node = f->wl->worker_node[w];
+			for (size_t s = 0; s < ns; s++) {
+				r->stages[s].patterns = st[s].patterns;
+				r->stages[s].collectives = csum[s];
+				r->stages[s].bytes_peer = sb[4 * s];
+				r->stages[s].bytes_fs_read = sb[4 * s + 1];
+				r->stages[s].bytes_fs_written = sb[4 * s + 2];
+				r->stages[s].bytes_local = sb[4 * s + 3];
+			}
+			for (uint32_t t = 0; t < nt; t++) {
+				const struct rec *c = &f->recs[t];
+				struct locus_task_result *tr = &r->tasks[t];
+				if (!f->done[t])
+					continue;
+				*tr = (struct locus_task_result){.worker = c->worker,
+								 .node = c->node,
+								 .source = c->node,
+								 .local = 1,
+								 .idle_since = c->assigned,
+								 .assigned = c->assigned,
+								 .read_end = c->read_end,
+								 .end = c->end,
+								 .start = c->start,
+								 .attempts = c->attempts};
+				if (c->end > r->makespan)
+					r->makespan = c->end;
+				struct locus_worker_result *wr = &r->workers[c->worker];
+				wr->tasks++;
+				wr->local_tasks++;
+				wr->busy += c->end - c->start;
+				r->local_tasks++;
+				uint32_t s = f->g->task_stage ? f->g->task_stage[t] : LOCUS_NONE;
+				if (s == LOCUS_NONE)
+					continue;
+				struct locus_stage_result *sr = &r->stages[s];
+				if (!sr->tasks || c->start < sr->first_start)
+					sr->first_start = c->start;
+				if (c->end > sr->last_end)
+					sr->last_end = c->end;
+				sr->tasks++;
+				sr->read += c->read_end - c->start;
+				sr->compute += c->compute_end - c->read_end;
+				sr->write += c->end - c->compute_end;
+				sr->input_wait += c->start - c->assigned;
+			}
+			rep->result = r;
+			rep->platform = f->plat;
+			f->plat = NULL;
+		}
+	}
+	free(sb);
+	free(st);
+	free(colls);
+	free(csum);
+	return rc;
+}
+
+int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
+		       struct locus_mpi_flow_report *report, struct locus_error *err)
+{
+	struct locus_error dummy = {0};
+	if (!err)
+		err = &dummy;
+	memset(report, 0, sizeof *report);
+	struct flow *f = calloc(1, sizeof *f);
+	int ok = f != NULL, all = 0;
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+	if (!all) {
+		free(f);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	MPI_Comm_dup(comm, &f->comm);
+	MPI_Comm_rank(f->comm, &f->rank);
+	MPI_Comm_size(f->comm, &f->size);
+	f->opt = opt;
+	f->err = err;
+	f->pid = 0;
+	int rc = setup(f);
+	if (!rc) {
+		MPI_Barrier(f->comm);
+		f->t0 = mono();
+		f->check = 1;
+		if (f->rank == 0 && !f->g->n_tasks)
+			finish(f, 0, NULL);
+		/* Every process starts. */
+		for (size_t p = 0; p < f->n_procs && f->g->n_tasks > 0; p++)
+			if (f->proc_rank[p] == f->rank) {
+				struct locus_event ev = {.kind = LOCUS_EV_START, .proc = (uint32_t)p};
+				deliver(f, &ev);
+			}
+		loop(f);
+		rc = f->end_code;
+		if (rc)
+			locus__err(err, rc, NULL, 0, 0, "%s", f->end_msg);
+		int r2 = results(f, report);
+		rc = agree(f, rc ? rc : r2);
+		report->pieces = f->pieces;
+	}
+	/* Each node's directory goes, unless kept; then the run's. */
+	if (f->node_dir[0] && !opt->keep)
+		locus__rmtree(f->node_dir);
+	MPI_Barrier(f->comm);
+	if (f->rank == 0 && f->job_dir[0] && !opt->keep)
+		rmdir(f->job_dir);
+	if (f->pstate)
+		f->pol->destroy(f->pstate);
+	locus_kv_fini(&f->kv);
+	locus__actions_fini(&f->act);
+	locus_heap_fini(&f->timers);
+	locus_replicas_destroy(f->rep);
+	locus_workload_destroy(f->wl);
+	locus_platform_destroy(f->plat);
+	for (size_t j = 0; j < f->n_jobs; j++)
+		free(f->jobs[j].objs);
+	for (size_t p = 0; p < f->n_pulls; p++)
+		if (f->pulls[p].used && f->pulls[p].fd >= 0) {
+			close(f->pulls[p].fd);
+			unlink(f->pulls[p].tmp);
+		}
+	for (size_t s = 0; s < f->n_serves; s++)
+		if (f->serves[s].used)
+			close(f->serves[s].fd);
+	free(f->jobs);
+	free(f->pulls);
+	free(f->serves);
+	free(f->req);
+	free(f->bufs);
+	free(f->sent);
+	free(f->recvd);
+	free(f->inbox);
+	free(f->ups);
+	free(f->queue);
+	free(f->qmark);
+	free(f->on_fs);
+	free(f->stage_bytes);
+	free(f->recs);
+	free(f->done);
+	free(f->proc_rank);
+	free(f->node_rank);
+	free(f->node_at);
+	MPI_Comm_free(&f->comm);
+	free(f);
+	return rc;
+}
+
+void locus_mpi_flow_report_fini(struct locus_mpi_flow_report *report)
+{
+	if (!report)
+		return;
+	locus_result_destroy(report->result);
+	locus_platform_destroy(report->platform);
+	memset(report, 0, sizeof *report);
+}

@@ -1,0 +1,214 @@
+#!/bin/bash
+# locus flow run: workflows for real on MPI ranks (src/mpi/flow.c).
+#  - random workflows under every amfs configuration and the taskvine and
+#    dask policies: every task runs exactly once (each appends its id to a
+#    log), every final output equals the one a sequential run of the same
+#    commands writes, the nodes' storage is gone afterwards;
+#  - names with spaces and shell characters reach no shell and cannot
+#    escape the working directory; names with ".." are refused;
+#  - a failing command is retried and then ends the run quoting its
+#    stderr; a missing input is named; a stand-in run of a WfCommons
+#    instance writes outputs of the recorded sizes.
+# Usage: flow.sh LOCUS
+set -u
+locus=$1
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-flow.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+. "$here/sanitizer-env.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+failed=0
+pass() { echo "ok   $1"; }
+fail() {
+	echo "FAIL $1" >&2
+	[ -f "$tmp/out" ] && tail -n 15 "$tmp/out" >&2
+	failed=$((failed + 1))
+}
+
+# A random workflow (seed $1, $2 tasks) in directory $3: four inputs; task
+# i runs one of four checksum programs (its stage) over 1 to 3 earlier
+# files, or over 18 of them (a gather), and appends its id; every 7th task
+# writes a second file. Files written early are read by many (multicasts).
+# LOG: each command appends its id there. Also writes seq.sh, the same
+# commands in order in one directory (the reference).
+gen_random() {
+	local seed=$1 n=$2 dir=$3
+	mkdir -p "$dir/in"
+	for k in 0 1 2 3; do
+		awk -v k="$k" -v s="$seed" 'BEGIN { srand(s * 10 + k); for (i = 0; i < 200 + k * 50; i++) print int(rand() * 1e9) }' >"$dir/in/d$k.txt"
+	done
+	awk -v seed="$seed" -v n="$n" -v logf="$tmp/log" 'BEGIN {
+		srand(seed); progs[0] = "md5sum"; progs[1] = "sha1sum"; progs[2] = "cksum"; progs[3] = "sha256sum"
+		nf = 4; for (k = 0; k < 4; k++) files[k] = "in/d" k ".txt"
+		for (i = 0; i < n; i++) {
+			p = progs[int(i * 4 / n)]
+			if (i % 11 == 10 && nf > 24) m = 18; else m = 1 + int(rand() * 3)
+			delete used; ins = ""
+			for (j = 0; j < m; j++) {
+				# Early files more often: they become multicasts.
+				f = rand() < 0.3 ? int(rand() * (nf < 6 ? nf : 6)) : int(rand() * nf)
+				if (f in used) continue
+				used[f] = 1; ins = ins " " files[f]
+			}
+			out = "mid/t" i ".out"; outs = out
+			if (i % 7 == 3) { out2 = "mid/t" i ".extra"; outs = outs " " out2 }
+			printf("%s:%s\n\t%s%s > %s && echo %d >> %s", outs, ins, p, ins, out, i, out)
+			if (i % 7 == 3) printf(" && echo extra %d > %s", i, out2)
+			printf(" && echo %d >> %s\n\n", i, logf)
+			files[nf++] = out; if (i % 7 == 3) files[nf++] = out2
+		}
+	}' >"$dir/Makeflow"
+	# The reference: the commands in order, the log left out.
+	{ echo "mkdir -p mid"; awk -v logf="$tmp/log" '/^\t/ { line = substr($0, 2); sub(" && echo [0-9]+ >> " logf "$", "", line); print line }' \
+		"$dir/Makeflow"; } >"$dir/seq.sh"
+}
+
+run() { # ARGS... : a flow run whose output goes to $tmp/out; a run that
+	# hangs is interrupted, and its ranks say what they waited for.
+	LOCUS_FLOW_DEBUG=1 timeout -s INT -k 10 120 "$locus" flow run "$@" >"$tmp/out" 2>&1
+}
+
+# Final outputs of the run in $1 equal the sequential ones in $2.
+same_finals() {
+	local a=$1 b=$2 n=0
+	# Finals: files no rule reads.
+	for f in $(awk -F: '/^[^\t#].*:/ { n = split($1, o, " "); for (k = 1; k <= n; k++) out[o[k]] = 1;
+			m = split($2, s, " "); for (k = 1; k <= m; k++) used[s[k]] = 1 }
+			END { for (o2 in out) if (!(o2 in used)) print o2 }' "$b/Makeflow" | sort); do
+		n=$((n + 1))
+		cmp -s "$a/$f" "$b/$f" || { echo "final $f differs" >>"$tmp/out"; return 1; }
+	done
+	[ "$n" -gt 0 ]
+}
+
+once() { # N: the log holds 0..N-1, each once
+	sort -n "$tmp/log" | awk -v n="$1" '$1 != NR - 1 { bad = 1 } END { exit bad || NR != n }'
+}
+
+# ---- random workflows under every configuration and policy ---------------
+gen_random 5 60 "$tmp/ref"
+(cd "$tmp/ref" && sh seq.sh) || fail "sequential reference"
+"$locus" flow show "$tmp/ref/Makeflow" >"$tmp/show" 2>&1 || fail "flow show"
+grep -q gather "$tmp/show" && grep -q multicast "$tmp/show" || fail "patterns in the random workflow"
+k=0
+for how in "--config cache" "--config aware" "--config cogather" "--config asgather" \
+	"--config staging" "--config shared" "--config auto" "--config aware -o steal=2" \
+	"--policy taskvine" "--policy dask"; do
+	k=$((k + 1))
+	d="$tmp/run$k"
+	gen_random 5 60 "$d"
+	: >"$tmp/log"
+	# shellcheck disable=SC2086
+	if run "$d/Makeflow" -np 5 --emulate-nodes 2 --seed $k -q $how --local "$tmp/local" \
+		--out "$d/result.json" && once 60 && same_finals "$d" "$tmp/ref" &&
+		[ -z "$(ls -A "$tmp/local" 2>/dev/null)" ] &&
+		grep -q '"engine": "mpi"' "$d/result.json"; then
+		pass "random workflow, $how: every task once, finals equal, storage gone"
+	else
+		fail "random workflow, $how"
+	fi
+done
+
+# Three nodes, two dispatchers, more workers than nodes.
+d="$tmp/run-d2"
+gen_random 9 80 "$d"
+(cd "$d" && cp -r . ../ref9 && cd ../ref9 && sh seq.sh) || fail "reference 9"
+: >"$tmp/log"
+if run "$d/Makeflow" -np 8 --emulate-nodes 3 --dispatchers 2 --config cogather -q &&
+	once 80 && same_finals "$d" "$tmp/ref9"; then
+	pass "80 tasks, 2 dispatchers, 6 workers on 3 nodes"
+else
+	fail "80 tasks, 2 dispatchers"
+fi
+
+# ---- names ----------------------------------------------------------------------
+# WfCommons commands run as argv: names with spaces, quotes, $() and ; are
+# plain arguments; nothing is executed from them.
+d="$tmp/names"
+mkdir -p "$d"
+printf 'some text\n' >"$d/in put \$(touch PWNED); x'q.txt"
+cat >"$d/wf.json" <<'EOF'
+{"name": "names", "schemaVersion": "1.4",
+ "workflow": {"executedAt": "20240101T000000+0000", "makespanInSeconds": 1,
+  "tasks": [
+   {"name": "copy", "id": "copy", "type": "compute", "runtimeInSeconds": 0.1,
+    "command": {"program": "cp", "arguments": ["in put $(touch PWNED); x'q.txt", "mid `touch PWNED2`.txt"]},
+    "parents": [], "children": ["rev"],
+    "files": [{"link": "input", "name": "in put $(touch PWNED); x'q.txt", "sizeInBytes": 10},
+              {"link": "output", "name": "mid `touch PWNED2`.txt", "sizeInBytes": 10}]},
+   {"name": "rev", "id": "rev", "type": "compute", "runtimeInSeconds": 0.1,
+    "command": {"program": "cp", "arguments": ["mid `touch PWNED2`.txt", "out; rm -rf x.txt"]},
+    "parents": ["copy"], "children": [],
+    "files": [{"link": "input", "name": "mid `touch PWNED2`.txt", "sizeInBytes": 10},
+              {"link": "output", "name": "out; rm -rf x.txt", "sizeInBytes": 10}]}
+  ]}}
+EOF
+if run "wfcommons:$d/wf.json" -np 3 --emulate-nodes 2 -q --local "$tmp/local" &&
+	cmp -s "$d/out; rm -rf x.txt" "$d/in put \$(touch PWNED); x'q.txt" &&
+	[ -z "$(find "$tmp" "$PWD" -maxdepth 3 -name 'PWNED*' 2>/dev/null)" ]; then
+	pass "names with spaces and shell characters: argv, nothing injected"
+else
+	fail "names with shell characters"
+fi
+# A name that climbs out of the working directory is refused.
+d="$tmp/climb"
+mkdir -p "$d"
+echo x >"$d/in.txt"
+printf '../escaped.txt: in.txt\n\tcp in.txt ../escaped.txt\n' >"$d/Makeflow"
+if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q && grep -q 'without ".."' "$tmp/out" &&
+	[ ! -e "$tmp/escaped.txt" ]; then
+	pass "a name with .. is refused"
+else
+	fail "a name with .."
+fi
+
+# ---- failures ---------------------------------------------------------------------
+d="$tmp/fails"
+mkdir -p "$d"
+echo x >"$d/in.txt"
+printf 'out.txt: in.txt\n\techo "bad things happened" >&2; exit 3\n' >"$d/Makeflow"
+if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --retries 2 &&
+	grep -q "failed on 3 attempts" "$tmp/out" && grep -q "bad things happened" "$tmp/out" &&
+	grep -q "exited with 3" "$tmp/out"; then
+	pass "a failing command: retried, then the run ends quoting its stderr"
+else
+	fail "a failing command"
+fi
+# Fails once, then succeeds: the retry completes the run.
+printf 'out.txt: in.txt\n\tif [ -e %s/flaky ]; then cp in.txt out.txt; else touch %s/flaky; exit 1; fi\n' \
+	"$d" "$d" >"$d/Makeflow"
+if run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --retries 1 && cmp -s "$d/out.txt" "$d/in.txt"; then
+	pass "a command failing once succeeds on its retry"
+else
+	fail "a retry"
+fi
+printf 'out.txt: absent.txt\n\tcp absent.txt out.txt\n' >"$d/Makeflow"
+if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q && grep -q "absent.txt, an input of task" "$tmp/out"; then
+	pass "a missing input is named"
+else
+	fail "a missing input"
+fi
+printf 'out.txt: in.txt\n\ttrue\n' >"$d/Makeflow"
+if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q && grep -q "did not write out.txt" "$tmp/out"; then
+	pass "an output the command did not write fails the task"
+else
+	fail "a missing output"
+fi
+
+# ---- stand-ins ------------------------------------------------------------------------
+# (the smallest instance: 101 tasks, 1.6 MB of files)
+wf=$(ls "$here/../../../shared/data/wfcommons/"seismology-*.json 2>/dev/null | head -n 1)
+if [ -n "$wf" ]; then
+	d="$tmp/standin"
+	mkdir -p "$d"
+	if run "wfcommons:$wf" --shared "$d" -np 5 --emulate-nodes 2 --stand-in 0.0001 -q \
+		--out "$d/r.json" && grep -q '"tasks_done": 101' "$d/r.json" &&
+		[ "$(find "$d" -type f ! -name r.json | wc -l)" -gt 200 ]; then
+		pass "stand-ins of $(basename "$wf")"
+	else
+		fail "stand-ins of $(basename "$wf")"
+	fi
+fi
+
+[ "$failed" -eq 0 ] || { echo "$failed flow check(s) failed" >&2; exit 1; }
+echo "all flow checks passed"
