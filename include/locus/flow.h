@@ -64,6 +64,13 @@ struct locus_flow_load_options {
 int locus_flow_load(struct locus_graph **out, const char *spec,
 		    const struct locus_flow_load_options *opt, struct locus_error *err);
 
+/* The workflow left to run once the tasks with done[t] non-zero have run
+ * (a resumed run's): the others, in id order, with their names, stages,
+ * commands and remote names; a done task's output they read is one of its
+ * inputs (LOCUS_NONE producer), the others keep theirs. LOCUS_ENOMEM. */
+int locus_flow_remaining(struct locus_graph **out, const struct locus_graph *g,
+			 const unsigned char *done, struct locus_error *err);
+
 /* ---- dataflow patterns (AME/AMFS sections II-A, V-F, V-G) ------------------- */
 
 /* The five patterns, as flags. */

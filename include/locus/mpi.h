@@ -257,6 +257,16 @@ struct locus_mpi_flow_options {
 			  * outputs of their recorded sizes */
 	double max_idle_sleep; /* longest sleep of an idle rank, s; 0: 1e-3 */
 	volatile int *cancel;  /* set non-zero to stop */
+	/* A file recording each finished task and where its outputs are
+	 * (their sizes, and checksums with `checksum`), or NULL. A run
+	 * given the journal of an interrupted one runs only what is left:
+	 * the outputs a later task reads are taken from the nodes that kept
+	 * them (checked by size and checksum); a task whose outputs are
+	 * lost or damaged runs again, and so do the producers of its own
+	 * lost inputs. The nodes' storage of a run that fails is kept for
+	 * that. Locked while the run goes: another run on it is an error. */
+	const char *journal;
+	int checksum;
 	/* Rank 0 only, may be NULL: about every 1 % of the tasks. */
 	void (*progress)(void *user, size_t done, size_t total, double seconds);
 	void *progress_user;
@@ -268,6 +278,9 @@ struct locus_mpi_flow_report {
 	struct locus_result *result;
 	struct locus_platform *platform; /* rank 0: the run's nodes */
 	uint64_t pieces;		 /* data messages this rank sent */
+	/* Rank 0, with a journal: tasks it said were done (skipped), and
+	 * of those, the ones run again because their files were lost. */
+	size_t skipped, rerun;
 };
 
 /* Runs every task of opt->graph exactly once (retries aside), as

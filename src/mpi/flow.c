@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -118,8 +119,15 @@ struct piece {
 
 /* A finished task, as rank 0 records it. */
 struct rec {
-	uint32_t task, worker, node, attempts;
+	uint32_t task, worker, node, attempts, n_out, pad;
 	double assigned, start, read_end, compute_end, end;
+	/* then n_out struct outrec, in the task's output order */
+};
+
+/* Where a finished task's output is, for the journal. */
+struct outrec {
+	uint64_t bytes, sum; /* sum: FNV-1a 64 of its bytes (checksum), else 0 */
+	uint32_t where, pad; /* 1: its node, 2: the shared directory */
 };
 
 struct endmsg {
@@ -234,7 +242,15 @@ struct flow {
 	int check; /* something changed: look at the head task again */
 	uint32_t *qmark; /* by task: 1 queued or running here */
 
+	/* A resumed run: the workflow left (owned), and the files copied to
+	 * the shared directory for it, deleted when it succeeds. */
+	struct locus_graph *own_g;
+	uint32_t *resumed;
+	size_t n_resumed, resumed_cap;
+	size_t skipped, rerun;
+
 	/* Rank 0. */
+	int jfd; /* the journal, or -1 */
 	struct rec *recs;
 	uint8_t *done;
 	size_t n_done, next_progress;
@@ -1088,6 +1104,10 @@ static void drop_here(struct flow *f, uint32_t o)
 
 /* ---- the worker ------------------------------------------------------------------- */
 
+static int file_sum(const char *path, uint64_t *bytes, uint64_t *sum);
+static void journal_task(struct flow *f, const struct rec *r);
+static int agree(struct flow *f, int rc);
+
 static void worker_assign(struct flow *f, const struct fwire *w)
 {
 	uint32_t t = (uint32_t)w->arg[0];
@@ -1547,17 +1567,35 @@ static void task_done(struct flow *f)
 	f->busy = 0;
 	f->check = 1;
 	f->qmark[t] = 0;
-	struct rec r = {.task = t,
-			.worker = f->worker,
-			.node = f->node,
-			.attempts = (uint32_t)f->attempt + 1,
-			.assigned = f->cur.assigned,
-			.start = f->start,
-			.read_end = f->read_end,
-			.compute_end = compute_end,
-			.end = end};
+	size_t len = sizeof(struct rec) + tk->n_out * sizeof(struct outrec);
+	struct rec *r = calloc(1, len);
+	if (!r) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	*r = (struct rec){.task = t,
+			  .worker = f->worker,
+			  .node = f->node,
+			  .attempts = (uint32_t)f->attempt + 1,
+			  .n_out = tk->n_out,
+			  .assigned = f->cur.assigned,
+			  .start = f->start,
+			  .read_end = f->read_end,
+			  .compute_end = compute_end,
+			  .end = end};
+	struct outrec *orec = (struct outrec *)(void *)(r + 1);
+	for (uint32_t k = 0; f->opt->journal && k < tk->n_out; k++) {
+		uint32_t o = f->g->outputs[tk->out_at + k];
+		int here = locus_replicas_has(f->rep, o, f->node);
+		if (here)
+			store_path(f, o, dst, sizeof dst);
+		else
+			shared_path(f, o, dst, sizeof dst);
+		orec[k].where = (uint32_t)(here | (f->on_fs[o] << 1));
+		file_sum(dst, &orec[k].bytes, f->opt->checksum ? &orec[k].sum : NULL);
+	}
 	flush_updates(f);
-	post_copy(f, 0, F_REPORT, &r, sizeof r);
+	post(f, 0, F_REPORT, r, len);
 	if (f->cur.from_policy) {
 		struct locus_event ev = {.kind = LOCUS_EV_DONE,
 					 .proc = f->worker,
@@ -1627,6 +1665,7 @@ static void take_report(struct flow *f, const struct rec *r)
 	}
 	f->done[r->task] = 1;
 	f->recs[r->task] = *r;
+	journal_task(f, r);
 	f->n_done++;
 	if (f->opt->progress && (f->n_done >= f->next_progress || f->n_done == f->g->n_tasks)) {
 		f->opt->progress(f->opt->progress_user, f->n_done, f->g->n_tasks, now_of(f));
@@ -1707,10 +1746,13 @@ static int receive(struct flow *f)
 				drop_here(f, d->object);
 			break;
 		}
-		case F_REPORT:
-			if (!quiet && f->rank == 0 && n == sizeof(struct rec))
-				take_report(f, (const struct rec *)(void *)buf);
+		case F_REPORT: {
+			const struct rec *r = (const void *)buf;
+			if (!quiet && f->rank == 0 && n >= sizeof *r &&
+			    n == sizeof *r + r->n_out * sizeof(struct outrec))
+				take_report(f, r);
 			break;
+		}
 		case F_ERROR:
 			if (f->rank == 0 && n == sizeof(struct endmsg)) {
 				const struct endmsg *m = (const void *)buf;
@@ -1870,6 +1912,313 @@ static void loop(struct flow *f)
 	for (size_t i = 0; i < f->n_out; i++)
 		free(f->bufs[i]);
 	f->n_out = 0;
+}
+
+/* ---- the journal ------------------------------------------------------------------ */
+
+/* FNV-1a, 64 bits. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+#define FNV_START 14695981039346656037ULL
+
+/* The size of file `path`, and with `sum` its checksum. -1 when it cannot
+ * be read. */
+static int file_sum(const char *path, uint64_t *bytes, uint64_t *sum)
+{
+	struct stat st;
+	*bytes = 0;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	*bytes = (uint64_t)st.st_size;
+	if (!sum)
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	static char buf[1 << 16];
+	uint64_t h = FNV_START;
+	ssize_t k;
+	while ((k = read(fd, buf, sizeof buf)) > 0)
+		h = fnv(h, buf, (size_t)k);
+	close(fd);
+	*sum = h;
+	return k < 0 ? -1 : 0;
+}
+
+/* A name in a journal line: tab, newline and backslash escaped. */
+static void jput(struct locus__buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		const char *e = *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : *s == '\\' ? "\\\\" : NULL;
+		if (e)
+			locus__buf_append(b, e, 2);
+		else
+			locus__buf_append(b, s, 1);
+	}
+}
+
+/* Undoes jput in place over s[0 .. n); returns the new length. */
+static size_t junescape(char *s, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\' && i + 1 < n) {
+			i++;
+			s[k++] = s[i] == 't' ? '\t' : s[i] == 'n' ? '\n' : s[i];
+		} else {
+			s[k++] = s[i];
+		}
+	}
+	s[k] = 0;
+	return k;
+}
+
+/* Rank 0: task r finished; its files, then it (a task line means its files
+ * are all written above it). One write per task: a killed run leaves whole
+ * lines, but for the last. */
+static void journal_task(struct flow *f, const struct rec *r)
+{
+	if (f->jfd < 0)
+		return;
+	const struct locus_task *tk = &f->g->tasks[r->task];
+	const struct outrec *orec = (const struct outrec *)(const void *)(r + 1);
+	struct locus__buf b = {0};
+	char num[96];
+	for (uint32_t k = 0; k < tk->n_out; k++) {
+		uint32_t o = f->g->outputs[tk->out_at + k];
+		locus__buf_append(&b, "file\t", 5);
+		jput(&b, obj_name(f, o));
+		fmt(num, sizeof num, "\t%" PRIu64 "\t", orec[k].bytes);
+		locus__buf_append(&b, num, strlen(num));
+		if (f->opt->checksum)
+			fmt(num, sizeof num, "%016" PRIx64 "\t", orec[k].sum);
+		else
+			fmt(num, sizeof num, "-\t");
+		locus__buf_append(&b, num, strlen(num));
+		/* The shared directory when it is there (it outlives nodes). */
+		if (orec[k].where & 2)
+			locus__buf_append(&b, ":shared", 7);
+		else
+			jput(&b, f->plat->nodes[r->node].name);
+		locus__buf_append(&b, "\n", 1);
+	}
+	char nb[64];
+	locus__buf_append(&b, "task\t", 5);
+	jput(&b, task_name(f, r->task, nb, sizeof nb));
+	locus__buf_append(&b, "\t", 1);
+	jput(&b, f->plat->nodes[r->node].name);
+	locus__buf_append(&b, "\n", 1);
+	if (!b.data || write(f->jfd, b.data, b.len) != (ssize_t)b.len)
+		local_fail(f, LOCUS_EIO, "cannot write the journal %s: %s", f->opt->journal,
+			   strerror(errno));
+	locus__buf_fini(&b);
+}
+
+/* What a journal says of the full workflow g: claimed[t] for each task
+ * line, and for each file its place (-2 the shared directory, a node of
+ * the run, -1 none), size and checksum (0: none). Rank 0. */
+static int journal_read(struct flow *f, const struct locus_graph *g, const char *text, size_t len,
+			unsigned char *claimed, int32_t *place, uint64_t *bytes, uint64_t *sum)
+{
+	const char *path = f->opt->journal;
+	size_t pos = 0;
+	const char *line;
+	size_t n;
+	long lineno = 0;
+	char head[128];
+	fmt(head, sizeof head, "locus-flow-journal 1\t%zu\t%zu", g->n_tasks, g->n_objects);
+	while (locus__next_line(text, len, &pos, &line, &n)) {
+		lineno++;
+		char *l = locus__strndup(line, n);
+		if (!l)
+			return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		char *fld[6] = {0};
+		size_t nf = 0;
+		for (char *p = l; nf < 6;) {
+			fld[nf++] = p;
+			char *tab = strchr(p, '\t');
+			if (!tab)
+				break;
+			*tab = 0;
+			p = tab + 1;
+		}
+		for (size_t i = 0; i < nf; i++)
+			junescape(fld[i], strlen(fld[i]));
+		int rc = 0;
+		if (lineno == 1) {
+			char want[128];
+			fmt(want, sizeof want, "%s\t%s\t%s", fld[0], nf > 1 ? fld[1] : "",
+			    nf > 2 ? fld[2] : "");
+			if (strcmp(want, head))
+				rc = locus__err(f->err, LOCUS_EINVAL, path, 1, 1,
+						"not the journal of this workflow (%zu tasks, %zu "
+						"files): it begins \"%s\"",
+						g->n_tasks, g->n_objects, want);
+		} else if (!strcmp(fld[0], "task") && nf == 3) {
+			long t = locus_graph_find_task(g, fld[1]);
+			if (t < 0)
+				rc = locus__err(f->err, LOCUS_EINVAL, path, lineno, 6,
+						"no task \"%s\" in the workflow: the journal is "
+						"another workflow's",
+						fld[1]);
+			else
+				claimed[t] = 1;
+		} else if (!strcmp(fld[0], "file") && nf == 5) {
+			long o = locus_graph_find_object(g, fld[1]);
+			if (o < 0) {
+				rc = locus__err(f->err, LOCUS_EINVAL, path, lineno, 6,
+						"no file \"%s\" in the workflow: the journal is "
+						"another workflow's",
+						fld[1]);
+			} else {
+				bytes[o] = strtoull(fld[2], NULL, 10);
+				sum[o] = strcmp(fld[3], "-") ? strtoull(fld[3], NULL, 16) : 0;
+				place[o] = -1;
+				if (!strcmp(fld[4], ":shared"))
+					place[o] = -2;
+				for (uint32_t k = 0; k < f->K && place[o] == -1; k++)
+					if (!strcmp(f->plat->nodes[k].name, fld[4]))
+						place[o] = (int32_t)k;
+			}
+		} else if (pos < len || (n && line[n - 1] == '\n')) {
+			/* A line cut short by a kill can only be the last. */
+			rc = locus__err(f->err, LOCUS_EPARSE, path, lineno, 1,
+					"expected a \"task\" or \"file\" line of a flow journal");
+		}
+		free(l);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Opens (and locks) the journal on rank 0, then agrees on what is done:
+ * the files of the tasks it names are checked where they were kept (each
+ * node's first rank checks its own) and copied to the shared directory;
+ * a task whose needed files are gone is run again, and the producers of
+ * its lost inputs too. f->g becomes the workflow left. Collective. */
+static int resume(struct flow *f)
+{
+	const struct locus_graph *g = f->opt->graph;
+	size_t nt = g->n_tasks, no = g->n_objects;
+	unsigned char *claimed = calloc(nt + 1, 1), *done = calloc(nt + 1, 1);
+	unsigned char *avail = calloc(no + 1, 1), *avail_all = calloc(no + 1, 1);
+	int32_t *place = malloc((no + 1) * sizeof *place);
+	uint64_t *bytes = calloc(no + 1, sizeof *bytes), *sum = calloc(no + 1, sizeof *sum);
+	int rc = claimed && done && avail && avail_all && place && bytes && sum
+		     ? 0
+		     : locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t o = 0; !rc && o < no; o++)
+		place[o] = -1;
+	if (!rc && f->rank == 0) {
+		f->jfd = open(f->opt->journal, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (f->jfd < 0)
+			rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
+					"cannot open the journal: %s", strerror(errno));
+		else if (flock(f->jfd, LOCK_EX | LOCK_NB))
+			rc = locus__err(f->err, LOCUS_EEXIST, f->opt->journal, 0, 0,
+					"another run is using this journal");
+		char *text = NULL;
+		size_t len = 0;
+		if (!rc)
+			rc = locus__read_file(&text, &len, f->opt->journal, f->err);
+		if (!rc && len)
+			rc = journal_read(f, g, text, len, claimed, place, bytes, sum);
+		if (!rc && !len) {
+			char head[128];
+			int n = fmt(head, sizeof head, "locus-flow-journal 1\t%zu\t%zu\n", nt, no);
+			if (write(f->jfd, head, (size_t)n) != n)
+				rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
+						"cannot write: %s", strerror(errno));
+		}
+		free(text);
+	}
+	if ((rc = agree(f, rc)))
+		goto out;
+	MPI_Bcast(claimed, (int)nt, MPI_UNSIGNED_CHAR, 0, f->comm);
+	MPI_Bcast(place, (int)no, MPI_INT32_T, 0, f->comm);
+	MPI_Bcast(bytes, (int)no, MPI_UINT64_T, 0, f->comm);
+	MPI_Bcast(sum, (int)no, MPI_UINT64_T, 0, f->comm);
+	/* Each file where the journal says, whole: a node's first rank
+	 * copies its node's to the shared directory (the run left will read
+	 * them there); rank 0 checks those in the shared directory. */
+	int leader = f->rank >= (int)f->D && f->node_rank[f->node_at[f->node]] == f->rank;
+	for (uint32_t o = 0; o < no; o++) {
+		if (place[o] == -1 || g->objects[o].producer == LOCUS_NONE ||
+		    !claimed[g->objects[o].producer])
+			continue;
+		char from[PATH_MAX], to[PATH_MAX];
+		uint64_t b = 0, h = 0;
+		fmt(to, sizeof to, "%s/%s", f->shared, g->objects[o].name);
+		if (place[o] == -2 && f->rank == 0) {
+			avail[o] = !file_sum(to, &b, sum[o] ? &h : NULL) && b == bytes[o] &&
+				   h == sum[o];
+		} else if (place[o] >= 0 && leader && (uint32_t)place[o] == f->node) {
+			fmt(from, sizeof from, "%s/store/o%" PRIu32, f->node_dir, o);
+			if (file_sum(from, &b, sum[o] ? &h : NULL) || b != bytes[o] || h != sum[o])
+				continue;
+			if (copy_file(from, to, &b, f->rank))
+				continue;
+			avail[o] = 1;
+			if (locus__grow(&f->resumed, &f->resumed_cap, f->n_resumed + 1,
+					sizeof *f->resumed) == 0)
+				f->resumed[f->n_resumed++] = o;
+		}
+	}
+	MPI_Allreduce(avail, avail_all, (int)no, MPI_UNSIGNED_CHAR, MPI_MAX, f->comm);
+	/* Done: what the journal names, less what must run again: a task
+	 * one of whose outputs is gone, when a task to run reads it or none
+	 * reads it (a result the shared directory must have). */
+	memcpy(done, claimed, nt);
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (uint32_t t = 0; t < nt; t++) {
+			const struct locus_task *tk = &g->tasks[t];
+			if (done[t]) {
+				for (uint32_t k = 0; k < tk->n_out && done[t]; k++) {
+					uint32_t o = g->outputs[tk->out_at + k];
+					if (!g->objects[o].n_cons && !avail_all[o])
+						done[t] = 0, changed = 1;
+				}
+				continue;
+			}
+			for (uint32_t k = 0; k < tk->n_in; k++) {
+				uint32_t o = g->inputs[tk->in_at + k], p = g->objects[o].producer;
+				if (p != LOCUS_NONE && done[p] && !avail_all[o])
+					done[p] = 0, changed = 1;
+			}
+		}
+	}
+	for (size_t t = 0; t < nt; t++) {
+		f->skipped += done[t];
+		f->rerun += claimed[t] && !done[t];
+	}
+	/* The nodes' old files are in the shared directory now (or lost). */
+	if (leader) {
+		char p[PATH_MAX + 16];
+		fmt(p, sizeof p, "%s/store", f->node_dir);
+		locus__rmtree(p);
+		struct locus_error e = {0};
+		locus__mkdirs(p, &e);
+	}
+	rc = f->skipped ? locus_flow_remaining(&f->own_g, g, done, f->err) : 0;
+	if (!rc && f->own_g)
+		f->g = f->own_g;
+	rc = agree(f, rc);
+out:
+	free(claimed);
+	free(done);
+	free(avail);
+	free(avail_all);
+	free(place);
+	free(bytes);
+	free(sum);
+	return rc;
 }
 
 /* ---- set-up ------------------------------------------------------------------------ */
@@ -2100,12 +2449,30 @@ static int directories(struct flow *f)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		fmt(name, sizeof name, "locus-flow-%ld-%lx", (long)getpid(),
 			 (unsigned long)ts.tv_nsec);
+		/* With a journal, the same place every time: a resumed run
+		 * finds the files the interrupted one kept. */
+		if (f->opt->journal) {
+			/* Named by the journal's absolute path (its directory's
+			 * real path: the journal itself may not exist yet). */
+			char dir[PATH_MAX], real[PATH_MAX];
+			fmt(dir, sizeof dir, "%s", f->opt->journal);
+			char *slash = strrchr(dir, '/');
+			const char *base = slash ? slash + 1 : dir;
+			if (slash == dir)
+				fmt(real, sizeof real, "/");
+			else if (!realpath(slash ? (*slash = 0, dir) : ".", real))
+				fmt(real, sizeof real, "?");
+			uint64_t h = fnv(FNV_START, real, strlen(real));
+			h = fnv(h, "/", 1);
+			h = fnv(h, base, strlen(base));
+			fmt(name, sizeof name, "locus-flow-j%016" PRIx64, h);
+		}
 	}
 	MPI_Bcast(name, sizeof name, MPI_CHAR, 0, f->comm);
 	int n = fmt(f->job_dir, sizeof f->job_dir, "%s/%s", local, name);
 	if (n < 0 || (size_t)n >= sizeof f->job_dir)
 		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "--local %s: too long", local);
-	if (f->worker == NONE)
+	if (f->rank < (int)f->D)
 		return 0;
 	fmt(f->node_dir, sizeof f->node_dir, "%s/%s", f->job_dir,
 		 f->plat->nodes[f->node].name);
@@ -2168,13 +2535,15 @@ static int setup(struct flow *f)
 	if ((rc = agree(f, rc)))
 		return rc;
 	rc = layout(f);
+	if (!rc)
+		rc = directories(f);
 	if ((rc = agree(f, rc)))
+		return rc;
+	if (o->journal && (rc = resume(f)))
 		return rc;
 	rc = locus_workload_from_graph(&f->wl, f->plat, f->g, NULL, f->err);
 	if (!rc)
 		rc = roles(f);
-	if (!rc)
-		rc = directories(f);
 	if (!rc && f->rank == 0)
 		rc = check_inputs(f);
 	if (!rc && locus_replicas_create(&f->rep, f->g->n_objects, f->plat->n_nodes))
@@ -2367,6 +2736,7 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	f->opt = opt;
 	f->err = err;
 	f->pid = 0;
+	f->jfd = -1;
 	int rc = setup(f);
 	if (!rc) {
 		MPI_Barrier(f->comm);
@@ -2388,12 +2758,24 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		rc = agree(f, rc ? rc : r2);
 		report->pieces = f->pieces;
 	}
-	/* Each node's directory goes, unless kept; then the run's. */
-	if (f->node_dir[0] && !opt->keep)
+	report->skipped = f->skipped;
+	report->rerun = f->rerun;
+	/* Each node's directory goes, unless kept (or a journal may resume
+	 * the run from it); then the run's. The files a resumed run took
+	 * from the nodes leave the shared directory once it has succeeded. */
+	int keep = opt->keep || (opt->journal && rc);
+	if (f->node_dir[0] && !keep)
 		locus__rmtree(f->node_dir);
+	for (size_t i = 0; !rc && !opt->keep && i < f->n_resumed; i++) {
+		char p[PATH_MAX];
+		fmt(p, sizeof p, "%s/%s", f->shared, opt->graph->objects[f->resumed[i]].name);
+		unlink(p);
+	}
 	MPI_Barrier(f->comm);
-	if (f->rank == 0 && f->job_dir[0] && !opt->keep)
+	if (f->rank == 0 && f->job_dir[0] && !keep)
 		rmdir(f->job_dir);
+	if (f->jfd >= 0)
+		close(f->jfd);
 	if (f->pstate)
 		f->pol->destroy(f->pstate);
 	locus_kv_fini(&f->kv);
@@ -2430,6 +2812,8 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	free(f->proc_rank);
 	free(f->node_rank);
 	free(f->node_at);
+	free(f->resumed);
+	locus_graph_destroy(f->own_g);
 	MPI_Comm_free(&f->comm);
 	free(f);
 	return rc;

@@ -8,7 +8,10 @@
 #    escape the working directory; names with ".." are refused;
 #  - a failing command is retried and then ends the run quoting its
 #    stderr; a missing input is named; a stand-in run of a WfCommons
-#    instance writes outputs of the recorded sizes.
+#    instance writes outputs of the recorded sizes;
+#  - a killed run resumes from its journal without running again what
+#    it recorded, and makes again what a lost node's storage held; a
+#    journal in use is refused to a second run.
 # Usage: flow.sh LOCUS
 set -u
 locus=$1
@@ -193,6 +196,58 @@ if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q && grep -q "did not write out.
 	pass "an output the command did not write fails the task"
 else
 	fail "a missing output"
+fi
+
+# ---- the journal: a killed run resumes; lost files are made again ------------------
+d="$tmp/journal"
+mkdir -p "$d"
+echo seed >"$d/in.txt"
+awk -v logf="$tmp/log" 'BEGIN { all = ""; for (i = 0; i < 12; i++) {
+	printf("a%d.txt: in.txt\n\tsleep 0.6; cat in.txt > a%d.txt; echo %d >> a%d.txt; echo %d >> %s\n", i, i, i, i, i, logf)
+	all = all " a" i ".txt" }
+	printf("all.txt:%s\n\tcat%s > all.txt; echo all >> %s\n", all, all, logf) }' >"$d/Makeflow"
+(cd "$d" && for i in $(seq 0 11); do { cat in.txt; echo "$i"; }; done >"$tmp/all.ref")
+: >"$tmp/log"
+LOCUS_FLOW_DEBUG= "$locus" flow run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" \
+	--local "$tmp/jlocal" >"$tmp/out" 2>&1 &
+# Until the run holds the journal (its header written).
+for _ in $(seq 100); do [ -s "$d/j" ] && break; sleep 0.1; done
+# A second run on the same journal meanwhile is refused.
+if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" --local "$tmp/jlocal2" &&
+	grep -q "another run is using this journal" "$tmp/out"; then
+	pass "a second run on a journal in use is refused"
+else
+	fail "a second run on a journal in use"
+fi
+# Until two tasks are done, then the run is killed.
+for _ in $(seq 100); do [ "$(grep -c '^task' "$d/j")" -ge 2 ] && break; sleep 0.1; done
+pkill -TERM -f -- "--journal $d/j"
+wait
+first=$(grep -c '^task' "$d/j")
+# Node 0's storage is lost: what it kept is made again.
+rm -rf "$tmp"/jlocal/*/node000/store/*
+if [ "$first" -gt 0 ] && [ "$first" -lt 13 ] &&
+	run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" --local "$tmp/jlocal" &&
+	grep -q "the journal says $first tasks are done" "$tmp/out" &&
+	cmp -s "$d/all.txt" "$tmp/all.ref" && [ ! -e "$d/a0.txt" ] &&
+	[ "$(grep -c '^all$' "$tmp/log")" = 1 ]; then
+	rerun=$(sed -n 's/.* \([0-9]*\) of those run again.*/\1/p' "$tmp/out")
+	# Tasks the journal kept on node 1 never ran twice.
+	twice=$(sort "$tmp/log" | uniq -d | wc -l)
+	if [ "$twice" -le "$((rerun + 1))" ] && [ "$rerun" -ge 1 ]; then
+		pass "a killed run resumed from its journal: $first done before, $rerun made again (node 0's files lost), result equal"
+	else
+		fail "journal: $twice tasks ran twice, $rerun said to"
+	fi
+else
+	fail "a killed run resumed from its journal (first run: $first tasks)"
+fi
+# Run again: nothing left to do.
+: >"$tmp/log"
+if run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" && [ ! -s "$tmp/log" ]; then
+	pass "a finished journal: nothing runs again"
+else
+	fail "a finished journal"
 fi
 
 # ---- stand-ins ------------------------------------------------------------------------

@@ -78,6 +78,11 @@ static const char *const help =
     "                            the workflow file's directory)\n"
     "      --retries N           run a failing task up to N more times (default 1)\n"
     "      --keep                keep every node's storage and working directories\n"
+    "      --journal FILE        record each finished task and where its outputs are;\n"
+    "                            run again with it, an interrupted run does only what\n"
+    "                            is left, taking the files the nodes kept (a task\n"
+    "                            whose files were lost runs again)\n"
+    "      --checksum            the journal checks kept files by checksum, not size only\n"
     "      --stand-in X          run stand-ins instead of the commands: each reads its\n"
     "                            inputs, sleeps X times its runtime and writes outputs\n"
     "                            of their recorded sizes (WfCommons instances)\n"
@@ -146,8 +151,8 @@ struct flow_args {
 	/* run */
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
-	const char *local, *shared;
-	int keep, have_run, tty;
+	const char *local, *shared, *journal;
+	int keep, have_run, tty, checksum;
 	double stand_in;
 };
 
@@ -211,6 +216,8 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 	    {"keep", no_argument, 0, 33},
 	    {"stand-in", required_argument, 0, 34},
 	    {"progress-tty", no_argument, 0, 35},
+	    {"journal", required_argument, 0, 36},
+	    {"checksum", no_argument, 0, 37},
 	    CLI_MPI_LONG_OPTIONS,
 	    {"quiet", no_argument, 0, 'q'},
 	    {"help", no_argument, 0, 'h'},
@@ -394,6 +401,14 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 			break;
 		case 35:
 			a->tty = 1;
+			break;
+		case 36:
+			a->journal = optarg;
+			a->have_run = 1;
+			break;
+		case 37:
+			a->checksum = 1;
+			a->have_run = 1;
 			break;
 		case CLI_MPI_MPIRUN:
 		case CLI_MPI_HOSTFILE:
@@ -1071,6 +1086,8 @@ static int run_rank(struct flow_args *a)
 		    .retries = (int)a->retries,
 		    .keep = a->keep,
 		    .stand_in = a->stand_in,
+		    .journal = a->journal,
+		    .checksum = a->checksum,
 		    .cancel = &cli_cancelled,
 		    .progress = a->tty && !a->quiet ? run_progress : NULL,
 		};
@@ -1084,6 +1101,12 @@ static int run_rank(struct flow_args *a)
 	} else if (rank == 0) {
 		const struct locus_result *r = rep.result;
 		uint64_t D = a->dispatchers ? a->dispatchers : 1;
+		if (a->journal && (rep.skipped || rep.rerun))
+			fprintf(stderr,
+				"locus flow run: the journal says %zu task%s are done; %zu of those "
+				"run again, their files lost\n",
+				rep.skipped + rep.rerun, rep.skipped + rep.rerun == 1 ? "" : "s",
+				rep.rerun);
 		if (a->json)
 			rc = locus_report_json(r, stdout);
 		else
