@@ -4,7 +4,8 @@
  * workflow checked task by task, variables of every form, .SIZE, sizes
  * read from a directory, LOCUS_RUNTIME, remote names, quoted names,
  * comments, CRLF, the stage rule, errors with their line, column and
- * message, and a 100,000-rule workflow timed.
+ * message, the workflow a resumed run has left, and a 100,000-rule
+ * workflow timed.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -882,6 +883,41 @@ TEST(accepted)
 
 /* ---- size ---------------------------------------------------------------------------------- */
 
+TEST(remaining)
+{
+	/* A resumed run's workflow: b and c done; d reads c (now an input
+	 * of the workflow left) and e reads d and the remote-named a. */
+	const char *text = "b: a\n\tcp a b\n"
+			   "c: b\n\tcp b c\n"
+			   "d: c\n\tcp c d\n"
+			   "e->out: d a->in\n\tcat d in > out\n";
+	struct locus_graph *g = NULL, *r = NULL;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(read_mf(&g, text, NULL, &err), 0);
+	unsigned char done[4] = {1, 1, 0, 0};
+	CHECK_EQ_INT(locus_flow_remaining(&r, g, done, &err), 0);
+	CHECK_EQ_INT(r->n_tasks, 2);
+	CHECK_EQ_STR(r->tasks[0].name, "d");
+	CHECK_EQ_STR(r->tasks[1].name, "e");
+	long c = locus_graph_find_object(r, "c"), d = locus_graph_find_object(r, "d");
+	CHECK(c >= 0 && d >= 0);
+	CHECK_EQ_INT(r->objects[c].producer, LOCUS_NONE);
+	CHECK_EQ_INT(r->objects[d].producer, 0);
+	CHECK(locus_graph_find_object(r, "b") < 0);
+	CHECK_EQ_STR(r->commands[1].line, "cat d in > out");
+	CHECK_EQ_STR(files(r, 1, 0), "d|a->in");
+	CHECK_EQ_STR(files(r, 1, 1), "e->out");
+	CHECK_EQ_STR(r->stage_names[r->task_stage[1]], "cat");
+	CHECK(edge(r, 0, 1));
+	locus_graph_destroy(r);
+	/* Everything done: an empty workflow. */
+	unsigned char all[4] = {1, 1, 1, 1};
+	CHECK_EQ_INT(locus_flow_remaining(&r, g, all, &err), 0);
+	CHECK_EQ_INT(r->n_tasks, 0);
+	locus_graph_destroy(r);
+	locus_graph_destroy(g);
+}
+
 TEST(hundred_thousand_rules)
 {
 	size_t cap = (size_t)100000 * 160 + 256, n = 0;
@@ -931,4 +967,4 @@ TEST_MAIN(TEST_ENTRY(capitol), TEST_ENTRY(montage), TEST_ENTRY(blast), TEST_ENTR
 	  TEST_ENTRY(variables), TEST_ENTRY(variables_in_file_lists), TEST_ENTRY(command_lines),
 	  TEST_ENTRY(stages), TEST_ENTRY(renames_and_quotes), TEST_ENTRY(comments),
 	  TEST_ENTRY(size_directive), TEST_ENTRY(sizes_from_directory), TEST_ENTRY(runtime),
-	  TEST_ENTRY(errors), TEST_ENTRY(accepted), TEST_ENTRY(hundred_thousand_rules))
+	  TEST_ENTRY(errors), TEST_ENTRY(accepted), TEST_ENTRY(remaining), TEST_ENTRY(hundred_thousand_rules))
