@@ -918,6 +918,93 @@ TEST(remaining)
 	locus_graph_destroy(g);
 }
 
+/* The journal of a workflow run (locus_flow_journal_parse): what it says
+ * of each task and file, escapes, a CRLF file, and each error with its
+ * line and column. */
+TEST(journal)
+{
+	const char *text = "b: a\n\tcp a b\n"
+			   "'c\td': b\n\tcp b c\n";
+	struct locus_graph *g = NULL;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(read_mf(&g, text, NULL, &err), 0);
+	CHECK_EQ_INT(g->n_tasks, 2);
+	CHECK_EQ_INT(g->n_objects, 3);
+	long a = locus_graph_find_object(g, "a"), b = locus_graph_find_object(g, "b");
+	long cd = locus_graph_find_object(g, "c\td");
+	CHECK(a >= 0 && b >= 0 && cd >= 0);
+	long tb = locus_graph_find_task(g, "b"), tcd = locus_graph_find_task(g, "c\td");
+	CHECK(tb >= 0 && tcd >= 0);
+
+	struct locus_flow_journal j;
+	const char *ok = "locus-flow-journal 1\t2\t3\r\n"
+			 "file\tb\t12\t-\tnode\\\\1\r\n"
+			 "task\tb\tnode\\\\1\r\n"
+			 "\r\n"
+			 "file\tc\\td\t7\t00000000deadbeef\t:shared\n"
+			 "file\tb\t13\tff\t:shared\n";
+	CHECK_EQ_INT(locus_flow_journal_parse(&j, g, ok, strlen(ok), "j", &err), 0);
+	CHECK_EQ_INT(j.n_tasks, 2);
+	CHECK_EQ_INT(j.n_objects, 3);
+	CHECK_EQ_INT(j.done[tb], 1);
+	CHECK_EQ_INT(j.done[tcd], 0);
+	CHECK(j.place[a] == NULL);
+	/* The last line of a file wins. */
+	CHECK_EQ_STR(j.place[b], ":shared");
+	CHECK_EQ_INT(j.bytes[b], 13);
+	CHECK_EQ_INT(j.sum[b], 0xff);
+	CHECK_EQ_STR(j.place[cd], ":shared");
+	CHECK_EQ_INT(j.bytes[cd], 7);
+	CHECK(j.sum[cd] == 0xdeadbeefu);
+	locus_flow_journal_fini(&j);
+	/* The node's name as written, the escape undone. */
+	const char *node = "locus-flow-journal 1\t2\t3\nfile\tb\t0\t-\tn\\\\1\n";
+	CHECK_EQ_INT(locus_flow_journal_parse(&j, g, node, strlen(node), "j", &err), 0);
+	CHECK_EQ_STR(j.place[b], "n\\1");
+	CHECK_EQ_INT(j.sum[b], 0);
+	locus_flow_journal_fini(&j);
+
+	static const struct {
+		const char *text;
+		int rc;
+		long line, column;
+		const char *says;
+	} cases[] = {
+	    {"", LOCUS_EPARSE, 1, 1, "locus-flow-journal 1"},
+	    {"locus-flow-journal 1\t3\t3\n", LOCUS_EPARSE, 1, 1, "2 tasks and 3 files"},
+	    {"locus-flow-journal 2\t2\t3\n", LOCUS_EPARSE, 1, 1, "got \"locus-flow-journal 2"},
+	    {"locus-flow-journal 1\t2\t3\ntask\tz\tn\n", LOCUS_EINVAL, 2, 6, "no task \"z\""},
+	    {"locus-flow-journal 1\t2\t3\nfile\tz\t1\t-\tn\n", LOCUS_EINVAL, 2, 6, "no file \"z\""},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t-1\t-\tn\n", LOCUS_EPARSE, 2, 1, "size in bytes"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1x\t-\tn\n", LOCUS_EPARSE, 2, 1, "size in bytes"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\tzz\tn\n", LOCUS_EPARSE, 2, 1, "checksum"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\t-\t\n", LOCUS_EPARSE, 2, 1, ":shared"},
+	    {"locus-flow-journal 1\t2\t3\ntask\tb\n", LOCUS_EPARSE, 2, 1, "task NAME NODE"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\t-\tn\textra\n", LOCUS_EPARSE, 2, 1,
+	     "file NAME BYTES SUM PLACE"},
+	    {"locus-flow-journal 1\t2\t3\n\ndone 1\n", LOCUS_EPARSE, 3, 1, "expected"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		memset(&err, 0, sizeof err);
+		j.done = (void *)&j;
+		int rc = locus_flow_journal_parse(&j, g, cases[i].text, strlen(cases[i].text), "j", &err);
+		if (rc != cases[i].rc || err.line != cases[i].line || err.column != cases[i].column ||
+		    !strstr(err.message, cases[i].says))
+			fprintf(stderr, "  case %zu: rc %d at %ld:%ld: %s\n", i, rc, err.line,
+				err.column, err.message);
+		CHECK_EQ_INT(rc, cases[i].rc);
+		CHECK_EQ_INT(err.line, cases[i].line);
+		CHECK_EQ_INT(err.column, cases[i].column);
+		CHECK(strstr(err.message, cases[i].says) != NULL);
+		CHECK(j.done == NULL && j.place == NULL);
+	}
+	/* A NUL byte inside a line. */
+	const char nul[] = "locus-flow-journal 1\t2\t3\ntask\tb\0x\tn\n";
+	CHECK_EQ_INT(locus_flow_journal_parse(&j, g, nul, sizeof nul - 1, "j", &err), LOCUS_EPARSE);
+	CHECK_EQ_INT(err.line, 2);
+	locus_graph_destroy(g);
+}
+
 TEST(hundred_thousand_rules)
 {
 	size_t cap = (size_t)100000 * 160 + 256, n = 0;
@@ -967,4 +1054,5 @@ TEST_MAIN(TEST_ENTRY(capitol), TEST_ENTRY(montage), TEST_ENTRY(blast), TEST_ENTR
 	  TEST_ENTRY(variables), TEST_ENTRY(variables_in_file_lists), TEST_ENTRY(command_lines),
 	  TEST_ENTRY(stages), TEST_ENTRY(renames_and_quotes), TEST_ENTRY(comments),
 	  TEST_ENTRY(size_directive), TEST_ENTRY(sizes_from_directory), TEST_ENTRY(runtime),
-	  TEST_ENTRY(errors), TEST_ENTRY(accepted), TEST_ENTRY(remaining), TEST_ENTRY(hundred_thousand_rules))
+	  TEST_ENTRY(errors), TEST_ENTRY(accepted), TEST_ENTRY(remaining), TEST_ENTRY(journal),
+	  TEST_ENTRY(hundred_thousand_rules))

@@ -71,6 +71,26 @@ int locus_flow_load(struct locus_graph **out, const char *spec,
 int locus_flow_remaining(struct locus_graph **out, const struct locus_graph *g,
 			 const unsigned char *done, struct locus_error *err);
 
+/* What the journal of a workflow run says (docs/formats.md, "Flow
+ * journal"): the tasks it names as finished, and for each file it lists
+ * the place that kept it (a node's name, or ":shared"; NULL when not
+ * listed), its size and its checksum (FNV-1a 64; 0: none). */
+struct locus_flow_journal {
+	size_t n_tasks, n_objects;
+	unsigned char *done;
+	char **place;
+	uint64_t *bytes, *sum;
+};
+
+/* Reads journal `text` of workflow g (`name` labels errors): LOCUS_EPARSE
+ * (line, column, what was expected: a first line for another number of
+ * tasks or files included), LOCUS_EINVAL (a task or file g lacks: another
+ * workflow's journal), LOCUS_ENOMEM. Free with locus_flow_journal_fini. */
+int locus_flow_journal_parse(struct locus_flow_journal *j, const struct locus_graph *g,
+			     const char *text, size_t len, const char *name,
+			     struct locus_error *err);
+void locus_flow_journal_fini(struct locus_flow_journal *j);
+
 /* ---- dataflow patterns (AME/AMFS sections II-A, V-F, V-G) ------------------- */
 
 /* The five patterns, as flags. */

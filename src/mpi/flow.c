@@ -1962,25 +1962,10 @@ static void jput(struct locus__buf *b, const char *s)
 	}
 }
 
-/* Undoes jput in place over s[0 .. n); returns the new length. */
-static size_t junescape(char *s, size_t n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 1 < n) {
-			i++;
-			s[k++] = s[i] == 't' ? '\t' : s[i] == 'n' ? '\n' : s[i];
-		} else {
-			s[k++] = s[i];
-		}
-	}
-	s[k] = 0;
-	return k;
-}
-
 /* Rank 0: task r finished; its files, then it (a task line means its files
- * are all written above it). One write per task: a killed run leaves whole
- * lines, but for the last. */
+ * are all written above it), in one write, synced before the run goes on:
+ * a killed run loses no finished task, and leaves at most a torn last
+ * line, which the next run cuts off. */
 static void journal_task(struct flow *f, const struct rec *r)
 {
 	if (f->jfd < 0)
@@ -2013,87 +1998,36 @@ static void journal_task(struct flow *f, const struct rec *r)
 	locus__buf_append(&b, "\t", 1);
 	jput(&b, f->plat->nodes[r->node].name);
 	locus__buf_append(&b, "\n", 1);
-	if (!b.data || write(f->jfd, b.data, b.len) != (ssize_t)b.len)
+	if (!b.data || write(f->jfd, b.data, b.len) != (ssize_t)b.len || fdatasync(f->jfd))
 		local_fail(f, LOCUS_EIO, "cannot write the journal %s: %s", f->opt->journal,
 			   strerror(errno));
 	locus__buf_fini(&b);
 }
 
-/* What a journal says of the full workflow g: claimed[t] for each task
+/* What the journal says of the full workflow g: claimed[t] for each task
  * line, and for each file its place (-2 the shared directory, a node of
  * the run, -1 none), size and checksum (0: none). Rank 0. */
 static int journal_read(struct flow *f, const struct locus_graph *g, const char *text, size_t len,
 			unsigned char *claimed, int32_t *place, uint64_t *bytes, uint64_t *sum)
 {
-	const char *path = f->opt->journal;
-	size_t pos = 0;
-	const char *line;
-	size_t n;
-	long lineno = 0;
-	char head[128];
-	fmt(head, sizeof head, "locus-flow-journal 1\t%zu\t%zu", g->n_tasks, g->n_objects);
-	while (locus__next_line(text, len, &pos, &line, &n)) {
-		lineno++;
-		char *l = locus__strndup(line, n);
-		if (!l)
-			return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-		char *fld[6] = {0};
-		size_t nf = 0;
-		for (char *p = l; nf < 6;) {
-			fld[nf++] = p;
-			char *tab = strchr(p, '\t');
-			if (!tab)
-				break;
-			*tab = 0;
-			p = tab + 1;
-		}
-		for (size_t i = 0; i < nf; i++)
-			junescape(fld[i], strlen(fld[i]));
-		int rc = 0;
-		if (lineno == 1) {
-			char want[128];
-			fmt(want, sizeof want, "%s\t%s\t%s", fld[0], nf > 1 ? fld[1] : "",
-			    nf > 2 ? fld[2] : "");
-			if (strcmp(want, head))
-				rc = locus__err(f->err, LOCUS_EINVAL, path, 1, 1,
-						"not the journal of this workflow (%zu tasks, %zu "
-						"files): it begins \"%s\"",
-						g->n_tasks, g->n_objects, want);
-		} else if (!strcmp(fld[0], "task") && nf == 3) {
-			long t = locus_graph_find_task(g, fld[1]);
-			if (t < 0)
-				rc = locus__err(f->err, LOCUS_EINVAL, path, lineno, 6,
-						"no task \"%s\" in the workflow: the journal is "
-						"another workflow's",
-						fld[1]);
-			else
-				claimed[t] = 1;
-		} else if (!strcmp(fld[0], "file") && nf == 5) {
-			long o = locus_graph_find_object(g, fld[1]);
-			if (o < 0) {
-				rc = locus__err(f->err, LOCUS_EINVAL, path, lineno, 6,
-						"no file \"%s\" in the workflow: the journal is "
-						"another workflow's",
-						fld[1]);
-			} else {
-				bytes[o] = strtoull(fld[2], NULL, 10);
-				sum[o] = strcmp(fld[3], "-") ? strtoull(fld[3], NULL, 16) : 0;
-				place[o] = -1;
-				if (!strcmp(fld[4], ":shared"))
-					place[o] = -2;
-				for (uint32_t k = 0; k < f->K && place[o] == -1; k++)
-					if (!strcmp(f->plat->nodes[k].name, fld[4]))
-						place[o] = (int32_t)k;
-			}
-		} else if (pos < len || (n && line[n - 1] == '\n')) {
-			/* A line cut short by a kill can only be the last. */
-			rc = locus__err(f->err, LOCUS_EPARSE, path, lineno, 1,
-					"expected a \"task\" or \"file\" line of a flow journal");
-		}
-		free(l);
-		if (rc)
-			return rc;
+	struct locus_flow_journal j;
+	int rc = locus_flow_journal_parse(&j, g, text, len, f->opt->journal, f->err);
+	if (rc)
+		return rc;
+	memcpy(claimed, j.done, g->n_tasks);
+	for (size_t o = 0; o < g->n_objects; o++) {
+		place[o] = -1;
+		bytes[o] = j.bytes[o];
+		sum[o] = j.sum[o];
+		if (!j.place[o])
+			continue;
+		if (!strcmp(j.place[o], ":shared"))
+			place[o] = -2;
+		for (uint32_t k = 0; k < f->K && place[o] == -1; k++)
+			if (!strcmp(f->plat->nodes[k].name, j.place[o]))
+				place[o] = (int32_t)k;
 	}
+	locus_flow_journal_fini(&j);
 	return 0;
 }
 
@@ -2127,6 +2061,13 @@ static int resume(struct flow *f)
 		size_t len = 0;
 		if (!rc)
 			rc = locus__read_file(&text, &len, f->opt->journal, f->err);
+		/* A last line a kill cut short goes: the next is appended
+		 * after the last whole one. */
+		while (!rc && len && text[len - 1] != '\n')
+			len--;
+		if (!rc && ftruncate(f->jfd, (off_t)len))
+			rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
+					"cannot cut its torn last line: %s", strerror(errno));
 		if (!rc && len)
 			rc = journal_read(f, g, text, len, claimed, place, bytes, sum);
 		if (!rc && !len) {
