@@ -75,6 +75,7 @@ awk -v a="$s" -v b="$d" 'BEGIN { exit !(a <= b) }' && ok || fail "search $s wors
 run bad-method 2 "$locus" plan --method fast && expect bad-method 'umr, ptumr or ptumr-nogt' "$err"
 run bad-het 2 "$locus" plan --het 0.6 && expect bad-het '1/sqrt\(3\)' "$err"
 run bad-load 2 "$locus" plan -W -3 && expect bad-load '--load expects a number > 0' "$err"
+run tiny-load 1 "$locus" plan --workers 3 -W 1e-320 && expect tiny-load 'W and b0 must lie in \[1e-09, 1e\+12\]' "$err"
 run both 2 "$locus" plan --workers 3 --workers-file workers.json && expect both 'not both' "$err"
 run no-file 1 "$locus" plan --workers-file none.json && expect no-file 'none.json' "$err"
 printf '{"format": "locus-workers", "version": 1,\n "workers": [{"s": 1, "b": 0}]}\n' >bad.json

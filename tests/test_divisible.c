@@ -744,6 +744,11 @@ TEST(bad_input_is_refused_with_a_reason)
 	CHECK_EQ_INT(locus_divisible_plan_create(&p, 0, 10, w, 1, NULL, &err), LOCUS_EINVAL);
 	CHECK(strstr(err.message, "W"));
 	CHECK_EQ_INT(locus_divisible_plan_create(&p, 10, -1, w, 1, NULL, &err), LOCUS_EINVAL);
+	/* W below the range is refused as above it (a denormal W planned
+	 * T_real below T_ideal). */
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 1e-320, 10, w, 1, NULL, &err), LOCUS_ERANGE);
+	CHECK(strstr(err.message, "W=") != NULL);
+	CHECK_EQ_INT(locus_divisible_plan_create(&p, 1e13, 10, w, 1, NULL, &err), LOCUS_ERANGE);
 	CHECK_EQ_INT(locus_divisible_plan_create(&p, 10, 10, w, 0, NULL, &err), LOCUS_EINVAL);
 	w[1] = (struct locus_divisible_worker){1, 10, -1, 0};
 	CHECK_EQ_INT(locus_divisible_plan_create(&p, 10, 10, w, 2, NULL, &err), LOCUS_EINVAL);

@@ -207,7 +207,8 @@ static int check_input(double W, double b0, const struct locus_divisible_worker 
 	if (opt->rounds > LOCUS__DL_MAX_ROUNDS)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "at most %d rounds, got %zu",
 				  LOCUS__DL_MAX_ROUNDS, opt->rounds);
-	if (W > LOCUS__DL_MAX_VALUE || b0 > LOCUS__DL_MAX_VALUE || b0 < LOCUS__DL_MIN_VALUE)
+	if (W < LOCUS__DL_MIN_VALUE || W > LOCUS__DL_MAX_VALUE || b0 > LOCUS__DL_MAX_VALUE ||
+	    b0 < LOCUS__DL_MIN_VALUE)
 		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
 				  "W and b0 must lie in [%g, %g], got W=%g b0=%g",
 				  LOCUS__DL_MIN_VALUE, LOCUS__DL_MAX_VALUE, W, b0);
