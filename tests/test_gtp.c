@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dag/gtp.h"
 #include "locus/locus.h"
 #include "sched/actions.h"
 #include "test.h"
@@ -110,6 +111,22 @@ static int valid_run_n(const struct locus_result *r, const struct locus_graph *g
 static int valid_run(const struct locus_result *r, const struct locus_graph *g)
 {
 	return valid_run_n(r, g, 1);
+}
+
+/* Transfers of an object to a node an earlier transfer of it had reached
+ * before this one was asked for. */
+static size_t sent_again(const struct locus_result *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_xfers; i++)
+		for (size_t j = 0; j < r->n_xfers; j++)
+			if (r->xfers[j].object == r->xfers[i].object &&
+			    r->xfers[j].to == r->xfers[i].to &&
+			    r->xfers[j].end <= r->xfers[i].start) {
+				n++;
+				break;
+			}
+	return n;
 }
 
 TEST(first_schedule_is_heft_without_insertion)
@@ -218,6 +235,14 @@ TEST(variable_platforms)
 		CHECK(counter(c, "remappings") > 0);
 		/* A migration is a remapping. */
 		CHECK(counter(g, "migrations") == 0 || counter(g, "remappings") > 0);
+		/* What is sent again because of migrations was sent: part of
+		 * the bytes moved. GTP's migrated tasks regather even the
+		 * inputs their new node holds, so an object reaches a node it
+		 * had reached before; GTP/c takes the copy there. */
+		CHECK(counter(g, "migrations") > 0 && counter(c, "migrations") > 0);
+		CHECK(counter(g, "bytes_resent") <= g->bytes_moved);
+		CHECK(counter(c, "bytes_resent") <= c->bytes_moved);
+		CHECK(sent_again(g) > 0 && sent_again(c) == 0);
 		sum_heft += h->nsl;
 		sum_gtp += g->nsl;
 		sum_gtpc += c->nsl;
@@ -303,13 +328,134 @@ TEST(lost_data_with_no_task_lost)
 	locus_graph_destroy(g);
 }
 
+/* Every completion of every task in a run: a policy that is another one
+ * (witness_of) and writes down each LOCUS_EV_DONE a worker hands it. */
+static const struct locus_policy *witness_of;
+static double *witness_at;     /* completion times ... */
+static uint32_t *witness_task; /* ... of these tasks */
+static size_t witness_n, witness_cap;
+
+static int witness_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	witness_n = 0;
+	return witness_of->create(state, ctx, err);
+}
+
+static void witness_event(void *state, const struct locus_event *ev, struct locus_actions *act)
+{
+	if (ev->kind == LOCUS_EV_DONE && witness_n < SIZE_MAX / 2) {
+		if (witness_n == witness_cap) {
+			size_t cap = witness_cap ? 2 * witness_cap : 256;
+			double *at = realloc(witness_at, cap * sizeof *at);
+			uint32_t *task = at ? realloc(witness_task, cap * sizeof *task) : NULL;
+			if (at)
+				witness_at = at;
+			if (task)
+				witness_task = task;
+			if (at && task)
+				witness_cap = cap;
+		}
+		if (witness_n < witness_cap) {
+			witness_at[witness_n] = ev->now;
+			witness_task[witness_n++] = ev->done.task;
+		}
+	}
+	witness_of->on_event(state, ev, act);
+}
+
+static void witness_destroy(void *state)
+{
+	witness_of->destroy(state);
+}
+
+static void witness_stats(void *state, struct locus_policy_stats *out)
+{
+	witness_of->stats(state, out);
+}
+
+static size_t witness_schedulers(size_t n_workers, size_t requested)
+{
+	return witness_of->schedulers(n_workers, requested);
+}
+
+static const struct locus_policy witness = {.version = LOCUS_POLICY_VERSION,
+					    .name = "witness",
+					    .summary = "a policy that notes every completion",
+					    .schedulers = witness_schedulers,
+					    .create = witness_create,
+					    .destroy = witness_destroy,
+					    .on_event = witness_event,
+					    .stats = witness_stats,
+					    .flags = LOCUS_POLICY_GRAPHS | LOCUS_POLICY_RETRIES};
+
+/* Policy `name` (one with LOCUS_POLICY_RETRIES) on wl, its completions
+ * noted; the result as the engine wrote it into *json (the caller frees
+ * it). */
+static struct locus_result *run_witnessed(const struct locus_workload *wl, const char *name,
+					  const char *opts, const struct locus_change *ch,
+					  size_t n_ch, char **json)
+{
+	struct locus_error err = {0};
+	witness_of = locus_policy_find(name);
+	struct locus_sim_config cfg = {.wl = wl,
+				       .policy = &witness,
+				       .policy_opts = opts,
+				       .seed = 1,
+				       .latency = -1,
+				       .changes = ch,
+				       .n_changes = n_ch};
+	struct locus_result *r = NULL;
+	*json = NULL;
+	if (!witness_of || locus_sim_run(&r, &cfg, &err)) {
+		fprintf(stderr, "  %s: %s\n", name, err.message);
+		return NULL;
+	}
+	size_t len = 0;
+	FILE *fp = open_memstream(json, &len);
+	if (!fp || locus_report_json(r, fp)) {
+		if (fp)
+			fclose(fp);
+		free(*json);
+		*json = NULL;
+		locus_result_destroy(r);
+		return NULL;
+	}
+	fclose(fp);
+	return r;
+}
+
+/* Every task's last attempt started after a completion of each of its
+ * predecessors, among all their completions (the witness's): a
+ * predecessor rewound and run again after the task had its output ends
+ * later, its earlier completion is the one the task read. */
+static int after_every_predecessor(const struct locus_result *r, const struct locus_graph *g)
+{
+	for (size_t t = 0; t < g->n_tasks; t++)
+		for (uint32_t e = g->pred_at[t]; e < g->pred_at[t + 1]; e++) {
+			uint32_t u = g->preds[e].task;
+			int before = 0;
+			for (size_t k = 0; k < witness_n && !before; k++)
+				before = witness_task[k] == u &&
+					 witness_at[k] <= r->tasks[t].start + 1e-9;
+			if (!before) {
+				fprintf(stderr,
+					"  task %zu starts at %g before any end of pred %u\n", t,
+					r->tasks[t].start, u);
+				return 0;
+			}
+		}
+	return 1;
+}
+
 /* With rewinding, runs survive failures: over random graphs, processors
  * failing for good or for a while (one or two), 1,000 runs, every task
- * completes and counts once. */
+ * completes and counts once, after a completion of each predecessor (one
+ * rewound included), and the same run again gives the same result, byte
+ * for byte. */
 TEST(rewinding_survives_failures)
 {
 	int runs = 0;
-	uint64_t rewound = 0, lost = 0;
+	uint64_t rewound = 0, lost = 0, preds_rewound = 0;
 	for (uint64_t seed = 1; seed <= 500; seed++) {
 		struct fixture f;
 		size_t procs = 3 + seed % 6;
@@ -337,26 +483,44 @@ TEST(rewinding_survives_failures)
 			}
 		for (int variant = 0; variant < 2; variant++) {
 			const char *opts = seed % 4 == 0 ? "period=3,on=fail" : "period=3";
-			struct locus_result *r =
-			    run(f.wl, variant ? "gtp-c-r" : "gtp-r", opts, ch, n_ch);
+			const char *name = variant ? "gtp-c-r" : "gtp-r";
+			char *json = NULL, *again = NULL;
+			struct locus_result *r = run_witnessed(f.wl, name, opts, ch, n_ch, &json);
 			CHECK(r != NULL);
-			if (!valid_run_n(r, f.g, 0))
+			if (!valid_run_n(r, f.g, 0) || !after_every_predecessor(r, f.g))
 				fprintf(stderr, "  seed %llu %s: %s (%zu of %zu)\n",
-					(unsigned long long)seed, variant ? "gtp-c-r" : "gtp-r",
+					(unsigned long long)seed, name,
 					r->failed ? r->failure : "invalid", r->tasks_done,
 					f.g->n_tasks);
 			CHECK(valid_run_n(r, f.g, 0));
+			CHECK(after_every_predecessor(r, f.g));
+			for (size_t t = 0; t < f.g->n_tasks; t++)
+				for (uint32_t e = f.g->pred_at[t]; e < f.g->pred_at[t + 1]; e++)
+					preds_rewound += r->tasks[f.g->preds[e].task].attempts > 1;
+			struct locus_result *r2 = run_witnessed(f.wl, name, opts, ch, n_ch, &again);
+			CHECK(r2 != NULL && json && again && strcmp(json, again) == 0);
 			rewound += counter(r, "rewound_tasks");
 			lost += r->attempts_lost;
 			runs++;
+			free(json);
+			free(again);
 			locus_result_destroy(r);
+			locus_result_destroy(r2);
 		}
 		locus_result_destroy(h);
 		fixture_fini(&f);
 	}
-	fprintf(stderr, "  %d runs complete; %llu attempts lost, %llu tasks rewound\n", runs,
-		(unsigned long long)lost, (unsigned long long)rewound);
-	CHECK(rewound > 0 && lost > 0);
+	free(witness_at);
+	free(witness_task);
+	witness_at = NULL;
+	witness_task = NULL;
+	witness_n = witness_cap = 0;
+	fprintf(stderr,
+		"  %d runs complete, each twice the same; %llu attempts lost, %llu tasks "
+		"rewound, %llu edges from a predecessor run more than once checked\n",
+		runs, (unsigned long long)lost, (unsigned long long)rewound,
+		(unsigned long long)preds_rewound);
+	CHECK(rewound > 0 && lost > 0 && preds_rewound > 0);
 }
 
 /* ---- one rescheduling point, by a monitor of the test's own ------------------------ */
@@ -364,10 +528,11 @@ TEST(rewinding_survives_failures)
 /* Creates policy `name` with `opts` on `wl` (one scheduler, process
  * n_workers) watching `mon`, hands it a timer at `now` and returns what it
  * did: its actions into *act (the caller frees them with
- * locus__actions_fini) and its counters into *st. 0, or -1. */
+ * locus__actions_fini) and its counters into *st; what its costing
+ * computed into *watch when not NULL (a GTP policy). 0, or -1. */
 static int one_point(const char *name, const char *opts, const struct locus_workload *wl,
 		     const struct locus_monitor *mon, double now, struct locus_actions *act,
-		     struct locus_policy_stats *st)
+		     struct locus_policy_stats *st, struct locus__gtp_watch *watch)
 {
 	const struct locus_policy *pol = locus_policy_find(name);
 	struct locus_error err = {0};
@@ -382,6 +547,8 @@ static int one_point(const char *name, const char *opts, const struct locus_work
 					       .opts = &kv,
 					       .monitor = mon};
 		if (pol->create(&state, &ctx, &err) == 0) {
+			if (watch)
+				locus__gtp_watch(state, watch);
 			struct locus_event ev = {.kind = LOCUS_EV_TIMER,
 						 .proc = (uint32_t)wl->n_workers,
 						 .now = now,
@@ -487,7 +654,7 @@ static unsigned fig3_rewound(const char *name, uint64_t *rt, uint64_t *rl)
 				       .pair_bw = fig3_pair_bw};
 	struct locus_actions act = {0};
 	struct locus_policy_stats st;
-	if (one_point(name, "period=5", wl, &f.mon, 30, &act, &st) == 0) {
+	if (one_point(name, "period=5", wl, &f.mon, 30, &act, &st, NULL) == 0) {
 		for (size_t k = 0; k < act.n; k++)
 			if (act.list[k].kind == LOCUS__ACT_REWIND)
 				mask |= 1u << act.list[k].tag;
@@ -522,22 +689,71 @@ TEST(rewinding_of_fig3)
 
 /* ---- the cost equations by hand ------------------------------------------------- */
 
-/* v0 -> v2 (2 bytes), v1 -> v2 (4 bytes), v2 -> v3 (6 bytes) on p1, p2
- * linked at 1 byte/s with a start-up of 1 s. At t = 10: v0 done on p1,
- * v1 done on p2; v2 placed on p1 (not started) with half of v1's data
- * there; v3 not placed; p1 half available. v0's output has a copy on p2.
- * W(v2) = 4 on p1, 9 on p2; W(v3) = 2 on p1, 8 on p2. */
+/* What a policy did at one rescheduling point of a hand-made state: where
+ * each task was sent (LOCUS_NONE: not sent) and in which order, which
+ * tasks it withdrew, the transfers and copies it asked for, its counters,
+ * and what its costing computed (rows of 3 workers at most). */
+struct point {
+	uint32_t to[8], cancelled, n_sent, sent[8];
+	size_t transfers, copies, drops;
+	struct locus__action transfer, drop; /* the last of each */
+	uint64_t migrations, resent;
+	double est[8 * 3], eft[8 * 3], da[8 * 3], input[8 * 3];
+	struct locus__gtp_watch watch;
+};
+
+/* Runs policy `name` at time `now` on `wl` watched by `mon` into *pt. */
+static int point_of(const char *name, const struct locus_workload *wl,
+		    const struct locus_monitor *mon, double now, struct point *pt)
+{
+	memset(pt, 0, sizeof *pt);
+	pt->watch = (struct locus__gtp_watch){pt->est, pt->eft, pt->da, pt->input};
+	for (size_t t = 0; t < 8; t++)
+		pt->to[t] = LOCUS_NONE;
+	struct locus_actions act = {0};
+	struct locus_policy_stats st;
+	if (wl->n_tasks > 8 || wl->n_workers > 3 ||
+	    one_point(name, "period=100", wl, mon, now, &act, &st, &pt->watch))
+		return -1;
+	for (size_t k = 0; k < act.n; k++) {
+		const struct locus__action *a = &act.list[k];
+		if (a->kind == LOCUS__ACT_TRANSFER)
+			pt->transfers++, pt->transfer = *a;
+		if (a->kind == LOCUS__ACT_COPY)
+			pt->copies++;
+		if (a->kind == LOCUS__ACT_DROP)
+			pt->drops++, pt->drop = *a;
+		if (a->kind == LOCUS__ACT_CANCEL)
+			pt->cancelled |= 1u << a->tag;
+		if (a->kind == LOCUS__ACT_SEND && a->msg.type == LOCUS_MSG_ASSIGN) {
+			pt->to[a->msg.arg[0]] = a->msg.to;
+			pt->sent[pt->n_sent++] = (uint32_t)a->msg.arg[0];
+		}
+	}
+	pt->migrations = stat_of(&st, "migrations");
+	pt->resent = stat_of(&st, "bytes_resent");
+	locus__actions_fini(&act);
+	return 0;
+}
+
+/* A hand-made state: where each task is placed (LOCUS_NONE: nowhere),
+ * how much of it is computed, each node's availability, what has
+ * reached a node that holds no copy (one object, a fraction); the
+ * objects' copies are in rep, the links all 1 byte/s. */
 struct hand {
 	struct locus_monitor mon;
 	struct locus_replicas *rep;
-	uint32_t o02, o12, o23;
+	uint32_t where[8];
+	double computed[8], avail[3];
+	uint32_t partial_obj, partial_node;
+	double partial;
 };
 
 static uint32_t hand_placed(const struct locus_monitor *m, uint32_t t, double *computed)
 {
-	static const uint32_t where[4] = {0, 1, 0, LOCUS_NONE};
-	*computed = t < 2 ? 1 : 0;
-	return where[t];
+	const struct hand *h = m->engine;
+	*computed = h->computed[t];
+	return h->where[t];
 }
 
 static double hand_moved(const struct locus_monitor *m, uint32_t o, uint32_t node)
@@ -545,12 +761,13 @@ static double hand_moved(const struct locus_monitor *m, uint32_t o, uint32_t nod
 	const struct hand *h = m->engine;
 	if (locus_replicas_has(h->rep, o, node))
 		return 1;
-	return o == h->o12 && node == 0 ? 0.5 : 0;
+	return o == h->partial_obj && node == h->partial_node ? h->partial : 0;
 }
 
 static double hand_avail(const struct locus_monitor *m, uint32_t node)
 {
-	return node == 0 ? 0.5 : 1;
+	const struct hand *h = m->engine;
+	return h->avail[node];
 }
 
 static double hand_one(const struct locus_monitor *m, uint32_t node)
@@ -563,88 +780,269 @@ static double hand_pair_bw(const struct locus_monitor *m, uint32_t a, uint32_t b
 	return 1;
 }
 
-/* The actions policy `name` takes at the point t = 10: *moved2 and
- * *moved3 the workers v2 and v3 are sent to (LOCUS_NONE: not sent),
- * *transfers the transfers asked for; returns the migrations counted. */
-static long hand_point(const char *name, uint32_t *to2, uint32_t *to3, size_t *transfers)
+static void hand_init(struct hand *h, const struct locus_graph *g, size_t procs)
 {
-	static const double cost[4][2] = {{1, 1}, {1, 1}, {4, 9}, {2, 8}};
-	struct locus_graph *g = NULL;
-	struct locus_platform *p = NULL;
-	struct locus_workload *wl = NULL;
+	memset(h, 0, sizeof *h);
+	h->partial_obj = LOCUS_NONE;
+	for (size_t w = 0; w < procs; w++)
+		h->avail[w] = 1;
+	if (locus_replicas_create(&h->rep, g->n_objects, procs))
+		h->rep = NULL;
+	h->mon = (struct locus_monitor){.engine = h,
+					.replicas = h->rep,
+					.placed = hand_placed,
+					.moved = hand_moved,
+					.avail = hand_avail,
+					.bandwidth = hand_one,
+					.pair_bw = hand_pair_bw};
+}
+
+/* A graph of n tasks with costs (rows of procs), edges (from, to, bytes),
+ * on procs processors linked at 1 byte/s with a start-up of 1 s. */
+static struct locus_workload *hand_graph(struct locus_graph **g, struct locus_platform **p,
+					 size_t n, size_t procs, const double *cost,
+					 const uint32_t (*edges)[3], size_t n_edges)
+{
 	struct locus_error err = {0};
-	struct hand h = {0};
-	long migrations = -1;
-	if (locus_graph_create(&g, "hand", &err))
-		return -1;
-	for (int t = 0; t < 4; t++)
-		locus_graph_add_task(g, NULL, 0);
-	h.o02 = (uint32_t)locus_graph_add_edge(g, 0, 2, 2);
-	h.o12 = (uint32_t)locus_graph_add_edge(g, 1, 2, 4);
-	h.o23 = (uint32_t)locus_graph_add_edge(g, 2, 3, 6);
-	if (locus_graph_set_costs(g, 2, &cost[0][0], &err) || locus_graph_finish(g, &err) ||
-	    locus_platform_generate(&p, 2, 1, 1, "p"))
-		return -1;
-	locus_platform_set_pairs(p, 1, 1);
-	if (locus_workload_from_graph(&wl, p, g, NULL, &err) ||
-	    locus_replicas_create(&h.rep, g->n_objects, 2))
-		return -1;
-	locus_replicas_add(h.rep, h.o02, 0); /* v0 wrote it on p1 */
-	locus_replicas_add(h.rep, h.o02, 1); /* a copy on p2 */
-	locus_replicas_add(h.rep, h.o12, 1); /* v1 wrote it on p2 */
-	h.mon = (struct locus_monitor){.engine = &h,
-				       .replicas = h.rep,
-				       .placed = hand_placed,
-				       .moved = hand_moved,
-				       .avail = hand_avail,
-				       .bandwidth = hand_one,
-				       .pair_bw = hand_pair_bw};
-	struct locus_actions act = {0};
-	struct locus_policy_stats st;
-	*to2 = *to3 = LOCUS_NONE;
-	*transfers = 0;
-	if (one_point(name, "period=10", wl, &h.mon, 10, &act, &st) == 0) {
-		for (size_t k = 0; k < act.n; k++) {
-			const struct locus__action *a = &act.list[k];
-			if (a->kind == LOCUS__ACT_TRANSFER)
-				(*transfers)++;
-			if (a->kind == LOCUS__ACT_SEND && a->msg.type == LOCUS_MSG_ASSIGN) {
-				if (a->msg.arg[0] == 2)
-					*to2 = a->msg.to;
-				if (a->msg.arg[0] == 3)
-					*to3 = a->msg.to;
-			}
-		}
-		migrations = (long)stat_of(&st, "migrations");
-	}
-	locus__actions_fini(&act);
+	struct locus_workload *wl = NULL;
+	*g = NULL;
+	*p = NULL;
+	if (locus_graph_create(g, "hand", &err))
+		return NULL;
+	for (size_t t = 0; t < n; t++)
+		locus_graph_add_task(*g, NULL, 0);
+	for (size_t e = 0; e < n_edges; e++)
+		if (locus_graph_add_edge(*g, edges[e][0], edges[e][1], edges[e][2]) < 0)
+			return NULL;
+	if (locus_graph_set_costs(*g, procs, cost, &err) || locus_graph_finish(*g, &err) ||
+	    locus_platform_generate(p, procs, 1, 1, "p"))
+		return NULL;
+	locus_platform_set_pairs(*p, 1, 1);
+	if (locus_workload_from_graph(&wl, *p, *g, NULL, &err))
+		return NULL;
+	return wl;
+}
+
+/* Row t, column w of a point's costs on two processors. */
+#define AT(a, t, w) ((a)[2 * (t) + (w)])
+
+/* v0 -> v2 (2 bytes), v1 -> v2 (4 bytes), v2 -> v3 (6 bytes), and v4
+ * alone, on p1 and p2. W(v2) = 4 on p1, 9 on p2; W(v3) = 2, 8; W(v4) = 2,
+ * 2 (upward ranks: v2 18.5, v3 5, v4 2). HEFT's plan: v2 and v3 on p1, v4
+ * on p2. At t = 10: v0 done on p1, v1 done on p2; v2 placed on p1, not
+ * started, half of v1's output there (kappa^d 0.5); v3 not placed; v4
+ * running on p2, three quarters computed (kappa^c 0.75); p1 half
+ * available (avail^t 0.5). v0's output has a copy on p2. */
+TEST(cost_equations_by_hand)
+{
+	static const double cost[5][2] = {{1, 1}, {1, 1}, {4, 9}, {2, 8}, {2, 2}};
+	static const uint32_t edges[3][3] = {{0, 2, 2}, {1, 2, 4}, {2, 3, 6}};
+	struct locus_graph *g;
+	struct locus_platform *p;
+	struct locus_workload *wl = hand_graph(&g, &p, 5, 2, &cost[0][0], edges, 3);
+	CHECK(wl != NULL);
+	struct hand h;
+	hand_init(&h, g, 2);
+	CHECK(h.rep != NULL);
+	static const uint32_t where[5] = {0, 1, 0, LOCUS_NONE, 1};
+	static const double computed[5] = {1, 1, 0, 0, 0.75};
+	memcpy(h.where, where, sizeof where);
+	memcpy(h.computed, computed, sizeof computed);
+	h.avail[0] = 0.5;
+	h.partial_obj = 1; /* v1 -> v2 */
+	h.partial_node = 0;
+	h.partial = 0.5;
+	locus_replicas_add(h.rep, 0, 0); /* v0 wrote it on p1 */
+	locus_replicas_add(h.rep, 0, 1); /* a copy on p2 */
+	locus_replicas_add(h.rep, 1, 1); /* v1 wrote it on p2 */
+	/* v2's inputs: 0 (from v0) and 1 (from v1); v3's: 2. */
+	uint32_t i02 = g->tasks[2].in_at, i12 = i02 + 1, i23 = g->tasks[3].in_at;
+	CHECK(g->inputs[i02] == 0 && g->inputs[i12] == 1 && g->inputs[i23] == 2);
+	struct point pt;
+
+	/* GTP. PA(p1) = 10; PA(p2) = 10 + 2 (1 - 0.75) / 1 = 10.5: v4 runs
+	 * there till then.
+	 * v2 on p1, where it is placed: v0's output is there (10), 2 bytes
+	 * of v1's are left, a transfer begun, no start-up: 10 + 2 / 1 = 12
+	 * (Eqs. 3, 4); DA = 12 (Eq. 8), EST = max(PA 10, DA 12) = 12 (Eq. 6),
+	 * W^t = 4 / 0.5 = 8 (Eq. 11), EFT = 20 (Eq. 10).
+	 * v2 on p2 would migrate: it restarts from scratch and regathers from
+	 * the producers (section 3.3), the copy of v0's output on p2 unused:
+	 * 10 + 1 + 2 = 13; v1's output is on its own processor: 10. DA = 13,
+	 * EST = max(10.5, 13) = 13, EFT = 13 + 9 = 22. v2 stays on p1; PA(p1)
+	 * = 20.
+	 * v3 on p1: DA = EFT(v2) = 20, EST = 20, EFT = 20 + 2 / 0.5 = 24; on
+	 * p2: DA = 20 + 1 + 6 = 27, EST = 27, EFT = 35. p1; PA(p1) = 24.
+	 * v4, started on p2: EST = t = 10 (Eq. 5), EFT = 10 + 2 (1 - 0.75) =
+	 * 10.5; on p1 it would restart: EST = max(24, 10) = 24, EFT = 24 + 2
+	 * / 0.5 = 28. It stays. Nothing changes: nothing is sent. */
+	CHECK_EQ_INT(point_of("gtp", wl, &h.mon, 10, &pt), 0);
+	CHECK_NEAR(AT(pt.input, i02, 0), 10, 1e-12);
+	CHECK_NEAR(AT(pt.input, i12, 0), 12, 1e-12);
+	CHECK_NEAR(AT(pt.da, 2, 0), 12, 1e-12);
+	CHECK_NEAR(AT(pt.est, 2, 0), 12, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 2, 0), 20, 1e-12);
+	CHECK_NEAR(AT(pt.input, i02, 1), 13, 1e-12);
+	CHECK_NEAR(AT(pt.input, i12, 1), 10, 1e-12);
+	CHECK_NEAR(AT(pt.da, 2, 1), 13, 1e-12);
+	CHECK_NEAR(AT(pt.est, 2, 1), 13, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 2, 1), 22, 1e-12);
+	CHECK_NEAR(AT(pt.input, i23, 0), 20, 1e-12);
+	CHECK_NEAR(AT(pt.est, 3, 0), 20, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 3, 0), 24, 1e-12);
+	CHECK_NEAR(AT(pt.input, i23, 1), 27, 1e-12);
+	CHECK_NEAR(AT(pt.est, 3, 1), 27, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 3, 1), 35, 1e-12);
+	CHECK(isnan(AT(pt.da, 4, 1))); /* Eq. 5 reads no data */
+	CHECK_NEAR(AT(pt.est, 4, 1), 10, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 4, 1), 10.5, 1e-12);
+	CHECK_NEAR(AT(pt.da, 4, 0), 10, 1e-12);
+	CHECK_NEAR(AT(pt.est, 4, 0), 24, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 4, 0), 28, 1e-12);
+	CHECK(isnan(AT(pt.est, 0, 0)) && isnan(AT(pt.eft, 1, 1))); /* done */
+	CHECK_EQ_INT(pt.n_sent + pt.cancelled + pt.transfers + pt.copies + pt.drops, 0);
+	CHECK_EQ_INT(pt.migrations, 0);
+
+	/* GTP/c. v2 on p1 as under GTP: 12, 12, 20. On p2, CM (Eq. 12) takes
+	 * v0's output from its copy there for nothing: DA = 10 (Eq. 13), EST
+	 * = max(PA 10.5, 10) = 10.5, EFT = 10.5 + 9 = 19.5 < 20: v2 migrates
+	 * to p2; PA(p2) = 19.5.
+	 * v3 on p1: 19.5 + 1 + 6 = 26.5, EFT = 26.5 + 4 = 30.5; on p2: EST =
+	 * max(19.5, 19.5), EFT = 27.5: p2; PA(p2) = 27.5.
+	 * v4: on p2 10, 10.5 as above; on p1, empty now: EST = 10, EFT = 10 +
+	 * 4 = 14. It stays on p2 and, started, keeps running: it comes first
+	 * in p2's sequence, before v2 and v3, ranked higher but not started,
+	 * so it is not withdrawn (its costing let it carry on). v2 and v3 are
+	 * withdrawn from p1 and sent to p2 in rank order. Nothing to send: p2
+	 * holds both of v2's inputs, so nothing is sent again. */
+	CHECK_EQ_INT(point_of("gtp-c", wl, &h.mon, 10, &pt), 0);
+	CHECK_NEAR(AT(pt.est, 2, 0), 12, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 2, 0), 20, 1e-12);
+	CHECK_NEAR(AT(pt.input, i02, 1), 10, 1e-12);
+	CHECK_NEAR(AT(pt.input, i12, 1), 10, 1e-12);
+	CHECK_NEAR(AT(pt.da, 2, 1), 10, 1e-12);
+	CHECK_NEAR(AT(pt.est, 2, 1), 10.5, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 2, 1), 19.5, 1e-12);
+	CHECK_NEAR(AT(pt.input, i23, 0), 26.5, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 3, 0), 30.5, 1e-12);
+	CHECK_NEAR(AT(pt.est, 3, 1), 19.5, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 3, 1), 27.5, 1e-12);
+	CHECK_NEAR(AT(pt.est, 4, 0), 10, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 4, 0), 14, 1e-12);
+	CHECK_NEAR(AT(pt.eft, 4, 1), 10.5, 1e-12);
+	CHECK_EQ_INT(pt.cancelled, (1u << 2) | (1u << 3));
+	CHECK_EQ_INT(pt.n_sent, 2);
+	CHECK_EQ_INT(pt.sent[0], 2);
+	CHECK_EQ_INT(pt.sent[1], 3);
+	CHECK_EQ_INT(pt.to[2], 1);
+	CHECK_EQ_INT(pt.to[3], 1);
+	CHECK_EQ_INT(pt.migrations, 1);
+	CHECK_EQ_INT(pt.transfers + pt.copies + pt.drops, 0);
+	CHECK_EQ_INT(pt.resent, 0);
+
 	locus_replicas_destroy(h.rep);
 	locus_workload_destroy(wl);
 	locus_platform_destroy(p);
 	locus_graph_destroy(g);
-	return migrations;
 }
 
-TEST(cost_equations_by_hand)
+/* A migration's inputs: v0 -> v1 (5 bytes) on p1, p2, p3; W(v1) = 100, 1,
+ * 2, so HEFT puts v0 on p1 and v1 on p2. At t = 10 v0 is done, v1 is
+ * placed on p2 with all of v0's output there, not started, and p2 has
+ * slowed to a tenth. On p2: EFT = 10 + 1 / 0.1 = 20. On p3 it migrates
+ * and restarts; GTP regathers from the producer's processor: 10 + 1 + 5
+ * = 16, EFT 18; on p1, the producer's own: EFT 10 + 100. So v1 moves to
+ * p3 (`copy_on_p3`: where a copy of v0's output already is, from an
+ * earlier stay of v1 there; `placed` 0: v1 assigned to p2 but not
+ * placed there). */
+static int migrate_v1(const char *name, int copy_on_p3, int placed, struct point *pt)
 {
-	uint32_t to2, to3;
-	size_t transfers;
-	/* GTP. v2 on p1, where it is placed: DA = max(10 (v0's output is
-	 * there), 10 + 2 bytes left of v1's / 1, no start-up: the transfer
-	 * has begun) = 12; EST = 12; W^t = 4 / 0.5 = 8; EFT = 20. On p2 it
-	 * would restart and regather from the producers: v0's 2 bytes from
-	 * p1, 1 + 2 = 3, DA = 13; EFT = 13 + 9 = 22. v2 stays on p1. v3 on
-	 * p1: 20 + 2 / 0.5 = 24; on p2: 20 + 1 + 6 + 8 = 35: p1. */
-	CHECK_EQ_INT(hand_point("gtp", &to2, &to3, &transfers), 0);
-	CHECK(to2 != 1 && to3 != 1);
-	/* GTP/c. CM takes v0's output from its copy on p2 (0): DA = 10, EFT
-	 * = 10 + 9 = 19 < 20: v2 migrates to p2. v3 on p1: 19 + 1 + 6 = 26,
-	 * EFT 30; on p2: 19 + 8 = 27: p2. Nothing to send: p2 holds both
-	 * inputs. */
-	CHECK_EQ_INT(hand_point("gtp-c", &to2, &to3, &transfers), 1);
-	CHECK_EQ_INT(to2, 1);
-	CHECK_EQ_INT(to3, 1);
-	CHECK_EQ_INT(transfers, 0);
+	static const double cost[2][3] = {{1, 1, 1}, {100, 1, 2}};
+	static const uint32_t edges[1][3] = {{0, 1, 5}};
+	struct locus_graph *g;
+	struct locus_platform *p;
+	struct locus_workload *wl = hand_graph(&g, &p, 2, 3, &cost[0][0], edges, 1);
+	struct hand h;
+	int rc = -1;
+	if (wl) {
+		hand_init(&h, g, 3);
+		h.where[0] = 0;
+		h.where[1] = placed ? 1 : LOCUS_NONE;
+		h.computed[0] = 1;
+		h.avail[1] = 0.1;
+		if (h.rep) {
+			locus_replicas_add(h.rep, 0, 0);
+			locus_replicas_add(h.rep, 0, 1);
+			if (copy_on_p3)
+				locus_replicas_add(h.rep, 0, 2);
+			rc = point_of(name, wl, &h.mon, 10, pt);
+		}
+		locus_replicas_destroy(h.rep);
+	}
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+	return rc;
+}
+
+TEST(migration_regathers_its_inputs)
+{
+	struct point pt;
+	/* (v1 reads input 0 of the graph.) GTP, p3 without a copy: the 5
+	 * bytes come from p1, v0's processor; they had reached v1's old node
+	 * from p1: sent again. */
+	CHECK_EQ_INT(migrate_v1("gtp", 0, 1, &pt), 0);
+	CHECK_NEAR(pt.watch.input[0 * 3 + 2], 16, 1e-12);
+	CHECK_NEAR(pt.watch.eft[1 * 3 + 2], 18, 1e-12);
+	CHECK_NEAR(pt.watch.eft[1 * 3 + 1], 20, 1e-12);
+	CHECK_EQ_INT(pt.to[1], 2);
+	CHECK_EQ_INT(pt.migrations, 1);
+	CHECK_EQ_INT(pt.transfers, 1);
+	CHECK_EQ_INT(pt.transfer.from, 0);
+	CHECK_EQ_INT(pt.transfer.to, 2);
+	CHECK_EQ_INT(pt.copies + pt.drops, 0);
+	CHECK_EQ_INT(pt.resent, 5);
+	/* GTP, p3 with a copy: GTP keeps no copies (section 3.3, Fig. 2a):
+	 * the costing regathers (16, 18), and so does the run: p3's copy is
+	 * dropped and the 5 bytes sent from p1 again. */
+	CHECK_EQ_INT(migrate_v1("gtp", 1, 1, &pt), 0);
+	CHECK_NEAR(pt.watch.input[0 * 3 + 2], 16, 1e-12);
+	CHECK_EQ_INT(pt.to[1], 2);
+	CHECK_EQ_INT(pt.drops, 1);
+	CHECK_EQ_INT(pt.drop.tag, 0);
+	CHECK_EQ_INT(pt.drop.to, 2);
+	CHECK_EQ_INT(pt.transfers, 1);
+	CHECK_EQ_INT(pt.transfer.tag, 0);
+	CHECK_EQ_INT(pt.transfer.from, 0);
+	CHECK_EQ_INT(pt.transfer.to, 2);
+	CHECK_EQ_INT(pt.copies, 0);
+	CHECK_EQ_INT(pt.resent, 5);
+	/* GTP/c, p3 without a copy: CM, the cheapest of p1 and p2 (6 each,
+	 * the first): the same. */
+	CHECK_EQ_INT(migrate_v1("gtp-c", 0, 1, &pt), 0);
+	CHECK_NEAR(pt.watch.input[0 * 3 + 2], 16, 1e-12);
+	CHECK_EQ_INT(pt.to[1], 2);
+	CHECK_EQ_INT(pt.transfers, 1);
+	CHECK_EQ_INT(pt.copies + pt.drops, 0);
+	CHECK_EQ_INT(pt.resent, 5);
+	/* GTP/c, p3 with a copy: v1 takes it (CM 0): DA 10, EFT 12; nothing
+	 * is sent, so nothing counts as sent again. */
+	CHECK_EQ_INT(migrate_v1("gtp-c", 1, 1, &pt), 0);
+	CHECK_NEAR(pt.watch.input[0 * 3 + 2], 10, 1e-12);
+	CHECK_NEAR(pt.watch.eft[1 * 3 + 2], 12, 1e-12);
+	CHECK_EQ_INT(pt.to[1], 2);
+	CHECK_EQ_INT(pt.migrations, 1);
+	CHECK_EQ_INT(pt.transfers + pt.copies + pt.drops, 0);
+	CHECK_EQ_INT(pt.resent, 0);
+	/* GTP, v1 not placed yet (it has gathered nothing: moving it is no
+	 * migration), p3 with a copy: its node will gather the input, and
+	 * what is there serves (kappa^d 1): 10, EFT 12; nothing is sent. */
+	CHECK_EQ_INT(migrate_v1("gtp", 1, 0, &pt), 0);
+	CHECK_NEAR(pt.watch.input[0 * 3 + 2], 10, 1e-12);
+	CHECK_NEAR(pt.watch.eft[1 * 3 + 2], 12, 1e-12);
+	CHECK_EQ_INT(pt.to[1], 2);
+	CHECK_EQ_INT(pt.migrations, 0);
+	CHECK_EQ_INT(pt.transfers + pt.copies + pt.drops, 0);
 }
 
 /* A monitor of a run that has not begun: nothing placed, nothing moved,
@@ -696,7 +1094,7 @@ TEST(dls_remap_before_the_start_is_dls)
 					    .pair_bw = idle_pair_bw};
 		struct locus_actions act = {0};
 		struct locus_policy_stats st;
-		CHECK_EQ_INT(one_point("dls-sr", NULL, f.wl, &mon, 0, &act, &st), 0);
+		CHECK_EQ_INT(one_point("dls-sr", NULL, f.wl, &mon, 0, &act, &st, NULL), 0);
 		CHECK_EQ_INT(stat_of(&st, "resched_points"), 1);
 		CHECK_EQ_INT(stat_of(&st, "remappings"), 0);
 		size_t moved = 0;
@@ -736,5 +1134,5 @@ TEST_MAIN(TEST_ENTRY(first_schedule_is_heft_without_insertion),
 	  TEST_ENTRY(dls_sr_reschedules_on_slack), TEST_ENTRY(variable_platforms),
 	  TEST_ENTRY(failures_end_the_run_clearly), TEST_ENTRY(lost_data_with_no_task_lost),
 	  TEST_ENTRY(rewinding_survives_failures), TEST_ENTRY(rewinding_of_fig3),
-	  TEST_ENTRY(cost_equations_by_hand), TEST_ENTRY(dls_remap_before_the_start_is_dls),
-	  TEST_ENTRY(options_and_refusals))
+	  TEST_ENTRY(cost_equations_by_hand), TEST_ENTRY(migration_regathers_its_inputs),
+	  TEST_ENTRY(dls_remap_before_the_start_is_dls), TEST_ENTRY(options_and_refusals))

@@ -24,18 +24,25 @@
  * A placed task mapped elsewhere migrates: the engine cancels it and it
  * restarts from scratch on its new processor, where kappa^c and kappa^d
  * count as 0 (section 3.3). GTP regathers every input from its producer's
- * processor; GTP/c (section 4) keeps every complete copy as a source
- * (Omega: the nodes holding the object) and takes each input from the
- * cheapest (CM, Eqs. 12 and 13).
+ * processor, even one its new node holds a copy of (GTP keeps no copies:
+ * the copy is dropped and the input sent again; only the producer's own
+ * node has it for nothing); GTP/c (section 4) keeps every complete copy
+ * as a source (Omega: the nodes holding the object) and takes each input
+ * from the cheapest (CM, Eqs. 12 and 13), one on the node for nothing. A
+ * task not placed yet has gathered nothing: moving it is no migration,
+ * and what its new node has of an input, or is receiving, counts.
  *
  * What the engine needs to keep to the new schedule: each worker runs its
  * assignments in the order they came, so at a rescheduling point the
  * tasks of a worker whose sequence changed are withdrawn after the part
  * that stays the same, and sent again in the new order (every sequence
  * follows one topological order, so no worker waits for a task queued
- * behind its own). A withdrawn task that stays where it was keeps what it
- * had gathered; a migrated task's inputs that exist are sent to its new
- * node from the source the variant names.
+ * behind its own). A task that has started and stays on its processor
+ * heads that processor's sequence (the costing let it carry on: Eq. 5),
+ * so it is never withdrawn to be run again from scratch there. A
+ * withdrawn task that stays where it was keeps what it had gathered; a
+ * migrated task's inputs that exist are sent to its new node from the
+ * source the variant names (send).
  *
  * GTP and GTP/c do not place a lost task again: a failure that loses a
  * task or the data a task still needs ends the run with a result that
@@ -55,6 +62,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "dag/gtp.h"
 #include "locus/dag.h"
 #include "sched/policies.h"
 
@@ -103,6 +111,10 @@ struct gtp {
 	uint32_t *rw, rows_cap;
 	int asked;
 	uint64_t triggers;
+	/* The tests' view of the costing (gtp.h), or NULL; the length of
+	 * the graph's inputs (rows of watch->input). */
+	struct locus__gtp_watch *watch;
+	size_t n_inputs;
 };
 
 static size_t gtp_schedulers(size_t n_workers, size_t requested)
@@ -199,6 +211,11 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	s->dls = dls;
 	s->on_speed = on == 1 || on == 3;
 	s->on_fail = on == 2 || on == 3;
+	for (uint32_t t = 0; t < s->n; t++) {
+		const struct locus_task *tk = &s->g->tasks[t];
+		if ((size_t)tk->in_at + tk->n_in > s->n_inputs)
+			s->n_inputs = (size_t)tk->in_at + tk->n_in;
+	}
 	size_t n = s->n ? s->n : 1, nw = s->nw ? s->nw : 1;
 	s->order = malloc(n * sizeof *s->order);
 	s->mu = malloc(n * sizeof *s->mu);
@@ -317,7 +334,13 @@ static double comm(const struct gtp *s, double left, uint32_t a, uint32_t b, int
 /* When input object o of task t would be on worker w's node, mapped
  * there now (Eq. 8, or 13 with copies): its producer's EFT and the
  * transfer from the producer's processor (GTP) or the cheapest copy
- * (GTP/c), less what has arrived when t stays where it is placed. */
+ * (GTP/c), less what has reached the node (kappa^d) when t stays where it
+ * is placed or is not placed yet (its node gathers it then, and what is
+ * there or on its way there serves it). A migration counts nothing
+ * there: it restarts from scratch (kappa^d = 0, section 3.3), so GTP
+ * regathers the whole input from its producer's processor, even onto a
+ * node that holds a copy (only the producer's own node has it for
+ * nothing), while GTP/c takes a copy on the node for nothing (CM). */
 static double input_ready(const struct gtp *s, uint32_t t, uint32_t o, uint32_t w, double now)
 {
 	const struct locus_object *ob = &s->g->objects[o];
@@ -325,8 +348,8 @@ static double input_ready(const struct gtp *s, uint32_t t, uint32_t o, uint32_t 
 	if (u == LOCUS_NONE)
 		return now; /* a stored input: read when the task starts */
 	double bytes = (double)ob->bytes;
-	int stays = s->pi[t] == w;
-	double got = stays ? s->mon->moved(s->mon, o, to) : 0;
+	int migrates = s->pi[t] != LOCUS_NONE && s->pi[t] != w;
+	double got = migrates ? 0 : s->mon->moved(s->mon, o, to);
 	if (!s->done[u]) {
 		/* Sent from the processor u is mapped on, after it ends. */
 		return s->eft[u] + comm(s, bytes * (1 - got), node_of(s, s->newmu[u]), to, got > 0);
@@ -361,6 +384,8 @@ static double data_ready(const struct gtp *s, uint32_t t, uint32_t w, double now
 	double da = now;
 	for (uint32_t i = 0; i < tk->n_in; i++) {
 		double r = input_ready(s, t, s->g->inputs[tk->in_at + i], w, now);
+		if (s->watch)
+			s->watch->input[((size_t)tk->in_at + i) * s->nw + w] = r;
 		if (r > da)
 			da = r;
 	}
@@ -401,6 +426,14 @@ static void map_all(struct gtp *s, double now)
 		}
 	}
 	memcpy(s->morder, s->order, s->n * sizeof *s->morder);
+	if (s->watch) {
+		size_t cells = (size_t)s->n * s->nw;
+		for (size_t i = 0; i < cells; i++)
+			s->watch->est[i] = s->watch->eft[i] = s->watch->da[i] = NAN;
+		cells = (size_t)s->n_inputs * s->nw;
+		for (size_t i = 0; i < cells; i++)
+			s->watch->input[i] = NAN;
+	}
 	for (uint32_t k = 0; k < s->n; k++) {
 		uint32_t t = s->order[k];
 		if (s->done[t]) {
@@ -414,8 +447,14 @@ static void map_all(struct gtp *s, double now)
 			if (!(s->avail[w] > 0))
 				continue;
 			int started = s->pi[t] == w && s->kc[t] > 0;
-			double est, eft = cost_on(s, t, w, now,
-						  started ? now : data_ready(s, t, w, now), &est);
+			double da = started ? NAN : data_ready(s, t, w, now);
+			double est, eft = cost_on(s, t, w, now, started ? now : da, &est);
+			if (s->watch) {
+				size_t at = (size_t)t * s->nw + w;
+				s->watch->est[at] = est;
+				s->watch->eft[at] = eft;
+				s->watch->da[at] = da;
+			}
 			if (eft < best) {
 				best = eft;
 				best_w = w;
@@ -658,27 +697,51 @@ static int map_dls(struct gtp *s, double now)
 
 /* ---- carrying a schedule out ----------------------------------------------------- */
 
-/* Sends task t to worker w, its existing inputs from the sources the
- * variant names when it moved. */
+/* Sends task t to worker w. A task that moved (it was sent elsewhere
+ * last) has each of its inputs already produced sent to its new node,
+ * unless the node has it or it is on its way there: GTP from the
+ * producer's processor, GTP/c from the cheapest copy (CM). A migration
+ * (t was placed elsewhere: section 3.3) under GTP regathers every input
+ * from its producer's processor, as the costing assumed (input_ready):
+ * GTP keeps no copies, so a copy its new node holds is dropped and the
+ * input sent again from the producer's processor (Fig. 2a, v1's data
+ * sent twice to p4); one on its way there is that regathering under way;
+ * only the producer's own node has it for nothing. (Dropped, not kept
+ * beside the new one: a copy still there would let t start before its
+ * own arrived, and the engine would hold t for a copy it sends to a node
+ * t has left.) When the producer's processor no longer holds the input
+ * (it failed, and a copy saved the producer from rewinding), there is no
+ * producer to regather from: t takes what its node has, the rest from a
+ * copy the engine picks. bytes_resent counts what a migration sends of
+ * the inputs that had reached, or were reaching, t's old node from
+ * elsewhere. */
 static void send(struct gtp *s, struct locus_actions *act, uint32_t t, uint32_t w, int moved)
 {
 	const struct locus_task *tk = &s->g->tasks[t];
-	uint32_t to = node_of(s, w);
-	for (uint32_t i = 0; moved && i < tk->n_in; i++) {
+	const struct locus_replicas *rep = s->mon->replicas;
+	uint32_t to = node_of(s, w), was = s->pi[t];
+	int migrated = was != LOCUS_NONE && was != w;
+	for (uint32_t i = 0; (moved || migrated) && i < tk->n_in; i++) {
 		uint32_t o = s->g->inputs[tk->in_at + i], u = s->g->objects[o].producer;
-		if (u == LOCUS_NONE || !s->done[u] || locus_replicas_has(s->mon->replicas, o, to))
+		if (u == LOCUS_NONE || !s->done[u])
 			continue;
-		uint32_t from = LOCUS_NONE;
-		if (!s->copies) {
-			uint32_t pn = s->pi[u] != LOCUS_NONE ? node_of(s, s->pi[u]) : LOCUS_NONE;
-			if (pn != LOCUS_NONE && locus_replicas_has(s->mon->replicas, o, pn))
-				from = pn;
-		} else {
-			uint32_t n = locus_replicas_count(s->mon->replicas, o);
-			const uint32_t *h = locus_replicas_nodes(s->mon->replicas, o);
+		uint64_t bytes = s->g->objects[o].bytes;
+		uint32_t from = s->pi[u] != LOCUS_NONE ? node_of(s, s->pi[u]) : LOCUS_NONE;
+		if (from != LOCUS_NONE && !locus_replicas_has(rep, o, from))
+			from = LOCUS_NONE;
+		double there = s->mon->moved(s->mon, o, to);
+		int again =
+		    !s->copies && migrated && from != LOCUS_NONE && from != to && there >= 1;
+		if (there > 0 && !again)
+			continue;
+		if (again)
+			locus_act_drop(act, o, to);
+		if (s->copies) {
+			uint32_t n = locus_replicas_count(rep, o);
+			const uint32_t *h = locus_replicas_nodes(rep, o);
 			double best = INFINITY;
 			for (uint32_t k = 0; k < n; k++) {
-				double c = comm(s, (double)s->g->objects[o].bytes, h[k], to, 0);
+				double c = comm(s, (double)bytes, h[k], to, 0);
 				if (c < best) {
 					best = c;
 					from = h[k];
@@ -686,6 +749,11 @@ static void send(struct gtp *s, struct locus_actions *act, uint32_t t, uint32_t 
 			}
 		}
 		locus_act_transfer(act, o, from, to);
+		if (migrated) {
+			uint32_t old = node_of(s, was), pn = node_of(s, s->pi[u]);
+			if (old != pn && s->mon->moved(s->mon, o, old) > 0)
+				s->resent += bytes;
+		}
 	}
 	locus_act_assign(act, s->nw, w, t, -1);
 	s->sent++;
@@ -845,9 +913,19 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 		s->seq_at[w + 1] += s->seq_at[w];
 		s->fill[w] = s->seq_at[w];
 	}
+	/* A task that has started and stays where it runs comes first: the
+	 * costing let it carry on (EST = t, Eq. 5) and mapped the others on
+	 * its processor after its EFT (PA); withdrawn to be sent again
+	 * behind a task ranked higher, it would lose what it computed. Its
+	 * predecessors are done, so the sequence stays topological. */
+	for (uint32_t t = 0; t < s->n; t++)
+		if (!s->done[t] && s->newmu[t] != LOCUS_NONE && s->pi[t] == s->newmu[t] &&
+		    s->kc[t] > 0)
+			s->seq[s->fill[s->newmu[t]]++] = t;
 	for (uint32_t k = 0; k < s->n; k++) {
 		uint32_t t = s->morder[k];
-		if (!s->done[t] && s->newmu[t] != LOCUS_NONE)
+		if (!s->done[t] && s->newmu[t] != LOCUS_NONE &&
+		    !(s->pi[t] == s->newmu[t] && s->kc[t] > 0))
 			s->seq[s->fill[s->newmu[t]]++] = t;
 	}
 	/* Per worker: keep the part of its list that matches the new
@@ -887,19 +965,7 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 		for (uint32_t k = s->fill[w]; k < s->seq_at[w + 1]; k++) {
 			uint32_t t = s->seq[k], was = s->pi[t];
 			int moved = s->mu[t] != w;
-			if (was != LOCUS_NONE && was != w) {
-				s->migrations++;
-				/* What had reached its old node is sent again. */
-				const struct locus_task *tk = &s->g->tasks[t];
-				for (uint32_t i = 0; i < tk->n_in; i++) {
-					uint32_t o = s->g->inputs[tk->in_at + i];
-					if (s->g->objects[o].producer != LOCUS_NONE)
-						s->resent +=
-						    (uint64_t)((double)s->g->objects[o].bytes *
-							       s->mon->moved(s->mon, o,
-									     node_of(s, was)));
-				}
-			}
+			s->migrations += was != LOCUS_NONE && was != w;
 			s->mu[t] = w;
 			s->next[t] = LOCUS_NONE;
 			if (s->tail[w] == LOCUS_NONE)
@@ -974,6 +1040,12 @@ static void on_event(void *state, const struct locus_event *ev, struct locus_act
 	default:
 		break;
 	}
+}
+
+void locus__gtp_watch(void *state, struct locus__gtp_watch *w)
+{
+	struct gtp *s = state;
+	s->watch = w;
 }
 
 static void stats(void *state, struct locus_policy_stats *out)
