@@ -2,7 +2,8 @@
 # End-to-end tests of `locus sim --graph`: the HEFT paper's example, the
 # STG set under every DAG policy against bounds read from the files
 # themselves, WfCommons with a failing node, generated graphs with CCR,
-# beta and scenarios, determinism, and clear errors.
+# beta and scenarios, the reactive policies (GTP and its variants, DLS/sr)
+# with variability and a failure, determinism, and clear errors.
 # Usage: cli_graph.sh LOCUS_BINARY TESTS_DIR.
 set -u
 locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -152,6 +153,52 @@ var=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed 
 run variability-0 0 "$locus" sim --graph gen:layrprob:300 --procs 10 --ccr 0.5 --variability 0 --json
 var0=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed 's/.*: //')
 ge "$var" "$var0" && ok || fail "variability 0.6 gave a shorter run ($var < $var0)"
+
+# Reactive DAG scheduling: GTP, GTP/c, GTP/r, GTP/c/r and DLS/sr on a
+# variable platform complete, with their counters, and the same seed gives
+# the same bytes; with no variability GTP's run is non-insertion HEFT's; a
+# failure ends the run of a policy that does not rewind with a message
+# naming the task, and GTP/r and GTP/c/r rewind through it.
+reactive="--graph gen:sameprob:100 --procs 6 --ccr 0.5 --beta 0.5 --seed 2"
+for pol in gtp gtp-c gtp-r gtp-c-r dls-sr; do
+	run "$pol" 0 "$locus" sim $reactive --variability 0.5 --policy $pol &&
+		expect "$pol-status" 'status +complete' "$out" &&
+		expect "$pol-points" 'resched_points +[1-9]' "$out"
+	run "$pol-json" 0 "$locus" sim $reactive --variability 0.5 --policy $pol --json &&
+		expect "$pol-json-counters" '"counters": \{"assignments": [0-9]+, "resched_points": [0-9]+, "remappings": [0-9]+, "migrations": [0-9]+, "bytes_resent": [0-9]+' "$out"
+	first=$out
+	run "$pol-again" 0 "$locus" sim $reactive --variability 0.5 --policy $pol --json
+	[ -n "$first" ] && [ "$out" = "$first" ] && ok || fail "$pol: the same seed gave different results"
+done
+expect dls-sr-slack '"slack_exceeded": [1-9]' "$out"
+run gtp-periodic 0 "$locus" sim $reactive --variability 0.5 --policy gtp-c -o period=5,on=none &&
+	expect gtp-periodic-points 'resched_points +([2-9][0-9])' "$out"
+run gtp-option 1 "$locus" sim $reactive --policy gtp -o perio=3 &&
+	expect gtp-option 'unknown option "perio"' "$err"
+run gtp-static 0 "$locus" sim $reactive --policy gtp &&
+	expect gtp-static-remaps 'remappings +0$' "$out"
+gtp_ms=$(printf '%s\n' "$out" | awk '$1 == "makespan" { print $2 }')
+run heft-static 0 "$locus" sim $reactive --policy heft -o insertion=0
+heft_ms=$(printf '%s\n' "$out" | awk '$1 == "makespan" { print $2 }')
+[ -n "$gtp_ms" ] && [ "$gtp_ms" = "$heft_ms" ] && ok ||
+	fail "no variability: gtp's makespan $gtp_ms is not heft's $heft_ms"
+for pol in gtp gtp-c dls-sr; do
+	run "$pol-fail" 1 "$locus" sim $reactive --variability 0.5 --fail p03@40 --policy $pol &&
+		expect "$pol-fail-status" 'status +FAILED after' "$out" &&
+		expect "$pol-fail-err" "$pol: the run failed: task .* (was lost when node p03 failed|lost .* from node p03)" "$err"
+done
+for pol in gtp-r gtp-c-r; do
+	run "$pol-fail" 0 "$locus" sim $reactive --variability 0.5 --fail p03@40 --policy $pol --json &&
+		expect "$pol-fail-status" '"status": "complete"' "$out" &&
+		expect "$pol-fail-lost" '"attempts_lost": [1-9]' "$out" &&
+		expect "$pol-fail-rt" '"rewound_tasks": [0-9]+, "rewound_levels": [0-9]+' "$out"
+	first=$out
+	run "$pol-fail-again" 0 "$locus" sim $reactive --variability 0.5 --fail p03@40 --policy $pol --json
+	[ "$out" = "$first" ] && ok || fail "$pol with a failure: the same seed gave different results"
+done
+run reactive-compare 0 "$locus" sim $reactive --variability 0.5 --compare heft,gtp,gtp-c,gtp-r,gtp-c-r,dls-sr &&
+	[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 6 ] && ok ||
+	fail "reactive policies: not six complete runs"
 
 # Errors: usage, input naming file:line:column, nothing written.
 run no-graph 1 "$locus" sim --graph missing.stg && expect no-graph 'missing.stg' "$err"
