@@ -72,7 +72,7 @@ TEST(binomial_rounds_are_log2)
  * stage-b tasks read (1,000 of them), 200 storage servers: file1's share
  * of stage b's consumption is 1 %, so 2 servers should hold it; it is on
  * one already: one copy, on the server holding the fewest of stage b's
- * input files. */
+ * input files. Never more holders than readers, none without one. */
 TEST(replicas_of_section_v_f)
 {
 	struct locus_graph *g = NULL;
@@ -104,13 +104,14 @@ TEST(replicas_of_section_v_f)
 		CHECK_EQ_INT(a->stages[sa].inputs, 0);
 		CHECK_EQ_INT(a->stages[sb].inputs, 100);
 		CHECK_EQ_INT(a->stages[sb].consumption, 1000);
+		CHECK_EQ_INT(a->stages[sb].group_reads, 1000);
 		CHECK_EQ_INT(a->stages[sb].max_consumers, 10);
 		CHECK_EQ_INT(a->stages[sb].multicast_files, 100);
 		CHECK(a->stages[sb].patterns & LOCUS_PATTERN_MULTICAST);
 		uint32_t f1 = (uint32_t)locus_graph_find_object(g, "file1");
 		CHECK_EQ_INT(a->consumers_in_stage[f1], 10);
 		CHECK(a->object_patterns[f1] & LOCUS_PATTERN_MULTICAST);
-		uint32_t n = locus_flow_replicas(a->consumers_in_stage[f1], a->stages[sb].consumption,
+		uint32_t n = locus_flow_replicas(a->consumers_in_stage[f1], a->stages[sb].group_reads,
 						 200);
 		CHECK_EQ_INT(n, 2);
 		CHECK_EQ_INT(locus_flow_copies(n, 1), 1);
@@ -135,7 +136,14 @@ TEST(replicas_of_section_v_f)
 	CHECK_EQ_INT(locus_flow_replicas(1, 1000000, 10), 1);
 	CHECK_EQ_INT(locus_flow_replicas(500, 1000, 10), 5);
 	CHECK_EQ_INT(locus_flow_replicas(999, 1000, 10), 10);
-	CHECK_EQ_INT(locus_flow_replicas(5, 0, 10), 10);
+	CHECK_EQ_INT(locus_flow_replicas(2, 1000, 10), 1);
+	/* No reader, no replica; at most one a reader (a stage of fewer
+	 * tasks than servers: in proportion to its consumption). */
+	CHECK_EQ_INT(locus_flow_replicas(0, 1000, 10), 0);
+	CHECK_EQ_INT(locus_flow_replicas(0, 0, 10), 0);
+	CHECK_EQ_INT(locus_flow_replicas(3, 3, 10), 3);
+	CHECK_EQ_INT(locus_flow_replicas(5, 0, 10), 5);
+	CHECK_EQ_INT(locus_flow_replicas(12, 12, 10), 10);
 	CHECK_EQ_INT(locus_flow_replicas(5, 10, 0), 0);
 	CHECK_EQ_INT(locus_flow_replicas(UINT64_MAX / 2, UINT64_MAX, 4000000000u), 2000000000u);
 	locus_flow_analysis_destroy(a);
@@ -179,6 +187,30 @@ TEST(patterns_of_montage_and_blast)
 	locus_flow_analysis_destroy(a);
 	locus_graph_destroy(g);
 
+	/* The generated Montage's mDiffFit reads six files a task: two
+	 * images and their areas (two groups, one mProject each), the
+	 * overlaps table (mOverlaps' group) and the region header (a
+	 * workflow input): three groups. mBackground reads two groups of
+	 * three files. */
+	struct locus_montage_spec ms = {.images = 30, .seed = 3};
+	g = NULL;
+	CHECK_EQ_INT(locus_flow_montage(&g, &ms, &err), 0);
+	a = NULL;
+	CHECK_EQ_INT(g ? locus_flow_analyse(&a, g, NULL, &err) : -1, 0);
+	for (size_t s = 0; g && a && s < g->n_stages; s++) {
+		const struct locus_flow_stage *st = &a->stages[s];
+		if (!strcmp(g->stage_names[s], "mDiffFit")) {
+			CHECK_EQ_INT(st->consumption, 6 * (uint64_t)st->tasks);
+			CHECK_EQ_INT(st->group_reads, 3 * (uint64_t)st->tasks);
+		}
+		if (!strcmp(g->stage_names[s], "mBackground")) {
+			CHECK_EQ_INT(st->consumption, 3 * (uint64_t)st->tasks);
+			CHECK_EQ_INT(st->group_reads, 2 * (uint64_t)st->tasks);
+		}
+	}
+	locus_flow_analysis_destroy(a);
+	locus_graph_destroy(g);
+
 	g = test_workflow_blast(20, 10);
 	CHECK(g != NULL);
 	a = NULL;
@@ -194,10 +226,14 @@ TEST(patterns_of_montage_and_blast)
 			if (!strcmp(g->stage_names[s], "blastp"))
 				b = (uint32_t)s;
 		/* 20 db fragments read by 10 tasks each; 10 queries (stored:
-		 * not multicast) by 20 each; 400 inputs read in all. */
+		 * not multicast) by 20 each; 400 inputs read in all, of which
+		 * 200 file groups (a query is a workflow input: no group), so
+		 * a fragment's share q is 10 / 200, not 10 / 400. */
 		CHECK_EQ_INT(a->stages[b].multicast_files, 20);
 		CHECK_EQ_INT(a->stages[b].inputs, 30);
 		CHECK_EQ_INT(a->stages[b].consumption, 400);
+		CHECK_EQ_INT(a->stages[b].group_reads, 200);
+		CHECK_EQ_INT(locus_flow_replicas(10, a->stages[b].group_reads, 40), 2);
 	}
 	locus_flow_analysis_destroy(a);
 	struct locus_pattern_options o;

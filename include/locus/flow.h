@@ -136,6 +136,11 @@ struct locus_flow_stage {
 	uint32_t multicast_files; /* its input files read by many of its tasks */
 	uint32_t max_inputs;	  /* most input files of one of its tasks */
 	uint32_t max_consumers;	  /* most of its tasks reading one file */
+	/* Its tasks' produced inputs counted in file groups (V-F: a group
+	 * is the files one task wrote that a task of the stage reads), per
+	 * task: the consumption a multicast group's share q is taken of
+	 * (workflow inputs are no group: nothing replicates them). */
+	uint64_t group_reads;
 };
 
 /* What pattern identification found in a workflow, and its critical path. */
@@ -177,11 +182,14 @@ uint32_t locus_flow_stage_of(const struct locus_graph *g, uint32_t t);
 
 /* ---- replication (section V-F) ----------------------------------------------- */
 
-/* How many storage servers should hold a file that `consumers` tasks of a
- * stage read, when the stage's tasks read `consumption` files in all and
- * there are `servers` servers: ceil(consumers / consumption * servers),
- * at least 1 and at most `servers`. (The paper: 10 of 1,000 on 200
- * servers, 2.) */
+/* How many storage servers should hold a file group that `consumers`
+ * tasks of a stage read, when the stage's tasks read `consumption` groups
+ * in all (locus_flow_stage.group_reads, or a dispatcher's share of it)
+ * and there are `servers` servers: ceil(q x servers), q = consumers /
+ * consumption (1 at most), at least 1 and at most `servers` and
+ * `consumers` (no more holders than readers: V-F's rule for a stage with
+ * fewer tasks than workers, replicas in proportion to consumption); 0
+ * when no task reads it. (The paper: 10 of 1,000 on 200 servers, 2.) */
 uint32_t locus_flow_replicas(uint64_t consumers, uint64_t consumption, uint32_t servers);
 
 /* The copies a dispatcher makes for n replicas wanted in its scope: n when

@@ -142,15 +142,26 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 	a->consumers_in_stage = locus__calloc(no, sizeof *a->consumers_in_stage);
 	uint32_t *count = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *count);
 	uint32_t *touched = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *touched);
+	/* By producer: the last task counted as reading one of its files + 1. */
+	uint32_t *seen = locus__calloc(nt, sizeof *seen);
 	if (!a->stages || !a->task_patterns || !a->object_patterns || !a->consumers_in_stage ||
-	    !count || !touched)
+	    !count || !touched || !seen) {
+		free(seen);
 		goto oom;
+	}
 	/* Table IV: each stage's tasks, their inputs and outputs. */
 	for (uint32_t t = 0; t < g->n_tasks; t++) {
 		const struct locus_task *tk = &g->tasks[t];
 		struct locus_flow_stage *st = &a->stages[locus_flow_stage_of(g, t)];
 		st->tasks++;
 		st->consumption += tk->n_in;
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t p = g->objects[g->inputs[tk->in_at + k]].producer;
+			if (p != LOCUS_NONE && seen[p] != t + 1) {
+				seen[p] = t + 1;
+				st->group_reads++;
+			}
+		}
 		st->bytes_in += tk->bytes;
 		st->outputs += tk->n_out;
 		for (uint32_t k = 0; k < tk->n_out; k++)
@@ -159,6 +170,7 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 		if (tk->n_in > st->max_inputs)
 			st->max_inputs = tk->n_in;
 	}
+	free(seen);
 	/* Table V: each file's readers by stage; multicast files. */
 	for (uint32_t o = 0; o < g->n_objects; o++) {
 		const struct locus_object *ob = &g->objects[o];
@@ -285,10 +297,11 @@ oom:
 
 uint32_t locus_flow_replicas(uint64_t consumers, uint64_t consumption, uint32_t servers)
 {
-	if (!servers)
+	if (!servers || !consumers)
 		return 0;
-	if (!consumption || consumers >= consumption)
-		return servers;
+	uint32_t most = consumers < servers ? (uint32_t)consumers : servers;
+	if (consumers >= consumption)
+		return most;
 	/* ceil(consumers * servers / consumption): exact while the product
 	 * fits in 64 bits (always, for fewer than 2^32 consumers). */
 	uint64_t n;
@@ -300,7 +313,7 @@ uint32_t locus_flow_replicas(uint64_t consumers, uint64_t consumption, uint32_t 
 	}
 	if (n < 1)
 		n = 1;
-	return n > servers ? servers : (uint32_t)n;
+	return n > most ? most : (uint32_t)n;
 }
 
 uint32_t locus_flow_copies(uint32_t n, int produced_in_scope)
