@@ -3,10 +3,16 @@
  * configuration runs every task of Montage- and BLAST-shaped workflows
  * exactly once, the same way twice, leaving no intermediate file behind;
  * the patterns drive the collectives they should (a gather per gather
- * task, a multicast per group, a scatter); a gather's files only flow
- * from lower to higher nodes; the shared and staging configurations put
- * what they should on the file system; stealing moves queued work to idle
- * neighbours and shortens an unbalanced run.
+ * task, a multicast per group, a scatter); every tree's files flow from
+ * lower to higher nodes, with several dispatchers too; replication
+ * follows section V-F (its example: one copy a file, on the idle
+ * servers, the readers split between the holders; the count in file
+ * groups; none where no task reads the group; the writer run again
+ * instead); the shared and staging configurations put what they should
+ * on the file system; stealing moves queued work to idle neighbours and
+ * shortens an unbalanced run; and each process reads only its own part
+ * of the policy's state (one instance a process, as on MPI ranks, runs
+ * the same as one shared instance).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -52,6 +58,30 @@ static struct run simulate(const struct locus_workload *wl, const char *opts, in
 	snprintf(x.msg, sizeof x.msg, "%s", err.message);
 	if (x.rc)
 		fprintf(stderr, "  amfs %s: %s\n", opts, err.message);
+	return x;
+}
+
+/* As simulate, with D dispatchers (and D metadata servers) and a seed. */
+static struct run simulate_d(const struct locus_workload *wl, const char *opts, int D,
+			     uint64_t seed, int keep_xfers)
+{
+	struct run x = {0};
+	struct locus_error err = {0};
+	struct locus_sim_config cfg = {.wl = wl,
+				       .policy = locus_policy_find("amfs"),
+				       .policy_opts = opts,
+				       .schedulers = (size_t)(1 + 2 * D),
+				       .seed = seed,
+				       .latency = -1,
+				       .cost_per_msg = 5e-6,
+				       .cost_per_entry = 1e-7,
+				       .shared_fs_bw = 1.25e9,
+				       .fs_ops = 2000,
+				       .no_transfer_results = !keep_xfers};
+	x.rc = locus_sim_run(&x.r, &cfg, &err);
+	snprintf(x.msg, sizeof x.msg, "%s", err.message);
+	if (x.rc)
+		fprintf(stderr, "  amfs %s, %d dispatchers: %s\n", opts, D, err.message);
 	return x;
 }
 
@@ -338,14 +368,16 @@ TEST(random_workflows_under_every_configuration)
 		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
 		for (size_t c = 0; c < N_CONFIGS && wl; c++) {
 			/* The options vary with the seed: placement by bytes,
-			 * no stealing or stealing from all, reductions. */
-			char opts[128];
-			snprintf(opts, sizeof opts, "config=%s%s%s%s", configs[c],
+			 * no stealing or stealing from all, reductions, the
+			 * writers replicated instead of their files. */
+			char opts[160];
+			snprintf(opts, sizeof opts, "config=%s%s%s%s%s", configs[c],
 				 seed % 2 ? ",aware=bytes" : "",
 				 seed % 5 == 0   ? ",steal=0"
 				 : seed % 5 == 1 ? ",steal=1e9"
 						 : "",
-				 seed % 3 == 0 ? ",reduce=stage2+stage3" : "");
+				 seed % 3 == 0 ? ",reduce=stage2+stage3" : "",
+				 seed % 7 == 3 ? ",replicate=task" : "");
 			struct locus_error e1 = {0}, e2 = {0};
 			struct locus_sim_config cfg = {.wl = wl,
 						       .policy = locus_policy_find("amfs"),
@@ -473,8 +505,600 @@ TEST(result_json_version_3)
 	locus_platform_destroy(p);
 }
 
+/* ---- replication (section V-F) ------------------------------------------------------------ */
+
+/* Section V-F's example as a workflow: 100 stage-a tasks (1 s) each write
+ * one file of 1 MB that 10 stage-b tasks (1 s) read; 200 nodes of one
+ * core, one dispatcher. a[i] and b[10 i + k] get the task ids. */
+static struct locus_graph *section_v_f(uint32_t *a, uint32_t *b)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	if (locus_graph_create(&g, "v-f", &err))
+		return NULL;
+	uint32_t sa = (uint32_t)locus_graph_stage(g, "a"), sb = (uint32_t)locus_graph_stage(g, "b");
+	for (int i = 0; i < 100; i++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "a%d", i);
+		a[i] = (uint32_t)locus_graph_add_task(g, nm, 1);
+		locus_graph_set_stage(g, a[i], sa);
+		snprintf(nm, sizeof nm, "file%d", i + 1);
+		uint32_t f = (uint32_t)locus_graph_add_object(g, nm, 1000000);
+		locus_graph_add_output(g, a[i], f, &err);
+		for (int k = 0; k < 10; k++) {
+			uint32_t t;
+			snprintf(nm, sizeof nm, "b%d", 10 * i + k);
+			b[10 * i + k] = t = (uint32_t)locus_graph_add_task(g, nm, 1);
+			locus_graph_set_stage(g, t, sb);
+			locus_graph_add_input(g, t, f);
+			snprintf(nm, sizeof nm, "out%d", 10 * i + k);
+			locus_graph_add_output(g, t, (uint32_t)locus_graph_add_object(g, nm, 1000), &err);
+		}
+	}
+	if (locus_graph_finish(g, &err)) {
+		locus_graph_destroy(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* Where the readers of each file ran: 5 on its writer's node and 5 on
+ * one other node, `other[i]` (NONE when not so). */
+static int readers_split(const struct locus_result *r, const uint32_t *a, const uint32_t *b,
+			 uint32_t *other)
+{
+	int all = 1;
+	for (int i = 0; i < 100; i++) {
+		uint32_t wn = r->tasks[a[i]].node, on = LOCUS_NONE, at_w = 0, at_o = 0;
+		for (int k = 0; k < 10; k++) {
+			uint32_t n = r->tasks[b[10 * i + k]].node;
+			if (n == wn)
+				at_w++;
+			else if (on == LOCUS_NONE || n == on)
+				at_o++, on = n;
+		}
+		other[i] = at_w == 5 && at_o == 5 ? on : LOCUS_NONE;
+		all &= other[i] != LOCUS_NONE;
+	}
+	return all;
+}
+
+/* V-F: file1 is 1 % of stage b's consumption, so 2 of 200 servers hold
+ * it: one copy, on a server holding the fewest of stage b's input files.
+ * The table counts a file on its writer's node when the writer is sent
+ * (V-F3), so the copies go to the 100 nodes that write nothing (before,
+ * each went to the node about to write the next file: 89 workers ran 10
+ * readers each, 11.06 s); the readers split 5 and 5 between the holders,
+ * about 6 s (a's 1 s, five waves of b). */
+TEST(replica_placement_of_section_v_f)
+{
+	uint32_t a[100], b[1000], other[100];
+	struct locus_graph *g = section_v_f(a, b);
+	struct locus_platform *p = test_flow_cluster(200, 1, 1);
+	struct locus_workload *wl = NULL;
+	struct locus_error err;
+	CHECK(g && p);
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run x = simulate(wl, "config=cogather", 1);
+	CHECK_EQ_INT(x.rc, 0);
+	if (!x.rc) {
+		CHECK_EQ_INT(counter(x.r, "multicasts"), 100);
+		CHECK_EQ_INT(counter(x.r, "replicas"), 100);
+		int got[200] = {0};
+		size_t copies = 0;
+		for (size_t i = 0; i < x.r->n_xfers; i++) {
+			const struct locus_transfer_result *t = &x.r->xfers[i];
+			if (t->from >= 200 || t->to >= 200)
+				continue;
+			copies++;
+			CHECK(t->from < 100 && t->to >= 100);
+			got[t->to]++;
+		}
+		CHECK_EQ_INT(copies, 100);
+		for (int n = 100; n < 200; n++)
+			CHECK_EQ_INT(got[n], 1);
+		CHECK(readers_split(x.r, a, b, other));
+		for (int i = 0; i < 100; i++)
+			CHECK(other[i] == LOCUS_NONE || other[i] >= 100);
+		CHECK(x.r->makespan < 7);
+		fprintf(stderr, "  V-F example: %.2f s (lower bound %.2f s)\n", x.r->makespan,
+			x.r->lb_makespan);
+	}
+	locus_result_destroy(x.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+/* The alternative of V-F5: the writer of a multicast file runs again on
+ * the servers a copy would go to, instead of the copy. On V-F's example:
+ * 100 replicas run, no file moves between nodes, the readers split 5 and
+ * 5 between each writer's node and its replica's, as fast as the copies. */
+TEST(replicating_the_writer_instead_of_the_file)
+{
+	uint32_t a[100], b[1000], other[100];
+	struct locus_graph *g = section_v_f(a, b);
+	struct locus_platform *p = test_flow_cluster(200, 1, 1);
+	struct locus_workload *wl = NULL;
+	struct locus_error err;
+	CHECK(g && p);
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run x = simulate(wl, "config=cogather,replicate=task", 1);
+	CHECK_EQ_INT(x.rc, 0);
+	if (!x.rc) {
+		CHECK_EQ_INT(counter(x.r, "multicasts"), 0);
+		CHECK_EQ_INT(counter(x.r, "replicas"), 100);
+		size_t copies = 0;
+		for (size_t i = 0; i < x.r->n_xfers; i++)
+			copies += x.r->xfers[i].from < 200 && x.r->xfers[i].to < 200;
+		CHECK_EQ_INT(copies, 0);
+		CHECK(readers_split(x.r, a, b, other));
+		for (int i = 0; i < 100; i++)
+			CHECK(other[i] == LOCUS_NONE || other[i] >= 100);
+		CHECK(x.r->makespan < 7);
+		CHECK_NEAR(x.r->intermediate_end, 0, 0);
+	}
+	locus_result_destroy(x.r);
+	struct run bad = simulate(wl, "config=cogather,replicate=both", 0);
+	CHECK_EQ_INT(bad.rc, LOCUS_EINVAL);
+	CHECK(strstr(bad.msg, "replicate"));
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+	/* On the Montage- and BLAST-shaped workflows, with one to three
+	 * dispatchers: every task once, nothing left, the same run twice. */
+	struct locus_montage_spec ms = {.images = 30, .seed = 3};
+	struct locus_graph *gs[3] = {test_workflow_blast(20, 10), NULL, test_workflow_montage(24)};
+	uint64_t replicas = 0;
+	CHECK_EQ_INT(locus_flow_montage(&gs[1], &ms, &err), 0);
+	for (int k = 0; k < 3; k++) {
+		CHECK(gs[k] != NULL);
+		for (int D = 1; D <= 3 && gs[k]; D++) {
+			p = test_flow_cluster(9, 2, D);
+			wl = NULL;
+			CHECK_EQ_INT(locus_workload_from_graph(&wl, p, gs[k], NULL, &err), 0);
+			const char *opts = D == 2 ? "config=auto,replicate=task,multicast=4"
+						  : "config=cogather,replicate=task";
+			struct run r1 = simulate_d(wl, opts, D, 1, 0), r2 = simulate_d(wl, opts, D, 1, 0);
+			CHECK(!r1.rc && !r2.rc);
+			if (!r1.rc && !r2.rc) {
+				CHECK(!r1.r->failed);
+				CHECK_EQ_INT(r1.r->tasks_done, gs[k]->n_tasks);
+				for (size_t t = 0; t < gs[k]->n_tasks; t++)
+					CHECK_EQ_INT(r1.r->tasks[t].attempts, 1);
+				CHECK_NEAR(r1.r->intermediate_end, 0, 0);
+				CHECK(r1.r->makespan == r2.r->makespan &&
+				      r1.r->messages == r2.r->messages &&
+				      r1.r->bytes_moved == r2.r->bytes_moved);
+				replicas += counter(r1.r, "replicas");
+			}
+			locus_result_destroy(r1.r);
+			locus_result_destroy(r2.r);
+			locus_workload_destroy(wl);
+			locus_platform_destroy(p);
+		}
+		locus_graph_destroy(gs[k]);
+	}
+	CHECK(replicas > 0);
+}
+
+/* A dispatcher none of whose tasks reads a group as a multicast copies
+ * none of it, and no scope gets more holders than it has readers: one
+ * task writes f and g; f is read by two tasks of stage use and by one of
+ * stage other, g by two of stage other (threshold 2: multicasts in both
+ * stages); three dispatchers of 4 nodes. The first has a reader of each
+ * where the group is made (1 holder: no copy), the second one of each
+ * outside it (1 copy), the third reads f in stage other only, as a
+ * pipeline (no copy). Before, q counted 0 readers of 0 and every reader
+ * of 1 as the whole scope: 11 copies. */
+TEST(no_copies_where_no_task_reads_the_group)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_graph_create(&g, "six", &err), 0);
+	uint32_t sg = (uint32_t)locus_graph_stage(g, "gen"), su = (uint32_t)locus_graph_stage(g, "use"),
+		 so = (uint32_t)locus_graph_stage(g, "other");
+	uint32_t gen = (uint32_t)locus_graph_add_task(g, "gen", 1);
+	locus_graph_set_stage(g, gen, sg);
+	uint32_t f = (uint32_t)locus_graph_add_object(g, "f", 10000000);
+	uint32_t gf = (uint32_t)locus_graph_add_object(g, "g", 10000000);
+	locus_graph_add_output(g, gen, f, &err);
+	locus_graph_add_output(g, gen, gf, &err);
+	static const char *const names[] = {"u0", "u1", "o0", "o1", "o2"};
+	for (int i = 0; i < 5; i++) {
+		uint32_t t = (uint32_t)locus_graph_add_task(g, names[i], 1);
+		locus_graph_set_stage(g, t, i < 2 ? su : so);
+		locus_graph_add_input(g, t, i < 2 || i == 4 ? f : gf);
+		char nm[16];
+		snprintf(nm, sizeof nm, "%s.out", names[i]);
+		locus_graph_add_output(g, t, (uint32_t)locus_graph_add_object(g, nm, 10), &err);
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = test_flow_cluster(12, 1, 3);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run x = simulate_d(wl, "config=cogather,multicast=2", 3, 1, 0);
+	CHECK_EQ_INT(x.rc, 0);
+	if (!x.rc) {
+		CHECK_EQ_INT(x.r->tasks_done, 6);
+		CHECK_EQ_INT(counter(x.r, "replicas"), 1);
+		CHECK_NEAR(x.r->intermediate_end, 0, 0);
+	}
+	locus_result_destroy(x.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+/* q counts file groups (V-F: "we replace the role of file in the Tables
+ * V and IV with file group"): 16 tasks each read a file m that one task
+ * wrote, three files their own writer wrote (one group) and a workflow
+ * input (no group). m's share is 16 of 32 groups: half of 8 servers hold
+ * it, 3 copies (counted in files, 16 of 80 reads: 2 holders, 1 copy). */
+TEST(replica_count_in_file_groups)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_graph_create(&g, "groups", &err), 0);
+	uint32_t ss = (uint32_t)locus_graph_stage(g, "src"), sp = (uint32_t)locus_graph_stage(g, "prep"),
+		 su = (uint32_t)locus_graph_stage(g, "use");
+	uint32_t src = (uint32_t)locus_graph_add_task(g, "src", 1);
+	locus_graph_set_stage(g, src, ss);
+	uint32_t m = (uint32_t)locus_graph_add_object(g, "m", 1000000);
+	locus_graph_add_output(g, src, m, &err);
+	uint32_t ref = (uint32_t)locus_graph_add_object(g, "ref", 1000);
+	for (int i = 0; i < 16; i++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "prep%d", i);
+		uint32_t pt = (uint32_t)locus_graph_add_task(g, nm, 1);
+		locus_graph_set_stage(g, pt, sp);
+		snprintf(nm, sizeof nm, "use%d", i);
+		uint32_t ut = (uint32_t)locus_graph_add_task(g, nm, 1);
+		locus_graph_set_stage(g, ut, su);
+		locus_graph_add_input(g, ut, m);
+		locus_graph_add_input(g, ut, ref);
+		for (int k = 0; k < 3; k++) {
+			snprintf(nm, sizeof nm, "x%d_%d", i, k);
+			uint32_t x = (uint32_t)locus_graph_add_object(g, nm, 1000);
+			locus_graph_add_output(g, pt, x, &err);
+			locus_graph_add_input(g, ut, x);
+		}
+		snprintf(nm, sizeof nm, "res%d", i);
+		locus_graph_add_output(g, ut, (uint32_t)locus_graph_add_object(g, nm, 10), &err);
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = test_flow_cluster(8, 1, 1);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run x = simulate(wl, "config=cogather", 0);
+	CHECK_EQ_INT(x.rc, 0);
+	if (!x.rc) {
+		CHECK_EQ_INT(counter(x.r, "multicasts"), 1);
+		CHECK_EQ_INT(counter(x.r, "replicas"), 3);
+	}
+	locus_result_destroy(x.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+/* ---- the global order (V-D) ------------------------------------------------------------- */
+
+/* Three dispatchers of 8 one-core nodes. 33 writers (11 a dispatcher,
+ * so each dispatcher's next task goes to its fourth node) write a part
+ * each; three gathers read 16 parts each, from every dispatcher's nodes;
+ * two tasks write a file each that 24 tasks read (8 in each scope, half
+ * of its reads: 4 servers of a scope hold it). Every copy of a gather goes from a
+ * lower node to a higher one; so does every copy of a multicast, but the
+ * one by which the file enters a scope's tree at its lowest node from
+ * above (its source waits for no child). Before, a gather rooted at its
+ * own dispatcher's highest node took inputs down from the others', and
+ * a multicast's tree followed the servers' loads. */
+TEST(trees_follow_the_global_order)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_graph_create(&g, "order", &err), 0);
+	uint32_t sw = (uint32_t)locus_graph_stage(g, "w"), sg = (uint32_t)locus_graph_stage(g, "g"),
+		 sm = (uint32_t)locus_graph_stage(g, "m"), sr = (uint32_t)locus_graph_stage(g, "r");
+	uint32_t part[33], mc[2], writer[2];
+	char nm[32];
+	for (int i = 0; i < 33; i++) {
+		snprintf(nm, sizeof nm, "w%d", i);
+		uint32_t t = (uint32_t)locus_graph_add_task(g, nm, 1);
+		locus_graph_set_stage(g, t, sw);
+		snprintf(nm, sizeof nm, "part%d", i);
+		part[i] = (uint32_t)locus_graph_add_object(g, nm, 100000);
+		locus_graph_add_output(g, t, part[i], &err);
+	}
+	for (int j = 0; j < 3; j++) {
+		snprintf(nm, sizeof nm, "g%d", j);
+		uint32_t t = (uint32_t)locus_graph_add_task(g, nm, 1);
+		locus_graph_set_stage(g, t, sg);
+		for (int k = 0; k < 16; k++)
+			locus_graph_add_input(g, t, part[(11 * j + 2 * k) % 33]);
+		snprintf(nm, sizeof nm, "sum%d", j);
+		locus_graph_add_output(g, t, (uint32_t)locus_graph_add_object(g, nm, 10), &err);
+	}
+	for (int j = 0; j < 2; j++) {
+		snprintf(nm, sizeof nm, "m%d", j);
+		writer[j] = (uint32_t)locus_graph_add_task(g, nm, 1);
+		locus_graph_set_stage(g, writer[j], sm);
+		snprintf(nm, sizeof nm, "mc%d", j);
+		mc[j] = (uint32_t)locus_graph_add_object(g, nm, 1000000);
+		locus_graph_add_output(g, writer[j], mc[j], &err);
+	}
+	for (int i = 0; i < 48; i++) {
+		snprintf(nm, sizeof nm, "r%d", i);
+		uint32_t t = (uint32_t)locus_graph_add_task(g, nm, 1);
+		locus_graph_set_stage(g, t, sr);
+		locus_graph_add_input(g, t, mc[i % 2]);
+		snprintf(nm, sizeof nm, "res%d", i);
+		locus_graph_add_output(g, t, (uint32_t)locus_graph_add_object(g, nm, 10), &err);
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = test_flow_cluster(24, 1, 3);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run x = simulate_d(wl, "config=cogather,steal=0", 3, 1, 1);
+	CHECK_EQ_INT(x.rc, 0);
+	if (!x.rc) {
+		CHECK_EQ_INT(counter(x.r, "gathers"), 3);
+		CHECK_EQ_INT(counter(x.r, "multicasts"), 6);
+		CHECK_EQ_INT(counter(x.r, "replicas"), 2 * (3 + 4 + 4));
+		size_t up = 0, entries = 0, bad = 0;
+		for (size_t i = 0; i < x.r->n_xfers; i++) {
+			const struct locus_transfer_result *t = &x.r->xfers[i];
+			if (t->from >= 24 || t->to >= 24)
+				continue;
+			int k = t->object == mc[0] ? 0 : t->object == mc[1] ? 1 : -1;
+			if (t->from < t->to) {
+				up++;
+				continue;
+			}
+			/* Down: only a multicast's source, into a scope's lowest
+			 * holder of the file. */
+			uint32_t low = UINT32_MAX;
+			for (size_t j = 0; k >= 0 && j < x.r->n_xfers; j++) {
+				const struct locus_transfer_result *u = &x.r->xfers[j];
+				if (u->object == t->object && u->to < 24 && u->to / 8 == t->to / 8 &&
+				    u->to < low)
+					low = u->to;
+			}
+			if (k >= 0 && t->from == x.r->tasks[writer[k]].node && t->to == low)
+				entries++;
+			else {
+				bad++;
+				fprintf(stderr, "  copy of %s from node %u down to node %u\n",
+					g->objects[t->object].name, t->from, t->to);
+			}
+		}
+		CHECK(up > 0);
+		CHECK(entries > 0);
+		CHECK_EQ_INT(bad, 0);
+		CHECK_NEAR(x.r->intermediate_end, 0, 0);
+	}
+	locus_result_destroy(x.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+/* ---- one instance a process --------------------------------------------------------------- */
+
+/* The amfs policy with one instance for each process, as on MPI ranks
+ * (src/mpi/flow.c): each worker its own, the submitter, dispatchers and
+ * metadata servers one a node (scheduler_node), so that a process sees
+ * only what it was told. Counters are summed over the instances, as the
+ * MPI engine sums them over the ranks. */
+struct split {
+	const struct locus_policy *inner;
+	size_t n_inst;
+	void **inst;
+	uint32_t *host; /* process -> its instance */
+};
+
+static size_t split_schedulers(size_t n_workers, size_t requested)
+{
+	return locus_policy_find("amfs")->schedulers(n_workers, requested);
+}
+
+static uint32_t split_node(const struct locus_workload *wl, size_t n, size_t s)
+{
+	return locus_policy_find("amfs")->scheduler_node(wl, n, s);
+}
+
+static void split_destroy(void *state)
+{
+	struct split *sp = state;
+	if (!sp)
+		return;
+	for (size_t i = 0; i < sp->n_inst; i++)
+		if (sp->inst[i])
+			sp->inner->destroy(sp->inst[i]);
+	free(sp->inst);
+	free(sp->host);
+	free(sp);
+}
+
+static int split_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	struct split *sp = calloc(1, sizeof *sp);
+	size_t nw = ctx->n_workers, np = nw + ctx->n_schedulers, nn = ctx->wl->platform->n_nodes;
+	uint32_t *node_inst = malloc(nn * sizeof *node_inst);
+	*state = NULL;
+	if (!sp || !node_inst || !(sp->host = calloc(np, sizeof *sp->host)) ||
+	    !(sp->inst = calloc(np, sizeof *sp->inst))) {
+		free(node_inst);
+		split_destroy(sp);
+		return LOCUS_ENOMEM;
+	}
+	sp->inner = locus_policy_find("amfs");
+	for (size_t n = 0; n < nn; n++)
+		node_inst[n] = UINT32_MAX;
+	for (size_t w = 0; w < nw; w++)
+		sp->host[w] = (uint32_t)sp->n_inst++;
+	for (size_t s = 0; s < ctx->n_schedulers; s++) {
+		uint32_t n = split_node(ctx->wl, ctx->n_schedulers, s);
+		if (node_inst[n] == UINT32_MAX)
+			node_inst[n] = (uint32_t)sp->n_inst++;
+		sp->host[nw + s] = node_inst[n];
+	}
+	free(node_inst);
+	for (size_t i = 0; i < sp->n_inst; i++) {
+		int rc = sp->inner->create(&sp->inst[i], ctx, err);
+		if (rc) {
+			split_destroy(sp);
+			return rc;
+		}
+	}
+	*state = sp;
+	return 0;
+}
+
+static void split_event(void *state, const struct locus_event *ev, struct locus_actions *act)
+{
+	struct split *sp = state;
+	sp->inner->on_event(sp->inst[sp->host[ev->proc]], ev, act);
+}
+
+static void split_stats(void *state, struct locus_policy_stats *out)
+{
+	struct split *sp = state;
+	struct locus_stage_result *st = calloc(out->n_stages ? out->n_stages : 1, sizeof *st);
+	if (!st)
+		return;
+	for (size_t i = 0; i < sp->n_inst; i++) {
+		struct locus_policy_stats part = {.stages = st, .n_stages = out->n_stages};
+		memset(st, 0, (out->n_stages ? out->n_stages : 1) * sizeof *st);
+		sp->inner->stats(sp->inst[i], &part);
+		for (size_t k = 0; k < 8; k++) {
+			out->counter_names[k] = part.counter_names[k];
+			out->counters[k] += part.counters[k];
+		}
+		for (size_t k = 0; k < out->n_stages; k++) {
+			out->stages[k].patterns = st[k].patterns;
+			out->stages[k].collectives += st[k].collectives;
+		}
+	}
+	free(st);
+}
+
+static const struct locus_policy split_policy = {.version = 3,
+						 .name = "amfs",
+						 .summary = "amfs, one instance a process",
+						 .schedulers = split_schedulers,
+						 .create = split_create,
+						 .destroy = split_destroy,
+						 .on_event = split_event,
+						 .stats = split_stats,
+						 .flags = LOCUS_POLICY_GRAPHS,
+						 .scheduler_node = split_node};
+
+/* Whether workflow g runs the same under amfs with `opts` and D
+ * dispatchers with one shared instance (the simulator's) and with one
+ * instance a process (MPI's): what a process does depends only on what
+ * it was told, never on another process's part of the state. */
+static int same_split(const struct locus_graph *g, int nodes, int cores, int D, const char *opts,
+		      uint64_t seed)
+{
+	struct locus_platform *p = test_flow_cluster(nodes, cores, D);
+	struct locus_workload *wl = NULL;
+	struct locus_error err = {0}, e2 = {0};
+	int same = 0;
+	if (!p || locus_workload_from_graph(&wl, p, g, NULL, &err)) {
+		locus_platform_destroy(p);
+		return 0;
+	}
+	struct locus_sim_config cfg = {.wl = wl,
+				       .policy = locus_policy_find("amfs"),
+				       .policy_opts = opts,
+				       .schedulers = (size_t)(1 + 2 * D),
+				       .seed = seed,
+				       .latency = -1,
+				       .cost_per_msg = 5e-6,
+				       .cost_per_entry = 1e-7,
+				       .shared_fs_bw = 1.25e9,
+				       .fs_ops = 2000,
+				       .no_transfer_results = 1};
+	struct locus_result *a = NULL, *b = NULL;
+	int ra = locus_sim_run(&a, &cfg, &err);
+	cfg.policy = &split_policy;
+	int rb = locus_sim_run(&b, &cfg, &e2);
+	if (!ra && !rb) {
+		same = !a->failed && !b->failed && a->tasks_done == g->n_tasks &&
+		       b->tasks_done == g->n_tasks && a->makespan == b->makespan &&
+		       a->messages == b->messages && a->bytes_moved == b->bytes_moved &&
+		       a->transfers == b->transfers && a->fs_ops == b->fs_ops &&
+		       a->intermediate_end == 0 && b->intermediate_end == 0;
+		for (size_t k = 0; k < 8 && same; k++)
+			same = a->pstats.counters[k] == b->pstats.counters[k];
+		if (!same)
+			fprintf(stderr,
+				"  %s, %d dispatchers, seed %llu: shared %s %.6f s, %llu messages, "
+				"%llu bytes, %.0f left; one a process %s %.6f s, %llu messages, %llu "
+				"bytes, %.0f left\n",
+				opts, D, (unsigned long long)seed, a->failed ? "failed" : "ran",
+				a->makespan, (unsigned long long)a->messages,
+				(unsigned long long)a->bytes_moved, a->intermediate_end,
+				b->failed ? "failed" : "ran", b->makespan,
+				(unsigned long long)b->messages, (unsigned long long)b->bytes_moved,
+				b->intermediate_end);
+	} else {
+		fprintf(stderr, "  %s: %s\n", opts, ra ? err.message : e2.message);
+	}
+	locus_result_destroy(a);
+	locus_result_destroy(b);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	return same;
+}
+
+/* A dispatcher learns where files are, which copies gathers hold and
+ * what its workers run only from messages (and its own decisions); a
+ * server only from messages: the run is the same with one instance a
+ * process. Before, a dispatcher read the metadata servers' location
+ * lists (whether a gather's copy was a registered location), shared one
+ * table of gathers' copies with the other dispatchers, counted files
+ * and tasks on their nodes, and so ran differently (and left files) with
+ * an instance of its own. (Global stealing, steal=1e9, reads every
+ * worker's queue, as a global work queue would know it: not here.) */
+TEST(every_process_knows_only_its_own_part)
+{
+	static const char *const opts[] = {"config=cogather", "config=auto,aware=bytes",
+					   "config=asgather,steal=4", "config=cogather,replicate=task",
+					   "config=cache", "config=cogather,reduce=stage2+stage3"};
+	int runs = 0, same = 0;
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		struct locus_graph *g = test_workflow_random(seed);
+		CHECK(g != NULL);
+		for (size_t k = 0; g && k < sizeof opts / sizeof opts[0]; k++) {
+			runs++;
+			same += same_split(g, 6 + (int)(seed % 7), 1 + (int)(seed % 3),
+					   2 + (int)(seed % 2), opts[k], seed);
+		}
+		locus_graph_destroy(g);
+	}
+	struct locus_montage_spec ms = {.images = 30, .seed = 3};
+	struct locus_graph *gs[2] = {test_workflow_blast(20, 10), NULL};
+	struct locus_error err;
+	CHECK_EQ_INT(locus_flow_montage(&gs[1], &ms, &err), 0);
+	for (int k = 0; k < 2; k++) {
+		for (size_t j = 0; gs[k] && j < sizeof opts / sizeof opts[0]; j++) {
+			runs++;
+			same += same_split(gs[k], 12, 2, 3, opts[j], 1);
+		}
+		locus_graph_destroy(gs[k]);
+	}
+	CHECK_EQ_INT(same, runs);
+}
+
 TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
 	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(options),
-	  TEST_ENTRY(result_json_version_3), TEST_ENTRY(random_workflows_under_every_configuration))
+	  TEST_ENTRY(result_json_version_3), TEST_ENTRY(random_workflows_under_every_configuration),
+	  TEST_ENTRY(replica_placement_of_section_v_f),
+	  TEST_ENTRY(replicating_the_writer_instead_of_the_file),
+	  TEST_ENTRY(no_copies_where_no_task_reads_the_group), TEST_ENTRY(replica_count_in_file_groups),
+	  TEST_ENTRY(trees_follow_the_global_order), TEST_ENTRY(every_process_knows_only_its_own_part))

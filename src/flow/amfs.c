@@ -29,26 +29,38 @@
  *    files it wrote (V-C);
  *  - an idle worker steals the last task queued at a neighbour (V-I).
  *
- * Patterns (src/flow/patterns.c) drive the collectives (V-B3, IV-C, V-F):
+ * Patterns (src/flow/patterns.c) drive the collectives (V-B3, IV-C, V-F).
+ * Every tree follows one global order, the nodes' (V-D: files flow only
+ * from lower to higher, so overlapping collectives cannot wait on each
+ * other in a cycle):
  *  - gather: when a gather task's inputs are all produced, its dispatcher
  *    runs a binomial tree (locus_flow_binomial) over the nodes holding
- *    them, rooted at the highest of its own nodes among them, the rest in
- *    decreasing order, so files only flow from lower to higher nodes
- *    (V-D); each node makes an archive of what it holds (file_cost a
- *    file) once its children's archives have come, and sends it up; the
- *    task then runs at the root. With asynchronous gather the task goes
- *    to a worker at once, which copies each input as it is produced;
+ *    them, rooted at the highest of them (whichever dispatcher's), the
+ *    rest in decreasing order; each node makes an archive of what it
+ *    holds (file_cost a file) once its children's archives have come,
+ *    and sends it up; the task then runs at the root. With asynchronous
+ *    gather the task goes to a worker at once, which copies each input
+ *    as it is produced;
  *  - reduce: a gather whose stage has a reduce function (-o reduce=STAGE):
  *    the same tree, each node reducing what it holds (reduce_cost a
  *    byte) and sending a partial result the size of the task's output;
- *  - multicast: when a dispatcher learns of a file (a group: the inputs
- *    of its stage that one task wrote) that many of its tasks read, it
- *    makes ceil(q x its servers) - 1 copies (q: the file's share of the
- *    stage's reads in its scope; N when the file was made outside its
- *    scope), on its servers holding the fewest of its files, by a
- *    binomial multicast, then spreads those tasks over the holders;
+ *  - multicast: when a dispatcher learns of a file group (the inputs of
+ *    its stage that one task wrote) that many of its tasks read, it wants
+ *    ceil(q x its servers) holders, at most one a reader (q: the group's
+ *    share of the groups its tasks of that stage read), so it makes N - 1
+ *    copies (N when the group was made outside its scope; none when none
+ *    of its tasks reads it as a multicast), on its servers holding the
+ *    fewest of the stage's input files (counted as it sends their
+ *    writers), by a binomial multicast over the copies' nodes in
+ *    increasing order, then spreads those tasks over the holders; the
+ *    source roots the tree when it is below every copy, else it sends one
+ *    copy to the lowest, which roots it (a peer copy: the source waits
+ *    for no child); with -o replicate=task it runs the writer again on
+ *    those servers instead (V-F5, task_replicas);
  *  - scatter: the pieces a scattering task wrote go down a binomial tree
- *    in archives to the nodes their readers are sent to, round-robin.
+ *    in archives to the nodes their readers are sent to, round-robin, in
+ *    increasing order from the source (or, when it is above one of them,
+ *    from the lowest, which it sends them all to).
  *
  * Configurations (-o config=, Fig. 10): staging (inputs copied from the
  * file system, outputs written back to it), cache (intermediate files
@@ -62,7 +74,14 @@
  * Intermediate files are deleted from the nodes when their last reader
  * has ended (the server of the file drops every copy it knows of;
  * -o keep=1 keeps them); files nobody reads are written to the file
- * system by the task that makes them.
+ * system by the task that makes them. The copies gathers bring on their
+ * way are held at the file's server (M_HOLD, M_UNHOLD), which drops one
+ * when no gather holds it and it is not a registered location.
+ *
+ * On MPI ranks each process has an instance of its own: a process only
+ * reads what it was told or decided (a dispatcher its tasks, its nodes'
+ * loads, its collectives; a server its files' records; a worker its
+ * queue), never another process's part of the instance.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -97,7 +116,10 @@ enum {
 	M_NOTHING,		      /* victim -> thief */
 	M_MOVED,		      /* victim -> dispatcher: arg0 task, arg1 its new worker */
 	M_STOP,			      /* submitter -> worker: the workflow is done */
-	M_DELLOC		      /* -> server: arg0 file, arg1 a node that lacked it */
+	M_DELLOC,		      /* -> server: arg0 file, arg1 a node that lacked it */
+	M_HOLD,			      /* dispatcher -> server: a gather brings arg0 to node arg1 */
+	M_UNHOLD		      /* dispatcher -> server: arg0 at arg1 no longer held (arg2:
+					 a task sent to arg1 still reads it) */
 };
 
 /* An idle worker looks for work to steal after STEAL_WAIT seconds, then
@@ -107,8 +129,8 @@ enum {
 #define STEAL_WAIT_MAX 12.8
 #define STEAL_TIMER    1
 
-/* Copy tags: what a LOCUS_EV_TRANSFER is about. */
-enum { K_FETCH = 1, K_COLL = 2, K_ASYNC = 3 };
+/* Copy (and dispatcher timer) tags: what a LOCUS_EV_TRANSFER is about. */
+enum { K_FETCH = 1, K_COLL = 2, K_ASYNC = 3, K_REPL = 4, K_RFETCH = 5 };
 #define TAG(k, a, b) ((uint64_t)(k) << 56 | (uint64_t)(a) << 24 | (uint64_t)(b))
 /* A = a task or a collective (32 bits), B = an entry of a collective. */
 #define TAG_KIND(t)  ((int)((t) >> 56))
@@ -118,14 +140,19 @@ enum { K_FETCH = 1, K_COLL = 2, K_ASYNC = 3 };
 /* A task at its dispatcher. */
 enum { T_WAIT, T_HELD, T_SENT, T_DONE };
 
-/* A collective run by a dispatcher. */
-enum { CO_GATHER, CO_REDUCE, CO_MULTICAST, CO_SCATTER };
+/* A collective run by a dispatcher; CO_REPLICA: a multicast group's
+ * writer run again on other nodes (V-F5). */
+enum { CO_GATHER, CO_REDUCE, CO_MULTICAST, CO_SCATTER, CO_REPLICA };
+
+/* dcoll of a group a dispatcher decided not to multicast (none of its
+ * tasks reads it as a multicast). */
+#define NO_COLL (UINT32_MAX - 1)
 
 struct coll {
 	int kind;
 	uint32_t disp;	/* the dispatcher running it */
-	uint32_t task;	/* gather, reduce: the task; multicast, scatter: the producer */
-	uint32_t n;	/* entries (nodes), root first */
+	uint32_t task;	/* gather, reduce: the task; multicast, scatter, replica: the producer */
+	uint32_t n;	/* entries (nodes), root first; a replica's: the replicas' */
 	uint32_t *node, *parent, *end, *wait, *hi;
 	/* Files: entry i's are files[fat[i] .. fat[i + 1]); a subtree
 	 * [i, end[i]) has files[fat[i] .. fat[end[i]]). Multicast: the group,
@@ -133,8 +160,12 @@ struct coll {
 	uint32_t *fat, *files;
 	double *partial; /* reduce: bytes each entry has reduced */
 	double *ready;	 /* reduce: when each entry has reduced its own files */
-	uint32_t left;	 /* copies still to end */
-	int relay;	 /* multicast from outside its scope: see coll_tree */
+	/* Copies still to end; a replica's: runs still to end, and wait[i]
+	 * entry i's copies of the writer's inputs still to come. */
+	uint32_t left;
+	/* Multicast from outside its scope or from above its copies, scatter
+	 * from above its pieces: the source sends to entry 1 alone (coll_tree). */
+	int relay;
 	int done;
 };
 
@@ -144,6 +175,7 @@ struct amfs {
 	const struct locus_monitor *mon;
 	struct locus_flow_analysis *an;
 	int config, aware_bytes, keep;
+	int replicate_task; /* -o replicate=task (V-F5) */
 	uint32_t steal; /* neighbours to try (0: none, UINT32_MAX: all) */
 	double file_cost, reduce_cost;
 	double net_bw; /* the worker nodes' mean interface (auto's rule) */
@@ -176,9 +208,10 @@ struct amfs {
 	 * catalog's chunk, not on the file system): it reads it where it is
 	 * when it starts, not from a cache (its locality is the workload's). */
 	uint8_t *tcat;
-	/* Copies gathers brought to nodes that are not the file's registered
-	 * locations: (file << 32 | node) -> how many gathers still use it
-	 * there (open addressing; key 0 free, so keys are stored + 1). */
+	/* Servers: copies gathers brought to nodes that are not the file's
+	 * registered locations: (file << 32 | node) -> how many gathers still
+	 * hold it there (open addressing; key 0 free, so keys are stored + 1);
+	 * a file's entries are its server's. */
 	uint64_t *tkeys;
 	uint32_t *tcount;
 	size_t tcap, tused;
@@ -188,9 +221,24 @@ struct amfs {
 	/* Dispatcher d's produced inputs (sorted), their known location and
 	 * the collective (multicast or scatter) d ran for them, or NONE. */
 	uint32_t *dobj, *dobj_at, *dloc, *dcoll;
-	uint64_t *dconsumption; /* by dispatcher and stage: its tasks' inputs */
-	uint32_t *nload;	/* by node: files its dispatcher knows are there */
-	uint32_t *wload;	/* by worker: tasks sent to it, not done */
+	/* By dispatcher and stage: the file groups its tasks read, counted
+	 * per task (V-F's consumption: a group is the files one task wrote
+	 * that a task reads; workflow inputs are none). */
+	uint64_t *dgroups;
+	/* By node and stage: the stage's input files the node's dispatcher
+	 * knows the node holds or will (counted when it sends their writer,
+	 * or copies them there: V-F3's table); smark, sgen: scratch. */
+	uint32_t *sload, *smark, sgen;
+	uint32_t *scount, *stouch; /* scratch by stage (group_share) */
+	/* By worker: tasks its node's dispatcher sent to it, not done. */
+	uint32_t *wload;
+	/* With replicate=task: by dispatcher, the writers of multicast groups
+	 * its tasks read (sorted), whose replicas it runs; the writers (and
+	 * their nodes) the event being handled sent, whose replicas start at
+	 * its end, once the table counts all it sent. */
+	uint32_t *drepl, *drepl_at;
+	uint32_t *rsent;
+	size_t n_rsent, rsent_cap;
 	uint32_t *dleft;	/* by dispatcher: tasks not done */
 	/* Servers: by file (each file's record at its server). */
 	uint8_t *produced;
@@ -212,7 +260,7 @@ struct amfs {
 	struct coll *colls;
 	size_t n_colls, colls_cap;
 	/* What it did. */
-	uint64_t queries, collectives[4], replicas, steals, steal_tries, fetches, drops;
+	uint64_t queries, collectives[5], replicas, steals, steal_tries, fetches, drops;
 	uint64_t *stage_colls; /* per stage: collectives bringing its tasks inputs */
 	char *reduce_copy;     /* the reduce option's stages, split in place */
 	const char **reduce_names;
@@ -362,17 +410,66 @@ static int data_aware(const struct amfs *s)
 	return s->config != C_STAGING && s->config != C_CACHE && s->config != C_SHARED;
 }
 
-/* The worker of node n (in dispatcher d's group) with the fewest tasks,
- * or NONE when all are reserved. */
-static uint32_t worker_on(const struct amfs *s, uint32_t n)
+/* The worker of node n dispatcher d sends a task to: of d's nodes, the
+ * one with the fewest tasks d sent it; of another dispatcher's (a
+ * gather's root), whose loads d does not know, the node's first. NONE
+ * when the node has none. */
+static uint32_t worker_on(const struct amfs *s, uint32_t d, uint32_t n)
 {
 	uint32_t best = NONE;
+	if (n >= s->nn)
+		return NONE;
 	for (uint32_t k = s->nworkers_at[n]; k < s->nworkers_at[n + 1]; k++) {
 		uint32_t w = s->nworkers[k];
-		if (best == NONE || s->wload[w] < s->wload[best])
+		if (best == NONE || (s->node_group[n] == d && s->wload[w] < s->wload[best]))
 			best = w;
 	}
 	return best;
+}
+
+/* Dispatcher d counts delta tasks on worker w, when w is one of its own
+ * (the load it keeps is of its own workers only). */
+static void load_add(struct amfs *s, uint32_t d, uint32_t w, int delta)
+{
+	if (w == NONE || s->node_group[node_of(s, w)] != d)
+		return;
+	if (delta > 0)
+		s->wload[w]++;
+	else if (s->wload[w])
+		s->wload[w]--;
+}
+
+/* Dispatcher d's table of each stage's input files on its servers
+ * (V-F3): file o is (delta 1) or is no longer (-1) to be on node n, for
+ * each stage whose tasks of d read it. Nodes of other dispatchers are
+ * theirs to count. */
+static void count_file(struct amfs *s, uint32_t d, uint32_t o, uint32_t n, int delta)
+{
+	if (n >= s->nn || s->node_group[n] != d)
+		return;
+	const struct locus_object *ob = &s->g->objects[o];
+	uint32_t ns = (uint32_t)s->an->n_stages, gen = ++s->sgen;
+	for (uint32_t j = 0; j < ob->n_cons; j++) {
+		uint32_t t = s->g->consumers[ob->cons_at + j], st;
+		if (s->tdisp[t] != d || s->smark[st = locus_flow_stage_of(s->g, t)] == gen)
+			continue;
+		s->smark[st] = gen;
+		uint32_t *at = &s->sload[(size_t)n * ns + st];
+		if (delta > 0)
+			(*at)++;
+		else if (*at)
+			(*at)--;
+	}
+}
+
+/* The files task t writes are (delta 1) or no longer are (-1) to be on
+ * node n: dispatcher d counts them when it sends t there (V-F3: "the
+ * table can be initialized when stage a tasks are dispatched"). */
+static void count_made(struct amfs *s, uint32_t d, uint32_t t, uint32_t n, int delta)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_out; k++)
+		count_file(s, d, s->g->outputs[tk->out_at + k], n, delta);
 }
 
 /* The next of dispatcher d's workers round-robin. */
@@ -399,12 +496,17 @@ static uint32_t choose_worker(struct amfs *s, uint32_t d, uint32_t t, uint32_t h
 			if (!s->aware_bytes) {
 				/* A replicated file: the least loaded of its
 				 * holders (V-F: the replicas share its readers). */
-				if (i != NONE && s->dcoll[i] != NONE &&
+				if (i != NONE && s->dcoll[i] < s->n_colls &&
 				    s->colls[s->dcoll[i]].kind == CO_MULTICAST) {
 					const struct coll *c = &s->colls[s->dcoll[i]];
 					uint32_t bw = NONE;
 					for (uint32_t e = 0; e < c->n; e++) {
-						uint32_t w = worker_on(s, c->node[e]);
+						/* (A source outside d's scope is not
+						 * d's to send to.) */
+						if (c->node[e] >= s->nn ||
+						    s->node_group[c->node[e]] != d)
+							continue;
+						uint32_t w = worker_on(s, d, c->node[e]);
 						if (w != NONE &&
 						    (bw == NONE || s->wload[w] < s->wload[bw]))
 							bw = w;
@@ -430,12 +532,15 @@ static uint32_t choose_worker(struct amfs *s, uint32_t d, uint32_t t, uint32_t h
 		}
 	}
 	if (hint != NONE && hint < s->nn && s->node_group[hint] == d) {
-		uint32_t w = worker_on(s, hint);
+		uint32_t w = worker_on(s, d, hint);
 		if (w != NONE)
 			return w;
 	}
 	return round_robin(s, d);
 }
+
+static void replicate_sent(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
+			   uint32_t node);
 
 /* Sends task t to worker w with the ways of the configuration. */
 static void send_task(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
@@ -474,8 +579,11 @@ static void send_task(struct amfs *s, struct locus_actions *act, uint32_t d, uin
 	s->tworker[t] = w;
 	s->tgm[t] = (uint8_t)gather;
 	s->tom[t] = (uint8_t)out;
-	s->wload[w]++;
+	load_add(s, d, w, 1);
+	count_made(s, d, t, node_of(s, w), 1);
 	s->sent++;
+	if (s->replicate_task && s->mc_out[t])
+		replicate_sent(s, act, d, t, node_of(s, w));
 }
 
 /* ---- collectives ------------------------------------------------------------------------ */
@@ -620,7 +728,7 @@ static size_t transit_slot(const struct amfs *s, uint32_t o, uint32_t n)
 	return i;
 }
 
-/* A gather brought file o to node n (or holds it there a while more). */
+/* Server: a gather holds o at node n (one more). */
 static int transit_hold(struct amfs *s, uint32_t o, uint32_t n)
 {
 	if (2 * (s->tused + 1) > s->tcap) {
@@ -656,28 +764,16 @@ static int transit_hold(struct amfs *s, uint32_t o, uint32_t n)
 	return 0;
 }
 
-/* Whether node n is a location of o its server knows (it was made there,
- * or a copy there was registered): those stay until its last reader. */
-static int registered(const struct amfs *s, uint32_t o, uint32_t n)
-{
-	for (uint32_t l = s->loc_head[o]; l != NONE; l = s->links[l].next)
-		if (s->links[l].val == n)
-			return 1;
-	return 0;
-}
-
-/* A gather is done with its copy of o at node n: when no gather uses it
- * there any more it is deleted, unless it is a registered location or a
- * task sent to n still reads it (then it is registered, and goes with the
- * file's other copies after its last reader). */
-static void transit_release(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t o,
-			    uint32_t n)
+/* Server: a gather no longer holds o at node n; whether none does now. */
+static int transit_unhold(struct amfs *s, uint32_t o, uint32_t n)
 {
 	if (!s->tcap)
-		return;
+		return 1;
 	size_t i = transit_slot(s, o, n);
-	if (!s->tkeys[i] || --s->tcount[i])
-		return;
+	if (!s->tkeys[i])
+		return 1;
+	if (--s->tcount[i])
+		return 0;
 	/* Removed by shifting the run that follows back (linear probing). */
 	size_t j = i;
 	for (;;) {
@@ -695,18 +791,53 @@ static void transit_release(struct amfs *s, struct locus_actions *act, uint32_t 
 	s->tkeys[i] = 0;
 	s->tcount[i] = 0;
 	s->tused--;
-	if (s->keep || registered(s, o, n))
+	return 1;
+}
+
+/* Server: whether node n is a location of o it knows (o was made there,
+ * or a copy there was registered): those stay until o's last reader. */
+static int registered(const struct amfs *s, uint32_t o, uint32_t n)
+{
+	for (uint32_t l = s->loc_head[o]; l != NONE; l = s->links[l].next)
+		if (s->links[l].val == n)
+			return 1;
+	return 0;
+}
+
+/* Dispatcher d: a gather of its brings o to node n. Told before the copy
+ * starts, so that o's server never drops a copy there that another
+ * gather is about to use. */
+static void transit_to(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t o,
+		       uint32_t n)
+{
+	if (!s->keep)
+		send(act, p_disp(s, d), p_server(s, server_of(s, o)), M_HOLD, 0, 2, o, n);
+}
+
+/* Dispatcher d's gather is done with its copy of o at node n: o's server
+ * drops it unless another gather holds it there, n is a registered
+ * location, or a task d sent to n still reads it (then it registers it,
+ * and it goes with the file's other copies after its last reader). */
+static void transit_done(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t o,
+			 uint32_t n)
+{
+	if (s->keep)
 		return;
 	const struct locus_object *ob = &s->g->objects[o];
-	for (uint32_t j2 = 0; j2 < ob->n_cons; j2++) {
-		uint32_t t = s->g->consumers[ob->cons_at + j2];
-		if (s->tst[t] == T_SENT && s->tworker[t] != NONE && node_of(s, s->tworker[t]) == n) {
-			send(act, p_disp(s, d), p_server(s, server_of(s, o)), M_ADDLOC, 0, 2, o, n);
-			return;
-		}
+	int needed = 0;
+	for (uint32_t j = 0; j < ob->n_cons && !needed; j++) {
+		uint32_t t = s->g->consumers[ob->cons_at + j];
+		needed = s->tdisp[t] == d && s->tst[t] == T_SENT && s->tworker[t] != NONE &&
+			 node_of(s, s->tworker[t]) == n;
 	}
-	locus_act_drop(act, o, n);
-	s->drops++;
+	struct locus_msg m = {.type = M_UNHOLD,
+			      .from = p_disp(s, d),
+			      .to = p_server(s, server_of(s, o)),
+			      .n_args = 3};
+	m.arg[0] = o;
+	m.arg[1] = n;
+	m.arg[2] = needed;
+	locus_act_send(act, &m);
 }
 
 /* Gather or reduce: entry i sends its subtree's files (or partial) up. */
@@ -726,6 +857,8 @@ static void coll_up(struct amfs *s, struct locus_actions *act, uint32_t id, uint
 			  wait + s->reduce_cost * c->partial[i], out ? out : 1);
 		return;
 	}
+	for (uint32_t k = f0; k < f1; k++)
+		transit_to(s, act, c->disp, c->files[k], c->node[c->parent[i]]);
 	coll_copy(s, act, id, i, i, c->parent[i], f0, f1, s->file_cost * (double)(f1 - f0), 0);
 }
 
@@ -767,7 +900,7 @@ static void coll_release(struct amfs *s, struct locus_actions *act, uint32_t id)
 {
 	struct coll *c = &s->colls[id];
 	uint32_t d = c->disp;
-	if (c->kind != CO_MULTICAST)
+	if (c->kind != CO_MULTICAST && c->kind != CO_REPLICA)
 		return;
 	for (uint32_t k = c->fat[0]; k < c->fat[1]; k++) {
 		uint32_t o = c->files[k];
@@ -799,7 +932,7 @@ static void scatter_reached(struct amfs *s, struct locus_actions *act, uint32_t 
 		dispatch_ready(s, act, d, t);
 		return;
 	}
-	uint32_t w = worker_on(s, node);
+	uint32_t w = worker_on(s, d, node);
 	send_task(s, act, d, t, w != NONE ? w : round_robin(s, d), LOCUS_GATHER_POLICY);
 }
 
@@ -820,14 +953,11 @@ static void coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 				out += s->g->objects[s->g->outputs[tk->out_at + k]].bytes;
 			c->partial[p] += (double)(out ? out : 1);
 		} else {
-			/* The files are where the copy brought them (held for
-			 * this gather); what only passed through the child is
-			 * let go there. */
-			for (uint32_t k = c->fat[child]; k < c->fat[c->end[child]]; k++)
-				if (transit_hold(s, c->files[k], c->node[p]))
-					locus_act_oom(act);
+			/* The files are where the copy brought them (held
+			 * there for this gather since it started); what only
+			 * passed through the child is let go there. */
 			for (uint32_t k = c->fat[child + 1]; k < c->fat[c->end[child]]; k++)
-				transit_release(s, act, d, c->files[k], c->node[child]);
+				transit_done(s, act, d, c->files[k], c->node[child]);
 		}
 		if (--c->wait[p])
 			return;
@@ -837,7 +967,7 @@ static void coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 		}
 		/* Everything is at the root: the task runs there. */
 		c->done = 1;
-		uint32_t t = c->task, w = worker_on(s, c->node[0]);
+		uint32_t t = c->task, w = worker_on(s, d, c->node[0]);
 		if (w == NONE)
 			w = choose_worker(s, d, t, c->node[0]);
 		s->tcoll[t] = id;
@@ -896,6 +1026,12 @@ static uint32_t gather_entry(const struct coll *c, uint32_t n)
 	return lo;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 static int cmp_desc(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -920,16 +1056,11 @@ static int start_gather(struct amfs *s, struct locus_actions *act, uint32_t d, u
 	for (uint32_t k = 0; k < n; k++)
 		if (!u || nodes[u - 1] != nodes[k])
 			nodes[u++] = nodes[k];
-	/* The root: the highest of d's nodes among them, else d's least
-	 * loaded node. */
-	uint32_t root = NONE;
-	for (uint32_t k = 0; k < u && root == NONE; k++)
-		if (s->node_group[nodes[k]] == d)
-			root = nodes[k];
-	if (root == NONE) {
-		uint32_t w = round_robin(s, d);
-		root = node_of(s, w);
-	}
+	/* The root: the highest of them, so that every file flows from a
+	 * lower node to a higher one (V-D), whichever dispatcher's it is (the
+	 * task runs there); with none (never, for a gather), the next of d's
+	 * workers' nodes round-robin. */
+	uint32_t root = u && nodes[0] < s->nn ? nodes[0] : node_of(s, round_robin(s, d));
 	uint32_t produced = n, id;
 	struct coll *c = coll_new(s, s->an->task_patterns[t] & LOCUS_PATTERN_REDUCE ? CO_REDUCE
 										    : CO_GATHER,
@@ -968,7 +1099,7 @@ static int start_gather(struct amfs *s, struct locus_actions *act, uint32_t d, u
 	s->tcoll[t] = id; /* (no longer a scatter's: its pieces only count) */
 	if (c->n == 1) {
 		/* Everything is on one node already. */
-		uint32_t w = worker_on(s, root);
+		uint32_t w = worker_on(s, d, root);
 		s->tbound[t] = 1;
 		send_task(s, act, d, t, w != NONE ? w : choose_worker(s, d, t, root),
 			  c->kind == CO_REDUCE ? LOCUS_GATHER_NONE : LOCUS_GATHER_POLICY);
@@ -980,57 +1111,101 @@ static int start_gather(struct amfs *s, struct locus_actions *act, uint32_t d, u
 	return 0;
 }
 
+/* The group of files producer p wrote that dispatcher d's tasks read as
+ * multicasts: how many of d's tasks read it so, and how many holders d
+ * wants it on (V-F2): for each stage reading it, ceil(q x d's servers),
+ * q the group's share of the groups d's tasks of that stage read, at
+ * most one a reader; the most of those, and its stage (0 when none
+ * reads it). */
+static uint32_t group_share(struct amfs *s, uint32_t d, uint32_t p, uint64_t *readers,
+			    uint32_t *stage)
+{
+	uint32_t ns = (uint32_t)s->an->n_stages, touched = 0, n = 0;
+	uint32_t servers = s->gnodes_at[d + 1] - s->gnodes_at[d];
+	*readers = 0;
+	*stage = 0;
+	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
+		uint32_t t = s->dtasks[i], st = locus_flow_stage_of(s->g, t);
+		if (group_read(s, t, p) == NONE)
+			continue;
+		(*readers)++;
+		if (!s->scount[st]++)
+			s->stouch[touched++] = st;
+	}
+	for (uint32_t k = 0; k < touched; k++) {
+		uint32_t st = s->stouch[k];
+		uint32_t m = locus_flow_replicas(s->scount[st], s->dgroups[(size_t)d * ns + st], servers);
+		if (!k || m > n || (m == n && st < *stage)) {
+			n = m;
+			*stage = st;
+		}
+		s->scount[st] = 0;
+	}
+	return n;
+}
+
+/* Picks `copies` of d's servers for a group of `files` files of a stage:
+ * those holding the fewest of the stage's input files (V-F3), never
+ * `skip`; counts the group on each; writes them to out in increasing
+ * node order (the global order the trees follow). Returns how many. */
+static uint32_t place_group(struct amfs *s, uint32_t d, uint32_t stage, uint32_t files,
+			    uint32_t copies, uint32_t skip, uint32_t *out)
+{
+	uint32_t servers = s->gnodes_at[d + 1] - s->gnodes_at[d], ns = (uint32_t)s->an->n_stages;
+	uint32_t *load = malloc((servers ? servers : 1) * sizeof *load);
+	if (!load)
+		return NONE;
+	uint32_t skipped = NONE;
+	for (uint32_t i = 0; i < servers; i++) {
+		uint32_t n = s->gnodes[s->gnodes_at[d] + i];
+		load[i] = s->sload[(size_t)n * ns + stage];
+		if (n == skip)
+			skipped = i;
+	}
+	uint32_t got = locus_flow_place_replicas(load, servers, copies, &skipped,
+						 skipped == NONE ? 0 : 1, out);
+	free(load);
+	for (uint32_t i = 0; i < got; i++) {
+		out[i] = s->gnodes[s->gnodes_at[d] + out[i]];
+		s->sload[(size_t)out[i] * ns + stage] += files;
+	}
+	qsort(out, got, sizeof *out, cmp_u32);
+	return got;
+}
+
 /* A multicast of the group of files producer p wrote that dispatcher d's
  * tasks of multicast stages read, from node `from`. */
 static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t p,
 			   uint32_t from)
 {
 	const struct locus_task *pk = &s->g->tasks[p];
-	/* The group, the tasks reading it, and the stage's reads in d. */
-	uint32_t group = 0;
-	uint64_t readers = 0, consumption = 0;
-	uint32_t stage = 0;
+	uint32_t group = 0, stage;
 	for (uint32_t k = 0; k < pk->n_out; k++) {
 		uint32_t o = s->g->outputs[pk->out_at + k];
-		if (!(s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) || dindex(s, d, o) == NONE)
-			continue;
-		group++;
+		group += (s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) && dindex(s, d, o) != NONE;
 	}
-	/* Readers: d's tasks reading any file of the group (counted once). */
-	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
-		uint32_t t = s->dtasks[i];
-		const struct locus_task *tk = &s->g->tasks[t];
-		int reads = 0;
-		for (uint32_t k = 0; k < tk->n_in && !reads; k++) {
-			uint32_t o = s->g->inputs[tk->in_at + k];
-			reads = s->g->objects[o].producer == p &&
-				s->an->input_multicast[tk->in_at + k];
+	uint64_t readers;
+	uint32_t n = group_share(s, d, p, &readers, &stage);
+	int inside = from < s->nn && s->node_group[from] == d;
+	if (!readers) {
+		/* None of d's tasks reads it as a multicast (a reader of
+		 * another stage takes it as any other file): no copy. */
+		for (uint32_t k = 0; k < pk->n_out; k++) {
+			uint32_t i = dindex(s, d, s->g->outputs[pk->out_at + k]);
+			if (i != NONE && (s->an->object_patterns[s->dobj[i]] & LOCUS_PATTERN_MULTICAST))
+				s->dcoll[i] = NO_COLL;
 		}
-		if (reads) {
-			readers++;
-			stage = locus_flow_stage_of(s->g, t);
-			consumption = s->dconsumption[(size_t)d * s->an->n_stages + stage];
-		}
+		return 0;
 	}
-	uint32_t servers = s->gnodes_at[d + 1] - s->gnodes_at[d];
-	uint32_t n = locus_flow_replicas(readers, consumption, servers);
-	uint32_t copies = locus_flow_copies(n, from < s->nn && s->node_group[from] == d);
+	uint32_t copies = locus_flow_copies(n, inside);
 	uint32_t *targets = malloc((copies + 1) * sizeof *targets);
-	uint32_t *load = malloc((servers ? servers : 1) * sizeof *load);
-	if (!targets || !load) {
+	if (!targets)
+		return LOCUS_ENOMEM;
+	uint32_t got = place_group(s, d, stage, group, copies, from, targets);
+	if (got == NONE) {
 		free(targets);
-		free(load);
 		return LOCUS_ENOMEM;
 	}
-	for (uint32_t i = 0; i < servers; i++)
-		load[i] = s->nload[s->gnodes[s->gnodes_at[d] + i]];
-	uint32_t skip = NONE;
-	for (uint32_t i = 0; i < servers; i++)
-		if (s->gnodes[s->gnodes_at[d] + i] == from)
-			skip = i;
-	uint32_t got =
-	    locus_flow_place_replicas(load, servers, copies, &skip, skip == NONE ? 0 : 1, targets);
-	free(load);
 	uint32_t id;
 	struct coll *c = coll_new(s, CO_MULTICAST, d, p, got + 1, group, &id);
 	if (!c) {
@@ -1039,16 +1214,16 @@ static int start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d
 	}
 	s->stage_colls[stage]++;
 	c->node[0] = from;
-	for (uint32_t i = 0; i < got; i++) {
-		c->node[i + 1] = s->gnodes[s->gnodes_at[d] + targets[i]];
-		s->nload[c->node[i + 1]] += group;
-	}
+	memcpy(c->node + 1, targets, got * sizeof *targets);
 	free(targets);
 	c->n = got + 1;
-	/* From outside d's scope: one copy into the scope, whose first node
-	 * roots the rest (every scope's tree from the source would load its
-	 * link once per scope). */
-	c->relay = !(from < s->nn && s->node_group[from] == d);
+	/* The copies' nodes increase (V-D). The source roots their tree when
+	 * it is in d's scope and below them all; else it sends one copy to
+	 * the lowest, which roots the tree of the rest: from outside the
+	 * scope, so that each scope loads the source's link once, not once a
+	 * round; from above, so that no file of the tree flows down (the
+	 * source takes no part in the tree: it waits for no child). */
+	c->relay = !inside || (got && from > c->node[1]);
 	uint32_t f = 0;
 	for (uint32_t k = 0; k < pk->n_out; k++) {
 		uint32_t o = s->g->outputs[pk->out_at + k], i = dindex(s, d, o);
@@ -1141,6 +1316,9 @@ static int start_scatter(struct amfs *s, struct locus_actions *act, uint32_t d, 
 	free(piece_node);
 	free(count);
 	free(entry_of);
+	/* The nodes increase from the source (V-D), which sends them all to
+	 * the lowest first when it is above it. */
+	c->relay = c->n > 1 && from > c->node[1];
 	coll_tree(c);
 	/* The readers wait for their pieces (the scatter counts in the first
 	 * one's stage). */
@@ -1176,6 +1354,300 @@ static int start_scatter(struct amfs *s, struct locus_actions *act, uint32_t d, 
 	return 0;
 }
 
+/* ---- replicating a multicast group's writer (V-F5) ------------------------------------------ */
+
+/* Whether dispatcher d runs replicas of producer p (it reads p's group as
+ * a multicast: drepl). */
+static int replicates(const struct amfs *s, uint32_t d, uint32_t p)
+{
+	if (!s->replicate_task)
+		return 0;
+	uint32_t lo = s->drepl_at[d], hi = s->drepl_at[d + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->drepl[mid] < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->drepl_at[d + 1] && s->drepl[lo] == p;
+}
+
+/* d's entry of the first file of p's group that d's tasks read, or NONE. */
+static uint32_t group_entry(const struct amfs *s, uint32_t d, uint32_t p)
+{
+	const struct locus_task *pk = &s->g->tasks[p];
+	for (uint32_t k = 0; k < pk->n_out; k++) {
+		uint32_t o = s->g->outputs[pk->out_at + k];
+		if (s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) {
+			uint32_t i = dindex(s, d, o);
+			if (i != NONE)
+				return i;
+		}
+	}
+	return NONE;
+}
+
+/* Replica `e` of collective `id` computes: the writer's runtime on the
+ * replica's node, as a timer of the dispatcher (the run holds no core of
+ * the node: as an archive's making, a delay). */
+static void replica_compute(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t e)
+{
+	const struct coll *c = &s->colls[id];
+	uint32_t n = c->node[e];
+	double cost = s->g->tasks[c->task].work;
+	if (s->nworkers_at[n + 1] > s->nworkers_at[n])
+		cost = locus_workload_cost(s->wl, c->task, s->nworkers[s->nworkers_at[n]]);
+	locus_act_timer(act, p_disp(s, c->disp), cost, TAG(K_REPL, id, e));
+}
+
+/* Replica `e` of collective `id` starts: the writer's inputs come to its
+ * node (their bytes: the run reads them; no file stays), from where
+ * their dispatcher knows them, the workflow's from the file system;
+ * then it computes. */
+static void replica_start(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t e)
+{
+	struct coll *c = &s->colls[id];
+	const struct locus_task *pk = &s->g->tasks[c->task];
+	uint32_t d = c->disp, to = c->node[e];
+	c->wait[e] = 0;
+	for (uint32_t k = 0; k < pk->n_in; k++) {
+		uint32_t o = s->g->inputs[pk->in_at + k];
+		uint32_t from = s->g->objects[o].producer == LOCUS_NONE ? LOCUS_FS : dwhere(s, d, o);
+		if (from == to || from == NONE)
+			continue;
+		uint64_t bytes = s->g->objects[o].bytes;
+		struct locus_copy cp = {.objects = NULL,
+					.n = 0,
+					.bytes = bytes ? bytes : 1,
+					.from = from,
+					.to = to,
+					.tag = TAG(K_REPL, id, e),
+					.task = LOCUS_NONE};
+		locus_act_copy(act, &cp);
+		c->wait[e]++;
+	}
+	if (!c->wait[e])
+		replica_compute(s, act, id, e);
+}
+
+/* Dispatcher d runs producer p again on its servers, instead of copying
+ * p's group there (V-F5: "replicate the tasks in order to produce
+ * multiple copies of the intermediate files"): as many as a multicast
+ * would copy the group to (N - 1 when p runs on `from`, one of d's
+ * nodes; N when p runs outside d's scope, `from` NONE), placed as those
+ * copies would be. The group's readers wait for the replicas (and for
+ * the group, to be sure it exists) and then spread over the holders
+ * (replica_reader). */
+static int task_replicas(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t p,
+			 uint32_t from)
+{
+	const struct locus_task *pk = &s->g->tasks[p];
+	uint32_t group = 0, stage;
+	for (uint32_t k = 0; k < pk->n_out; k++) {
+		uint32_t o = s->g->outputs[pk->out_at + k];
+		group += (s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) && dindex(s, d, o) != NONE;
+	}
+	uint64_t readers;
+	uint32_t n = group_share(s, d, p, &readers, &stage);
+	uint32_t copies = locus_flow_copies(n, from < s->nn && s->node_group[from] == d);
+	uint32_t *targets = malloc((copies + 1) * sizeof *targets);
+	if (!targets)
+		return LOCUS_ENOMEM;
+	uint32_t got = place_group(s, d, stage, group, copies, from, targets);
+	if (got == NONE) {
+		free(targets);
+		return LOCUS_ENOMEM;
+	}
+	uint32_t id;
+	struct coll *c = coll_new(s, CO_REPLICA, d, p, got ? got : 1, group, &id);
+	if (!c) {
+		free(targets);
+		return LOCUS_ENOMEM;
+	}
+	s->stage_colls[stage]++;
+	memcpy(c->node, targets, got * sizeof *targets);
+	free(targets);
+	c->n = got;
+	uint32_t f = 0;
+	for (uint32_t k = 0; k < pk->n_out; k++) {
+		uint32_t o = s->g->outputs[pk->out_at + k], i = dindex(s, d, o);
+		if (!(s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST) || i == NONE)
+			continue;
+		c->files[f++] = o;
+		s->dcoll[i] = id;
+	}
+	c->fat[0] = 0;
+	for (uint32_t e = 1; e <= c->n; e++)
+		c->fat[e] = f;
+	c->fat[1] = f;
+	s->replicas += got;
+	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
+		uint32_t t = s->dtasks[i];
+		if (!s->async[t] && group_read(s, t, p) != NONE)
+			s->mc_wait[t]++;
+	}
+	c->left = got;
+	if (!got) {
+		c->done = 1;
+		coll_release(s, act, id);
+		return 0;
+	}
+	for (uint32_t e = 0; e < got; e++)
+		replica_start(s, act, id, e);
+	return 0;
+}
+
+/* A replica's input came (timer 0) or its run ended (timer 1). */
+static void replica_step(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t e,
+			 int timer)
+{
+	struct coll *c = &s->colls[id];
+	if (!timer) {
+		if (c->wait[e] && !--c->wait[e])
+			replica_compute(s, act, id, e);
+		return;
+	}
+	if (--c->left)
+		return;
+	c->done = 1;
+	coll_release(s, act, id);
+}
+
+/* Dispatcher d sent producer t to `node`: with replicate=task, the
+ * replicas of its group that d's tasks read start once d has handled
+ * this event (its inputs are there; the writers it sends with it are
+ * counted on their nodes by then). */
+static void replicate_sent(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
+			   uint32_t node)
+{
+	if (!data_aware(s) || (s->an->task_patterns[t] & LOCUS_PATTERN_SCATTER) ||
+	    !replicates(s, d, t))
+		return;
+	if (locus__grow(&s->rsent, &s->rsent_cap, s->n_rsent + 2, sizeof *s->rsent)) {
+		locus_act_oom(act);
+		return;
+	}
+	s->rsent[s->n_rsent++] = t;
+	s->rsent[s->n_rsent++] = node;
+}
+
+/* The replicas of the writers dispatcher d sent while handling an event. */
+static void replicate_sent_end(struct amfs *s, struct locus_actions *act, uint32_t d)
+{
+	for (size_t i = 0; i < s->n_rsent; i += 2) {
+		uint32_t t = s->rsent[i], gk = group_entry(s, d, t);
+		if (gk != NONE && s->dcoll[gk] == NONE && task_replicas(s, act, d, t, s->rsent[i + 1]))
+			locus_act_oom(act);
+	}
+	s->n_rsent = 0;
+}
+
+/* Producer p of another dispatcher's: d runs its replicas once it knows
+ * where p's produced inputs are (they are among d's queries). */
+static void replicate_ready(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t p)
+{
+	if (s->tdisp[p] == d || !data_aware(s) || !s->mc_out[p] ||
+	    (s->an->task_patterns[p] & LOCUS_PATTERN_SCATTER) || !replicates(s, d, p))
+		return;
+	uint32_t gk = group_entry(s, d, p);
+	if (gk == NONE || s->dcoll[gk] != NONE)
+		return;
+	const struct locus_task *pk = &s->g->tasks[p];
+	for (uint32_t k = 0; k < pk->n_in; k++) {
+		uint32_t o = s->g->inputs[pk->in_at + k];
+		if (s->g->objects[o].producer != LOCUS_NONE && dwhere(s, d, o) == NONE)
+			return;
+	}
+	if (task_replicas(s, act, d, p, NONE))
+		locus_act_oom(act);
+}
+
+/* Whether dispatcher d knows file o is on node n: made or located there,
+ * or a multicast's copy. */
+static int known_at(const struct amfs *s, uint32_t d, uint32_t o, uint32_t n)
+{
+	uint32_t i = dindex(s, d, o);
+	if (i == NONE)
+		return 0;
+	if (s->dloc[i] == n)
+		return 1;
+	if (s->dcoll[i] >= s->n_colls || s->colls[s->dcoll[i]].kind != CO_MULTICAST)
+		return 0;
+	const struct coll *c = &s->colls[s->dcoll[i]];
+	for (uint32_t e = 0; e < c->n; e++)
+		if (c->node[e] == n)
+			return 1;
+	return 0;
+}
+
+/* The replica collective of a group task t reads as a multicast, or NONE. */
+static uint32_t replica_of(const struct amfs *s, uint32_t d, uint32_t t)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		if (!s->an->input_multicast[tk->in_at + k])
+			continue;
+		uint32_t i = dindex(s, d, s->g->inputs[tk->in_at + k]);
+		if (i != NONE && s->dcoll[i] < s->n_colls && s->colls[s->dcoll[i]].kind == CO_REPLICA)
+			return s->dcoll[i];
+	}
+	return NONE;
+}
+
+/* A reader of a replicated group, all its inputs made: to the least
+ * loaded of the group's holders (V-F5: "each replica gets an even number
+ * of tasks"). At a replica, the group was made in place: the task needs
+ * none of its produced inputs brought (LOCUS_GATHER_NONE) but those d
+ * copies there for it, and stays there. */
+static void replica_reader(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
+			   uint32_t id)
+{
+	const struct coll *c = &s->colls[id];
+	uint32_t orig = dwhere(s, d, c->files[0]), best = NONE, at = NONE;
+	if (orig < s->nn && s->node_group[orig] == d) {
+		best = worker_on(s, d, orig);
+		at = orig;
+	}
+	for (uint32_t e = 0; e < c->n; e++) {
+		uint32_t w = worker_on(s, d, c->node[e]);
+		if (w != NONE && (best == NONE || s->wload[w] < s->wload[best])) {
+			best = w;
+			at = c->node[e];
+		}
+	}
+	if (best == NONE || at == orig) {
+		send_task(s, act, d, t, best != NONE ? best : choose_worker(s, d, t, NONE),
+			  LOCUS_GATHER_POLICY);
+		return;
+	}
+	const struct locus_task *tk = &s->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k], i = dindex(s, d, o);
+		if (s->g->objects[o].producer == LOCUS_NONE || i == NONE || known_at(s, d, o, at))
+			continue;
+		if (s->dcoll[i] < s->n_colls && s->colls[s->dcoll[i]].kind == CO_REPLICA) {
+			const struct coll *r = &s->colls[s->dcoll[i]];
+			int made = 0;
+			for (uint32_t e = 0; e < r->n && !made; e++)
+				made = r->node[e] == at;
+			if (made)
+				continue;
+		}
+		struct locus_copy cp = {.objects = &o,
+					.n = 1,
+					.from = s->dloc[i],
+					.to = at,
+					.delay = s->fetch_cost,
+					.tag = TAG(K_RFETCH, t, 0),
+					.task = t};
+		locus_act_copy(act, &cp);
+		s->fetches++;
+	}
+	s->tbound[t] = 1;
+	send_task(s, act, d, t, best, LOCUS_GATHER_NONE);
+}
+
 /* ---- the dispatcher ---------------------------------------------------------------------- */
 
 /* Task t of dispatcher d has all its inputs located. */
@@ -1189,15 +1661,19 @@ static void dispatch_ready(struct amfs *s, struct locus_actions *act, uint32_t d
 			locus_act_oom(act);
 		return;
 	}
+	uint32_t r = s->replicate_task ? replica_of(s, d, t) : NONE;
+	if (r != NONE) {
+		replica_reader(s, act, d, t, r);
+		return;
+	}
 	send_task(s, act, d, t, choose_worker(s, d, t, NONE), LOCUS_GATHER_POLICY);
 }
 
-/* Dispatcher d learned that o is on node n. */
 /* Asynchronous gather (IV-C): t's inputs are all at its node; it is sent
  * to the least loaded worker there. */
 static void async_ready(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t)
 {
-	uint32_t w = worker_on(s, s->atarget[t]);
+	uint32_t w = worker_on(s, d, s->atarget[t]);
 	s->tbound[t] = 1;
 	send_task(s, act, d, t, w != NONE ? w : round_robin(s, d), LOCUS_GATHER_POLICY);
 }
@@ -1205,7 +1681,7 @@ static void async_ready(struct amfs *s, struct locus_actions *act, uint32_t d, u
 /* Asynchronous gather: dispatcher d learned that o, an input of t, is on
  * node n. The first one fixes t's node (n when it is d's, else one of
  * d's round-robin); each is copied there as it is produced, and held
- * there for t until t has run. */
+ * there (its server told before the copy starts) until t has run. */
 static void async_input(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
 			uint32_t o, uint32_t n)
 {
@@ -1213,9 +1689,8 @@ static void async_input(struct amfs *s, struct locus_actions *act, uint32_t d, u
 		s->atarget[t] = n < s->nn && s->node_group[n] == d && s->nworkers_at[n + 1] > s->nworkers_at[n]
 				    ? n
 				    : node_of(s, round_robin(s, d));
+	transit_to(s, act, d, o, s->atarget[t]);
 	if (n == s->atarget[t]) {
-		if (transit_hold(s, o, n))
-			locus_act_oom(act);
 		if (!--s->aleft[t])
 			async_ready(s, act, d, t);
 		return;
@@ -1249,24 +1724,28 @@ static void async_copied(struct amfs *s, struct locus_actions *act, uint32_t d, 
 			locus_act_copy(act, &c);
 		return;
 	}
-	if (transit_hold(s, o, s->atarget[t]))
-		locus_act_oom(act);
 	if (!--s->aleft[t])
 		async_ready(s, act, d, t);
 }
 
+/* Dispatcher d learned that o is on node n. */
 static void located(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t o, uint32_t n)
 {
 	uint32_t k = dindex(s, d, o);
 	if (k == NONE || s->dloc[k] != NONE)
 		return;
 	s->dloc[k] = n;
-	if (n < s->nn)
-		s->nload[n]++;
 	const struct locus_object *ob = &s->g->objects[o];
 	uint32_t p = ob->producer;
+	/* d counted it on its node when it sent its writer; another
+	 * dispatcher's writer's (stolen onto d's node) counts now. */
+	if (p != LOCUS_NONE && s->tdisp[p] != d)
+		count_file(s, d, o, n, 1);
 	for (uint32_t j = 0; j < ob->n_cons; j++) {
 		uint32_t t = s->g->consumers[ob->cons_at + j];
+		/* Another dispatcher's writer whose replicas d runs. */
+		if (s->replicate_task && s->tdisp[t] != d)
+			replicate_ready(s, act, d, t);
 		/* Waiting, or held by a scatter (which sends it on). */
 		if (s->tdisp[t] != d || (s->tst[t] != T_WAIT && s->tst[t] != T_HELD))
 			continue;
@@ -1318,16 +1797,28 @@ static void located(struct amfs *s, struct locus_actions *act, uint32_t d, uint3
 	}
 }
 
-static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_event *ev,
-			     struct locus_actions *act)
+static void dispatcher_handle(struct amfs *s, uint32_t d, const struct locus_event *ev,
+			      struct locus_actions *act)
 {
 	uint32_t me = p_disp(s, d);
 	if (ev->kind == LOCUS_EV_TRANSFER) {
-		if (TAG_KIND(ev->transfer.tag) == K_ASYNC)
-			async_copied(s, act, d, TAG_A(ev->transfer.tag), ev);
-		if (TAG_KIND(ev->transfer.tag) == K_COLL)
-			coll_step(s, act, TAG_A(ev->transfer.tag), TAG_B(ev->transfer.tag),
-				  ev->transfer.ok);
+		uint64_t tag = ev->transfer.tag;
+		if (TAG_KIND(tag) == K_ASYNC)
+			async_copied(s, act, d, TAG_A(tag), ev);
+		if (TAG_KIND(tag) == K_COLL)
+			coll_step(s, act, TAG_A(tag), TAG_B(tag), ev->transfer.ok);
+		if (TAG_KIND(tag) == K_REPL)
+			replica_step(s, act, TAG_A(tag), TAG_B(tag), 0);
+		/* A replica's reader's input: its server learns of the copy
+		 * (it goes with the others after the last reader). */
+		if (TAG_KIND(tag) == K_RFETCH && ev->transfer.ok)
+			send(act, me, p_server(s, server_of(s, ev->transfer.object)), M_ADDLOC, 0, 2,
+			     ev->transfer.object, ev->transfer.to);
+		return;
+	}
+	if (ev->kind == LOCUS_EV_TIMER) {
+		if (TAG_KIND(ev->tag) == K_REPL)
+			replica_step(s, act, TAG_A(ev->tag), TAG_B(ev->tag), 1);
 		return;
 	}
 	if (ev->kind != LOCUS_EV_MESSAGE)
@@ -1345,6 +1836,10 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 			uint32_t t = s->dtasks[i];
 			dispatch_ready(s, act, d, t);
 		}
+		/* Other dispatchers' writers whose replicas d runs, those
+		 * reading no produced file: now. */
+		for (uint32_t i = s->drepl_at[d]; s->replicate_task && i < s->drepl_at[d + 1]; i++)
+			replicate_ready(s, act, d, s->drepl[i]);
 		locus_act_cost(act, s->dtasks_at[d + 1] - s->dtasks_at[d]);
 		break;
 	case M_LOCATED:
@@ -1355,21 +1850,22 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 		located(s, act, d, (uint32_t)m->arg[0], (uint32_t)m->arg[1]);
 		break;
 	case M_MOVED: {
-		uint32_t t = (uint32_t)m->arg[0], w = (uint32_t)m->arg[1];
-		if (s->tworker[t] != NONE && s->wload[s->tworker[t]])
-			s->wload[s->tworker[t]]--;
+		/* A thief took t: its load and the files it will write move. */
+		uint32_t t = (uint32_t)m->arg[0], w = (uint32_t)m->arg[1], old = s->tworker[t];
+		if (old != NONE) {
+			load_add(s, d, old, -1);
+			count_made(s, d, t, node_of(s, old), -1);
+		}
 		s->tworker[t] = w;
-		s->wload[w]++;
+		load_add(s, d, w, 1);
+		count_made(s, d, t, node_of(s, w), 1);
 		break;
 	}
 	case M_DONE: {
 		uint32_t t = (uint32_t)m->arg[0], node = (uint32_t)m->arg[1];
 		const struct locus_task *tk = &s->g->tasks[t];
 		s->tst[t] = T_DONE;
-		if (s->tworker[t] != NONE) {
-			if (s->wload[s->tworker[t]])
-				s->wload[s->tworker[t]]--;
-		}
+		load_add(s, d, s->tworker[t], -1);
 		for (uint32_t k = 0; k < tk->n_out; k++) {
 			uint32_t o = s->g->outputs[tk->out_at + k];
 			send(act, me, p_server(s, server_of(s, o)), M_PRODUCED, 0, 2, o, node);
@@ -1385,14 +1881,14 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 		for (uint32_t k = 0; k < tk->n_in && s->async[t]; k++) {
 			uint32_t o = s->g->inputs[tk->in_at + k];
 			if (s->g->objects[o].producer != LOCUS_NONE)
-				transit_release(s, act, d, o, s->atarget[t]);
+				transit_done(s, act, d, o, s->atarget[t]);
 		}
 		/* A gather's root lets go what the tree brought it. */
 		if (s->tcoll[t] != NONE) {
 			struct coll *c = &s->colls[s->tcoll[t]];
 			if ((c->kind == CO_GATHER) && c->task == t)
 				for (uint32_t k = c->fat[1]; k < c->fat[c->n]; k++)
-					transit_release(s, act, d, c->files[k], c->node[0]);
+					transit_done(s, act, d, c->files[k], c->node[0]);
 		}
 		if (!--s->dleft[d])
 			send(act, me, p_submitter(s), M_FINISHED, 0, 0, 0, 0);
@@ -1401,6 +1897,14 @@ static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_even
 	default:
 		break;
 	}
+}
+
+static void dispatcher_event(struct amfs *s, uint32_t d, const struct locus_event *ev,
+			     struct locus_actions *act)
+{
+	dispatcher_handle(s, d, ev, act);
+	if (s->n_rsent)
+		replicate_sent_end(s, act, d);
 }
 
 /* ---- metadata servers -------------------------------------------------------------------- */
@@ -1456,6 +1960,26 @@ static void server_event(struct amfs *s, uint32_t m, const struct locus_event *e
 	case M_DELLOC:
 		link_remove(s, &s->loc_head[o], (uint32_t)msg->arg[1]);
 		break;
+	case M_HOLD:
+		if (transit_hold(s, o, (uint32_t)msg->arg[1]))
+			locus_act_oom(act);
+		break;
+	case M_UNHOLD: {
+		/* No gather holds it there now: a registered location stays;
+		 * a copy a task sent there still reads becomes one; the rest
+		 * goes. */
+		uint32_t node = (uint32_t)msg->arg[1];
+		if (!transit_unhold(s, o, node) || registered(s, o, node))
+			break;
+		if (msg->arg[2] && s->consumed[o] < s->g->objects[o].n_cons) {
+			if (link_push(s, &s->loc_head[o], node))
+				locus_act_oom(act);
+			break;
+		}
+		locus_act_drop(act, o, node);
+		s->drops++;
+		break;
+	}
 	case M_CONSUMED:
 		/* Its last reader has read it: every copy goes. */
 		if (++s->consumed[o] == s->g->objects[o].n_cons) {
@@ -1856,8 +2380,14 @@ static void destroy(void *state)
 	free(s->dobj_at);
 	free(s->dloc);
 	free(s->dcoll);
-	free(s->dconsumption);
-	free(s->nload);
+	free(s->dgroups);
+	free(s->sload);
+	free(s->smark);
+	free(s->scount);
+	free(s->stouch);
+	free(s->drepl);
+	free(s->drepl_at);
+	free(s->rsent);
 	free(s->wload);
 	free(s->dleft);
 	free(s->produced);
@@ -1874,12 +2404,6 @@ static void destroy(void *state)
 	free(s->timer_set);
 	free(s->wstopped);
 	free(s);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
 }
 
 /* Whether gather task t gathers asynchronously (decided once): with
@@ -1931,6 +2455,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	int config, rc;
 	*state = NULL;
 	static const char *const awares[] = {"first", "bytes", NULL};
+	static const char *const replicate_ways[] = {"file", "task", NULL};
 	struct locus_pattern_options po;
 	locus_pattern_options_default(&po);
 	double gth, mth, sth;
@@ -1940,6 +2465,8 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	if ((rc = locus_kv_choice(ctx->opts, "config", configs, C_AUTO, &config, err)) ||
 	    (rc = locus_kv_choice(ctx->opts, "aware", awares, 0, &s->aware_bytes, err)) ||
+	    (rc = locus_kv_choice(ctx->opts, "replicate", replicate_ways, 0, &s->replicate_task,
+				  err)) ||
 	    (rc = locus_kv_double(ctx->opts, "steal", 2, 0, 1e9, &steal, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "keep", 0, 0, 1, &keep, err)) ||
 	    (rc = locus_kv_double(ctx->opts, "file_cost", 1e-3, 0, 1e3, &s->file_cost, err)) ||
@@ -2045,9 +2572,12 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->tcoll, nt);
 	ALLOC(s->cursor, nt);
 	ALLOC(s->dobj_at, D + 1);
-	size_t dns = (size_t)D * ns;
-	ALLOC(s->dconsumption, dns);
-	ALLOC(s->nload, nn);
+	size_t dns = (size_t)D * ns, nns = (size_t)nn * ns;
+	ALLOC(s->dgroups, dns);
+	ALLOC(s->sload, nns);
+	ALLOC(s->smark, ns);
+	ALLOC(s->scount, ns);
+	ALLOC(s->stouch, ns);
 	ALLOC(s->wload, nw);
 	ALLOC(s->dleft, D);
 	ALLOC(s->produced, no);
@@ -2068,8 +2598,9 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	    !s->missing || !s->mc_wait || !s->tst || !s->async || !s->tfetch || !s->tgm ||
 	    !s->tom || !s->tworker || !s->tbound || !s->tstay || !s->mc_out || !s->tcat || !s->atarget ||
 	    !s->aleft ||
-	    !s->tcoll || !s->cursor || !s->dobj_at || !s->dconsumption ||
-	    !s->nload || !s->wload || !s->dleft || !s->produced || !s->consumed ||
+	    !s->tcoll || !s->cursor || !s->dobj_at || !s->dgroups || !s->sload || !s->smark ||
+	    !s->scount || !s->stouch ||
+	    !s->wload || !s->dleft || !s->produced || !s->consumed ||
 	    !s->loc_head || !s->sub_head || !s->qhead || !s->qtail || !s->qnext || !s->qlen ||
 	    !s->stole || !s->steal_wait || !s->timer_set || !s->wstopped) {
 		destroy(s);
@@ -2115,9 +2646,14 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		s->gworkers[s->gworkers_at[d] + fill[nn + d]++] = w;
 	}
 	free(fill);
-	/* Tasks: round-robin within each stage, in topological order. */
+	/* Tasks: round-robin within each stage, in topological order; the
+	 * groups each reads (the writers of its produced inputs, each once:
+	 * seen[p] is the last task counted + 1). */
 	uint32_t *per_stage = locus__calloc(ns, sizeof *per_stage);
-	if (!per_stage) {
+	uint32_t *seen = locus__calloc(nt ? nt : 1, sizeof *seen);
+	if (!per_stage || !seen) {
+		free(per_stage);
+		free(seen);
 		destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
@@ -2126,9 +2662,17 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		s->tdisp[t] = per_stage[st]++ % D;
 		s->dtasks_at[s->tdisp[t] + 1]++;
 		s->dleft[s->tdisp[t]]++;
-		s->dconsumption[(size_t)s->tdisp[t] * ns + st] += g->tasks[t].n_in;
+		const struct locus_task *tk = &g->tasks[t];
+		for (uint32_t j = 0; j < tk->n_in; j++) {
+			uint32_t p = g->objects[g->inputs[tk->in_at + j]].producer;
+			if (p != LOCUS_NONE && seen[p] != t + 1) {
+				seen[p] = t + 1;
+				s->dgroups[(size_t)s->tdisp[t] * ns + st]++;
+			}
+		}
 	}
 	free(per_stage);
+	free(seen);
 	for (uint32_t d = 0; d < D; d++)
 		s->dtasks_at[d + 1] += s->dtasks_at[d];
 	uint32_t *dfill = locus__calloc(D, sizeof *dfill);
@@ -2163,9 +2707,43 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 			}
 		s->aleft[t] = s->missing[t];
 	}
-	ALLOC(s->dobj, total);
-	ALLOC(s->dloc, total);
-	ALLOC(s->dcoll, total);
+	/* With replicate=task: the writers of the groups each dispatcher's
+	 * tasks read as multicasts (not scatters: their pieces are no group
+	 * to replicate); the produced inputs of those another dispatcher runs
+	 * are among its queries, so that it can run their replicas. */
+	ALLOC(s->drepl_at, D + 1);
+	ALLOC(s->drepl, s->replicate_task ? total : 0);
+	if (!s->drepl_at || !s->drepl) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	size_t extra = 0, nr = 0;
+	for (uint32_t d = 0; d < D && s->replicate_task; d++) {
+		size_t from = nr;
+		s->drepl_at[d] = (uint32_t)nr;
+		for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
+			const struct locus_task *tk = &g->tasks[s->dtasks[i]];
+			for (uint32_t j = 0; j < tk->n_in; j++) {
+				uint32_t p = g->objects[g->inputs[tk->in_at + j]].producer;
+				if (p != LOCUS_NONE && s->an->input_multicast[tk->in_at + j] &&
+				    !(s->an->task_patterns[p] & LOCUS_PATTERN_SCATTER))
+					s->drepl[nr++] = p;
+			}
+		}
+		qsort(s->drepl + from, nr - from, sizeof *s->drepl, cmp_u32);
+		size_t u = from;
+		for (size_t i = from; i < nr; i++)
+			if (u == from || s->drepl[u - 1] != s->drepl[i]) {
+				s->drepl[u++] = s->drepl[i];
+				if (s->tdisp[s->drepl[i]] != d)
+					extra += g->tasks[s->drepl[i]].n_in;
+			}
+		nr = u;
+	}
+	s->drepl_at[D] = (uint32_t)nr;
+	ALLOC(s->dobj, total + extra);
+	ALLOC(s->dloc, total + extra);
+	ALLOC(s->dcoll, total + extra);
 	if (!s->dobj || !s->dloc || !s->dcoll) {
 		destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
@@ -2179,6 +2757,14 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 			const struct locus_task *tk = &g->tasks[t];
 			for (uint32_t j = 0; j < tk->n_in; j++) {
 				uint32_t o = g->inputs[tk->in_at + j];
+				if (g->objects[o].producer != LOCUS_NONE)
+					s->dobj[at++] = o;
+			}
+		}
+		for (uint32_t i = s->drepl_at[d]; s->replicate_task && i < s->drepl_at[d + 1]; i++) {
+			const struct locus_task *pk = &g->tasks[s->drepl[i]];
+			for (uint32_t j = 0; j < pk->n_in && s->tdisp[s->drepl[i]] != d; j++) {
+				uint32_t o = g->inputs[pk->in_at + j];
 				if (g->objects[o].producer != LOCUS_NONE)
 					s->dobj[at++] = o;
 			}
@@ -2235,7 +2821,8 @@ const struct locus_policy locus__policy_amfs = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "config=staging|cache|aware|cogather|asgather|shared|auto, "
-	       "aware=first|bytes, steal=N, keep=0|1, file_cost=S, fetch_cost=S, "
+	       "aware=first|bytes, replicate=file|task, steal=N, keep=0|1, file_cost=S, "
+	       "fetch_cost=S, "
 	       "reduce=STAGE[+STAGE...], "
 	       "reduce_cost=S, gather=N, multicast=N, scatter=N",
     .scheduler_node = amfs_scheduler_node,
