@@ -124,7 +124,7 @@ run sim-bad-work 1 "$locus" sim --work gauss:1 -q && expect sim-bad-work 'expect
 run sim-compare-files 2 "$locus" sim --compare fifo,dlmpi --out "$tmp/r.json" && expect sim-compare-files 'describe one run' "$err"
 run sim-platform-excl 2 "$locus" sim --platform "$fixtures/platform/small.json" --nodes 4 && expect sim-platform-excl 'excludes --nodes' "$err"
 run sim-schedulers 1 "$locus" sim --nodes 4 --schedulers 3 --policy fifo -q && expect sim-schedulers 'policy fifo runs 1 scheduler, not 3' "$err"
-run sim-zero-bw 2 "$locus" sim --disk-bw 0 && expect sim-zero-bw '--disk-bw must be > 0' "$err"
+run sim-zero-bw 2 "$locus" sim --disk-bw 0 && expect sim-zero-bw '--disk-bw expects bytes/s from 1 to 1e\+18' "$err"
 run sim-run 0 "$locus" sim --nodes 8 -P 2 --tasks 64 --work uniform:1:2 --policy dlmpi -q && expect sim-run 'makespan +[0-9.]+ s +lower bound' "$out"
 first=$out
 run sim-again 0 "$locus" sim --nodes 8 -P 2 --tasks 64 --work uniform:1:2 --policy dlmpi -q
@@ -174,7 +174,18 @@ cat >"$tmp/slow.json" <<'P'
  "nodes": [{"name": "a", "speed": 1e-320}, {"name": "b"}]}
 P
 run sim-speed-denormal 1 "$locus" sim --platform "$tmp/slow.json" --tasks 4 --policy fifo -q &&
-	expect sim-speed-denormal 'out of the range the simulator can run' "$err"
+	expect sim-speed-denormal 'slow.json: nodes\[0\].speed: expected a speed in \[1e-06, 1e\+06\]' "$err"
+[ -z "$out" ] && ok || fail "a platform speed of 1e-320 ran"
+# The platform file is held to the options' limits, naming the JSON path
+# (a latency of 1e300 ended as "stalled", --latency 1e300 was refused).
+cat >"$tmp/far.json" <<'P'
+{"format": "locus-platform", "version": 1, "network": {"latency": 1e300},
+ "nodes": [{"name": "a"}, {"name": "b"}]}
+P
+run sim-platform-latency 1 "$locus" sim --platform "$tmp/far.json" --tasks 4 --policy fifo -q &&
+	expect sim-platform-latency 'far.json: network.latency: expected seconds in \[0, 1000\], got 1e\+300' "$err"
+run sim-startup-far 2 "$locus" sim --graph gen:sameprob:10 --startup 5000 &&
+	expect sim-startup-far '--startup expects seconds from 0 to 1000' "$err"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

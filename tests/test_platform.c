@@ -177,7 +177,7 @@ TEST(save_load_round_trip)
 	p->nodes[1].speed = 0.1;
 	p->nodes[2].speed = 1.0 / 3.0;
 	p->nodes[3].disk_bw = 123456789.123;
-	p->nodes[4].net_bw = 1e300;
+	p->nodes[4].net_bw = 9.876543210987654e17;
 	p->latency = 1e-7;
 	CHECK_EQ_INT(locus_platform_save(p, path, &err), 0);
 	CHECK_EQ_INT(locus_platform_load(&q, path, &err), 0);
@@ -242,7 +242,17 @@ TEST(save_refuses_invalid)
 	CHECK_EQ_INT(locus_platform_generate(&p, 3, 1, 1, "n"), 0);
 	p->nodes[1].speed = 0;
 	CHECK_EQ_INT(locus_platform_save(p, path, &err), LOCUS_EINVAL);
-	CHECK_EQ_STR(err.message, "node 1: speed is not a finite number > 0");
+	CHECK_EQ_STR(err.message, "node 1: speed is not in [1e-06, 1e+06]");
+	CHECK(stat(path, &st) != 0);
+	/* What the reader would refuse is not written (issue 16, item 17). */
+	p->nodes[1].speed = 1e-300;
+	CHECK_EQ_INT(locus_platform_save(p, path, &err), LOCUS_EINVAL);
+	CHECK_EQ_STR(err.message, "node 1: speed is not in [1e-06, 1e+06]");
+	p->nodes[1].speed = 1;
+	p->latency = 1e300;
+	CHECK_EQ_INT(locus_platform_save(p, path, &err), LOCUS_EINVAL);
+	CHECK_EQ_STR(err.message, "the latency must lie in [0, 1000] seconds, got 1e+300");
+	p->latency = 0;
 	CHECK(stat(path, &st) != 0);
 	p->nodes[1].speed = 1;
 	free(p->nodes[2].name);
@@ -501,13 +511,13 @@ TEST(bad_types_and_ranges)
 			 "nodes[0].max_transfers: expected an integer >= 0, got -3"));
 	CHECK(fails_with(doc("[{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"},"
 			     " {\"name\": \"d\", \"speed\": -1}]"),
-			 "nodes[3].speed: expected a number > 0, got -1"));
+			 "nodes[3].speed: expected a speed in [1e-06, 1e+06], got -1"));
 	CHECK(fails_with(doc("[{\"name\": \"n01\", \"speed\": 0}]"),
-			 "nodes[0].speed: expected a number > 0, got 0"));
+			 "nodes[0].speed: expected a speed in [1e-06, 1e+06], got 0"));
 	CHECK(fails_with(doc("[{\"name\": \"n01\", \"disk_bw\": null}]"),
-			 "nodes[0].disk_bw: expected a number > 0, got null"));
+			 "nodes[0].disk_bw: expected bytes/s in [1, 1e+18], got null"));
 	CHECK(fails_with(doc("[{\"name\": \"n01\", \"net_bw\": -1.5e9}]"),
-			 "nodes[0].net_bw: expected a number > 0, got -1500000000.0"));
+			 "nodes[0].net_bw: expected bytes/s in [1, 1e+18], got -1500000000.0"));
 	CHECK(fails_with(doc("[{\"name\": 5}]"), "nodes[0].name: expected a host name (no spaces "
 						 "or control characters, no leading '.'), got 5"));
 	CHECK(fails_with(doc("[{\"name\": \"a b\"}]"),
@@ -528,11 +538,11 @@ TEST(bad_types_and_ranges)
 			 "missing key \"nodes\""));
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
 			 "\"network\": {\"latency\": -1}, \"nodes\": [{\"name\": \"a\"}]}",
-			 "network.latency: expected a number >= 0, got -1"));
-	CHECK(
-	    fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
-		       "\"network\": {\"backbone_bw\": \"fast\"}, \"nodes\": [{\"name\": \"a\"}]}",
-		       "network.backbone_bw: expected a number >= 0, got \"fast\""));
+			 "network.latency: expected seconds in [0, 1000], got -1"));
+	CHECK(fails_with(
+	    "{\"format\": \"locus-platform\", \"version\": 1, "
+	    "\"network\": {\"backbone_bw\": \"fast\"}, \"nodes\": [{\"name\": \"a\"}]}",
+	    "network.backbone_bw: expected 0 (no cap) or bytes/s in [1, 1e+18], got \"fast\""));
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
 			 "\"defaults\": {\"cores\": -2}, \"nodes\": [{\"name\": \"a\"}]}",
 			 "defaults.cores: expected an integer >= 0, got -2"));
@@ -555,6 +565,44 @@ TEST(bad_types_and_ranges)
 	CHECK(fails_with(doc("[{\"range\": [1, 2]}]"),
 			 "nodes[0].range: expected an object {\"prefix\", \"from\", \"to\"[, "
 			 "\"width\", \"suffix\"]}, got an array"));
+}
+
+/* The limits of the command line's options hold in the file, with the
+ * JSON path of the value (issue 16, item 17): a latency of 1e300 ended a
+ * run as "stalled", a speed of 1e-300 printed a 300-digit makespan. */
+TEST(values_the_model_cannot_run)
+{
+	static const char *const net = "{\"format\": \"locus-platform\", \"version\": 1, "
+				       "\"network\": {%s}, \"nodes\": [{\"name\": \"a\"}]}";
+	char text[300];
+	snprintf(text, sizeof text, net, "\"latency\": 1e300");
+	CHECK(fails_with(text, "network.latency: expected seconds in [0, 1000], got 1e+300"));
+	snprintf(text, sizeof text, net, "\"latency\": 1001");
+	CHECK(fails_with(text, "network.latency: expected seconds in [0, 1000], got 1001"));
+	snprintf(text, sizeof text, net, "\"rack_bw\": 0.5");
+	CHECK(fails_with(text,
+			 "network.rack_bw: expected 0 (no cap) or bytes/s in [1, 1e+18], got 0.5"));
+	snprintf(text, sizeof text, net, "\"model\": \"contention-free\", \"link_bw\": 2e18");
+	CHECK(fails_with(text, "network.link_bw: expected bytes/s in [1, 1e+18], got 2e+18"));
+	CHECK(fails_with(doc("[{\"name\": \"a\", \"speed\": 1e-300}]"),
+			 "nodes[0].speed: expected a speed in [1e-06, 1e+06], got 1e-300"));
+	CHECK(fails_with(doc("[{\"name\": \"a\"}, {\"name\": \"b\", \"speed\": 2e6}]"),
+			 "nodes[1].speed: expected a speed in [1e-06, 1e+06], got 2000000.0"));
+	CHECK(fails_with(doc("[{\"name\": \"a\", \"disk_bw\": 1e-300}]"),
+			 "nodes[0].disk_bw: expected bytes/s in [1, 1e+18], got 1e-300"));
+	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
+			 "\"defaults\": {\"net_bw\": 0.25}, \"nodes\": [{\"name\": \"a\"}]}",
+			 "defaults.net_bw: expected bytes/s in [1, 1e+18], got 0.25"));
+	/* The limits themselves are taken. */
+	struct locus_platform *p = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(parse("{\"format\": \"locus-platform\", \"version\": 1, "
+			   "\"network\": {\"latency\": 1000, \"backbone_bw\": 0}, \"nodes\": "
+			   "[{\"name\": \"a\", \"speed\": 1e-6, \"disk_bw\": 1, \"net_bw\": 1e18},"
+			   " {\"name\": \"b\", \"speed\": 1e6}]}",
+			   &p, &err),
+		     0);
+	locus_platform_destroy(p);
 }
 
 TEST(duplicate_names)
@@ -594,7 +642,7 @@ TEST(load_errors)
 	CHECK(test_write(path, doc("[{\"name\": \"n01\", \"speed\": -1}]")) == 0);
 	CHECK_EQ_INT(locus_platform_load(&p, path, &err), LOCUS_EPARSE);
 	CHECK_EQ_STR(err.file, path);
-	CHECK_EQ_STR(err.message, "nodes[0].speed: expected a number > 0, got -1");
+	CHECK_EQ_STR(err.message, "nodes[0].speed: expected a speed in [1e-06, 1e+06], got -1");
 	/* No error struct: just the code. */
 	CHECK_EQ_INT(locus_platform_load(&p, path, NULL), LOCUS_EPARSE);
 	CHECK_EQ_INT(locus_platform_parse(&p, "{", 1, NULL, NULL), LOCUS_EPARSE);
@@ -700,6 +748,7 @@ TEST_MAIN(TEST_ENTRY(storage_node_and_transfer_limit), TEST_ENTRY(small_fixture)
 	  TEST_ENTRY(find_long_names), TEST_ENTRY(generate_names_and_racks),
 	  TEST_ENTRY(generated_round_trip), TEST_ENTRY(syntax_error_has_line_and_column),
 	  TEST_ENTRY(format_and_version), TEST_ENTRY(unknown_keys),
-	  TEST_ENTRY(bad_types_and_ranges), TEST_ENTRY(duplicate_names), TEST_ENTRY(load_errors),
+	  TEST_ENTRY(bad_types_and_ranges), TEST_ENTRY(values_the_model_cannot_run),
+	  TEST_ENTRY(duplicate_names), TEST_ENTRY(load_errors),
 	  TEST_ENTRY(text_is_not_nul_terminated), TEST_ENTRY(create_from_names),
 	  TEST_ENTRY(contention_free_network))

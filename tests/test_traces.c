@@ -64,8 +64,11 @@ TEST(speed_trace_refuses_bad_lines)
 	CHECK(speed_fails(p, "x n01 1\n", 1, 1, "a time in seconds >= 0"));
 	CHECK(speed_fails(p, "-1 n01 1\n", 1, 1, "a time in seconds >= 0"));
 	CHECK(speed_fails(p, "inf n01 1\n", 1, 1, "a time in seconds >= 0"));
-	CHECK(speed_fails(p, "1 n01 0\n", 1, 7, "a speed > 0"));
-	CHECK(speed_fails(p, "1 n01 nan\n", 1, 7, "a speed > 0"));
+	CHECK(speed_fails(p, "1 n01 0\n", 1, 7, "a speed in [1e-06, 1e+06]"));
+	CHECK(speed_fails(p, "1 n01 nan\n", 1, 7, "a speed in [1e-06, 1e+06]"));
+	/* The platform's limits (issue 16, item 17). */
+	CHECK(speed_fails(p, "1 n01 1e-300\n", 1, 7, "a speed in [1e-06, 1e+06]"));
+	CHECK(speed_fails(p, "1 n01 2e6\n", 1, 7, "a speed in [1e-06, 1e+06]"));
 	CHECK(speed_fails(p, "# c\n1 n9 1\n", 2, 3, "no node \"n9\""));
 	CHECK(speed_fails(p, "2 n01 1\n 1 n02 1\n", 2, 2, "times must not decrease (1 after 2)"));
 	locus_platform_destroy(p);

@@ -173,6 +173,20 @@ int locus_changes_merge(struct locus_change **out, size_t *n, const struct locus
 #define LOCUS_DEFAULT_NET_BW  (125e6)
 #define LOCUS_DEFAULT_LATENCY (50e-6)
 
+/* The values the simulator's model runs, one set for platform files (the
+ * reader names the JSON path of a value outside them), for what
+ * locus_platform_save writes, for speed traces and scenarios, and for the
+ * command line's --speeds, --latency, --startup and bandwidth options.
+ * Past them a run's times leave what a double resolves: a speed of 1e-300
+ * printed a 300-digit makespan, a latency of 1e300 ended the run as
+ * "stalled". Speeds are relative, bandwidths in bytes/s (a bandwidth that
+ * may be 0 means no cap), latencies in seconds. */
+#define LOCUS_SPEED_MIN	  1e-6
+#define LOCUS_SPEED_MAX	  1e6
+#define LOCUS_BW_MIN	  1.0
+#define LOCUS_BW_MAX	  1e18
+#define LOCUS_LATENCY_MAX 1e3
+
 /* Loads a platform JSON file. Errors carry file, line and column. */
 int locus_platform_load(struct locus_platform **out, const char *path, struct locus_error *err);
 

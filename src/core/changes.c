@@ -158,9 +158,10 @@ static int value_field(struct reader *r, const struct locus__field *f, enum locu
 					  quote(f, q, sizeof q, 0));
 		return 0;
 	default:
-		if (bad || !(*v > 0))
+		if (bad || !(*v >= LOCUS_SPEED_MIN && *v <= LOCUS_SPEED_MAX))
 			return locus__err(r->err, LOCUS_EPARSE, r->name, r->line, f->col,
-					  "expected a speed > 0, got %s", quote(f, q, sizeof q, 0));
+					  "expected a speed in [%g, %g], got %s", LOCUS_SPEED_MIN,
+					  LOCUS_SPEED_MAX, quote(f, q, sizeof q, 0));
 		return 0;
 	}
 }

@@ -365,22 +365,42 @@ static int get_int(struct pctx *c, json_t *obj, const char *path, const char *ke
 	return 0;
 }
 
-/* Reads number member `key` of `obj`, if present: > 0, or >= 0 when
- * `zero_ok`. JSON has no infinities, so every value is finite. */
-static int get_num(struct pctx *c, json_t *obj, const char *path, const char *key, int zero_ok,
-		   double *out)
+/* Reads number member `key` of `obj`, if present, into *out: it must lie
+ * in [lo, hi] (hi may be INFINITY), or be 0 when `zero_ok`; `what` names
+ * the quantity in the message ("bytes/s"). JSON has no infinities, so
+ * every value read is finite. */
+static int get_num(struct pctx *c, json_t *obj, const char *path, const char *key, double lo,
+		   double hi, int zero_ok, const char *what, double *out)
 {
 	json_t *v = json_object_get(obj, key);
-	char got[64];
+	char got[64], range[96];
 
 	if (!v)
 		return 0;
-	if (!json_is_number(v) || json_number_value(v) < 0 ||
-	    (!zero_ok && json_number_value(v) == 0))
-		return perr(c, path, key, "expected a number %s 0, got %s", zero_ok ? ">=" : ">",
-			    locus__json_describe(v, got, sizeof got));
-	*out = json_number_value(v);
-	return 0;
+	double x = json_is_number(v) ? json_number_value(v) : NAN;
+	if ((zero_ok && x == 0) || (x >= lo && x <= hi)) {
+		*out = x;
+		return 0;
+	}
+	if (isinf(hi))
+		snprintf(range, sizeof range, "%s >= %g", what, lo);
+	else
+		snprintf(range, sizeof range, "%s in [%g, %g]", what, lo, hi);
+	return perr(c, path, key, "expected %s%s, got %s", zero_ok ? "0 (no cap) or " : "", range,
+		    locus__json_describe(v, got, sizeof got));
+}
+
+/* The node fields and network values, held to the model's limits
+ * (platform.h). */
+static int get_speed(struct pctx *c, json_t *obj, const char *path, double *out)
+{
+	return get_num(c, obj, path, "speed", LOCUS_SPEED_MIN, LOCUS_SPEED_MAX, 0, "a speed", out);
+}
+
+static int get_bw(struct pctx *c, json_t *obj, const char *path, const char *key, int zero_ok,
+		  double *out)
+{
+	return get_num(c, obj, path, key, LOCUS_BW_MIN, LOCUS_BW_MAX, zero_ok, "bytes/s", out);
 }
 
 /* Reads string member `key` of `obj`, if present; the string is borrowed
@@ -419,12 +439,12 @@ static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struc
 			    "characters, got %s",
 			    locus__json_quote(got, sizeof got, a->rack, 40));
 	if ((rc = get_int(c, obj, path, "cores", 0, INT_MAX, "an integer >= 0", &cores)) ||
-	    (rc = get_num(c, obj, path, "speed", 0, &a->speed)) ||
-	    (rc = get_num(c, obj, path, "disk_bw", 0, &a->disk_bw)) ||
-	    (rc = get_num(c, obj, path, "net_bw", 0, &a->net_bw)) ||
+	    (rc = get_speed(c, obj, path, &a->speed)) ||
+	    (rc = get_bw(c, obj, path, "disk_bw", 0, &a->disk_bw)) ||
+	    (rc = get_bw(c, obj, path, "net_bw", 0, &a->net_bw)) ||
 	    (rc =
 		 get_int(c, obj, path, "max_transfers", 0, INT_MAX, "an integer >= 0", &transfers)) ||
-	    (rc = get_num(c, obj, path, "storage", 1, &a->storage)))
+	    (rc = get_num(c, obj, path, "storage", 0, INFINITY, 0, "bytes", &a->storage)))
 		return rc;
 	a->cores = (int)cores;
 	a->max_transfers = (int)transfers;
@@ -608,7 +628,7 @@ static int read_links(struct pctx *c, json_t *links)
 				    "expected {\"nodes\": [A, B], \"bw\": BW}, got %s",
 				    locus__json_describe(l, got, sizeof got));
 		if ((rc = check_keys(c, l, path, link_keys)) ||
-		    (rc = get_num(c, l, path, "bw", 0, &bw)))
+		    (rc = get_bw(c, l, path, "bw", 0, &bw)))
 			return rc;
 		if (!json_object_get(l, "bw"))
 			return perr(c, path, NULL, "missing key \"bw\"");
@@ -684,10 +704,11 @@ static int read_platform(struct pctx *c, json_t *root)
 			return perr(c, "network", NULL, "expected an object, got %s",
 				    locus__json_describe(v, got, sizeof got));
 		if ((rc = check_keys(c, v, "network", network_keys)) ||
-		    (rc = get_num(c, v, "network", "latency", 1, &c->p->latency)) ||
-		    (rc = get_num(c, v, "network", "backbone_bw", 1, &c->p->backbone_bw)) ||
-		    (rc = get_num(c, v, "network", "rack_bw", 1, &c->p->rack_bw)) ||
-		    (rc = get_num(c, v, "network", "link_bw", 0, &c->p->link_bw)))
+		    (rc = get_num(c, v, "network", "latency", 0, LOCUS_LATENCY_MAX, 0, "seconds",
+				  &c->p->latency)) ||
+		    (rc = get_bw(c, v, "network", "backbone_bw", 1, &c->p->backbone_bw)) ||
+		    (rc = get_bw(c, v, "network", "rack_bw", 1, &c->p->rack_bw)) ||
+		    (rc = get_bw(c, v, "network", "link_bw", 0, &c->p->link_bw)))
 			return rc;
 		json_t *model = json_object_get(v, "model");
 		if (model) {
@@ -910,6 +931,12 @@ int locus_platform_create(struct locus_platform **out, const char *const *names,
 
 /* ---- writing ------------------------------------------------------------- */
 
+/* Whether bw is a bandwidth the reader takes (or 0, when `zero_ok`). */
+static int bw_ok(double bw, int zero_ok)
+{
+	return (zero_ok && bw == 0) || (bw >= LOCUS_BW_MIN && bw <= LOCUS_BW_MAX);
+}
+
 /* What is wrong with node `nd` for the reader, or NULL. */
 static const char *node_problem(const struct locus_node *nd)
 {
@@ -933,12 +960,12 @@ static const char *node_problem(const struct locus_node *nd)
 		return "max_transfers is < 0";
 	if (!(nd->storage >= 0 && isfinite(nd->storage)))
 		return "storage is not a finite number >= 0";
-	if (!(nd->speed > 0 && isfinite(nd->speed)))
-		return "speed is not a finite number > 0";
-	if (!(nd->disk_bw > 0 && isfinite(nd->disk_bw)))
-		return "disk_bw is not a finite number > 0";
-	if (!(nd->net_bw > 0 && isfinite(nd->net_bw)))
-		return "net_bw is not a finite number > 0";
+	if (!(nd->speed >= LOCUS_SPEED_MIN && nd->speed <= LOCUS_SPEED_MAX))
+		return "speed is not in [1e-06, 1e+06]";
+	if (!bw_ok(nd->disk_bw, 0))
+		return "disk_bw is not in [1, 1e+18] bytes/s";
+	if (!bw_ok(nd->net_bw, 0))
+		return "net_bw is not in [1, 1e+18] bytes/s";
 	return NULL;
 }
 
@@ -963,14 +990,25 @@ static int check_platform(const struct locus_platform *p, const char *path, stru
 		return locus__err(err, LOCUS_EINVAL, path, 0, 0,
 				  "a platform has 1 to %zu nodes, this one %zu", PLATFORM_MAX_NODES,
 				  p->n_nodes);
-	if (!(p->latency >= 0 && isfinite(p->latency)) ||
-	    !(p->backbone_bw >= 0 && isfinite(p->backbone_bw)) ||
-	    !(p->rack_bw >= 0 && isfinite(p->rack_bw)))
+	if (!(p->latency >= 0 && p->latency <= LOCUS_LATENCY_MAX))
 		return locus__err(err, LOCUS_EINVAL, path, 0, 0,
-				  "latency, backbone_bw and rack_bw must be finite and >= 0");
-	if (p->network == LOCUS_NET_PAIRS && !(p->link_bw > 0 && isfinite(p->link_bw)))
+				  "the latency must lie in [0, %g] seconds, got %g",
+				  LOCUS_LATENCY_MAX, p->latency);
+	if (!bw_ok(p->backbone_bw, 1) || !bw_ok(p->rack_bw, 1))
 		return locus__err(err, LOCUS_EINVAL, path, 0, 0,
-				  "a contention-free network needs a link bandwidth > 0");
+				  "backbone_bw and rack_bw must be 0 (no cap) or lie in [%g, %g] "
+				  "bytes/s",
+				  LOCUS_BW_MIN, LOCUS_BW_MAX);
+	if (p->network == LOCUS_NET_PAIRS && !bw_ok(p->link_bw, 0))
+		return locus__err(err, LOCUS_EINVAL, path, 0, 0,
+				  "a contention-free network needs a link bandwidth in [%g, %g] "
+				  "bytes/s",
+				  LOCUS_BW_MIN, LOCUS_BW_MAX);
+	for (size_t i = 0; i < p->n_links; i++)
+		if (!bw_ok(p->links[i].bw, 0))
+			return locus__err(err, LOCUS_EINVAL, path, 0, 0,
+					  "link %zu: the bandwidth must lie in [%g, %g] bytes/s", i,
+					  LOCUS_BW_MIN, LOCUS_BW_MAX);
 	ix = index_create();
 	if (!ix)
 		return locus__err(err, LOCUS_ENOMEM, path, 0, 0, "out of memory");

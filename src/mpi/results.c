@@ -193,12 +193,18 @@ static int build(struct engine *e, struct locus_mpi_report *rep, const struct ta
 	r->lb_io = mb.io;
 	r->lb_serial = mb.serial;
 	r->lb_longest = mb.longest;
+	/* Within the limits a platform file holds (platform.h), so that the
+	 * platform saved for the replay loads back. */
 	for (size_t k = 0; k < e->plat->n_nodes; k++) {
-		e->plat->nodes[k].net_bw = rep->net_bw > 0 ? rep->net_bw : LOCUS_DEFAULT_NET_BW;
-		e->plat->nodes[k].disk_bw = rep->disk_bw > 0 ? rep->disk_bw : LOCUS_DEFAULT_DISK_BW;
+		e->plat->nodes[k].net_bw =
+		    rep->net_bw > 0 ? fmin(fmax(rep->net_bw, LOCUS_BW_MIN), LOCUS_BW_MAX)
+				    : LOCUS_DEFAULT_NET_BW;
+		e->plat->nodes[k].disk_bw =
+		    rep->disk_bw > 0 ? fmin(fmax(rep->disk_bw, LOCUS_BW_MIN), LOCUS_BW_MAX)
+				     : LOCUS_DEFAULT_DISK_BW;
 	}
 	if (rep->latency > 0)
-		e->plat->latency = rep->latency;
+		e->plat->latency = fmin(rep->latency, LOCUS_LATENCY_MAX);
 	long best = -1;
 	if (locus_bound_locality(wl, NULL, &best, NULL, e->err) == 0)
 		r->opt_local = best;

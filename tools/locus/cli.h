@@ -33,6 +33,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * usage error itself and returns CLI_EXIT_USAGE on failure, else 0. */
 int cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 int cli_uint(const char *cmd, const char *opt, const char *arg, uint64_t *out);
+/* A bandwidth: a size within [LOCUS_BW_MIN, LOCUS_BW_MAX] bytes/s, the
+ * platform file's limits. */
+int cli_bandwidth(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 int cli_double(const char *cmd, const char *opt, const char *arg, double *out);
 
 /* Writes what `writer` writes for `ctx` into `path` atomically (nothing is

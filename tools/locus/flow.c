@@ -309,9 +309,7 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 		case 15: {
 			const char *name = c == 12 ? "--net-bw" : c == 13 ? "--disk-bw" : "--fs-bw";
 			uint64_t *v = c == 12 ? &a->net_bw : c == 13 ? &a->disk_bw : &a->fs_bw;
-			rc = cli_size(cmd, name, optarg, v);
-			if (!rc && !*v)
-				rc = bad(sub, name, "a bandwidth > 0", optarg);
+			rc = cli_bandwidth(cmd, name, optarg, v);
 			if (c != 15)
 				a->have_nodes = 1;
 			break;
@@ -328,7 +326,7 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 			break;
 		case 17:
 			rc = cli_double(cmd, "--latency", optarg, &a->latency);
-			if (!rc && !(a->latency >= 0 && a->latency <= 1e3))
+			if (!rc && !(a->latency >= 0 && a->latency <= LOCUS_LATENCY_MAX))
 				rc = bad(sub, "--latency", "seconds from 0 to 1000", optarg);
 			break;
 		case 18:

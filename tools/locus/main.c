@@ -86,6 +86,15 @@ int cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *out)
 	return 0;
 }
 
+int cli_bandwidth(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+{
+	int rc = cli_size(cmd, opt, arg, out);
+	if (!rc && !(*out >= LOCUS_BW_MIN && (double)*out <= LOCUS_BW_MAX))
+		rc = cli_usage_error(cmd, "%s expects bytes/s from %g to %g, got \"%s\"", opt,
+				     LOCUS_BW_MIN, LOCUS_BW_MAX, arg);
+	return rc;
+}
+
 int cli_uint(const char *cmd, const char *opt, const char *arg, uint64_t *out)
 {
 	if (locus_parse_u64(arg, strlen(arg), out))

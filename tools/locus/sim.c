@@ -156,7 +156,9 @@ static int parse_speeds(const char *arg, double *lo, double *hi)
 	if (*end != ':')
 		return -1;
 	*hi = strtod(end + 1, &end);
-	return (*end || !(*lo >= 1e-6) || !(*hi >= *lo) || !(*hi <= 1e6)) ? -1 : 0;
+	return (*end || !(*lo >= LOCUS_SPEED_MIN) || !(*hi >= *lo) || !(*hi <= LOCUS_SPEED_MAX))
+		   ? -1
+		   : 0;
 }
 
 static int parse_weights(const char *arg, double *alpha, double *beta)
@@ -341,7 +343,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			break;
 		case 9:
 			rc = cli_double("sim", "--latency", optarg, &a->latency);
-			if (!rc && !(a->latency >= 0 && a->latency <= 1e3))
+			if (!rc && !(a->latency >= 0 && a->latency <= LOCUS_LATENCY_MAX))
 				rc = cli_usage_error(
 				    "sim", "--latency expects seconds from 0 to 1000, got \"%s\"",
 				    optarg);
@@ -380,19 +382,13 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			a->load = optarg;
 			break;
 		case 20:
-			rc = cli_size("sim", "--disk-bw", optarg, &a->disk_bw);
-			if (!rc && !a->disk_bw)
-				rc = cli_usage_error("sim", "--disk-bw must be > 0");
+			rc = cli_bandwidth("sim", "--disk-bw", optarg, &a->disk_bw);
 			break;
 		case 21:
-			rc = cli_size("sim", "--net-bw", optarg, &a->net_bw);
-			if (!rc && !a->net_bw)
-				rc = cli_usage_error("sim", "--net-bw must be > 0");
+			rc = cli_bandwidth("sim", "--net-bw", optarg, &a->net_bw);
 			break;
 		case 22:
-			rc = cli_size("sim", "--rack-bw", optarg, &a->rack_bw);
-			if (!rc && !a->rack_bw)
-				rc = cli_usage_error("sim", "--rack-bw must be > 0");
+			rc = cli_bandwidth("sim", "--rack-bw", optarg, &a->rack_bw);
 			break;
 		case 24:
 			if (parse_weights(optarg, &a->ip_alpha, &a->ip_beta))
@@ -402,9 +398,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			a->ip = 1;
 			break;
 		case 23:
-			rc = cli_size("sim", "--backbone-bw", optarg, &a->backbone_bw);
-			if (!rc && !a->backbone_bw)
-				rc = cli_usage_error("sim", "--backbone-bw must be > 0");
+			rc = cli_bandwidth("sim", "--backbone-bw", optarg, &a->backbone_bw);
 			break;
 		case 'g':
 			a->graph = optarg;
@@ -416,14 +410,14 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 				    cli_usage_error("sim", "--procs must be between 1 and 1000000");
 			break;
 		case 26:
-			rc = cli_size("sim", "--link-bw", optarg, &a->link_bw);
-			if (!rc && !a->link_bw)
-				rc = cli_usage_error("sim", "--link-bw must be > 0");
+			rc = cli_bandwidth("sim", "--link-bw", optarg, &a->link_bw);
 			break;
 		case 27:
 			rc = cli_double("sim", "--startup", optarg, &a->startup);
-			if (!rc && !(a->startup >= 0 && a->startup < 1e9))
-				rc = cli_usage_error("sim", "--startup must be >= 0 seconds");
+			if (!rc && !(a->startup >= 0 && a->startup <= LOCUS_LATENCY_MAX))
+				rc = cli_usage_error(
+				    "sim", "--startup expects seconds from 0 to 1000, got \"%s\"",
+				    optarg);
 			break;
 		case 28:
 			rc = cli_double("sim", "--ccr", optarg, &a->ccr);
