@@ -133,6 +133,13 @@ run large-np 2 "$locus" run -np 100000 --store st -- true && expect large-np 'mo
 run no-hostfile 2 "$locus" run --hostfile "$tmp/none" --store st -- true && expect no-hostfile "none: No such file" "$err"
 printf 'localhost slots=2\n' >hosts
 run hostfile-np 2 "$locus" run --hostfile hosts -np 33 --store st -- true && expect hostfile-np 'at most 32 \(2 slots x 16' "$err"
+# MPICH's "host:N" and Open MPI's max_slots count too (only slots= did).
+printf 'a:7\nb:6 # MPICH\n' >hosts-mpich
+run hostfile-mpich 2 "$locus" run --hostfile hosts-mpich -np 209 --store st -- true &&
+	expect hostfile-mpich 'at most 208 \(13 slots x 16' "$err"
+printf 'a slots=2 max_slots=3\nb max-slots=2\nc slots=1\n' >hosts-max
+run hostfile-max 2 "$locus" run --hostfile hosts-max -np 22 --store st -- true &&
+	expect hostfile-max 'at most 21 \(1 slots x 16 ranks each \+ 5 by max_slots\)' "$err"
 run results-file 2 "$locus" run --results /etc/passwd --store st -- true && expect results-file '/etc/passwd: not a directory' "$err"
 run out-dir 1 "$locus" run --out "$tmp" --store st -- true && expect out-dir 'it is a directory' "$err"
 "$locus" place --generate 128K --chunk-size 64K --nodes 2 --racks 1 --replicas 1 --store ./-st \

@@ -136,53 +136,92 @@ const char *cli_mpi_default_launcher(void)
 	return "mpirun";
 }
 
-/* The slots a hostfile offers: the sum of its "slots=N" (a host without
- * one counts as many slots as this machine has cores, as Open MPI counts
- * a host's cores). 0 with the error printed when it cannot be read or
- * names no host. */
-static uint64_t hostfile_slots(const char *cmd, const char *path, uint64_t cores)
+/* A count after `key` in token tok ("slots=4"), or 0 when tok is not
+ * one. */
+static uint64_t count_after(const char *tok, const char *key)
+{
+	size_t k = strlen(key);
+	if (strncmp(tok, key, k) != 0 || tok[k] < '0' || tok[k] > '9')
+		return 0;
+	char *end;
+	unsigned long long n = strtoull(tok + k, &end, 10);
+	return *end ? 0 : (uint64_t)n;
+}
+
+/* What a hostfile lets the launcher start. Each line names a host and
+ * its slots, in Open MPI's form ("node01 slots=4 max_slots=8") or
+ * MPICH's ("node01:4"); a host without a count has as many slots as this
+ * machine has cores (Open MPI counts a host's cores). *soft gets the
+ * slots of the hosts without max_slots, *hard the sum of the max_slots
+ * given (a limit the launcher holds even when it oversubscribes). 0 with
+ * the error printed when the file cannot be read or names no host, else
+ * the number of hosts. */
+static uint64_t hostfile_slots(const char *cmd, const char *path, uint64_t cores, uint64_t *soft,
+			       uint64_t *hard)
 {
 	FILE *fp = fopen(path, "r");
+	*soft = *hard = 0;
 	if (!fp) {
 		fprintf(stderr, "locus %s: --hostfile %s: %s\n", cmd, path, strerror(errno));
 		return 0;
 	}
 	char line[4096];
-	uint64_t slots = 0, hosts = 0;
+	uint64_t hosts = 0;
 	while (fgets(line, sizeof line, fp)) {
-		char *hash = strchr(line, '#'), *p = line;
+		char *hash = strchr(line, '#'), *save = NULL;
 		if (hash)
 			*hash = 0;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p || *p == '\n')
+		char *tok = strtok_r(line, " \t\r\n", &save);
+		if (!tok)
 			continue;
 		hosts++;
-		const char *s = strstr(p, "slots=");
-		unsigned long long n = s ? strtoull(s + 6, NULL, 10) : 0;
-		slots += n ? (uint64_t)n : cores;
-		if (slots > UINT64_MAX / 2)
-			slots = UINT64_MAX / 2;
+		uint64_t slots = 0, max_slots = 0;
+		/* MPICH: "host:N" (one ':', so an IPv6 address is left alone). */
+		const char *colon = strchr(tok, ':');
+		if (colon && !strchr(colon + 1, ':'))
+			slots = count_after(colon + 1, "");
+		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+			uint64_t n;
+			if ((n = count_after(tok, "slots=")))
+				slots = n;
+			else if ((n = count_after(tok, "max_slots=")) ||
+				 (n = count_after(tok, "max-slots=")))
+				max_slots = n;
+		}
+		if (max_slots)
+			*hard += max_slots < UINT64_MAX / 4 ? max_slots : UINT64_MAX / 4;
+		else
+			*soft += slots ? (slots < UINT64_MAX / 4 ? slots : UINT64_MAX / 4) : cores;
+		if (*soft > UINT64_MAX / 64)
+			*soft = UINT64_MAX / 64;
+		if (*hard > UINT64_MAX / 4)
+			*hard = UINT64_MAX / 4;
 	}
 	fclose(fp);
 	if (!hosts)
 		fprintf(stderr, "locus %s: --hostfile %s names no host\n", cmd, path);
-	return hosts ? slots : 0;
+	return hosts;
 }
 
 int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t cores = online > 0 ? (uint64_t)online : 1, slots = cores;
-	if (m->hostfile && !(slots = hostfile_slots(cmd, m->hostfile, cores)))
+	uint64_t cores = online > 0 ? (uint64_t)online : 1, slots = cores, hard = 0;
+	if (m->hostfile && !hostfile_slots(cmd, m->hostfile, cores, &slots, &hard))
 		return CLI_EXIT_USAGE;
-	uint64_t most = slots * CLI_RANKS_PER_SLOT;
+	uint64_t most = slots * CLI_RANKS_PER_SLOT + hard;
 	if (np > most) {
+		char why[160] = "", caps[64] = "";
+		if (slots || !hard)
+			snprintf(why, sizeof why, "%" PRIu64 " %s x %d ranks each", slots,
+				 m->hostfile ? "slots" : "cores", CLI_RANKS_PER_SLOT);
+		if (hard)
+			snprintf(caps, sizeof caps, "%s%" PRIu64 " by max_slots", why[0] ? " + " : "",
+				 hard);
 		fprintf(stderr,
 			"locus %s: -np %" PRIu64 " is more ranks than %s can hold: at most %" PRIu64
-			" (%" PRIu64 " %s x %d ranks each)\n",
-			cmd, np, m->hostfile ? m->hostfile : "this machine", most, slots,
-			m->hostfile ? "slots" : "cores", CLI_RANKS_PER_SLOT);
+			" (%s%s)\n",
+			cmd, np, m->hostfile ? m->hostfile : "this machine", most, why, caps);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
