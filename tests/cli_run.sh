@@ -141,6 +141,15 @@ printf 'a slots=2 max_slots=3\nb max-slots=2\nc slots=1\n' >hosts-max
 run hostfile-max 2 "$locus" run --hostfile hosts-max -np 22 --store st -- true &&
 	expect hostfile-max 'at most 21 \(1 slots x 16 ranks each \+ 5 by max_slots\)' "$err"
 run results-file 2 "$locus" run --results /etc/passwd --store st -- true && expect results-file '/etc/passwd: not a directory' "$err"
+# A --results that cannot be made or written is refused before any chunk
+# runs (it was found after every chunk failed 3 times on it).
+touch afile
+rm -f ran
+run results-proc 2 "$locus" run -np 3 -K 2 --results /proc/x --store st -q -- touch ran &&
+	expect results-proc '/proc/x: cannot make the directory' "$err"
+run results-under-file 2 "$locus" run -np 3 -K 2 --results afile/sub --store st -q -- touch ran &&
+	expect results-under-file 'afile/sub: cannot make the directory: Not a directory' "$err"
+[ ! -e ran ] && ok || fail "the command ran with a --results that cannot be written"
 run out-dir 1 "$locus" run --out "$tmp" --store st -- true && expect out-dir 'it is a directory' "$err"
 "$locus" place --generate 128K --chunk-size 64K --nodes 2 --racks 1 --replicas 1 --store ./-st \
 	--dataset d >/dev/null || fail "place into ./-st"

@@ -12,6 +12,7 @@
  * (mpirun.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -108,6 +109,57 @@ struct run_args {
 	char **cmd; /* COMMAND ARGS..., NULL-terminated */
 	int n_cmd;
 };
+
+/* The lock file of a results directory (one run at a time writes it). */
+#define RESULTS_LOCK ".locus-run.lock"
+
+/* Makes the directory `dir` and those above it, as a chunk's output would
+ * (mkdir -p): 0, or -1 with errno set. */
+static int make_dirs(const char *dir)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *s = path + 1;; s++) {
+		if (*s && (*s != '/' || s[-1] == '/'))
+			continue;
+		char was = *s;
+		*s = 0;
+		int bad = mkdir(path, 0755) != 0 && errno != EEXIST;
+		*s = was;
+		if (bad)
+			return -1;
+		if (!was)
+			return 0;
+	}
+}
+
+/* --results DIR before launching: made when missing (as a chunk's output
+ * would make it), a directory, and one this user can write, shown by
+ * making its lock file there. 0, or CLI_EXIT_USAGE with the error
+ * printed. Every chunk used to fail on it three times first. */
+static int prepare_results(const char *dir)
+{
+	struct stat st;
+	char lock[PATH_MAX];
+	if (make_dirs(dir) != 0)
+		return cli_usage_error("run", "--results %s: cannot make the directory: %s", dir,
+				       strerror(errno));
+	if (stat(dir, &st) != 0)
+		return cli_usage_error("run", "--results %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cli_usage_error("run", "--results %s: not a directory", dir);
+	if (snprintf(lock, sizeof lock, "%s/" RESULTS_LOCK, dir) >= (int)sizeof lock)
+		return cli_usage_error("run", "--results %s: the path is too long", dir);
+	int fd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return cli_usage_error("run", "--results %s: cannot write there: %s", dir,
+				       strerror(errno));
+	close(fd);
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
@@ -257,8 +309,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (stat(a->store, &st) != 0 || !S_ISDIR(st.st_mode))
 		return cli_usage_error("run", "--store %s: not a directory", a->store);
 	/* Found now rather than after every chunk failed on it. */
-	if (a->results && stat(a->results, &st) == 0 && !S_ISDIR(st.st_mode))
-		return cli_usage_error("run", "--results %s: not a directory", a->results);
+	if (a->results && (rc = prepare_results(a->results)))
+		return rc;
 	const char *outs[] = {a->out, a->csv, a->trace, a->gantt, a->load};
 	if (cli_outputs_check("run", outs, CLI_ARRAY_LEN(outs)))
 		return CLI_EXIT_FAIL;
