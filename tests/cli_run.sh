@@ -86,17 +86,36 @@ again=$(tail -n +$(($(wc -l <log1) + 1)) log | sort)
 run resume-done 0 "$locus" run -np 5 -K 4 --store st -q --journal j.txt -- false &&
 	expect resume-done "0 chunks .*$n done before" "$out"
 
-# One run at a time on a journal: a second is refused with the first's
-# pid, or waits with --wait and then finds every chunk done.
-rm -f j2.txt started
-"$locus" run -np 5 -K 4 --store st -q --journal j2.txt -- sh -c 'touch started; sleep 0.1' >/dev/null 2>&1 &
+# One run at a time on a journal and on a results directory: a second is
+# refused with the first's pid, or waits with --wait and then finds every
+# chunk done. The first run holds both until the test lets it go (its
+# chunks wait for a file): with a run of a fixed length, the second could
+# start after the first had ended and find nothing left to do.
+rm -rf j2.txt started release res-busy
+"$locus" run -np 5 -K 4 --store st -q --journal j2.txt --results res-busy -- sh -c \
+	'touch started; while [ ! -e release ]; do sleep 0.05; done' >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do [ -e started ] && break; sleep 0.05; done
+for _ in $(seq 1 400); do [ -e started ] && break; sleep 0.05; done
+[ -e started ] && ok || fail "the first run did not start a chunk in 20 s"
 run journal-busy 1 "$locus" run -np 3 -K 2 --store st -q --journal j2.txt -- true &&
 	expect journal-busy 'j2.txt: the journal is in use by another run \(pid [0-9]+\)' "$err"
-run journal-wait 0 "$locus" run -np 3 -K 2 --store st -q --journal j2.txt --wait -- true &&
-	expect journal-wait "0 chunks .*$n done before" "$out"
+run results-busy 1 "$locus" run -np 3 -K 2 --store st -q --results res-busy -- touch ran-busy &&
+	expect results-busy 'res-busy: the results directory is in use by another run \(pid [0-9]+\); wait for it' "$err"
+[ ! -e ran-busy ] && ok || fail "a run refused the results directory ran its command"
+"$locus" run -np 3 -K 2 --store st -q --journal j2.txt --wait -- true >jwait.out 2>jwait.err &
+jwait=$!
+"$locus" run -np 5 -K 4 --store st -q --results res-busy --wait -- echo waited >rwait.out 2>rwait.err &
+rwait=$!
+sleep 1
+kill -0 $jwait 2>/dev/null && kill -0 $rwait 2>/dev/null && ok ||
+	fail "a run with --wait ended while the first still held the journal and the results"
+touch release
 wait $pid
+wait $jwait && ok || fail "journal-wait: exit $?: $(cat jwait.err)"
+grep -Eq "0 chunks .*$n done before" jwait.out && ok || fail "journal-wait: $(cat jwait.out)"
+wait $rwait && ok || fail "results-wait: exit $?: $(cat rwait.err)"
+[ "$(cat res-busy/reads.fa/chunk-*.out | grep -c waited)" -eq "$n" ] && ok ||
+	fail "results-wait: $(cat res-busy/reads.fa/chunk-*.out | grep -c waited) outputs of $n"
 
 # The launcher killed with SIGKILL: within a second no command of the run
 # is left; the next run sweeps what dead processes left (result

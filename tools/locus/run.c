@@ -64,9 +64,12 @@ static const char *const help =
     "  -j, --journal FILE      record each finished chunk durably; run again with\n"
     "                          the same journal to skip them; one run at a time\n"
     "                          uses a journal (another is refused, naming its pid)\n"
-    "      --wait              wait for the run that holds the journal instead\n"
+    "      --wait              wait for the run that holds the journal (or the\n"
+    "                          results directory) instead\n"
     "      --results DIR       each chunk's stdout into DIR/DATASET/chunk-INDEX.out\n"
-    "                          (written whole or not at all); default: stdout\n"
+    "                          (written whole or not at all); default: stdout;\n"
+    "                          one run at a time uses DIR (another is refused,\n"
+    "                          naming its pid)\n"
     "      --seed S            seed of the policy's choices (default 1)\n"
     "\n"
     "MPI:\n"
@@ -493,6 +496,45 @@ static int write_measured(const char *prefix, const struct locus_mpi_report *rep
 	return rc;
 }
 
+/* Rank 0's write lock on the results directory's lock file (fcntl, so
+ * that the holder's pid can be named), held for the whole run: two runs
+ * writing one directory both ran everything. Waits for it with --wait.
+ * Returns the open descriptor, or -1 with `why` filled. */
+static int lock_results(const char *dir, int wait, char *why, size_t size)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/" RESULTS_LOCK, dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(why, size, "--results %s: cannot open %s: %s", dir, path, strerror(errno));
+		return -1;
+	}
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	for (;;) {
+		if (fcntl(fd, wait ? F_SETLKW : F_SETLK, &fl) == 0)
+			return fd;
+		if (errno == EINTR && !cli_cancelled)
+			continue;
+		if (errno == EINTR) {
+			snprintf(why, size, "the run was cancelled while waiting for --results %s",
+				 dir);
+		} else if (errno != EAGAIN && errno != EACCES) {
+			snprintf(why, size, "--results %s: cannot lock %s: %s", dir, path,
+				 strerror(errno));
+		} else {
+			struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+			if (fcntl(fd, F_GETLK, &who) == 0 && who.l_type == F_UNLCK)
+				continue; /* released meanwhile */
+			snprintf(why, size,
+				 "--results %s: the results directory is in use by another run "
+				 "(pid %ld); wait for it to end, or run with --wait",
+				 dir, (long)who.l_pid);
+		}
+		close(fd);
+		return -1;
+	}
+}
+
 static int rank_main(struct run_args *a)
 {
 	int level, rank, status = 0;
@@ -507,6 +549,20 @@ static int rank_main(struct run_args *a)
 	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
 	MPI_Comm_rank(node, &node_rank);
 	MPI_Comm_free(&node);
+	/* One run at a time writes a results directory: rank 0 holds its
+	 * lock before anything runs or is swept. */
+	int results_fd = -1, locked = 1;
+	char why[PATH_MAX + 160];
+	if (a->results && rank == 0 && (results_fd = lock_results(a->results, a->wait, why,
+								    sizeof why)) < 0) {
+		fprintf(stderr, "locus run: %s\n", why);
+		locked = 0;
+	}
+	MPI_Bcast(&locked, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (!locked) {
+		MPI_Finalize();
+		return CLI_EXIT_FAIL;
+	}
 	if (a->results && node_rank == 0)
 		cli_sweep_results(a->results);
 
@@ -579,6 +635,8 @@ static int rank_main(struct run_args *a)
 	if (cli_leak_check())
 		status = CLI_EXIT_FAIL;
 	MPI_Finalize();
+	if (results_fd >= 0)
+		close(results_fd);
 	return status;
 }
 #endif
