@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "repro.h"
 
@@ -667,6 +668,20 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The machine's load average over the last minute and its processors
+ * online, for the timings' context (-1 when unknown). */
+static void machine_load(double *load, long *cpus)
+{
+	FILE *fp = fopen("/proc/loadavg", "r");
+	*load = -1;
+	if (fp) {
+		if (fscanf(fp, "%lf", load) != 1)
+			*load = -1;
+		fclose(fp);
+	}
+	*cpus = sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* What a rescheduling point costs on 1,000-task graphs and 10 processors,
  * timed by the engine on this machine: the policy's time over its points
  * (every other event it handles included, so an upper bound) and its
@@ -687,6 +702,9 @@ static void perf(void)
 	printf("| CCR | policy | rescheduling points a run | policy time a point, mean (ms) "
 	       "| longest event (ms) | first plan, mean (ms) | the runs (s) |\n"
 	       "|---:|---|---:|---:|---:|---:|---:|\n");
+	double load0, load1;
+	long cpus;
+	machine_load(&load0, &cpus);
 	time_policy = 1;
 	double t_all = now_seconds();
 	size_t runs = 0;
@@ -740,7 +758,11 @@ static void perf(void)
 			instance_fini(&in[gi]);
 	}
 	time_policy = 0;
-	printf("\nAll %zu runs: %.1f s\n", runs, now_seconds() - t_all);
+	double t_end = now_seconds();
+	machine_load(&load1, &cpus);
+	printf("\nAll %zu runs: %.1f s; %ld processors online, load average %.2f before and "
+	       "%.2f after\n",
+	       runs, t_end - t_all, cpus, load0, load1);
 }
 
 /* ---- period (beyond the paper) ----------------------------------------------------- */
