@@ -466,22 +466,35 @@ static int pid_alive(long pid)
 	return !(paren && paren[1] == ' ' && paren[2] == 'Z');
 }
 
-/* Removes the scratch directories (locus-rankR-PID-XXXXXX) of processes
- * that are gone: a rank killed with its launcher leaves its own. */
-static void sweep_scratch(const char *base)
+/* Removes the scratch directories (locus-rankR-HOST-PID-XXXXXX) of this
+ * host's processes that are gone: a rank killed with its launcher leaves
+ * its own. Only this host's: with TMPDIR on a shared file system, a
+ * directory of another host names a pid this host cannot check, and
+ * deleting it could pull a live rank's chunk from under its command.
+ * (A name without a host, from an older Locus, is left alone too.) */
+static void sweep_scratch(const char *base, const char *host)
 {
 	DIR *d = opendir(base);
 	struct dirent *de;
+	size_t hl = strlen(host);
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
+		const char *nm = de->d_name, *p;
 		int r, at = 0;
 		long pid;
-		if (sscanf(de->d_name, "locus-rank%d-%ld-%n", &r, &pid, &at) != 2 || !at ||
-		    strlen(de->d_name + at) != 6 || pid_alive(pid))
+		if (sscanf(nm, "locus-rank%d-%n", &r, &at) != 1 || !at)
+			continue;
+		p = nm + at;
+		if (!hl || strncmp(p, host, hl) != 0 || p[hl] != '-')
+			continue;
+		p += hl + 1;
+		at = 0;
+		if (sscanf(p, "%ld-%n", &pid, &at) != 1 || !at || strlen(p + at) != 6 ||
+		    pid_alive(pid))
 			continue;
 		char path[4096];
-		if (snprintf(path, sizeof path, "%s/%s", base, de->d_name) < (int)sizeof path)
+		if (snprintf(path, sizeof path, "%s/%s", base, nm) < (int)sizeof path)
 			locus__rmtree(path);
 	}
 	closedir(d);
@@ -501,9 +514,17 @@ static int make_scratch(struct engine *e)
 		base = "/dev/shm";
 	if (!base || !*base)
 		base = "/tmp";
-	sweep_scratch(base);
-	int n = snprintf(e->scratch, sizeof e->scratch, "%s/locus-rank%d-%ld-XXXXXX", base, e->rank,
-			 (long)getpid());
+	/* The host in the name: TMPDIR may be shared by several hosts, and
+	 * only this host can tell whether one of its pids is alive. */
+	char host[256] = "";
+	if (gethostname(host, sizeof host - 1) != 0 || strchr(host, '/'))
+		host[0] = 0;
+	if (host[0])
+		sweep_scratch(base, host);
+	else
+		snprintf(host, sizeof host, "unknown-host"); /* never swept */
+	int n = snprintf(e->scratch, sizeof e->scratch, "%s/locus-rank%d-%s-%ld-XXXXXX", base,
+			 e->rank, host, (long)getpid());
 	if (n < 0 || (size_t)n >= sizeof e->scratch - 64)
 		return locus__err(e->err, LOCUS_ERANGE, base, 0, 0,
 				  "the scratch directory's path is too long");
