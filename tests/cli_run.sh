@@ -153,6 +153,16 @@ run whole-outputs 0 "$locus" run -np 6 -K 4 --store st -q --retries 1 -- sh -c \
 	fail "whole-outputs: chunks' lines interleave"
 ! printf '%s\n' "$out" | grep -q not-this && ok || fail "a failed attempt's output reached stdout"
 
+# A store with no directory named for this host says so, with the names it
+# has (it said "no dataset in the store ... under 0 node directories").
+case $(hostname) in
+[Nn][Oo][Dd][Ee]0[1-4] | [Nn][Oo][Dd][Ee]0[1-4].*) ;;
+*)
+	run no-host-dir 1 "$locus" run -np 2 --store st -q -- true &&
+		expect no-host-dir 'no node directory of the store is named for the host of this run \(.*\); the store has 4: "node01", "node02", "node03", "node04"' "$err"
+	;;
+esac
+
 # Launching: -np within what the machine can hold, a hostfile that exists,
 # --results a directory, a store whose path starts with '-'.
 run huge-np 2 "$locus" run -np 99999999999 --store st -- true && expect huge-np 'at most [0-9]+ \([0-9]+ cores x 16' "$err"

@@ -168,9 +168,50 @@ static int map_nodes(struct engine *e, char ***names, size_t *n_nodes, char **my
 	return locus__mpi_agree(e, rc);
 }
 
+/* Rank 0's error when no node of the run has a directory in the store:
+ * the hosts it looked for and a few of the names the store has (the scan
+ * would say "no dataset ... under 0 node directories" of a store that has
+ * some). */
+static int no_node_dir(struct engine *e, char *const *names, size_t n_nodes)
+{
+	char **dirs = NULL;
+	size_t n_dirs = 0;
+	int rc = locus__store_nodes(e->opt->store, &dirs, &n_dirs, e->err);
+	if (rc)
+		return rc;
+	if (!n_dirs) {
+		locus__store_nodes_free(dirs, n_dirs);
+		return 0; /* an empty store: the scan says so */
+	}
+	struct locus__buf hosts = {0}, have = {0};
+	enum { SHOWN = 4 };
+	for (size_t i = 0; !rc && i < n_nodes && i < SHOWN; i++)
+		rc = locus__buf_printf(&hosts, "%s\"%s\"", i ? ", " : "", names[i]);
+	if (!rc && n_nodes > SHOWN)
+		rc = locus__buf_printf(&hosts, " and %zu more", n_nodes - SHOWN);
+	for (size_t i = 0; !rc && i < n_dirs && i < SHOWN; i++)
+		rc = locus__buf_printf(&have, "%s\"%s\"", i ? ", " : "", dirs[i]);
+	if (!rc && n_dirs > SHOWN)
+		rc = locus__buf_printf(&have, " and %zu more", n_dirs - SHOWN);
+	if (rc)
+		rc = locus__err(e->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	else
+		rc = locus__err(e->err, LOCUS_EINVAL, e->opt->store, 0, 0,
+				"no node directory of the store is named for the host%s of this "
+				"run (%s); the store has %zu: %s. A node's directory is named "
+				"after its host (names match ignoring case and domain); on one "
+				"machine, emulate the nodes (--emulate-nodes)",
+				n_nodes == 1 ? "" : "s", hosts.data, n_dirs, have.data);
+	locus__buf_fini(&hosts);
+	locus__buf_fini(&have);
+	locus__store_nodes_free(dirs, n_dirs);
+	return rc;
+}
+
 /* Every node leader lists its directory; rank 0 assembles the catalog and
  * sends it, with each node's directory name, to everyone. */
-static int gather_catalog(struct engine *e, size_t n_nodes, const char *my_dir, int leader)
+static int gather_catalog(struct engine *e, char *const *names, size_t n_nodes,
+			  const char *my_dir, int leader)
 {
 	struct locus__buf mine = {0};
 	int rc = 0;
@@ -238,6 +279,8 @@ static int gather_catalog(struct engine *e, size_t n_nodes, const char *my_dir, 
 			}
 		}
 		struct locus_catalog *cat = NULL;
+		if (!rc && !m)
+			rc = no_node_dir(e, names, n_nodes);
 		if (!rc)
 			rc = locus__store_assemble(&cat, e->opt->store, lnames, ltexts, ltlens, m,
 						   e->err);
@@ -569,7 +612,7 @@ int locus__mpi_setup(struct engine *e)
 	int leader = 1;
 	for (int r = 0; r < e->rank; r++)
 		leader &= e->rank_node[r] != e->rank_node[e->rank];
-	if ((rc = gather_catalog(e, n_nodes, my_dir, leader)))
+	if ((rc = gather_catalog(e, names, n_nodes, my_dir, leader)))
 		goto out;
 	first = locus__calloc(e->cat->n_datasets + 1, sizeof *first);
 	cores = locus__calloc(n_nodes, sizeof *cores);
