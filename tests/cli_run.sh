@@ -59,9 +59,18 @@ run always-fails 1 "$locus" run -np 5 -K 4 --store st -q --retries 2 -- sh -c \
 	'if [ "$LOCUS_CHUNK_INDEX" = 7 ]; then echo "no good: $LOCUS_ATTEMPT" >&2; exit 3; fi' sh {}
 expect always-fails 'chunk 7 of "reads.fa" failed 3 times .*status 3; stderr: no good: 2' "$err"
 expect always-fails-count '1 of [0-9]+ chunks failed' "$err"
+printf '%s\n' "$err" | grep -q 'MPI launcher' && fail "always-fails: a failure rank 0 explained got the launcher's too" || ok
 run killed 1 "$locus" run -np 5 -K 4 --store st -q --retries 0 -- sh -c \
 	'if [ "$LOCUS_CHUNK_INDEX" = 2 ]; then kill -KILL $$; fi' sh {}
 expect killed 'chunk 2 .*killed by signal 9' "$err"
+
+# A launcher that fails is explained, --quiet (no hostfile) or not: a rank
+# killed (the job exited 137 and printed nothing), a launcher that starts
+# no rank (exit 1, silent).
+run rank-killed 137 "$locus" run -np 3 -K 3 --store st -q -- sh -c 'kill -KILL $PPID' &&
+	expect rank-killed 'the MPI launcher .* exited with status 137 \(137 is 128 \+ 9: a process of the job was killed by signal 9' "$err"
+run launcher-false 1 "$locus" run --mpirun false -np 3 -K 3 --store st -q -- true &&
+	expect launcher-false 'the MPI launcher false exited with status 1 and no rank of the job started' "$err"
 
 # Killed midway, resumed from the journal: nothing finished runs again.
 rm -f log j.txt

@@ -158,13 +158,20 @@ void cli_mpi_np_spelling(int argc, char **argv);
 /* The launcher used when --mpirun is not given: the one of the MPI locus
  * was built with when it exists, else "mpirun". */
 const char *cli_mpi_default_launcher(void);
-/* Replaces this process with the launcher running `np` ranks of
- * "locus CMD [EXTRA] argv[1..argc)" (Open MPI: --oversubscribe, --quiet without
- * a hostfile, the
- * variables that let root run it, no cross-memory attach without a
- * hostfile). Returns only on failure: an exit status, the error printed. */
+/* Runs the launcher with `np` ranks of "locus CMD [EXTRA] argv[1..argc)"
+ * (Open MPI: --oversubscribe, --quiet without a hostfile, the variables
+ * that let root run it, no cross-memory attach without a hostfile) as a
+ * child that dies with this process, and returns its exit status (dies
+ * of its signal). A launcher that fails without rank 0 saying why (it
+ * could not start, a rank was killed) is explained on stderr with its
+ * status or signal. */
 int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const char *extra,
 		   int argc, char **argv);
+/* Rank 0 of a job cli_mpi_launch started tells the launching process
+ * that it started and how it ended (main calls these around every
+ * command; they do nothing outside such a job or on another rank). */
+void cli_mpi_report_start(void);
+void cli_mpi_report_end(int status);
 /* At most this many ranks per core (or hostfile slot): ranks wait
  * without spinning, so a machine holds several per core, but a launcher
  * asked for far more grows until it fails or hangs. */

@@ -308,8 +308,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(commands[i].name, cmd) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+		if (strcmp(commands[i].name, cmd) == 0) {
+			cli_mpi_report_start();
+			int status = commands[i].run(argc - 1, argv + 1);
+			cli_mpi_report_end(status);
+			return status;
+		}
 	fprintf(stderr, "locus: unknown command \"%s\"\n\n", cmd);
 	usage(stderr);
 	return CLI_EXIT_USAGE;

@@ -3,7 +3,8 @@
  * locus scatter.
  *
  * Launching: started by hand, such a command checks its arguments and
- * replaces itself with mpirun, which starts the ranks: each is this same
+ * runs mpirun as its child (and explains how it ended when the job did
+ * not), which starts the ranks: each is this same
  * program, which sees it runs inside an MPI job (the launcher's
  * environment) and takes part. Started under mpirun by the user (a
  * cluster with a hostfile, a batch system), it takes part directly.
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +41,10 @@ extern char **environ;
 
 volatile int cli_cancelled;
 static volatile pid_t child; /* the command running now, or 0 */
+/* Held while a command starts and `child` is set, so that the watch over
+ * the launcher never misses a command that has started: it used to read
+ * 0 while posix_spawnp returned, and that command outlived the rank. */
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
 static int die_of_signal;
 static char live_tmp[PATH_MAX + 96]; /* the result temporary being written, or "" */
 
@@ -227,6 +233,195 @@ int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np)
 	return 0;
 }
 
+/* ---- the launcher's end, explained ------------------------------------------- */
+
+/* The launcher runs as this process's child rather than in its place, so
+ * that how it ended can be said: without a hostfile it runs with --quiet
+ * (Open MPI's advice banners stay out of the output), which also hides
+ * its own word on a killed rank or a failed start, and the job ended with
+ * status 137 or 1 and nothing printed. Rank 0 of the job, when it runs on
+ * this host, writes to the file named by LOCUS_LAUNCH_REPORT that it
+ * started, then the status it ended with; the launcher's status is
+ * explained when rank 0 did not explain it itself. */
+#define LAUNCH_REPORT_ENV "LOCUS_LAUNCH_REPORT"
+
+static volatile pid_t launched; /* the launcher, while it runs */
+
+/* Passes a signal sent to this process (kill(1), a batch system) on to
+ * the launcher, which stops the job; one from the terminal reached the
+ * launcher already (one process group). */
+static void forward_signal(int sig, siginfo_t *info, void *ctx)
+{
+	(void)ctx;
+	pid_t p = launched;
+	if (p > 0 && (!info || info->si_code <= 0))
+		kill(p, sig);
+}
+
+/* This rank's number in the job, from the launcher's environment; -1 when
+ * none says. */
+static long env_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+	for (size_t i = 0; i < CLI_ARRAY_LEN(vars); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r = v && *v ? strtol(v, &end, 10) : -1;
+		if (v && *v && !*end)
+			return r;
+	}
+	return -1;
+}
+
+/* Appends a line to the launching process's report file (rank 0 only;
+ * nothing when the file is not on this host). */
+static void report_line(const char *line)
+{
+	const char *path = getenv(LAUNCH_REPORT_ENV);
+	if (!path || !*path || !cli_in_mpi_job() || env_rank() != 0)
+		return;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t w = write(fd, line, strlen(line));
+	(void)w;
+	close(fd);
+}
+
+void cli_mpi_report_start(void)
+{
+	report_line("started\n");
+}
+
+void cli_mpi_report_end(int status)
+{
+	char line[32];
+	snprintf(line, sizeof line, "ended %d\n", status);
+	report_line(line);
+}
+
+/* Runs the launcher av (av[0] == mpirun) as a child, waits for it and
+ * returns its exit status (or dies of its signal), having said why when
+ * it failed and rank 0 did not say so itself. `quiet`: it runs with
+ * --quiet. */
+static int run_launcher(const char *cmd, const char *mpirun, char **av, int quiet)
+{
+	char report[PATH_MAX];
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(report, sizeof report, "%s/locus-launch-XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int rfd = mkstemp(report);
+	if (rfd >= 0) {
+		close(rfd);
+		setenv(LAUNCH_REPORT_ENV, report, 1);
+	} else {
+		report[0] = 0;
+		unsetenv(LAUNCH_REPORT_ENV);
+	}
+	/* The exec's failure comes back through a pipe closed on success. */
+	int fds[2];
+	if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
+		fprintf(stderr, "locus %s: cannot start the launcher: %s\n", cmd, strerror(errno));
+		if (report[0])
+			unlink(report);
+		return CLI_EXIT_FAIL;
+	}
+	pid_t self = getpid();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		/* Killed with us, even by SIGKILL: the ranks then see their
+		 * launcher gone (cli_watch_launcher) and stop. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != self)
+			_exit(CLI_EXIT_FAIL);
+		execvp(mpirun, av);
+		int e = errno;
+		ssize_t w = write(fds[1], &e, sizeof e);
+		(void)w;
+		_exit(127);
+	}
+	close(fds[1]);
+	unsetenv(LAUNCH_REPORT_ENV);
+	if (pid < 0) {
+		fprintf(stderr, "locus %s: cannot start the launcher: %s\n", cmd, strerror(errno));
+		close(fds[0]);
+		if (report[0])
+			unlink(report);
+		return CLI_EXIT_FAIL;
+	}
+	launched = pid;
+	struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	for (size_t i = 0; i < CLI_ARRAY_LEN(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+	int exec_errno = 0;
+	ssize_t got;
+	while ((got = read(fds[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	launched = 0;
+	/* What rank 0 said: "started", then "ended STATUS". */
+	int started = 0, ended = 0, rank0 = 0;
+	if (report[0]) {
+		FILE *fp = fopen(report, "r");
+		char line[64];
+		while (fp && fgets(line, sizeof line, fp)) {
+			started |= !strcmp(line, "started\n");
+			if (sscanf(line, "ended %d", &rank0) == 1)
+				ended = 1;
+		}
+		if (fp)
+			fclose(fp);
+		unlink(report);
+	}
+	if (got == (ssize_t)sizeof exec_errno) {
+		fprintf(stderr, "locus %s: cannot run the MPI launcher %s: %s\n", cmd, mpirun,
+			strerror(exec_errno));
+		return CLI_EXIT_FAIL;
+	}
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		fprintf(stderr, "locus %s: the MPI launcher %s was killed by signal %d (%s)\n", cmd,
+			mpirun, sig, strsignal(sig));
+		fflush(stderr);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : CLI_EXIT_FAIL;
+	if (code == 0 || (ended && rank0 == code))
+		return code; /* success, or rank 0 said why */
+	char why[160] = "";
+	if (code > 128 && code < 128 + 65)
+		snprintf(why, sizeof why,
+			 " (%d is 128 + %d: a process of the job was killed by signal %d, %s)", code,
+			 code - 128, code - 128, strsignal(code - 128));
+	if (ended)
+		fprintf(stderr,
+			"locus %s: the MPI launcher %s exited with status %d%s, though rank 0 ended "
+			"with status %d: another process of the job failed\n",
+			cmd, mpirun, code, why, rank0);
+	else if (started)
+		fprintf(stderr,
+			"locus %s: the MPI launcher %s exited with status %d%s before rank 0 "
+			"ended: the job was cut short\n",
+			cmd, mpirun, code, why);
+	else
+		fprintf(stderr,
+			"locus %s: the MPI launcher %s exited with status %d%s and no rank of the "
+			"job started on this host%s\n",
+			cmd, mpirun, code, why,
+			quiet ? " (its own messages are hidden by --quiet without a hostfile)" : "");
+	return code;
+}
+
 int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const char *extra,
 		   int argc, char **argv)
 {
@@ -291,11 +486,9 @@ int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const 
 		av[k++] = argv[i];
 	av[k] = NULL;
 	setenv("LOCUS_RUN_RANK", "1", 1);
-	fflush(NULL);
-	execvp(mpirun, av);
-	fprintf(stderr, "locus %s: cannot run %s: %s\n", cmd, mpirun, strerror(errno));
+	int status = run_launcher(cmd, mpirun, av, open_mpi && !m->hostfile);
 	free(av);
-	return CLI_EXIT_FAIL;
+	return status;
 }
 
 /* ---- signals ------------------------------------------------------------------ */
@@ -336,7 +529,9 @@ static void *watch_launcher(void *arg)
 			continue;
 		/* The launcher died (SIGKILL: it could not stop us): nobody
 		 * reads our output or waits for our results any more. Stop the
-		 * command and leave nothing half-written. */
+		 * command and leave nothing half-written. The lock is never
+		 * released: no command starts after this one is killed. */
+		pthread_mutex_lock(&spawn_lock);
 		pid_t p = child;
 		if (p > 0)
 			kill(-p, SIGKILL);
@@ -647,14 +842,17 @@ int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
 					    POSIX_SPAWN_SETPGROUP);
 	pid_t pid;
+	pthread_mutex_lock(&spawn_lock);
 	int src = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
+	if (src == 0)
+		child = pid;
+	pthread_mutex_unlock(&spawn_lock);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (src != 0) {
 		snprintf(why, why_size, "cannot run \"%s\": %s", argv[0], strerror(src));
 		goto out;
 	}
-	child = pid;
 	if (cli_cancelled)
 		kill(-pid, SIGTERM);
 	int status;

@@ -2,8 +2,8 @@
  * locus run: run a command on every chunk of a store, for real, on MPI
  * ranks, as a scheduling policy decides (the MPI engine, locus/mpi.h).
  *
- * Started by hand, it checks its arguments and replaces itself with
- * mpirun, which starts the ranks: each is this same program, which sees
+ * Started by hand, it checks its arguments and runs mpirun as its child,
+ * which starts the ranks: each is this same program, which sees
  * it runs inside an MPI job (the launcher's environment) and takes part.
  * Started under mpirun by the user (a cluster with a hostfile, a batch
  * system), it takes part directly. The command is run without a shell: a
