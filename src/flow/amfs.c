@@ -1581,16 +1581,23 @@ static int known_at(const struct amfs *s, uint32_t d, uint32_t o, uint32_t n)
 	return 0;
 }
 
-/* The replica collective of a group task t reads as a multicast, or NONE. */
+/* The replica collective of the group of task t's first produced input,
+ * when t reads it as a multicast, or NONE: dispatch places t by its
+ * first input (V-I), so a replica serves t only then (with aware=bytes,
+ * never: t goes where most of its bytes are, and brings the group there
+ * as any other file). */
 static uint32_t replica_of(const struct amfs *s, uint32_t d, uint32_t t)
 {
 	const struct locus_task *tk = &s->g->tasks[t];
-	for (uint32_t k = 0; k < tk->n_in; k++) {
-		if (!s->an->input_multicast[tk->in_at + k])
+	for (uint32_t k = 0; k < tk->n_in && !s->aware_bytes; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		if (s->g->objects[o].producer == LOCUS_NONE)
 			continue;
-		uint32_t i = dindex(s, d, s->g->inputs[tk->in_at + k]);
-		if (i != NONE && s->dcoll[i] < s->n_colls && s->colls[s->dcoll[i]].kind == CO_REPLICA)
+		uint32_t i = dindex(s, d, o);
+		if (s->an->input_multicast[tk->in_at + k] && i != NONE && s->dcoll[i] < s->n_colls &&
+		    s->colls[s->dcoll[i]].kind == CO_REPLICA)
 			return s->dcoll[i];
+		break;
 	}
 	return NONE;
 }
