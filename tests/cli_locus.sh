@@ -115,6 +115,34 @@ run bad-platform 1 "$locus" place --chunks 2 --platform "$tmp/bad-platform.json"
 # Problems are reported, not dropped.
 run problems 0 "$locus" locate "fsck:$fixtures/fsck/hadoop3-missing.txt" && expect problems 'warning: the source reports [0-9]+ problem' "$err"
 
+# sim reports them too, on stderr and in the result JSON (they reached the
+# user only through locate): a Live_repl that disagrees with the replicas
+# listed, a truncated replica dropped from a store.
+cat >"$tmp/repl.fsck" <<'F'
+/data/a.txt 2048 bytes, replicated: replication=3, 2 block(s):  OK
+0. BP-1-10.0.0.1-1:blk_1_1 len=1024 Live_repl=3  [DatanodeInfoWithStorage[10.0.0.1:9866,DS-1,DISK], DatanodeInfoWithStorage[10.0.0.2:9866,DS-2,DISK]]
+1. BP-1-10.0.0.1-1:blk_2_2 len=1024 Live_repl=2  [DatanodeInfoWithStorage[10.0.0.2:9866,DS-2,DISK], DatanodeInfoWithStorage[10.0.0.1:9866,DS-1,DISK]]
+F
+printf '10.0.0.1 node01\n10.0.0.2 node02\n' >"$tmp/repl.hosts"
+run sim-problems 0 "$locus" sim -s "fsck:$tmp/repl.fsck?hosts=$tmp/repl.hosts" -N 3 -q --out "$tmp/repl.json" &&
+	expect sim-problems 'locus sim: warning: the source reports 1 problem' "$err" &&
+	expect sim-problems-line '/data/a.txt: block blk_1_1: Live_repl=3 but 2 replicas are listed' "$err"
+grep -q '"chunk": 0, "missing": false, "under_construction": false, "corrupt": false, "detail": "block blk_1_1: Live_repl=3' "$tmp/repl.json" &&
+	ok || fail "sim-problems: no problems in the result JSON"
+"$locus" place --generate 64K --chunk-size 8K --nodes 3 --racks 1 --replicas 2 --seed 1 --store "$tmp/s2" \
+	--dataset ds >/dev/null || fail "place into s2"
+truncate -s 100 "$(ls "$tmp"/s2/node0*/ds/chunk-000001-8192 | head -n 1)"
+run sim-truncated 0 "$locus" sim -s "store:$tmp/s2" -N 3 -q --json &&
+	expect sim-truncated 'ds: chunk 1 on node node0[1-3] is 100 bytes at offset 8192' "$err" &&
+	expect sim-truncated-json '"problems": \[' "$out" &&
+	expect sim-truncated-json-entry '\{"dataset": "ds", "chunk": 1, "missing": false, "under_construction": false, "corrupt": true' "$out"
+run sim-compare-problems 0 "$locus" sim -s "store:$tmp/s2" -N 3 -q --compare fifo,dlmpi --json &&
+	expect sim-compare-problems '"corrupt": true' "$out"
+[ "$(printf '%s\n' "$err" | grep -c 'warning: the source reports')" -eq 1 ] && ok ||
+	fail "sim --compare: the problems are said once, not once per policy"
+run sim-no-problems 0 "$locus" sim -s "$tmp/s" -N 4 -q --json &&
+	! printf '%s\n' "$out" | grep -q '"problems"' && [ -z "$err" ] && ok || fail "sim without problems: $err"
+
 # locus sim: usage, results, determinism, files, bad input.
 run sim-help 0 "$locus" sim --help && expect sim-help '--compare A,B' "$out"
 run sim-list 0 "$locus" sim --list-policies && expect sim-list 'dlmpi +one master draws' "$out"

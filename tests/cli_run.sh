@@ -64,6 +64,18 @@ run killed 1 "$locus" run -np 5 -K 4 --store st -q --retries 0 -- sh -c \
 	'if [ "$LOCUS_CHUNK_INDEX" = 2 ]; then kill -KILL $$; fi' sh {}
 expect killed 'chunk 2 .*killed by signal 9' "$err"
 
+# The store scan's problems reach the user (only locate said them): a
+# truncated replica is dropped with a warning on stderr and in the JSON.
+"$locus" place --generate 64K --chunk-size 8K --nodes 3 --racks 1 --replicas 2 --seed 1 --store s2 \
+	--dataset ds >/dev/null || fail "place into s2"
+truncate -s 100 "$(ls s2/node0*/ds/chunk-000001-8192 | head -n 1)"
+run run-problems 0 "$locus" run -K 3 --store s2 -q --json -- true &&
+	expect run-problems 'locus run: warning: the source reports 1 problem' "$err" &&
+	expect run-problems-line 'ds: chunk 1 on node node0[1-3] is 100 bytes at offset 8192' "$err" &&
+	expect run-problems-json '\{"dataset": "ds", "chunk": 1, "missing": false, "under_construction": false, "corrupt": true' "$out"
+run run-problems-text 0 "$locus" run -K 3 --store s2 -q -- true &&
+	expect run-problems-text 'warning: the source reports 1 problem' "$err"
+
 # A launcher that fails is explained, --quiet (no hostfile) or not: a rank
 # killed (the job exited 137 and printed nothing), a launcher that starts
 # no rank (exit 1, silent).

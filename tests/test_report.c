@@ -469,6 +469,75 @@ TEST(json_without_tasks_and_bounds)
 	json_decref(doc);
 }
 
+static json_t *render_json_compare(const struct locus_result *const *runs, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	if (!fp)
+		return NULL;
+	int rc = locus_report_compare_json(runs, n, fp);
+	fclose(fp);
+	json_error_t jerr;
+	json_t *doc = rc ? NULL : json_loads(buf, 0, &jerr);
+	free(buf);
+	return doc;
+}
+
+/* The problems a run's source reported are in its JSON (only the run's
+ * dataset's), and a result without any keeps its bytes: they reached the
+ * user only through locus locate (issue 16, items 3 and 4). */
+TEST(json_problems)
+{
+	struct locus_catalog *cat = NULL;
+	CHECK_EQ_INT(locus_catalog_create(&cat), 0);
+	long a = locus_catalog_add_dataset(cat, "a.fa"), b = locus_catalog_add_dataset(cat, "b");
+	CHECK(a >= 0 && b >= 0);
+	CHECK_EQ_INT(locus_catalog_add_problem(cat, (size_t)a, 1, LOCUS_CHUNK_CORRUPT,
+					       "chunk 1 on node n02 is 100 \"bytes\""),
+		     0);
+	CHECK_EQ_INT(locus_catalog_add_problem(cat, (size_t)b, SIZE_MAX, LOCUS_CHUNK_MISSING,
+					       "file status: MISSING"),
+		     0);
+	struct locus_result r;
+	small_result(&r);
+	int rc;
+	char *before = render(locus_report_json, &r, NULL, &rc);
+	CHECK_EQ_INT(locus_result_set_problems(&r, cat, NULL), 0);
+	CHECK_EQ_INT(r.n_problems, 2);
+	json_t *doc = render_json(locus_report_json, &r);
+	CHECK(doc != NULL);
+	json_t *ps = json_object_get(doc, "problems");
+	CHECK_EQ_INT(json_array_size(ps), 2);
+	json_t *p0 = json_array_get(ps, 0), *p1 = json_array_get(ps, 1);
+	CHECK_EQ_STR(json_string_value(json_object_get(p0, "dataset")), "a.fa");
+	CHECK_EQ_INT(json_integer_value(json_object_get(p0, "chunk")), 1);
+	CHECK(json_is_true(json_object_get(p0, "corrupt")));
+	CHECK(json_is_false(json_object_get(p0, "missing")));
+	CHECK_EQ_STR(json_string_value(json_object_get(p0, "detail")),
+		     "chunk 1 on node n02 is 100 \"bytes\"");
+	CHECK(json_is_null(json_object_get(p1, "chunk")));
+	CHECK(json_is_true(json_object_get(p1, "missing")));
+	json_decref(doc);
+	/* The comparison says them once, at the top. */
+	const struct locus_result *runs[] = {&r, &r};
+	doc = render_json_compare(runs, 2);
+	CHECK(doc != NULL);
+	CHECK_EQ_INT(json_array_size(json_object_get(doc, "problems")), 2);
+	json_decref(doc);
+	/* One dataset's only; then none (and the bytes of before). */
+	CHECK_EQ_INT(locus_result_set_problems(&r, cat, "b"), 0);
+	CHECK_EQ_INT(r.n_problems, 1);
+	CHECK_EQ_STR(r.problems[0].dataset, "b");
+	CHECK_EQ_INT(locus_result_set_problems(&r, NULL, NULL), 0);
+	CHECK_EQ_INT(r.n_problems, 0);
+	char *after = render(locus_report_json, &r, NULL, &rc);
+	CHECK(before && after && strcmp(before, after) == 0);
+	free(before);
+	free(after);
+	locus_catalog_destroy(cat);
+}
+
 TEST(json_escapes_names)
 {
 	struct locus_result r;
@@ -1135,7 +1204,8 @@ TEST(samples)
 }
 
 TEST_MAIN(TEST_ENTRY(json_fields), TEST_ENTRY(json_text_is_exact_and_stable),
-	  TEST_ENTRY(json_without_tasks_and_bounds), TEST_ENTRY(json_escapes_names),
+	  TEST_ENTRY(json_without_tasks_and_bounds), TEST_ENTRY(json_problems),
+	  TEST_ENTRY(json_escapes_names),
 	  TEST_ENTRY(numbers_match_core_formatter), TEST_ENTRY(output_ignores_locale),
 	  TEST_ENTRY(writer_errors), TEST_ENTRY(csv_exact), TEST_ENTRY(trace_events),
 	  TEST_ENTRY(svg_gantt_small), TEST_ENTRY(svg_gantt_aggregates_large_runs),

@@ -86,6 +86,17 @@ struct locus_stage_result {
 	uint64_t collectives;
 };
 
+/* A problem the run's locality source reported about its data (a block
+ * with fewer replicas than it says, a truncated replica dropped from a
+ * store scan, a missing chunk): a copy of the catalog's, by dataset name
+ * (locus_result_set_problems). */
+struct locus_result_problem {
+	char *dataset;	/* owned */
+	size_t chunk;	/* SIZE_MAX: the dataset as a whole */
+	uint32_t flags; /* LOCUS_CHUNK_* */
+	char *detail;	/* owned */
+};
+
 struct locus_sched_result {
 	uint64_t events;    /* events handled */
 	double busy;	    /* time spent deciding */
@@ -152,9 +163,22 @@ struct locus_result {
 	struct locus_task_result *tasks;     /* n_tasks, or NULL */
 	struct locus_worker_result *workers; /* n_workers */
 	struct locus_sched_result *scheds;   /* n_schedulers */
+	/* What the locality source reported about the run's data (owned;
+	 * none: NULL and 0), written as the result's "problems". */
+	struct locus_result_problem *problems;
+	size_t n_problems;
 };
 
 void locus_result_destroy(struct locus_result *r);
+
+struct locus_catalog;
+/* Copies into r the problems `cat` reports about dataset `dataset` (every
+ * dataset when NULL), replacing those r had, so that a run says what was
+ * wrong with its data: the MPI engine does it with the store's catalog;
+ * a caller of locus_sim_run with a catalog calls it on the result.
+ * Returns 0 or LOCUS_ENOMEM (r's problems then empty). */
+int locus_result_set_problems(struct locus_result *r, const struct locus_catalog *cat,
+			      const char *dataset);
 
 /* Sets r's wait statistics (mean, p50, p99, max) from the waits of every
  * assignment, `n` of them; sorts `waits` in place. */

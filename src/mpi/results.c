@@ -95,6 +95,13 @@ static int build(struct engine *e, struct locus_mpi_report *rep, const struct ta
 	r->n_schedulers = e->n_scheds;
 	r->n_nodes = e->plat->n_nodes;
 	r->opt_local = -1;
+	/* What the store scan found wrong (a replica dropped, a chunk no
+	 * node holds): the run says it, as locus locate does. */
+	if (locus_result_set_problems(r, e->cat, e->opt->dataset)) {
+		free(pick);
+		free(waits);
+		return locus__err(e->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
 	/* Each task's final attempt. */
 	for (size_t t = 0; t < n; t++)
 		pick[t] = -1;

@@ -462,6 +462,11 @@ int locus_report_compare_json(const struct locus_result *const *runs, size_t n, 
 	/* Version 1 for chunk runs, byte for byte as before; 2 adds the task
 	 * graphs' fields to the runs that have them, 3 the workflows'. */
 	locus__out_u64(&o, any_flow ? 3 : any_dag ? 2 : COMPARE_VERSION);
+	/* The runs share their workload: its source's problems once. */
+	if (n && runs[0]->n_problems) {
+		locus__out_str(&o, ",\n  ");
+		locus__out_problems(&o, runs[0], "    ", "  ");
+	}
 	locus__out_str(&o, ",\n  \"runs\": [");
 	for (size_t i = 0; i < n; i++) {
 		locus__out_str(&o, i ? ",\n    " : "\n    ");

@@ -370,6 +370,12 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 			locus__out_json_str(&o, r->failure, strnlen(r->failure, sizeof r->failure));
 		}
 	}
+	if (r->n_problems) {
+		/* What the locality source said was wrong with the data (only
+		 * when it said something: other documents keep their bytes). */
+		locus__out_str(&o, ",\n  ");
+		locus__out_problems(&o, r, "    ", "  ");
+	}
 	locus__out_str(&o, ",\n");
 	summary(&o, r);
 	if (r->flow && r->stages)

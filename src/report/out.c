@@ -546,3 +546,36 @@ void locus__out_wait(struct locus__out *o, const struct locus_result *r)
 	locus__out_field_num(o, "max", r->wait_max);
 	locus__out_str(o, "}");
 }
+
+void locus__out_problems(struct locus__out *o, const struct locus_result *r, const char *indent,
+			 const char *close)
+{
+	locus__out_str(o, "\"problems\": [");
+	for (size_t i = 0; i < r->n_problems; i++) {
+		const struct locus_result_problem *p = &r->problems[i];
+		locus__out_str(o, i ? ",\n" : "\n");
+		locus__out_str(o, indent);
+		locus__out_str(o, "{\"dataset\": ");
+		locus__out_json_str(o, p->dataset, strlen(p->dataset));
+		locus__out_str(o, ", \"chunk\": ");
+		if (p->chunk == SIZE_MAX)
+			locus__out_str(o, "null");
+		else
+			locus__out_u64(o, p->chunk);
+		locus__out_str(o, p->flags & LOCUS_CHUNK_MISSING ? ", \"missing\": true"
+								: ", \"missing\": false");
+		locus__out_str(o, p->flags & LOCUS_CHUNK_UNDER_CONSTRUCTION
+				      ? ", \"under_construction\": true"
+				      : ", \"under_construction\": false");
+		locus__out_str(o, p->flags & LOCUS_CHUNK_CORRUPT ? ", \"corrupt\": true"
+								: ", \"corrupt\": false");
+		locus__out_str(o, ", \"detail\": ");
+		locus__out_json_str(o, p->detail, strlen(p->detail));
+		locus__out_char(o, '}');
+	}
+	if (r->n_problems) {
+		locus__out_char(o, '\n');
+		locus__out_str(o, close);
+	}
+	locus__out_char(o, ']');
+}

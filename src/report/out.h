@@ -62,6 +62,12 @@ void locus__out_key(struct locus__out *o, const char *k);
 void locus__out_field_num(struct locus__out *o, const char *k, double v);
 void locus__out_field_u64(struct locus__out *o, const char *k, uint64_t v);
 /* "wait": {"mean": .., "p50": .., "p99": .., "max": ..} of a result. */
+/* "problems": [...] of r (its locality source's reports on its data),
+ * each entry on a line of its own after `indent`, the closing bracket on
+ * one after `close`: dataset, chunk (null: the whole dataset), missing,
+ * under_construction, corrupt, detail. */
+void locus__out_problems(struct locus__out *o, const struct locus_result *r, const char *indent,
+			 const char *close);
 void locus__out_wait(struct locus__out *o, const struct locus_result *r);
 /* A seed as a JSON integer; above 2^63 - 1 as a string of digits, since
  * readers with signed 64-bit integers (jansson) refuse larger ones. */

@@ -75,6 +75,11 @@ int cli_report_write(void *ctx, FILE *fp);
  * found leaks; 0 without AddressSanitizer. */
 int cli_leak_check(void);
 
+/* Prints, on stderr, "locus CMD: warning: the source reports N
+ * problems:" and the first 10 of r's problems, one a line ("DATASET:
+ * DETAIL"), with how many more there are; nothing when there are none. */
+void cli_warn_problems(const char *cmd, const struct locus_result *r);
+
 /* Writes a JSON string literal (quotes and escapes) to stdout. */
 void cli_json_string(const char *s);
 

@@ -613,6 +613,7 @@ static int rank_main(struct run_args *a)
 			rc = write_measured(a->measured, &rep, &err);
 		if (rc)
 			status = cli_error("run", &err, rc);
+		cli_warn_problems("run", r);
 		for (size_t i = 0; i < rep.n_failures; i++) {
 			const struct locus_mpi_failure *f = &rep.failures[i];
 			fprintf(

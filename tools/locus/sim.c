@@ -964,6 +964,14 @@ int cmd_sim(int argc, char **argv)
 		if ((rc = locus_sim_run(&runs[i], &cfg, &err)))
 			goto fail;
 		runs[i]->opt_local = a.shared_fs > 0 ? 0 : opt_local;
+		/* What the source said was wrong with the data, in the result
+		 * and, once, on stderr. */
+		if (a.source && (rc = locus_result_set_problems(runs[i], cat, a.dataset))) {
+			n_runs++;
+			goto fail;
+		}
+		if (i == 0)
+			cli_warn_problems("sim", runs[0]);
 		n_runs++;
 		if (runs[i]->failed) {
 			fprintf(stderr, "locus sim: %s: the run failed: %s\n", pols[i]->name,
