@@ -31,6 +31,9 @@
  *           3 to 9 %), collective against asynchronous gather (143.3 s
  *           against 139.6 s)
  *  auto     the automatic choice of gather against both fixed choices
+ *  replicate  V-F5's alternative: the writer of a multicast group run again
+ *           on the replicas' nodes instead of copying the group, against
+ *           copying it, on Montage 6x6 and mtcBLAST
  *  wfcommons  the WfCommons instances of ../shared/data, every configuration
  *  million  a million-task workflow, simulated
  *
@@ -545,10 +548,10 @@ static void exp_blast(void)
 	size_t n_cores = quick ? 2 : sizeof cores / sizeof cores[0];
 	printf("## mtcBLAST (63 fragments, cores / 16 query files)\n\n");
 	printf("blastp: its time (first task ready to last end, s) without stealing, stealing from "
-	       "2 neighbours (the paper's) and from every worker, and stealing's gain; blastp + "
-	       "merge (blastp's first ready to merge's last end) with collective and with "
-	       "asynchronous gather, both stealing from 2 neighbours.\n\n");
-	printf("| cores | tasks | blastp, no stealing | 2 neighbours | gain | every worker | gain "
+	       "the 2 nearest workers on each side (steal=2, the paper's neighbours) and from every "
+	       "worker, and stealing's gain; blastp + merge (blastp's first ready to merge's last "
+	       "end) with collective and with asynchronous gather, both with steal=2.\n\n");
+	printf("| cores | tasks | blastp, no stealing | steal=2 | gain | every worker | gain "
 	       "| blastp+merge, collective | asynchronous | async / coll. |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|\n");
 	struct repro_line gain2 = {0}, gainall = {0};
@@ -587,7 +590,7 @@ static void exp_blast(void)
 		locus_platform_destroy(m.p);
 	}
 	printf("\n");
-	struct locus_series se[2] = {repro_series(&gain2, "2 neighbours (the paper: 3-9 %)", 0, 0),
+	struct locus_series se[2] = {repro_series(&gain2, "steal=2 (the paper: 3-9 %)", 0, 0),
 				     repro_series(&gainall, "every worker", 0, 0)};
 	struct locus_chart c = {.title = "mtcBLAST: stealing's gain on blastp (Fig. 11)",
 				.x_label = "cores",
@@ -638,6 +641,54 @@ static void exp_auto(void)
 		       w ? "mtcBLAST" : "Montage 6x6", cores, gathers,
 		       gathers - (size_t)coll, ms[0], ms[1], ms[2], ms[2] / best);
 		locus_flow_analysis_destroy(an);
+		locus_workload_destroy(wl);
+		locus_graph_destroy(g);
+		locus_platform_destroy(m.p);
+	}
+	printf("\n");
+}
+
+/* ---- replicating the writer (V-F5) ------------------------------------------------------------ */
+
+static void exp_replicate(void)
+{
+	calibrated();
+	printf("## Replicating the writer instead of the file (V-F5)\n\n");
+	printf("config=auto, the multicast groups copied to their replicas' nodes (replicate=file) "
+	       "or their writers run again there (replicate=task): the replicas made, the MB "
+	       "copied between nodes, two stages' times (first task ready to last end, s: "
+	       "Montage's readers of the overlaps and corrections tables, mtcBLAST's formatdb, "
+	       "the writer, and blastp, the readers) and the makespan (s).\n\n");
+	printf("| workflow | cores | replicate | replicas | MB copied | stage | its time | "
+	       "stage | its time | makespan |\n|---|---|---|---|---|---|---|---|---|---|\n");
+	static const struct {
+		int blast;
+		size_t cores;
+	} rows[] = {{0, 512}, {0, 2048}, {1, 1024}, {1, 4096}};
+	size_t n_rows = quick ? 2 : sizeof rows / sizeof rows[0];
+	for (size_t i = 0; i < n_rows; i++) {
+		size_t cores = rows[quick ? 2 * i : i].cores;
+		int bl = rows[quick ? 2 * i : i].blast;
+		struct machine m = machine(cores);
+		struct locus_graph *g = bl ? blast((uint32_t)(cores / 16)) : montage(1319);
+		struct locus_workload *wl = NULL;
+		struct locus_error err = {0};
+		if (locus_workload_from_graph(&wl, m.p, g, NULL, &err))
+			die("workload", &err);
+		static const char *const ways[] = {"replicate=file", "replicate=task"};
+		const char *st[2] = {bl ? "formatdb" : "mDiffFit", bl ? "blastp" : "mBackground"};
+		for (int k = 0; k < 2; k++) {
+			struct locus_result *res = go(wl, &m, &(struct run){"auto", ways[k]}, 1, NULL);
+			struct phase ph[MAX_PHASES];
+			size_t n = phases(res, g, ph);
+			printf("| %s | %zu | %s | %llu | %.0f | %s | %.1f | %s | %.1f | %.1f |\n",
+			       bl ? "mtcBLAST" : "Montage 6x6", cores, ways[k] + 10,
+			       (unsigned long long)repro_counter(res, "replicas"),
+			       (double)res->bytes_moved / 1e6, st[0], phase_time(ph, n, st[0]), st[1],
+			       phase_time(ph, n, st[1]), res->makespan);
+			fflush(stdout);
+			locus_result_destroy(res);
+		}
 		locus_workload_destroy(wl);
 		locus_graph_destroy(g);
 		locus_platform_destroy(m.p);
@@ -743,9 +794,9 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} exps[] = {{"montage", NULL},	      {"table7", NULL}, {"scale", exp_scale},
-		    {"blast", exp_blast},     {"auto", exp_auto}, {"wfcommons", exp_wfcommons},
-		    {"million", exp_million}};
+	} exps[] = {{"montage", NULL},	      {"table7", NULL},		{"scale", exp_scale},
+		    {"blast", exp_blast},     {"auto", exp_auto},		{"replicate", exp_replicate},
+		    {"wfcommons", exp_wfcommons}, {"million", exp_million}};
 	int chosen[sizeof exps / sizeof exps[0]] = {0}, any = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
@@ -762,7 +813,7 @@ int main(int argc, char **argv)
 		if (k == sizeof exps / sizeof exps[0]) {
 			fprintf(stderr,
 				"usage: repro_amfs [--out DIR] [--quick] "
-				"[montage|table7|scale|blast|auto|wfcommons|million]...\n");
+				"[montage|table7|scale|blast|auto|replicate|wfcommons|million]...\n");
 			return 2;
 		}
 		chosen[k] = any = 1;
