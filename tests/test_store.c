@@ -385,6 +385,91 @@ TEST(truncated_replica_on_any_node)
 	locus_catalog_destroy(cat);
 }
 
+/* Assembles two listings in one order and the other: the catalogs'
+ * datasets agree chunk for chunk (the hosts' ids aside). */
+static int assembled_alike(const char *la, const char *lb)
+{
+	const char *names[2][2] = {{"na", "nb"}, {"nb", "na"}};
+	const char *lists[2][2] = {{la, lb}, {lb, la}};
+	struct locus_catalog *cat[2] = {NULL, NULL};
+	struct locus_error err = {0};
+	int same = 1;
+	for (int k = 0; k < 2; k++) {
+		size_t lens[2] = {strlen(lists[k][0]), strlen(lists[k][1])};
+		if (locus__store_assemble(&cat[k], "r", names[k], lists[k], lens, 2, &err))
+			same = 0;
+	}
+	for (size_t d = 0; same && d < cat[0]->n_datasets; d++) {
+		const struct locus_dataset *x = &cat[0]->datasets[d], *y = &cat[1]->datasets[d];
+		same = x->size == y->size && x->n_chunks == y->n_chunks;
+		for (size_t c = 0; same && c < x->n_chunks; c++)
+			same = x->chunks[c].length == y->chunks[c].length &&
+			       x->chunks[c].flags == y->chunks[c].flags &&
+			       x->chunks[c].n_replicas == y->chunks[c].n_replicas;
+	}
+	locus_catalog_destroy(cat[0]);
+	locus_catalog_destroy(cat[1]);
+	return same;
+}
+
+/* The nodes' order does not choose the reference replica (issue 16, item
+ * 4; found by fuzz_store): after a gap, two replicas of chunk 2 of one
+ * length at different offsets tied, and the first node's won, so the
+ * missing chunk 1 was 100 or 200 bytes as the listings came. The lower
+ * offset wins now, in any order. */
+TEST(assembly_ignores_node_order)
+{
+	const char *la = "C 0 0 100 d\nC 2 300 50 d\n", *lb = "C 0 0 100 d\nC 2 200 50 d\n";
+	CHECK(assembled_alike(la, lb));
+	struct locus_catalog *cat = NULL;
+	struct locus_error err = {0};
+	const char *names[2] = {"na", "nb"}, *lists[2] = {la, lb};
+	size_t lens[2] = {strlen(la), strlen(lb)};
+	CHECK_EQ_INT(locus__store_assemble(&cat, "r", names, lists, lens, 2, &err), 0);
+	CHECK_EQ_INT(cat->datasets[0].n_chunks, 3);
+	CHECK_EQ_INT(cat->datasets[0].chunks[1].length, 100);
+	CHECK_EQ_INT(cat->datasets[0].chunks[1].flags, LOCUS_CHUNK_MISSING);
+	CHECK_EQ_INT(cat->datasets[0].chunks[2].offset, 200);
+	CHECK_EQ_INT(cat->datasets[0].chunks[2].flags, LOCUS_CHUNK_CORRUPT);
+	locus_catalog_destroy(cat);
+	/* A truncated copy on either node, as in a store. */
+	CHECK(assembled_alike("C 0 0 100 d\nC 1 100 100 d\nM 200 2 d\n",
+			      "C 0 0 100 d\nC 1 100 7 d\nM 200 2 d\n"));
+}
+
+/* A chunk index or a manifest's count past what a store holds is an
+ * error: the scan makes an entry and a problem for every chunk no node
+ * holds, so one stray "chunk-4000000000-0" had it fill memory. */
+TEST(absurd_chunk_indices)
+{
+	const char *root = test_tmpdir();
+	struct locus_catalog *cat = NULL;
+	struct locus_error err = {0};
+	char path[1024];
+	snprintf(path, sizeof path, "%s/n1/big", root);
+	CHECK_EQ_INT(locus__mkdirs(path, &err), 0);
+	snprintf(path, sizeof path, "%s/n1/big/chunk-4000000000-0", root);
+	CHECK_EQ_INT(test_write(path, "x"), 0);
+	CHECK_EQ_INT(locus_store_scan(&cat, root, &err), LOCUS_EPARSE);
+	CHECK(cat == NULL);
+	CHECK(strstr(err.message, "dataset \"big\": node n1 holds chunk 4000000000; a store "
+				  "holds at most 16777216 chunks per dataset") != NULL);
+	CHECK_EQ_INT(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/n1/big/.locus-dataset", root);
+	CHECK_EQ_INT(test_write(path, "locus-store-dataset 1\nsize 9\nchunks 99999999999\n"), 0);
+	CHECK_EQ_INT(locus_store_scan(&cat, root, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.message, "manifest says 99999999999 chunks") != NULL);
+	/* Just past the bound. */
+	CHECK_EQ_INT(test_write(path, "locus-store-dataset 1\nsize 1\nchunks 16777217\n"), 0);
+	CHECK_EQ_INT(locus_store_scan(&cat, root, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.message, "manifest says 16777217 chunks") != NULL);
+	CHECK_EQ_INT(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/n1/big/chunk-16777216-0", root);
+	CHECK_EQ_INT(test_write(path, "x"), 0);
+	CHECK_EQ_INT(locus_store_scan(&cat, root, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.message, "holds chunk 16777216;") != NULL);
+}
+
 /* One chunk index written two ways in one directory is an error naming
  * both files (it was "invalid argument" with no file named). */
 TEST(duplicate_chunk_index)
@@ -533,5 +618,6 @@ TEST_MAIN(TEST_ENTRY(catalog_store_catalog_round_trip), TEST_ENTRY(existing_data
 	  TEST_ENTRY(failure_leaves_store_untouched),
 	  TEST_ENTRY(lost_and_corrupt_replicas_are_reported), TEST_ENTRY(bad_names_and_bad_stores),
 	  TEST_ENTRY(stray_files_are_ignored), TEST_ENTRY(split_scan_equals_whole_scan),
-	  TEST_ENTRY(truncated_replica_on_any_node), TEST_ENTRY(duplicate_chunk_index),
+	  TEST_ENTRY(truncated_replica_on_any_node), TEST_ENTRY(assembly_ignores_node_order),
+	  TEST_ENTRY(absurd_chunk_indices), TEST_ENTRY(duplicate_chunk_index),
 	  TEST_ENTRY(links_out_of_the_root), TEST_ENTRY(empty_store), TEST_ENTRY(node_names))

@@ -29,6 +29,12 @@
 #define MANIFEST_MAGIC	 "locus-store-dataset"
 #define MANIFEST_VERSION 1
 
+/* The most chunks a dataset of a store may have. A scan makes an entry
+ * (and a problem) for every chunk no node holds, from the indices of the
+ * files and the manifest's count, not from what it read: without a bound
+ * one stray file "chunk-4000000000-0" had it fill memory. */
+#define STORE_MAX_CHUNKS ((uint64_t)1 << 24)
+
 void locus_store_chunk_name(char *buf, size_t size, size_t index, uint64_t offset)
 {
 	snprintf(buf, size, "chunk-%06zu-%" PRIu64, index, offset);
@@ -318,7 +324,11 @@ static const struct manifest *find_manifest(const struct scan *s, const char *ds
  * called. Preferred, in order: a replica that starts where the chunks
  * before it end (`at`); one that ends where the next chunk starts (or at
  * the manifest's size, for the last chunk); the offset and length most
- * replicas agree on; the longest (a damaged copy is usually truncated).
+ * replicas agree on; the longest (a damaged copy is usually truncated);
+ * the lowest offset. The last makes equal scores independent of the
+ * order of the pieces, which is the nodes' (fuzz_store found two
+ * replicas after a gap, of one length at different offsets, whose
+ * reference was the first node's, so the listings' order set the gap).
  */
 static size_t reference(const struct scan *s, size_t j, size_t end, uint64_t at,
 			const struct manifest *m)
@@ -346,7 +356,8 @@ static size_t reference(const struct scan *s, size_t j, size_t end, uint64_t at,
 		size_t k = 0;
 		while (k < 4 && score[k] == best_score[k])
 			k++;
-		if (q == j || (k < 4 && score[k] > best_score[k])) {
+		if (q == j || (k < 4 && score[k] > best_score[k]) ||
+		    (k == 4 && p->offset < s->pieces[best].offset)) {
 			best = q;
 			memcpy(best_score, score, sizeof score);
 		}
@@ -364,6 +375,15 @@ static int assemble(struct scan *s)
 	/* Manifests of one dataset must agree across nodes. */
 	for (size_t i = 0; i < s->n_mans; i++) {
 		const struct manifest *m = find_manifest(s, s->mans[i].dataset);
+		char shown[200];
+		if (s->mans[i].chunks > STORE_MAX_CHUNKS)
+			return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+					  "dataset \"%s\": node %s's manifest says %" PRIu64
+					  " chunks; a store holds at most %" PRIu64
+					  " chunks per dataset",
+					  locus__visible(m->dataset, SIZE_MAX, shown, sizeof shown),
+					  s->cat->hosts[s->mans[i].host].name, s->mans[i].chunks,
+					  STORE_MAX_CHUNKS);
 		if (m->size != s->mans[i].size || m->chunks != s->mans[i].chunks)
 			return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
 					  "dataset \"%s\": node %s says %" PRIu64
@@ -372,6 +392,19 @@ static int assemble(struct scan *s)
 					  m->dataset, s->cat->hosts[m->host].name, m->size,
 					  m->chunks, s->cat->hosts[s->mans[i].host].name,
 					  s->mans[i].size, s->mans[i].chunks);
+	}
+	for (size_t k = 0; k < s->n_pieces; k++) {
+		char shown[200];
+		if (s->pieces[k].index >= STORE_MAX_CHUNKS)
+			return locus__err(
+			    s->err, LOCUS_EPARSE, s->root, 0, 0,
+			    "dataset \"%s\": node %s holds chunk %" PRIu64
+			    "; a store holds at most %" PRIu64
+			    " chunks per dataset (expected chunk-<index>-<offset> with an index "
+			    "below that)",
+			    locus__visible(s->pieces[k].dataset, SIZE_MAX, shown, sizeof shown),
+			    s->cat->hosts[s->pieces[k].host].name, s->pieces[k].index,
+			    STORE_MAX_CHUNKS);
 	}
 	size_t i = 0;
 	while (i < s->n_pieces && !rc) {
