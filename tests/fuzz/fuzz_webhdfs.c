@@ -12,8 +12,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Names the rule ties together (dn1 and DN1.cluster) and names it cannot
+ * place (dn5.a, dn5.b, then DN5). */
 static const char hosts_text[] =
-    "10.1.0.11 dn1.cluster dn1\n10.1.0.13 dn3.cluster\n::1 localhost\n";
+    "10.1.0.11 dn1.cluster dn1\n10.1.0.13 dn3.cluster\n::1 localhost\n"
+    "10.1.0.14 DN1.cluster\n10.1.0.21 dn5.a\n10.1.0.22 dn5.b\n10.1.0.23 DN5\n";
 
 static void check(int ok)
 {
@@ -32,10 +35,30 @@ static int clean(const char *s)
 	return 1;
 }
 
+/* Host names obey the host-name rule, as fuzz_fsck and fuzz_catalog
+ * check it: valid (no control character, no ',', not starting with '.'),
+ * and no two of them name one host (checked on the first 256, to keep
+ * each input fast). */
+static void check_host_names(const struct locus_catalog *cat)
+{
+	size_t n = cat->n_hosts < 256 ? cat->n_hosts : 256;
+	for (size_t h = 0; h < cat->n_hosts; h++) {
+		const char *s = cat->hosts[h].name;
+		check(s && s[0] && s[0] != '.');
+		for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+			check(*p >= 0x20 && *p != 0x7f && *p != ',');
+	}
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = 0; b < a; b++)
+			check(!locus_host_match(cat->hosts[a].name, cat->hosts[b].name));
+}
+
 static void check_catalog(const struct locus_catalog *cat)
 {
 	const struct locus_dataset *ds;
 	uint64_t end = 0;
+
+	check_host_names(cat);
 
 	check(cat->n_datasets == 1);
 	ds = &cat->datasets[0];
