@@ -77,8 +77,18 @@ enum {
 	F_DROP,	      /* -> a rank of the node: delete a file (struct repl) */
 	F_REPORT,     /* worker -> rank 0: a task finished (struct rec) */
 	F_ERROR,      /* any -> rank 0: the run cannot go on (struct endmsg) */
-	F_FINISH      /* rank 0 -> all: stop (struct endmsg) */
+	F_FINISH,     /* rank 0 -> all: stop (struct endmsg) */
+	F_BATCH	      /* several of the above, each a struct bhead + its bytes */
 };
+
+/* A message in a batch: its tag and length, then its bytes, padded to 8. */
+struct bhead {
+	uint32_t tag, len;
+};
+
+/* Messages this long or shorter wait in their destination's batch until
+ * the end of the rank's turn: one MPI message per destination and turn. */
+#define BATCH_MAX 4096
 
 struct fwire {
 	uint32_t type, from, to, bytes, n_args, pad;
@@ -182,6 +192,7 @@ struct flow {
 	const struct locus_mpi_flow_options *opt;
 	struct locus_error *err;
 	double t0;
+	int one_host; /* every rank on one machine: one clock */
 	const struct locus_graph *g;
 	struct locus_platform *plat;
 	struct locus_workload *wl;
@@ -193,10 +204,10 @@ struct flow {
 	size_t D, K; /* scheduler ranks, worker nodes */
 	size_t n_workers, n_scheds, n_procs;
 	int *proc_rank;
-	int *node_rank;	    /* by worker node: its ranks node_rank[node_at[n] ..] */
-	size_t *node_at;    /* K + 1 */
-	uint32_t node;	    /* this rank's node (a dispatcher node for scheduler ranks) */
-	uint32_t worker;    /* this rank's worker process, or NONE */
+	int *node_rank;	 /* by worker node: its ranks node_rank[node_at[n] ..] */
+	size_t *node_at; /* K + 1 */
+	uint32_t node;	 /* this rank's node (a dispatcher node for scheduler ranks) */
+	uint32_t worker; /* this rank's worker process, or NONE */
 	char job_dir[PATH_MAX], node_dir[PATH_MAX], shared[PATH_MAX];
 	struct locus_replicas *rep;
 	uint8_t *on_fs;
@@ -205,8 +216,9 @@ struct flow {
 	MPI_Request *req;
 	void **bufs;
 	size_t n_out, out_cap;
-	uint64_t *sent, *recvd; /* by rank */
-	struct fwire *inbox;	/* messages to processes of this rank */
+	struct locus__buf *batch; /* by rank: messages not sent yet */
+	uint64_t *sent, *recvd;	  /* by rank */
+	struct fwire *inbox;	  /* messages to processes of this rank */
 	size_t in_head, in_len, in_cap;
 	struct repl *ups; /* updates not yet sent to the others */
 	size_t n_ups, ups_cap;
@@ -229,18 +241,23 @@ struct flow {
 	size_t q_len, q_cap;
 	int stopped;
 	struct item cur;
-	int busy;	 /* cur is gathering or running */
-	int gathering;	 /* waiting for cur's pulls */
+	int busy;      /* cur is gathering or running */
+	int gathering; /* waiting for cur's pulls */
 	int pull_failed;
 	uint32_t pulls_left;
-	pid_t pid;	 /* the command, or 0 */
-	int standin;	 /* cur is a stand-in sleeping until standin_end */
+	pid_t pid;   /* the command, or 0 */
+	int standin; /* cur is a stand-in sleeping until standin_end */
 	double standin_end;
 	int attempt;
 	double start, read_end;
 	char work[PATH_MAX];
-	int check; /* something changed: look at the head task again */
-	uint32_t *qmark; /* by task: 1 queued or running here */
+	char *fn_paths;	      /* opt->fn: the current task's paths */
+	const char **fn_ptrs; /* into fn_paths: inputs, then outputs */
+	size_t fn_cap;	      /* paths fn_paths holds */
+	uint32_t *fn_task;    /* a resumed run: task -> its index in opt->graph */
+	uint32_t *fn_obj;     /* and opt->graph's objects -> this run's (or NONE) */
+	int check;	      /* something changed: look at the head task again */
+	uint32_t *qmark;      /* by task: 1 queued or running here */
 
 	/* A resumed run: the workflow left (owned), and the files copied to
 	 * the shared directory for it, deleted when it succeeds. */
@@ -299,8 +316,8 @@ static const char *obj_name(const struct flow *f, uint32_t o)
 static void local_fail(struct flow *f, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Sends `len` bytes of `buf`, which the engine owns from then on. */
-static void post(struct flow *f, int dest, int tag, void *buf, size_t len)
+/* Sends `len` bytes of `buf` now (the engine owns buf from then on). */
+static void send_now(struct flow *f, int dest, int tag, void *buf, size_t len)
 {
 	if (f->n_out == f->out_cap) {
 		size_t cap = f->out_cap ? 2 * f->out_cap : 64;
@@ -322,22 +339,58 @@ static void post(struct flow *f, int dest, int tag, void *buf, size_t len)
 	f->sent[dest]++;
 }
 
-static void *dup_mem(const void *p, size_t n)
+/* Sends what waits for rank `dest`. */
+static void flush_batch(struct flow *f, int dest)
 {
-	void *q = malloc(n);
-	if (q)
-		memcpy(q, p, n);
-	return q;
+	struct locus__buf *b = &f->batch[dest];
+	if (!b->len)
+		return;
+	char *data = b->data;
+	size_t len = b->len;
+	*b = (struct locus__buf){0};
+	send_now(f, dest, F_BATCH, data, len);
 }
 
+static void flush_batches(struct flow *f)
+{
+	for (int r = 0; f->batch && r < f->size; r++)
+		flush_batch(f, r);
+}
+
+/* Sends a copy of p[0 .. len): into dest's batch when short, else at
+ * once after that batch, so that a rank receives another's messages in
+ * the order they were posted. */
 static void post_copy(struct flow *f, int dest, int tag, const void *p, size_t len)
 {
-	void *b = dup_mem(p, len);
-	if (!b) {
+	if (len <= BATCH_MAX && f->batch) {
+		static const char pad[8];
+		struct locus__buf *b = &f->batch[dest];
+		struct bhead h = {(uint32_t)tag, (uint32_t)len};
+		if (locus__buf_append(b, (const char *)&h, sizeof h) ||
+		    locus__buf_append(b, p, len) || locus__buf_append(b, pad, (8 - len % 8) % 8))
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	void *q = malloc(len ? len : 1);
+	if (!q) {
 		local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
-	post(f, dest, tag, b, len);
+	memcpy(q, p, len);
+	flush_batch(f, dest);
+	send_now(f, dest, tag, q, len);
+}
+
+/* The same with `buf`, which the engine owns from then on. */
+static void post(struct flow *f, int dest, int tag, void *buf, size_t len)
+{
+	if (len <= BATCH_MAX && f->batch) {
+		post_copy(f, dest, tag, buf, len);
+		free(buf);
+		return;
+	}
+	flush_batch(f, dest);
+	send_now(f, dest, tag, buf, len);
 }
 
 static int outbox_progress(struct flow *f)
@@ -576,8 +629,10 @@ static void take_message(struct flow *f, const struct fwire *w)
 {
 	if (w->type == LOCUS_MSG_ASSIGN || w->type == LOCUS_MSG_ASSIGN_FLOW) {
 		if (w->to != f->worker) {
-			local_fail(f, LOCUS_EINCOMPLETE, "policy %s assigned a task to process %" PRIu32
-				   ", which is no worker", f->pol->name, w->to);
+			local_fail(f, LOCUS_EINCOMPLETE,
+				   "policy %s assigned a task to process %" PRIu32
+				   ", which is no worker",
+				   f->pol->name, w->to);
 			return;
 		}
 		worker_assign(f, w);
@@ -677,7 +732,8 @@ static void apply_actions(struct flow *f, uint32_t proc)
 					drop_here(f, o);
 				} else {
 					struct repl d = {o, a->to, 0, 0};
-					post_copy(f, rank_of_node(f, a->to, o), F_DROP, &d, sizeof d);
+					post_copy(f, rank_of_node(f, a->to, o), F_DROP, &d,
+						  sizeof d);
 				}
 			}
 			break;
@@ -706,8 +762,9 @@ static void start_copy(struct flow *f, uint32_t proc, const uint32_t *objs, uint
 	uint32_t first = n ? objs[0] : LOCUS_NONE;
 	for (uint32_t k = 0; k < n; k++)
 		if (objs[k] >= f->g->n_objects) {
-			local_fail(f, LOCUS_EINCOMPLETE, "policy %s copies object %" PRIu32 " of %zu",
-				   f->pol->name, objs[k], f->g->n_objects);
+			local_fail(f, LOCUS_EINCOMPLETE,
+				   "policy %s copies object %" PRIu32 " of %zu", f->pol->name,
+				   objs[k], f->g->n_objects);
 			return;
 		}
 	if (from == LOCUS_NONE && n) {
@@ -896,14 +953,10 @@ static void copy_told(struct flow *f, int req_rank, uint32_t req_proc, uint64_t 
 		post_copy(f, req_rank, F_COPIED, &c, sizeof c);
 		return;
 	}
-	struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
-				 .proc = req_proc,
-				 .transfer = {.object = first,
-					      .from = from,
-					      .to = to,
-					      .ok = ok,
-					      .tag = tag,
-					      .n = n}};
+	struct locus_event ev = {
+	    .kind = LOCUS_EV_TRANSFER,
+	    .proc = req_proc,
+	    .transfer = {.object = first, .from = from, .to = to, .ok = ok, .tag = tag, .n = n}};
 	deliver(f, &ev);
 }
 
@@ -956,8 +1009,8 @@ static void take_head(struct flow *f, const struct head *h)
 	}
 	pl->length = h->length;
 	pl->headed = 1;
-	fmt(pl->tmp, sizeof pl->tmp, "%s/store/.o%" PRIu32 ".%" PRIx64, f->node_dir,
-		 pl->object, pl->stream);
+	fmt(pl->tmp, sizeof pl->tmp, "%s/store/.o%" PRIu32 ".%" PRIx64, f->node_dir, pl->object,
+	    pl->stream);
 	pl->fd = open(pl->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (pl->fd < 0) {
 		local_fail(f, LOCUS_EIO, "cannot write %s: %s", pl->tmp, strerror(errno));
@@ -1148,7 +1201,8 @@ static void cancel_here(struct flow *f, uint32_t t)
 		return;
 	for (size_t i = 0; i < f->q_len; i++)
 		if (f->queue[i].task == t) {
-			memmove(f->queue + i, f->queue + i + 1, (f->q_len - i - 1) * sizeof *f->queue);
+			memmove(f->queue + i, f->queue + i + 1,
+				(f->q_len - i - 1) * sizeof *f->queue);
 			f->q_len--;
 			f->qmark[t] = 0;
 			f->check = 1;
@@ -1210,7 +1264,8 @@ static void gather(struct flow *f)
 	f->pulls_left = 1; /* held until every pull is asked */
 	for (uint32_t k = 0; k < tk->n_in && !f->failed; k++) {
 		uint32_t o = f->g->inputs[tk->in_at + k];
-		if (f->g->objects[o].producer == LOCUS_NONE || locus_replicas_has(f->rep, o, f->node))
+		if (f->g->objects[o].producer == LOCUS_NONE ||
+		    locus_replicas_has(f->rep, o, f->node))
 			continue;
 		uint32_t c = locus_replicas_count(f->rep, o);
 		uint32_t from = c ? locus_source_pick(f->plat, locus_replicas_nodes(f->rep, o), c,
@@ -1280,7 +1335,7 @@ static int link_inputs(struct flow *f, char *why, size_t size)
 		fmt(dst, sizeof dst, "%s/%s", f->work, as);
 		if (parent_dirs(dst) || (symlink(src, dst) && errno != EEXIST)) {
 			fmt(why, size, "cannot link %s into its working directory: %s", as,
-				 strerror(errno));
+			    strerror(errno));
 			return -1;
 		}
 		/* What it reads: on its node, or from the shared directory. */
@@ -1316,13 +1371,99 @@ static int output_dirs(struct flow *f, char *why, size_t size)
 }
 
 static void fail_task(struct flow *f, const char *why);
+static void task_done(struct flow *f);
 
-/* Runs the current task: its command, or its stand-in. */
+/* Where output k of the current task is written: its working directory,
+ * or the node's storage when a function runs it. */
+static void out_path(const struct flow *f, uint32_t k, char *buf, size_t size)
+{
+	const struct locus_task *tk = &f->g->tasks[f->cur.task];
+	uint32_t o = f->g->outputs[tk->out_at + k];
+	if (f->opt->fn) {
+		store_path(f, o, buf, size);
+		return;
+	}
+	const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
+			     ? f->g->output_as[tk->out_at + k]
+			     : obj_name(f, o);
+	fmt(buf, size, "%s/%s", f->work, as);
+}
+
+/* Runs the current task as a call of opt->fn: its inputs where they are,
+ * its outputs straight into the node's storage. */
+static void call_fn(struct flow *f)
+{
+	uint32_t t = f->cur.task;
+	/* Files in the order of the task in the caller's workflow (a resumed
+	 * run's has other ids, so perhaps another order). */
+	const struct locus_graph *full = f->opt->graph;
+	uint32_t id = f->fn_task ? f->fn_task[t] : t;
+	const struct locus_task *tk = &full->tasks[id];
+	size_t n = (size_t)tk->n_in + tk->n_out;
+	if (n > f->fn_cap) {
+		char *paths = realloc(f->fn_paths, n * PATH_MAX);
+		const char **ptrs = paths ? realloc(f->fn_ptrs, n * sizeof *ptrs) : NULL;
+		if (paths)
+			f->fn_paths = paths;
+		if (!ptrs) {
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		f->fn_ptrs = ptrs;
+		f->fn_cap = n;
+	}
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = full->inputs[tk->in_at + k];
+		o = f->fn_obj ? f->fn_obj[o] : o;
+		char *p = f->fn_paths + (size_t)k * PATH_MAX;
+		int here = locus_replicas_has(f->rep, o, f->node);
+		if (here)
+			store_path(f, o, p, PATH_MAX);
+		else
+			shared_path(f, o, p, PATH_MAX);
+		f->fn_ptrs[k] = p;
+		uint64_t bytes = f->g->objects[o].bytes;
+		if (!here)
+			f->bytes_fs_read += bytes;
+		stage_add(f, t, here ? 3 : 1, bytes);
+	}
+	for (uint32_t k = 0; k < tk->n_out; k++) {
+		uint32_t o = full->outputs[tk->out_at + k];
+		char *p = f->fn_paths + ((size_t)tk->n_in + k) * PATH_MAX;
+		store_path(f, f->fn_obj ? f->fn_obj[o] : o, p, PATH_MAX);
+		f->fn_ptrs[tk->n_in + k] = p;
+	}
+	struct locus_mpi_flow_task task = {.task = id,
+					   .name = tk->name,
+					   .n_in = tk->n_in,
+					   .n_out = tk->n_out,
+					   .in = f->fn_ptrs,
+					   .out = f->fn_ptrs + tk->n_in,
+					   .attempt = f->attempt,
+					   .rank = f->rank,
+					   .node = f->plat->nodes[f->node].name};
+	char why[WHY_MAX] = "";
+	if (f->opt->fn(f->opt->user, &task, why, sizeof why)) {
+		for (uint32_t k = 0; k < tk->n_out; k++)
+			unlink(f->fn_ptrs[tk->n_in + k]);
+		if (!why[0])
+			fmt(why, sizeof why, "its function failed");
+		fail_task(f, why);
+		return;
+	}
+	task_done(f);
+}
+
+/* Runs the current task: its function, its command, or its stand-in. */
 static void launch(struct flow *f)
 {
 	char why[WHY_MAX];
 	uint32_t t = f->cur.task;
 	f->read_end = now_of(f);
+	if (f->opt->fn) {
+		call_fn(f);
+		return;
+	}
 	fmt(f->work, sizeof f->work, "%s/work/t%" PRIu32 ".%d", f->node_dir, t, f->attempt);
 	locus__rmtree(f->work);
 	struct locus_error e = {0};
@@ -1421,6 +1562,8 @@ static void launch(struct flow *f)
 /* The last lines of the attempt's stderr, quoted in `why`. */
 static void stderr_tail(const struct flow *f, char *why, size_t size)
 {
+	if (!f->work[0])
+		return; /* a function's: no stderr of its own */
 	char errp[PATH_MAX + 8];
 	fmt(errp, sizeof errp, "%s.err", f->work);
 	int fd = open(errp, O_RDONLY | O_CLOEXEC);
@@ -1430,7 +1573,8 @@ static void stderr_tail(const struct flow *f, char *why, size_t size)
 	char buf[512];
 	ssize_t n = 0;
 	if (!fstat(fd, &st)) {
-		off_t at = st.st_size > (off_t)sizeof buf - 1 ? st.st_size - (off_t)sizeof buf + 1 : 0;
+		off_t at =
+		    st.st_size > (off_t)sizeof buf - 1 ? st.st_size - (off_t)sizeof buf + 1 : 0;
 		n = pread(fd, buf, sizeof buf - 1, at);
 	}
 	close(fd);
@@ -1511,7 +1655,7 @@ static void task_done(struct flow *f)
 		const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
 				     ? f->g->output_as[tk->out_at + k]
 				     : obj_name(f, o);
-		fmt(src, sizeof src, "%s/%s", f->work, as);
+		out_path(f, k, src, sizeof src);
 		if (f->opt->stand_in > 0 && standin_output(f, src, f->g->objects[o].bytes)) {
 			fmt(why, sizeof why, "cannot write %s: %s", as, strerror(errno));
 			fail_task(f, why);
@@ -1519,7 +1663,8 @@ static void task_done(struct flow *f)
 		}
 		struct stat st;
 		if (stat(src, &st) || !S_ISREG(st.st_mode)) {
-			fmt(why, sizeof why, "its command did not write %s", as);
+			fmt(why, sizeof why, "its %s did not write %s",
+			    f->opt->fn ? "function" : "command", as);
 			stderr_tail(f, why, sizeof why);
 			fail_task(f, why);
 			return;
@@ -1530,26 +1675,28 @@ static void task_done(struct flow *f)
 		const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
 				     ? f->g->output_as[tk->out_at + k]
 				     : obj_name(f, o);
-		fmt(src, sizeof src, "%s/%s", f->work, as);
+		out_path(f, k, src, sizeof src);
 		store_path(f, o, dst, sizeof dst);
 		uint64_t bytes = 0;
 		struct stat st;
 		int link = !lstat(src, &st) && S_ISLNK(st.st_mode);
-		if (link ? copy_file(src, dst, &bytes, f->rank) : rename(src, dst)) {
+		/* A function wrote it in place. */
+		if (!f->opt->fn &&
+		    (link ? copy_file(src, dst, &bytes, f->rank) : rename(src, dst))) {
 			fmt(why, sizeof why, "cannot keep %s: %s", as, strerror(errno));
 			fail_task(f, why);
 			return;
 		}
 		int final = !f->g->objects[o].n_cons;
-		int to_fs = f->cur.output == LOCUS_OUTPUT_FS || f->cur.output == LOCUS_OUTPUT_BOTH ||
-			    final;
+		int to_fs =
+		    f->cur.output == LOCUS_OUTPUT_FS || f->cur.output == LOCUS_OUTPUT_BOTH || final;
 		if (to_fs) {
 			char sp[PATH_MAX];
 			shared_path(f, o, sp, sizeof sp);
 			int rc = copy_file(dst, sp, &bytes, f->rank);
 			if (rc) {
 				fmt(why, sizeof why, "cannot write %s to the shared directory: %s",
-					 sp, strerror(rc));
+				    sp, strerror(rc));
 				fail_task(f, why);
 				return;
 			}
@@ -1623,10 +1770,10 @@ static int worker_step(struct flow *f)
 				char why[WHY_MAX];
 				if (WIFEXITED(st))
 					fmt(why, sizeof why, "its command exited with %d",
-						 WEXITSTATUS(st));
+					    WEXITSTATUS(st));
 				else
 					fmt(why, sizeof why, "its command was killed by signal %d",
-						 WTERMSIG(st));
+					    WTERMSIG(st));
 				stderr_tail(f, why, sizeof why);
 				fail_task(f, why);
 			}
@@ -1677,6 +1824,95 @@ static void take_report(struct flow *f, const struct rec *r)
 
 /* ---- the loop --------------------------------------------------------------------- */
 
+/* Message `tag` of n bytes from rank src. Returns 0 when it was replica
+ * updates alone. */
+static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
+{
+	int quiet = f->failed || f->finishing, work = tag != F_REPL;
+	switch (tag) {
+	case F_POLICY:
+		if (!quiet && n == sizeof(struct fwire))
+			take_message(f, (const struct fwire *)(const void *)buf);
+		break;
+	case F_REPL:
+		apply_updates(f, (const struct repl *)(const void *)buf, n / sizeof(struct repl));
+		break;
+	case F_COPY: {
+		const struct copyreq *q = (const void *)buf;
+		if (!quiet && n >= sizeof *q && n == sizeof *q + q->n * sizeof(uint32_t))
+			take_copy(f, src, q, (const uint32_t *)(const void *)(q + 1));
+		break;
+	}
+	case F_COPIED: {
+		const struct copied *c = (const void *)buf;
+		if (!quiet && n == sizeof *c) {
+			struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
+						 .proc = c->req_proc,
+						 .transfer = {.object = c->first,
+							      .from = c->from,
+							      .to = c->to,
+							      .ok = c->ok,
+							      .tag = c->tag,
+							      .n = c->n}};
+			deliver(f, &ev);
+		}
+		break;
+	}
+	case F_FETCH:
+		if (!quiet && n == sizeof(struct fetchreq))
+			take_fetch(f, src, (const struct fetchreq *)(const void *)buf);
+		break;
+	case F_HEAD:
+		if (!quiet && n == sizeof(struct head))
+			take_head(f, (const struct head *)(const void *)buf);
+		break;
+	case F_DATA:
+		if (!quiet && n >= sizeof(struct piece))
+			take_piece(f, (const struct piece *)(const void *)buf,
+				   buf + sizeof(struct piece), n - sizeof(struct piece));
+		break;
+	case F_DROP: {
+		const struct repl *d = (const void *)buf;
+		if (!quiet && n == sizeof *d && d->object < f->g->n_objects)
+			drop_here(f, d->object);
+		break;
+	}
+	case F_REPORT: {
+		const struct rec *r = (const void *)buf;
+		if (!quiet && f->rank == 0 && n >= sizeof *r &&
+		    n == sizeof *r + r->n_out * sizeof(struct outrec))
+			take_report(f, r);
+		break;
+	}
+	case F_ERROR:
+		if (f->rank == 0 && n == sizeof(struct endmsg)) {
+			const struct endmsg *m = (const void *)buf;
+			finish(f, m->code, m->message);
+		}
+		break;
+	case F_FINISH:
+		if (n == sizeof(struct endmsg)) {
+			const struct endmsg *m = (const void *)buf;
+			f->finishing = 1;
+			f->end_code = m->code;
+			fmt(f->end_msg, sizeof f->end_msg, "%s", m->message);
+		}
+		break;
+	case F_BATCH:
+		work = 0;
+		for (size_t at = 0; at + sizeof(struct bhead) <= n;) {
+			const struct bhead *h = (const void *)(buf + at);
+			at += sizeof *h;
+			if (h->tag == F_BATCH || h->len > n - at)
+				break;
+			work |= handle(f, src, (int)h->tag, buf + at, h->len);
+			at += h->len + (8 - h->len % 8) % 8;
+		}
+		break;
+	}
+	return work;
+}
+
 static int receive(struct flow *f)
 {
 	int did = 0;
@@ -1693,81 +1929,12 @@ static int receive(struct flow *f)
 			local_fail(f, LOCUS_ENOMEM, "out of memory");
 			return did;
 		}
-		MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm, MPI_STATUS_IGNORE);
+		MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm,
+			 MPI_STATUS_IGNORE);
 		f->recvd[st.MPI_SOURCE]++;
-		did = 1;
-		size_t n = (size_t)count;
-		int quiet = f->failed || f->finishing;
-		switch (st.MPI_TAG) {
-		case F_POLICY:
-			if (!quiet && n == sizeof(struct fwire))
-				take_message(f, (const struct fwire *)(void *)buf);
-			break;
-		case F_REPL:
-			apply_updates(f, (const struct repl *)(void *)buf, n / sizeof(struct repl));
-			break;
-		case F_COPY: {
-			const struct copyreq *q = (const void *)buf;
-			if (!quiet && n >= sizeof *q && n == sizeof *q + q->n * sizeof(uint32_t))
-				take_copy(f, st.MPI_SOURCE, q, (const uint32_t *)(const void *)(q + 1));
-			break;
-		}
-		case F_COPIED: {
-			const struct copied *c = (const void *)buf;
-			if (!quiet && n == sizeof *c) {
-				struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
-							 .proc = c->req_proc,
-							 .transfer = {.object = c->first,
-								      .from = c->from,
-								      .to = c->to,
-								      .ok = c->ok,
-								      .tag = c->tag,
-								      .n = c->n}};
-				deliver(f, &ev);
-			}
-			break;
-		}
-		case F_FETCH:
-			if (!quiet && n == sizeof(struct fetchreq))
-				take_fetch(f, st.MPI_SOURCE, (const struct fetchreq *)(void *)buf);
-			break;
-		case F_HEAD:
-			if (!quiet && n == sizeof(struct head))
-				take_head(f, (const struct head *)(void *)buf);
-			break;
-		case F_DATA:
-			if (!quiet && n >= sizeof(struct piece))
-				take_piece(f, (const struct piece *)(void *)buf,
-					   buf + sizeof(struct piece), n - sizeof(struct piece));
-			break;
-		case F_DROP: {
-			const struct repl *d = (const void *)buf;
-			if (!quiet && n == sizeof *d && d->object < f->g->n_objects)
-				drop_here(f, d->object);
-			break;
-		}
-		case F_REPORT: {
-			const struct rec *r = (const void *)buf;
-			if (!quiet && f->rank == 0 && n >= sizeof *r &&
-			    n == sizeof *r + r->n_out * sizeof(struct outrec))
-				take_report(f, r);
-			break;
-		}
-		case F_ERROR:
-			if (f->rank == 0 && n == sizeof(struct endmsg)) {
-				const struct endmsg *m = (const void *)buf;
-				finish(f, m->code, m->message);
-			}
-			break;
-		case F_FINISH:
-			if (n == sizeof(struct endmsg)) {
-				const struct endmsg *m = (const void *)buf;
-				f->finishing = 1;
-				f->end_code = m->code;
-				fmt(f->end_msg, sizeof f->end_msg, "%s", m->message);
-			}
-			break;
-		}
+		/* Replica updates alone give this rank nothing to do (when
+		 * they do, its worker's turn says so): it sleeps on. */
+		did |= handle(f, st.MPI_SOURCE, st.MPI_TAG, buf, (size_t)count);
 		free(buf);
 	}
 	return did;
@@ -1807,12 +1974,25 @@ static int local_messages(struct flow *f)
 	return did;
 }
 
+/* Whether bytes are moving through this rank: sends in flight, or
+ * files coming in. MPI moves a large message only while both ends call
+ * into it, so such a rank never sleeps. */
+static int moving(const struct flow *f)
+{
+	if (f->n_out)
+		return 1;
+	for (size_t p = 0; p < f->n_pulls; p++)
+		if (f->pulls[p].used)
+			return 1;
+	return 0;
+}
+
 static void idle_wait(struct flow *f, unsigned *idle)
 {
 	unsigned n = (*idle)++;
 	if (n < 200)
 		return;
-	if (n < 400) {
+	if (n < 400 || moving(f)) {
 		sched_yield();
 		return;
 	}
@@ -1827,7 +2007,8 @@ static void idle_wait(struct flow *f, unsigned *idle)
 /* What this rank waits for (LOCUS_FLOW_DEBUG, on a cancel). */
 static void dump(const struct flow *f)
 {
-	fprintf(stderr, "rank %d node %u worker %u: busy %d gathering %d pulls_left %u pid %d, "
+	fprintf(stderr,
+		"rank %d node %u worker %u: busy %d gathering %d pulls_left %u pid %d, "
 		"%zu queued, jobs %zu pulls %zu serves %zu\n",
 		f->rank, f->node, f->worker, f->busy, f->gathering, f->pulls_left, (int)f->pid,
 		f->q_len, f->n_jobs, f->n_pulls, f->n_serves);
@@ -1865,6 +2046,7 @@ static void loop(struct flow *f)
 			did |= worker_step(f);
 		did |= serve_step(f);
 		flush_updates(f);
+		flush_batches(f);
 		did |= outbox_progress(f);
 		if (f->opt->cancel && *f->opt->cancel && !f->failed) {
 			if (getenv("LOCUS_FLOW_DEBUG"))
@@ -1882,6 +2064,8 @@ static void loop(struct flow *f)
 		waitpid(f->pid, NULL, 0);
 		f->pid = 0;
 	}
+	flush_updates(f);
+	flush_batches(f);
 	/* Every message sent is received before the ranks part. */
 	uint64_t *expect = calloc((size_t)f->size, sizeof *expect);
 	if (expect)
@@ -1902,7 +2086,8 @@ static void loop(struct flow *f)
 		int count = 0;
 		MPI_Get_count(&st, MPI_BYTE, &count);
 		char *buf = malloc(count ? (size_t)count : 1);
-		MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm, MPI_STATUS_IGNORE);
+		MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm,
+			 MPI_STATUS_IGNORE);
 		f->recvd[st.MPI_SOURCE]++;
 		free(buf);
 	}
@@ -1954,7 +2139,10 @@ static int file_sum(const char *path, uint64_t *bytes, uint64_t *sum)
 static void jput(struct locus__buf *b, const char *s)
 {
 	for (; s && *s; s++) {
-		const char *e = *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : *s == '\\' ? "\\\\" : NULL;
+		const char *e = *s == '\t'   ? "\\t"
+				: *s == '\n' ? "\\n"
+				: *s == '\\' ? "\\\\"
+					     : NULL;
 		if (e)
 			locus__buf_append(b, e, 2);
 		else
@@ -2097,8 +2285,8 @@ static int resume(struct flow *f)
 		uint64_t b = 0, h = 0;
 		fmt(to, sizeof to, "%s/%s", f->shared, g->objects[o].name);
 		if (place[o] == -2 && f->rank == 0) {
-			avail[o] = !file_sum(to, &b, sum[o] ? &h : NULL) && b == bytes[o] &&
-				   h == sum[o];
+			avail[o] =
+			    !file_sum(to, &b, sum[o] ? &h : NULL) && b == bytes[o] && h == sum[o];
 		} else if (place[o] >= 0 && leader && (uint32_t)place[o] == f->node) {
 			fmt(from, sizeof from, "%s/store/o%" PRIu32, f->node_dir, o);
 			if (file_sum(from, &b, sum[o] ? &h : NULL) || b != bytes[o] || h != sum[o])
@@ -2148,8 +2336,25 @@ static int resume(struct flow *f)
 		locus__mkdirs(p, &e);
 	}
 	rc = f->skipped ? locus_flow_remaining(&f->own_g, g, done, f->err) : 0;
-	if (!rc && f->own_g)
+	if (!rc && f->own_g) {
 		f->g = f->own_g;
+		/* A function is told each task's index in the full workflow. */
+		f->fn_task = f->opt->fn ? malloc((f->g->n_tasks + 1) * sizeof *f->fn_task) : NULL;
+		if (f->opt->fn && !f->fn_task)
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		/* locus_flow_remaining keeps the tasks not done in id order, and
+		 * the names of the files it keeps. */
+		for (uint32_t t = 0, k = 0; f->fn_task && t < g->n_tasks; t++)
+			if (!done[t])
+				f->fn_task[k++] = t;
+		f->fn_obj = f->fn_task ? malloc((g->n_objects + 1) * sizeof *f->fn_obj) : NULL;
+		if (f->fn_task && !f->fn_obj)
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		for (uint32_t o = 0; f->fn_obj && o < g->n_objects; o++) {
+			long r = locus_graph_find_object(f->g, g->objects[o].name);
+			f->fn_obj[o] = r < 0 ? NONE : (uint32_t)r;
+		}
+	}
 	rc = agree(f, rc);
 out:
 	free(claimed);
@@ -2218,10 +2423,11 @@ static int check_names(struct flow *f)
 	char nb[64];
 	for (uint32_t o = 0; o < g->n_objects; o++)
 		if (!safe_name(g->objects[o].name))
-			return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
-					  "file \"%s\" cannot be used: a workflow's file names must "
-					  "be relative, without \"..\"",
-					  g->objects[o].name ? g->objects[o].name : "");
+			return locus__err(
+			    f->err, LOCUS_EINVAL, NULL, 0, 0,
+			    "file \"%s\" cannot be used: a workflow's file names must "
+			    "be relative, without \"..\"",
+			    g->objects[o].name ? g->objects[o].name : "");
 	for (uint32_t t = 0; t < g->n_tasks; t++) {
 		const struct locus_task *tk = &g->tasks[t];
 		for (uint32_t k = 0; k < tk->n_in; k++)
@@ -2266,6 +2472,9 @@ static int layout(struct flow *f)
 	}
 	MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME,
 		      MPI_CHAR, f->comm);
+	f->one_host = 1;
+	for (size_t r = 1; r < (size_t)f->size; r++)
+		f->one_host &= !strcmp(hosts, hosts + r * MPI_MAX_PROCESSOR_NAME);
 	size_t W = (size_t)f->size - D, K = 0;
 	if (o->emulate_nodes) {
 		K = o->emulate_nodes < W ? o->emulate_nodes : W;
@@ -2274,8 +2483,9 @@ static int layout(struct flow *f)
 	} else {
 		for (size_t r = D; r < (size_t)f->size; r++) {
 			size_t k = 0;
-			while (k < K && strcmp(hosts + (size_t)f->node_rank[k] * MPI_MAX_PROCESSOR_NAME,
-					       hosts + r * MPI_MAX_PROCESSOR_NAME))
+			while (k < K &&
+			       strcmp(hosts + (size_t)f->node_rank[k] * MPI_MAX_PROCESSOR_NAME,
+				      hosts + r * MPI_MAX_PROCESSOR_NAME))
 				k++;
 			if (k == K) {
 				int *nr = realloc(f->node_rank, (K + 1) * sizeof *nr);
@@ -2307,7 +2517,7 @@ static int layout(struct flow *f)
 			fmt(buf, sizeof buf, "node%03zu", i);
 		else
 			fmt(buf, sizeof buf, "%s",
-				 hosts + (size_t)f->node_rank[i] * MPI_MAX_PROCESSOR_NAME);
+			    hosts + (size_t)f->node_rank[i] * MPI_MAX_PROCESSOR_NAME);
 		if (!(names[i] = strdup(buf)))
 			rc = LOCUS_ENOMEM;
 	}
@@ -2389,7 +2599,7 @@ static int directories(struct flow *f)
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		fmt(name, sizeof name, "locus-flow-%ld-%lx", (long)getpid(),
-			 (unsigned long)ts.tv_nsec);
+		    (unsigned long)ts.tv_nsec);
 		/* With a journal, the same place every time: a resumed run
 		 * finds the files the interrupted one kept. */
 		if (f->opt->journal) {
@@ -2415,8 +2625,7 @@ static int directories(struct flow *f)
 		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "--local %s: too long", local);
 	if (f->rank < (int)f->D)
 		return 0;
-	fmt(f->node_dir, sizeof f->node_dir, "%s/%s", f->job_dir,
-		 f->plat->nodes[f->node].name);
+	fmt(f->node_dir, sizeof f->node_dir, "%s/%s", f->job_dir, f->plat->nodes[f->node].name);
 	char p[PATH_MAX + 16];
 	fmt(p, sizeof p, "%s/store", f->node_dir);
 	struct locus_error e = {0};
@@ -2447,7 +2656,8 @@ static int check_inputs(struct flow *f)
 		if (stat(p, &st) || !S_ISREG(st.st_mode))
 			return locus__err(
 			    f->err, LOCUS_ENOENT, NULL, 0, 0,
-			    "%s, an input of task %s, is not in the shared directory %s", obj_name(f, o),
+			    "%s, an input of task %s, is not in the shared directory %s",
+			    obj_name(f, o),
 			    task_name(f, f->g->consumers[ob->cons_at], nb, sizeof nb), f->shared);
 	}
 	return 0;
@@ -2471,6 +2681,9 @@ static int setup(struct flow *f)
 		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
 				"policy %s schedules independent tasks, not a workflow",
 				f->pol->name);
+	if (!rc && o->fn && o->stand_in > 0)
+		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+				"a run has task functions or stand-ins, not both");
 	if (!rc)
 		rc = check_names(f);
 	if ((rc = agree(f, rc)))
@@ -2493,8 +2706,10 @@ static int setup(struct flow *f)
 	f->qmark = calloc(f->g->n_tasks + 1, sizeof *f->qmark);
 	f->sent = calloc((size_t)f->size, sizeof *f->sent);
 	f->recvd = calloc((size_t)f->size, sizeof *f->recvd);
+	f->batch = calloc((size_t)f->size, sizeof *f->batch);
 	f->stage_bytes = calloc(4 * f->g->n_stages + 1, sizeof *f->stage_bytes);
-	if (!rc && (!f->on_fs || !f->qmark || !f->sent || !f->recvd || !f->stage_bytes))
+	if (!rc &&
+	    (!f->on_fs || !f->qmark || !f->sent || !f->recvd || !f->batch || !f->stage_bytes))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	if (!rc && f->rank == 0) {
 		f->recs = calloc(f->g->n_tasks + 1, sizeof *f->recs);
@@ -2682,13 +2897,18 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	if (!rc) {
 		MPI_Barrier(f->comm);
 		f->t0 = mono();
+		/* On one machine every rank reads the same monotonic clock:
+		 * with rank 0's origin, the times of all ranks compare. */
+		if (f->one_host)
+			MPI_Bcast(&f->t0, 1, MPI_DOUBLE, 0, f->comm);
 		f->check = 1;
 		if (f->rank == 0 && !f->g->n_tasks)
 			finish(f, 0, NULL);
 		/* Every process starts. */
 		for (size_t p = 0; p < f->n_procs && f->g->n_tasks > 0; p++)
 			if (f->proc_rank[p] == f->rank) {
-				struct locus_event ev = {.kind = LOCUS_EV_START, .proc = (uint32_t)p};
+				struct locus_event ev = {.kind = LOCUS_EV_START,
+							 .proc = (uint32_t)p};
 				deliver(f, &ev);
 			}
 		loop(f);
@@ -2742,6 +2962,9 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	free(f->bufs);
 	free(f->sent);
 	free(f->recvd);
+	for (int r = 0; f->batch && r < f->size; r++)
+		locus__buf_fini(&f->batch[r]);
+	free(f->batch);
 	free(f->inbox);
 	free(f->ups);
 	free(f->queue);
@@ -2754,6 +2977,10 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	free(f->node_rank);
 	free(f->node_at);
 	free(f->resumed);
+	free(f->fn_paths);
+	free(f->fn_ptrs);
+	free(f->fn_task);
+	free(f->fn_obj);
 	locus_graph_destroy(f->own_g);
 	MPI_Comm_free(&f->comm);
 	free(f);
