@@ -241,6 +241,32 @@ int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, co
  * missing) runs again, up to `retries` more times, then ends the run
  * with its stderr quoted.
  */
+/* A task run by a function (locus_mpi_flow_options.fn) instead of its
+ * command. */
+struct locus_mpi_flow_task {
+	uint32_t task;		/* its index in options.graph */
+	const char *name;	/* its name (may be NULL) */
+	uint32_t n_in, n_out;	/* as the graph's task */
+	const char *const *in;	/* where to read each input, in the task's
+				 * order: this node's copy, or the shared
+				 * directory's */
+	const char *const *out; /* where to write each output, in the
+				 * task's order: files of this node's
+				 * storage, kept when the function
+				 * succeeds, deleted when it fails */
+	int attempt;		/* 0 the first time, 1.. on retries */
+	int rank;		/* this rank */
+	const char *node;	/* this rank's node */
+};
+
+/* Runs one task. Returns 0 when every output is written; non-zero when it
+ * failed, after writing why into why[0 .. why_size) (it then runs again,
+ * up to options.retries times, before the run ends quoting `why`). It runs
+ * on the rank's own thread, between two turns of its loop: it must not
+ * call MPI, and a long one delays the files the rank serves to others. */
+typedef int (*locus_mpi_flow_fn)(void *user, const struct locus_mpi_flow_task *task, char *why,
+				 size_t why_size);
+
 struct locus_mpi_flow_options {
 	const struct locus_graph *graph; /* the workflow (every rank the same) */
 	const char *shared;		 /* the shared directory (required) */
@@ -255,6 +281,12 @@ struct locus_mpi_flow_options {
 	double stand_in; /* > 0: each task, instead of its command, reads its
 			  * inputs, sleeps its runtime x stand_in and writes
 			  * outputs of their recorded sizes */
+	/* Non-NULL: every task is a call of fn(user, ...) in the worker
+	 * rank's process (a program linking liblocus), with no working
+	 * directory, command or process of its own; the graph needs no
+	 * commands. */
+	locus_mpi_flow_fn fn;
+	void *user;
 	double max_idle_sleep; /* longest sleep of an idle rank, s; 0: 1e-3 */
 	volatile int *cancel;  /* set non-zero to stop */
 	/* A file recording each finished task and where its outputs are
