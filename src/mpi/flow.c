@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -43,6 +44,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -245,7 +247,9 @@ struct flow {
 	int gathering; /* waiting for cur's pulls */
 	int pull_failed;
 	uint32_t pulls_left;
-	pid_t pid;   /* the command, or 0 */
+	pid_t pid; /* the command, or 0 */
+	int pidfd; /* a descriptor of process pidfd_of, or -1 */
+	pid_t pidfd_of;
 	int standin; /* cur is a stand-in sleeping until standin_end */
 	double standin_end;
 	int attempt;
@@ -1373,6 +1377,55 @@ static int output_dirs(struct flow *f, char *why, size_t size)
 static void fail_task(struct flow *f, const char *why);
 static void task_done(struct flow *f);
 
+/* What /bin/sh runs itself (keywords and built-ins), or could: a line
+ * starting with one of these goes to the shell. */
+static const char *const SHELL_OWN[] = {
+    ".",       "[",	   ":",	      "alias",	  "bg",	    "break",  "case", "cd",
+    "command", "continue", "do",      "done",	  "echo",   "elif",   "else", "esac",
+    "eval",    "exec",	   "exit",    "export",	  "false",  "fc",     "fg",   "fi",
+    "for",     "function", "getopts", "hash",	  "if",	    "jobs",   "kill", "local",
+    "printf",  "pwd",	   "read",    "readonly", "return", "select", "set",  "shift",
+    "test",    "then",	   "time",    "times",	  "trap",   "true",   "type", "typeset",
+    "ulimit",  "umask",	   "unalias", "unset",	  "until",  "wait",   "while"};
+
+/* Splits a command line into argv when /bin/sh would run it as plain
+ * words: letters, digits and _-./:,+=@%^ separated by blanks (nothing
+ * quoted, expanded, redirected or combined), the first word neither an
+ * assignment nor one of SHELL_OWN. Such a line runs without the shell,
+ * as GNU make does: one program started a task instead of two. Returns
+ * the word count, or 0 when the line needs the shell. */
+static size_t plain_words(const char *line, char *buf, size_t size, char **argv, size_t max)
+{
+	size_t len = strlen(line), n = 0;
+	if (len >= size)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      (c && strchr("_-./:,+=@%^ \t", c))))
+			return 0;
+	}
+	memcpy(buf, line, len + 1);
+	for (char *p = buf; *p;) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = 0;
+		if (!*p)
+			break;
+		if (n + 1 >= max)
+			return 0;
+		argv[n++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	argv[n] = NULL;
+	if (!n || strchr(argv[0], '='))
+		return 0;
+	for (size_t i = 0; i < sizeof SHELL_OWN / sizeof *SHELL_OWN; i++)
+		if (!strcmp(argv[0], SHELL_OWN[i]))
+			return 0;
+	return n;
+}
+
 /* Where output k of the current task is written: its working directory,
  * or the node's storage when a function runs it. */
 static void out_path(const struct flow *f, uint32_t k, char *buf, size_t size)
@@ -1531,11 +1584,23 @@ static void launch(struct flow *f)
 		envp[k++] = (char *)c->env[i];
 	for (size_t i = 0; i < ne; i++)
 		envp[k++] = environ[i];
-	int rc;
+	int rc = ENOENT;
 	pid_t pid;
 	if (c->line) {
-		char *argv[] = {"sh", "-c", (char *)c->line, NULL};
-		rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, envp);
+		/* Plain words run without the shell, unless the workflow sets
+		 * the PATH they are looked up in (posix_spawnp reads this
+		 * process's); a program not found goes to the shell too, for
+		 * its message and status. */
+		char words[1024], *wv[64];
+		int own_path = 0;
+		for (uint32_t i = 0; i < c->n_env; i++)
+			own_path |= !strncmp(c->env[i], "PATH=", 5);
+		if (!own_path && plain_words(c->line, words, sizeof words, wv, 64))
+			rc = posix_spawnp(&pid, wv[0], &fa, NULL, wv, envp);
+		if (rc == ENOENT) {
+			char *argv[] = {"sh", "-c", (char *)c->line, NULL};
+			rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, envp);
+		}
 	} else {
 		char **argv = calloc(c->argc + 1, sizeof *argv);
 		if (!argv) {
@@ -2001,6 +2066,18 @@ static void idle_wait(struct flow *f, unsigned *idle)
 	if (s > max)
 		s = max;
 	struct timespec ts = {0, (long)(s * 1e9)};
+	/* While its command runs, the worker wakes when it exits. */
+	if (f->pid > 0 && f->pidfd_of != f->pid) {
+		if (f->pidfd >= 0)
+			close(f->pidfd);
+		f->pidfd = (int)syscall(SYS_pidfd_open, f->pid, 0);
+		f->pidfd_of = f->pid;
+	}
+	if (f->pid > 0 && f->pidfd >= 0) {
+		struct pollfd pfd = {.fd = f->pidfd, .events = POLLIN};
+		ppoll(&pfd, 1, &ts, NULL);
+		return;
+	}
 	nanosleep(&ts, NULL);
 }
 
@@ -2892,6 +2969,7 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	f->opt = opt;
 	f->err = err;
 	f->pid = 0;
+	f->pidfd = -1;
 	f->jfd = -1;
 	int rc = setup(f);
 	if (!rc) {
@@ -2937,6 +3015,8 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		rmdir(f->job_dir);
 	if (f->jfd >= 0)
 		close(f->jfd);
+	if (f->pidfd >= 0)
+		close(f->pidfd);
 	if (f->pstate)
 		f->pol->destroy(f->pstate);
 	locus_kv_fini(&f->kv);
