@@ -309,10 +309,18 @@ struct locus_mpi_flow_report {
 	 * locus_sim_run (engine "mpi"), per task, stage and transfer. */
 	struct locus_result *result;
 	struct locus_platform *platform; /* rank 0: the run's nodes */
+	/* Rank 0: the part of the workflow the result describes when a
+	 * journal or a lost file made the run skip tasks done before (the
+	 * result's tasks and stages are its own); NULL: options.graph. */
+	struct locus_graph *graph;
 	uint64_t pieces;		 /* data messages this rank sent */
 	/* Rank 0, with a journal: tasks it said were done (skipped), and
 	 * of those, the ones run again because their files were lost. */
 	size_t skipped, rerun;
+	/* Rank 0: files found lost while the run went (each ended a round:
+	 * the next made it again), and the rounds (1 when none was lost).
+	 * The result describes the last round. */
+	size_t lost, rounds;
 };
 
 /* Runs every task of opt->graph exactly once (retries aside), as

@@ -62,6 +62,7 @@
 extern char **environ;
 
 #define NONE	  UINT32_MAX
+#define UNKNOWN	  UINT64_MAX /* a file's size not known */
 #define PIECE	  ((size_t)4 << 20)
 #define OUT_MAX	  16 /* pieces in flight from one rank */
 #define SERVE_MAX 4  /* streams one rank serves at once */
@@ -80,6 +81,7 @@ enum {
 	F_REPORT,     /* worker -> rank 0: a task finished (struct rec) */
 	F_ERROR,      /* any -> rank 0: the run cannot go on (struct endmsg) */
 	F_FINISH,     /* rank 0 -> all: stop (struct endmsg) */
+	F_LOST,	      /* -> rank 0: a file this rank's node kept is gone (struct repl) */
 	F_BATCH	      /* several of the above, each a struct bhead + its bytes */
 };
 
@@ -100,6 +102,7 @@ struct fwire {
 
 struct repl {
 	uint32_t object, place, add, pad; /* place: a node or LOCUS_FS */
+	uint64_t bytes, sum;		  /* the file's, as made (add) */
 };
 
 struct copyreq {
@@ -188,7 +191,35 @@ struct item {
 	double assigned;
 };
 
+/* What outlives a round (locus_mpi_flow_run): a round ends early when a
+ * file is lost, and the next runs what is left, as a run resumed from a
+ * journal does. By the caller's task and file ids (opt->graph). */
+struct state {
+	size_t round;
+	char job[64];		/* the run's directory under opt->local */
+	unsigned char *claimed; /* by task: finished in an earlier round, or
+				 * the journal says so (rank 0's until
+				 * resume broadcasts it) */
+	int32_t *place;		/* by file: the node that kept it, -2 the
+				 * shared directory, -1 not made */
+	uint64_t *bytes, *sum;	/* by file: as made (sum: 0 none) */
+	uint32_t *copied;	/* files this rank copied to the shared
+				 * directory for a later round: removed once
+				 * the run has succeeded */
+	size_t n_copied, copied_cap;
+	size_t skipped, rerun; /* the first round's: the journal's tasks */
+	size_t lost;	       /* files found lost, over the rounds */
+};
+
+/* A round's end code (never a LOCUS_E* code, never returned): a file was
+ * lost, the next round makes it again. */
+#define ROUND_AGAIN 1
+/* Rounds a run may take before it gives up on files that keep being
+ * lost. */
+#define MAX_ROUNDS 8
+
 struct flow {
+	struct state *st;
 	MPI_Comm comm;
 	int rank, size;
 	const struct locus_mpi_flow_options *opt;
@@ -213,6 +244,9 @@ struct flow {
 	char job_dir[PATH_MAX], node_dir[PATH_MAX], shared[PATH_MAX];
 	struct locus_replicas *rep;
 	uint8_t *on_fs;
+	/* By file: its size and checksum as made (UNKNOWN, 0 until this
+	 * rank hears of it; a workflow's input: its size at the start). */
+	uint64_t *obj_bytes, *obj_sum;
 
 	/* Messages. */
 	MPI_Request *req;
@@ -258,16 +292,16 @@ struct flow {
 	char *fn_paths;	      /* opt->fn: the current task's paths */
 	const char **fn_ptrs; /* into fn_paths: inputs, then outputs */
 	size_t fn_cap;	      /* paths fn_paths holds */
-	uint32_t *fn_task;    /* a resumed run: task -> its index in opt->graph */
-	uint32_t *fn_obj;     /* and opt->graph's objects -> this run's (or NONE) */
-	int check;	      /* something changed: look at the head task again */
-	uint32_t *qmark;      /* by task: 1 queued or running here */
+	/* A round that runs what is left of the caller's workflow (opt->graph)
+	 * numbers its own tasks and files: task_full and obj_full give the
+	 * caller's ids, obj_round the round's file of a caller's (or NONE);
+	 * all NULL when the round runs the whole workflow. */
+	uint32_t *task_full, *obj_full, *obj_round;
+	int check;	 /* something changed: look at the head task again */
+	uint32_t *qmark; /* by task: 1 queued or running here */
 
-	/* A resumed run: the workflow left (owned), and the files copied to
-	 * the shared directory for it, deleted when it succeeds. */
+	/* A resumed run or a later round: the workflow left (owned). */
 	struct locus_graph *own_g;
-	uint32_t *resumed;
-	size_t n_resumed, resumed_cap;
 	size_t skipped, rerun;
 
 	/* Rank 0. */
@@ -455,9 +489,11 @@ static void local_fail(struct flow *f, int code, const char *fmt, ...)
 
 /* ---- where files are ------------------------------------------------------------- */
 
+/* A node's copy of file o is named by the caller's id of the file, so
+ * that a later round or run finds it under the same name. */
 static void store_path(const struct flow *f, uint32_t o, char *buf, size_t size)
 {
-	fmt(buf, size, "%s/store/o%" PRIu32, f->node_dir, o);
+	fmt(buf, size, "%s/store/o%" PRIu32, f->node_dir, f->obj_full ? f->obj_full[o] : o);
 }
 
 static void shared_path(const struct flow *f, uint32_t o, char *buf, size_t size)
@@ -478,7 +514,8 @@ static void note(struct flow *f, uint32_t o, uint32_t place, int add)
 		local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
-	f->ups[f->n_ups++] = (struct repl){o, place, (uint32_t)add, 0};
+	f->ups[f->n_ups++] =
+	    (struct repl){o, place, (uint32_t)add, 0, f->obj_bytes[o], f->obj_sum[o]};
 	f->check = 1;
 }
 
@@ -498,6 +535,10 @@ static void apply_updates(struct flow *f, const struct repl *u, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (u[i].object >= f->g->n_objects)
 			continue;
+		if (u[i].add && u[i].bytes != UNKNOWN) {
+			f->obj_bytes[u[i].object] = u[i].bytes;
+			f->obj_sum[u[i].object] = u[i].sum;
+		}
 		if (u[i].place == LOCUS_FS)
 			f->on_fs[u[i].object] = (uint8_t)u[i].add;
 		else if (u[i].place < f->plat->n_nodes) {
@@ -735,7 +776,7 @@ static void apply_actions(struct flow *f, uint32_t proc)
 				if (a->to == f->node && f->worker != NONE) {
 					drop_here(f, o);
 				} else {
-					struct repl d = {o, a->to, 0, 0};
+					struct repl d = {o, a->to, 0, 0, 0, 0};
 					post_copy(f, rank_of_node(f, a->to, o), F_DROP, &d,
 						  sizeof d);
 				}
@@ -870,6 +911,7 @@ static uint32_t new_pull(struct flow *f)
 }
 
 static void job_over(struct flow *f, uint32_t j);
+static void lost(struct flow *f, uint32_t o);
 
 /* Starts what job j has to do: local copies at once, pulls by MPI. */
 static void job_step(struct flow *f, uint32_t j)
@@ -889,6 +931,8 @@ static void job_step(struct flow *f, uint32_t j)
 			shared_path(f, o, b, sizeof b);
 			if ((rc = copy_file(a, b, &bytes, f->rank))) {
 				jb->ok = 0;
+				if (rc == ENOENT)
+					lost(f, o);
 				continue;
 			}
 			f->bytes_fs_written += bytes;
@@ -1056,11 +1100,15 @@ static void take_fetch(struct flow *f, int src, const struct fetchreq *fr)
 		store_path(f, fr->object, path, sizeof path);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	if (fd < 0 || fstat(fd, &st)) {
+	if (fd < 0 || fstat(fd, &st) ||
+	    (f->obj_bytes[fr->object] != UNKNOWN &&
+	     (uint64_t)st.st_size != f->obj_bytes[fr->object])) {
 		h.status = LOCUS_ENOENT;
 		if (fd >= 0)
 			close(fd);
 		post_copy(f, src, F_HEAD, &h, sizeof h);
+		if (fr->object < f->g->n_objects)
+			lost(f, fr->object);
 		return;
 	}
 	h.length = (uint64_t)st.st_size;
@@ -1159,9 +1207,35 @@ static void drop_here(struct flow *f, uint32_t o)
 	note(f, o, f->node, 0);
 }
 
-/* ---- the worker ------------------------------------------------------------------- */
-
 static int file_sum(const char *path, uint64_t *bytes, uint64_t *sum);
+
+/* This node was to keep file o and does not (deleted, or not as it was
+ * made): it forgets it, and rank 0 ends the round so that the next makes
+ * it again (resume). */
+static void lost(struct flow *f, uint32_t o)
+{
+	if (!locus_replicas_has(f->rep, o, f->node))
+		return;
+	note(f, o, f->node, 0);
+	flush_updates(f);
+	struct repl l = {o, f->node, 0, 0, 0, 0};
+	post_copy(f, 0, F_LOST, &l, sizeof l);
+}
+
+/* Whether this node's copy of file o is as it was made: its size, and
+ * its checksum with opt->checksum. */
+static int intact(struct flow *f, uint32_t o)
+{
+	char p[PATH_MAX];
+	store_path(f, o, p, sizeof p);
+	uint64_t b = 0, h = 0;
+	int sum = f->opt->checksum && f->obj_sum[o];
+	if (file_sum(p, &b, sum ? &h : NULL))
+		return 0;
+	return (f->obj_bytes[o] == UNKNOWN || b == f->obj_bytes[o]) && (!sum || h == f->obj_sum[o]);
+}
+
+/* ---- the worker ------------------------------------------------------------------- */
 static void journal_task(struct flow *f, const struct rec *r);
 static int agree(struct flow *f, int rc);
 
@@ -1287,6 +1361,23 @@ static void gather(struct flow *f)
 	worker_pulled(f, 1);
 }
 
+/* The current task goes back to the head of the queue, unless it was
+ * cancelled meanwhile. */
+static void requeue(struct flow *f)
+{
+	f->busy = 0;
+	f->check = 1;
+	if (!f->qmark[f->cur.task])
+		return;
+	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
+	f->queue[0] = f->cur;
+	f->q_len++;
+}
+
 static void worker_pulled(struct flow *f, int ok)
 {
 	if (!f->busy || !f->gathering)
@@ -1301,17 +1392,7 @@ static void worker_pulled(struct flow *f, int ok)
 		 * head of the queue, to gather again from where the files are
 		 * now. */
 		f->pull_failed = 0;
-		f->busy = 0;
-		f->check = 1;
-		if (!f->qmark[f->cur.task])
-			return; /* cancelled meanwhile */
-		if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
-			local_fail(f, LOCUS_ENOMEM, "out of memory");
-			return;
-		}
-		memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
-		f->queue[0] = f->cur;
-		f->q_len++;
+		requeue(f);
 		return;
 	}
 	if (!f->qmark[f->cur.task]) {
@@ -1450,7 +1531,7 @@ static void call_fn(struct flow *f)
 	/* Files in the order of the task in the caller's workflow (a resumed
 	 * run's has other ids, so perhaps another order). */
 	const struct locus_graph *full = f->opt->graph;
-	uint32_t id = f->fn_task ? f->fn_task[t] : t;
+	uint32_t id = f->task_full ? f->task_full[t] : t;
 	const struct locus_task *tk = &full->tasks[id];
 	size_t n = (size_t)tk->n_in + tk->n_out;
 	if (n > f->fn_cap) {
@@ -1467,7 +1548,7 @@ static void call_fn(struct flow *f)
 	}
 	for (uint32_t k = 0; k < tk->n_in; k++) {
 		uint32_t o = full->inputs[tk->in_at + k];
-		o = f->fn_obj ? f->fn_obj[o] : o;
+		o = f->obj_round ? f->obj_round[o] : o;
 		char *p = f->fn_paths + (size_t)k * PATH_MAX;
 		int here = locus_replicas_has(f->rep, o, f->node);
 		if (here)
@@ -1483,7 +1564,7 @@ static void call_fn(struct flow *f)
 	for (uint32_t k = 0; k < tk->n_out; k++) {
 		uint32_t o = full->outputs[tk->out_at + k];
 		char *p = f->fn_paths + ((size_t)tk->n_in + k) * PATH_MAX;
-		store_path(f, f->fn_obj ? f->fn_obj[o] : o, p, PATH_MAX);
+		store_path(f, f->obj_round ? f->obj_round[o] : o, p, PATH_MAX);
 		f->fn_ptrs[tk->n_in + k] = p;
 	}
 	struct locus_mpi_flow_task task = {.task = id,
@@ -1513,6 +1594,22 @@ static void launch(struct flow *f)
 	char why[WHY_MAX];
 	uint32_t t = f->cur.task;
 	f->read_end = now_of(f);
+	/* The inputs this node keeps must be as they were made; when one is
+	 * not, the task waits at the head of the queue for the round's end
+	 * (lost). */
+	const struct locus_task *in = &f->g->tasks[t];
+	int whole = 1;
+	for (uint32_t k = 0; k < in->n_in; k++) {
+		uint32_t o = f->g->inputs[in->in_at + k];
+		if (locus_replicas_has(f->rep, o, f->node) && !intact(f, o)) {
+			lost(f, o);
+			whole = 0;
+		}
+	}
+	if (!whole) {
+		requeue(f);
+		return;
+	}
 	if (f->opt->fn) {
 		call_fn(f);
 		return;
@@ -1734,6 +1831,7 @@ static void task_done(struct flow *f)
 			fail_task(f, why);
 			return;
 		}
+		f->obj_bytes[o] = (uint64_t)st.st_size;
 	}
 	for (uint32_t k = 0; k < tk->n_out && !f->failed; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
@@ -1749,6 +1847,12 @@ static void task_done(struct flow *f)
 		if (!f->opt->fn &&
 		    (link ? copy_file(src, dst, &bytes, f->rank) : rename(src, dst))) {
 			fmt(why, sizeof why, "cannot keep %s: %s", as, strerror(errno));
+			fail_task(f, why);
+			return;
+		}
+		/* Its checksum, with which every reader checks its copy. */
+		if (f->opt->checksum && file_sum(dst, &bytes, &f->obj_sum[o])) {
+			fmt(why, sizeof why, "cannot read %s back: %s", as, strerror(errno));
 			fail_task(f, why);
 			return;
 		}
@@ -1796,15 +1900,12 @@ static void task_done(struct flow *f)
 			  .compute_end = compute_end,
 			  .end = end};
 	struct outrec *orec = (struct outrec *)(void *)(r + 1);
-	for (uint32_t k = 0; f->opt->journal && k < tk->n_out; k++) {
+	for (uint32_t k = 0; k < tk->n_out; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
-		int here = locus_replicas_has(f->rep, o, f->node);
-		if (here)
-			store_path(f, o, dst, sizeof dst);
-		else
-			shared_path(f, o, dst, sizeof dst);
-		orec[k].where = (uint32_t)(here | (f->on_fs[o] << 1));
-		file_sum(dst, &orec[k].bytes, f->opt->checksum ? &orec[k].sum : NULL);
+		orec[k].where =
+		    (uint32_t)(locus_replicas_has(f->rep, o, f->node) | (f->on_fs[o] << 1));
+		orec[k].bytes = f->obj_bytes[o];
+		orec[k].sum = f->obj_sum[o];
 	}
 	flush_updates(f);
 	post(f, 0, F_REPORT, r, len);
@@ -1877,6 +1978,20 @@ static void take_report(struct flow *f, const struct rec *r)
 	}
 	f->done[r->task] = 1;
 	f->recs[r->task] = *r;
+	/* What a later round needs: the task is done, its files where they
+	 * were kept. */
+	struct state *st = f->st;
+	const struct locus_task *tk = &f->g->tasks[r->task];
+	const struct outrec *orec = (const struct outrec *)(const void *)(r + 1);
+	st->claimed[f->task_full ? f->task_full[r->task] : r->task] = 1;
+	for (uint32_t k = 0; k < tk->n_out && k < r->n_out; k++) {
+		uint32_t o = f->g->outputs[tk->out_at + k], full = f->obj_full ? f->obj_full[o] : o;
+		st->place[full] = orec[k].where & 2   ? -2
+				  : orec[k].where & 1 ? (int32_t)r->node
+						      : -1;
+		st->bytes[full] = orec[k].bytes;
+		st->sum[full] = orec[k].sum;
+	}
 	journal_task(f, r);
 	f->n_done++;
 	if (f->opt->progress && (f->n_done >= f->next_progress || f->n_done == f->g->n_tasks)) {
@@ -1963,6 +2078,19 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 			fmt(f->end_msg, sizeof f->end_msg, "%s", m->message);
 		}
 		break;
+	case F_LOST: {
+		const struct repl *l = (const void *)buf;
+		if (f->rank == 0 && n == sizeof *l && l->object < f->g->n_objects &&
+		    l->place < f->plat->n_nodes && !f->finishing) {
+			char msg[sizeof f->end_msg];
+			fmt(msg, sizeof msg,
+			    "file %s was lost from node %s (gone, or not as it was made)",
+			    obj_name(f, l->object), f->plat->nodes[l->place].name);
+			f->st->lost++;
+			finish(f, ROUND_AGAIN, msg);
+		}
+		break;
+	}
 	case F_BATCH:
 		work = 0;
 		for (size_t at = 0; at + sizeof(struct bhead) <= n;) {
@@ -2301,20 +2429,22 @@ static int journal_read(struct flow *f, const struct locus_graph *g, const char 
  * node's first rank checks its own) and copied to the shared directory;
  * a task whose needed files are gone is run again, and the producers of
  * its lost inputs too. f->g becomes the workflow left. Collective. */
+/* A run given a journal, or a later round: what is done and where its
+ * files are (the journal's lines, or the rounds before), the files still
+ * there put in the shared directory, and the workflow left to run. A
+ * task stays done unless an output of it that a task left to run reads
+ * (or a final output) is gone, to a fixed point. */
 static int resume(struct flow *f)
 {
+	struct state *st = f->st;
 	const struct locus_graph *g = f->opt->graph;
 	size_t nt = g->n_tasks, no = g->n_objects;
-	unsigned char *claimed = calloc(nt + 1, 1), *done = calloc(nt + 1, 1);
+	unsigned char *done = calloc(nt + 1, 1);
 	unsigned char *avail = calloc(no + 1, 1), *avail_all = calloc(no + 1, 1);
-	int32_t *place = malloc((no + 1) * sizeof *place);
-	uint64_t *bytes = calloc(no + 1, sizeof *bytes), *sum = calloc(no + 1, sizeof *sum);
-	int rc = claimed && done && avail && avail_all && place && bytes && sum
+	int rc = done && avail && avail_all
 		     ? 0
 		     : locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-	for (size_t o = 0; !rc && o < no; o++)
-		place[o] = -1;
-	if (!rc && f->rank == 0) {
+	if (!rc && f->rank == 0 && f->opt->journal) {
 		f->jfd = open(f->opt->journal, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (f->jfd < 0)
 			rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
@@ -2333,8 +2463,10 @@ static int resume(struct flow *f)
 		if (!rc && ftruncate(f->jfd, (off_t)len))
 			rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
 					"cannot cut its torn last line: %s", strerror(errno));
-		if (!rc && len)
-			rc = journal_read(f, g, text, len, claimed, place, bytes, sum);
+		/* Later rounds know what the journal says and more. */
+		if (!rc && len && st->round == 0)
+			rc = journal_read(f, g, text, len, st->claimed, st->place, st->bytes,
+					  st->sum);
 		if (!rc && !len) {
 			char head[128];
 			int n = fmt(head, sizeof head, "locus-flow-journal 1\t%zu\t%zu\n", nt, no);
@@ -2346,41 +2478,82 @@ static int resume(struct flow *f)
 	}
 	if ((rc = agree(f, rc)))
 		goto out;
-	MPI_Bcast(claimed, (int)nt, MPI_UNSIGNED_CHAR, 0, f->comm);
-	MPI_Bcast(place, (int)no, MPI_INT32_T, 0, f->comm);
-	MPI_Bcast(bytes, (int)no, MPI_UINT64_T, 0, f->comm);
-	MPI_Bcast(sum, (int)no, MPI_UINT64_T, 0, f->comm);
-	/* Each file where the journal says, whole: a node's first rank
-	 * copies its node's to the shared directory (the run left will read
-	 * them there); rank 0 checks those in the shared directory. */
+	MPI_Bcast(st->claimed, (int)nt, MPI_UNSIGNED_CHAR, 0, f->comm);
+	MPI_Bcast(st->place, (int)no, MPI_INT32_T, 0, f->comm);
+	MPI_Bcast(st->bytes, (int)no, MPI_UINT64_T, 0, f->comm);
+	MPI_Bcast(st->sum, (int)no, MPI_UINT64_T, 0, f->comm);
+	/* Each file where it was kept, whole: a node's first rank copies its
+	 * node's to the shared directory (the run left reads them there);
+	 * then rank 0 looks in the shared directory for the others (put
+	 * there when they were made, or by an earlier resume). */
 	int leader = f->rank >= (int)f->D && f->node_rank[f->node_at[f->node]] == f->rank;
 	for (uint32_t o = 0; o < no; o++) {
-		if (place[o] == -1 || g->objects[o].producer == LOCUS_NONE ||
-		    !claimed[g->objects[o].producer])
+		if (st->place[o] < 0 || g->objects[o].producer == LOCUS_NONE ||
+		    !st->claimed[g->objects[o].producer] || !leader ||
+		    (uint32_t)st->place[o] != f->node)
 			continue;
 		char from[PATH_MAX], to[PATH_MAX];
 		uint64_t b = 0, h = 0;
 		fmt(to, sizeof to, "%s/%s", f->shared, g->objects[o].name);
-		if (place[o] == -2 && f->rank == 0) {
-			avail[o] =
-			    !file_sum(to, &b, sum[o] ? &h : NULL) && b == bytes[o] && h == sum[o];
-		} else if (place[o] >= 0 && leader && (uint32_t)place[o] == f->node) {
-			fmt(from, sizeof from, "%s/store/o%" PRIu32, f->node_dir, o);
-			if (file_sum(from, &b, sum[o] ? &h : NULL) || b != bytes[o] || h != sum[o])
-				continue;
-			if (copy_file(from, to, &b, f->rank))
-				continue;
-			avail[o] = 1;
-			if (locus__grow(&f->resumed, &f->resumed_cap, f->n_resumed + 1,
-					sizeof *f->resumed) == 0)
-				f->resumed[f->n_resumed++] = o;
-		}
+		fmt(from, sizeof from, "%s/store/o%" PRIu32, f->node_dir, o);
+		if (file_sum(from, &b, st->sum[o] ? &h : NULL) || b != st->bytes[o] ||
+		    h != st->sum[o] || copy_file(from, to, &b, f->rank))
+			continue;
+		avail[o] = 1;
+		if (!locus__grow(&st->copied, &st->copied_cap, st->n_copied + 1,
+				 sizeof *st->copied))
+			st->copied[st->n_copied++] = o;
 	}
-	MPI_Allreduce(avail, avail_all, (int)no, MPI_UNSIGNED_CHAR, MPI_MAX, f->comm);
-	/* Done: what the journal names, less what must run again: a task
-	 * one of whose outputs is gone, when a task to run reads it or none
-	 * reads it (a result the shared directory must have). */
-	memcpy(done, claimed, nt);
+	MPI_Reduce(avail, avail_all, (int)no, MPI_UNSIGNED_CHAR, MPI_MAX, 0, f->comm);
+	if (f->rank == 0) {
+		struct locus__buf jl = {0};
+		for (uint32_t o = 0; o < no; o++) {
+			if (st->place[o] == -1 || g->objects[o].producer == LOCUS_NONE ||
+			    !st->claimed[g->objects[o].producer])
+				continue;
+			if (avail_all[o]) {
+				/* In the shared directory now: the journal says so,
+				 * for a run after this one. */
+				st->place[o] = -2;
+				if (f->jfd >= 0) {
+					char num[64];
+					locus__buf_append(&jl, "file\t", 5);
+					jput(&jl, g->objects[o].name);
+					fmt(num, sizeof num, "\t%" PRIu64 "\t", st->bytes[o]);
+					locus__buf_append(&jl, num, strlen(num));
+					if (st->sum[o])
+						fmt(num, sizeof num, "%016" PRIx64 "\t:shared\n",
+						    st->sum[o]);
+					else
+						fmt(num, sizeof num, "-\t:shared\n");
+					locus__buf_append(&jl, num, strlen(num));
+				}
+				continue;
+			}
+			char to[PATH_MAX];
+			uint64_t b = 0, h = 0;
+			fmt(to, sizeof to, "%s/%s", f->shared, g->objects[o].name);
+			avail_all[o] = !file_sum(to, &b, st->sum[o] ? &h : NULL) &&
+				       b == st->bytes[o] && h == st->sum[o];
+			/* An intermediate file an earlier resume put there
+			 * goes when this run succeeds. */
+			if (avail_all[o] && st->place[o] >= 0 && g->objects[o].n_cons &&
+			    !locus__grow(&st->copied, &st->copied_cap, st->n_copied + 1,
+					 sizeof *st->copied))
+				st->copied[st->n_copied++] = o;
+			if (avail_all[o])
+				st->place[o] = -2;
+		}
+		if (jl.len &&
+		    (write(f->jfd, jl.data, jl.len) != (ssize_t)jl.len || fdatasync(f->jfd)))
+			rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
+					"cannot write: %s", strerror(errno));
+		locus__buf_fini(&jl);
+	}
+	if ((rc = agree(f, rc)))
+		goto out;
+	MPI_Bcast(avail_all, (int)no, MPI_UNSIGNED_CHAR, 0, f->comm);
+	memcpy(done, st->claimed, nt);
 	for (int changed = 1; changed;) {
 		changed = 0;
 		for (uint32_t t = 0; t < nt; t++) {
@@ -2400,9 +2573,12 @@ static int resume(struct flow *f)
 			}
 		}
 	}
+	/* What is not done is not claimed: a later round knows it from
+	 * what this one does. */
 	for (size_t t = 0; t < nt; t++) {
 		f->skipped += done[t];
-		f->rerun += claimed[t] && !done[t];
+		f->rerun += st->claimed[t] && !done[t];
+		st->claimed[t] = done[t];
 	}
 	/* The nodes' old files are in the shared directory now (or lost). */
 	if (leader) {
@@ -2415,32 +2591,28 @@ static int resume(struct flow *f)
 	rc = f->skipped ? locus_flow_remaining(&f->own_g, g, done, f->err) : 0;
 	if (!rc && f->own_g) {
 		f->g = f->own_g;
-		/* A function is told each task's index in the full workflow. */
-		f->fn_task = f->opt->fn ? malloc((f->g->n_tasks + 1) * sizeof *f->fn_task) : NULL;
-		if (f->opt->fn && !f->fn_task)
+		f->task_full = malloc((f->g->n_tasks + 1) * sizeof *f->task_full);
+		f->obj_full = malloc((f->g->n_objects + 1) * sizeof *f->obj_full);
+		f->obj_round = malloc((g->n_objects + 1) * sizeof *f->obj_round);
+		if (!f->task_full || !f->obj_full || !f->obj_round)
 			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 		/* locus_flow_remaining keeps the tasks not done in id order, and
 		 * the names of the files it keeps. */
-		for (uint32_t t = 0, k = 0; f->fn_task && t < g->n_tasks; t++)
+		for (uint32_t t = 0, k = 0; !rc && t < g->n_tasks; t++)
 			if (!done[t])
-				f->fn_task[k++] = t;
-		f->fn_obj = f->fn_task ? malloc((g->n_objects + 1) * sizeof *f->fn_obj) : NULL;
-		if (f->fn_task && !f->fn_obj)
-			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-		for (uint32_t o = 0; f->fn_obj && o < g->n_objects; o++) {
+				f->task_full[k++] = t;
+		for (uint32_t o = 0; !rc && o < g->n_objects; o++) {
 			long r = locus_graph_find_object(f->g, g->objects[o].name);
-			f->fn_obj[o] = r < 0 ? NONE : (uint32_t)r;
+			f->obj_round[o] = r < 0 ? NONE : (uint32_t)r;
+			if (r >= 0)
+				f->obj_full[r] = o;
 		}
 	}
 	rc = agree(f, rc);
 out:
-	free(claimed);
 	free(done);
 	free(avail);
 	free(avail_all);
-	free(place);
-	free(bytes);
-	free(sum);
 	return rc;
 }
 
@@ -2672,7 +2844,10 @@ static int directories(struct flow *f)
 {
 	const char *local = f->opt->local ? f->opt->local : "/dev/shm";
 	char name[64] = {0};
-	if (f->rank == 0) {
+	if (f->st->job[0]) {
+		/* A later round: the same place. */
+		fmt(name, sizeof name, "%s", f->st->job);
+	} else if (f->rank == 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		fmt(name, sizeof name, "locus-flow-%ld-%lx", (long)getpid(),
@@ -2697,6 +2872,7 @@ static int directories(struct flow *f)
 		}
 	}
 	MPI_Bcast(name, sizeof name, MPI_CHAR, 0, f->comm);
+	fmt(f->st->job, sizeof f->st->job, "%s", name);
 	int n = fmt(f->job_dir, sizeof f->job_dir, "%s/%s", local, name);
 	if (n < 0 || (size_t)n >= sizeof f->job_dir)
 		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "--local %s: too long", local);
@@ -2770,7 +2946,7 @@ static int setup(struct flow *f)
 		rc = directories(f);
 	if ((rc = agree(f, rc)))
 		return rc;
-	if (o->journal && (rc = resume(f)))
+	if ((o->journal || f->st->round) && (rc = resume(f)))
 		return rc;
 	rc = locus_workload_from_graph(&f->wl, f->plat, f->g, NULL, f->err);
 	if (!rc)
@@ -2780,13 +2956,17 @@ static int setup(struct flow *f)
 	if (!rc && locus_replicas_create(&f->rep, f->g->n_objects, f->plat->n_nodes))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	f->on_fs = calloc(f->g->n_objects + 1, 1);
+	f->obj_bytes = malloc((f->g->n_objects + 1) * sizeof *f->obj_bytes);
+	f->obj_sum = calloc(f->g->n_objects + 1, sizeof *f->obj_sum);
+	for (size_t k = 0; f->obj_bytes && k < f->g->n_objects; k++)
+		f->obj_bytes[k] = UNKNOWN;
 	f->qmark = calloc(f->g->n_tasks + 1, sizeof *f->qmark);
 	f->sent = calloc((size_t)f->size, sizeof *f->sent);
 	f->recvd = calloc((size_t)f->size, sizeof *f->recvd);
 	f->batch = calloc((size_t)f->size, sizeof *f->batch);
 	f->stage_bytes = calloc(4 * f->g->n_stages + 1, sizeof *f->stage_bytes);
-	if (!rc &&
-	    (!f->on_fs || !f->qmark || !f->sent || !f->recvd || !f->batch || !f->stage_bytes))
+	if (!rc && (!f->on_fs || !f->obj_bytes || !f->obj_sum || !f->qmark || !f->sent ||
+		    !f->recvd || !f->batch || !f->stage_bytes))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	if (!rc && f->rank == 0) {
 		f->recs = calloc(f->g->n_tasks + 1, sizeof *f->recs);
@@ -2949,12 +3129,10 @@ static int results(struct flow *f, struct locus_mpi_flow_report *rep)
 	return rc;
 }
 
-int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
-		       struct locus_mpi_flow_report *report, struct locus_error *err)
+/* One round: the workflow, or what st says is left of it. */
+static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, struct state *st,
+		     struct locus_mpi_flow_report *report, struct locus_error *err)
 {
-	struct locus_error dummy = {0};
-	if (!err)
-		err = &dummy;
 	memset(report, 0, sizeof *report);
 	struct flow *f = calloc(1, sizeof *f);
 	int ok = f != NULL, all = 0;
@@ -2967,6 +3145,7 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	MPI_Comm_rank(f->comm, &f->rank);
 	MPI_Comm_size(f->comm, &f->size);
 	f->opt = opt;
+	f->st = st;
 	f->err = err;
 	f->pid = 0;
 	f->pidfd = -1;
@@ -2997,17 +3176,20 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		rc = agree(f, rc ? rc : r2);
 		report->pieces = f->pieces;
 	}
-	report->skipped = f->skipped;
-	report->rerun = f->rerun;
-	/* Each node's directory goes, unless kept (or a journal may resume
-	 * the run from it); then the run's. The files a resumed run took
-	 * from the nodes leave the shared directory once it has succeeded. */
-	int keep = opt->keep || (opt->journal && rc);
+	if (st->round == 0) {
+		st->skipped = f->skipped;
+		st->rerun = f->rerun;
+	}
+	/* Each node's directory goes, unless kept (or a next round, or a
+	 * run given the journal, may take files from it); then the run's.
+	 * The files a resumed run or a later round took from the nodes leave
+	 * the shared directory once it has succeeded. */
+	int keep = opt->keep || (opt->journal && rc) || rc == ROUND_AGAIN;
 	if (f->node_dir[0] && !keep)
 		locus__rmtree(f->node_dir);
-	for (size_t i = 0; !rc && !opt->keep && i < f->n_resumed; i++) {
+	for (size_t i = 0; !rc && !opt->keep && i < st->n_copied; i++) {
 		char p[PATH_MAX];
-		fmt(p, sizeof p, "%s/%s", f->shared, opt->graph->objects[f->resumed[i]].name);
+		fmt(p, sizeof p, "%s/%s", f->shared, opt->graph->objects[st->copied[i]].name);
 		unlink(p);
 	}
 	MPI_Barrier(f->comm);
@@ -3056,14 +3238,68 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	free(f->proc_rank);
 	free(f->node_rank);
 	free(f->node_at);
-	free(f->resumed);
+	free(f->obj_bytes);
+	free(f->obj_sum);
 	free(f->fn_paths);
 	free(f->fn_ptrs);
-	free(f->fn_task);
-	free(f->fn_obj);
+	free(f->task_full);
+	free(f->obj_full);
+	free(f->obj_round);
+	/* The result names the tasks of what this round ran. */
+	if (report->result && f->own_g) {
+		report->graph = f->own_g;
+		f->own_g = NULL;
+	}
 	locus_graph_destroy(f->own_g);
 	MPI_Comm_free(&f->comm);
 	free(f);
+	return rc;
+}
+
+int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
+		       struct locus_mpi_flow_report *report, struct locus_error *err)
+{
+	struct locus_error dummy = {0};
+	if (!err)
+		err = &dummy;
+	memset(report, 0, sizeof *report);
+	struct state st = {0};
+	size_t nt = opt->graph ? opt->graph->n_tasks : 0,
+	       no = opt->graph ? opt->graph->n_objects : 0;
+	st.claimed = calloc(nt + 1, 1);
+	st.place = malloc((no + 1) * sizeof *st.place);
+	st.bytes = calloc(no + 1, sizeof *st.bytes);
+	st.sum = calloc(no + 1, sizeof *st.sum);
+	int ok = st.claimed && st.place && st.bytes && st.sum, all = 0;
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+	int rc = all ? 0 : locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t o = 0; st.place && o < no; o++)
+		st.place[o] = -1;
+	/* A round that lost a file ends, and the next runs what is left. */
+	while (!rc) {
+		rc = run_round(comm, opt, &st, report, err);
+		if (rc != ROUND_AGAIN)
+			break;
+		if (++st.round == MAX_ROUNDS) {
+			rc = locus__err(
+			    err, LOCUS_EINCOMPLETE, NULL, 0, 0,
+			    "files were lost in each of %d rounds (the last: %s): giving "
+			    "up",
+			    MAX_ROUNDS, err->message);
+			break;
+		}
+		locus_mpi_flow_report_fini(report);
+		rc = 0;
+	}
+	report->skipped = st.skipped;
+	report->rerun = st.rerun;
+	report->rounds = st.round + 1;
+	report->lost = st.lost;
+	free(st.claimed);
+	free(st.place);
+	free(st.bytes);
+	free(st.sum);
+	free(st.copied);
 	return rc;
 }
 
@@ -3073,5 +3309,6 @@ void locus_mpi_flow_report_fini(struct locus_mpi_flow_report *report)
 		return;
 	locus_result_destroy(report->result);
 	locus_platform_destroy(report->platform);
+	locus_graph_destroy(report->graph);
 	memset(report, 0, sizeof *report);
 }

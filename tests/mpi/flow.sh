@@ -11,7 +11,9 @@
 #    instance writes outputs of the recorded sizes;
 #  - a killed run resumes from its journal without running again what
 #    it recorded, and makes again what a lost node's storage held; a
-#    journal in use is refused to a second run.
+#    journal in use is refused to a second run;
+#  - a file deleted (or, with --checksum, damaged) while the run goes is
+#    made again by its producer, in a second round.
 # Usage: flow.sh LOCUS
 set -u
 locus=$1
@@ -273,6 +275,42 @@ if run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" && [ ! -s "$tmp
 else
 	fail "a finished journal"
 fi
+
+# ---- a file lost while the run goes: its producer runs again -----------------------
+# a.txt is made; every node's copy of it is deleted (or, with --checksum,
+# overwritten with other bytes of the same size) while gate.txt waits;
+# b.txt, reading both, finds a.txt gone: the round ends and the next
+# makes a.txt again (a runs twice, gate and b once).
+for how in deleted corrupted; do
+	d="$tmp/lost-$how"
+	mkdir -p "$d"
+	echo hello >"$d/in.txt"
+	printf 'a.txt: in.txt\n\tcp in.txt a.txt; echo a >> %s/log\n\n' "$d" >"$d/Makeflow"
+	printf 'gate.txt: in.txt\n\twhile [ ! -e %s/go ]; do sleep 0.05; done; echo g > gate.txt; echo gate >> %s/log\n\n' \
+		"$d" "$d" >>"$d/Makeflow"
+	printf 'b.txt: a.txt gate.txt\n\tcat a.txt gate.txt > b.txt; echo b >> %s/log\n' "$d" >>"$d/Makeflow"
+	: >"$d/log"
+	extra=()
+	[ "$how" = corrupted ] && extra=(--checksum)
+	"$locus" flow run "$d/Makeflow" -np 3 --emulate-nodes 2 --local "$d/local" --json "${extra[@]}" \
+		>"$d/run.json" 2>"$tmp/out" &
+	for _ in $(seq 200); do grep -qx a "$d/log" && break; sleep 0.05; done
+	sleep 0.2
+	if [ "$how" = deleted ]; then
+		find "$d/local" -path '*/store/*' -type f -delete
+	else
+		for c in $(grep -lx hello $(find "$d/local" -path '*/store/*' -type f)); do echo jello >"$c"; done
+	fi
+	touch "$d/go"
+	wait
+	if [ "$(sort "$d/log" | tr '\n' ' ')" = "a a b gate " ] && printf 'hello\ng\n' | cmp -s - "$d/b.txt" &&
+		grep -q "1 file was lost while the run went" "$tmp/out" &&
+		grep -q '"status": "complete"' "$d/run.json" && [ -z "$(ls -A "$d/local")" ]; then
+		pass "a file $how while the run goes is made again by its producer"
+	else
+		fail "a file $how ($(tr '\n' ' ' <"$d/log"))"
+	fi
+done
 
 # ---- stand-ins ------------------------------------------------------------------------
 # (the smallest instance: 101 tasks, 1.6 MB of files)

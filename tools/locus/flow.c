@@ -255,7 +255,10 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 		case 5:
 		case 6:
 		case 7:
-			rc = cli_uint(cmd, c == 5 ? "--gather" : c == 6 ? "--multicast" : "--scatter",
+			rc = cli_uint(cmd,
+				      c == 5   ? "--gather"
+				      : c == 6 ? "--multicast"
+					       : "--scatter",
 				      optarg, &u);
 			if (!rc && (!u || u > UINT32_MAX))
 				rc = bad(sub,
@@ -263,8 +266,9 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 					 : c == 6 ? "--multicast"
 						  : "--scatter",
 					 "a count >= 1", optarg);
-			*(c == 5 ? &a->pat.gather : c == 6 ? &a->pat.multicast : &a->pat.scatter) =
-			    (uint32_t)u;
+			*(c == 5   ? &a->pat.gather
+			  : c == 6 ? &a->pat.multicast
+				   : &a->pat.scatter) = (uint32_t)u;
 			a->have_pat = 1;
 			break;
 		case 8:
@@ -370,7 +374,8 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 		case 'K':
 			rc = cli_uint(cmd, "--emulate-nodes", optarg, &a->emulate);
 			if (!rc && (!a->emulate || a->emulate > 100000))
-				rc = bad(sub, "--emulate-nodes", "a count from 1 to 100000", optarg);
+				rc =
+				    bad(sub, "--emulate-nodes", "a count from 1 to 100000", optarg);
 			a->have_run = 1;
 			break;
 		case 30:
@@ -438,19 +443,19 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 		return cli_usage_error(cmd, "--np, --emulate-nodes, --local, --shared, --retries, "
 					    "--keep, --stand-in and the launcher's options are "
 					    "'locus flow run''s");
-	if (is_run && (a->compare || a->platform || a->have_nodes || a->fs_bw ||
-		       a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 ||
-		       a->cost_msg >= 0 || a->cost_entry >= 0))
+	if (is_run &&
+	    (a->compare || a->platform || a->have_nodes || a->fs_bw || a->fs_ops >= 0 ||
+	     a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0))
 		return cli_usage_error(cmd, "a real run has real nodes: --compare and the "
 					    "platform's options are 'locus flow sim''s");
 	if (is_run && a->emulate && a->mpi.hostfile)
 		return cli_usage_error(cmd, "--emulate-nodes plays nodes on this machine; drop "
 					    "it with --hostfile");
-	if (!is_sim && !is_run && (a->config || a->policy || a->opts || a->compare || a->platform ||
-			a->have_nodes || a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 ||
-			a->fs_latency > 0 ||
-			a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 || a->out ||
-			a->csv || a->trace || a->gantt || a->load_svg))
+	if (!is_sim && !is_run &&
+	    (a->config || a->policy || a->opts || a->compare || a->platform || a->have_nodes ||
+	     a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 || a->fs_latency > 0 ||
+	     a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 || a->out || a->csv ||
+	     a->trace || a->gantt || a->load_svg))
 		return cli_usage_error(cmd, "the policy, platform and output files are sim's "
 					    "options; 'locus flow show' takes the workflow's and "
 					    "the pattern thresholds, and --json");
@@ -465,15 +470,17 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 		return cli_usage_error(cmd, "--config is amfs's; drop it with --policy %s",
 				       a->policy);
 	if (a->config && !is_config(a->config))
-		return cli_usage_error(cmd,
-				       "--config expects staging, cache, aware, cogather, asgather, "
-				       "shared or auto, got \"%s\"",
-				       a->config);
+		return cli_usage_error(
+		    cmd,
+		    "--config expects staging, cache, aware, cogather, asgather, "
+		    "shared or auto, got \"%s\"",
+		    a->config);
 	if (a->compare && a->policy)
 		return cli_usage_error(cmd, "--compare names the policies; drop --policy");
 	if (a->compare && (a->out || a->csv || a->trace || a->gantt || a->load_svg))
 		return cli_usage_error(
-		    cmd, "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
+		    cmd,
+		    "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
 	return 0;
 }
 
@@ -544,7 +551,7 @@ static void show_text(const struct locus_graph *g, const struct locus_flow_analy
 	printf("workflow %s: %zu tasks in %zu stages; files: %zu inputs (%.1f MB), %zu "
 	       "intermediate (%.1f MB), %zu outputs (%.1f MB)\n\n",
 	       spec, g->n_tasks, an->n_stages, n_in, (double)in_fs / 1e6, n_inter,
-	       (double)inter / 1e6, n_final, (double)final / 1e6);
+	       (double)inter / 1e6, n_final, (double) final / 1e6);
 	int w = 5;
 	for (size_t s = 0; s < an->n_stages; s++) {
 		int l = (int)strlen(stage_name(g, s));
@@ -566,8 +573,8 @@ static void show_text(const struct locus_graph *g, const struct locus_flow_analy
 			printf(" (%" PRIu32 " gathering, up to %" PRIu32 " inputs)", st->gathers,
 			       st->max_inputs);
 		if (st->patterns & LOCUS_PATTERN_MULTICAST)
-			printf(" (%" PRIu32 " files, up to %" PRIu32 " readers)", st->multicast_files,
-			       st->max_consumers);
+			printf(" (%" PRIu32 " files, up to %" PRIu32 " readers)",
+			       st->multicast_files, st->max_consumers);
 		if (st->patterns & LOCUS_PATTERN_SCATTER)
 			printf(" (%" PRIu32 " scattering)", st->scatters);
 		printf("\n");
@@ -616,18 +623,19 @@ static void show_json(const struct locus_graph *g, const struct locus_flow_analy
 		const struct locus_flow_stage *st = &an->stages[s];
 		printf(s ? ",\n    {\"name\": " : "\n    {\"name\": ");
 		cli_json_string(stage_name(g, s));
-		printf(", \"tasks\": %" PRIu32 ", \"inputs\": %" PRIu32 ", \"produced_inputs\": %" PRIu32
-		       ", \"outputs\": %" PRIu32 ", \"consumption\": %" PRIu64
-		       ", \"bytes_in\": %" PRIu64 ", \"bytes_out\": %" PRIu64 ", \"work\": %.17g,\n"
+		printf(", \"tasks\": %" PRIu32 ", \"inputs\": %" PRIu32
+		       ", \"produced_inputs\": %" PRIu32 ", \"outputs\": %" PRIu32
+		       ", \"consumption\": %" PRIu64 ", \"bytes_in\": %" PRIu64
+		       ", \"bytes_out\": %" PRIu64 ", \"work\": %.17g,\n"
 		       "     \"patterns\": ",
 		       st->tasks, st->inputs, st->produced_inputs, st->outputs, st->consumption,
 		       st->bytes_in, st->bytes_out, st->work);
 		json_patterns(st->patterns);
-		printf(", \"gathers\": %" PRIu32 ", \"scatters\": %" PRIu32 ", \"pipelines\": %" PRIu32
-		       ", \"multicast_files\": %" PRIu32 ", \"max_inputs\": %" PRIu32
-		       ", \"max_consumers\": %" PRIu32 "}",
-		       st->gathers, st->scatters, st->pipelines, st->multicast_files, st->max_inputs,
-		       st->max_consumers);
+		printf(", \"gathers\": %" PRIu32 ", \"scatters\": %" PRIu32
+		       ", \"pipelines\": %" PRIu32 ", \"multicast_files\": %" PRIu32
+		       ", \"max_inputs\": %" PRIu32 ", \"max_consumers\": %" PRIu32 "}",
+		       st->gathers, st->scatters, st->pipelines, st->multicast_files,
+		       st->max_inputs, st->max_consumers);
 	}
 	printf("\n  ],\n  \"critical_path\": {\"seconds\": %.17g, \"tasks\": [", an->critical_path);
 	char buf[64];
@@ -731,8 +739,8 @@ static int plan_runs(const struct flow_args *a, struct flow_run *runs, size_t *n
 		const char *name = a->policy ? a->policy : "amfs";
 		runs[0].policy = locus_policy_find(name);
 		if (!runs[0].policy) {
-			rc = cli_usage_error(cmd, "no policy \"%s\" (see 'locus sim --list-policies')",
-					     name);
+			rc = cli_usage_error(
+			    cmd, "no policy \"%s\" (see 'locus sim --list-policies')", name);
 		} else {
 			*n_runs = 1;
 			runs[0].opts = !strcmp(name, "amfs") ? amfs_opts(a, a->config)
@@ -811,9 +819,8 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 	printf("workflow %s: %zu tasks in %zu stages, %zu files\n", a->workflow, g->n_tasks,
 	       g->n_stages, g->n_objects);
 	printf("policy %s%s%s, seed %" PRIu64 ": %zu workers on %zu nodes, %zu scheduler%s",
-	       r->policy, r->policy_options ? " " : "",
-	       r->policy_options ? r->policy_options : "", r->seed, r->n_workers, r->n_nodes,
-	       r->n_schedulers, r->n_schedulers == 1 ? "" : "s");
+	       r->policy, r->policy_options ? " " : "", r->policy_options ? r->policy_options : "",
+	       r->seed, r->n_workers, r->n_nodes, r->n_schedulers, r->n_schedulers == 1 ? "" : "s");
 	if (!strcmp(r->policy, "amfs"))
 		printf(" (a submitter, %" PRIu64 " dispatcher%s and as many metadata servers)", D,
 		       D == 1 ? "" : "s");
@@ -843,7 +850,8 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 		       "(%.1f MB intermediate)\n",
 		       r->storage_peak / 1e6, r->storage_end / 1e6, r->intermediate_end / 1e6);
 	for (size_t j = 0; j < 8 && r->pstats.counter_names[j]; j++)
-		printf("  %-17s %12" PRIu64 "\n", r->pstats.counter_names[j], r->pstats.counters[j]);
+		printf("  %-17s %12" PRIu64 "\n", r->pstats.counter_names[j],
+		       r->pstats.counters[j]);
 	if (!real) {
 		printf("  messages          %12" PRIu64 "\n", r->messages);
 		printf("  schedulers        busy %.3f s in all, %.3f s on the busiest\n",
@@ -855,6 +863,8 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 	}
 	if (!r->stages)
 		return;
+	/* The stages of what ran (a resumed run's or a last round's part). */
+	g = r->graph ? r->graph : g;
 	int w = 5;
 	for (size_t s = 0; s < g->n_stages; s++) {
 		int l = (int)strlen(g->stage_names[s]);
@@ -984,8 +994,8 @@ static int flow_sim(struct flow_args *a)
 	if (a->compare) {
 		rc = a->json ? locus_report_compare_json((const struct locus_result *const *)runs,
 							 n_runs, stdout)
-			     : locus_report_compare((const struct locus_result *const *)runs, n_runs,
-						    stdout);
+			     : locus_report_compare((const struct locus_result *const *)runs,
+						    n_runs, stdout);
 		if (rc)
 			goto fail;
 		goto out;
@@ -1100,11 +1110,20 @@ static int run_rank(struct flow_args *a)
 		const struct locus_result *r = rep.result;
 		uint64_t D = a->dispatchers ? a->dispatchers : 1;
 		if (a->journal && (rep.skipped || rep.rerun))
-			fprintf(stderr,
-				"locus flow run: the journal says %zu task%s are done; %zu of those "
-				"run again, their files lost\n",
-				rep.skipped + rep.rerun, rep.skipped + rep.rerun == 1 ? "" : "s",
-				rep.rerun);
+			fprintf(
+			    stderr,
+			    "locus flow run: the journal says %zu task%s are done; %zu of those "
+			    "run again, their files lost\n",
+			    rep.skipped + rep.rerun, rep.skipped + rep.rerun == 1 ? "" : "s",
+			    rep.rerun);
+		if (rep.lost)
+			fprintf(
+			    stderr,
+			    "locus flow run: %zu file%s lost while the run went (gone from its "
+			    "node, or not as made); made again in %zu round%s (the results below "
+			    "are the last round's)\n",
+			    rep.lost, rep.lost == 1 ? " was" : "s were", rep.rounds,
+			    rep.rounds == 1 ? "" : "s");
 		if (a->json)
 			rc = locus_report_json(r, stdout);
 		else
@@ -1147,8 +1166,9 @@ static int flow_run(struct flow_args *a, int argc, char **argv)
 		np = a->emulate ? a->emulate + D : (uint64_t)(cores > 1 ? cores : 2);
 	}
 	if (np < D + 1)
-		return cli_usage_error("flow run", "--np %" PRIu64 " leaves no worker beside %" PRIu64
-				       " dispatcher%s", np, D, D == 1 ? "" : "s");
+		return cli_usage_error(
+		    "flow run", "--np %" PRIu64 " leaves no worker beside %" PRIu64 " dispatcher%s",
+		    np, D, D == 1 ? "" : "s");
 	return cli_mpi_launch("flow", &a->mpi, np, NULL, argc, argv);
 #else
 	(void)a;
@@ -1177,7 +1197,8 @@ int cmd_flow(int argc, char **argv)
 			      .cost_msg = -1,
 			      .cost_entry = -1};
 	if (strcmp(a.sub, "show") && strcmp(a.sub, "sim") && strcmp(a.sub, "run"))
-		return cli_usage_error("flow", "expected 'show', 'sim' or 'run', got \"%s\"", a.sub);
+		return cli_usage_error("flow", "expected 'show', 'sim' or 'run', got \"%s\"",
+				       a.sub);
 	cli_mpi_np_spelling(argc, argv);
 	int rc = parse_args(argc - 1, argv + 1, &a);
 	if (rc)
