@@ -27,6 +27,17 @@ run run-missing 1 "$locus" flow run /nonexistent/Makeflow && expect run-missing 
 run no-workflow 2 "$locus" flow sim --nodes 4 && expect no-workflow 'name the workflow' "$err"
 run listed 0 "$locus" --help && expect listed '^  flow ' "$out"
 
+# --work replaces the workflow's runtimes: a chain of three rules on one
+# core takes their sum (fixed:2, and a trace of 1, 2, 3 seconds).
+printf 'b: a\n\tcp a b\nc: b\n\tcp b c\nd: c\n\tcp c d\n' >chain.mf
+printf '# seconds\n1\n2\n3\n' >chain.work
+run work-fixed 0 "$locus" flow sim chain.mf --nodes 1 --cores 1 --work fixed:2 --json &&
+	expect work-fixed '"makespan": 6\.0' "$out"
+run work-trace 0 "$locus" flow sim chain.mf --nodes 1 --cores 1 --work trace:chain.work --json &&
+	expect work-trace '"makespan": 6\.0' "$out"
+run work-bad 1 "$locus" flow sim chain.mf --work bogus:1 && expect work-bad 'fixed' "$err"
+run work-show 2 "$locus" flow show chain.mf --work fixed:1 && expect work-show "--work replaces" "$err"
+
 # show: the generated Montage's stages and patterns (Fig. 4: mImgtbl,
 # mConcatFit and mAdd gather; the projected images and their areas are
 # multicast to mDiffFit), and a critical path through its nine steps.

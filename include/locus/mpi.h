@@ -313,7 +313,7 @@ struct locus_mpi_flow_report {
 	 * journal or a lost file made the run skip tasks done before (the
 	 * result's tasks and stages are its own); NULL: options.graph. */
 	struct locus_graph *graph;
-	uint64_t pieces;		 /* data messages this rank sent */
+	uint64_t pieces; /* data messages this rank sent */
 	/* Rank 0, with a journal: tasks it said were done (skipped), and
 	 * of those, the ones run again because their files were lost. */
 	size_t skipped, rerun;
@@ -321,6 +321,14 @@ struct locus_mpi_flow_report {
 	 * the next made it again), and the rounds (1 when none was lost).
 	 * The result describes the last round. */
 	size_t lost, rounds;
+	/* Rank 0, for a replay in the simulator (locus flow run --measured):
+	 * each task's seconds in its command or function, by options.graph's
+	 * task (-1: not run by this run), and the rates the run's copies
+	 * achieved, bytes/s: from node to node (bytes over the time a rank
+	 * had a copy coming in) and to or from the shared directory (0: none
+	 * moved). */
+	double *work;
+	double net_bw, fs_bw;
 };
 
 /* Runs every task of opt->graph exactly once (retries aside), as

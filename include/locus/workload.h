@@ -110,6 +110,13 @@ int locus_workload_build_skip(struct locus_workload **out, const struct locus_pl
 			      int (*skip)(void *user, size_t dataset, size_t chunk),
 			      void *skip_user, struct locus_error *err);
 
+/* Gives every task of finished graph g the work `w` draws for it (in task
+ * order, with a generator seeded by `seed`; per-mib by the bytes the task
+ * reads; a trace's values in task order, cycled): measured or modelled
+ * runtimes in place of the graph's. LOCUS_EINVAL for a graph with a cost
+ * per processor (its work is their mean). */
+int locus_graph_draw_work(struct locus_graph *g, const struct locus_work_spec *w, uint64_t seed);
+
 /* Builds the workload of graph `g` on platform `p`: every task of the
  * graph, the platform's worker processes as its processors. A stored
  * object that is a catalog chunk (locus_graph_set_chunk) starts on the

@@ -124,6 +124,17 @@ static double draw_work(const struct locus_work_spec *w, struct locus_rng *rng, 
 	return 0;
 }
 
+int locus_graph_draw_work(struct locus_graph *g, const struct locus_work_spec *w, uint64_t seed)
+{
+	if (g->n_procs)
+		return LOCUS_EINVAL;
+	struct locus_rng rng;
+	locus_rng_init(&rng, seed);
+	for (size_t t = 0; t < g->n_tasks; t++)
+		g->tasks[t].work = draw_work(w, &rng, t, g->tasks[t].bytes);
+	return 0;
+}
+
 /* What a workload owns beside its arrays. */
 struct wl_priv {
 	struct locus_graph *graph; /* built for it (chunk workloads), or NULL */

@@ -209,6 +209,10 @@ struct state {
 	size_t n_copied, copied_cap;
 	size_t skipped, rerun; /* the first round's: the journal's tasks */
 	size_t lost;	       /* files found lost, over the rounds */
+	/* Rank 0, over the rounds: each task's time in its command or
+	 * function (-1: not run), and what the transfers achieved. */
+	double *work;
+	double peer_bytes, peer_secs, fs_bytes, fs_secs;
 };
 
 /* A round's end code (never a LOCUS_E* code, never returned): a file was
@@ -270,6 +274,12 @@ struct flow {
 	size_t n_serves;
 	uint64_t next_id;
 	uint64_t bytes_peer, bytes_fs_read, bytes_fs_written, transfers, pieces;
+	/* What the transfers achieved (--measured): bytes pulled from peers
+	 * over the time at least one pull ran, bytes copied to or from the
+	 * shared directory over the time the copies took. */
+	double pull_secs, pull_since, fs_secs;
+	uint64_t fs_bytes;
+	size_t pulls_active;
 	uint64_t *stage_bytes; /* by stage: peer, fs read, fs written, local */
 
 	/* The worker. */
@@ -635,6 +645,18 @@ static int copy_file(const char *from, const char *to, uint64_t *bytes, int rank
 }
 
 /* Whether name is one a task may use: relative, without "..", non-empty. */
+/* copy_file to or from the shared directory, timed. */
+static int fs_copy(struct flow *f, const char *from, const char *to, uint64_t *bytes)
+{
+	double t = mono();
+	int rc = copy_file(from, to, bytes, f->rank);
+	if (!rc) {
+		f->fs_secs += mono() - t;
+		f->fs_bytes += *bytes;
+	}
+	return rc;
+}
+
 static int safe_name(const char *s)
 {
 	if (!s || !*s || *s == '/')
@@ -929,7 +951,7 @@ static void job_step(struct flow *f, uint32_t j)
 				continue;
 			store_path(f, o, a, sizeof a);
 			shared_path(f, o, b, sizeof b);
-			if ((rc = copy_file(a, b, &bytes, f->rank))) {
+			if ((rc = fs_copy(f, a, b, &bytes))) {
 				jb->ok = 0;
 				if (rc == ENOENT)
 					lost(f, o);
@@ -945,7 +967,7 @@ static void job_step(struct flow *f, uint32_t j)
 		if (jb->from == LOCUS_FS) {
 			shared_path(f, o, a, sizeof a);
 			store_path(f, o, b, sizeof b);
-			if ((rc = copy_file(a, b, &bytes, f->rank))) {
+			if ((rc = fs_copy(f, a, b, &bytes))) {
 				jb->ok = 0;
 				continue;
 			}
@@ -1012,6 +1034,8 @@ static void pull_end(struct flow *f, uint32_t p, int ok)
 {
 	struct pull *pl = &f->pulls[p];
 	uint32_t j = pl->job, o = pl->object;
+	if (pl->headed && !--f->pulls_active)
+		f->pull_secs += mono() - f->pull_since;
 	if (pl->fd >= 0)
 		close(pl->fd);
 	pl->fd = -1;
@@ -1057,6 +1081,8 @@ static void take_head(struct flow *f, const struct head *h)
 	}
 	pl->length = h->length;
 	pl->headed = 1;
+	if (!f->pulls_active++)
+		f->pull_since = mono();
 	fmt(pl->tmp, sizeof pl->tmp, "%s/store/.o%" PRIu32 ".%" PRIx64, f->node_dir, pl->object,
 	    pl->stream);
 	pl->fd = open(pl->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -1862,7 +1888,7 @@ static void task_done(struct flow *f)
 		if (to_fs) {
 			char sp[PATH_MAX];
 			shared_path(f, o, sp, sizeof sp);
-			int rc = copy_file(dst, sp, &bytes, f->rank);
+			int rc = fs_copy(f, dst, sp, &bytes);
 			if (rc) {
 				fmt(why, sizeof why, "cannot write %s to the shared directory: %s",
 				    sp, strerror(rc));
@@ -1984,6 +2010,7 @@ static void take_report(struct flow *f, const struct rec *r)
 	const struct locus_task *tk = &f->g->tasks[r->task];
 	const struct outrec *orec = (const struct outrec *)(const void *)(r + 1);
 	st->claimed[f->task_full ? f->task_full[r->task] : r->task] = 1;
+	st->work[f->task_full ? f->task_full[r->task] : r->task] = r->compute_end - r->read_end;
 	for (uint32_t k = 0; k < tk->n_out && k < r->n_out; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k], full = f->obj_full ? f->obj_full[o] : o;
 		st->place[full] = orec[k].where & 2   ? -2
@@ -3013,6 +3040,14 @@ static int results(struct flow *f, struct locus_mpi_flow_report *rep)
 			    f->pieces},
 		 all[5] = {0};
 	MPI_Reduce(mine, all, 5, MPI_UINT64_T, MPI_SUM, 0, f->comm);
+	/* Rates: every rank's bytes over every rank's time moving them. */
+	double rates[4] = {(double)f->bytes_peer, f->pull_secs, (double)f->fs_bytes, f->fs_secs},
+	       rates_all[4] = {0};
+	MPI_Reduce(rates, rates_all, 4, MPI_DOUBLE, MPI_SUM, 0, f->comm);
+	f->st->peer_bytes += rates_all[0];
+	f->st->peer_secs += rates_all[1];
+	f->st->fs_bytes += rates_all[2];
+	f->st->fs_secs += rates_all[3];
 	uint64_t *sb = f->rank == 0 ? calloc(4 * ns + 1, sizeof *sb) : NULL;
 	MPI_Reduce(f->stage_bytes, sb, (int)(4 * ns), MPI_UINT64_T, MPI_SUM, 0, f->comm);
 	/* The policy's statistics: summed over the ranks that host it. */
@@ -3270,11 +3305,14 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	st.place = malloc((no + 1) * sizeof *st.place);
 	st.bytes = calloc(no + 1, sizeof *st.bytes);
 	st.sum = calloc(no + 1, sizeof *st.sum);
-	int ok = st.claimed && st.place && st.bytes && st.sum, all = 0;
+	st.work = malloc((nt + 1) * sizeof *st.work);
+	int ok = st.claimed && st.place && st.bytes && st.sum && st.work, all = 0;
 	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
 	int rc = all ? 0 : locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	for (size_t o = 0; st.place && o < no; o++)
 		st.place[o] = -1;
+	for (size_t t = 0; st.work && t < nt; t++)
+		st.work[t] = -1;
 	/* A round that lost a file ends, and the next runs what is left. */
 	while (!rc) {
 		rc = run_round(comm, opt, &st, report, err);
@@ -3295,11 +3333,16 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	report->rerun = st.rerun;
 	report->rounds = st.round + 1;
 	report->lost = st.lost;
+	report->net_bw = st.peer_secs > 0 ? st.peer_bytes / st.peer_secs : 0;
+	report->fs_bw = st.fs_secs > 0 ? st.fs_bytes / st.fs_secs : 0;
+	report->work = st.work;
+	st.work = NULL;
 	free(st.claimed);
 	free(st.place);
 	free(st.bytes);
 	free(st.sum);
 	free(st.copied);
+	free(st.work);
 	return rc;
 }
 
@@ -3310,5 +3353,6 @@ void locus_mpi_flow_report_fini(struct locus_mpi_flow_report *report)
 	locus_result_destroy(report->result);
 	locus_platform_destroy(report->platform);
 	locus_graph_destroy(report->graph);
+	free(report->work);
 	memset(report, 0, sizeof *report);
 }

@@ -13,7 +13,9 @@
 #    it recorded, and makes again what a lost node's storage held; a
 #    journal in use is refused to a second run;
 #  - a file deleted (or, with --checksum, damaged) while the run goes is
-#    made again by its producer, in a second round.
+#    made again by its producer, in a second round;
+#  - --measured: the run replayed by locus flow sim on the measured
+#    platform and task times gives the measured makespan.
 # Usage: flow.sh LOCUS
 set -u
 locus=$1
@@ -325,6 +327,35 @@ if [ -n "$wf" ]; then
 	else
 		fail "stand-ins of $(basename "$wf")"
 	fi
+fi
+
+# ---- --measured: the run replayed in the simulator ---------------------------------
+# Eight tasks of 0.3 s in two waves of four (a gather of them at the end)
+# on two nodes of two workers: the replay's makespan is the real one's,
+# within what a busy machine adds.
+d="$tmp/measured"
+mkdir -p "$d"
+echo x >"$d/in.txt"
+all=""
+for i in 0 1 2 3 4 5 6 7; do
+	printf 'p%d.txt: in.txt\n\tsleep 0.3; cat in.txt > p%d.txt\n\n' "$i" "$i" >>"$d/Makeflow"
+	all="$all p$i.txt"
+done
+printf 'all.txt:%s\n\tcat%s > all.txt\n' "$all" "$all" >>"$d/Makeflow"
+if run "$d/Makeflow" -np 5 --emulate-nodes 2 -q --out "$d/real.json" --measured "$d/m" &&
+	[ "$(grep -cv '^#' "$d/m.work")" = 9 ] && grep -q '"cores": 2' "$d/m.platform.json" &&
+	replay=$(sed -n 's/.*replay with: locus flow sim //p' "$tmp/out") && [ -n "$replay" ] &&
+	# shellcheck disable=SC2086
+	"$locus" flow sim $replay -q --out "$d/sim.json" >/dev/null 2>&1; then
+	real=$(sed -n 's/.*"makespan": \([0-9.e+-]*\).*/\1/p' "$d/real.json" | head -n 1)
+	sim=$(sed -n 's/.*"makespan": \([0-9.e+-]*\).*/\1/p' "$d/sim.json" | head -n 1)
+	if awk -v r="$real" -v s="$sim" 'BEGIN { exit !(s > 0.5 * r && s < 1.5 * r && s > 0.6) }'; then
+		pass "--measured: replayed in the simulator ($sim s against $real s measured)"
+	else
+		fail "--measured: replay $sim s against $real s"
+	fi
+else
+	fail "--measured"
 fi
 
 [ "$failed" -eq 0 ] || { echo "$failed flow check(s) failed" >&2; exit 1; }

@@ -41,6 +41,9 @@ static const char *const help =
     "      --seed S              seed of generated workflows and of the run (default 1)\n"
     "      --jitter CV           generated runtimes' coefficient of variation\n"
     "      --runtime-scale X     multiply generated runtimes by X\n"
+    "      --work SPEC           sim: every task's runtime from SPEC instead (fixed:S,\n"
+    "                            uniform:LO:HI, exp:MEAN, per-mib:S, trace:FILE: one\n"
+    "                            value per task in order, as --measured writes)\n"
     "      --runtime SECONDS     a Makeflow rule's runtime when no LOCUS_RUNTIME\n"
     "                            variable gives one (default 1)\n"
     "\n"
@@ -83,6 +86,10 @@ static const char *const help =
     "                            is left, taking the files the nodes kept (a task\n"
     "                            whose files were lost runs again)\n"
     "      --checksum            the journal checks kept files by checksum, not size only\n"
+    "      --measured PREFIX     write PREFIX.platform.json (the nodes, with the rate\n"
+    "                            the copies between them achieved) and PREFIX.work\n"
+    "                            (each task's seconds), and print the 'locus flow\n"
+    "                            sim' command that replays the run\n"
     "      --stand-in X          run stand-ins instead of the commands: each reads its\n"
     "                            inputs, sleeps X times its runtime and writes outputs\n"
     "                            of their recorded sizes (WfCommons instances)\n"
@@ -151,7 +158,8 @@ struct flow_args {
 	/* run */
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
-	const char *local, *shared, *journal;
+	const char *local, *shared, *journal, *measured;
+	const char *work; /* sim: --work SPEC */
 	int keep, have_run, tty, checksum;
 	double stand_in;
 };
@@ -218,6 +226,8 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 	    {"progress-tty", no_argument, 0, 35},
 	    {"journal", required_argument, 0, 36},
 	    {"checksum", no_argument, 0, 37},
+	    {"measured", required_argument, 0, 38},
+	    {"work", required_argument, 0, 39},
 	    CLI_MPI_LONG_OPTIONS,
 	    {"quiet", no_argument, 0, 'q'},
 	    {"help", no_argument, 0, 'h'},
@@ -413,6 +423,13 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 			a->checksum = 1;
 			a->have_run = 1;
 			break;
+		case 38:
+			a->measured = optarg;
+			a->have_run = 1;
+			break;
+		case 39:
+			a->work = optarg;
+			break;
 		case CLI_MPI_MPIRUN:
 		case CLI_MPI_HOSTFILE:
 		case CLI_MPI_ARG:
@@ -443,6 +460,8 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 		return cli_usage_error(cmd, "--np, --emulate-nodes, --local, --shared, --retries, "
 					    "--keep, --stand-in and the launcher's options are "
 					    "'locus flow run''s");
+	if (!is_sim && a->work)
+		return cli_usage_error(cmd, "--work replaces the runtimes 'locus flow sim' uses");
 	if (is_run &&
 	    (a->compare || a->platform || a->have_nodes || a->fs_bw || a->fs_ops >= 0 ||
 	     a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0))
@@ -935,6 +954,23 @@ static int flow_sim(struct flow_args *a)
 		goto out;
 	if ((rc = load(&g, a, &err)))
 		goto fail;
+	if (a->work) {
+		struct locus_work_spec spec;
+		if ((rc = locus_work_spec_parse(&spec, a->work, &err)))
+			goto fail;
+		rc = locus_graph_draw_work(g, &spec, a->seed);
+		if (!rc && spec.dist == LOCUS_WORK_TRACE && spec.n_trace != g->n_tasks)
+			fprintf(
+			    stderr,
+			    "locus flow sim: warning: %s has %zu values for %zu tasks (cycled)\n",
+			    a->work, spec.n_trace, g->n_tasks);
+		locus_work_spec_fini(&spec);
+		if (rc) {
+			status = cli_usage_error(cmd, "--work: %s has a cost per processor",
+						 a->workflow);
+			goto out;
+		}
+	}
 	/* The dispatchers: a platform file's nodes without cores, else one
 	 * per 63 worker nodes. */
 	uint64_t D = a->dispatchers;
@@ -1060,6 +1096,48 @@ static void run_progress(void *user, size_t done, size_t total, double seconds)
 		fputc('\n', stderr);
 }
 
+/* --measured PREFIX: the run's nodes with the rate its copies achieved
+ * between nodes, and each task's seconds in its command, in the
+ * workflow's task order (a task the run did not do: the workflow's
+ * runtime), for a replay with locus flow sim. */
+static int write_measured(const struct flow_args *a, struct locus_mpi_flow_report *rep,
+			  const struct locus_graph *g, struct locus_error *err)
+{
+	char plat[4096], work[4096];
+	snprintf(plat, sizeof plat, "%s.platform.json", a->measured);
+	snprintf(work, sizeof work, "%s.work", a->measured);
+	for (size_t k = 0; rep->net_bw > 0 && k < rep->platform->n_nodes; k++)
+		if (rep->platform->nodes[k].cores > 0)
+			rep->platform->nodes[k].net_bw = rep->net_bw;
+	int rc = locus_platform_save(rep->platform, plat, err);
+	if (rc)
+		return rc;
+	char *data = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&data, &len);
+	if (!fp)
+		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	fprintf(fp, "# seconds in the command, by task of %s in its order\n", a->workflow);
+	for (size_t t = 0; t < g->n_tasks; t++)
+		fprintf(fp, "%.9g\n", rep->work[t] >= 0 ? rep->work[t] : g->tasks[t].work);
+	if (fclose(fp)) {
+		free(data);
+		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	}
+	rc = locus_write_atomic(work, data, len, err);
+	free(data);
+	if (rc)
+		return rc;
+	fprintf(stderr,
+		"locus flow run: measured %s and %s; replay with: locus flow sim %s --platform %s "
+		"--work trace:%s",
+		plat, work, a->workflow, plat, work);
+	if (rep->fs_bw > 0)
+		fprintf(stderr, " --fs-bw %.0f", rep->fs_bw);
+	fprintf(stderr, "\n");
+	return 0;
+}
+
 static int run_rank(struct flow_args *a)
 {
 	const char *cmd = "flow run";
@@ -1134,6 +1212,8 @@ static int run_rank(struct flow_args *a)
 		int ost = write_outputs(cmd, r, a);
 		if (ost)
 			status = ost;
+		if (a->measured && (rc = write_measured(a, &rep, g, &err)))
+			status = cli_error(cmd, &err, rc);
 	}
 	locus_mpi_flow_report_fini(&rep);
 	locus_graph_destroy(g);
@@ -1150,7 +1230,18 @@ static int flow_run(struct flow_args *a, int argc, char **argv)
 #ifdef LOCUS_HAVE_MPI
 	if (cli_in_mpi_job())
 		return run_rank(a);
-	const char *outs[] = {a->out, a->csv, a->trace, a->gantt, a->load_svg};
+	char mplat[4096] = "", mwork[4096] = "";
+	if (a->measured) {
+		snprintf(mplat, sizeof mplat, "%s.platform.json", a->measured);
+		snprintf(mwork, sizeof mwork, "%s.work", a->measured);
+	}
+	const char *outs[] = {a->out,
+			      a->csv,
+			      a->trace,
+			      a->gantt,
+			      a->load_svg,
+			      a->measured ? mplat : NULL,
+			      a->measured ? mwork : NULL};
 	int rc = cli_outputs_check("flow run", outs, CLI_ARRAY_LEN(outs));
 	if (rc)
 		return rc;
