@@ -63,8 +63,8 @@ extern char **environ;
 
 #define NONE	  UINT32_MAX
 #define UNKNOWN	  UINT64_MAX /* a file's size not known */
-#define PIECE	  ((size_t)4 << 20)
-#define OUT_MAX	  16 /* pieces in flight from one rank */
+#define PIECE	  ((size_t)1 << 20)
+#define OUT_MAX	  8  /* pieces in flight from one rank */
 #define SERVE_MAX 4  /* streams one rank serves at once */
 #define RECV_MAX  64 /* messages taken per turn of the loop */
 #define WHY_MAX	  1024
@@ -257,8 +257,15 @@ struct flow {
 	void **bufs;
 	size_t n_out, out_cap;
 	struct locus__buf *batch; /* by rank: messages not sent yet */
-	uint64_t *sent, *recvd;	  /* by rank */
-	struct fwire *inbox;	  /* messages to processes of this rank */
+	/* Buffers kept from message to message: fresh memory costs a page
+	 * fault a page when first written (20 us each on some virtual
+	 * machines: a 4 MiB piece read into new memory took 20 ms). */
+	char *piece_buf[OUT_MAX]; /* pieces sent, each struct piece + PIECE */
+	uint8_t piece_used[OUT_MAX];
+	char *rbuf; /* messages received */
+	size_t rcap;
+	uint64_t *sent, *recvd; /* by rank */
+	struct fwire *inbox;	/* messages to processes of this rank */
 	size_t in_head, in_len, in_cap;
 	struct repl *ups; /* updates not yet sent to the others */
 	size_t n_ups, ups_cap;
@@ -387,6 +394,32 @@ static void send_now(struct flow *f, int dest, int tag, void *buf, size_t len)
 	f->sent[dest]++;
 }
 
+/* A buffer for a piece to send, or NULL (no memory). */
+static char *piece_take(struct flow *f)
+{
+	for (size_t i = 0; i < OUT_MAX; i++)
+		if (!f->piece_used[i]) {
+			if (!f->piece_buf[i])
+				f->piece_buf[i] = malloc(sizeof(struct piece) + PIECE);
+			if (!f->piece_buf[i])
+				return NULL;
+			f->piece_used[i] = 1;
+			return f->piece_buf[i];
+		}
+	return malloc(sizeof(struct piece) + PIECE);
+}
+
+/* A sent message's buffer: back to the pieces, or freed. */
+static void release(struct flow *f, void *buf)
+{
+	for (size_t i = 0; i < OUT_MAX; i++)
+		if (buf == f->piece_buf[i]) {
+			f->piece_used[i] = 0;
+			return;
+		}
+	free(buf);
+}
+
 /* Sends what waits for rank `dest`. */
 static void flush_batch(struct flow *f, int dest)
 {
@@ -434,7 +467,7 @@ static void post(struct flow *f, int dest, int tag, void *buf, size_t len)
 {
 	if (len <= BATCH_MAX && f->batch) {
 		post_copy(f, dest, tag, buf, len);
-		free(buf);
+		release(f, buf);
 		return;
 	}
 	flush_batch(f, dest);
@@ -449,14 +482,14 @@ static int outbox_progress(struct flow *f)
 	MPI_Testall((int)f->n_out, f->req, &flag, MPI_STATUSES_IGNORE);
 	if (flag) {
 		for (size_t i = 0; i < f->n_out; i++)
-			free(f->bufs[i]);
+			release(f, f->bufs[i]);
 		f->n_out = 0;
 		return 1;
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < f->n_out; i++) {
 		if (f->req[i] == MPI_REQUEST_NULL) {
-			free(f->bufs[i]);
+			release(f, f->bufs[i]);
 			continue;
 		}
 		f->req[k] = f->req[i];
@@ -1182,7 +1215,7 @@ static int serve_step(struct flow *f)
 		while (sv->used && sv->active && f->n_out < OUT_MAX) {
 			uint64_t left = sv->length - sv->off;
 			size_t n = left < PIECE ? (size_t)left : PIECE;
-			char *buf = malloc(sizeof(struct piece) + n);
+			char *buf = piece_take(f);
 			if (!buf) {
 				local_fail(f, LOCUS_ENOMEM, "out of memory");
 				return did;
@@ -2144,18 +2177,21 @@ static int receive(struct flow *f)
 			break;
 		int count = 0;
 		MPI_Get_count(&st, MPI_BYTE, &count);
-		char *buf = malloc(count ? (size_t)count : 1);
-		if (!buf) {
-			local_fail(f, LOCUS_ENOMEM, "out of memory");
-			return did;
+		if ((size_t)count > f->rcap) {
+			char *b = realloc(f->rbuf, (size_t)count);
+			if (!b) {
+				local_fail(f, LOCUS_ENOMEM, "out of memory");
+				return did;
+			}
+			f->rbuf = b;
+			f->rcap = (size_t)count;
 		}
-		MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm,
+		MPI_Recv(f->rbuf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm,
 			 MPI_STATUS_IGNORE);
 		f->recvd[st.MPI_SOURCE]++;
 		/* Replica updates alone give this rank nothing to do (when
 		 * they do, its worker's turn says so): it sleeps on. */
-		did |= handle(f, st.MPI_SOURCE, st.MPI_TAG, buf, (size_t)count);
-		free(buf);
+		did |= handle(f, st.MPI_SOURCE, st.MPI_TAG, f->rbuf, (size_t)count);
 	}
 	return did;
 }
@@ -2327,7 +2363,7 @@ static void loop(struct flow *f)
 	if (f->n_out)
 		MPI_Waitall((int)f->n_out, f->req, MPI_STATUSES_IGNORE);
 	for (size_t i = 0; i < f->n_out; i++)
-		free(f->bufs[i]);
+		release(f, f->bufs[i]);
 	f->n_out = 0;
 }
 
@@ -3262,6 +3298,9 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	for (int r = 0; f->batch && r < f->size; r++)
 		locus__buf_fini(&f->batch[r]);
 	free(f->batch);
+	for (size_t i = 0; i < OUT_MAX; i++)
+		free(f->piece_buf[i]);
+	free(f->rbuf);
 	free(f->inbox);
 	free(f->ups);
 	free(f->queue);
