@@ -26,8 +26,15 @@
 #      are assigned once the policy's binomial multicast has made its 7
 #      copies), against the binomial model ceil(log2 8) x 100 MB / BW, BW
 #      the median of one 100 MB MPI_Send between two ranks (flow_probe bw),
-#      under the same transport settings as the engine. The engine's own
-#      single copy (3 ranks, 2 nodes: 1 copy) is given beside it.
+#      under the same transport settings as the engine; and against the
+#      same model with the time `cp` takes to copy the file from one
+#      node's directory to another's (what one copy must at least do: read
+#      the file and write it anew). The engine's own single copy (3 ranks,
+#      2 nodes, --config cache: the reader on the other node) is given
+#      beside it.
+#  (e) task functions in the process (bench_flow, beside LOCUS): T2
+#      independent empty tasks and a chain of C2 tasks each reading its
+#      predecessor's file, on 4 and 8 ranks.
 #  (d) a WfCommons instance with stand-ins (runtimes x 0.01) on 5 ranks, 2
 #      emulated nodes, against `locus flow sim` of the same instance with
 #      its runtimes multiplied by 0.01 in a copy (--runtime-scale applies to
@@ -49,6 +56,9 @@ REPS=${2:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=${FLOW_RATES_TASKS:-600}     # independent tasks
 C=${FLOW_RATES_CHAIN:-150}     # chained tasks
+T2=${FLOW_RATES_FN_TASKS:-50000} # independent task functions
+C2=${FLOW_RATES_FN_CHAIN:-10000} # chained task functions
+BENCH_FLOW=$(dirname "$LOCUS")/bench_flow
 WF=${FLOW_RATES_WFCOMMONS:-/work/shared/data/wfcommons/montage-chameleon-2mass-005d-001.json}
 # Scratch in the caller's TMPDIR; the nodes' storage goes to /dev/shm (locus's default).
 W=$(mktemp -d "${TMPDIR:-/tmp}/flow-rates.XXXXXX")
@@ -163,22 +173,50 @@ bws=()
 mcs=()
 cps=()
 qs=()
+cpq=()
+cpt=()
 for r in $(seq "$REPS"); do
 	line=$("${MPIRUN[@]}" -np 2 "$W/flow_probe" bw 100000000 5)
 	bw=$(awk '{print 100000000 / $7}' <<<"$line") # from the median of 5
 	run_flow "$W/mc.json" "$W/shared" "$W/multicast.mf" -np 9 --emulate-nodes 8 --config aware >/dev/null
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["policy_stats"]["counters"]; sys.exit(0 if c["multicasts"]==1 and c["replicas"]==7 else "multicast not made: %s" % c)' "$W/mc.json"
 	mc=$(mc_time "$W/mc.json")
-	run_flow "$W/cp.json" "$W/shared" "$W/multicast.mf" -np 3 --emulate-nodes 2 --config aware >/dev/null
+	run_flow "$W/cp.json" "$W/shared" "$W/multicast.mf" -np 3 --emulate-nodes 2 --config cache >/dev/null
+	# cp of the file from one directory of /dev/shm to another.
+	head -c 100000000 /dev/zero >/dev/shm/flow-rates-a.$$
+	t0=$(now)
+	cp /dev/shm/flow-rates-a.$$ /dev/shm/flow-rates-b.$$
+	t1=$(now)
+	rm -f /dev/shm/flow-rates-a.$$ /dev/shm/flow-rates-b.$$
+	c=$(python3 -c "print(float('$t1') - float('$t0'))")
 	bws+=("$bw")
 	mcs+=("$mc")
-	cps+=("$(mc_time "$W/cp.json")")
+	cps+=("$(python3 - "$W/cp.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = [t for t in d["tasks"] if t["name"] != "big"][0]
+print("%.6f" % (t["start"] - t["assigned"]))
+EOF2
+)")
+	cpt+=("$c")
 	qs+=("$(python3 -c "print($mc / (3 * 1e8 / $bw))")")
+	cpq+=("$(python3 -c "print($mc / (3 * $c))")")
 done
 R[bw]=$(median "${bws[@]}")
 R[mc]=$(median "${mcs[@]}")
 R[cp]=$(median "${cps[@]}")
 R[mcq]=$(median "${qs[@]}")
+R[cpt]=$(median "${cpt[@]}")
+R[cpq]=$(median "${cpq[@]}")
+
+# ---- (e) task functions -------------------------------------------------------------
+if [ -x "$BENCH_FLOW" ]; then
+	for NP in 4 8; do
+		"${MPIRUN[@]}" -np "$NP" "$BENCH_FLOW" --tasks "$T2" --chain "$C2" --reps "$REPS" >"$W/bf$NP.txt"
+		R[fn_ind$NP]=$(median $(awk '$2 == "independent" { print $10 }' "$W/bf$NP.txt"))
+		R[fn_chain$NP]=$(median $(awk '$2 == "chain" { print $10 }' "$W/bf$NP.txt"))
+	done
+fi
 
 # ---- (d) WfCommons: run against sim ----------------------------------------------
 if [ -r "$WF" ]; then
@@ -237,7 +275,14 @@ model=$(python3 -c "print(3 * 1e8 / ${R[bw]})")
 echo "(c) MPI point-to-point, 100 MB:        $(r "${R[bw]} / 1e6") MB/s"
 echo "    binomial model, 3 x 100 MB / BW:   $(r "$model") s"
 echo "    multicast to 8 nodes (-np 9):      $(r "${R[mc]}") s   multicast/model $(r "${R[mcq]}") (goal <= 1.5)"
-echo "    one engine copy (-np 3, 2 nodes):  $(r "${R[cp]}") s   = $(r "1e8 / ${R[cp]} / 1e6") MB/s, $(r "${R[cp]} / (1e8 / ${R[bw]})") x MPI's"
+echo "    cp of the file, node to node:      $(r "${R[cpt]}") s   model 3 x cp $(r "3 * ${R[cpt]}") s, multicast/that model $(r "${R[cpq]}")"
+echo "    one engine copy (-np 3, 2 nodes):  $(r "${R[cp]}") s   = $(r "1e8 / ${R[cp]} / 1e6") MB/s, $(r "${R[cp]} / (1e8 / ${R[bw]})") x MPI's, $(r "${R[cp]} / ${R[cpt]}") x cp's"
+if [ -n "${R[fn_ind4]:-}" ]; then
+	echo
+	printf '%-44s %12s %12s\n' "(e) task functions (medians of $REPS)" "-np 4" "-np 8"
+	printf '%-44s %12s %12s\n' "    $T2 independent empty tasks, tasks/s" "${R[fn_ind4]}" "${R[fn_ind8]}"
+	printf '%-44s %12s %12s\n' "    chain of $C2, tasks/s" "${R[fn_chain4]}" "${R[fn_chain8]}"
+fi
 if [ -n "${R[real_ms]:-}" ]; then
 	echo
 	echo "(d) $(basename "$WF"), stand-ins x 0.01, -np 5 on 2 nodes:"

@@ -324,9 +324,9 @@ struct locus_mpi_flow_report {
 	/* Rank 0, for a replay in the simulator (locus flow run --measured):
 	 * each task's seconds in its command or function, by options.graph's
 	 * task (-1: not run by this run), and the rates the run's copies
-	 * achieved, bytes/s: from node to node (bytes over the time a rank
-	 * had a copy coming in) and to or from the shared directory (0: none
-	 * moved). */
+	 * achieved, bytes/s (0: none moved): between nodes, bytes over the
+	 * time each rank had a copy coming in; with the shared directory, its
+	 * bytes over the time any rank had a copy with it under way. */
 	double *work;
 	double net_bw, fs_bw;
 };

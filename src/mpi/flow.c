@@ -284,8 +284,11 @@ struct flow {
 	/* What the transfers achieved (--measured): bytes pulled from peers
 	 * over the time at least one pull ran, bytes copied to or from the
 	 * shared directory over the time the copies took. */
-	double pull_secs, pull_since, fs_secs;
+	double pull_secs, pull_since;
 	uint64_t fs_bytes;
+	double *fs_span; /* this rank's copies with the shared directory:
+			  * start, end, start, end... (run's clock) */
+	size_t n_fs_span, fs_span_cap;
 	size_t pulls_active;
 	uint64_t *stage_bytes; /* by stage: peer, fs read, fs written, local */
 
@@ -681,11 +684,15 @@ static int copy_file(const char *from, const char *to, uint64_t *bytes, int rank
 /* copy_file to or from the shared directory, timed. */
 static int fs_copy(struct flow *f, const char *from, const char *to, uint64_t *bytes)
 {
-	double t = mono();
+	double t = now_of(f);
 	int rc = copy_file(from, to, bytes, f->rank);
 	if (!rc) {
-		f->fs_secs += mono() - t;
 		f->fs_bytes += *bytes;
+		if (!locus__grow(&f->fs_span, &f->fs_span_cap, f->n_fs_span + 2,
+				 sizeof *f->fs_span)) {
+			f->fs_span[f->n_fs_span++] = t;
+			f->fs_span[f->n_fs_span++] = now_of(f);
+		}
 	}
 	return rc;
 }
@@ -3069,6 +3076,46 @@ static int setup(struct flow *f)
 
 /* ---- the result ------------------------------------------------------------------ */
 
+static int span_cmp(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Rank 0: the length of the union of every rank's fs_span (0 elsewhere). */
+static double fs_busy(struct flow *f)
+{
+	int mine = (int)f->n_fs_span, *counts = NULL, *at = NULL;
+	if (f->rank == 0) {
+		counts = calloc((size_t)f->size, sizeof *counts);
+		at = calloc((size_t)f->size, sizeof *at);
+	}
+	MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, f->comm);
+	size_t total = 0;
+	for (int r = 0; counts && at && r < f->size; r++) {
+		at[r] = (int)total;
+		total += (size_t)counts[r];
+	}
+	double *all = f->rank == 0 ? malloc((total + 2) * sizeof *all) : NULL;
+	MPI_Gatherv(f->fs_span, mine, MPI_DOUBLE, all, counts, at, MPI_DOUBLE, 0, f->comm);
+	double busy = 0;
+	if (all) {
+		qsort(all, total / 2, 2 * sizeof *all, span_cmp);
+		double end = -1;
+		for (size_t i = 0; i + 1 < total; i += 2) {
+			double a = all[i] > end ? all[i] : end;
+			if (all[i + 1] > a)
+				busy += all[i + 1] - a;
+			if (all[i + 1] > end)
+				end = all[i + 1];
+		}
+	}
+	free(all);
+	free(counts);
+	free(at);
+	return busy;
+}
+
 static int results(struct flow *f, struct locus_mpi_flow_report *rep)
 {
 	size_t ns = f->g->n_stages;
@@ -3077,9 +3124,12 @@ static int results(struct flow *f, struct locus_mpi_flow_report *rep)
 		 all[5] = {0};
 	MPI_Reduce(mine, all, 5, MPI_UINT64_T, MPI_SUM, 0, f->comm);
 	/* Rates: every rank's bytes over every rank's time moving them. */
-	double rates[4] = {(double)f->bytes_peer, f->pull_secs, (double)f->fs_bytes, f->fs_secs},
+	double rates[4] = {(double)f->bytes_peer, f->pull_secs, (double)f->fs_bytes, 0},
 	       rates_all[4] = {0};
 	MPI_Reduce(rates, rates_all, 4, MPI_DOUBLE, MPI_SUM, 0, f->comm);
+	/* The shared directory is one resource: its bytes over the time any
+	 * rank had a copy with it under way (the union of all ranks'). */
+	rates_all[3] = fs_busy(f);
 	f->st->peer_bytes += rates_all[0];
 	f->st->peer_secs += rates_all[1];
 	f->st->fs_bytes += rates_all[2];
@@ -3313,6 +3363,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	free(f->node_rank);
 	free(f->node_at);
 	free(f->obj_bytes);
+	free(f->fs_span);
 	free(f->obj_sum);
 	free(f->fn_paths);
 	free(f->fn_ptrs);

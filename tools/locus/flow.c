@@ -1,5 +1,6 @@
 /* locus flow: many-task workflows (AME/AMFS): show one's stages and
  * patterns, or run it in the simulator under a data-management policy. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1096,19 +1097,83 @@ static void run_progress(void *user, size_t done, size_t total, double seconds)
 		fputc('\n', stderr);
 }
 
-/* --measured PREFIX: the run's nodes with the rate its copies achieved
- * between nodes, and each task's seconds in its command, in the
- * workflow's task order (a task the run did not do: the workflow's
+/* What the nodes can do, measured after the run for --measured (every
+ * rank calls it): the slowest node's local storage reading a 64 MiB file
+ * it has just written (its first rank on each host: the simulator's
+ * disk_bw is a read bandwidth), and MPI moving 64 MiB from the first
+ * worker rank to the last. Rank 0 gets the rates
+ * (bytes/s; 0 when not measured). Buffers are written before the clock
+ * starts, so that what is timed is the storage and the transport. */
+static void probe_platform(const struct flow_args *a, double *disk_bw, double *net_bw)
+{
+	const size_t n = (size_t)64 << 20;
+	int rank, size, local = 0;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Comm host;
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+	MPI_Comm_rank(host, &local);
+	MPI_Comm_free(&host);
+	char *buf = malloc(n);
+	if (buf)
+		memset(buf, 'x', n);
+	double disk = 0;
+	if (buf && local == 0) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/locus-probe-%d-%ld",
+			 a->local ? a->local : "/dev/shm", rank, (long)getpid());
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0 && write(fd, buf, n) == (ssize_t)n && !fsync(fd)) {
+			double t0 = MPI_Wtime();
+			if (pread(fd, buf, n, 0) == (ssize_t)n)
+				disk = (double)n / (MPI_Wtime() - t0);
+		}
+		if (fd >= 0)
+			close(fd);
+		unlink(path);
+	}
+	/* The slowest host's; hosts that did not measure say nothing. */
+	double mine = disk > 0 ? disk : 1e300, slowest = 0;
+	MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+	*disk_bw = slowest < 1e300 ? slowest : 0;
+	int from = size > 2 ? 1 : 0, to = size - 1, ok = buf != NULL, all = 0;
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	double net = 0;
+	if (all && from != to) {
+		MPI_Barrier(MPI_COMM_WORLD);
+		double t0 = MPI_Wtime();
+		if (rank == from) {
+			MPI_Send(buf, (int)n, MPI_BYTE, to, 0, MPI_COMM_WORLD);
+			MPI_Recv(&ok, 1, MPI_INT, to, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			net = (double)n / (MPI_Wtime() - t0);
+		} else if (rank == to) {
+			MPI_Recv(buf, (int)n, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(&ok, 1, MPI_INT, from, 1, MPI_COMM_WORLD);
+		}
+	}
+	MPI_Reduce(&net, net_bw, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	free(buf);
+}
+
+/* --measured PREFIX: the run's nodes with what the probes measured of
+ * their storage and network, and each task's seconds in its command, in
+ * the workflow's task order (a task the run did not do: the workflow's
  * runtime), for a replay with locus flow sim. */
 static int write_measured(const struct flow_args *a, struct locus_mpi_flow_report *rep,
-			  const struct locus_graph *g, struct locus_error *err)
+			  const struct locus_graph *g, double disk_bw, double net_bw,
+			  struct locus_error *err)
 {
 	char plat[4096], work[4096];
 	snprintf(plat, sizeof plat, "%s.platform.json", a->measured);
 	snprintf(work, sizeof work, "%s.work", a->measured);
-	for (size_t k = 0; rep->net_bw > 0 && k < rep->platform->n_nodes; k++)
-		if (rep->platform->nodes[k].cores > 0)
-			rep->platform->nodes[k].net_bw = rep->net_bw;
+	for (size_t k = 0; k < rep->platform->n_nodes; k++) {
+		if (rep->platform->nodes[k].cores == 0)
+			continue;
+		if (net_bw > 0)
+			rep->platform->nodes[k].net_bw = net_bw;
+		if (disk_bw > 0)
+			rep->platform->nodes[k].disk_bw = disk_bw;
+	}
 	int rc = locus_platform_save(rep->platform, plat, err);
 	if (rc)
 		return rc;
@@ -1128,6 +1193,10 @@ static int write_measured(const struct flow_args *a, struct locus_mpi_flow_repor
 	free(data);
 	if (rc)
 		return rc;
+	fprintf(stderr,
+		"locus flow run: storage %.0f MB/s, network %.0f MB/s (probes); the copies "
+		"achieved %.0f MB/s between nodes and %.0f MB/s with the shared directory\n",
+		disk_bw / 1e6, net_bw / 1e6, rep->net_bw / 1e6, rep->fs_bw / 1e6);
 	fprintf(stderr,
 		"locus flow run: measured %s and %s; replay with: locus flow sim %s --platform %s "
 		"--work trace:%s",
@@ -1179,6 +1248,9 @@ static int run_rank(struct flow_args *a)
 		};
 		rc = locus_mpi_flow_run(MPI_COMM_WORLD, &o, &rep, &err);
 	}
+	double disk_bw = 0, net_bw = 0;
+	if (!rc && a->measured)
+		probe_platform(a, &disk_bw, &net_bw);
 	if (rc) {
 		if (rank == 0)
 			status = cli_error(cmd, &err, rc);
@@ -1212,7 +1284,7 @@ static int run_rank(struct flow_args *a)
 		int ost = write_outputs(cmd, r, a);
 		if (ost)
 			status = ost;
-		if (a->measured && (rc = write_measured(a, &rep, g, &err)))
+		if (a->measured && (rc = write_measured(a, &rep, g, disk_bw, net_bw, &err)))
 			status = cli_error(cmd, &err, rc);
 	}
 	locus_mpi_flow_report_fini(&rep);
