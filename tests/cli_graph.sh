@@ -71,10 +71,12 @@ run compare 0 "$locus" sim --graph heft.txt --compare heft,cpop,dls,peft &&
 	expect compare-heft '^heft +complete +80\.00' "$out" &&
 	expect compare-peft '^peft +complete +85\.00' "$out"
 run compare-json 0 "$locus" sim --graph text:heft.txt --compare heft,cpop --json &&
-	expect compare-json-v2 '"version": 2' "$out" && expect compare-json-nsl '"nsl": ' "$out"
+	expect compare-json-v5 '"version": 5' "$out" && expect compare-json-nsl '"nsl": ' "$out"
 run out 0 "$locus" sim --graph heft.txt --out r.json --csv r.csv --gantt g.svg --trace t.json
-grep -q '"version": 2' r.json && grep -q '"status": "complete"' r.json &&
-	grep -q '"transfers": \[' r.json && ok || fail "result JSON: no version 2 fields"
+# Version 5: version 2's fields, the balanced optimum named for what it is.
+grep -q '"version": 5' r.json && grep -q '"status": "complete"' r.json &&
+	grep -q '"transfers": \[' r.json && grep -q '"balanced_local_tasks": null' r.json && ok ||
+	fail "result JSON: no version 5 fields"
 head -n 1 r.csv | grep -q ',start,attempts,name$' && [ "$(wc -l <r.csv)" -eq 11 ] && ok ||
 	fail "csv: not 10 tasks with the graph columns"
 tail -n 1 g.svg | grep -q '</svg>' && ok || fail "gantt: not a whole SVG"

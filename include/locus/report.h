@@ -27,13 +27,15 @@ extern "C" {
 #endif
 
 #define LOCUS_RESULT_FORMAT "locus-result"
-/* Version 2 adds what task graphs and platform changes need (a status,
- * transfers, the DAG bounds, each task's start and attempts); version 3
- * what workflows add (the file system's traffic, local storage, each
- * stage's times and bytes). A result without any of it is written as
- * version 1, byte for byte as before, and a graph without stages as
- * version 2. */
-#define LOCUS_RESULT_VERSION 3
+/* A run of chunk tasks is written as version 4 (version 1 with the
+ * locality bound's keys named for the balanced optimum they are:
+ * balanced_local_tasks and local_vs_balanced); version 5 (was 2) adds
+ * what task graphs and platform changes need (a status, transfers, the
+ * DAG bounds, each task's start and attempts); version 3 what workflows
+ * add to version 2 (the file system's traffic, local storage, each
+ * stage's times and bytes), the locality keys under their old names,
+ * always null. docs/formats.md, "Result". The newest version: */
+#define LOCUS_RESULT_VERSION 5
 
 int locus_report_json(const struct locus_result *r, FILE *fp);
 int locus_report_csv(const struct locus_result *r, FILE *fp);

@@ -121,7 +121,8 @@ struct locus_result {
 	/* Bounds (locus_bound_makespan): no schedule finishes before
 	 * lb_makespan, the largest of the compute, read, serial and longest
 	 * task bounds; opt_local is the most tasks any balanced assignment
-	 * reads locally (-1: not computed). */
+	 * reads locally (-1: not computed), written as balanced_local_tasks:
+	 * a run that unbalances the loads may read more locally. */
 	double lb_makespan;
 	double lb_work, lb_io, lb_serial, lb_longest;
 	long opt_local;
@@ -133,9 +134,9 @@ struct locus_result {
 	 * event (e.g. a rescheduling point); 0 otherwise. Measured on this
 	 * machine, so never written to the result file. */
 	double policy_create_seconds, policy_seconds, policy_event_max;
-	/* Task graphs and platform changes (written as version 2). */
+	/* Task graphs and platform changes (written as version 5). */
 	/* A task graph (edges, or costs per processor), platform changes or
-	 * a failure: the result is written as version 2. */
+	 * a failure: the result is written as version 5. */
 	int dag;
 	int failed; /* the run could not finish: failure says why */
 	char failure[512];

@@ -11,7 +11,6 @@
 #include "report/out.h"
 
 #define COMPARE_FORMAT	"locus-compare"
-#define COMPARE_VERSION 1
 #define CELL		48
 
 enum {
@@ -272,7 +271,7 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 		cell_fixed(row[COL_MAKESPAN], r->makespan, dec[COL_MAKESPAN]);
 		cell_fixed(row[COL_BOUND], locus__makespan_ratio(r), 3);
 		cell_fixed(row[COL_LOCAL], locus__local_fraction(r) * 100, 1);
-		cell_fixed(row[COL_OPTIMAL], locus__local_vs_optimal(r), 3);
+		cell_fixed(row[COL_OPTIMAL], locus__local_vs_balanced(r), 3);
 		cell_fixed(row[COL_WAIT_MEAN], r->wait_mean, dec[COL_WAIT_MEAN]);
 		cell_fixed(row[COL_WAIT_P99], r->wait_p99, dec[COL_WAIT_P99]);
 		cell_fixed(row[COL_WAIT_MAX], r->wait_max, dec[COL_WAIT_MAX]);
@@ -338,7 +337,9 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 	return locus__out_fini(&o);
 }
 
-static void run_json(struct locus__out *o, const struct locus_result *r)
+/* One run; `flow_doc`: the document is a workflows' (version 3), whose
+ * locality keys keep their old names. */
+static void run_json(struct locus__out *o, const struct locus_result *r, int flow_doc)
 {
 	locus__out_str(o, "{\"policy\": ");
 	locus__out_json_str(o, r->policy, locus__policy_len(r));
@@ -360,13 +361,15 @@ static void run_json(struct locus__out *o, const struct locus_result *r)
 	locus__out_field_u64(o, "local_tasks", r->local_tasks);
 	locus__out_str(o, ", ");
 	locus__out_field_num(o, "local_fraction", locus__local_fraction(r));
-	locus__out_str(o, ", \"optimal_local_tasks\": ");
+	locus__out_str(o, ", ");
+	locus__out_key(o, flow_doc ? "optimal_local_tasks" : "balanced_local_tasks");
 	if (r->opt_local < 0)
 		locus__out_str(o, "null");
 	else
 		locus__out_i64(o, r->opt_local);
 	locus__out_str(o, ", ");
-	locus__out_field_num(o, "local_vs_optimal", locus__local_vs_optimal(r));
+	locus__out_field_num(o, flow_doc ? "local_vs_optimal" : "local_vs_balanced",
+			     locus__local_vs_balanced(r));
 	locus__out_str(o, ",\n     ");
 	locus__out_wait(o, r);
 	locus__out_str(o, ",\n     ");
@@ -459,9 +462,12 @@ int locus_report_compare_json(const struct locus_result *const *runs, size_t n, 
 	}
 	locus__out_init(&o, fp);
 	locus__out_str(&o, "{\n  \"format\": \"" COMPARE_FORMAT "\",\n  \"version\": ");
-	/* Version 1 for chunk runs, byte for byte as before; 2 adds the task
-	 * graphs' fields to the runs that have them, 3 the workflows'. */
-	locus__out_u64(&o, any_flow ? 3 : any_dag ? 2 : COMPARE_VERSION);
+	/* Version 4 for chunk runs; 5 adds the task graphs' fields to the
+	 * runs that have them, 3 the workflows' (out.h: the versions as the
+	 * result's, for the locality bound's keys). */
+	locus__out_u64(&o, any_flow  ? LOCUS__RESULT_VERSION_FLOW
+			   : any_dag ? LOCUS__RESULT_VERSION_DAG
+				     : LOCUS__RESULT_VERSION_CHUNKS);
 	/* The runs share their workload: its source's problems once. */
 	if (n && runs[0]->n_problems) {
 		locus__out_str(&o, ",\n  ");
@@ -470,7 +476,7 @@ int locus_report_compare_json(const struct locus_result *const *runs, size_t n, 
 	locus__out_str(&o, ",\n  \"runs\": [");
 	for (size_t i = 0; i < n; i++) {
 		locus__out_str(&o, i ? ",\n    " : "\n    ");
-		run_json(&o, runs[i]);
+		run_json(&o, runs[i], any_flow);
 	}
 	locus__out_str(&o, n ? "\n  ]\n}\n" : "]\n}\n");
 	return locus__out_fini(&o);

@@ -7,7 +7,7 @@
 #include "report/out.h"
 
 #define CSV_HEADER "task,worker,node,source,local,idle_since,assigned,read_end,end,wait"
-/* Task graphs (a version 2 result) add these. */
+/* Task graphs (a version 5 or 3 result) add these. */
 #define CSV_MORE ",start,attempts,name"
 
 /* A field quoted as RFC 4180 says when it holds a comma, a quote or a line

@@ -156,13 +156,15 @@ static void bounds(struct locus__out *o, const struct locus_result *r)
 	locus__out_str(o, ",\n    ");
 	locus__out_field_num(o, "makespan_ratio", locus__makespan_ratio(r));
 	locus__out_str(o, ",\n    ");
-	locus__out_key(o, "optimal_local_tasks");
+	/* The most tasks a balanced assignment keeps local, and the run's
+	 * local tasks over it (out.h says the names of each version). */
+	locus__out_key(o, locus__balanced_key(r));
 	if (r->opt_local < 0)
 		locus__out_str(o, "null");
 	else
 		locus__out_i64(o, r->opt_local);
 	locus__out_str(o, ",\n    ");
-	locus__out_field_num(o, "local_vs_optimal", locus__local_vs_optimal(r));
+	locus__out_field_num(o, locus__vs_balanced_key(r), locus__local_vs_balanced(r));
 	if (r->dag) {
 		/* A task graph's: its critical path at least costs, and the
 		 * papers' normalised lengths (0: not defined for this run). */
@@ -346,7 +348,9 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 		return LOCUS_EINVAL;
 	locus__out_init(&o, fp);
 	locus__out_str(&o, "{\n  \"format\": \"" LOCUS_RESULT_FORMAT "\",\n  \"version\": ");
-	locus__out_u64(&o, r->flow ? 3 : r->dag ? 2 : 1);
+	locus__out_u64(&o, r->flow  ? LOCUS__RESULT_VERSION_FLOW
+			   : r->dag ? LOCUS__RESULT_VERSION_DAG
+				    : LOCUS__RESULT_VERSION_CHUNKS);
 	locus__out_str(&o, ",\n  \"engine\": ");
 	locus__out_json_str(&o, r->engine[0] ? r->engine : "sim",
 			    r->engine[0] ? strnlen(r->engine, sizeof r->engine) : 3);

@@ -515,7 +515,7 @@ double locus__local_fraction(const struct locus_result *r)
 	return locus__ratio((double)r->local_tasks, (double)r->n_tasks);
 }
 
-double locus__local_vs_optimal(const struct locus_result *r)
+double locus__local_vs_balanced(const struct locus_result *r)
 {
 	if (r->opt_local < 0)
 		return NAN;
@@ -578,4 +578,14 @@ void locus__out_problems(struct locus__out *o, const struct locus_result *r, con
 		locus__out_str(o, close);
 	}
 	locus__out_char(o, ']');
+}
+
+const char *locus__balanced_key(const struct locus_result *r)
+{
+	return r->flow ? "optimal_local_tasks" : "balanced_local_tasks";
+}
+
+const char *locus__vs_balanced_key(const struct locus_result *r)
+{
+	return r->flow ? "local_vs_optimal" : "local_vs_balanced";
 }

@@ -111,9 +111,24 @@ size_t locus__policy_len(const struct locus_result *r);
  * is not finite. */
 double locus__ratio(double a, double b);
 /* makespan over its lower bound; local tasks over all tasks; local tasks
- * over the most possible (NaN when not computed). */
+ * over the most any balanced assignment keeps local (NaN when not
+ * computed; above 1 when the run unbalanced the loads). */
 double locus__makespan_ratio(const struct locus_result *r);
 double locus__local_fraction(const struct locus_result *r);
-double locus__local_vs_optimal(const struct locus_result *r);
+double locus__local_vs_balanced(const struct locus_result *r);
+
+/* The result and comparison documents' versions. The keys of the
+ * locality bound were "optimal_local_tasks" and "local_vs_optimal" in
+ * versions 1 to 3; an online schedule that unbalances the loads beats
+ * that "optimum" (the best balanced assignment), so versions 4 (chunk
+ * tasks, was 1) and 5 (task graphs, platform changes, failures, was 2)
+ * call them "balanced_local_tasks" and "local_vs_balanced". Workflows
+ * stay at version 3 with the old names (always null there). */
+#define LOCUS__RESULT_VERSION_CHUNKS 4
+#define LOCUS__RESULT_VERSION_DAG    5
+#define LOCUS__RESULT_VERSION_FLOW   3
+/* The locality bound's keys for a result of this kind. */
+const char *locus__balanced_key(const struct locus_result *r);
+const char *locus__vs_balanced_key(const struct locus_result *r);
 
 #endif
