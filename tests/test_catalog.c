@@ -171,6 +171,10 @@ TEST(bad_input_names_line_column_and_expectation)
 	expect_error("locus-catalog\t1\nfrobnicate\n", 2, 1, "expected a record type");
 	expect_error("locus-catalog\t1\nhost\tn1\n", 2, 1, "expected \"host");
 	expect_error("locus-catalog\t1\nhost\tn1\t-\nhost\tn1\t-\n", 3, 6, "listed twice");
+	/* A rack with a control character did not print back as read
+	 * (fuzz_catalog: "-\r\r" lost a '\r' each round trip). */
+	expect_error("locus-catalog\t1\nhost\tn1\t-\r\r\n", 2, 10, "rack without control");
+	expect_error("locus-catalog\t1\nhost\tn1\t/r\x1b[1\n", 2, 11, "rack without control");
 	expect_error("locus-catalog\t1\nproblem\tnope\t-\tmissing\tx\n", 2, 9, "unknown dataset");
 	expect_error(
 	    "locus-catalog\t1\ndataset\td\t0\t0\t-\nproblem\td\t3\tmissing\tx\nend\t1\t0\n", 3, 11,

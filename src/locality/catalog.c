@@ -147,6 +147,12 @@ static int rec_host(struct parser *p, struct field *f, size_t nf)
 		return perr(p, 1, "expected \"host<TAB>NAME<TAB>RACK\" (RACK may be -)%.*s", "", 0);
 	if (f[1].n == 0)
 		return perr(p, f[1].col, "expected a host name%.*s", "", 0);
+	/* A rack is printed as read: a control character in it (a second
+	 * '\r' before the line's end, say) would not read back the same. */
+	for (size_t i = 0; i < f[2].n; i++)
+		if ((unsigned char)f[2].s[i] < 0x20 || f[2].s[i] == 0x7f)
+			return perr(p, f[2].col + (long)i,
+				    "expected a rack without control characters (or -)%.*s", "", 0);
 	char *name = field_str(&f[1]);
 	char *rack = is_dash(&f[2]) || f[2].n == 0 ? NULL : field_str(&f[2]);
 	size_t before = p->cat->n_hosts;
