@@ -127,7 +127,7 @@ static int run(const char *kind, size_t n, const char *policy, const char *share
 				rc = -1;
 			}
 		if (chain) {
-			char p[PATH_MAX], buf[32] = {0};
+			char p[PATH_MAX * 2], buf[32] = {0};
 			snprintf(p, sizeof p, "%s/o%zu", shared, n - 1);
 			FILE *fp = fopen(p, "r");
 			if (!fp || !fgets(buf, sizeof buf, fp) ||

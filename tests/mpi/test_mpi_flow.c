@@ -170,7 +170,7 @@ static int write_inputs(const struct locus_graph *g, const char *shared)
 	for (uint32_t o = 0; o < g->n_objects; o++) {
 		if (g->objects[o].producer != LOCUS_NONE)
 			continue;
-		char p[PATH_MAX];
+		char p[PATH_MAX * 2];
 		snprintf(p, sizeof p, "%s/%s", shared, g->objects[o].name);
 		FILE *fp = fopen(p, "w");
 		if (!fp)
@@ -205,7 +205,7 @@ static size_t check_finals(const struct locus_graph *g, const char *shared)
 	for (uint32_t o = 0; o < g->n_objects; o++) {
 		if (g->objects[o].producer == LOCUS_NONE || g->objects[o].n_cons)
 			continue;
-		char p[PATH_MAX], buf[256];
+		char p[PATH_MAX * 2], buf[256];
 		size_t n = 0;
 		snprintf(p, sizeof p, "%s/%s", shared, g->objects[o].name);
 		if (read_all(p, buf, sizeof buf, &n) || n != strlen(text[o]) ||
@@ -365,7 +365,7 @@ int main(int argc, char **argv)
 	}
 	locus_mpi_flow_report_fini(&rep);
 	if (rank == 0) {
-		char p[PATH_MAX];
+		char p[PATH_MAX * 2];
 		for (uint32_t ob = 0; ob < g->n_objects; ob++) {
 			snprintf(p, sizeof p, "%s/%s", shared, g->objects[ob].name);
 			unlink(p);
