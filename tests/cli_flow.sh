@@ -85,7 +85,7 @@ printf 'ACGT\n' >mf/db
 run show-mf 0 "$locus" flow show mf/Makeflow --gather 3 &&
 	expect show-mf-head '6 tasks' "$out" && expect show-mf-gather '^cat +1 .*gather' "$out"
 
-# sim: one configuration, in text and as version 3 JSON, deterministic.
+# sim: one configuration, in text and as version 6 JSON, deterministic.
 run sim 0 "$locus" flow sim gen:montage:30 --seed 3 --nodes 8 --config cogather -q &&
 	expect sim-status 'status +complete' "$out" &&
 	expect sim-policy 'policy amfs config=cogather, seed 3: 32 workers on 9 nodes, 3 schedulers' "$out" &&
@@ -93,7 +93,7 @@ run sim 0 "$locus" flow sim gen:montage:30 --seed 3 --nodes 8 --config cogather 
 	expect sim-collectives '^mAdd +1 .* gather \(1\)' "$out"
 run sim-json 0 "$locus" flow sim gen:montage:30 --seed 3 --nodes 8 --config cogather --json
 first=$out
-expect sim-json-version '"version": 3' "$out" && expect sim-json-options '"policy_options": "config=cogather"' "$out" &&
+expect sim-json-version '"version": 6' "$out" && expect sim-json-options '"policy_options": "config=cogather"' "$out" &&
 	expect sim-json-fs '"file_system": \{"operations": ' "$out" && expect sim-json-stages '"stages": \[' "$out"
 run sim-again 0 "$locus" flow sim gen:montage:30 --seed 3 --nodes 8 --config cogather --json
 [ "$out" = "$first" ] && ok || fail "the same seed gave different results"
@@ -112,7 +112,7 @@ shared_moved=$(printf '%s\n' "$out" | awk '$2 == "config=shared" { print $10 }')
 run baselines 0 "$locus" flow sim gen:montage:30 --nodes 8 --compare cogather,taskvine,dask -q &&
 	expect baselines-taskvine '^taskvine +complete ' "$out" && expect baselines-dask '^dask +complete ' "$out"
 run compare-json 0 "$locus" flow sim gen:blast:8:4 --nodes 8 --compare staging,cogather --json &&
-	expect compare-json-v3 '"version": 3' "$out" &&
+	expect compare-json-v6 '"version": 6' "$out" &&
 	[ "$(printf '%s\n' "$out" | grep -c '"policy_options": "config=')" -eq 2 ] && ok ||
 	fail "compare json: not two runs with their options"
 
@@ -121,8 +121,8 @@ run compare-json 0 "$locus" flow sim gen:blast:8:4 --nodes 8 --compare staging,c
 run mf-sim 0 "$locus" flow sim mf/Makeflow --nodes 2 --cores 2 --config staging \
 	--out r.json --csv r.csv --trace t.json --gantt g.svg --load l.svg -q &&
 	expect mf-sim 'status +complete' "$out"
-grep -q '"version": 3' r.json && grep -q '"name": "search"' r.json && ok ||
-	fail "result: no version 3 stages"
+grep -q '"version": 6' r.json && grep -q '"name": "search"' r.json && ok ||
+	fail "result: no version 6 stages"
 [ "$(wc -l <r.csv)" -eq 7 ] && ok || fail "csv: not 6 tasks"
 grep -q '"from":null' t.json && ok || fail "trace: no copy from the file system"
 tail -n 1 g.svg | grep -q '</svg>' && tail -n 1 l.svg | grep -q '</svg>' && ok || fail "svg: not whole"

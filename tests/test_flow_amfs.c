@@ -440,11 +440,11 @@ TEST(random_workflows_under_every_configuration)
 	CHECK_EQ_INT(runs, N_RANDOM * (int)N_CONFIGS);
 }
 
-/* The result of a workflow is written as version 3: the file system's
+/* The result of a workflow is written as version 6: the file system's
  * traffic and the nodes' storage in the summary, each stage by name with
  * its tasks and bytes, and staging copies from the file system as
  * transfers whose source is null. */
-TEST(result_json_version_3)
+TEST(result_json_version_6)
 {
 	struct locus_platform *p = cluster(4, 2);
 	struct locus_graph *g = test_workflow_montage(12);
@@ -462,7 +462,11 @@ TEST(result_json_version_3)
 	json_t *doc = json_loads(text, 0, &jerr);
 	CHECK(doc != NULL);
 	if (doc && !st.rc) {
-		CHECK_EQ_INT(json_integer_value(json_object_get(doc, "version")), 3);
+		CHECK_EQ_INT(json_integer_value(json_object_get(doc, "version")), 6);
+		/* The locality bound under its name since version 4 (null). */
+		json_t *bounds = json_object_get(doc, "bounds");
+		CHECK(json_is_null(json_object_get(bounds, "balanced_local_tasks")));
+		CHECK(json_object_get(bounds, "optimal_local_tasks") == NULL);
 		json_t *fs = json_object_get(json_object_get(doc, "summary"), "file_system");
 		CHECK_EQ_INT(json_integer_value(json_object_get(fs, "bytes_written")),
 			     st.r->fs_bytes_written);
@@ -1097,7 +1101,7 @@ TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
 	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(options),
-	  TEST_ENTRY(result_json_version_3), TEST_ENTRY(random_workflows_under_every_configuration),
+	  TEST_ENTRY(result_json_version_6), TEST_ENTRY(random_workflows_under_every_configuration),
 	  TEST_ENTRY(replica_placement_of_section_v_f),
 	  TEST_ENTRY(replicating_the_writer_instead_of_the_file),
 	  TEST_ENTRY(no_copies_where_no_task_reads_the_group), TEST_ENTRY(replica_count_in_file_groups),

@@ -337,9 +337,8 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 	return locus__out_fini(&o);
 }
 
-/* One run; `flow_doc`: the document is a workflows' (version 3), whose
- * locality keys keep their old names. */
-static void run_json(struct locus__out *o, const struct locus_result *r, int flow_doc)
+/* One run. */
+static void run_json(struct locus__out *o, const struct locus_result *r)
 {
 	locus__out_str(o, "{\"policy\": ");
 	locus__out_json_str(o, r->policy, locus__policy_len(r));
@@ -362,14 +361,13 @@ static void run_json(struct locus__out *o, const struct locus_result *r, int flo
 	locus__out_str(o, ", ");
 	locus__out_field_num(o, "local_fraction", locus__local_fraction(r));
 	locus__out_str(o, ", ");
-	locus__out_key(o, flow_doc ? "optimal_local_tasks" : "balanced_local_tasks");
+	locus__out_key(o, "balanced_local_tasks");
 	if (r->opt_local < 0)
 		locus__out_str(o, "null");
 	else
 		locus__out_i64(o, r->opt_local);
 	locus__out_str(o, ", ");
-	locus__out_field_num(o, flow_doc ? "local_vs_optimal" : "local_vs_balanced",
-			     locus__local_vs_balanced(r));
+	locus__out_field_num(o, "local_vs_balanced", locus__local_vs_balanced(r));
 	locus__out_str(o, ",\n     ");
 	locus__out_wait(o, r);
 	locus__out_str(o, ",\n     ");
@@ -476,7 +474,7 @@ int locus_report_compare_json(const struct locus_result *const *runs, size_t n, 
 	locus__out_str(&o, ",\n  \"runs\": [");
 	for (size_t i = 0; i < n; i++) {
 		locus__out_str(&o, i ? ",\n    " : "\n    ");
-		run_json(&o, runs[i], any_flow);
+		run_json(&o, runs[i]);
 	}
 	locus__out_str(&o, n ? "\n  ]\n}\n" : "]\n}\n");
 	return locus__out_fini(&o);

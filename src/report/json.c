@@ -158,13 +158,13 @@ static void bounds(struct locus__out *o, const struct locus_result *r)
 	locus__out_str(o, ",\n    ");
 	/* The most tasks a balanced assignment keeps local, and the run's
 	 * local tasks over it (out.h says the names of each version). */
-	locus__out_key(o, locus__balanced_key(r));
+	locus__out_key(o, "balanced_local_tasks");
 	if (r->opt_local < 0)
 		locus__out_str(o, "null");
 	else
 		locus__out_i64(o, r->opt_local);
 	locus__out_str(o, ",\n    ");
-	locus__out_field_num(o, locus__vs_balanced_key(r), locus__local_vs_balanced(r));
+	locus__out_field_num(o, "local_vs_balanced", locus__local_vs_balanced(r));
 	if (r->dag) {
 		/* A task graph's: its critical path at least costs, and the
 		 * papers' normalised lengths (0: not defined for this run). */

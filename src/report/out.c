@@ -580,12 +580,4 @@ void locus__out_problems(struct locus__out *o, const struct locus_result *r, con
 	locus__out_char(o, ']');
 }
 
-const char *locus__balanced_key(const struct locus_result *r)
-{
-	return r->flow ? "optimal_local_tasks" : "balanced_local_tasks";
-}
 
-const char *locus__vs_balanced_key(const struct locus_result *r)
-{
-	return r->flow ? "local_vs_optimal" : "local_vs_balanced";
-}

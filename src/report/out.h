@@ -122,13 +122,10 @@ double locus__local_vs_balanced(const struct locus_result *r);
  * versions 1 to 3; an online schedule that unbalances the loads beats
  * that "optimum" (the best balanced assignment), so versions 4 (chunk
  * tasks, was 1) and 5 (task graphs, platform changes, failures, was 2)
- * call them "balanced_local_tasks" and "local_vs_balanced". Workflows
- * stay at version 3 with the old names (always null there). */
+ * call them "balanced_local_tasks" and "local_vs_balanced", and version 6
+ * (workflows, was 3) likewise. */
 #define LOCUS__RESULT_VERSION_CHUNKS 4
 #define LOCUS__RESULT_VERSION_DAG    5
-#define LOCUS__RESULT_VERSION_FLOW   3
-/* The locality bound's keys for a result of this kind. */
-const char *locus__balanced_key(const struct locus_result *r);
-const char *locus__vs_balanced_key(const struct locus_result *r);
+#define LOCUS__RESULT_VERSION_FLOW   6
 
 #endif
