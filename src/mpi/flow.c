@@ -63,7 +63,7 @@ extern char **environ;
 
 #define NONE	  UINT32_MAX
 #define UNKNOWN	  UINT64_MAX /* a file's size not known */
-#define PIECE	  ((size_t)1 << 20)
+#define PIECE	  ((size_t)256 << 10)
 #define OUT_MAX	  8  /* pieces in flight from one rank */
 #define SERVE_MAX 4  /* streams one rank serves at once */
 #define RECV_MAX  64 /* messages taken per turn of the loop */
@@ -259,7 +259,8 @@ struct flow {
 	struct locus__buf *batch; /* by rank: messages not sent yet */
 	/* Buffers kept from message to message: fresh memory costs a page
 	 * fault a page when first written (20 us each on some virtual
-	 * machines: a 4 MiB piece read into new memory took 20 ms). */
+	 * machines: a 4 MiB piece read into new memory took 20 ms), and
+	 * small pieces stay in the caches (docs/mpi.md). */
 	char *piece_buf[OUT_MAX]; /* pieces sent, each struct piece + PIECE */
 	uint8_t piece_used[OUT_MAX];
 	char *rbuf; /* messages received */
