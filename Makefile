@@ -1,6 +1,7 @@
 # Short commands for Locus; CMake does the building (see README.md).
 #   make demo     place a small dataset over 8 nodes and show where it lives
-#   make check    all tests, the same under ASan+UBSan, and a fuzz smoke run
+#   make check    all tests, the same under ASan+UBSan (the applications'
+#                 examples aside), and a fuzz smoke run
 #   make bench    the benchmarks of bench/ (minutes)
 #   make repro    the papers' figures, into docs/results (minutes)
 #   make install  library, headers, CLI and pkg-config file (PREFIX=/usr/local)
@@ -9,7 +10,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 PREFIX     ?= /usr/local
-FUZZ_TIME  ?= 10
+FUZZ_TIME  ?= 5
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS  += --no-print-directory
 
@@ -34,7 +35,7 @@ test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOCUS_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+		ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE app
 
 fuzz-build: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOCUS_FUZZ=ON -DLOCUS_TESTS=OFF >/dev/null
