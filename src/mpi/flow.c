@@ -82,6 +82,8 @@ enum {
 	F_ERROR,      /* any -> rank 0: the run cannot go on (struct endmsg) */
 	F_FINISH,     /* rank 0 -> all: stop (struct endmsg) */
 	F_LOST,	      /* -> rank 0: a file this rank's node kept is gone (struct repl) */
+	F_RETRY,      /* worker -> worker: run my failed task's next attempt (struct retry) */
+	F_RETRIED,    /* -> the asking worker: how it went (struct retried) */
 	F_BATCH	      /* several of the above, each a struct bhead + its bytes */
 };
 
@@ -130,6 +132,20 @@ struct head {
 
 struct piece {
 	uint64_t stream, offset;
+};
+
+/* A failed task's next attempt, run by another node's worker for the
+ * worker it was assigned to (which keeps it, and brings its outputs
+ * home when it succeeds). */
+struct retry {
+	uint32_t task, attempt;
+};
+
+struct retried {
+	uint32_t task, attempt, worker, node;
+	int32_t ok, pad;
+	double start, read_end, compute_end;
+	char why[WHY_MAX];
 };
 
 /* A finished task, as rank 0 records it. */
@@ -184,11 +200,23 @@ struct serve {
 };
 
 /* A task given to this rank's worker. */
+/* Where and when an attempt ran on another node. */
+struct ran {
+	uint32_t node, worker;
+	double start, read_end, compute_end;
+};
+
 struct item {
 	uint32_t task;
 	uint8_t gather, output;
 	int from_policy;
 	double assigned;
+	int origin;	  /* a retry run for the worker of this rank, else -1 */
+	uint32_t attempt; /* the attempt it starts with */
+	/* home: its attempt succeeded elsewhere (ran): its outputs come
+	 * here, and it is done. */
+	int home;
+	struct ran ran;
 };
 
 /* What outlives a round (locus_mpi_flow_run): a round ends early when a
@@ -300,6 +328,14 @@ struct flow {
 	struct item cur;
 	int busy;      /* cur is gathering or running */
 	int gathering; /* waiting for cur's pulls */
+	/* cur is home: its outputs are coming (away, gathering too), then
+	 * task_done finds them in the store (outputs_here). */
+	int away, outputs_here;
+	/* This worker's tasks whose attempts run on other nodes' workers
+	 * (F_RETRY), by task and attempt (one at a time: the worker runs
+	 * only others' retries meanwhile). */
+	struct item *aways;
+	size_t n_aways, aways_cap;
 	int pull_failed;
 	uint32_t pulls_left;
 	pid_t pid; /* the command, or 0 */
@@ -1333,7 +1369,8 @@ static void worker_assign(struct flow *f, const struct fwire *w)
 					     .gather = (uint8_t)gather,
 					     .output = (uint8_t)output,
 					     .from_policy = 1,
-					     .assigned = now_of(f)};
+					     .assigned = now_of(f),
+					     .origin = -1};
 	f->qmark[t] = 1;
 	f->check = 1;
 }
@@ -1365,7 +1402,14 @@ static void cancel_here(struct flow *f, uint32_t t)
 		end_attempt(f);
 		f->busy = f->standin = 0;
 		f->check = 1;
+		return;
 	}
+	for (size_t i = 0; i < f->n_aways; i++)
+		if (f->aways[i].task == t) {
+			f->aways[i] = f->aways[--f->n_aways];
+			f->qmark[t] = 0;
+			return;
+		}
 }
 
 /* Whether the head task can start gathering: its produced inputs where
@@ -1445,6 +1489,9 @@ static void requeue(struct flow *f)
 	f->q_len++;
 }
 
+static void fail_task(struct flow *f, const char *why);
+static void task_done(struct flow *f);
+
 static void worker_pulled(struct flow *f, int ok)
 {
 	if (!f->busy || !f->gathering)
@@ -1454,6 +1501,27 @@ static void worker_pulled(struct flow *f, int ok)
 	if (--f->pulls_left)
 		return;
 	f->gathering = 0;
+	if (f->away) {
+		/* The outputs of the attempt run elsewhere came (or not). */
+		int failed = f->pull_failed;
+		f->pull_failed = 0;
+		if (!f->qmark[f->cur.task]) {
+			f->busy = f->away = 0; /* cancelled meanwhile */
+			f->check = 1;
+			return;
+		}
+		if (failed) {
+			char why[WHY_MAX];
+			fmt(why, sizeof why, "its outputs were lost on node %s, where it ran",
+			    f->plat->nodes[f->cur.ran.node].name);
+			fail_task(f, why);
+			return;
+		}
+		f->away = 0;
+		f->outputs_here = 1;
+		task_done(f);
+		return;
+	}
 	if (f->pull_failed) {
 		/* A holder lost a file meanwhile: the task goes back to the
 		 * head of the queue, to gather again from where the files are
@@ -1521,9 +1589,6 @@ static int output_dirs(struct flow *f, char *why, size_t size)
 	}
 	return 0;
 }
-
-static void fail_task(struct flow *f, const char *why);
-static void task_done(struct flow *f);
 
 /* What /bin/sh runs itself (keywords and built-ins), or could: a line
  * starting with one of these goes to the shell. */
@@ -1829,21 +1894,152 @@ static void end_attempt(struct flow *f)
 }
 
 /* The attempt failed: again, or the run ends saying why. */
+static void retry_or_fail(struct flow *f, struct item *it, uint32_t attempt, uint32_t by,
+			  uint32_t at, const char *why);
+
 static void fail_task(struct flow *f, const char *why)
 {
-	char nb[64];
 	uint32_t t = f->cur.task;
-	if (f->attempt < f->opt->retries) {
+	if (f->cur.origin >= 0) {
+		/* A retry run here for another worker: it hears why. */
+		struct retried r = {.task = t,
+				    .attempt = (uint32_t)f->attempt,
+				    .worker = f->worker,
+				    .node = f->node,
+				    .ok = 0};
+		fmt(r.why, sizeof r.why, "%s", why);
+		post_copy(f, f->cur.origin, F_RETRIED, &r, sizeof r);
 		end_attempt(f);
-		f->attempt++;
-		launch(f);
+		f->qmark[t] = 0;
+		f->busy = 0;
+		f->check = 1;
 		return;
 	}
-	local_fail(f, LOCUS_EINCOMPLETE, "task %s failed on %d attempt%s (last on node %s): %s",
-		   task_name(f, t, nb, sizeof nb), f->attempt + 1, f->attempt ? "s" : "",
-		   f->plat->nodes[f->node].name, why);
+	int home = f->cur.home;
+	uint32_t at = home ? f->cur.ran.node : f->node, by = home ? f->cur.ran.worker : f->worker;
+	f->away = f->outputs_here = 0;
 	end_attempt(f);
 	f->busy = 0;
+	f->check = 1;
+	struct item it = f->cur;
+	it.home = 0;
+	retry_or_fail(f, &it, (uint32_t)f->attempt, by, at, why);
+}
+
+/* Attempt `attempt` of this worker's task it->task failed on worker `by`
+ * of node `at`: the next runs on another node's worker when there is one
+ * (locus_retry_worker, as the simulator runs a policy's failed tasks
+ * again), or here, or the run ends saying why. */
+static void retry_or_fail(struct flow *f, struct item *it, uint32_t attempt, uint32_t by,
+			  uint32_t at, const char *why)
+{
+	char nb[64];
+	uint32_t t = it->task;
+	if (attempt >= (uint32_t)f->opt->retries) {
+		local_fail(f, LOCUS_EINCOMPLETE,
+			   "task %s failed on %" PRIu32 " attempt%s (last on node %s): %s",
+			   task_name(f, t, nb, sizeof nb), attempt + 1, attempt ? "s" : "",
+			   f->plat->nodes[at].name, why);
+		return;
+	}
+	it->attempt = attempt + 1;
+	uint32_t w = locus_retry_worker(f->wl, t, attempt, by, NULL, NULL);
+	int to = w < f->n_workers ? f->proc_rank[w] : f->rank;
+	if (to != f->rank) {
+		if (locus__grow(&f->aways, &f->aways_cap, f->n_aways + 1, sizeof *f->aways)) {
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		f->aways[f->n_aways++] = *it;
+		struct retry q = {t, it->attempt};
+		post_copy(f, to, F_RETRY, &q, sizeof q);
+		return;
+	}
+	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
+	f->queue[0] = *it;
+	f->q_len++;
+	f->check = 1;
+}
+
+/* Another worker asks this one to run its failed task's next attempt:
+ * it runs next, gathering its inputs from where they are. */
+static void worker_retry(struct flow *f, int src, const struct retry *q)
+{
+	if (q->task >= f->g->n_tasks || f->worker == NONE) {
+		local_fail(f, LOCUS_EINCOMPLETE,
+			   "a retry of task %" PRIu32 " of %zu reached rank %d", q->task,
+			   f->g->n_tasks, f->rank);
+		return;
+	}
+	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
+	f->queue[0] = (struct item){.task = q->task,
+				    .gather = LOCUS_GATHER_READ,
+				    .output = LOCUS_OUTPUT_LOCAL,
+				    .from_policy = 0,
+				    .assigned = now_of(f),
+				    .origin = src,
+				    .attempt = q->attempt};
+	f->q_len++;
+	f->qmark[q->task] = 1;
+	f->check = 1;
+}
+
+/* The attempt run elsewhere ended: its outputs come here, or the task
+ * failed again. */
+static void worker_retried(struct flow *f, const struct retried *r)
+{
+	size_t i = 0;
+	while (i < f->n_aways && (f->aways[i].task != r->task || f->aways[i].attempt != r->attempt))
+		i++;
+	if (i == f->n_aways)
+		return; /* cancelled meanwhile */
+	struct item it = f->aways[i];
+	f->aways[i] = f->aways[--f->n_aways];
+	if (!r->ok) {
+		char why[WHY_MAX];
+		fmt(why, sizeof why, "%s", r->why);
+		retry_or_fail(f, &it, r->attempt, r->worker, r->node, why);
+		return;
+	}
+	it.home = 1;
+	it.ran = (struct ran){r->node, r->worker, r->start, r->read_end, r->compute_end};
+	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
+	f->queue[0] = it;
+	f->q_len++;
+	f->check = 1;
+}
+
+/* The head task is home: its outputs come from the node it ran on. */
+static void fetch_home(struct flow *f)
+{
+	const struct locus_task *tk = &f->g->tasks[f->cur.task];
+	f->away = 1;
+	f->gathering = 1;
+	f->pulls_left = 1;
+	for (uint32_t k = 0; k < tk->n_out && !f->failed; k++) {
+		uint32_t o = f->g->outputs[tk->out_at + k];
+		struct copyreq q = {.id = 0,
+				    .req_proc = NONE,
+				    .from = f->cur.ran.node,
+				    .to = f->node,
+				    .n = 1,
+				    .task = f->cur.task};
+		f->pulls_left++;
+		take_copy(f, -1, &q, &o);
+	}
+	worker_pulled(f, 1);
 }
 
 /* Writes stand-in output o of the recorded size into the working dir. */
@@ -1879,13 +2075,22 @@ static void task_done(struct flow *f)
 	const struct locus_task *tk = &f->g->tasks[t];
 	double compute_end = now_of(f);
 	char why[WHY_MAX], src[PATH_MAX * 2], dst[PATH_MAX];
+	/* An attempt run elsewhere: its outputs came to the store. */
+	int home = f->outputs_here;
+	f->outputs_here = 0;
+	if (home)
+		compute_end = f->cur.ran.compute_end;
 	for (uint32_t k = 0; k < tk->n_out; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
 		const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
 				     ? f->g->output_as[tk->out_at + k]
 				     : obj_name(f, o);
-		out_path(f, k, src, sizeof src);
-		if (f->opt->stand_in > 0 && standin_output(f, src, f->g->objects[o].bytes)) {
+		if (home)
+			store_path(f, o, src, sizeof src);
+		else
+			out_path(f, k, src, sizeof src);
+		if (!home && f->opt->stand_in > 0 &&
+		    standin_output(f, src, f->g->objects[o].bytes)) {
 			fmt(why, sizeof why, "cannot write %s: %s", as, strerror(errno));
 			fail_task(f, why);
 			return;
@@ -1909,9 +2114,9 @@ static void task_done(struct flow *f)
 		store_path(f, o, dst, sizeof dst);
 		uint64_t bytes = 0;
 		struct stat st;
-		int link = !lstat(src, &st) && S_ISLNK(st.st_mode);
-		/* A function wrote it in place. */
-		if (!f->opt->fn &&
+		int link = !home && !lstat(src, &st) && S_ISLNK(st.st_mode);
+		/* A function wrote it in place; a retry's came there. */
+		if (!f->opt->fn && !home &&
 		    (link ? copy_file(src, dst, &bytes, f->rank) : rename(src, dst))) {
 			fmt(why, sizeof why, "cannot keep %s: %s", as, strerror(errno));
 			fail_task(f, why);
@@ -1924,8 +2129,8 @@ static void task_done(struct flow *f)
 			return;
 		}
 		int final = !f->g->objects[o].n_cons;
-		int to_fs =
-		    f->cur.output == LOCUS_OUTPUT_FS || f->cur.output == LOCUS_OUTPUT_BOTH || final;
+		int to_fs = f->cur.origin < 0 && (f->cur.output == LOCUS_OUTPUT_FS ||
+						  f->cur.output == LOCUS_OUTPUT_BOTH || final);
 		if (to_fs) {
 			char sp[PATH_MAX];
 			shared_path(f, o, sp, sizeof sp);
@@ -1950,30 +2155,47 @@ static void task_done(struct flow *f)
 	f->busy = 0;
 	f->check = 1;
 	f->qmark[t] = 0;
+	if (f->cur.origin >= 0) {
+		/* A retry for another worker: it brings the outputs home and
+		 * reports the task. */
+		struct retried r = {.task = t,
+				    .attempt = (uint32_t)f->attempt,
+				    .worker = f->worker,
+				    .node = f->node,
+				    .ok = 1,
+				    .start = f->start,
+				    .read_end = f->read_end,
+				    .compute_end = compute_end};
+		flush_updates(f);
+		post_copy(f, f->cur.origin, F_RETRIED, &r, sizeof r);
+		return;
+	}
 	size_t len = sizeof(struct rec) + tk->n_out * sizeof(struct outrec);
 	struct rec *r = calloc(1, len);
 	if (!r) {
 		local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
+	/* Where and when it ran (elsewhere, for a retry). */
 	*r = (struct rec){.task = t,
-			  .worker = f->worker,
-			  .node = f->node,
+			  .worker = home ? f->cur.ran.worker : f->worker,
+			  .node = home ? f->cur.ran.node : f->node,
 			  .attempts = (uint32_t)f->attempt + 1,
 			  .n_out = tk->n_out,
 			  .assigned = f->cur.assigned,
-			  .start = f->start,
-			  .read_end = f->read_end,
+			  .start = home ? f->cur.ran.start : f->start,
+			  .read_end = home ? f->cur.ran.read_end : f->read_end,
 			  .compute_end = compute_end,
 			  .end = end};
 	struct outrec *orec = (struct outrec *)(void *)(r + 1);
 	for (uint32_t k = 0; k < tk->n_out; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
 		orec[k].where =
-		    (uint32_t)(locus_replicas_has(f->rep, o, f->node) | (f->on_fs[o] << 1));
+		    (uint32_t)(locus_replicas_has(f->rep, o, r->node) | (f->on_fs[o] << 1));
 		orec[k].bytes = f->obj_bytes[o];
 		orec[k].sum = f->obj_sum[o];
 	}
+	double start = r->start, read_end = r->read_end;
 	flush_updates(f);
 	post(f, 0, F_REPORT, r, len);
 	if (f->cur.from_policy) {
@@ -1981,8 +2203,8 @@ static void task_done(struct flow *f)
 					 .proc = f->worker,
 					 .done = {.task = t,
 						  .remote = 0,
-						  .duration = end - f->start,
-						  .compute = compute_end - f->read_end}};
+						  .duration = end - start,
+						  .compute = compute_end - read_end}};
 		deliver(f, &ev);
 	}
 }
@@ -2019,15 +2241,23 @@ static int worker_step(struct flow *f)
 	if (f->busy || !f->q_len || !f->check || f->failed || f->finishing)
 		return did;
 	f->check = 0;
-	if (!ready(f, &f->queue[0]))
+	/* While one of its tasks is away its own wait (the policy hears of
+	 * its tasks in the order it gave them); others' retries and the
+	 * task come home do not. */
+	if (f->n_aways && f->queue[0].origin < 0 && !f->queue[0].home)
+		return did;
+	if (!f->queue[0].home && !ready(f, &f->queue[0]))
 		return did;
 	f->cur = f->queue[0];
 	memmove(f->queue, f->queue + 1, (f->q_len - 1) * sizeof *f->queue);
 	f->q_len--;
 	f->busy = 1;
-	f->attempt = 0;
+	f->attempt = (int)f->cur.attempt;
 	f->start = now_of(f);
-	gather(f);
+	if (f->cur.home)
+		fetch_home(f);
+	else
+		gather(f);
 	return 1;
 }
 
@@ -2159,6 +2389,14 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 		}
 		break;
 	}
+	case F_RETRY:
+		if (!quiet && n == sizeof(struct retry))
+			worker_retry(f, src, (const struct retry *)(const void *)buf);
+		break;
+	case F_RETRIED:
+		if (!quiet && n == sizeof(struct retried))
+			worker_retried(f, (const struct retried *)(const void *)buf);
+		break;
 	case F_BATCH:
 		work = 0;
 		for (size_t at = 0; at + sizeof(struct bhead) <= n;) {
@@ -3342,6 +3580,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	free(f->jobs);
 	free(f->pulls);
 	free(f->serves);
+	free(f->aways);
 	free(f->req);
 	free(f->bufs);
 	free(f->sent);

@@ -7,7 +7,8 @@
 #  - names with spaces and shell characters reach no shell and cannot
 #    escape the working directory; names with ".." are refused;
 #  - a failing command is retried and then ends the run quoting its
-#    stderr; a missing input is named; a stand-in run of a WfCommons
+#    stderr; one failing on its node only succeeds on another node's
+#    worker, its output brought home; a missing input is named; a stand-in run of a WfCommons
 #    instance writes outputs of the recorded sizes;
 #  - a killed run resumes from its journal without running again what
 #    it recorded, and makes again what a lost node's storage held; a
@@ -188,6 +189,36 @@ if run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --retries 1 && cmp -s "$d/out.tx
 	pass "a command failing once succeeds on its retry"
 else
 	fail "a retry"
+fi
+# Fails on the first node it runs on, and there ever after: the retry
+# must run on another node (and its output come back to the node of the
+# worker it was assigned to, where the policy looks for it).
+cat >"$d/node-once.sh" <<'EOF'
+n=$(dirname "$(dirname "$PWD")")
+if [ ! -e "$1/badnode" ]; then echo "$n" >"$1/badnode"; echo "no luck on $n" >&2; exit 1; fi
+if [ "$(cat "$1/badnode")" = "$n" ]; then echo "again on $n" >&2; exit 1; fi
+echo "$n" >"$1/goodnode"
+cp in.txt mid.txt
+EOF
+printf 'mid.txt: in.txt\n\tsh %s/node-once.sh %s\n\nout.txt: mid.txt\n\tcp mid.txt out.txt\n' \
+	"$d" "$d" >"$d/Makeflow"
+rm -f "$d/out.txt" "$d/badnode" "$d/goodnode"
+if run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --retries 1 --out "$d/r.json" &&
+	cmp -s "$d/out.txt" "$d/in.txt" && [ -s "$d/goodnode" ] &&
+	! cmp -s "$d/badnode" "$d/goodnode" &&
+	python3 -c 'import json,sys; t={t["name"]: t for t in json.load(open(sys.argv[1]))["tasks"]}["mid.txt"]; sys.exit(t["attempts"] != 2)' "$d/r.json"; then
+	pass "a command failing on its node succeeds on another node"
+else
+	fail "a retry on another node"
+fi
+# Failing everywhere: the attempts go round the nodes, then the run ends.
+printf 'out.txt: in.txt\n\tsh %s/node-always.sh\n' "$d" >"$d/Makeflow"
+echo 'echo "no luck on $(dirname "$(dirname "$PWD")")" >&2; exit 1' >"$d/node-always.sh"
+if ! run "$d/Makeflow" -np 4 --emulate-nodes 3 -q --retries 2 &&
+	grep -q "failed on 3 attempts" "$tmp/out" && grep -q "no luck on" "$tmp/out"; then
+	pass "a command failing on every node ends the run"
+else
+	fail "a command failing on every node"
 fi
 printf 'out.txt: absent.txt\n\tcp absent.txt out.txt\n' >"$d/Makeflow"
 if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q && grep -q "absent.txt, an input of task" "$tmp/out"; then
