@@ -1893,10 +1893,10 @@ static void end_attempt(struct flow *f)
 	f->work[0] = 0;
 }
 
-/* The attempt failed: again, or the run ends saying why. */
 static void retry_or_fail(struct flow *f, struct item *it, uint32_t attempt, uint32_t by,
 			  uint32_t at, const char *why);
 
+/* The attempt failed: again, or the run ends saying why. */
 static void fail_task(struct flow *f, const char *why)
 {
 	uint32_t t = f->cur.task;
