@@ -8,8 +8,9 @@
 #    escape the working directory; names with ".." are refused;
 #  - a failing command is retried and then ends the run quoting its
 #    stderr; one failing on its node only succeeds on another node's
-#    worker, its output brought home; a missing input is named; a stand-in run of a WfCommons
-#    instance writes outputs of the recorded sizes;
+#    worker, its output brought home; a missing input is named; a
+#    stand-in run of a WfCommons instance writes outputs of the recorded
+#    sizes;
 #  - a killed run resumes from its journal without running again what
 #    it recorded, and makes again what a lost node's storage held; a
 #    journal in use is refused to a second run;
@@ -254,13 +255,16 @@ d="$tmp/journal"
 mkdir -p "$d"
 echo seed >"$d/in.txt"
 awk -v logf="$tmp/log" 'BEGIN { all = ""; for (i = 0; i < 12; i++) {
-	printf("a%d.txt: in.txt\n\tsleep 0.6; cat in.txt > a%d.txt; echo %d >> a%d.txt; echo %d >> %s\n", i, i, i, i, i, logf)
+	printf("a%d.txt: in.txt\n\tsleep 1.2; cat in.txt > a%d.txt; echo %d >> a%d.txt; echo %d >> %s\n", i, i, i, i, i, logf)
 	all = all " a" i ".txt" }
 	printf("all.txt:%s\n\tcat%s > all.txt; echo all >> %s\n", all, all, logf) }' >"$d/Makeflow"
 (cd "$d" && for i in $(seq 0 11); do { cat in.txt; echo "$i"; }; done >"$tmp/all.ref")
 : >"$tmp/log"
+# Its output goes to a file of its own: the second run's below would
+# otherwise be overwritten when this one ends (under ASan on a loaded
+# machine the second takes seconds to start).
 LOCUS_FLOW_DEBUG= "$locus" flow run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" \
-	--local "$tmp/jlocal" >"$tmp/out" 2>&1 &
+	--local "$tmp/jlocal" >"$tmp/out1" 2>&1 &
 # Until the run holds the journal (its header written).
 for _ in $(seq 100); do [ -s "$d/j" ] && break; sleep 0.1; done
 # A second run on the same journal meanwhile is refused.
