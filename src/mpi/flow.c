@@ -1444,6 +1444,16 @@ static int ready(const struct flow *f, const struct item *it)
 
 static void launch(struct flow *f);
 
+/* Brings file o to this node from `from` for the current task; its end
+ * reaches worker_pulled. */
+static void pull_for_task(struct flow *f, uint32_t o, uint32_t from)
+{
+	struct copyreq q = {
+	    .id = 0, .req_proc = NONE, .from = from, .to = f->node, .n = 1, .task = f->cur.task};
+	f->pulls_left++;
+	take_copy(f, -1, &q, &o);
+}
+
 /* Brings the head task's produced inputs its node lacks: from a node
  * holding one, else the shared directory. */
 static void gather(struct flow *f)
@@ -1457,19 +1467,25 @@ static void gather(struct flow *f)
 		    locus_replicas_has(f->rep, o, f->node))
 			continue;
 		uint32_t c = locus_replicas_count(f->rep, o);
-		uint32_t from = c ? locus_source_pick(f->plat, locus_replicas_nodes(f->rep, o), c,
-						      f->node, f->cur.task)
-				  : LOCUS_FS;
-		struct copyreq q = {.id = 0,
-				    .req_proc = NONE,
-				    .from = from,
-				    .to = f->node,
-				    .n = 1,
-				    .task = f->cur.task};
-		f->pulls_left++;
-		take_copy(f, -1, &q, &o);
+		pull_for_task(f, o,
+			      c ? locus_source_pick(f->plat, locus_replicas_nodes(f->rep, o), c,
+						    f->node, f->cur.task)
+				: LOCUS_FS);
 	}
 	worker_pulled(f, 1);
+}
+
+/* `it` goes to the head of the worker's queue, to run next. */
+static void queue_front(struct flow *f, const struct item *it)
+{
+	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
+	f->queue[0] = *it;
+	f->q_len++;
+	f->check = 1;
 }
 
 /* The current task goes back to the head of the queue, unless it was
@@ -1478,15 +1494,8 @@ static void requeue(struct flow *f)
 {
 	f->busy = 0;
 	f->check = 1;
-	if (!f->qmark[f->cur.task])
-		return;
-	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
-		local_fail(f, LOCUS_ENOMEM, "out of memory");
-		return;
-	}
-	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
-	f->queue[0] = f->cur;
-	f->q_len++;
+	if (f->qmark[f->cur.task])
+		queue_front(f, &f->cur);
 }
 
 static void fail_task(struct flow *f, const char *why);
@@ -1955,14 +1964,7 @@ static void retry_or_fail(struct flow *f, struct item *it, uint32_t attempt, uin
 		post_copy(f, to, F_RETRY, &q, sizeof q);
 		return;
 	}
-	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
-		local_fail(f, LOCUS_ENOMEM, "out of memory");
-		return;
-	}
-	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
-	f->queue[0] = *it;
-	f->q_len++;
-	f->check = 1;
+	queue_front(f, it);
 }
 
 /* Another worker asks this one to run its failed task's next attempt:
@@ -1975,21 +1977,15 @@ static void worker_retry(struct flow *f, int src, const struct retry *q)
 			   f->g->n_tasks, f->rank);
 		return;
 	}
-	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
-		local_fail(f, LOCUS_ENOMEM, "out of memory");
-		return;
-	}
-	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
-	f->queue[0] = (struct item){.task = q->task,
-				    .gather = LOCUS_GATHER_READ,
-				    .output = LOCUS_OUTPUT_LOCAL,
-				    .from_policy = 0,
-				    .assigned = now_of(f),
-				    .origin = src,
-				    .attempt = q->attempt};
-	f->q_len++;
+	struct item it = {.task = q->task,
+			  .gather = LOCUS_GATHER_READ,
+			  .output = LOCUS_OUTPUT_LOCAL,
+			  .from_policy = 0,
+			  .assigned = now_of(f),
+			  .origin = src,
+			  .attempt = q->attempt};
+	queue_front(f, &it);
 	f->qmark[q->task] = 1;
-	f->check = 1;
 }
 
 /* The attempt run elsewhere ended: its outputs come here, or the task
@@ -2011,14 +2007,7 @@ static void worker_retried(struct flow *f, const struct retried *r)
 	}
 	it.home = 1;
 	it.ran = (struct ran){r->node, r->worker, r->start, r->read_end, r->compute_end};
-	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
-		local_fail(f, LOCUS_ENOMEM, "out of memory");
-		return;
-	}
-	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
-	f->queue[0] = it;
-	f->q_len++;
-	f->check = 1;
+	queue_front(f, &it);
 }
 
 /* The head task is home: its outputs come from the node it ran on. */
@@ -2028,17 +2017,8 @@ static void fetch_home(struct flow *f)
 	f->away = 1;
 	f->gathering = 1;
 	f->pulls_left = 1;
-	for (uint32_t k = 0; k < tk->n_out && !f->failed; k++) {
-		uint32_t o = f->g->outputs[tk->out_at + k];
-		struct copyreq q = {.id = 0,
-				    .req_proc = NONE,
-				    .from = f->cur.ran.node,
-				    .to = f->node,
-				    .n = 1,
-				    .task = f->cur.task};
-		f->pulls_left++;
-		take_copy(f, -1, &q, &o);
-	}
+	for (uint32_t k = 0; k < tk->n_out && !f->failed; k++)
+		pull_for_task(f, f->g->outputs[tk->out_at + k], f->cur.ran.node);
 	worker_pulled(f, 1);
 }
 

@@ -192,6 +192,12 @@ int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np);
 void cli_watch_launcher(void);
 /* Whether process pid exists (on this host). */
 int cli_pid_alive(long pid);
+/* --measured PREFIX of locus run and locus flow run: the platform the run
+ * measured into PREFIX.platform.json, and `work` (n seconds, a task a
+ * line under the comment line `header`) into PREFIX.work, each written
+ * atomically, for a replay with locus sim or locus flow sim. */
+int cli_write_measured(const char *prefix, const struct locus_platform *p, const double *work,
+		       size_t n, const char *header, struct locus_error *err);
 /* Removes result temporaries (NAME.out.tmp.HOST.PID) under dir left by
  * processes of this host that are gone. */
 void cli_sweep_results(const char *dir);

@@ -1174,23 +1174,14 @@ static int write_measured(const struct flow_args *a, struct locus_mpi_flow_repor
 		if (disk_bw > 0)
 			rep->platform->nodes[k].disk_bw = disk_bw;
 	}
-	int rc = locus_platform_save(rep->platform, plat, err);
-	if (rc)
-		return rc;
-	char *data = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&data, &len);
-	if (!fp)
-		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
-	fprintf(fp, "# seconds in the command, by task of %s in its order\n", a->workflow);
+	/* A task the run did not do: the workflow's runtime. */
 	for (size_t t = 0; t < g->n_tasks; t++)
-		fprintf(fp, "%.9g\n", rep->work[t] >= 0 ? rep->work[t] : g->tasks[t].work);
-	if (fclose(fp)) {
-		free(data);
-		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
-	}
-	rc = locus_write_atomic(work, data, len, err);
-	free(data);
+		if (rep->work[t] < 0)
+			rep->work[t] = g->tasks[t].work;
+	char header[4200];
+	snprintf(header, sizeof header, "seconds in the command, by task of %s in its order",
+		 a->workflow);
+	int rc = cli_write_measured(a->measured, rep->platform, rep->work, g->n_tasks, header, err);
 	if (rc)
 		return rc;
 	fprintf(stderr,

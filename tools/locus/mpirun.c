@@ -569,6 +569,32 @@ int cli_pid_alive(long pid)
 	return !(paren && paren[1] == ' ' && paren[2] == 'Z');
 }
 
+int cli_write_measured(const char *prefix, const struct locus_platform *p, const double *work,
+		       size_t n, const char *header, struct locus_error *err)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s.platform.json", prefix);
+	int rc = locus_platform_save(p, path, err);
+	if (rc)
+		return rc;
+	char *data = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&data, &len);
+	if (!fp)
+		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	fprintf(fp, "# %s\n", header);
+	for (size_t t = 0; t < n; t++)
+		fprintf(fp, "%.9g\n", work[t]);
+	if (fclose(fp)) {
+		free(data);
+		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	}
+	snprintf(path, sizeof path, "%s.work", prefix);
+	rc = locus_write_atomic(path, data, len, err);
+	free(data);
+	return rc;
+}
+
 static const char *sweep_host;
 
 static int sweep_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

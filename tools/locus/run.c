@@ -470,32 +470,6 @@ static void print_summary(const struct locus_mpi_report *rep)
 	printf("  failed chunks     %zu\n", rep->n_failures);
 }
 
-static int write_measured(const char *prefix, const struct locus_mpi_report *rep,
-			  struct locus_error *err)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s.platform.json", prefix);
-	int rc = locus_platform_save(rep->platform, path, err);
-	if (rc)
-		return rc;
-	char *data = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&data, &len);
-	if (!fp)
-		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
-	fprintf(fp, "# seconds in the command, by task (catalog order)\n");
-	for (size_t t = 0; t < rep->result->n_tasks; t++)
-		fprintf(fp, "%.9g\n", rep->work[t]);
-	if (fclose(fp)) {
-		free(data);
-		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
-	}
-	snprintf(path, sizeof path, "%s.work", prefix);
-	rc = locus_write_atomic(path, data, len, err);
-	free(data);
-	return rc;
-}
-
 /* Rank 0's write lock on the results directory's lock file (fcntl, so
  * that the holder's pid can be named), held for the whole run: two runs
  * writing one directory both ran everything. Waits for it with --wait.
@@ -553,8 +527,8 @@ static int rank_main(struct run_args *a)
 	 * lock before anything runs or is swept. */
 	int results_fd = -1, locked = 1;
 	char why[PATH_MAX + 160];
-	if (a->results && rank == 0 && (results_fd = lock_results(a->results, a->wait, why,
-								    sizeof why)) < 0) {
+	if (a->results && rank == 0 &&
+	    (results_fd = lock_results(a->results, a->wait, why, sizeof why)) < 0) {
 		fprintf(stderr, "locus run: %s\n", why);
 		locked = 0;
 	}
@@ -610,7 +584,9 @@ static int rank_main(struct run_args *a)
 			if (outs[k].path)
 				rc = locus_report_save(r, outs[k].fn, outs[k].path, &err);
 		if (!rc && a->measured)
-			rc = write_measured(a->measured, &rep, &err);
+			rc = cli_write_measured(
+			    a->measured, rep.platform, rep.work, rep.result->n_tasks,
+			    "seconds in the command, by task (catalog order)", &err);
 		if (rc)
 			status = cli_error("run", &err, rc);
 		cli_warn_problems("run", r);
