@@ -32,7 +32,7 @@ test: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-asan: deps
-	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOCUS_SANITIZE=ON >/dev/null
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DLOCUS_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE app
@@ -43,7 +43,7 @@ fuzz-build: deps
 
 # Each parser's fuzzer for FUZZ_TIME seconds from its seed corpus.
 fuzz-smoke: fuzz-build
-	@scripts/fuzz $(FUZZ_BUILD) $(FUZZ_TIME)
+	@scripts/fuzz $(FUZZ_BUILD) $(FUZZ_TIME) $(JOBS)
 
 # A longer run: make fuzz FUZZ_TIME=3600
 fuzz: fuzz-smoke

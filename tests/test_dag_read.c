@@ -379,7 +379,7 @@ TEST(text_topcuoglu)
 					{12, 13, 10}, {13, 16, 9},  {7, 15, 11},  {5, 11, 14},
 					{18, 12, 20}, {21, 7, 16}};
 	for (int t = 0; t < 10; t++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "%d", t + 1);
 		CHECK_EQ_STR(g->tasks[t].name, name);
 		for (int m = 0; m < 3; m++)

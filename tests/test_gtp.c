@@ -626,7 +626,7 @@ static unsigned fig3_rewound(const char *name, uint64_t *rt, uint64_t *rl)
 	if (locus_graph_create(&g, "fig3", &err))
 		return ~0u;
 	for (int t = 0; t < 4; t++) {
-		char nm[8];
+		char nm[16];
 		snprintf(nm, sizeof nm, "v%d", t);
 		locus_graph_add_task(g, nm, 1);
 	}

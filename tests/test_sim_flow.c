@@ -324,7 +324,7 @@ TEST(opens_on_the_file_system_one_after_another)
 	locus_graph_create(&x.g, "opens", &err);
 	uint32_t t = task(x.g, "t", 1, "t");
 	for (int k = 0; k < 3; k++) {
-		char nm[8];
+		char nm[16];
 		snprintf(nm, sizeof nm, "in%d", k);
 		locus_graph_add_input(x.g, t, file(x.g, nm, 10000000));
 	}
@@ -403,7 +403,7 @@ TEST(metadata_operations_queue)
 	struct locus_error err;
 	locus_graph_create(&x.g, "ops", &err);
 	for (int i = 0; i < 3; i++) {
-		char nm[8];
+		char nm[16];
 		snprintf(nm, sizeof nm, "t%d", i);
 		uint32_t t = task(x.g, nm, 1, "w");
 		snprintf(nm, sizeof nm, "o%d", i);

@@ -50,7 +50,7 @@ static int topcuoglu(struct fixture *f)
 	if (locus_graph_create(&f->g, "topcuoglu", &err))
 		return -1;
 	for (int t = 0; t < 10; t++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "n%d", t + 1);
 		locus_graph_add_task(f->g, name, 0);
 	}
