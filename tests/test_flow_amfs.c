@@ -147,6 +147,35 @@ TEST(every_configuration_runs_every_task_once)
 	locus_platform_destroy(p);
 }
 
+/* A multicast's or scatter's end dispatches tasks that start gathers of
+ * their own: the collectives' table grows under the ending one (it read
+ * its files through a moved table, and crashed, on the generated 100-image
+ * Montage with a gather threshold of 4 or 2, as `locus flow sim` runs it). */
+TEST(collectives_started_while_others_end)
+{
+	struct locus_platform *p = cluster(64, 4);
+	struct locus_montage_spec ms = {.images = 100, .seed = 1};
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	CHECK_EQ_INT(locus_flow_montage(&g, &ms, &err), 0);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	static const char *const opts[] = {"config=cogather,gather=4", "config=cogather,gather=2",
+					   "config=auto,gather=4,multicast=2"};
+	for (size_t k = 0; k < sizeof opts / sizeof *opts && wl; k++) {
+		struct run a = simulate_d(wl, opts[k], 2, 1, 0);
+		CHECK_EQ_INT(a.rc, 0);
+		if (a.rc)
+			continue;
+		CHECK_EQ_INT(a.r->tasks_done, g->n_tasks);
+		CHECK(counter(a.r, "gathers") > 0);
+		locus_result_destroy(a.r);
+	}
+	locus_workload_destroy(wl);
+	locus_graph_destroy(g);
+	locus_platform_destroy(p);
+}
+
 /* BLAST (Fig. 5): the split scatters its 20 pieces (one scatter), each
  * fragment's database is multicast as a group (20), the 10 merges gather
  * (10) when collectives are on; and with them, every gather copy goes
@@ -1098,6 +1127,7 @@ TEST(every_process_knows_only_its_own_part)
 }
 
 TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
+	  TEST_ENTRY(collectives_started_while_others_end),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
 	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(options),

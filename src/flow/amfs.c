@@ -898,19 +898,22 @@ static uint32_t group_read(const struct amfs *s, uint32_t t, uint32_t p)
  * first input is in the group to the least loaded holder: choose_worker). */
 static void coll_release(struct amfs *s, struct locus_actions *act, uint32_t id)
 {
-	struct coll *c = &s->colls[id];
-	uint32_t d = c->disp;
+	const struct coll *c = &s->colls[id];
 	if (c->kind != CO_MULTICAST && c->kind != CO_REPLICA)
 		return;
-	for (uint32_t k = c->fat[0]; k < c->fat[1]; k++) {
-		uint32_t o = c->files[k];
+	/* Read before the loop: a task dispatched there may start a
+	 * collective, which moves s->colls (the files stay). */
+	uint32_t d = c->disp, p = c->task, f1 = c->fat[1];
+	const uint32_t *files = c->files;
+	for (uint32_t k = c->fat[0]; k < f1; k++) {
+		uint32_t o = files[k];
 		const struct locus_object *ob = &s->g->objects[o];
 		for (uint32_t j = 0; j < ob->n_cons; j++) {
 			uint32_t t = s->g->consumers[ob->cons_at + j];
 			/* Waiting, or held by a scatter too (which sends it
 			 * on once neither keeps it). */
 			if (s->tdisp[t] != d || (s->tst[t] != T_WAIT && s->tst[t] != T_HELD) ||
-			    !s->mc_wait[t] || group_read(s, t, c->task) != o)
+			    !s->mc_wait[t] || group_read(s, t, p) != o)
 				continue;
 			if (!--s->mc_wait[t])
 				dispatch_ready(s, act, d, t);
@@ -998,13 +1001,16 @@ static void coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 		     c->files[k], c->node[child]);
 	coll_down(s, act, id, child);
 	coll_down(s, act, id, c->parent[child]);
-	for (uint32_t k = c->fat[child]; k < c->fat[child + 1]; k++) {
-		uint32_t o = c->files[k];
+	/* Its readers there may start collectives, which move s->colls. */
+	uint32_t f1 = c->fat[child + 1], at = c->node[child];
+	const uint32_t *files = c->files;
+	for (uint32_t k = c->fat[child]; k < f1; k++) {
+		uint32_t o = files[k];
 		const struct locus_object *ob = &s->g->objects[o];
 		for (uint32_t j = 0; j < ob->n_cons; j++) {
 			uint32_t t = s->g->consumers[ob->cons_at + j];
 			if (s->tdisp[t] == d && s->tst[t] == T_HELD && s->tcoll[t] == id)
-				scatter_reached(s, act, d, t, c->node[child]);
+				scatter_reached(s, act, d, t, at);
 		}
 	}
 }
