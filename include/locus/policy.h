@@ -239,6 +239,20 @@ struct locus_copy {
  * reaches the acting process. */
 void locus_act_copy(struct locus_actions *a, const struct locus_copy *c);
 
+/* Version 4: one step of a reduction tree (the AME paper's reduce: a
+ * user function applied to any subset of a task's inputs, its output of
+ * their type). Node c->from applies the reducing task's own command (or
+ * function) to `objects` (n_objects of c->task's inputs, which it holds;
+ * an engine looks them up nowhere else) and to the partial results of
+ * c->task that reached it from earlier steps, and sends its result to
+ * c->to; there the next step, or c->task itself, uses it instead of the
+ * inputs it covers. c->objects and c->n must be NULL and 0, c->task a
+ * task with one output; c->bytes is the partial result's size as the
+ * policy models it, c->delay the reducing time. An engine without real
+ * files (the simulator) carries it out as locus_act_copy does. */
+void locus_act_reduce(struct locus_actions *a, const struct locus_copy *c,
+		      const uint32_t *objects, uint32_t n_objects);
+
 /* Version 3: node `node` (or LOCUS_FS) no longer keeps `object`: its
  * storage is freed (a workflow's intermediate file its last reader has
  * read). A node that does not hold it is not changed. */
@@ -283,7 +297,7 @@ struct locus_policy_ctx {
 };
 
 /* The version this header describes. */
-#define LOCUS_POLICY_VERSION 3
+#define LOCUS_POLICY_VERSION 4
 
 /* What a policy can handle (version 2). */
 enum {
@@ -296,7 +310,8 @@ enum {
 };
 
 struct locus_policy {
-	/* Version 1: every member up to stats. Version 2: flags, options. */
+	/* Version 1: every member up to stats. Version 2: flags, options.
+	 * Version 4 adds no member: such a policy may call locus_act_reduce. */
 	int version;
 	const char *name;
 	const char *summary;

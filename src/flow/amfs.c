@@ -681,13 +681,17 @@ static uint32_t next_child(struct coll *c, uint32_t i)
 	return first;
 }
 
+/* Copies files[f0 .. f1) of collective `id` (or, a reduction's step,
+ * `bytes` of partial result: entry from_entry reduces its own files, the
+ * engine told which) from one entry's node to another's. */
 static void coll_copy(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t child,
 		      uint32_t from_entry, uint32_t to_entry, uint32_t f0, uint32_t f1, double delay,
 		      uint64_t bytes)
 {
 	struct coll *c = &s->colls[id];
-	struct locus_copy cp = {.objects = f1 > f0 ? c->files + f0 : NULL,
-				.n = f1 - f0,
+	int reduce = c->kind == CO_REDUCE;
+	struct locus_copy cp = {.objects = f1 > f0 && !reduce ? c->files + f0 : NULL,
+				.n = reduce ? 0 : f1 - f0,
 				.bytes = bytes,
 				.from = c->node[from_entry],
 				.to = c->node[to_entry],
@@ -698,7 +702,11 @@ static void coll_copy(struct amfs *s, struct locus_actions *act, uint32_t id, ui
 				 * serves several. */
 				.task = c->kind == CO_GATHER || c->kind == CO_REDUCE ? c->task
 										     : LOCUS_NONE};
-	locus_act_copy(act, &cp);
+	if (reduce)
+		locus_act_reduce(act, &cp, c->files + c->fat[from_entry],
+				 c->fat[from_entry + 1] - c->fat[from_entry]);
+	else
+		locus_act_copy(act, &cp);
 	c->left++;
 }
 
@@ -2824,7 +2832,7 @@ static void stats(void *state, struct locus_policy_stats *out)
 }
 
 const struct locus_policy locus__policy_amfs = {
-    .version = 3,
+    .version = 4,
     .name = "amfs",
     .summary = "AME/AMFS: data-aware dispatch, metadata DHT, collectives, stealing (workflows)",
     .schedulers = amfs_schedulers,

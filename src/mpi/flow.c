@@ -84,6 +84,7 @@ enum {
 	F_LOST,	      /* -> rank 0: a file this rank's node kept is gone (struct repl) */
 	F_RETRY,      /* worker -> worker: run my failed task's next attempt (struct retry) */
 	F_RETRIED,    /* -> the asking worker: how it went (struct retried) */
+	F_REDUCE,     /* -> a rank of the node: a reduction step there (struct reducereq + objects) */
 	F_BATCH	      /* several of the above, each a struct bhead + its bytes */
 };
 
@@ -109,7 +110,20 @@ struct repl {
 
 struct copyreq {
 	uint64_t id, tag;
-	uint32_t req_proc, from, to, n, task, pad;
+	uint32_t req_proc, from, to, n, task, flags;
+	int32_t req_rank, pad; /* CP_PARTIAL: the requester's rank */
+	/* then n uint32_t objects; CP_PARTIAL: the key of task's partial
+	 * result, then the inputs it covers */
+};
+#define CP_PARTIAL 1u /* a reduction's partial result, not files */
+
+/* A reduction step (locus_act_reduce): node `from` reduces the files
+ * listed and the partial results of `task` it holds, and sends its own
+ * to node `to`, which tells rank req_rank's process req_proc. */
+struct reducereq {
+	uint64_t id, tag;
+	int32_t req_rank;
+	uint32_t req_proc, from, to, task, n;
 	/* then n uint32_t objects */
 };
 
@@ -121,7 +135,8 @@ struct copied {
 
 struct fetchreq {
 	uint64_t stream;
-	uint32_t object, pad;
+	uint32_t object;
+	uint32_t task; /* 0: file `object`; t + 1: task t's partial result keyed `object` */
 };
 
 struct head {
@@ -180,12 +195,14 @@ struct job {
 	uint32_t req_proc; /* NONE: this rank's worker pulls for its task */
 	uint32_t *objs, n, from, to, task, left;
 	int ok, used;
+	int partial; /* CP_PARTIAL: objs[0] keys task's partial, the rest it covers */
 };
 
 /* A file coming to this rank's node. */
 struct pull {
 	uint64_t stream;
 	uint32_t job, object;
+	uint32_t partial; /* 0, or the task + 1 whose partial result keyed object comes */
 	int fd, used, headed;
 	uint64_t length, got;
 	char tmp[PATH_MAX];
@@ -196,8 +213,24 @@ struct serve {
 	uint64_t stream;
 	int to_rank, fd, used, active;
 	uint32_t object;
+	uint32_t partial; /* as the pull's: the partial result is deleted once sent */
 	uint64_t length, off;
 };
+
+/* A reduction step this rank runs for its node (F_REDUCE). */
+struct rstep {
+	uint64_t id, tag;
+	int req_rank, used;
+	uint32_t req_proc, to, task, key;
+	uint32_t *cover; /* the inputs its result stands for */
+	uint32_t n_cover;
+	uint8_t *keep; /* by input of the task: R_* */
+	pid_t pid;     /* its command, or 0 */
+	char work[PATH_MAX];
+};
+
+/* How a reduction treats each input of its task (reduce_inputs). */
+enum { R_OUT, R_SELF, R_PARTIAL };
 
 /* A task given to this rank's worker. */
 /* Where and when an attempt ran on another node. */
@@ -354,6 +387,13 @@ struct flow {
 	 * caller's ids, obj_round the round's file of a caller's (or NONE);
 	 * all NULL when the round runs the whole workflow. */
 	uint32_t *task_full, *obj_full, *obj_round;
+	/* Reductions: this round's name for partial results, the steps this
+	 * rank runs, and how the current task treats its inputs (NULL: as
+	 * itself, every one). */
+	uint64_t nonce;
+	struct rstep *rsteps;
+	size_t n_rsteps;
+	uint8_t *r_keep;
 	int check;	 /* something changed: look at the head task again */
 	uint32_t *qmark; /* by task: 1 queued or running here */
 
@@ -584,6 +624,26 @@ static void shared_path(const struct flow *f, uint32_t o, char *buf, size_t size
 	fmt(buf, size, "%s/%s", f->shared, obj_name(f, o));
 }
 
+/* Where task t's partial result keyed by its input `key` lies on this
+ * node (named by the round, so that nothing an interrupted run left is
+ * taken for this one's); what it covers is in the same name + ".cov". */
+static void partial_path(const struct flow *f, uint32_t t, uint32_t key, char *buf, size_t size)
+{
+	fmt(buf, size, "%s/reduce/%016" PRIx64 ".%" PRIu32 ".%" PRIu32, f->node_dir, f->nonce, t,
+	    key);
+}
+
+/* Task t's partial result keyed `key` goes from this node (a reduction
+ * step used it, or it was sent on): the result and its cover. */
+static void partial_gone(const struct flow *f, uint32_t t, uint32_t key)
+{
+	char p[PATH_MAX + 8];
+	partial_path(f, t, key, p, PATH_MAX);
+	unlink(p);
+	strcat(p, ".cov");
+	unlink(p);
+}
+
 /* This rank's view changes; the others hear of it with the next flush. */
 static void note(struct flow *f, uint32_t o, uint32_t place, int add)
 {
@@ -796,6 +856,7 @@ static void start_copy(struct flow *f, uint32_t proc, const uint32_t *objs, uint
 		       uint32_t from, uint32_t to, uint64_t tag, uint32_t task);
 static void drop_here(struct flow *f, uint32_t o);
 static void cancel_here(struct flow *f, uint32_t t);
+static void start_reduce(struct flow *f, uint32_t proc, const struct locus__action *a);
 
 static void apply_actions(struct flow *f, uint32_t proc)
 {
@@ -854,6 +915,10 @@ static void apply_actions(struct flow *f, uint32_t proc)
 			break;
 		}
 		case LOCUS__ACT_COPY:
+			if (a->reduce && a->r_n && !f->opt->fn) {
+				start_reduce(f, proc, a);
+				break;
+			}
 			start_copy(f, proc, f->act.pool + a->at, a->n, a->from, a->to, a->tag,
 				   a->task);
 			break;
@@ -975,9 +1040,16 @@ static uint32_t take_copy(struct flow *f, int src, const struct copyreq *q, cons
 	if (j == NONE)
 		return NONE;
 	struct job *jb = &f->jobs[j];
+	int partial = (q->flags & CP_PARTIAL) != 0;
+	if (partial && (q->n < 1 || q->task >= f->g->n_tasks)) {
+		local_fail(f, LOCUS_EINCOMPLETE, "a partial result's copy reached rank %d with %" PRIu32
+			   " objects for task %" PRIu32, f->rank, q->n, q->task);
+		return NONE;
+	}
 	*jb = (struct job){.id = q->id,
 			   .tag = q->tag,
-			   .req_rank = src,
+			   .req_rank = partial ? q->req_rank : src,
+			   .partial = partial,
 			   .req_proc = q->req_proc,
 			   .from = q->from,
 			   .to = q->to,
@@ -1018,6 +1090,25 @@ static void job_step(struct flow *f, uint32_t j)
 	struct job *jb = &f->jobs[j];
 	char a[PATH_MAX], b[PATH_MAX];
 	jb->left = 0;
+	if (jb->partial) {
+		/* A reduction's partial result: pulled from the node that made
+		 * it, under the name of its key. */
+		uint32_t p = new_pull(f);
+		if (p == NONE)
+			return;
+		jb = &f->jobs[j];
+		struct pull *pl = &f->pulls[p];
+		*pl = (struct pull){.stream = (uint64_t)f->rank << 40 | f->next_id++,
+				    .job = j,
+				    .object = jb->objs[0],
+				    .partial = jb->task + 1,
+				    .fd = -1,
+				    .used = 1};
+		struct fetchreq fr = {pl->stream, jb->objs[0], jb->task + 1};
+		post_copy(f, rank_of_node(f, jb->from, jb->objs[0]), F_FETCH, &fr, sizeof fr);
+		jb->left = 1;
+		return;
+	}
 	for (uint32_t k = 0; k < jb->n && !f->failed; k++) {
 		uint32_t o = jb->objs[k];
 		uint64_t bytes = 0;
@@ -1086,8 +1177,10 @@ static void job_over(struct flow *f, uint32_t j)
 		worker_pulled(f, jb->ok);
 		return;
 	}
-	copy_told(f, jb->req_rank, jb->req_proc, jb->id, jb->objs[0], jb->n, jb->from, jb->to,
-		  jb->tag, jb->ok);
+	/* A partial result's copy is told as the policy asked for it: no
+	 * files. */
+	copy_told(f, jb->req_rank, jb->req_proc, jb->id, jb->partial ? LOCUS_NONE : jb->objs[0],
+		  jb->partial ? 0 : jb->n, jb->from, jb->to, jb->tag, jb->ok);
 	free(jb->objs);
 	jb->objs = NULL;
 }
@@ -1107,6 +1200,9 @@ static void copy_told(struct flow *f, int req_rank, uint32_t req_proc, uint64_t 
 	deliver(f, &ev);
 }
 
+static int write_cover(const struct flow *f, uint32_t t, uint32_t key, const uint32_t *list,
+		       uint32_t n);
+
 static void pull_end(struct flow *f, uint32_t p, int ok)
 {
 	struct pull *pl = &f->pulls[p];
@@ -1116,21 +1212,29 @@ static void pull_end(struct flow *f, uint32_t p, int ok)
 	if (pl->fd >= 0)
 		close(pl->fd);
 	pl->fd = -1;
+	struct job *jb = &f->jobs[j];
 	if (ok) {
 		char path[PATH_MAX];
-		store_path(f, o, path, sizeof path);
-		if (rename(pl->tmp, path))
+		if (pl->partial) {
+			/* What it covers first: a reader that finds the
+			 * result finds its cover. */
+			partial_path(f, pl->partial - 1, o, path, sizeof path);
+			ok = !write_cover(f, pl->partial - 1, o, jb->objs + 1, jb->n - 1);
+		} else {
+			store_path(f, o, path, sizeof path);
+		}
+		if (ok && rename(pl->tmp, path))
 			ok = 0;
 	}
 	if (!ok && pl->tmp[0])
 		unlink(pl->tmp);
 	pl->used = 0;
-	struct job *jb = &f->jobs[j];
 	if (ok) {
 		f->bytes_peer += pl->got;
 		f->transfers++;
 		stage_add(f, jb->task, 0, pl->got);
-		note(f, o, f->node, 1);
+		if (!pl->partial)
+			note(f, o, f->node, 1);
 	} else {
 		jb->ok = 0;
 	}
@@ -1199,18 +1303,23 @@ static void take_fetch(struct flow *f, int src, const struct fetchreq *fr)
 	struct head h = {.stream = fr->stream};
 	int fd = -1;
 	struct stat st;
-	if (fr->object < f->g->n_objects) {
-		store_path(f, fr->object, path, sizeof path);
+	/* A partial result (of task fr->task - 1) has no size to check. */
+	int partial = fr->task != 0;
+	if (partial ? fr->task - 1 < f->g->n_tasks : fr->object < f->g->n_objects) {
+		if (partial)
+			partial_path(f, fr->task - 1, fr->object, path, sizeof path);
+		else
+			store_path(f, fr->object, path, sizeof path);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0 || fstat(fd, &st) ||
-	    (f->obj_bytes[fr->object] != UNKNOWN &&
+	    (!partial && f->obj_bytes[fr->object] != UNKNOWN &&
 	     (uint64_t)st.st_size != f->obj_bytes[fr->object])) {
 		h.status = LOCUS_ENOENT;
 		if (fd >= 0)
 			close(fd);
 		post_copy(f, src, F_HEAD, &h, sizeof h);
-		if (fr->object < f->g->n_objects)
+		if (!partial && fr->object < f->g->n_objects)
 			lost(f, fr->object);
 		return;
 	}
@@ -1218,6 +1327,8 @@ static void take_fetch(struct flow *f, int src, const struct fetchreq *fr)
 	post_copy(f, src, F_HEAD, &h, sizeof h);
 	if (!h.length) {
 		close(fd);
+		if (partial)
+			partial_gone(f, fr->task - 1, fr->object);
 		return;
 	}
 	uint32_t s = NONE;
@@ -1238,6 +1349,7 @@ static void take_fetch(struct flow *f, int src, const struct fetchreq *fr)
 				      .fd = fd,
 				      .used = 1,
 				      .object = fr->object,
+				      .partial = fr->task,
 				      .length = h.length};
 }
 
@@ -1292,6 +1404,9 @@ static int serve_step(struct flow *f)
 			if (sv->off == sv->length) {
 				close(sv->fd);
 				sv->used = sv->active = 0;
+				/* A partial result is used once, where it goes. */
+				if (sv->partial)
+					partial_gone(f, sv->partial - 1, sv->object);
 			}
 		}
 	}
@@ -1454,17 +1569,39 @@ static void pull_for_task(struct flow *f, uint32_t o, uint32_t from)
 	take_copy(f, -1, &q, &o);
 }
 
+static int reduce_inputs(struct flow *f, uint32_t t, const uint32_t *own, uint32_t n_own,
+			 uint8_t *keep, uint32_t **cover, uint32_t *n_cover);
+
 /* Brings the head task's produced inputs its node lacks: from a node
  * holding one, else the shared directory. */
 static void gather(struct flow *f)
 {
-	const struct locus_task *tk = &f->g->tasks[f->cur.task];
+	uint32_t t = f->cur.task;
+	const struct locus_task *tk = &f->g->tasks[t];
+	free(f->r_keep);
+	f->r_keep = NULL;
+	if (f->cur.gather == LOCUS_GATHER_NONE && !f->opt->fn) {
+		/* A reduction's task: what partial results here cover is not
+		 * brought (its tree reduced it elsewhere). */
+		uint8_t *keep = malloc(tk->n_in ? tk->n_in : 1);
+		uint32_t *cover = NULL, n_cover = 0;
+		int found = keep ? reduce_inputs(f, t, NULL, 0, keep, &cover, &n_cover) : -1;
+		free(cover);
+		if (found > 0)
+			f->r_keep = keep;
+		else
+			free(keep);
+		if (found < 0) {
+			local_fail(f, LOCUS_EIO, "cannot read task %" PRIu32 "'s partial results", t);
+			return;
+		}
+	}
 	f->gathering = 1;
 	f->pulls_left = 1; /* held until every pull is asked */
 	for (uint32_t k = 0; k < tk->n_in && !f->failed; k++) {
 		uint32_t o = f->g->inputs[tk->in_at + k];
 		if (f->g->objects[o].producer == LOCUS_NONE ||
-		    locus_replicas_has(f->rep, o, f->node))
+		    locus_replicas_has(f->rep, o, f->node) || (f->r_keep && f->r_keep[k] != R_SELF))
 			continue;
 		uint32_t c = locus_replicas_count(f->rep, o);
 		pull_for_task(f, o,
@@ -1547,21 +1684,43 @@ static void worker_pulled(struct flow *f, int ok)
 	launch(f);
 }
 
-/* Links the task's inputs into its working directory under their names. */
-static int link_inputs(struct flow *f, char *why, size_t size)
+/* The name input k of task t has in its working directory. */
+static const char *in_name(const struct flow *f, uint32_t t, uint32_t k)
 {
-	const struct locus_task *tk = &f->g->tasks[f->cur.task];
+	const struct locus_task *tk = &f->g->tasks[t];
+	const char *as = f->g->input_as ? f->g->input_as[tk->in_at + k] : NULL;
+	return as ? as : obj_name(f, f->g->inputs[tk->in_at + k]);
+}
+
+/* The name output k of task t has in its working directory. */
+static const char *out_name(const struct flow *f, uint32_t t, uint32_t k)
+{
+	const struct locus_task *tk = &f->g->tasks[t];
+	const char *as = f->g->output_as ? f->g->output_as[tk->out_at + k] : NULL;
+	return as ? as : obj_name(f, f->g->outputs[tk->out_at + k]);
+}
+
+/* Links task t's inputs into directory `work` under their names: all,
+ * or for a reduction those keep[] says, a partial result under the name
+ * of the input keying it. The task's own run (count) counts what it
+ * reads. */
+static int link_inputs(struct flow *f, uint32_t t, const char *work, const uint8_t *keep,
+		       int count, char *why, size_t size)
+{
+	const struct locus_task *tk = &f->g->tasks[t];
 	char src[PATH_MAX], dst[PATH_MAX * 2];
 	for (uint32_t k = 0; k < tk->n_in; k++) {
 		uint32_t o = f->g->inputs[tk->in_at + k];
-		const char *as = f->g->input_as && f->g->input_as[tk->in_at + k]
-				     ? f->g->input_as[tk->in_at + k]
-				     : obj_name(f, o);
-		if (locus_replicas_has(f->rep, o, f->node))
+		const char *as = in_name(f, t, k);
+		if (keep && keep[k] == R_OUT)
+			continue;
+		if (keep && keep[k] == R_PARTIAL)
+			partial_path(f, t, o, src, sizeof src);
+		else if (locus_replicas_has(f->rep, o, f->node))
 			store_path(f, o, src, sizeof src);
 		else
 			shared_path(f, o, src, sizeof src);
-		fmt(dst, sizeof dst, "%s/%s", f->work, as);
+		fmt(dst, sizeof dst, "%s/%s", work, as);
 		if (parent_dirs(dst) || (symlink(src, dst) && errno != EEXIST)) {
 			fmt(why, size, "cannot link %s into its working directory: %s", as,
 			    strerror(errno));
@@ -1569,28 +1728,25 @@ static int link_inputs(struct flow *f, char *why, size_t size)
 		}
 		/* What it reads: on its node, or from the shared directory. */
 		struct stat st;
-		int here = locus_replicas_has(f->rep, o, f->node);
-		if (stat(src, &st))
+		int here = (keep && keep[k] == R_PARTIAL) || locus_replicas_has(f->rep, o, f->node);
+		if (!count || stat(src, &st))
 			continue;
 		if (!here)
 			f->bytes_fs_read += (uint64_t)st.st_size;
-		stage_add(f, f->cur.task, here ? 3 : 1, (uint64_t)st.st_size);
+		stage_add(f, t, here ? 3 : 1, (uint64_t)st.st_size);
 	}
 	return 0;
 }
 
-/* The directories the task's outputs go in, made in its working
- * directory (as the inputs' are), so that "dir/out" can be written. */
-static int output_dirs(struct flow *f, char *why, size_t size)
+/* The directories task t's outputs go in, made in its working directory
+ * `work` (as the inputs' are), so that "dir/out" can be written. */
+static int output_dirs(struct flow *f, uint32_t t, const char *work, char *why, size_t size)
 {
-	const struct locus_task *tk = &f->g->tasks[f->cur.task];
+	const struct locus_task *tk = &f->g->tasks[t];
 	char dst[PATH_MAX * 2];
 	for (uint32_t k = 0; k < tk->n_out; k++) {
-		uint32_t o = f->g->outputs[tk->out_at + k];
-		const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
-				     ? f->g->output_as[tk->out_at + k]
-				     : obj_name(f, o);
-		fmt(dst, sizeof dst, "%s/%s", f->work, as);
+		const char *as = out_name(f, t, k);
+		fmt(dst, sizeof dst, "%s/%s", work, as);
 		if (parent_dirs(dst)) {
 			fmt(why, size, "cannot make the directory of %s: %s", as, strerror(errno));
 			return -1;
@@ -1648,6 +1804,69 @@ static size_t plain_words(const char *line, char *buf, size_t size, char **argv,
 	return n;
 }
 
+/* Starts command c in directory `work`, its stdout and stderr to errp:
+ * c's own, or for a reduction step `line` (a Makeflow line's words
+ * rewritten) or `argv` (NULL-terminated) in its place. 0 or an errno
+ * value. */
+static int spawn_in(struct flow *f, const struct locus_command *c, const char *line,
+		    char *const *argv, const char *work, const char *errp, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawn_file_actions_addchdir_np(&fa, work);
+	/* Its environment: this rank's, and the workflow's variables. */
+	size_t ne = 0;
+	while (environ[ne])
+		ne++;
+	char **envp = calloc(ne + c->n_env + 1, sizeof *envp);
+	if (!envp) {
+		posix_spawn_file_actions_destroy(&fa);
+		return ENOMEM;
+	}
+	size_t k = 0;
+	for (uint32_t i = 0; i < c->n_env; i++)
+		envp[k++] = (char *)c->env[i];
+	for (size_t i = 0; i < ne; i++)
+		envp[k++] = environ[i];
+	int rc = ENOENT;
+	if (!line && !argv)
+		line = c->line;
+	if (line) {
+		/* Plain words run without the shell, unless the workflow sets
+		 * the PATH they are looked up in (posix_spawnp reads this
+		 * process's); a program not found goes to the shell too, for
+		 * its message and status. */
+		char words[1024], *wv[64];
+		int own_path = 0;
+		for (uint32_t i = 0; i < c->n_env; i++)
+			own_path |= !strncmp(c->env[i], "PATH=", 5);
+		if (!own_path && plain_words(line, words, sizeof words, wv, 64))
+			rc = posix_spawnp(pid, wv[0], &fa, NULL, wv, envp);
+		if (rc == ENOENT) {
+			char *sh[] = {"sh", "-c", (char *)line, NULL};
+			rc = posix_spawn(pid, "/bin/sh", &fa, NULL, sh, envp);
+		}
+	} else if (argv) {
+		rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, envp);
+	} else {
+		char **av = calloc(c->argc + 1, sizeof *av);
+		if (av) {
+			for (uint32_t i = 0; i < c->argc; i++)
+				av[i] = (char *)c->argv[i];
+			rc = posix_spawnp(pid, av[0], &fa, NULL, av, envp);
+			free(av);
+		} else {
+			rc = ENOMEM;
+		}
+	}
+	free(envp);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc;
+}
+
 /* Where output k of the current task is written: its working directory,
  * or the node's storage when a function runs it. */
 static void out_path(const struct flow *f, uint32_t k, char *buf, size_t size)
@@ -1658,10 +1877,7 @@ static void out_path(const struct flow *f, uint32_t k, char *buf, size_t size)
 		store_path(f, o, buf, size);
 		return;
 	}
-	const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
-			     ? f->g->output_as[tk->out_at + k]
-			     : obj_name(f, o);
-	fmt(buf, size, "%s/%s", f->work, as);
+	fmt(buf, size, "%s/%s", f->work, out_name(f, f->cur.task, k));
 }
 
 /* Runs the current task as a call of opt->fn: its inputs where they are,
@@ -1729,6 +1945,494 @@ static void call_fn(struct flow *f)
 	task_done(f);
 }
 
+/* ---- reductions ------------------------------------------------------------------ */
+/*
+ * A reduction (the AME paper's reduce, locus_act_reduce) runs the reduced
+ * task's own command at every node of the policy's tree: over the task's
+ * inputs that node holds and the partial results its children sent, in
+ * place of the task's full list of inputs. The command is rewritten for
+ * that: its words naming inputs the node does not read are left out, a
+ * partial result lies under the name of the input that keys it (one its
+ * child reduced, absent here), and its output is the partial result. So
+ * the command must take its inputs as a list of words (`sort -n a b c |
+ * head -1 > min`, or WfCommons arguments) and accept its own output among
+ * them, as the paper's reduce function must. The workflow's own inputs
+ * (parameters) are given to every step.
+ */
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Writes what task t's partial result keyed `key` covers (n input ids),
+ * whole or not at all. 0, or -1. */
+static int write_cover(const struct flow *f, uint32_t t, uint32_t key, const uint32_t *list,
+		       uint32_t n)
+{
+	char p[PATH_MAX + 8], tmp[PATH_MAX + 16];
+	partial_path(f, t, key, p, PATH_MAX);
+	strcat(p, ".cov");
+	fmt(tmp, sizeof tmp, "%s.%d", p, f->rank);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	size_t len = (size_t)n * sizeof *list, at = 0;
+	while (at < len) {
+		ssize_t k = write(fd, (const char *)list + at, len - at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		at += (size_t)k;
+	}
+	if (close(fd) || at < len || rename(tmp, p)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Appends what task t's partial result keyed `key` covers to *list. */
+static int read_cover(const struct flow *f, uint32_t t, uint32_t key, uint32_t **list, size_t *n,
+		      size_t *cap)
+{
+	char p[PATH_MAX + 8];
+	partial_path(f, t, key, p, PATH_MAX);
+	strcat(p, ".cov");
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) || st.st_size % (off_t)sizeof **list) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	size_t m = (size_t)st.st_size / sizeof **list;
+	if (locus__grow(list, cap, *n + m, sizeof **list)) {
+		close(fd);
+		return -1;
+	}
+	size_t len = m * sizeof **list, at = 0;
+	while (at < len) {
+		ssize_t k = pread(fd, (char *)(*list + *n) + at, len - at, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		at += (size_t)k;
+	}
+	close(fd);
+	if (at < len)
+		return -1;
+	*n += m;
+	return 0;
+}
+
+/* How task t's reduction here treats each of its inputs, into keep[]:
+ * the workflow's own inputs as themselves; a produced one as itself when
+ * this node reduces it (a step: `own`, the policy's list; the task's own
+ * run, own NULL: when no partial result here covers it), as the partial
+ * result it keys when one lies here, else not at all. *cover gets the
+ * inputs this node's result stands for (a step's: own and its partial
+ * results'). Returns how many partial results lie here, or -1. */
+static int reduce_inputs(struct flow *f, uint32_t t, const uint32_t *own, uint32_t n_own,
+			 uint8_t *keep, uint32_t **cover, uint32_t *n_cover)
+{
+	const struct locus_task *tk = &f->g->tasks[t];
+	uint32_t *cv = NULL, *mine = NULL;
+	size_t n = 0, cap = 0;
+	int found = 0;
+	char p[PATH_MAX];
+	if (n_own) {
+		mine = malloc(n_own * sizeof *mine);
+		if (!mine)
+			return -1;
+		memcpy(mine, own, n_own * sizeof *mine);
+		qsort(mine, n_own, sizeof *mine, u32_cmp);
+	}
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = f->g->inputs[tk->in_at + k];
+		keep[k] = R_OUT;
+		if (f->g->objects[o].producer == LOCUS_NONE ||
+		    (mine && bsearch(&o, mine, n_own, sizeof *mine, u32_cmp))) {
+			keep[k] = R_SELF;
+			continue;
+		}
+		partial_path(f, t, o, p, sizeof p);
+		if (access(p, F_OK))
+			continue;
+		keep[k] = R_PARTIAL;
+		found++;
+		if (read_cover(f, t, o, &cv, &n, &cap))
+			goto fail;
+	}
+	if (own) {
+		if (locus__grow(&cv, &cap, n + n_own, sizeof *cv))
+			goto fail;
+		memcpy(cv + n, own, n_own * sizeof *cv);
+		n += n_own;
+	} else if (found) {
+		/* The task's own run: what no partial result covers is its. */
+		qsort(cv, n, sizeof *cv, u32_cmp);
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = f->g->inputs[tk->in_at + k];
+			if (keep[k] == R_OUT && !bsearch(&o, cv, n, sizeof *cv, u32_cmp))
+				keep[k] = R_SELF;
+		}
+	}
+	free(mine);
+	*cover = cv;
+	*n_cover = (uint32_t)n;
+	return found;
+fail:
+	free(mine);
+	free(cv);
+	return -1;
+}
+
+/* The input of task t to be left out (keep[] R_OUT) that the word w
+ * (len bytes) names, or NONE. */
+static uint32_t left_out(const struct flow *f, uint32_t t, const uint8_t *keep, const char *w,
+			 size_t len)
+{
+	const struct locus_task *tk = &f->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		const char *nm = in_name(f, t, k);
+		if (keep[k] == R_OUT && strlen(nm) == len && !memcmp(nm, w, len))
+			return k;
+	}
+	return NONE;
+}
+
+/* Task t's command for a reduction: its words (WfCommons arguments, or
+ * the unquoted blank-separated words of a Makeflow line) that name an
+ * input keep[] leaves out are left out, the rest kept as they are. *line
+ * (when line is not NULL: a Makeflow line) or *argv gets a malloc'ed
+ * command. -1, saying why, when an input to leave out is no whole word
+ * of the command: then it cannot run over part of its inputs. */
+static int reduce_command(const struct flow *f, uint32_t t, const uint8_t *keep, char **line,
+			  char ***argv, char *why, size_t size)
+{
+	const struct locus_task *tk = &f->g->tasks[t];
+	const struct locus_command *c = &f->g->commands[t];
+	uint32_t *hits = calloc(tk->n_in ? tk->n_in : 1, sizeof *hits);
+	if (!hits) {
+		fmt(why, size, "out of memory");
+		return -1;
+	}
+	if (line) {
+		const char *l = c->line;
+		size_t len = strlen(l), w = 0;
+		char *out = malloc(len + 1), q = 0;
+		if (!out) {
+			free(hits);
+			fmt(why, size, "out of memory");
+			return -1;
+		}
+		for (size_t i = 0; i < len;) {
+			char ch = l[i];
+			if (q) {
+				/* Inside quotes: copied; "..." keeps \" inside. */
+				out[w++] = ch;
+				if (ch == q)
+					q = 0;
+				else if (q == '"' && ch == '\\' && i + 1 < len)
+					out[w++] = l[++i];
+				i++;
+				continue;
+			}
+			if (ch == '\'' || ch == '"' || ch == '\\') {
+				q = ch == '\\' ? 0 : ch;
+				out[w++] = ch;
+				if (ch == '\\' && i + 1 < len)
+					out[w++] = l[++i];
+				i++;
+				continue;
+			}
+			if (ch == ' ' || ch == '\t') {
+				out[w++] = ch;
+				i++;
+				continue;
+			}
+			size_t j = i;
+			while (j < len && !strchr(" \t'\"\\", l[j]))
+				j++;
+			/* A whole word: blanks (or the line's ends) on both sides. */
+			int whole = (i == 0 || l[i - 1] == ' ' || l[i - 1] == '\t') &&
+				    (j == len || l[j] == ' ' || l[j] == '\t');
+			uint32_t k = whole ? left_out(f, t, keep, l + i, j - i) : NONE;
+			if (k != NONE) {
+				hits[k]++;
+				if (w && (out[w - 1] == ' ' || out[w - 1] == '\t'))
+					w--;
+			} else {
+				memcpy(out + w, l + i, j - i);
+				w += j - i;
+			}
+			i = j;
+		}
+		out[w] = 0;
+		*line = out;
+	} else {
+		char **av = calloc(c->argc + 1, sizeof *av);
+		if (!av) {
+			free(hits);
+			fmt(why, size, "out of memory");
+			return -1;
+		}
+		uint32_t m = 0;
+		for (uint32_t i = 0; i < c->argc; i++) {
+			uint32_t k = left_out(f, t, keep, c->argv[i], strlen(c->argv[i]));
+			if (k != NONE && i)
+				hits[k]++;
+			else
+				av[m++] = (char *)c->argv[i];
+		}
+		av[m] = NULL;
+		*argv = av;
+	}
+	for (uint32_t k = 0; k < tk->n_in; k++)
+		if (keep[k] == R_OUT && !hits[k]) {
+			fmt(why, size,
+			    "its command does not name its input %s as a word of its own, so it "
+			    "cannot run over part of its inputs as a reduce stage's must",
+			    in_name(f, t, k));
+			free(hits);
+			if (line) {
+				free(*line);
+				*line = NULL;
+			} else {
+				free(*argv);
+				*argv = NULL;
+			}
+			return -1;
+		}
+	free(hits);
+	return 0;
+}
+
+static int standin_output(struct flow *f, const char *path, uint64_t bytes);
+static void stderr_tail_of(const char *work, char *why, size_t size);
+
+/* The policy asks node a->from to reduce (a reduction step): a rank of
+ * that node runs it. */
+static void start_reduce(struct flow *f, uint32_t proc, const struct locus__action *a)
+{
+	const uint32_t *own = f->act.pool + a->r_at;
+	int bad = a->r_at == SIZE_MAX || a->task >= f->g->n_tasks || a->from >= f->K ||
+		  a->to >= f->K || a->from == a->to;
+	for (uint32_t i = 0; i < a->r_n && !bad; i++)
+		bad = own[i] >= f->g->n_objects;
+	if (bad) {
+		local_fail(f, LOCUS_EINCOMPLETE,
+			   "policy %s asked for a reduction step of task %" PRIu32
+			   " from node %" PRIu32 " to node %" PRIu32 ": no such task or nodes",
+			   f->pol->name, a->task, a->from, a->to);
+		return;
+	}
+	size_t len = sizeof(struct reducereq) + a->r_n * sizeof(uint32_t);
+	struct reducereq *q = malloc(len);
+	if (!q) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	*q = (struct reducereq){.id = f->next_id++,
+				.tag = a->tag,
+				.req_rank = f->rank,
+				.req_proc = proc,
+				.from = a->from,
+				.to = a->to,
+				.task = a->task,
+				.n = a->r_n};
+	memcpy(q + 1, own, a->r_n * sizeof *own);
+	post(f, rank_of_node(f, a->from, own[0]), F_REDUCE, q, len);
+}
+
+static void reduce_over(struct flow *f, struct rstep *r, const char *failed);
+
+/* This rank runs a reduction step for its node. */
+static void take_reduce(struct flow *f, const struct reducereq *q, const uint32_t *own)
+{
+	char why[WHY_MAX], nb[64];
+	if (q->task >= f->g->n_tasks || !q->n || q->from != f->node || f->worker == NONE) {
+		local_fail(f, LOCUS_EINCOMPLETE, "a reduction step of task %" PRIu32 " reached rank %d",
+			   q->task, f->rank);
+		return;
+	}
+	uint32_t t = q->task;
+	const struct locus_task *tk = &f->g->tasks[t];
+	if (tk->n_out != 1) {
+		local_fail(f, LOCUS_EINVAL,
+			   "task %s is in a reduce stage but writes %" PRIu32
+			   " files: a reduction's result is one file",
+			   task_name(f, t, nb, sizeof nb), tk->n_out);
+		return;
+	}
+	for (uint32_t i = 0; i < q->n; i++)
+		if (own[i] >= f->g->n_objects || !locus_replicas_has(f->rep, own[i], f->node)) {
+			local_fail(f, LOCUS_EINCOMPLETE,
+				   "the reduction of task %s's inputs: node %s does not hold %s",
+				   task_name(f, t, nb, sizeof nb), f->plat->nodes[f->node].name,
+				   own[i] < f->g->n_objects ? obj_name(f, own[i]) : "?");
+			return;
+		}
+	size_t i = 0;
+	while (i < f->n_rsteps && f->rsteps[i].used)
+		i++;
+	if (i == f->n_rsteps) {
+		size_t cap = f->n_rsteps;
+		if (locus__grow(&f->rsteps, &cap, f->n_rsteps + 1, sizeof *f->rsteps)) {
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		f->n_rsteps++;
+	}
+	struct rstep *r = &f->rsteps[i];
+	*r = (struct rstep){.id = q->id,
+			    .tag = q->tag,
+			    .req_rank = q->req_rank,
+			    .used = 1,
+			    .req_proc = q->req_proc,
+			    .to = q->to,
+			    .task = t,
+			    .key = own[0]};
+	r->keep = malloc(tk->n_in ? tk->n_in : 1);
+	if (!r->keep || reduce_inputs(f, t, own, q->n, r->keep, &r->cover, &r->n_cover) < 0) {
+		reduce_over(f, r, "its partial results cannot be read");
+		return;
+	}
+	fmt(r->work, sizeof r->work, "%s/work/r%" PRIu32 ".%" PRIu32, f->node_dir, t, r->key);
+	locus__rmtree(r->work);
+	struct locus_error e = {0};
+	if (locus__mkdirs(r->work, &e)) {
+		fmt(why, sizeof why, "cannot make its working directory: %s", e.message);
+		reduce_over(f, r, why);
+		return;
+	}
+	if (link_inputs(f, t, r->work, r->keep, 0, why, sizeof why) ||
+	    output_dirs(f, t, r->work, why, sizeof why)) {
+		reduce_over(f, r, why);
+		return;
+	}
+	const struct locus_command *c = f->g->commands ? &f->g->commands[t] : NULL;
+	if (f->opt->stand_in > 0 || !c || (!c->line && !c->argv)) {
+		/* A stand-in's (or a task without a command's) result: its
+		 * output's recorded size. */
+		char out[PATH_MAX * 2];
+		fmt(out, sizeof out, "%s/%s", r->work, out_name(f, t, 0));
+		if (standin_output(f, out, f->g->objects[f->g->outputs[tk->out_at]].bytes)) {
+			fmt(why, sizeof why, "cannot write %s: %s", out, strerror(errno));
+			reduce_over(f, r, why);
+			return;
+		}
+		reduce_over(f, r, NULL);
+		return;
+	}
+	char *line = NULL, **argv = NULL;
+	if (reduce_command(f, t, r->keep, c->line ? &line : NULL, &argv, why, sizeof why)) {
+		reduce_over(f, r, why);
+		return;
+	}
+	char errp[PATH_MAX + 8];
+	fmt(errp, sizeof errp, "%s.err", r->work);
+	int rc = spawn_in(f, c, line, argv, r->work, errp, &r->pid);
+	free(line);
+	free(argv);
+	if (rc) {
+		r->pid = 0;
+		fmt(why, sizeof why, "cannot start its command: %s", strerror(rc));
+		reduce_over(f, r, why);
+	}
+}
+
+/* Step r ended (failed: why, else NULL): its result goes to the next
+ * node up, which tells the policy; or the run ends saying why. */
+static void reduce_over(struct flow *f, struct rstep *r, const char *failed)
+{
+	char why[WHY_MAX], nb[64], out[PATH_MAX * 2], dst[PATH_MAX];
+	uint32_t t = r->task;
+	const struct locus_task *tk = &f->g->tasks[t];
+	why[0] = 0;
+	if (failed) {
+		fmt(why, sizeof why, "%s", failed);
+	} else {
+		struct stat st;
+		fmt(out, sizeof out, "%s/%s", r->work, out_name(f, t, 0));
+		partial_path(f, t, r->key, dst, sizeof dst);
+		uint64_t bytes = 0;
+		if (stat(out, &st) || !S_ISREG(st.st_mode))
+			fmt(why, sizeof why, "its command did not write %s", out_name(f, t, 0));
+		else if ((!lstat(out, &st) && S_ISLNK(st.st_mode)) ? copy_file(out, dst, &bytes, f->rank)
+								  : rename(out, dst))
+			fmt(why, sizeof why, "cannot keep its result: %s", strerror(errno));
+	}
+	if (why[0]) {
+		if (r->work[0])
+			stderr_tail_of(r->work, why, sizeof why);
+		local_fail(f, LOCUS_EINCOMPLETE, "the reduction of task %s's inputs on node %s failed: %s",
+			   task_name(f, t, nb, sizeof nb), f->plat->nodes[f->node].name, why);
+	} else {
+		/* The partial results it used are spent. */
+		for (uint32_t k = 0; k < tk->n_in; k++)
+			if (r->keep[k] == R_PARTIAL)
+				partial_gone(f, t, f->g->inputs[tk->in_at + k]);
+		size_t len = sizeof(struct copyreq) + (1 + (size_t)r->n_cover) * sizeof(uint32_t);
+		struct copyreq *q = malloc(len);
+		if (!q) {
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+		} else {
+			*q = (struct copyreq){.id = r->id,
+					      .tag = r->tag,
+					      .req_proc = r->req_proc,
+					      .from = f->node,
+					      .to = r->to,
+					      .n = 1 + r->n_cover,
+					      .task = t,
+					      .flags = CP_PARTIAL,
+					      .req_rank = r->req_rank};
+			uint32_t *objs = (uint32_t *)(void *)(q + 1);
+			objs[0] = r->key;
+			memcpy(objs + 1, r->cover, r->n_cover * sizeof *objs);
+			post(f, rank_of_node(f, r->to, r->key), F_COPY, q, len);
+		}
+	}
+	if (r->work[0] && !f->opt->keep) {
+		char errp[PATH_MAX + 8];
+		fmt(errp, sizeof errp, "%s.err", r->work);
+		unlink(errp);
+		locus__rmtree(r->work);
+	}
+	free(r->keep);
+	free(r->cover);
+	*r = (struct rstep){0};
+}
+
+/* The reduction steps' commands that ended. */
+static int reduce_poll(struct flow *f)
+{
+	int did = 0;
+	for (size_t i = 0; i < f->n_rsteps && !f->failed; i++) {
+		struct rstep *r = &f->rsteps[i];
+		int st;
+		if (!r->used || r->pid <= 0 || waitpid(r->pid, &st, WNOHANG) != r->pid)
+			continue;
+		r->pid = 0;
+		did = 1;
+		char why[WHY_MAX];
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			reduce_over(f, r, NULL);
+			continue;
+		}
+		if (WIFEXITED(st))
+			fmt(why, sizeof why, "its command exited with %d", WEXITSTATUS(st));
+		else
+			fmt(why, sizeof why, "its command was killed by signal %d", WTERMSIG(st));
+		reduce_over(f, r, why);
+	}
+	return did;
+}
+
 /* Runs the current task: its function, its command, or its stand-in. */
 static void launch(struct flow *f)
 {
@@ -1763,7 +2467,8 @@ static void launch(struct flow *f)
 		fail_task(f, why);
 		return;
 	}
-	if (link_inputs(f, why, sizeof why) || output_dirs(f, why, sizeof why)) {
+	if (link_inputs(f, t, f->work, f->r_keep, 1, why, sizeof why) ||
+	    output_dirs(f, t, f->work, why, sizeof why)) {
 		fail_task(f, why);
 		return;
 	}
@@ -1772,9 +2477,9 @@ static void launch(struct flow *f)
 		const struct locus_task *tk = &f->g->tasks[t];
 		static char buf[1 << 16];
 		for (uint32_t k = 0; k < tk->n_in; k++) {
-			const char *as = f->g->input_as && f->g->input_as[tk->in_at + k]
-					     ? f->g->input_as[tk->in_at + k]
-					     : obj_name(f, f->g->inputs[tk->in_at + k]);
+			if (f->r_keep && f->r_keep[k] == R_OUT)
+				continue; /* a partial result here covers it */
+			const char *as = in_name(f, t, k);
 			char p[PATH_MAX * 2];
 			fmt(p, sizeof p, "%s/%s", f->work, as);
 			int fd = open(p, O_RDONLY | O_CLOEXEC);
@@ -1799,61 +2504,22 @@ static void launch(struct flow *f)
 		f->standin_end = now_of(f);
 		return;
 	}
+	char *line = NULL, **argv = NULL;
+	if (f->r_keep &&
+	    reduce_command(f, t, f->r_keep, c->line ? &line : NULL, &argv, why, sizeof why)) {
+		fail_task(f, why);
+		return;
+	}
 	char errp[PATH_MAX + 8];
 	fmt(errp, sizeof errp, "%s.err", f->work);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	posix_spawn_file_actions_addchdir_np(&fa, f->work);
-	/* Its environment: this rank's, and the workflow's variables. */
-	size_t ne = 0;
-	while (environ[ne])
-		ne++;
-	char **envp = calloc(ne + c->n_env + 1, sizeof *envp);
-	if (!envp) {
-		posix_spawn_file_actions_destroy(&fa);
+	pid_t pid;
+	int rc = spawn_in(f, c, line, argv, f->work, errp, &pid);
+	free(line);
+	free(argv);
+	if (rc == ENOMEM) {
 		local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
-	size_t k = 0;
-	for (uint32_t i = 0; i < c->n_env; i++)
-		envp[k++] = (char *)c->env[i];
-	for (size_t i = 0; i < ne; i++)
-		envp[k++] = environ[i];
-	int rc = ENOENT;
-	pid_t pid;
-	if (c->line) {
-		/* Plain words run without the shell, unless the workflow sets
-		 * the PATH they are looked up in (posix_spawnp reads this
-		 * process's); a program not found goes to the shell too, for
-		 * its message and status. */
-		char words[1024], *wv[64];
-		int own_path = 0;
-		for (uint32_t i = 0; i < c->n_env; i++)
-			own_path |= !strncmp(c->env[i], "PATH=", 5);
-		if (!own_path && plain_words(c->line, words, sizeof words, wv, 64))
-			rc = posix_spawnp(&pid, wv[0], &fa, NULL, wv, envp);
-		if (rc == ENOENT) {
-			char *argv[] = {"sh", "-c", (char *)c->line, NULL};
-			rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, envp);
-		}
-	} else {
-		char **argv = calloc(c->argc + 1, sizeof *argv);
-		if (!argv) {
-			free(envp);
-			posix_spawn_file_actions_destroy(&fa);
-			local_fail(f, LOCUS_ENOMEM, "out of memory");
-			return;
-		}
-		for (uint32_t i = 0; i < c->argc; i++)
-			argv[i] = (char *)c->argv[i];
-		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
-		free(argv);
-	}
-	free(envp);
-	posix_spawn_file_actions_destroy(&fa);
 	if (rc) {
 		fmt(why, sizeof why, "cannot start its command: %s", strerror(rc));
 		fail_task(f, why);
@@ -1863,12 +2529,18 @@ static void launch(struct flow *f)
 }
 
 /* The last lines of the attempt's stderr, quoted in `why`. */
+static void stderr_tail_of(const char *work, char *why, size_t size);
 static void stderr_tail(const struct flow *f, char *why, size_t size)
 {
-	if (!f->work[0])
-		return; /* a function's: no stderr of its own */
+	if (f->work[0]) /* a function's has no stderr of its own */
+		stderr_tail_of(f->work, why, size);
+}
+
+/* The last lines of the stderr of the command run in `work`. */
+static void stderr_tail_of(const char *work, char *why, size_t size)
+{
 	char errp[PATH_MAX + 8];
-	fmt(errp, sizeof errp, "%s.err", f->work);
+	fmt(errp, sizeof errp, "%s.err", work);
 	int fd = open(errp, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -1893,6 +2565,8 @@ static void stderr_tail(const struct flow *f, char *why, size_t size)
 /* The attempt is over: its working directory goes. */
 static void end_attempt(struct flow *f)
 {
+	free(f->r_keep);
+	f->r_keep = NULL;
 	if (!f->opt->keep && f->work[0]) {
 		char errp[PATH_MAX + 8];
 		fmt(errp, sizeof errp, "%s.err", f->work);
@@ -2062,9 +2736,7 @@ static void task_done(struct flow *f)
 		compute_end = f->cur.ran.compute_end;
 	for (uint32_t k = 0; k < tk->n_out; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
-		const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
-				     ? f->g->output_as[tk->out_at + k]
-				     : obj_name(f, o);
+		const char *as = out_name(f, t, k);
 		if (home)
 			store_path(f, o, src, sizeof src);
 		else
@@ -2087,9 +2759,7 @@ static void task_done(struct flow *f)
 	}
 	for (uint32_t k = 0; k < tk->n_out && !f->failed; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
-		const char *as = f->g->output_as && f->g->output_as[tk->out_at + k]
-				     ? f->g->output_as[tk->out_at + k]
-				     : obj_name(f, o);
+		const char *as = out_name(f, t, k);
 		out_path(f, k, src, sizeof src);
 		store_path(f, o, dst, sizeof dst);
 		uint64_t bytes = 0;
@@ -2131,6 +2801,10 @@ static void task_done(struct flow *f)
 			note(f, o, f->node, 1);
 	}
 	double end = now_of(f);
+	/* A reduction's task: the partial results it read are spent. */
+	for (uint32_t k = 0; f->r_keep && k < tk->n_in; k++)
+		if (f->r_keep[k] == R_PARTIAL)
+			partial_gone(f, t, f->g->inputs[tk->in_at + k]);
 	end_attempt(f);
 	f->busy = 0;
 	f->check = 1;
@@ -2377,6 +3051,12 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 		if (!quiet && n == sizeof(struct retried))
 			worker_retried(f, (const struct retried *)(const void *)buf);
 		break;
+	case F_REDUCE: {
+		const struct reducereq *q = (const void *)buf;
+		if (!quiet && n >= sizeof *q && n == sizeof *q + q->n * sizeof(uint32_t))
+			take_reduce(f, q, (const uint32_t *)(const void *)(q + 1));
+		break;
+	}
 	case F_BATCH:
 		work = 0;
 		for (size_t at = 0; at + sizeof(struct bhead) <= n;) {
@@ -2537,7 +3217,7 @@ static void loop(struct flow *f)
 		did |= local_messages(f);
 		did |= fire_timer(f);
 		if (f->worker != NONE && !f->failed)
-			did |= worker_step(f);
+			did |= worker_step(f) | reduce_poll(f);
 		did |= serve_step(f);
 		flush_updates(f);
 		flush_batches(f);
@@ -2558,6 +3238,12 @@ static void loop(struct flow *f)
 		waitpid(f->pid, NULL, 0);
 		f->pid = 0;
 	}
+	for (size_t i = 0; i < f->n_rsteps; i++)
+		if (f->rsteps[i].used && f->rsteps[i].pid > 0) {
+			kill(f->rsteps[i].pid, SIGKILL);
+			waitpid(f->rsteps[i].pid, NULL, 0);
+			f->rsteps[i].pid = 0;
+		}
 	flush_updates(f);
 	flush_batches(f);
 	/* Every message sent is received before the ranks part. */
@@ -3162,6 +3848,16 @@ static int directories(struct flow *f)
 	}
 	MPI_Bcast(name, sizeof name, MPI_CHAR, 0, f->comm);
 	fmt(f->st->job, sizeof f->st->job, "%s", name);
+	/* The round's name for partial results (reductions). */
+	uint64_t nonce = 0;
+	if (f->rank == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		nonce = fnv(FNV_START, &ts, sizeof ts);
+		nonce = fnv(nonce, &f->st->round, sizeof f->st->round);
+	}
+	MPI_Bcast(&nonce, 1, MPI_UINT64_T, 0, f->comm);
+	f->nonce = nonce;
 	int n = fmt(f->job_dir, sizeof f->job_dir, "%s/%s", local, name);
 	if (n < 0 || (size_t)n >= sizeof f->job_dir)
 		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "--local %s: too long", local);
@@ -3174,6 +3870,9 @@ static int directories(struct flow *f)
 	if (locus__mkdirs(p, &e))
 		return locus__err(f->err, e.code, NULL, 0, 0, "node storage %s: %s", p, e.message);
 	fmt(p, sizeof p, "%s/work", f->node_dir);
+	if (locus__mkdirs(p, &e))
+		return locus__err(f->err, e.code, NULL, 0, 0, "node storage %s: %s", p, e.message);
+	fmt(p, sizeof p, "%s/reduce", f->node_dir);
 	if (locus__mkdirs(p, &e))
 		return locus__err(f->err, e.code, NULL, 0, 0, "node storage %s: %s", p, e.message);
 	return 0;
@@ -3586,6 +4285,12 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	free(f->fs_span);
 	free(f->obj_sum);
 	free(f->fn_paths);
+	for (size_t i = 0; i < f->n_rsteps; i++) {
+		free(f->rsteps[i].keep);
+		free(f->rsteps[i].cover);
+	}
+	free(f->rsteps);
+	free(f->r_keep);
 	free(f->fn_ptrs);
 	free(f->task_full);
 	free(f->obj_full);

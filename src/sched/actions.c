@@ -122,6 +122,31 @@ void locus_act_copy(struct locus_actions *a, const struct locus_copy *c)
 	}
 }
 
+void locus_act_reduce(struct locus_actions *a, const struct locus_copy *c,
+		      const uint32_t *objects, uint32_t n_objects)
+{
+	size_t before = a->n;
+	locus_act_copy(a, c);
+	if (a->n == before)
+		return; /* out of memory, said */
+	struct locus__action *x = &a->list[a->n - 1];
+	x->reduce = 1;
+	x->r_at = a->n_pool;
+	if (n_objects && !objects) {
+		x->r_at = SIZE_MAX; /* refused by the engines, as a copy's */
+		return;
+	}
+	if (n_objects &&
+	    locus__grow(&a->pool, &a->pool_cap, a->n_pool + n_objects, sizeof *a->pool)) {
+		a->oom = 1;
+		return;
+	}
+	if (n_objects)
+		memcpy(a->pool + a->n_pool, objects, n_objects * sizeof *a->pool);
+	a->n_pool += n_objects;
+	x->r_n = n_objects;
+}
+
 void locus_act_drop(struct locus_actions *a, uint32_t object, uint32_t node)
 {
 	struct locus__action *x = push(a);

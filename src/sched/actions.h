@@ -17,7 +17,8 @@ enum locus__action_kind {
 	LOCUS__ACT_CANCEL,   /* tag: the task */
 	LOCUS__ACT_TRANSFER, /* tag: the object; from, to: nodes */
 	LOCUS__ACT_REWIND,   /* tag: the task */
-	LOCUS__ACT_COPY,     /* copy: pool[at .. at + n), bytes, from, to, delay, tag */
+	LOCUS__ACT_COPY,     /* copy: pool[at .. at + n), bytes, from, to, delay, tag;
+			      * a reduction step: pool[r_at .. r_at + r_n) too */
 	LOCUS__ACT_DROP	     /* tag: the object; to: the node (or LOCUS_FS) */
 };
 
@@ -33,6 +34,11 @@ struct locus__action {
 	uint32_t n;
 	uint64_t bytes;
 	uint32_t task; /* COPY: the task it is for, or LOCUS_NONE */
+	/* COPY made by locus_act_reduce: the objects `from` reduces are
+	 * pool[r_at .. r_at + r_n); r_n 0 for a plain copy. */
+	size_t r_at;
+	uint32_t r_n;
+	int reduce;
 };
 
 struct locus_actions {

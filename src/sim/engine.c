@@ -536,6 +536,11 @@ static void apply_actions(struct engine *e, struct locus_actions *act, uint32_t 
 				  (a->task != LOCUS_NONE && a->task >= e->g->n_tasks);
 			for (uint32_t i = 0; i < a->n && !bad; i++)
 				bad = act->pool[a->at + i] >= e->g->n_objects;
+			/* A reduction's step: what `from` reduces is its own
+			 * business (the model moves its result's bytes). */
+			bad |= a->reduce && (a->r_at == SIZE_MAX || a->n || a->task == LOCUS_NONE);
+			for (uint32_t i = 0; a->reduce && i < a->r_n && !bad; i++)
+				bad = act->pool[a->r_at + i] >= e->g->n_objects;
 			if (bad) {
 				fail(e, LOCUS_EINCOMPLETE,
 				     "policy %s asked for a copy of %" PRIu32 " objects from %" PRIu32

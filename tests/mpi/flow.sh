@@ -4,6 +4,9 @@
 #    dask policies: every task runs exactly once (each appends its id to a
 #    log), every final output equals the one a sequential run of the same
 #    commands writes, the nodes' storage is gone afterwards;
+#  - a reduce stage's command runs at every node of the reduction tree
+#    and gives the sequential result (Makeflow lines, WfCommons
+#    arguments); one naming its inputs by a glob is refused;
 #  - names with spaces and shell characters reach no shell and cannot
 #    escape the working directory; names with ".." are refused;
 #  - a failing command is retried and then ends the run quoting its
@@ -128,6 +131,97 @@ if run "$d/Makeflow" -np 8 --emulate-nodes 3 --dispatchers 2 --config cogather -
 	pass "80 tasks, 2 dispatchers, 6 workers on 3 nodes"
 else
 	fail "80 tasks, 2 dispatchers"
+fi
+
+# ---- reductions ------------------------------------------------------------------
+# A reduce stage (--reduce) runs its own command at every node of the
+# policy's tree over the files that node holds and its children's partial
+# results, then once more over what reached the root: the result equals
+# the sequential one over every input, for random trees (N producers
+# spread over 2 to 4 nodes), a minimum and a sum, as a Makeflow line and
+# as WfCommons arguments; the command ran once per tree node (more than
+# once: a plain gather runs it once), every producer once.
+gen_reduce() { # SEED N KIND DIR: N producers of 50 random numbers, one reduction
+	local seed=$1 n=$2 kind=$3 dir=$4 ins="" i
+	mkdir -p "$dir"
+	{
+		for ((i = 0; i < n; i++)); do
+			printf 'p%d.txt:\n\tseq 50 | awk -v s=%d '\''BEGIN { srand(s) } { print int(rand() * 1e6) - 500000 }'\'' > p%d.txt && echo %d >> %s\n\n' \
+				"$i" "$((seed * 100 + i))" "$i" "$i" "$tmp/log"
+			ins="$ins p$i.txt"
+		done
+		case $kind in
+		min) printf 'red.txt:%s\n\tsort -n%s | head -n 1 > red.txt && echo r >> %s\n' "$ins" "$ins" "$tmp/rlog" ;;
+		sum) printf 'red.txt:%s\n\tawk '\''{ s += \\$1 } END { print s }'\''%s > red.txt && echo r >> %s\n' "$ins" "$ins" "$tmp/rlog" ;;
+		esac
+	} >"$dir/Makeflow"
+	(cd "$dir" && mkdir -p seq && cd seq &&
+		for ((i = 0; i < n; i++)); do
+			seq 50 | awk -v s=$((seed * 100 + i)) 'BEGIN { srand(s) } { print int(rand() * 1e6) - 500000 }'
+		done >all.txt &&
+		case $kind in
+		min) sort -n all.txt | head -n 1 ;;
+		sum) awk '{ s += $1 } END { print s }' all.txt ;;
+		esac >red.txt)
+}
+k=0
+for spec in "1 12 min 4" "2 17 sum 3" "3 9 min 2" "4 20 sum 4" "5 6 sum 3"; do
+	read -r seed n kind nodes <<<"$spec"
+	k=$((k + 1))
+	d="$tmp/red$k"
+	gen_reduce "$seed" "$n" "$kind" "$d"
+	stage=$([ "$kind" = min ] && echo sort || echo awk)
+	: >"$tmp/log"
+	: >"$tmp/rlog"
+	if run "$d/Makeflow" -np $((nodes + 1)) --emulate-nodes "$nodes" --seed "$seed" -q \
+		--config cogather --gather 4 --reduce "$stage" --local "$tmp/local" &&
+		once "$n" && cmp -s "$d/red.txt" "$d/seq/red.txt" &&
+		[ "$(wc -l <"$tmp/rlog")" -gt 1 ] && [ -z "$(ls -A "$tmp/local" 2>/dev/null)" ]; then
+		pass "reduction ($kind of $n files on $nodes nodes): equals the sequential one, $(wc -l <"$tmp/rlog") steps"
+	else
+		fail "reduction ($kind of $n files on $nodes nodes): $(cat "$d/red.txt" 2>/dev/null) against $(cat "$d/seq/red.txt"), $(wc -l <"$tmp/rlog") steps"
+	fi
+done
+# WfCommons: the command's arguments, without a shell; the program takes
+# its output first, then its inputs.
+d="$tmp/redwf"
+mkdir -p "$d"
+printf '#!/bin/sh\nout=$1\nshift\nsort -n "$@" | head -n 1 >"$out" && echo r >>"%s"\n' "$tmp/rlog" >"$d/minof"
+chmod +x "$d/minof"
+{
+	printf '{"name": "reduce", "schemaVersion": "1.4",\n "workflow": {"executedAt": "20240101T000000+0000", "makespanInSeconds": 1,\n  "tasks": [\n'
+	args="" files="" parents=""
+	for ((i = 0; i < 10; i++)); do
+		printf '   {"name": "p%d", "id": "p%d", "type": "compute", "runtimeInSeconds": 0.1, "parents": [], "children": ["red"],\n' "$i" "$i"
+		printf '    "command": {"program": "sh", "arguments": ["-c", "seq 40 | awk -v s=%d '\''BEGIN { srand(s) } { print int(rand() * 1e6) }'\'' > p%d.txt"]},\n' "$((i + 50))" "$i"
+		printf '    "files": [{"link": "output", "name": "p%d.txt", "sizeInBytes": 300}]},\n' "$i"
+		args="$args, \"p$i.txt\""
+		files="$files, {\"link\": \"input\", \"name\": \"p$i.txt\", \"sizeInBytes\": 300}"
+		parents="$parents${parents:+, }\"p$i\""
+	done
+	printf '   {"name": "red", "id": "red", "type": "compute", "runtimeInSeconds": 0.1, "parents": [%s], "children": [],\n' "$parents"
+	printf '    "command": {"program": "%s", "arguments": ["min.txt"%s]},\n' "$d/minof" "$args"
+	printf '    "files": [{"link": "output", "name": "min.txt", "sizeInBytes": 8}%s]}\n  ]}}\n' "$files"
+} >"$d/wf.json"
+want=$(for ((i = 0; i < 10; i++)); do seq 40 | awk -v s=$((i + 50)) 'BEGIN { srand(s) } { print int(rand() * 1e6) }'; done | sort -n | head -n 1)
+: >"$tmp/rlog"
+if run "wfcommons:$d/wf.json" -np 5 --emulate-nodes 4 -q --config cogather --gather 4 \
+	--reduce minof --local "$tmp/local" && [ "$(cat "$d/min.txt")" = "$want" ] &&
+	[ "$(wc -l <"$tmp/rlog")" -gt 1 ]; then
+	pass "reduction (WfCommons arguments): equals the sequential one, $(wc -l <"$tmp/rlog") steps"
+else
+	fail "reduction (WfCommons arguments): $(cat "$d/min.txt" 2>/dev/null) against $want"
+fi
+# A command that does not name its inputs as words (a glob) cannot run
+# over part of them: the run says so.
+d="$tmp/redglob"
+gen_reduce 7 8 min "$d"
+sed -i 's/sort -n p[^|]*|/sort -n p*.txt |/' "$d/Makeflow"
+if ! run "$d/Makeflow" -np 4 --emulate-nodes 3 -q --config cogather --gather 4 --reduce sort \
+	--local "$tmp/local" && grep -q "does not name its input p[0-9]*.txt as a word of its own" "$tmp/out"; then
+	pass "reduction over a glob: refused, saying why"
+else
+	fail "reduction over a glob: $(tail -n 2 "$tmp/out")"
 fi
 
 # ---- names ----------------------------------------------------------------------
