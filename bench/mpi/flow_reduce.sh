@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# A reduction for real (docs/results/flow.md, "Reductions"): the minimum of
+# eight files of random integers, one written on each of 8 emulated nodes
+# (-np 9, --config cogather), as the AME paper's Fig. 9 reduce benchmark
+# does with its min() binary:
+#
+#   bench/mpi/flow_reduce.sh LOCUS [REPS] [MB...]
+#
+# For each size (MB a node; default 1 and 16) and REPS runs (default 3,
+# the median quoted), three ways of the same workflow:
+#  reduce   --reduce awk: the min command runs at every node of the
+#           binomial tree over what that node holds, and partial results
+#           (one number) go up;
+#  gather   the same tree moves the files themselves (an archive a
+#           subtree) to the root, where the min command reads them all;
+#  fetch    --config aware: the root's worker brings the files one after
+#           another, then reads them all.
+# Timed: from the last producer's end to the min task's end (the run's
+# clock), against the min command over one node's file (c x S, the
+# reduce model's computing term: the tree's nodes compute at once) and
+# over all eight (one node doing it all). Every run's minimum equals the
+# one computed here without Locus. Needs mpirun and python3; about a
+# minute on 2 cores.
+set -euo pipefail
+
+if [ $# -lt 1 ]; then
+	echo "usage: $0 LOCUS [REPS] [MB...]" >&2
+	exit 2
+fi
+LOCUS=$(realpath "$1")
+REPS=${2:-3}
+shift $(($# > 1 ? 2 : 1))
+SIZES=("$@")
+[ ${#SIZES[@]} -gt 0 ] || SIZES=(1 16)
+W=$(mktemp -d "${TMPDIR:-/tmp}/flow-reduce.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+
+MIN='NR == 1 || $1 < m { m = $1 } END { print m }'
+median() { python3 -c 'import sys,statistics; print("%.4f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+now() { date +%s.%N; }
+
+for mb in "${SIZES[@]}"; do
+	lines=$((mb * 1000000 / 10)) # numbers of 9 digits and a newline
+	d="$W/wf$mb"
+	mkdir -p "$d/ref"
+	ins=""
+	{
+		for i in 0 1 2 3 4 5 6 7; do
+			printf 'p%d:\n\tseq %d | awk -v s=%d '\''BEGIN { srand(s) } { print 100000000 + int(rand() * 899999999) }'\'' > p%d\n\n' \
+				"$i" "$lines" "$((i + 1))" "$i"
+			ins="$ins p$i"
+		done
+		printf 'min:%s\n\tawk '\''%s'\''%s > min\n' "$ins" "${MIN//\$/\\\$}" "$ins"
+	} >"$d/Makeflow"
+	# The reference, and the min command's own time over one file and
+	# over all eight.
+	for i in 0 1 2 3 4 5 6 7; do
+		seq "$lines" | awk -v s=$((i + 1)) 'BEGIN { srand(s) } { print 100000000 + int(rand() * 899999999) }' >"$d/ref/p$i"
+	done
+	want=$(cat "$d/ref"/p* | awk "$MIN")
+	one=()
+	all=()
+	for r in $(seq "$REPS"); do
+		t0=$(now)
+		awk "$MIN" "$d/ref/p0" >/dev/null
+		t1=$(now)
+		(cd "$d/ref" && awk "$MIN" p0 p1 p2 p3 p4 p5 p6 p7 >/dev/null)
+		t2=$(now)
+		one+=("$(python3 -c "print(float('$t1') - float('$t0'))")")
+		all+=("$(python3 -c "print(float('$t2') - float('$t1'))")")
+	done
+	echo "$mb MB a node (8 nodes): min over one node's file $(median "${one[@]}") s, over all eight $(median "${all[@]}") s"
+	for how in reduce gather fetch; do
+		case $how in
+		reduce) args=(--config cogather --reduce awk) ;;
+		gather) args=(--config cogather) ;;
+		fetch) args=(--config aware) ;;
+		esac
+		ts=()
+		for r in $(seq "$REPS"); do
+			rm -rf "$d/run" && mkdir -p "$d/run" && cp "$d/Makeflow" "$d/run/"
+			"$LOCUS" flow run "$d/run/Makeflow" -np 9 --emulate-nodes 8 --gather 8 -q \
+				"${args[@]}" --out "$d/run.json" >/dev/null
+			got=$(cat "$d/run/min")
+			if [ "$got" != "$want" ]; then
+				echo "$how: minimum $got, not $want" >&2
+				exit 1
+			fi
+			ts+=("$(python3 - "$d/run.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = {x["name"]: x for x in d["tasks"]}
+print("%.6f" % (t["min"]["end"] - max(x["end"] for n, x in t.items() if n != "min")))
+EOF
+)")
+		done
+		echo "  $how: $(median "${ts[@]}") s (runs: ${ts[*]})"
+	done
+done
