@@ -190,6 +190,12 @@ int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np);
  * process change (the launcher died, even of SIGKILL) within 50 ms, then
  * kills the running command, removes its result temporary and exits. */
 void cli_watch_launcher(void);
+/* In a rank that runs commands: starts the keeper, a process that
+ * outlives this one and kills the commands it left when it is killed
+ * (MPICH's proxy kills the ranks with SIGKILL when the launcher dies,
+ * before their watch can stop anything); the commands run in its
+ * process group. */
+void cli_keep_commands(void);
 /* Whether process pid exists (on this host). */
 int cli_pid_alive(long pid);
 /* --measured PREFIX of locus run and locus flow run: the platform the run

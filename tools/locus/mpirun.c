@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +42,9 @@ extern char **environ;
 
 volatile int cli_cancelled;
 static volatile pid_t child; /* the command running now, or 0 */
+/* The process group commands run in: the keeper's (cli_keep_commands),
+ * or 0, each its own. */
+static pid_t keeper_group;
 /* Held while a command starts and `child` is set, so that the watch over
  * the launcher never misses a command that has started: it used to read
  * 0 while posix_spawnp returned, and that command outlived the rank. */
@@ -493,12 +497,18 @@ int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const 
 
 /* ---- signals ------------------------------------------------------------------ */
 
+/* The process group of command p (the keeper ignores SIGINT and SIGTERM). */
+static pid_t group_of(pid_t p)
+{
+	return keeper_group > 0 ? keeper_group : p;
+}
+
 static void on_signal(int sig)
 {
 	cli_cancelled = 1;
 	pid_t p = child;
 	if (p > 0)
-		kill(-p, sig == SIGINT ? SIGINT : SIGTERM);
+		kill(-group_of(p), sig == SIGINT ? SIGINT : SIGTERM);
 	if (die_of_signal) {
 		signal(sig, SIG_DFL);
 		raise(sig);
@@ -534,7 +544,7 @@ static void *watch_launcher(void *arg)
 		pthread_mutex_lock(&spawn_lock);
 		pid_t p = child;
 		if (p > 0)
-			kill(-p, SIGKILL);
+			kill(-group_of(p), SIGKILL);
 		if (live_tmp[0])
 			unlink(live_tmp);
 		_exit(CLI_EXIT_FAIL);
@@ -550,6 +560,78 @@ void cli_watch_launcher(void)
 		return;
 	if (pthread_create(&t, NULL, watch_launcher, NULL) == 0)
 		pthread_detach(t);
+}
+
+/* The keeper: forked from a rank that runs MPI's threads, so it does only
+ * what is safe in such a child (system calls). It leads the process group
+ * the rank's commands run in, holds the read end of a pipe whose write
+ * end only the rank holds, and when that pipe ends (the rank is gone, or
+ * done) kills the group: itself and every command left. */
+static void keeper_run(int rd)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGTERM, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	sigaction(SIGPIPE, &ign, NULL);
+	setpgid(0, 0);
+	/* Nothing of the rank's open but the pipe: a launcher waits for the
+	 * ends of its sockets and of the ranks' output. */
+	if (rd != 3 && dup2(rd, 3) == 3)
+		rd = 3;
+	long closed = -1;
+#ifdef SYS_close_range
+	closed = syscall(SYS_close_range, 4u, ~0u, 0u);
+#endif
+	if (closed != 0)
+		for (int fd = 4; fd < 4096; fd++)
+			close(fd);
+	int nul = open("/dev/null", O_RDWR);
+	if (nul >= 0) {
+		dup2(nul, 0);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		if (nul > 3)
+			close(nul);
+	}
+	char c;
+	for (;;) {
+		ssize_t n = read(rd, &c, 1);
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+	kill(0, SIGKILL);
+	_exit(0);
+}
+
+void cli_keep_commands(void)
+{
+	int fds[2];
+	if (keeper_group > 0 || pipe(fds))
+		return;
+	if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) || fcntl(fds[1], F_SETFD, FD_CLOEXEC)) {
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	pid_t p = fork();
+	if (p == 0) {
+		close(fds[1]);
+		keeper_run(fds[0]);
+	}
+	close(fds[0]);
+	if (p < 0) {
+		close(fds[1]);
+		return;
+	}
+	/* The write end stays open, unread, until this process ends. Both
+	 * sides set the group, so that it exists whichever runs first. */
+	if (setpgid(p, p) && errno != EACCES) {
+		kill(p, SIGKILL);
+		close(fds[1]);
+		return;
+	}
+	keeper_group = p;
 }
 
 int cli_pid_alive(long pid)
@@ -852,8 +934,9 @@ int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char
 	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
 	/* The command starts with no signal blocked (an engine's thread
 	 * blocks them) and the usual dispositions (the rank ignores SIGPIPE),
-	 * in a process group of its own, so that a signal to the rank stops
-	 * it and everything it started. */
+	 * in the keeper's process group (cli_keep_commands; else one of its
+	 * own), so that a signal to the rank stops it and everything it
+	 * started, and the keeper kills them all if the rank is killed. */
 	posix_spawnattr_t attr;
 	sigset_t none, defaults;
 	sigemptyset(&none);
@@ -864,12 +947,18 @@ int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setpgroup(&attr, keeper_group);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
 					    POSIX_SPAWN_SETPGROUP);
 	pid_t pid;
 	pthread_mutex_lock(&spawn_lock);
 	int src = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
+	if (src == EPERM && keeper_group > 0) {
+		/* The keeper is gone (killed from outside): a group of its own. */
+		keeper_group = 0;
+		posix_spawnattr_setpgroup(&attr, 0);
+		src = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
+	}
 	if (src == 0)
 		child = pid;
 	pthread_mutex_unlock(&spawn_lock);
@@ -880,7 +969,7 @@ int cli_spawn(char *const argv[], char *const envp[], const char *out_path, char
 		goto out;
 	}
 	if (cli_cancelled)
-		kill(-pid, SIGTERM);
+		kill(-group_of(pid), SIGTERM);
 	int status;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
