@@ -302,6 +302,9 @@ struct locus_mpi_flow_options {
 	/* Rank 0 only, may be NULL: about every 1 % of the tasks. */
 	void (*progress)(void *user, size_t done, size_t total, double seconds);
 	void *progress_user;
+	/* The process group this rank's commands run in (a process that
+	 * kills it when the rank dies: the CLI's keeper), or 0: the rank's. */
+	int process_group;
 };
 
 struct locus_mpi_flow_report {

@@ -1817,6 +1817,14 @@ static int spawn_in(struct flow *f, const struct locus_command *c, const char *l
 	posix_spawn_file_actions_addopen(&fa, 1, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	posix_spawn_file_actions_addchdir_np(&fa, work);
+	posix_spawnattr_t attr, *ap = NULL;
+	if (f->opt->process_group > 0) {
+		/* In the group whose keeper kills it if this rank dies. */
+		posix_spawnattr_init(&attr);
+		posix_spawnattr_setpgroup(&attr, f->opt->process_group);
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+		ap = &attr;
+	}
 	/* Its environment: this rank's, and the workflow's variables. */
 	size_t ne = 0;
 	while (environ[ne])
@@ -1824,6 +1832,8 @@ static int spawn_in(struct flow *f, const struct locus_command *c, const char *l
 	char **envp = calloc(ne + c->n_env + 1, sizeof *envp);
 	if (!envp) {
 		posix_spawn_file_actions_destroy(&fa);
+		if (ap)
+			posix_spawnattr_destroy(ap);
 		return ENOMEM;
 	}
 	size_t k = 0;
@@ -1834,6 +1844,7 @@ static int spawn_in(struct flow *f, const struct locus_command *c, const char *l
 	int rc = ENOENT;
 	if (!line && !argv)
 		line = c->line;
+again:
 	if (line) {
 		/* Plain words run without the shell, unless the workflow sets
 		 * the PATH they are looked up in (posix_spawnp reads this
@@ -1844,26 +1855,35 @@ static int spawn_in(struct flow *f, const struct locus_command *c, const char *l
 		for (uint32_t i = 0; i < c->n_env; i++)
 			own_path |= !strncmp(c->env[i], "PATH=", 5);
 		if (!own_path && plain_words(line, words, sizeof words, wv, 64))
-			rc = posix_spawnp(pid, wv[0], &fa, NULL, wv, envp);
+			rc = posix_spawnp(pid, wv[0], &fa, ap, wv, envp);
 		if (rc == ENOENT) {
 			char *sh[] = {"sh", "-c", (char *)line, NULL};
-			rc = posix_spawn(pid, "/bin/sh", &fa, NULL, sh, envp);
+			rc = posix_spawn(pid, "/bin/sh", &fa, ap, sh, envp);
 		}
 	} else if (argv) {
-		rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, envp);
+		rc = posix_spawnp(pid, argv[0], &fa, ap, argv, envp);
 	} else {
 		char **av = calloc(c->argc + 1, sizeof *av);
 		if (av) {
 			for (uint32_t i = 0; i < c->argc; i++)
 				av[i] = (char *)c->argv[i];
-			rc = posix_spawnp(pid, av[0], &fa, NULL, av, envp);
+			rc = posix_spawnp(pid, av[0], &fa, ap, av, envp);
 			free(av);
 		} else {
 			rc = ENOMEM;
 		}
 	}
+	if (rc == EPERM && ap) {
+		/* The group's keeper is gone (killed from outside). */
+		posix_spawnattr_destroy(ap);
+		ap = NULL;
+		rc = ENOENT;
+		goto again;
+	}
 	free(envp);
 	posix_spawn_file_actions_destroy(&fa);
+	if (ap)
+		posix_spawnattr_destroy(ap);
 	return rc;
 }
 

@@ -16,7 +16,8 @@
 #    sizes;
 #  - a killed run resumes from its journal without running again what
 #    it recorded, and makes again what a lost node's storage held; a
-#    journal in use is refused to a second run;
+#    journal in use is refused to a second run; a killed launcher leaves
+#    no command running;
 #  - a file deleted (or, with --checksum, damaged) while the run goes is
 #    made again by its producer, in a second round;
 #  - --measured: the run replayed by locus flow sim on the measured
@@ -406,6 +407,31 @@ if run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" && [ ! -s "$tmp
 else
 	fail "a finished journal"
 fi
+
+# The launcher killed with SIGKILL (the locus process, and with it its
+# mpirun): within a second no command of the run is left (each rank's
+# keeper kills its commands' process group once the rank is gone).
+d="$tmp/killed"
+mkdir -p "$d"
+for i in 0 1 2 3; do
+	printf 'o%d:\n\techo \\$\\$ >> %s/pids; sleep 5; echo x > o%d\n\n' "$i" "$d" "$i"
+done >"$d/Makeflow"
+"$locus" flow run "$d/Makeflow" -np 5 --emulate-nodes 4 -q --local "$tmp/local" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do [ -s "$d/pids" ] && [ "$(wc -l <"$d/pids")" -ge 4 ] && break; sleep 0.05; done
+kill -KILL $pid
+wait $pid 2>/dev/null
+sleep 1
+alive=0
+for p in $(cat "$d/pids" 2>/dev/null); do
+	[ -e "/proc/$p" ] && ! grep -q ') Z' "/proc/$p/stat" 2>/dev/null && alive=$((alive + 1))
+done
+if [ "$(wc -l <"$d/pids" 2>/dev/null)" -ge 4 ] && [ "$alive" -eq 0 ]; then
+	pass "launcher killed: no command left a second later"
+else
+	fail "launcher killed: $alive of $(wc -l <"$d/pids" 2>/dev/null) commands still run a second later"
+fi
+rm -rf "$tmp/local"
 
 # ---- a file lost while the run goes: its producer runs again -----------------------
 # a.txt is made; every node's copy of it is deleted (or, with --checksum,

@@ -194,8 +194,8 @@ void cli_watch_launcher(void);
  * outlives this one and kills the commands it left when it is killed
  * (MPICH's proxy kills the ranks with SIGKILL when the launcher dies,
  * before their watch can stop anything); the commands run in its
- * process group. */
-void cli_keep_commands(void);
+ * process group, which it returns (0: none could be started). */
+int cli_keep_commands(void);
 /* Whether process pid exists (on this host). */
 int cli_pid_alive(long pid);
 /* --measured PREFIX of locus run and locus flow run: the platform the run

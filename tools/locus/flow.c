@@ -1209,6 +1209,7 @@ static int run_rank(struct flow_args *a)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	cli_catch_signals(0);
 	cli_watch_launcher();
+	int group = cli_keep_commands();
 	struct locus_error err = {0};
 	struct locus_graph *g = NULL;
 	char shared[4096];
@@ -1238,6 +1239,7 @@ static int run_rank(struct flow_args *a)
 		    .journal = a->journal,
 		    .checksum = a->checksum,
 		    .cancel = &cli_cancelled,
+		    .process_group = group,
 		    .progress = a->tty && !a->quiet ? run_progress : NULL,
 		};
 		rc = locus_mpi_flow_run(MPI_COMM_WORLD, &o, &rep, &err);

@@ -604,15 +604,15 @@ static void keeper_run(int rd)
 	_exit(0);
 }
 
-void cli_keep_commands(void)
+int cli_keep_commands(void)
 {
 	int fds[2];
 	if (keeper_group > 0 || pipe(fds))
-		return;
+		return keeper_group;
 	if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) || fcntl(fds[1], F_SETFD, FD_CLOEXEC)) {
 		close(fds[0]);
 		close(fds[1]);
-		return;
+		return 0;
 	}
 	pid_t p = fork();
 	if (p == 0) {
@@ -622,16 +622,17 @@ void cli_keep_commands(void)
 	close(fds[0]);
 	if (p < 0) {
 		close(fds[1]);
-		return;
+		return 0;
 	}
 	/* The write end stays open, unread, until this process ends. Both
 	 * sides set the group, so that it exists whichever runs first. */
 	if (setpgid(p, p) && errno != EACCES) {
 		kill(p, SIGKILL);
 		close(fds[1]);
-		return;
+		return 0;
 	}
 	keeper_group = p;
+	return p;
 }
 
 int cli_pid_alive(long pid)

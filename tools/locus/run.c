@@ -516,7 +516,7 @@ static int rank_main(struct run_args *a)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	cli_catch_signals(0);
 	cli_watch_launcher();
-	cli_keep_commands();
+	(void)cli_keep_commands();
 	/* What a killed run left: each node's first rank sweeps its host's
 	 * dead temporaries before any chunk of this run can start. */
 	MPI_Comm node;
