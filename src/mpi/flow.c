@@ -1084,6 +1084,26 @@ static uint32_t new_pull(struct flow *f)
 static void job_over(struct flow *f, uint32_t j);
 static void lost(struct flow *f, uint32_t o);
 
+/* Job j pulls object o (partial 0), or task partial - 1's partial result
+ * keyed o, from its source node: asks a rank there for it. 0 when out of
+ * memory (said). */
+static int start_pull(struct flow *f, uint32_t j, uint32_t o, uint32_t partial)
+{
+	uint32_t p = new_pull(f);
+	if (p == NONE)
+		return 0;
+	struct pull *pl = &f->pulls[p];
+	*pl = (struct pull){.stream = (uint64_t)f->rank << 40 | f->next_id++,
+			    .job = j,
+			    .object = o,
+			    .partial = partial,
+			    .fd = -1,
+			    .used = 1};
+	struct fetchreq fr = {pl->stream, o, partial};
+	post_copy(f, rank_of_node(f, f->jobs[j].from, o), F_FETCH, &fr, sizeof fr);
+	return 1;
+}
+
 /* Starts what job j has to do: local copies at once, pulls by MPI. */
 static void job_step(struct flow *f, uint32_t j)
 {
@@ -1093,20 +1113,8 @@ static void job_step(struct flow *f, uint32_t j)
 	if (jb->partial) {
 		/* A reduction's partial result: pulled from the node that made
 		 * it, under the name of its key. */
-		uint32_t p = new_pull(f);
-		if (p == NONE)
-			return;
-		jb = &f->jobs[j];
-		struct pull *pl = &f->pulls[p];
-		*pl = (struct pull){.stream = (uint64_t)f->rank << 40 | f->next_id++,
-				    .job = j,
-				    .object = jb->objs[0],
-				    .partial = jb->task + 1,
-				    .fd = -1,
-				    .used = 1};
-		struct fetchreq fr = {pl->stream, jb->objs[0], jb->task + 1};
-		post_copy(f, rank_of_node(f, jb->from, jb->objs[0]), F_FETCH, &fr, sizeof fr);
-		jb->left = 1;
+		if (start_pull(f, j, jb->objs[0], jb->task + 1))
+			f->jobs[j].left = 1;
 		return;
 	}
 	for (uint32_t k = 0; k < jb->n && !f->failed; k++) {
@@ -1145,18 +1153,9 @@ static void job_step(struct flow *f, uint32_t j)
 			continue;
 		}
 		/* From a peer: pulled. */
-		uint32_t p = new_pull(f);
-		if (p == NONE)
+		if (!start_pull(f, j, o, 0))
 			return;
 		jb = &f->jobs[j];
-		struct pull *pl = &f->pulls[p];
-		*pl = (struct pull){.stream = (uint64_t)f->rank << 40 | f->next_id++,
-				    .job = j,
-				    .object = o,
-				    .fd = -1,
-				    .used = 1};
-		struct fetchreq fr = {pl->stream, o, 0};
-		post_copy(f, rank_of_node(f, jb->from, o), F_FETCH, &fr, sizeof fr);
 		jb->left++;
 	}
 	if (!jb->left)
