@@ -1713,9 +1713,15 @@ static int link_inputs(struct flow *f, uint32_t t, const char *work, const uint8
 		const char *as = in_name(f, t, k);
 		if (keep && keep[k] == R_OUT)
 			continue;
-		if (keep && keep[k] == R_PARTIAL)
+		/* On this node: a partial result, a file this rank knows is
+		 * here, or one a reduction reduces here (another rank of the
+		 * node may have made it and not told this one yet). */
+		int partial = keep && keep[k] == R_PARTIAL,
+		    here = partial || locus_replicas_has(f->rep, o, f->node) ||
+			   (keep && keep[k] == R_SELF && f->g->objects[o].producer != LOCUS_NONE);
+		if (partial)
 			partial_path(f, t, o, src, sizeof src);
-		else if (locus_replicas_has(f->rep, o, f->node))
+		else if (here)
 			store_path(f, o, src, sizeof src);
 		else
 			shared_path(f, o, src, sizeof src);
@@ -1727,7 +1733,6 @@ static int link_inputs(struct flow *f, uint32_t t, const char *work, const uint8
 		}
 		/* What it reads: on its node, or from the shared directory. */
 		struct stat st;
-		int here = (keep && keep[k] == R_PARTIAL) || locus_replicas_has(f->rep, o, f->node);
 		if (!count || stat(src, &st))
 			continue;
 		if (!here)
@@ -2238,9 +2243,9 @@ static void stderr_tail_of(const char *work, char *why, size_t size);
  * that node runs it. */
 static void start_reduce(struct flow *f, uint32_t proc, const struct locus__action *a)
 {
-	const uint32_t *own = f->act.pool + a->r_at;
 	int bad = a->r_at == SIZE_MAX || a->task >= f->g->n_tasks || a->from >= f->K ||
 		  a->to >= f->K || a->from == a->to;
+	const uint32_t *own = bad ? NULL : f->act.pool + a->r_at;
 	for (uint32_t i = 0; i < a->r_n && !bad; i++)
 		bad = own[i] >= f->g->n_objects;
 	if (bad) {
@@ -2288,8 +2293,13 @@ static void take_reduce(struct flow *f, const struct reducereq *q, const uint32_
 			   task_name(f, t, nb, sizeof nb), tk->n_out);
 		return;
 	}
+	/* The files are asked of the node, not of this rank's view of
+	 * where files are: another rank of the node that made one may not
+	 * have told this one yet. */
+	char p[PATH_MAX];
 	for (uint32_t i = 0; i < q->n; i++)
-		if (own[i] >= f->g->n_objects || !locus_replicas_has(f->rep, own[i], f->node)) {
+		if (own[i] >= f->g->n_objects ||
+		    (store_path(f, own[i], p, sizeof p), access(p, F_OK))) {
 			local_fail(f, LOCUS_EINCOMPLETE,
 				   "the reduction of task %s's inputs: node %s does not hold %s",
 				   task_name(f, t, nb, sizeof nb), f->plat->nodes[f->node].name,
