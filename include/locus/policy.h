@@ -241,15 +241,16 @@ void locus_act_copy(struct locus_actions *a, const struct locus_copy *c);
 
 /* Version 4: one step of a reduction tree (the AME paper's reduce: a
  * user function applied to any subset of a task's inputs, its output of
- * their type). Node c->from applies the reducing task's own command (or
- * function) to `objects` (n_objects of c->task's inputs, which it holds;
- * an engine looks them up nowhere else) and to the partial results of
- * c->task that reached it from earlier steps, and sends its result to
- * c->to; there the next step, or c->task itself, uses it instead of the
- * inputs it covers. c->objects and c->n must be NULL and 0, c->task a
- * task with one output; c->bytes is the partial result's size as the
- * policy models it, c->delay the reducing time. An engine without real
- * files (the simulator) carries it out as locus_act_copy does. */
+ * their type). Node c->from applies the reducing task's own command to
+ * `objects` (n_objects of c->task's inputs, which it holds; an engine
+ * looks them up nowhere else) and to the partial results of c->task that
+ * reached it from earlier steps, and sends its result to c->to; there the
+ * next step, or c->task itself, uses it instead of the inputs it covers.
+ * c->objects and c->n must be NULL and 0, c->task a task with one output;
+ * c->bytes is the partial result's size as the policy models it,
+ * c->delay the reducing time. An engine that runs no commands (the
+ * simulator; the MPI engine's task functions) carries it out as
+ * locus_act_copy does, and the task then reads all its inputs. */
 void locus_act_reduce(struct locus_actions *a, const struct locus_copy *c,
 		      const uint32_t *objects, uint32_t n_objects);
 
