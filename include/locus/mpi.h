@@ -317,6 +317,9 @@ struct locus_mpi_flow_report {
 	 * result's tasks and stages are its own); NULL: options.graph. */
 	struct locus_graph *graph;
 	uint64_t pieces; /* data messages this rank sent */
+	/* Sleeps of this rank that a peer's doorbell ended (docs/mpi.md,
+	 * "How the ranks wait"). */
+	uint64_t rings;
 	/* Rank 0, with a journal: tasks it said were done (skipped), and
 	 * of those, the ones run again because their files were lost. */
 	size_t skipped, rerun;

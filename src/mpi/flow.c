@@ -39,13 +39,16 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -316,8 +319,10 @@ struct flow {
 	/* Messages. */
 	MPI_Request *req;
 	void **bufs;
+	int *dests, *tested; /* each send's destination; MPI_Testsome's indices */
 	size_t n_out, out_cap;
 	struct locus__buf *batch; /* by rank: messages not sent yet */
+	unsigned char *urgent;	  /* by rank: its batch holds one to ring for */
 	/* Buffers kept from message to message: fresh memory costs a page
 	 * fault a page when first written (20 us each on some virtual
 	 * machines: a 4 MiB piece read into new memory took 20 ms), and
@@ -374,6 +379,13 @@ struct flow {
 	pid_t pid; /* the command, or 0 */
 	int pidfd; /* a descriptor of process pidfd_of, or -1 */
 	pid_t pidfd_of;
+	int bell;		 /* this rank's doorbell (bell_open), or -1 */
+	uint64_t rings;		 /* sleeps a ring ended */
+	double idle_since, wait; /* idle from; the mean of the last idle spells */
+	unsigned char *bell_off; /* by rank: 1 when it has no doorbell here */
+	MPI_Comm host;		 /* the ranks of this machine, or MPI_COMM_NULL */
+	MPI_Win bell_win;	 /* their sleep flags, or MPI_WIN_NULL */
+	int **asleep;		 /* by rank: its flag, NULL on another machine */
 	int standin; /* cur is a stand-in sleeping until standin_end */
 	double standin_end;
 	int attempt;
@@ -451,8 +463,21 @@ static const char *obj_name(const struct flow *f, uint32_t o)
 static void local_fail(struct flow *f, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Sends `len` bytes of `buf` now (the engine owns buf from then on). */
-static void send_now(struct flow *f, int dest, int tag, void *buf, size_t len)
+static void bell_ring(struct flow *f, int dest);
+
+/* Whether a message with this tag rings rank dest's doorbell: all but
+ * file pieces (their destination is pulling: it never sleeps) and replica
+ * updates to workers (sent to every rank for every file made, they would
+ * wake every idle worker; one learns of them when it next wakes, and one
+ * whose next task waits for its inputs wakes every millisecond). */
+static int rings_for(const struct flow *f, int tag, int dest)
+{
+	return tag != F_DATA && (tag != F_REPL || (size_t)dest < f->D);
+}
+
+/* Sends `len` bytes of `buf` now (the engine owns buf from then on),
+ * ringing dest when `ring`. */
+static void send_now(struct flow *f, int dest, int tag, void *buf, size_t len, int ring)
 {
 	if (f->n_out == f->out_cap) {
 		size_t cap = f->out_cap ? 2 * f->out_cap : 64;
@@ -462,7 +487,13 @@ static void send_now(struct flow *f, int dest, int tag, void *buf, size_t len)
 		void **bufs = req ? realloc(f->bufs, cap * sizeof *bufs) : NULL;
 		if (bufs)
 			f->bufs = bufs;
-		if (!req || !bufs) {
+		int *dests = bufs ? realloc(f->dests, cap * sizeof *dests) : NULL;
+		if (dests)
+			f->dests = dests;
+		int *tested = dests ? realloc(f->tested, cap * sizeof *tested) : NULL;
+		if (tested)
+			f->tested = tested;
+		if (!req || !bufs || !dests || !tested) {
 			free(buf);
 			local_fail(f, LOCUS_ENOMEM, "out of memory");
 			return;
@@ -470,8 +501,11 @@ static void send_now(struct flow *f, int dest, int tag, void *buf, size_t len)
 		f->out_cap = cap;
 	}
 	MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, f->comm, &f->req[f->n_out]);
+	f->dests[f->n_out] = ring ? dest : -1;
 	f->bufs[f->n_out++] = buf;
 	f->sent[dest]++;
+	if (ring)
+		bell_ring(f, dest);
 }
 
 /* A buffer for a piece to send, or NULL (no memory). */
@@ -509,7 +543,10 @@ static void flush_batch(struct flow *f, int dest)
 	char *data = b->data;
 	size_t len = b->len;
 	*b = (struct locus__buf){0};
-	send_now(f, dest, F_BATCH, data, len);
+	int ring = f->urgent ? f->urgent[dest] : 1;
+	if (f->urgent)
+		f->urgent[dest] = 0;
+	send_now(f, dest, F_BATCH, data, len, ring);
 }
 
 static void flush_batches(struct flow *f)
@@ -530,6 +567,8 @@ static void post_copy(struct flow *f, int dest, int tag, const void *p, size_t l
 		if (locus__buf_append(b, (const char *)&h, sizeof h) ||
 		    locus__buf_append(b, p, len) || locus__buf_append(b, pad, (8 - len % 8) % 8))
 			local_fail(f, LOCUS_ENOMEM, "out of memory");
+		if (f->urgent)
+			f->urgent[dest] |= (unsigned char)rings_for(f, tag, dest);
 		return;
 	}
 	void *q = malloc(len ? len : 1);
@@ -539,7 +578,7 @@ static void post_copy(struct flow *f, int dest, int tag, const void *p, size_t l
 	}
 	memcpy(q, p, len);
 	flush_batch(f, dest);
-	send_now(f, dest, tag, q, len);
+	send_now(f, dest, tag, q, len, rings_for(f, tag, dest));
 }
 
 /* The same with `buf`, which the engine owns from then on. */
@@ -551,33 +590,37 @@ static void post(struct flow *f, int dest, int tag, void *buf, size_t len)
 		return;
 	}
 	flush_batch(f, dest);
-	send_now(f, dest, tag, buf, len);
+	send_now(f, dest, tag, buf, len, rings_for(f, tag, dest));
 }
 
+/* The sends that completed: their buffers back, their destinations rung
+ * again (MPI may have held a message back when it was posted and rung). */
 static int outbox_progress(struct flow *f)
 {
 	if (!f->n_out)
 		return 0;
-	int flag = 0;
-	MPI_Testall((int)f->n_out, f->req, &flag, MPI_STATUSES_IGNORE);
-	if (flag) {
-		for (size_t i = 0; i < f->n_out; i++)
-			release(f, f->bufs[i]);
-		f->n_out = 0;
-		return 1;
+	int n = 0;
+	MPI_Testsome((int)f->n_out, f->req, &n, f->tested, MPI_STATUSES_IGNORE);
+	if (n <= 0 || n == MPI_UNDEFINED)
+		return 0;
+	int last = -1;
+	for (int i = 0; i < n; i++) {
+		int k = f->tested[i];
+		release(f, f->bufs[k]);
+		if (f->dests[k] >= 0 && f->dests[k] != last)
+			bell_ring(f, f->dests[k]);
+		last = f->dests[k];
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < f->n_out; i++) {
-		if (f->req[i] == MPI_REQUEST_NULL) {
-			release(f, f->bufs[i]);
+		if (f->req[i] == MPI_REQUEST_NULL)
 			continue;
-		}
 		f->req[k] = f->req[i];
+		f->dests[k] = f->dests[i];
 		f->bufs[k++] = f->bufs[i];
 	}
-	int moved = k != f->n_out;
 	f->n_out = k;
-	return moved;
+	return 1;
 }
 
 /* Rank 0 ends the run, telling every rank (with the error, if any). */
@@ -3178,33 +3221,214 @@ static int moving(const struct flow *f)
 	return 0;
 }
 
+/* ---- the doorbell ------------------------------------------------------------------ */
+
+/* An idle rank sleeps until a message comes. MPI offers nothing to wait
+ * on, so a rank that sends another a message also sends it a byte on a
+ * datagram socket the other sleeps on, named by the run and the rank in
+ * Linux's abstract namespace (nothing on disk; gone with the process).
+ * Only when the other sleeps: the ranks of a machine share a flag each
+ * (an MPI shared-memory window), set by a rank before it looks for
+ * messages a last time and sleeps, cleared by the one ringing it (a
+ * system call a message would cost task functions a fifth of their
+ * rate). A rank on another machine has no doorbell here: its messages
+ * are seen when the sleep ends (max_idle_sleep), as without one. */
+static socklen_t bell_name(const struct flow *f, int rank, struct sockaddr_un *a)
+{
+	memset(a, 0, sizeof *a);
+	a->sun_family = AF_UNIX;
+	int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "locus-flow/%s/%d", f->st->job,
+			 rank);
+	if (n < 0 || (size_t)n >= sizeof a->sun_path - 1)
+		return 0;
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* This rank's doorbell: without one (the name taken, no sockets) it
+ * sleeps as long as it did, and is rung by no one. */
+static void bell_open(struct flow *f)
+{
+	struct sockaddr_un a;
+	socklen_t len = bell_name(f, f->rank, &a);
+	f->bell = len ? socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) : -1;
+	if (f->bell >= 0 && bind(f->bell, (const struct sockaddr *)&a, len)) {
+		close(f->bell);
+		f->bell = -1;
+	}
+	f->bell_off = calloc((size_t)f->size, 1);
+	/* Collective from here (every rank calls it). */
+	int *mine = NULL, hs = 0;
+	MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &f->host);
+	if (f->host == MPI_COMM_NULL)
+		return;
+	MPI_Comm_size(f->host, &hs);
+	MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, f->host, &mine, &f->bell_win);
+	int *in = malloc((size_t)hs * sizeof *in), *out = malloc((size_t)hs * sizeof *out);
+	f->asleep = calloc((size_t)f->size, sizeof *f->asleep);
+	MPI_Group hg, wg;
+	MPI_Comm_group(f->host, &hg);
+	MPI_Comm_group(f->comm, &wg);
+	for (int i = 0; in && i < hs; i++)
+		in[i] = i;
+	if (in && out && f->asleep && mine) {
+		*mine = 0;
+		MPI_Group_translate_ranks(hg, hs, in, wg, out);
+		for (int i = 0; i < hs; i++) {
+			MPI_Aint size = 0;
+			int unit = 0;
+			int *p = NULL;
+			MPI_Win_shared_query(f->bell_win, i, &size, &unit, &p);
+			if (out[i] != MPI_UNDEFINED && out[i] >= 0 && out[i] < f->size)
+				f->asleep[out[i]] = p;
+		}
+	} else {
+		free(f->asleep);
+		f->asleep = NULL;
+	}
+	MPI_Group_free(&hg);
+	MPI_Group_free(&wg);
+	free(in);
+	free(out);
+}
+
+static void bell_ring(struct flow *f, int dest)
+{
+	if (f->bell < 0 || dest == f->rank || !f->bell_off || f->bell_off[dest])
+		return;
+	if (f->asleep) {
+		/* After the message (posted, or complete), the flag; one
+		 * ringer a sleep. */
+		int *p = f->asleep[dest];
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!p || !__atomic_load_n(p, __ATOMIC_RELAXED) ||
+		    !__atomic_exchange_n(p, 0, __ATOMIC_SEQ_CST))
+			return;
+	}
+	struct sockaddr_un a;
+	socklen_t len = bell_name(f, dest, &a);
+	/* A full queue has rung already. */
+	if (len && sendto(f->bell, "", 1, MSG_DONTWAIT, (const struct sockaddr *)&a, len) < 0 &&
+	    errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+		f->bell_off[dest] = 1; /* on another machine, or without one */
+}
+
+/* Takes the rings that came: their messages are the loop's to find. */
+static void bell_drain(struct flow *f)
+{
+	char b[64];
+	while (recv(f->bell, b, sizeof b, MSG_DONTWAIT) > 0)
+		;
+}
+
+/* Collective: every rank that opened calls it. */
+static void bell_close(struct flow *f)
+{
+	if (f->bell >= 0)
+		close(f->bell);
+	f->bell = -1;
+	free(f->bell_off);
+	f->bell_off = NULL;
+	free(f->asleep);
+	f->asleep = NULL;
+	if (f->bell_win != MPI_WIN_NULL)
+		MPI_Win_free(&f->bell_win);
+	if (f->host != MPI_COMM_NULL)
+		MPI_Comm_free(&f->host);
+}
+
+/* Idle turns of the loop: the first SPIN_TURNS spin (a reply to a
+ * message just sent often comes within them), then the rank sleeps until
+ * a ring, its command's end, or max_idle_sleep. A rank whose idle spells
+ * have been short (QUICK_WAIT on average: task functions answering each
+ * other) yields SPIN_TURNS turns more first: waking takes longer. While
+ * bytes move it only yields (MPI moves them only while both ends call
+ * into it). A worker whose command runs sleeps at once: spinning would
+ * take the core the command needs. Without a doorbell the sleep is cut
+ * short: it yields SPIN_TURNS turns more, then sleeps 20 us, doubling to
+ * max_idle_sleep. */
+#define SPIN_TURNS 200
+#define QUICK_WAIT 300e-6
 static void idle_wait(struct flow *f, unsigned *idle)
 {
 	unsigned n = (*idle)++;
-	if (n < 200)
+	int cmd = f->pid > 0;
+	if (moving(f)) {
+		/* A send MPI has not completed may wait for its
+		 * destination to call into MPI: rung again now and then. */
+		if (n % SPIN_TURNS == SPIN_TURNS - 1)
+			for (size_t i = 0; i < f->n_out; i++)
+				if (f->dests[i] >= 0 && (!i || f->dests[i] != f->dests[i - 1]))
+					bell_ring(f, f->dests[i]);
+		if (n >= SPIN_TURNS)
+			sched_yield();
 		return;
-	if (n < 400 || moving(f)) {
+	}
+	if (n < SPIN_TURNS && !cmd)
+		return;
+	if (n < 2 * SPIN_TURNS && !cmd && f->bell >= 0 && f->wait < QUICK_WAIT) {
 		sched_yield();
 		return;
 	}
-	double max = f->opt->max_idle_sleep > 0 ? f->opt->max_idle_sleep : 1e-3;
-	double s = 20e-6 * (double)(1u << (n - 400 < 10 ? n - 400 : 10));
-	if (s > max)
-		s = max;
-	struct timespec ts = {0, (long)(s * 1e9)};
 	/* While its command runs, the worker wakes when it exits. */
-	if (f->pid > 0 && f->pidfd_of != f->pid) {
+	if (cmd && f->pidfd_of != f->pid) {
 		if (f->pidfd >= 0)
 			close(f->pidfd);
 		f->pidfd = (int)syscall(SYS_pidfd_open, f->pid, 0);
 		f->pidfd_of = f->pid;
 	}
-	if (f->pid > 0 && f->pidfd >= 0) {
-		struct pollfd pfd = {.fd = f->pidfd, .events = POLLIN};
-		ppoll(&pfd, 1, &ts, NULL);
+	cmd &= f->pidfd >= 0;
+	double max = f->opt->max_idle_sleep > 0 ? f->opt->max_idle_sleep : 1e-3;
+	/* Not past the next timer, or a stand-in's end. */
+	const struct timer *top = locus_heap_peek(&f->timers);
+	double t = now_of(f);
+	if (top && top->due - t < max)
+		max = top->due > t ? top->due - t : 0;
+	if (f->busy && f->standin && f->standin_end - t < max)
+		max = f->standin_end > t ? f->standin_end - t : 0;
+	/* A worker whose next task waits for its inputs learns that they
+	 * were made from replica updates, which do not ring. */
+	if (!f->busy && f->q_len && max > 1e-3)
+		max = 1e-3;
+	double s = max;
+	if (f->bell < 0 && !cmd) {
+		if (n < 2 * SPIN_TURNS) {
+			sched_yield();
+			return;
+		}
+		unsigned k = n - 2 * SPIN_TURNS;
+		s = 20e-6 * (double)(1u << (k < 10 ? k : 10));
+		if (s > max)
+			s = max;
+	}
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+	struct pollfd pfd[2];
+	nfds_t np = 0;
+	if (f->bell >= 0)
+		pfd[np++] = (struct pollfd){.fd = f->bell, .events = POLLIN};
+	if (cmd)
+		pfd[np++] = (struct pollfd){.fd = f->pidfd, .events = POLLIN};
+	if (!np) {
+		nanosleep(&ts, NULL);
 		return;
 	}
-	nanosleep(&ts, NULL);
+	int *mine = f->asleep && f->bell >= 0 ? f->asleep[f->rank] : NULL;
+	if (mine) {
+		/* Asleep from now: a message sent before this is found here,
+		 * one sent after rings. */
+		int flag = 0;
+		__atomic_store_n(mine, 1, __ATOMIC_SEQ_CST);
+		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, MPI_STATUS_IGNORE);
+		if (flag) {
+			__atomic_store_n(mine, 0, __ATOMIC_SEQ_CST);
+			return;
+		}
+	}
+	if (ppoll(pfd, np, &ts, NULL) > 0 && f->bell >= 0 && (pfd[0].revents & POLLIN)) {
+		bell_drain(f);
+		f->rings++;
+	}
+	if (mine)
+		__atomic_store_n(mine, 0, __ATOMIC_SEQ_CST);
 }
 
 /* What this rank waits for (LOCUS_FLOW_DEBUG, on a cancel). */
@@ -3256,10 +3480,15 @@ static void loop(struct flow *f)
 				dump(f);
 			local_fail(f, LOCUS_EINCOMPLETE, "cancelled (a signal)");
 		}
-		if (did)
+		if (did) {
+			if (idle)
+				f->wait += (mono() - f->idle_since - f->wait) / 8;
 			idle = 0;
-		else
+		} else {
+			if (!idle)
+				f->idle_since = mono();
 			idle_wait(f, &idle);
+		}
 	}
 	/* Nothing runs on after the end. */
 	if (f->pid > 0) {
@@ -3961,6 +4190,7 @@ static int setup(struct flow *f)
 	rc = layout(f);
 	if (!rc)
 		rc = directories(f);
+	bell_open(f);
 	if ((rc = agree(f, rc)))
 		return rc;
 	if ((o->journal || f->st->round) && (rc = resume(f)))
@@ -3981,9 +4211,10 @@ static int setup(struct flow *f)
 	f->sent = calloc((size_t)f->size, sizeof *f->sent);
 	f->recvd = calloc((size_t)f->size, sizeof *f->recvd);
 	f->batch = calloc((size_t)f->size, sizeof *f->batch);
+	f->urgent = calloc((size_t)f->size, 1);
 	f->stage_bytes = calloc(4 * f->g->n_stages + 1, sizeof *f->stage_bytes);
 	if (!rc && (!f->on_fs || !f->obj_bytes || !f->obj_sum || !f->qmark || !f->sent ||
-		    !f->recvd || !f->batch || !f->stage_bytes))
+		    !f->recvd || !f->batch || !f->urgent || !f->stage_bytes))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	if (!rc && f->rank == 0) {
 		f->recs = calloc(f->g->n_tasks + 1, sizeof *f->recs);
@@ -4217,6 +4448,9 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	f->err = err;
 	f->pid = 0;
 	f->pidfd = -1;
+	f->bell = -1;
+	f->host = MPI_COMM_NULL;
+	f->bell_win = MPI_WIN_NULL;
 	f->jfd = -1;
 	int rc = setup(f);
 	if (!rc) {
@@ -4243,6 +4477,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 		int r2 = results(f, report);
 		rc = agree(f, rc ? rc : r2);
 		report->pieces = f->pieces;
+		report->rings = f->rings;
 	}
 	if (st->round == 0) {
 		st->skipped = f->skipped;
@@ -4260,6 +4495,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 		fmt(p, sizeof p, "%s/%s", f->shared, opt->graph->objects[st->copied[i]].name);
 		unlink(p);
 	}
+	bell_close(f);
 	MPI_Barrier(f->comm);
 	if (f->rank == 0 && f->job_dir[0] && !keep)
 		rmdir(f->job_dir);
@@ -4291,11 +4527,14 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	free(f->aways);
 	free(f->req);
 	free(f->bufs);
+	free(f->dests);
+	free(f->tested);
 	free(f->sent);
 	free(f->recvd);
 	for (int r = 0; f->batch && r < f->size; r++)
 		locus__buf_fini(&f->batch[r]);
 	free(f->batch);
+	free(f->urgent);
 	for (size_t i = 0; i < OUT_MAX; i++)
 		free(f->piece_buf[i]);
 	free(f->rbuf);

@@ -5,7 +5,8 @@
 # inputs, with the final outputs of a sequential evaluation; first
 # attempts that fail are retried; a task failing always ends the run
 # naming it; a cancelled run resumes from its journal, running nothing it
-# recorded (tests/mpi/test_mpi_flow.c says how each is checked).
+# recorded; ranks that sleep up to a second between messages are woken
+# by their doorbells (tests/mpi/test_mpi_flow.c says how each is checked).
 # Usage: flow_fn.sh MPIEXEC TEST_MPI_FLOW
 set -u
 mpiexec=$1
@@ -33,5 +34,7 @@ run 3 7 200 amfs - flaky
 run 4 8 60 amfs - broken=11
 run 5 9 400 amfs - resume
 run 4 10 300 dask - resume
+run 4 11 60 amfs - slow
+run 6 12 100 amfs config=cogather slow
 [ $failed -eq 0 ] && echo "flow_fn: all passed"
 exit $((failed > 0))

@@ -18,7 +18,10 @@
  *   resume     a first run with a journal is cancelled after about half
  *              the tasks; a second run on the same journal runs no task
  *              the journal recorded, and each task the first did not
- *              finish exactly once.
+ *              finish exactly once;
+ *   slow       each call takes 20 ms and an idle rank sleeps up to 1 s:
+ *              the run takes well under 5 s only if the ranks' doorbells
+ *              wake them when a message comes (and some did).
  * Exits 0 when every check holds.
  */
 #include <fcntl.h>
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "locus/locus.h"
@@ -50,6 +54,7 @@ struct ctx {
 	size_t n_finished, cancel_after;
 	volatile int cancel;
 	int bad; /* a check inside a call failed */
+	int slow; /* each call takes 20 ms */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -90,6 +95,10 @@ static int task_fn(void *user, const struct locus_mpi_flow_task *t, char *why, s
 	if (!t->name || strcmp(t->name, tk->name) || t->n_in != tk->n_in || t->n_out != tk->n_out)
 		x->bad = 1;
 	x->calls[t->task]++;
+	if (x->slow) {
+		struct timespec ts = {0, 20000000};
+		nanosleep(&ts, NULL);
+	}
 	if ((long)t->task == x->broken) {
 		snprintf(why, why_size, "task %s is broken on purpose", t->name);
 		return -1;
@@ -240,7 +249,7 @@ int main(int argc, char **argv)
 	size_t n = strtoul(argv[2], NULL, 10);
 	const char *policy = argv[3];
 	const char *opts = argc > 4 && strcmp(argv[4], "-") ? argv[4] : NULL;
-	int flaky = 0, resume = 0;
+	int flaky = 0, resume = 0, slow = 0;
 	long broken = -1;
 	for (int i = 5; i < argc; i++) {
 		if (!strcmp(argv[i], "flaky"))
@@ -249,6 +258,8 @@ int main(int argc, char **argv)
 			broken = atol(argv[i] + 7);
 		else if (!strcmp(argv[i], "resume"))
 			resume = 1;
+		else if (!strcmp(argv[i], "slow"))
+			slow = 1;
 	}
 	struct locus_graph *g = workflow(seed, n);
 	char shared[PATH_MAX] = "", journal[PATH_MAX + 16] = "";
@@ -264,7 +275,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(journal, sizeof journal, "%s.journal", shared);
-	struct ctx x = {.g = g, .flaky = flaky, .broken = broken};
+	struct ctx x = {.g = g, .flaky = flaky, .broken = broken, .slow = slow};
 	x.calls = calloc(n + 1, 1);
 	x.finished = calloc(n + 1, 1);
 	struct locus_mpi_flow_options o = {.graph = g,
@@ -278,7 +289,9 @@ int main(int argc, char **argv)
 					   .fn = task_fn,
 					   .user = &x,
 					   .journal = resume ? journal : NULL,
-					   .cancel = &x.cancel};
+					   .cancel = &x.cancel,
+					   /* slow: ranks sleep up to 1 s unless rung */
+					   .max_idle_sleep = slow ? 1.0 : 0};
 	struct locus_mpi_flow_report rep;
 	struct locus_error err = {0};
 	int fails = 0;
@@ -299,7 +312,11 @@ int main(int argc, char **argv)
 		x.cancel_after = 0;
 		x.cancel = 0;
 	}
+	double t0 = MPI_Wtime();
 	int rc = locus_mpi_flow_run(MPI_COMM_WORLD, &o, &rep, &err);
+	double secs = MPI_Wtime() - t0;
+	unsigned long long rings = 0, my_rings = rep.rings;
+	MPI_Reduce(&my_rings, &rings, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 	unsigned char *calls = rank == 0 ? calloc(n + 1, 1) : NULL;
 	MPI_Reduce(x.calls, calls, (int)n, MPI_UNSIGNED_CHAR, MPI_SUM, 0, MPI_COMM_WORLD);
 	int bad = x.bad, any_bad = 0;
@@ -344,6 +361,17 @@ int main(int argc, char **argv)
 				fails++;
 			}
 			fails += (int)check_finals(g, shared);
+			/* slow: every rank waits for its peers' messages asleep (up
+			 * to 1 s a sleep); their doorbells wake it. Without them
+			 * each step of the workflow's longest path could wait a
+			 * second (about 20 s in all). */
+			if (slow && (!rings || secs > 5.0)) {
+				fprintf(stderr,
+					"FAIL: %llu sleeps ended by a doorbell, %.2f s for %zu "
+					"tasks of 20 ms\n",
+					rings, secs, n);
+				fails++;
+			}
 			/* The run's own times: every task after its inputs. */
 			const struct locus_result *r = rep.result;
 			for (size_t t = 0; r && !resume && t < n; t++)
@@ -359,9 +387,9 @@ int main(int argc, char **argv)
 					}
 				}
 		}
-		printf("%s %s%s%s%s: %zu tasks, %s\n", policy, opts ? opts : "",
+		printf("%s %s%s%s%s%s: %zu tasks, %s\n", policy, opts ? opts : "",
 		       flaky ? " flaky" : "", broken >= 0 ? " broken" : "", resume ? " resume" : "",
-		       n, fails ? "FAILED" : "ok");
+		       slow ? " slow" : "", n, fails ? "FAILED" : "ok");
 	}
 	locus_mpi_flow_report_fini(&rep);
 	if (rank == 0) {
