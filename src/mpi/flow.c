@@ -3225,8 +3225,9 @@ static int moving(const struct flow *f)
 
 /* An idle rank sleeps until a message comes. MPI offers nothing to wait
  * on, so a rank that sends another a message also sends it a byte on a
- * datagram socket the other sleeps on, named by the run and the rank in
- * Linux's abstract namespace (nothing on disk; gone with the process).
+ * datagram socket the other sleeps on, named by the run, the round's
+ * nonce (two runs resuming one journal share the run's name) and the rank
+ * in Linux's abstract namespace (nothing on disk; gone with the process).
  * Only when the other sleeps: the ranks of a machine share a flag each
  * (an MPI shared-memory window), set by a rank before it looks for
  * messages a last time and sleeps, cleared by the one ringing it (a
@@ -3237,8 +3238,8 @@ static socklen_t bell_name(const struct flow *f, int rank, struct sockaddr_un *a
 {
 	memset(a, 0, sizeof *a);
 	a->sun_family = AF_UNIX;
-	int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "locus-flow/%s/%d", f->st->job,
-			 rank);
+	int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "locus-flow/%s/%" PRIx64 "/%d",
+			 f->st->job, f->nonce, rank);
 	if (n < 0 || (size_t)n >= sizeof a->sun_path - 1)
 		return 0;
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
