@@ -382,7 +382,6 @@ struct flow {
 	int bell;		 /* this rank's doorbell (bell_open), or -1 */
 	uint64_t rings;		 /* sleeps a ring ended */
 	double idle_since, wait; /* idle from; the mean of the last idle spells */
-	unsigned char *bell_off; /* by rank: 1 when it has no doorbell here */
 	MPI_Comm host;		 /* the ranks of this machine, or MPI_COMM_NULL */
 	MPI_Win bell_win;	 /* their sleep flags, or MPI_WIN_NULL */
 	int **asleep;		 /* by rank: its flag, NULL on another machine */
@@ -3233,7 +3232,8 @@ static int moving(const struct flow *f)
  * messages a last time and sleeps, cleared by the one ringing it (a
  * system call a message would cost task functions a fifth of their
  * rate). A rank on another machine has no doorbell here: its messages
- * are seen when the sleep ends (max_idle_sleep), as without one. */
+ * are seen when the sleep ends (max_idle_sleep). Doorbells are used
+ * when every rank has one (f->asleep), else none is. */
 static socklen_t bell_name(const struct flow *f, int rank, struct sockaddr_un *a)
 {
 	memset(a, 0, sizeof *a);
@@ -3245,8 +3245,8 @@ static socklen_t bell_name(const struct flow *f, int rank, struct sockaddr_un *a
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
-/* This rank's doorbell: without one (the name taken, no sockets) it
- * sleeps as long as it did, and is rung by no one. */
+/* The doorbells and the flags, collectively: all or none (then every rank
+ * sleeps as it did before them). */
 static void bell_open(struct flow *f)
 {
 	struct sockaddr_un a;
@@ -3256,61 +3256,58 @@ static void bell_open(struct flow *f)
 		close(f->bell);
 		f->bell = -1;
 	}
-	f->bell_off = calloc((size_t)f->size, 1);
-	/* Collective from here (every rank calls it). */
-	int *mine = NULL, hs = 0;
+	int hs = 0;
 	MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &f->host);
-	if (f->host == MPI_COMM_NULL)
-		return;
 	MPI_Comm_size(f->host, &hs);
-	MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, f->host, &mine, &f->bell_win);
 	int *in = malloc((size_t)hs * sizeof *in), *out = malloc((size_t)hs * sizeof *out);
 	f->asleep = calloc((size_t)f->size, sizeof *f->asleep);
-	MPI_Group hg, wg;
-	MPI_Comm_group(f->host, &hg);
-	MPI_Comm_group(f->comm, &wg);
-	for (int i = 0; in && i < hs; i++)
-		in[i] = i;
-	if (in && out && f->asleep && mine) {
+	int ok = f->bell >= 0 && in && out && f->asleep, all = 0;
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+	if (all) {
+		int *mine = NULL;
+		MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, f->host, &mine, &f->bell_win);
 		*mine = 0;
+		MPI_Group hg, wg;
+		MPI_Comm_group(f->host, &hg);
+		MPI_Comm_group(f->comm, &wg);
+		for (int i = 0; i < hs; i++)
+			in[i] = i;
 		MPI_Group_translate_ranks(hg, hs, in, wg, out);
 		for (int i = 0; i < hs; i++) {
 			MPI_Aint size = 0;
 			int unit = 0;
 			int *p = NULL;
 			MPI_Win_shared_query(f->bell_win, i, &size, &unit, &p);
-			if (out[i] != MPI_UNDEFINED && out[i] >= 0 && out[i] < f->size)
+			if (out[i] >= 0 && out[i] < f->size)
 				f->asleep[out[i]] = p;
 		}
+		MPI_Group_free(&hg);
+		MPI_Group_free(&wg);
 	} else {
 		free(f->asleep);
 		f->asleep = NULL;
+		if (f->bell >= 0)
+			close(f->bell);
+		f->bell = -1;
 	}
-	MPI_Group_free(&hg);
-	MPI_Group_free(&wg);
 	free(in);
 	free(out);
 }
 
+/* Rings dest if it sleeps: after the message (posted, or complete), the
+ * flag; one ringer a sleep. */
 static void bell_ring(struct flow *f, int dest)
 {
-	if (f->bell < 0 || dest == f->rank || !f->bell_off || f->bell_off[dest])
+	int *p = f->asleep && dest != f->rank ? f->asleep[dest] : NULL;
+	if (!p)
 		return;
-	if (f->asleep) {
-		/* After the message (posted, or complete), the flag; one
-		 * ringer a sleep. */
-		int *p = f->asleep[dest];
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!p || !__atomic_load_n(p, __ATOMIC_RELAXED) ||
-		    !__atomic_exchange_n(p, 0, __ATOMIC_SEQ_CST))
-			return;
-	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(p, __ATOMIC_RELAXED) || !__atomic_exchange_n(p, 0, __ATOMIC_SEQ_CST))
+		return;
 	struct sockaddr_un a;
 	socklen_t len = bell_name(f, dest, &a);
 	/* A full queue has rung already. */
-	if (len && sendto(f->bell, "", 1, MSG_DONTWAIT, (const struct sockaddr *)&a, len) < 0 &&
-	    errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-		f->bell_off[dest] = 1; /* on another machine, or without one */
+	sendto(f->bell, "", 1, MSG_DONTWAIT, (const struct sockaddr *)&a, len);
 }
 
 /* Takes the rings that came: their messages are the loop's to find. */
@@ -3327,8 +3324,6 @@ static void bell_close(struct flow *f)
 	if (f->bell >= 0)
 		close(f->bell);
 	f->bell = -1;
-	free(f->bell_off);
-	f->bell_off = NULL;
 	free(f->asleep);
 	f->asleep = NULL;
 	if (f->bell_win != MPI_WIN_NULL)
@@ -3366,7 +3361,7 @@ static void idle_wait(struct flow *f, unsigned *idle)
 	}
 	if (n < SPIN_TURNS && !cmd)
 		return;
-	if (n < 2 * SPIN_TURNS && !cmd && f->bell >= 0 && f->wait < QUICK_WAIT) {
+	if (n < 2 * SPIN_TURNS && !cmd && f->asleep && f->wait < QUICK_WAIT) {
 		sched_yield();
 		return;
 	}
@@ -3391,7 +3386,7 @@ static void idle_wait(struct flow *f, unsigned *idle)
 	if (!f->busy && f->q_len && max > 1e-3)
 		max = 1e-3;
 	double s = max;
-	if (f->bell < 0 && !cmd) {
+	if (!f->asleep && !cmd) {
 		if (n < 2 * SPIN_TURNS) {
 			sched_yield();
 			return;
@@ -3404,7 +3399,7 @@ static void idle_wait(struct flow *f, unsigned *idle)
 	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
 	struct pollfd pfd[2];
 	nfds_t np = 0;
-	if (f->bell >= 0)
+	if (f->asleep)
 		pfd[np++] = (struct pollfd){.fd = f->bell, .events = POLLIN};
 	if (cmd)
 		pfd[np++] = (struct pollfd){.fd = f->pidfd, .events = POLLIN};
@@ -3412,7 +3407,7 @@ static void idle_wait(struct flow *f, unsigned *idle)
 		nanosleep(&ts, NULL);
 		return;
 	}
-	int *mine = f->asleep && f->bell >= 0 ? f->asleep[f->rank] : NULL;
+	int *mine = f->asleep ? f->asleep[f->rank] : NULL;
 	if (mine) {
 		/* Asleep from now: a message sent before this is found here,
 		 * one sent after rings. */
@@ -3424,7 +3419,7 @@ static void idle_wait(struct flow *f, unsigned *idle)
 			return;
 		}
 	}
-	if (ppoll(pfd, np, &ts, NULL) > 0 && f->bell >= 0 && (pfd[0].revents & POLLIN)) {
+	if (ppoll(pfd, np, &ts, NULL) > 0 && mine && (pfd[0].revents & POLLIN)) {
 		bell_drain(f);
 		f->rings++;
 	}

@@ -64,13 +64,9 @@ d="$tmp/fails"
 mkdir -p "$d"
 echo x >"$d/in.txt"
 printf 'out.txt: in.txt\n\techo "bad things happened" >&2; exit 3\n' >"$d/Makeflow"
-if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --retries 2 &&
-	grep -q "failed on 3 attempts" "$tmp/out" && grep -q "bad things happened" "$tmp/out" &&
-	grep -q "exited with 3" "$tmp/out"; then
-	pass "a failing command: retried, then the run ends quoting its stderr"
-else
-	fail "a failing command"
-fi
+fails_saying "a failing command: retried, then the run ends quoting its stderr" \
+	"failed on 3 attempts" "bad things happened" "exited with 3" -- \
+	"$d/Makeflow" -np 3 --emulate-nodes 2 -q --retries 2
 # Fails once, then succeeds: the retry completes the run.
 printf 'out.txt: in.txt\n\tif [ -e %s/flaky ]; then cp in.txt out.txt; else touch %s/flaky; exit 1; fi\n' \
 	"$d" "$d" >"$d/Makeflow"
@@ -103,28 +99,17 @@ fi
 # Failing everywhere: the attempts go round the nodes, then the run ends.
 printf 'out.txt: in.txt\n\tsh %s/node-always.sh\n' "$d" >"$d/Makeflow"
 echo 'echo "no luck on $(dirname "$(dirname "$PWD")")" >&2; exit 1' >"$d/node-always.sh"
-if ! run "$d/Makeflow" -np 4 --emulate-nodes 3 -q --retries 2 &&
-	grep -q "failed on 3 attempts" "$tmp/out" && grep -q "no luck on" "$tmp/out"; then
-	pass "a command failing on every node ends the run"
-else
-	fail "a command failing on every node"
-fi
+fails_saying "a command failing on every node ends the run" "failed on 3 attempts" "no luck on" -- \
+	"$d/Makeflow" -np 4 --emulate-nodes 3 -q --retries 2
 printf 'out.txt: absent.txt\n\tcp absent.txt out.txt\n' >"$d/Makeflow"
-if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q && grep -q "absent.txt, an input of task" "$tmp/out"; then
-	pass "a missing input is named"
-else
-	fail "a missing input"
-fi
+fails_saying "a missing input is named" "absent.txt, an input of task" -- \
+	"$d/Makeflow" -np 3 --emulate-nodes 2 -q
 # Plain words run without the shell, with the shell's outcome: a program
 # not found exits 127 with sh's message; one found runs in the working
 # directory with its arguments.
 printf 'out.txt: in.txt\n\tno_such_program_xyz in.txt out.txt\n' >"$d/Makeflow"
-if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q && grep -q "exited with 127" "$tmp/out" &&
-	grep -q "no_such_program_xyz: not found" "$tmp/out"; then
-	pass "a program not found: the shell's status and message"
-else
-	fail "a program not found"
-fi
+fails_saying "a program not found: the shell's status and message" \
+	"exited with 127" "no_such_program_xyz: not found" -- "$d/Makeflow" -np 3 --emulate-nodes 2 -q
 printf 'out.txt: in.txt\n\tcp in.txt out.txt\n' >"$d/Makeflow"
 if run "$d/Makeflow" -np 3 --emulate-nodes 2 -q && cmp -s "$d/out.txt" "$d/in.txt"; then
 	pass "a command of plain words"
@@ -132,11 +117,8 @@ else
 	fail "a command of plain words"
 fi
 printf 'out.txt: in.txt\n\ttrue\n' >"$d/Makeflow"
-if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q && grep -q "did not write out.txt" "$tmp/out"; then
-	pass "an output the command did not write fails the task"
-else
-	fail "a missing output"
-fi
+fails_saying "an output the command did not write fails the task" "did not write out.txt" -- \
+	"$d/Makeflow" -np 3 --emulate-nodes 2 -q
 
 # ---- the journal: a killed run resumes; lost files are made again ------------------
 d="$tmp/journal"
@@ -156,12 +138,8 @@ LOCUS_FLOW_DEBUG= "$locus" flow run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --j
 # Until the run holds the journal (its header written).
 for _ in $(seq 100); do [ -s "$d/j" ] && break; sleep 0.1; done
 # A second run on the same journal meanwhile is refused.
-if ! run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" --local "$tmp/jlocal2" &&
-	grep -q "another run is using this journal" "$tmp/out"; then
-	pass "a second run on a journal in use is refused"
-else
-	fail "a second run on a journal in use"
-fi
+fails_saying "a second run on a journal in use is refused" "another run is using this journal" -- \
+	"$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" --local "$tmp/jlocal2"
 # Until two tasks are done, then the run is killed.
 for _ in $(seq 100); do [ "$(grep -c '^task' "$d/j")" -ge 2 ] && break; sleep 0.1; done
 pkill -TERM -f -- "--journal $d/j"

@@ -21,6 +21,28 @@ run() { # ARGS... : a flow run whose output goes to $tmp/out; a run that
 	LOCUS_FLOW_DEBUG=1 timeout -s INT -k 10 120 "$locus" flow run "$@" >"$tmp/out" 2>&1
 }
 
+fails_saying() { # WHAT PATTERN... -- ARGS...: a run that must fail, its
+	# output matching every PATTERN (grep's)
+	local what=$1 p pats=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		pats+=("$1")
+		shift
+	done
+	shift
+	if run "$@"; then
+		fail "$what: the run succeeded"
+		return
+	fi
+	for p in "${pats[@]}"; do
+		grep -q -- "$p" "$tmp/out" || {
+			fail "$what: nothing says \"$p\""
+			return
+		}
+	done
+	pass "$what"
+}
+
 finish() { # NAME: the verdict of the script
 	[ "$failed" -eq 0 ] || { echo "$failed $1 check(s) failed" >&2; exit 1; }
 	echo "all $1 checks passed"
