@@ -1,6 +1,6 @@
 /*
- * The discrete-event engine: delivers events to a policy in simulated time
- * and carries out its actions (see include/locus/sim.h for the model).
+ * The discrete-event engine: time for the policy protocol in simulation
+ * (see include/locus/sim.h for the model).
  *
  * Every process is a serial server with an inbox: an event that reaches a
  * busy process waits; handling one costs cost_per_msg plus cost_per_entry
@@ -17,10 +17,11 @@
  * contention-free platform, alone at its pair's bandwidth (a flow capped
  * at it, restarted with what it has left when the bandwidth changes).
  *
- * The engine only carries out. Which worker runs a task, which holder a
- * move reads from (locus_source_pick, unless the policy names one) and
- * where a failed task runs again (the policy, or locus_retry_worker) are
- * decisions made outside it, the same ones the MPI engine follows.
+ * The engine only keeps time and moves bytes. The executor (src/exec)
+ * carries out the policy's decisions, as it does for the MPI runtime:
+ * which worker runs a task and in what order, which holder a move reads
+ * from, where outputs go and where a failed task runs again. This file
+ * supplies its operations (struct locus__exec_ops) with simulated time.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -31,6 +32,7 @@
 #include <time.h>
 
 #include "core/internal.h"
+#include "exec/exec.h"
 #include "locus/bounds.h"
 #include "locus/dag.h"
 #include "locus/heap.h"
@@ -40,8 +42,6 @@
 
 #define NONE UINT32_MAX
 #define MAXR LOCUS__SHARE_MAX_RES
-/* Stops the run: a failure the policy cannot get past was found. */
-#define HALT_FAILED 1
 
 enum ev_kind {
 	EV_ARRIVE,   /* an item reaches proc's inbox */
@@ -85,13 +85,13 @@ struct move {
 	uint8_t kind, state;
 	uint8_t holds_slot; /* it took a transfer slot of src */
 	uint8_t pad;
-	uint32_t w;    /* READ, WRITE: the worker */
-	uint32_t task; /* READ, WRITE: its task; XFER: the consumer it is for, or NONE */
-	uint32_t obj;  /* COPY: its first object, or NONE */
-	uint32_t src, dst;  /* nodes; NONE: the shared file system */
-	uint32_t *objs;	    /* COPY: its objects (n_objs), owned */
+	uint32_t w;	   /* READ, WRITE: the worker */
+	uint32_t task;	   /* READ, WRITE: its task; XFER: the consumer it is for, or NONE */
+	uint32_t obj;	   /* COPY: its first object, or NONE */
+	uint32_t src, dst; /* nodes; NONE: the shared file system */
+	uint32_t *objs;	   /* COPY: its objects (n_objs), owned */
 	uint32_t n_objs;
-	uint64_t tag; /* COPY: the policy's tag */
+	uint64_t tag;	    /* COPY: the policy's tag */
 	uint32_t res[MAXR]; /* resources of the sharing model */
 	uint32_t n_res;
 	uint32_t flow;	    /* MV_FLOW: its flow */
@@ -106,8 +106,6 @@ struct move {
 	double asked;	    /* when it was asked for */
 };
 
-enum { T_NEW, T_QUEUED, T_READING, T_COMPUTING, T_WRITING, T_DONE };
-
 struct proc {
 	uint32_t node;
 	uint32_t head, tail; /* inbox */
@@ -115,17 +113,9 @@ struct proc {
 	uint32_t qlen;	     /* events in its inbox */
 	uint32_t qmax;	     /* most of them waiting at once */
 	double qint, qlast;  /* integral of qlen over time, and when it last changed */
-	/* workers */
-	int stopped;
-	int down;      /* its node is down */
-	uint32_t task; /* task reading or computing, or NONE */
-	uint32_t gen;  /* compute generation: an older EV_COMPUTED is stale */
-	/* Tasks placed on it, in the order they came, chained through
-	 * engine.anext: the head runs once the task before has ended and its
-	 * produced inputs are on the node. */
-	uint32_t ahead, atail;
+	/* workers (what runs, and what is placed on them: the executor's) */
+	uint32_t gen;	     /* compute generation: an older EV_COMPUTED is stale */
 	uint32_t reads_left; /* moves of the current task's read still going */
-	uint32_t writes_left; /* writes of its outputs to the file system still going */
 	double idle_since;   /* free for work since */
 	double read_start;
 	double read_end;
@@ -139,8 +129,9 @@ struct engine {
 	const struct locus_platform *p;
 	struct locus_error *err;
 	void *pol;
-	unsigned pflags;
-	int has_edges;
+	/* The policy's side of the protocol, carried out (and the run's
+	 * end: x.failed, x.halted). */
+	struct locus__exec x;
 	size_t n_workers, n_scheds, n_procs;
 	struct proc *procs;
 	struct locus_heap heap;
@@ -182,26 +173,15 @@ struct engine {
 	double *link_factor; /* contention-free pairs that changed: n_nodes^2 when small */
 	uint32_t *lost_node; /* by object: the node it was lost with, or NONE */
 	double *lost_at;
-	/* Tasks. */
-	uint8_t *tstate;
-	uint8_t *tfrom_policy; /* placed by the policy (else by the engine's retry) */
-	uint8_t *tvoid;	       /* cancelled after it finished: its next assignment is void */
-	uint8_t *tlocal;       /* its attempt running now read its main input locally */
-	uint8_t *tgather, *toutput; /* how its assignment gathers and writes (locus_gather, _output) */
-	uint32_t *tworker;
-	uint32_t *tassigner; /* the process whose assignment placed it */
-	uint32_t *tmissing;  /* produced inputs not yet on its worker's node */
-	uint32_t *tawait;    /* policy copies naming it still under way */
-	uint32_t *tattempt;
-	uint32_t *tlost_node;	/* where its last attempt was lost, or NONE */
-	uint32_t *asent, *acut; /* assignments sent; those up to acut are void */
-	double *tcstart;	/* when its computation began */
-	uint32_t *anext;	/* by task: the next placed task of its worker */
-	double *tassigned;	/* by task: when its assignment reached its worker */
-	int64_t *ahint;		/* by task: the hint its assignment carried */
-	size_t done, next_progress;
+	/* Tasks, as the engine measures them. */
+	uint8_t *tlocal;   /* its attempt running now read its main input locally */
+	double *tcstart;   /* when its computation began */
+	double *tassigned; /* by task: when its assignment reached its worker */
+	size_t next_progress;
 	double *waits;
 	size_t n_waits, waits_cap;
+	struct locus__read *reads; /* a starting task's (locus__exec_reads) */
+	size_t reads_cap;
 	struct locus_monitor mon;
 	double now; /* the time of the event being handled (the monitor's) */
 	/* When something last ran, moved or changed, and the platform
@@ -211,8 +191,6 @@ struct engine {
 	size_t changes_left;
 	struct locus_result *r;
 	size_t xfers_cap;
-	int failed;
-	int halt;
 };
 
 /* This machine's monotonic clock, in seconds (for timing, never for the
@@ -238,7 +216,7 @@ static int fail(struct engine *e, int code, const char *fmt, ...)
 /* Records the first failure of a run; later ones are consequences. */
 static int fail(struct engine *e, int code, const char *fmt, ...)
 {
-	if (!e->failed && e->err) {
+	if (!e->x.failed && e->err) {
 		va_list ap;
 		locus_error_clear(e->err);
 		e->err->code = code;
@@ -246,8 +224,8 @@ static int fail(struct engine *e, int code, const char *fmt, ...)
 		vsnprintf(e->err->message, sizeof e->err->message, fmt, ap);
 		va_end(ap);
 	}
-	if (!e->failed)
-		e->failed = code;
+	if (!e->x.failed)
+		e->x.failed = code;
 	return code;
 }
 
@@ -257,14 +235,20 @@ static void halt(struct engine *e, const char *fmt, ...) __attribute__((format(p
  * policy does not get past): the result says why. */
 static void halt(struct engine *e, const char *fmt, ...)
 {
-	if (e->halt)
+	if (e->x.halted)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(e->r->failure, sizeof e->r->failure, fmt, ap);
 	va_end(ap);
 	e->r->failed = 1;
-	e->halt = HALT_FAILED;
+	e->x.halted = 1;
+}
+
+/* Whether the run has ended (a failure, or a halt). */
+static int over(const struct engine *e)
+{
+	return e->x.failed || e->x.halted;
 }
 
 static const char *task_name(const struct engine *e, uint32_t t, char *buf, size_t size)
@@ -272,20 +256,9 @@ static const char *task_name(const struct engine *e, uint32_t t, char *buf, size
 	return locus_graph_task_name(e->g, t, buf, size);
 }
 
-/* An object as a message names it: file "NAME", the output of task T,
- * or object N. */
 static const char *object_name(const struct engine *e, uint32_t o, char *buf, size_t size)
 {
-	const struct locus_object *ob = &e->g->objects[o];
-	char tb[64];
-	if (ob->name)
-		snprintf(buf, size, "file \"%.200s\"", ob->name);
-	else if (ob->producer != LOCUS_NONE)
-		snprintf(buf, size, "the output of task %s",
-			 locus_graph_task_name(e->g, ob->producer, tb, sizeof tb));
-	else
-		snprintf(buf, size, "object %" PRIu32, o);
-	return buf;
+	return locus__exec_object_name(&e->x, o, buf, size);
 }
 
 static int push_ev(struct engine *e, double t, uint32_t kind, uint32_t proc, uint32_t item)
@@ -392,7 +365,6 @@ static double work_units(const struct engine *e, uint32_t t, uint32_t w)
 /* ---- inboxes and actions ------------------------------------------------------ */
 
 static void schedule_handle(struct engine *e, uint32_t proc, double now);
-static void try_start(struct engine *e, uint32_t w, double now);
 
 /* The inbox of a process grows or shrinks by one at `now`. */
 static void queue_step(struct proc *pr, int up, double now)
@@ -432,7 +404,7 @@ static void tell(struct engine *e, uint32_t proc, const struct locus_event *ev, 
 /* Tells every scheduler. */
 static void tell_schedulers(struct engine *e, const struct locus_event *ev, double now)
 {
-	for (size_t s = 0; s < e->n_scheds && !e->failed; s++)
+	for (size_t s = 0; s < e->n_scheds && !e->x.failed; s++)
 		tell(e, (uint32_t)(e->n_workers + s), ev, now);
 }
 
@@ -451,122 +423,79 @@ static double msg_delay(const struct engine *e, const struct locus_msg *m)
 	return e->latency + bytes / bw;
 }
 
-static void assign(struct engine *e, uint32_t w, uint32_t t, const struct locus_msg *m,
-		   double now);
-static void cancel_task(struct engine *e, uint32_t t, double now);
-static void rewind_task(struct engine *e, uint32_t t, double now);
+static void drop(struct engine *e, uint32_t o, uint32_t place);
 static void policy_transfer(struct engine *e, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
 			    double now);
 static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, uint32_t n,
 			uint64_t bytes, uint32_t from, uint32_t to, double delay, uint64_t tag,
 			uint32_t task, double now);
-static void drop(struct engine *e, uint32_t o, uint32_t place);
 
-/* Carries out the actions of one handled event, at time `now`. */
-static void apply_actions(struct engine *e, struct locus_actions *act, uint32_t proc,
-			  double now)
+/* ---- the executor's operations: messages and timers ----------------------------- */
+
+static void op_tell(void *eng, uint32_t proc, const struct locus_event *ev, double now)
 {
-	for (size_t k = 0; k < act->n && !e->failed && !e->halt; k++) {
-		struct locus__action *a = &act->list[k];
-		if (a->kind == LOCUS__ACT_SEND) {
-			struct locus_msg *m = &a->msg;
-			if (m->to >= e->n_procs) {
-				fail(e, LOCUS_EINCOMPLETE,
-				     "policy %s sent a message to process %ld of %ld",
-				     e->cfg->policy->name, (long)m->to, (long)e->n_procs);
-				return;
-			}
-			m->from = proc;
-			e->r->messages++;
-			e->r->message_bytes += m->bytes ? m->bytes : 16 + 8 * m->n_args;
-			uint32_t i = new_item(e);
-			if (i == NONE)
-				return;
-			e->items[i].msg = *m;
-			e->items[i].ev.kind = LOCUS_EV_MESSAGE;
-			e->items[i].ev.proc = m->to;
-			if ((m->type == LOCUS_MSG_ASSIGN || m->type == LOCUS_MSG_ASSIGN_FLOW) &&
-			    m->arg[0] >= 0 &&
-			    (uint64_t)m->arg[0] < e->wl->n_tasks)
-				e->items[i].aseq = ++e->asent[m->arg[0]];
-			push_ev(e, now + msg_delay(e, m), EV_ARRIVE, m->to, i);
-		} else if (a->kind == LOCUS__ACT_TIMER) {
-			uint32_t i = new_item(e);
-			if (i == NONE)
-				return;
-			e->items[i].ev.kind = LOCUS_EV_TIMER;
-			e->items[i].ev.proc = a->proc;
-			e->items[i].ev.tag = a->tag;
-			push_ev(e, now + a->delay, EV_ARRIVE, a->proc, i);
-		} else if (a->kind == LOCUS__ACT_STOP) {
-			if (a->proc < e->n_workers)
-				e->procs[a->proc].stopped = 1;
-		} else if (a->kind == LOCUS__ACT_CANCEL) {
-			if (a->tag >= e->wl->n_tasks) {
-				fail(e, LOCUS_EINCOMPLETE,
-				     "policy %s cancelled task %" PRIu64 " of %zu",
-				     e->cfg->policy->name, a->tag, e->wl->n_tasks);
-				return;
-			}
-			cancel_task(e, (uint32_t)a->tag, now);
-		} else if (a->kind == LOCUS__ACT_REWIND) {
-			if (a->tag >= e->wl->n_tasks) {
-				fail(e, LOCUS_EINCOMPLETE,
-				     "policy %s rewound task %" PRIu64 " of %zu",
-				     e->cfg->policy->name, a->tag, e->wl->n_tasks);
-				return;
-			}
-			rewind_task(e, (uint32_t)a->tag, now);
-		} else if (a->kind == LOCUS__ACT_TRANSFER) {
-			if (a->tag >= e->g->n_objects || a->to >= e->p->n_nodes ||
-			    (a->from != LOCUS_NONE && a->from >= e->p->n_nodes)) {
-				fail(e, LOCUS_EINCOMPLETE,
-				     "policy %s asked to move object %" PRIu64 " from %" PRIu32
-				     " to %" PRIu32 ": no such object or node",
-				     e->cfg->policy->name, a->tag, a->from, a->to);
-				return;
-			}
-			policy_transfer(e, proc, (uint32_t)a->tag, a->from, a->to, now);
-		} else if (a->kind == LOCUS__ACT_COPY) {
-			size_t nn = e->p->n_nodes;
-			int bad = a->at == SIZE_MAX || a->to == LOCUS_NONE || a->from == a->to ||
-				  (a->to != LOCUS_FS && a->to >= nn) ||
-				  (a->from != LOCUS_FS && a->from != LOCUS_NONE && a->from >= nn) ||
-				  (a->from == LOCUS_NONE && a->n != 1) ||
-				  (a->task != LOCUS_NONE && a->task >= e->g->n_tasks);
-			for (uint32_t i = 0; i < a->n && !bad; i++)
-				bad = act->pool[a->at + i] >= e->g->n_objects;
-			/* A reduction's step: what `from` reduces is its own
-			 * business (the model moves its result's bytes). */
-			bad |= a->reduce && (a->r_at == SIZE_MAX || a->n || a->task == LOCUS_NONE);
-			for (uint32_t i = 0; a->reduce && i < a->r_n && !bad; i++)
-				bad = act->pool[a->r_at + i] >= e->g->n_objects;
-			if (bad) {
-				fail(e, LOCUS_EINCOMPLETE,
-				     "policy %s asked for a copy of %" PRIu32 " objects from %" PRIu32
-				     " to %" PRIu32 ": no such objects or places",
-				     e->cfg->policy->name, a->n, a->from, a->to);
-				return;
-			}
-			policy_copy(e, proc, a->n ? &act->pool[a->at] : NULL, a->n, a->bytes,
-				    a->from, a->to, a->delay, a->tag, a->task, now);
-		} else if (a->kind == LOCUS__ACT_DROP) {
-			if (a->tag >= e->g->n_objects || (a->to != LOCUS_FS && a->to >= e->p->n_nodes)) {
-				fail(e, LOCUS_EINCOMPLETE,
-				     "policy %s dropped object %" PRIu64 " from %" PRIu32
-				     ": no such object or place",
-				     e->cfg->policy->name, a->tag, a->to);
-				return;
-			}
-			drop(e, (uint32_t)a->tag, a->to == LOCUS_FS ? NONE : a->to);
-		}
-	}
+	tell(eng, proc, ev, now);
 }
 
-static void lose_task(struct engine *e, uint32_t t, uint32_t w, enum locus_fail_reason why,
-		      double now);
+static void op_send(void *eng, const struct locus_msg *m, uint32_t aseq, double now)
+{
+	struct engine *e = eng;
+	e->r->messages++;
+	e->r->message_bytes += m->bytes ? m->bytes : 16 + 8 * m->n_args;
+	uint32_t i = new_item(e);
+	if (i == NONE)
+		return;
+	e->items[i].msg = *m;
+	e->items[i].ev.kind = LOCUS_EV_MESSAGE;
+	e->items[i].ev.proc = m->to;
+	e->items[i].aseq = aseq;
+	push_ev(e, now + msg_delay(e, m), EV_ARRIVE, m->to, i);
+}
 
-/* Handles the first event of proc's inbox at time `now`. */
+static void op_timer(void *eng, uint32_t proc, double delay, uint64_t tag, double now)
+{
+	struct engine *e = eng;
+	uint32_t i = new_item(e);
+	if (i == NONE)
+		return;
+	e->items[i].ev.kind = LOCUS_EV_TIMER;
+	e->items[i].ev.proc = proc;
+	e->items[i].ev.tag = tag;
+	push_ev(e, now + delay, EV_ARRIVE, proc, i);
+}
+
+static void op_transfer(void *eng, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
+			double now)
+{
+	policy_transfer(eng, proc, o, from, to, now);
+}
+
+static void op_copy(void *eng, uint32_t proc, const struct locus__action *a, const uint32_t *objs,
+		    const uint32_t *reduced, double now)
+{
+	/* A reduction step moves its result's bytes, as the model says:
+	 * what `from` reduces is its own business here. */
+	(void)reduced;
+	policy_copy(eng, proc, objs, a->n, a->bytes, a->from, a->to, a->delay, a->tag, a->task,
+		    now);
+}
+
+static void op_drop(void *eng, uint32_t o, uint32_t place, double now)
+{
+	(void)now;
+	drop(eng, o, place == LOCUS_FS ? NONE : place);
+}
+
+static void op_halt(void *eng, const char *why)
+{
+	halt(eng, "%s", why);
+}
+
+static void op_fail(void *eng, int code, const char *why)
+{
+	fail(eng, code, "%s", why);
+}
+
 /* The actions buffer of nesting level `depth` (made when first needed),
  * or NULL when out of memory. */
 static struct locus_actions *actions_at(struct engine *e, size_t depth)
@@ -585,10 +514,11 @@ static struct locus_actions *actions_at(struct engine *e, size_t depth)
 	return e->acts[depth];
 }
 
+/* Handles the events of proc's inbox at time `now`, while it is free. */
 static void schedule_handle(struct engine *e, uint32_t proc, double now)
 {
 	struct proc *pr = &e->procs[proc];
-	while (pr->head != NONE && !e->failed && !e->halt) {
+	while (pr->head != NONE && !over(e)) {
 		uint32_t i = pr->head;
 		queue_step(pr, 0, now);
 		pr->head = e->items[i].next;
@@ -599,38 +529,31 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 		it->ev.proc = proc;
 		if (it->ev.kind == LOCUS_EV_MESSAGE)
 			it->ev.msg = &it->msg;
-		int is_assign = it->ev.kind == LOCUS_EV_MESSAGE && (it->msg.type == LOCUS_MSG_ASSIGN ||
-								     it->msg.type == LOCUS_MSG_ASSIGN_FLOW);
-		if (is_assign && proc >= e->n_workers) {
-			fail(e, LOCUS_EINCOMPLETE, "policy %s assigned a task to scheduler %ld",
-			     e->cfg->policy->name, (long)proc);
-			return;
-		}
-		if (proc < e->n_workers && pr->down) {
+		int is_assign =
+		    it->ev.kind == LOCUS_EV_MESSAGE &&
+		    (it->msg.type == LOCUS_MSG_ASSIGN || it->msg.type == LOCUS_MSG_ASSIGN_FLOW);
+		int worker = proc < e->n_workers;
+		if (worker && e->x.w[proc].down) {
 			/* A worker whose node is down hears nothing; what was
 			 * sent to it is lost. */
-			int64_t t = is_assign ? it->msg.arg[0] : -1;
-			uint32_t aseq = it->aseq, from = it->msg.from;
+			struct locus_msg m = it->msg;
+			uint32_t aseq = it->aseq;
 			free_item(e, i);
-			if (t >= 0 && (uint64_t)t < e->wl->n_tasks && aseq > e->acut[t] &&
-			    e->tstate[t] == T_NEW) {
-				e->tassigner[t] = from;
-				e->tfrom_policy[t] = 1;
-				lose_task(e, (uint32_t)t, proc, LOCUS_FAIL_NODE, now);
-			}
+			if (is_assign)
+				locus__exec_assign_lost(&e->x, proc, &m, aseq, now);
 			continue;
 		}
 		/* An assignment places the task on arrival; the policy is told too. */
 		if (is_assign) {
 			int64_t t = it->msg.arg[0];
-			if (t >= 0 && (uint64_t)t < e->wl->n_tasks &&
-			    (it->aseq <= e->acut[t] || (e->tvoid[t] && e->tstate[t] == T_DONE))) {
+			if (worker && t >= 0 && (uint64_t)t < e->wl->n_tasks &&
+			    locus__exec_void(&e->x, (uint32_t)t, it->aseq)) {
 				/* Cancelled while on its way: void. */
 				free_item(e, i);
 				continue;
 			}
-			assign(e, proc, (uint32_t)t, &it->msg, now);
-			if (e->failed || e->halt)
+			locus__exec_assign(&e->x, proc, &it->msg, now);
+			if (over(e))
 				return;
 		}
 		struct locus_actions *act = actions_at(e, e->depth);
@@ -669,17 +592,17 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 		e->depth++;
 		if (cost > 0) {
 			pr->busy = 1;
-			apply_actions(e, act, proc, now + cost);
+			locus__exec_apply(&e->x, act, proc, now + cost);
 			e->depth--;
-			if (is_assign && !e->failed && !e->halt)
+			if (is_assign && !over(e))
 				push_ev(e, now + cost, EV_START, proc, NONE);
 			push_ev(e, now + cost, EV_FREE, proc, NONE);
 			return;
 		}
-		apply_actions(e, act, proc, now);
+		locus__exec_apply(&e->x, act, proc, now);
 		e->depth--;
-		if (is_assign && !e->failed && !e->halt)
-			try_start(e, proc, now);
+		if (is_assign && !over(e))
+			locus__exec_try_start(&e->x, proc, now);
 	}
 }
 
@@ -945,10 +868,6 @@ static void unhold(struct engine *e, uint32_t o, uint32_t node)
 		e->held[node] -= (double)e->g->objects[o].bytes;
 }
 
-
-static void try_start(struct engine *e, uint32_t w, double now);
-static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, double now);
-
 static void record_xfer(struct engine *e, const struct move *mv, double now)
 {
 	e->r->transfers++;
@@ -972,50 +891,28 @@ static void record_xfer(struct engine *e, const struct move *mv, double now)
  * every holder and transfer of a widely read object for every copy made
  * of it). A task that reads its inputs when it starts (LOCUS_GATHER_READ)
  * waits for its first copy anywhere. */
+/* Object o is now on `node` (written there, or arrived; NONE: the file
+ * system), new there: no longer lost, and the executor hears of it. */
 static void appeared(struct engine *e, uint32_t o, uint32_t node, double now)
 {
-	const struct locus_object *ob = &e->g->objects[o];
-	int only = locus_replicas_count(e->rep, o) + e->on_fs[o] == 1;
-	int stored = ob->producer == LOCUS_NONE;
 	e->lost_node[o] = NONE;
-	for (uint32_t k = 0; k < ob->n_cons && !e->failed; k++) {
-		uint32_t c = e->g->consumers[ob->cons_at + k], w = e->tworker[c];
-		if (w == NONE || e->tstate[c] != T_QUEUED)
-			continue;
-		/* A stored input is waited for only with LOCUS_GATHER_ALL. */
-		if (stored && e->tgather[c] != LOCUS_GATHER_ALL)
-			continue;
-		uint32_t cn = e->procs[w].node;
-		/* What it waits for: the object on its node (AUTO, POLICY),
-		 * or anywhere (READ: its first copy). */
-		int got = e->tgather[c] == LOCUS_GATHER_READ
-			      ? only
-			      : cn == node && e->tgather[c] != LOCUS_GATHER_NONE;
-		if (got) {
-			if (e->tmissing[c] && !--e->tmissing[c] && e->procs[w].ahead == c)
-				try_start(e, w, now);
-		} else if (only && e->tgather[c] == LOCUS_GATHER_AUTO) {
-			want(e, o, cn, c, now);
-		}
-	}
+	locus__exec_appeared(&e->x, o, node == NONE ? LOCUS_FS : node, now);
 }
 
-/* Object o should reach `node` (for task `task`, or NONE): nothing to do
- * if it is there or on its way; else it is sent from a holder, or the
- * file system, when there is one (when there is none yet, appeared() asks
- * again). */
-static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, double now)
+static int op_underway(void *eng, uint32_t o, uint32_t node)
 {
-	if (locus_replicas_has(e->rep, o, node))
-		return;
+	const struct engine *e = eng;
 	for (uint32_t m = e->xhead[o]; m != NONE; m = e->moves[m].onext)
 		if (e->moves[m].dst == node)
-			return;
-	uint32_t n = locus_replicas_count(e->rep, o);
-	if (!n && !e->on_fs[o])
-		return;
-	uint32_t src =
-	    n ? locus_source_pick(e->p, locus_replicas_nodes(e->rep, o), n, node, o) : NONE;
+			return 1;
+	return 0;
+}
+
+/* Sends object o to `node` from `src` (LOCUS_FS: the file system) for
+ * task `task` (or NONE). */
+static void op_fetch(void *eng, uint32_t o, uint32_t src, uint32_t node, uint32_t task, double now)
+{
+	struct engine *e = eng;
 	uint32_t m = new_move(e);
 	if (m == NONE)
 		return;
@@ -1024,7 +921,7 @@ static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, dou
 	mv->w = NONE;
 	mv->task = task;
 	mv->obj = o;
-	mv->src = src;
+	mv->src = src == LOCUS_FS ? NONE : src;
 	mv->dst = node;
 	mv->size = mv->bytes = (double)e->g->objects[o].bytes;
 	mv->asked = now;
@@ -1037,8 +934,9 @@ static void want(struct engine *e, uint32_t o, uint32_t node, uint32_t task, dou
 static void policy_transfer(struct engine *e, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
 			    double now)
 {
-	struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
-				 .transfer = {.object = o, .from = from, .to = to, .ok = 1, .n = 1}};
+	struct locus_event ev = {
+	    .kind = LOCUS_EV_TRANSFER,
+	    .transfer = {.object = o, .from = from, .to = to, .ok = 1, .n = 1}};
 	if (locus_replicas_has(e->rep, o, to) || e->node_down[to]) {
 		ev.transfer.ok = !e->node_down[to];
 		tell(e, proc, &ev, now);
@@ -1152,8 +1050,8 @@ static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, u
 			return;
 		}
 	}
-	int there = n > 0, ok = !(from != NONE && e->node_down[from]) &&
-				!(to != NONE && e->node_down[to]);
+	int there = n > 0,
+	    ok = !(from != NONE && e->node_down[from]) && !(to != NONE && e->node_down[to]);
 	double size = 0;
 	for (uint32_t k = 0; k < n && ok; k++) {
 		ok = has_at(e, objs[k], from);
@@ -1181,8 +1079,7 @@ static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, u
 	mv->n_objs = n;
 	mv->w = NONE;
 	mv->task = task == LOCUS_NONE ? NONE : task;
-	if (mv->task != NONE)
-		e->tawait[mv->task]++;
+	locus__exec_copy_starts(&e->x, mv->task);
 	mv->obj = first;
 	mv->src = from;
 	mv->dst = to;
@@ -1196,15 +1093,6 @@ static void policy_copy(struct engine *e, uint32_t proc, const uint32_t *objs, u
 
 /* A copy naming task t (or NONE) has ended, or failed: t may start, when
  * it waits at the head of its worker's tasks. */
-static void copy_over(struct engine *e, uint32_t t, double now)
-{
-	if (t == NONE || !e->tawait[t] || --e->tawait[t] || e->tstate[t] != T_QUEUED)
-		return;
-	uint32_t w = e->tworker[t];
-	if (w != NONE && e->procs[w].ahead == t)
-		try_start(e, w, now);
-}
-
 static void copy_done(struct engine *e, uint32_t m, double now)
 {
 	struct move *mv = &e->moves[m];
@@ -1227,7 +1115,7 @@ static void copy_done(struct engine *e, uint32_t m, double now)
 	free_move(e, m);
 	/* The objects are there before the requester hears of it (it may
 	 * copy them on at once). */
-	for (uint32_t k = 0; k < n && !e->failed; k++) {
+	for (uint32_t k = 0; k < n && !e->x.failed; k++) {
 		if (dst == NONE) {
 			on_fs(e, objs[k], now);
 			continue;
@@ -1236,9 +1124,9 @@ static void copy_done(struct engine *e, uint32_t m, double now)
 			appeared(e, objs[k], dst, now);
 	}
 	free(objs);
-	if (!e->failed)
+	if (!e->x.failed)
 		copy_told(e, req, first, n, src, dst, tag, 1, now);
-	copy_over(e, task, now);
+	locus__exec_copy_over(&e->x, task, now);
 }
 
 /* Carries out locus_act_drop: `place` (a node, or NONE) drops o. */
@@ -1251,116 +1139,6 @@ static void drop(struct engine *e, uint32_t o, uint32_t place)
 }
 
 /* ---- running tasks ------------------------------------------------------------- */
-
-static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now);
-
-/* The head of w's tasks runs if w is free, the head's produced inputs
- * are all on w's node and no copy naming it is under way. */
-static void try_start(struct engine *e, uint32_t w, double now)
-{
-	struct proc *pr = &e->procs[w];
-	uint32_t t = pr->ahead;
-	if (pr->task != NONE || pr->down || t == NONE || e->tmissing[t] || e->tawait[t])
-		return;
-	pr->ahead = e->anext[t];
-	if (pr->ahead == NONE)
-		pr->atail = NONE;
-	start_task(e, w, t, e->ahint[t], now);
-}
-
-/* Task t joins worker w's tasks; its produced inputs start to come (or,
- * as its assignment says, it waits for them to exist, or for the
- * policy's copies, or for nothing). */
-static void place(struct engine *e, uint32_t w, uint32_t t, int64_t hint, int start, double now)
-{
-	struct proc *pr = &e->procs[w];
-	const struct locus_task *tk = &e->wl->tasks[t];
-	uint32_t node = pr->node;
-	e->tworker[t] = w;
-	e->tstate[t] = T_QUEUED;
-	e->tmissing[t] = 0;
-	e->ahint[t] = hint;
-	e->anext[t] = NONE;
-	if (pr->atail == NONE)
-		pr->ahead = t;
-	else
-		e->anext[pr->atail] = t;
-	pr->atail = t;
-	for (uint32_t k = 0; k < tk->n_in; k++) {
-		uint32_t o = e->g->inputs[tk->in_at + k];
-		if (e->g->objects[o].producer == LOCUS_NONE) {
-			/* LOCUS_GATHER_ALL: stored inputs come to it too. */
-			if (e->tgather[t] == LOCUS_GATHER_ALL)
-				e->tmissing[t] += !locus_replicas_has(e->rep, o, node);
-			continue;
-		}
-		switch (e->tgather[t]) {
-		case LOCUS_GATHER_AUTO:
-			if (!locus_replicas_has(e->rep, o, node)) {
-				e->tmissing[t]++;
-				want(e, o, node, t, now);
-			}
-			break;
-		case LOCUS_GATHER_READ:
-			e->tmissing[t] += !locus_replicas_count(e->rep, o) && !e->on_fs[o];
-			break;
-		case LOCUS_GATHER_POLICY:
-		case LOCUS_GATHER_ALL:
-			e->tmissing[t] += !locus_replicas_has(e->rep, o, node);
-			break;
-		default:
-			break;
-		}
-	}
-	if (start)
-		try_start(e, w, now);
-}
-
-/* Assignment m of task t reached worker w. */
-static void assign(struct engine *e, uint32_t w, uint32_t t, const struct locus_msg *m,
-		   double now)
-{
-	struct proc *pr = &e->procs[w];
-	int flow = m->type == LOCUS_MSG_ASSIGN_FLOW;
-	int64_t gather = flow ? m->arg[2] : 0, output = flow ? m->arg[3] : 0;
-	if (gather < LOCUS_GATHER_AUTO || gather > LOCUS_GATHER_ALL || output < LOCUS_OUTPUT_LOCAL ||
-	    output > LOCUS_OUTPUT_FS) {
-		fail(e, LOCUS_EINCOMPLETE,
-		     "policy %s assigned task %ld with gathering %ld and outputs %ld: no such "
-		     "ways",
-		     e->cfg->policy->name, (long)t, (long)gather, (long)output);
-		return;
-	}
-	if (t >= e->wl->n_tasks) {
-		fail(e, LOCUS_EINCOMPLETE, "policy %s assigned task %ld of %ld",
-		     e->cfg->policy->name, (long)t, (long)e->wl->n_tasks);
-		return;
-	}
-	if (e->tstate[t] != T_NEW) {
-		fail(e, LOCUS_EINCOMPLETE,
-		     "policy %s assigned task %ld twice (second time to worker %ld)",
-		     e->cfg->policy->name, (long)t, (long)w);
-		return;
-	}
-	if (pr->stopped) {
-		fail(e, LOCUS_EINCOMPLETE,
-		     "policy %s assigned task %ld to worker %ld, which it had stopped",
-		     e->cfg->policy->name, (long)t, (long)w);
-		return;
-	}
-	e->tassigner[t] = m->from;
-	e->tfrom_policy[t] = 1;
-	e->tgather[t] = (uint8_t)gather;
-	e->toutput[t] = (uint8_t)output;
-	e->tassigned[t] = now;
-	if (e->r->tasks)
-		e->r->tasks[t].assigned = now;
-	/* A task the policy brings inputs to waits for the worker to have
-	 * handled its assignment: the copies it asks for then hold it
-	 * (schedule_handle starts it after). */
-	place(e, w, t, m->arg[1], gather != LOCUS_GATHER_POLICY && gather != LOCUS_GATHER_ALL,
-	      now);
-}
 
 /* Starts a read of input o for task t on worker w, from node src (NONE:
  * the file system). */
@@ -1389,37 +1167,18 @@ static void start_read(struct engine *e, uint32_t w, uint32_t t, uint32_t o, uin
 		launch(e, m, now, 0, 1);
 }
 
-/* The holder a read of input o by node `node` uses: the node itself, the
- * policy's hint, or locus_source_pick's; NONE when no node has it: the
- * file system (a shared store), where it is when it is anywhere. */
-static uint32_t read_source(struct engine *e, uint32_t t, uint32_t o, uint32_t node, int64_t hint,
-			    int *local)
-{
-	*local = 0;
-	if (locus_replicas_has(e->rep, o, node)) {
-		*local = 1;
-		return node;
-	}
-	uint32_t n = locus_replicas_count(e->rep, o);
-	const uint32_t *h = locus_replicas_nodes(e->rep, o);
-	if (hint >= 0)
-		for (uint32_t k = 0; k < n; k++)
-			if (h[k] == (uint32_t)hint)
-				return h[k];
-	return locus_source_pick(e->p, h, n, node, t);
-}
-
 static void computing(struct engine *e, uint32_t w, double now);
 
-static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, double now)
+/* Task t starts on worker w (the executor's choice): its wait counted,
+ * its reads started from where the executor says. */
+static void op_start(void *eng, uint32_t w, uint32_t t, double now)
 {
+	struct engine *e = eng;
 	struct proc *pr = &e->procs[w];
 	const struct locus_task *tk = &e->wl->tasks[t];
 	uint32_t node = pr->node;
-	pr->task = t;
 	pr->read_start = now;
 	pr->reads_left = 0;
-	e->tstate[t] = T_READING;
 	double wait = now - pr->idle_since;
 	struct locus_stage_result *wst = stage_of(e, t);
 	if (wst) {
@@ -1427,7 +1186,8 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		double ready = e->tassigned[t] > pr->idle_since ? e->tassigned[t] : pr->idle_since;
 		wst->input_wait += now - ready;
 	}
-	if (locus__grow(&e->waits, &e->waits_cap, e->n_waits + 1, sizeof *e->waits)) {
+	if (locus__grow(&e->waits, &e->waits_cap, e->n_waits + 1, sizeof *e->waits) ||
+	    locus__grow(&e->reads, &e->reads_cap, tk->n_in + 1, sizeof *e->reads)) {
 		fail(e, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
@@ -1436,19 +1196,12 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 	if (wait > wr->max_wait)
 		wr->max_wait = wait;
 	wr->idle += wait;
-	/* Where the task's main stored input comes from says whether it is
-	 * local (its holders: the workload's locality). */
-	uint32_t main = LOCUS_NONE;
-	for (uint32_t k = 0; k < tk->n_in; k++) {
-		uint32_t o = e->g->inputs[tk->in_at + k];
-		if (e->g->objects[o].producer == LOCUS_NONE &&
-		    (main == LOCUS_NONE || e->g->objects[o].bytes > e->g->objects[main].bytes))
-			main = o;
-	}
-	int local = 0;
-	uint32_t source = NONE;
-	if (main != LOCUS_NONE)
-		source = read_source(e, t, main, node, hint, &local);
+	/* What it reads and from where (its main stored input says whether
+	 * it is local: the workload's locality). */
+	struct locus__read_plan plan;
+	long n = locus__exec_reads(&e->x, t, node, e->reads, &plan);
+	uint32_t source = plan.source == LOCUS_FS ? NONE : plan.source;
+	int local = plan.local;
 	uint64_t stored = 0;
 	for (uint32_t k = 0; k < tk->n_in; k++) {
 		uint32_t o = e->g->inputs[tk->in_at + k];
@@ -1463,7 +1216,7 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		tr->local = (uint32_t)local;
 		tr->idle_since = pr->idle_since;
 		tr->start = now;
-		tr->attempts = e->tattempt[t] + 1;
+		tr->attempts = e->x.tattempt[t] + 1;
 	}
 	/* Bytes count as they are read; the task and its locality when it
 	 * ends (an attempt cancelled or lost is not a task done). */
@@ -1475,39 +1228,19 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 		wr->bytes_remote += stored;
 		e->r->bytes_remote += stored;
 	}
-	/* Every stored input is read (the main one from `source`); produced
-	 * ones are on the node already, but where the task reads them when it
-	 * starts (LOCUS_GATHER_READ) or goes without (LOCUS_GATHER_NONE). */
-	for (uint32_t k = 0; k < tk->n_in && !e->failed; k++) {
+	/* Produced inputs on the node already (those it goes without aside). */
+	struct locus_stage_result *st = stage_of(e, t);
+	for (uint32_t k = 0; st && k < plan.upto; k++) {
 		uint32_t o = e->g->inputs[tk->in_at + k];
-		int l;
-		if (e->g->objects[o].producer != LOCUS_NONE) {
-			int here = locus_replicas_has(e->rep, o, node);
-			struct locus_stage_result *st = stage_of(e, t);
-			if (st && here && e->tgather[t] != LOCUS_GATHER_NONE)
-				st->bytes_local += e->g->objects[o].bytes;
-			if (e->tgather[t] != LOCUS_GATHER_READ || here)
-				continue;
-			uint32_t src = read_source(e, t, o, node, -1, &l);
-			if (src == NONE && !e->on_fs[o]) {
-				char nb[64], ob[256];
-				halt(e, "task %s cannot read %s: every copy of it was lost",
-				     task_name(e, t, nb, sizeof nb), object_name(e, o, ob, sizeof ob));
-				return;
-			}
-			start_read(e, w, t, o, src, now);
-			continue;
-		}
-		uint32_t src = o == main ? source : read_source(e, t, o, node, -1, &l);
-		if (src == NONE && !e->on_fs[o]) {
-			/* It had holders and has none left: lost. */
-			char nb[64], ob[256];
-			halt(e, "task %s cannot read %s: every node holding it failed",
-			     task_name(e, t, nb, sizeof nb), object_name(e, o, ob, sizeof ob));
-			return;
-		}
-		start_read(e, w, t, o, src, now);
+		if (e->g->objects[o].producer != LOCUS_NONE &&
+		    locus_replicas_has(e->rep, o, node) && e->x.tgather[t] != LOCUS_GATHER_NONE)
+			st->bytes_local += e->g->objects[o].bytes;
 	}
+	if (n < 0)
+		return; /* an input is held nowhere: halted */
+	for (long k = 0; k < n && !e->x.failed; k++)
+		start_read(e, w, t, e->reads[k].object,
+			   e->reads[k].source == LOCUS_FS ? NONE : e->reads[k].source, now);
 	if (!pr->reads_left)
 		computing(e, w, now);
 }
@@ -1516,9 +1249,9 @@ static void start_task(struct engine *e, uint32_t w, uint32_t t, int64_t hint, d
 static void computing(struct engine *e, uint32_t w, double now)
 {
 	struct proc *pr = &e->procs[w];
-	uint32_t t = pr->task;
+	uint32_t t = e->x.w[w].task;
 	pr->read_end = now;
-	e->tstate[t] = T_COMPUTING;
+	e->x.tstate[t] = LOCUS__T_COMPUTING;
 	e->tcstart[t] = now;
 	if (e->r->tasks)
 		e->r->tasks[t].read_end = now;
@@ -1553,64 +1286,35 @@ static void read_done(struct engine *e, uint32_t m, double now)
 		computing(e, w, now);
 }
 
-/* Its outputs on worker w's node, as the first copy or not. */
-static void outputs_here(struct engine *e, uint32_t w, const struct locus_task *tk, double now)
+/* Node `node` keeps output o: new, or not (-1: it does not fit). */
+static int op_keep(void *eng, uint32_t o, uint32_t node, double now)
 {
-	struct proc *pr = &e->procs[w];
-	for (uint32_t k = 0; k < tk->n_out && !e->failed; k++) {
-		uint32_t o = e->g->outputs[tk->out_at + k];
-		if (hold(e, o, pr->node) > 0)
-			appeared(e, o, pr->node, now);
-	}
+	struct engine *e = eng;
+	(void)now;
+	int added = hold(e, o, node);
+	if (added > 0)
+		e->lost_node[o] = NONE;
+	return added;
 }
 
 /* Worker w writes output o of its task to the file system. */
-static void start_write(struct engine *e, uint32_t w, uint32_t o, double now)
+static void op_write(void *eng, uint32_t w, uint32_t o, double now)
 {
+	struct engine *e = eng;
 	uint32_t m = new_move(e);
 	if (m == NONE)
 		return;
 	struct move *mv = &e->moves[m];
 	mv->kind = MV_WRITE;
 	mv->w = w;
-	mv->task = e->procs[w].task;
+	mv->task = e->x.w[w].task;
 	mv->obj = o;
 	mv->src = e->procs[w].node;
 	mv->dst = NONE;
 	mv->size = mv->bytes = (double)e->g->objects[o].bytes;
 	mv->asked = now;
 	route(e, mv);
-	e->procs[w].writes_left++;
 	launch(e, m, now, 0, 1);
-}
-
-static void finished(struct engine *e, uint32_t w, double now);
-
-/* Worker w's task has computed: its outputs go where its assignment said;
- * it ends when the writes to the file system have. */
-static void computed(struct engine *e, uint32_t w, double now)
-{
-	struct proc *pr = &e->procs[w];
-	uint32_t t = pr->task;
-	const struct locus_task *tk = &e->wl->tasks[t];
-	pr->compute_end = now;
-	uint8_t out = e->toutput[t];
-	if (out == LOCUS_OUTPUT_LOCAL) {
-		finished(e, w, now);
-		return;
-	}
-	if (out != LOCUS_OUTPUT_FS)
-		outputs_here(e, w, tk, now);
-	for (uint32_t k = 0; k < tk->n_out && !e->failed; k++) {
-		uint32_t o = e->g->outputs[tk->out_at + k];
-		if (out != LOCUS_OUTPUT_FINAL || !e->g->objects[o].n_cons)
-			start_write(e, w, o, now);
-	}
-	if (pr->writes_left) {
-		e->tstate[t] = T_WRITING;
-		return;
-	}
-	finished(e, w, now);
 }
 
 static void write_done(struct engine *e, uint32_t m, double now)
@@ -1624,17 +1328,14 @@ static void write_done(struct engine *e, uint32_t m, double now)
 	release_slot(e, m, now);
 	free_move(e, m);
 	on_fs(e, o, now);
-	if (!e->failed && --e->procs[w].writes_left == 0)
-		finished(e, w, now);
+	locus__exec_written(&e->x, w, o, now);
 }
 
-/* Worker w's task ends: counted, its outputs on its node when they stay
- * there alone, its worker told, the next task started. */
-static void finished(struct engine *e, uint32_t w, double now)
+/* Worker w's task t ended: counted (the executor tells the policy). */
+static void op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *ev, double now)
 {
+	struct engine *e = eng;
 	struct proc *pr = &e->procs[w];
-	uint32_t t = pr->task;
-	const struct locus_task *tk = &e->wl->tasks[t];
 	double duration = now - pr->read_start;
 	struct locus_stage_result *st = stage_of(e, t);
 	if (st) {
@@ -1657,167 +1358,82 @@ static void finished(struct engine *e, uint32_t w, double now)
 		e->r->tasks[t].end = now;
 	if (now > e->r->makespan)
 		e->r->makespan = now;
-	pr->task = NONE;
 	pr->idle_since = now;
-	e->tstate[t] = T_DONE;
-	e->done++;
-	if (e->cfg->progress && e->done >= e->next_progress) {
-		e->cfg->progress(e->cfg->progress_user, e->done, e->wl->n_tasks, now);
-		e->next_progress = e->done + (e->wl->n_tasks + 99) / 100;
+	if (e->cfg->progress && e->x.done >= e->next_progress) {
+		e->cfg->progress(e->cfg->progress_user, e->x.done, e->wl->n_tasks, now);
+		e->next_progress = e->x.done + (e->wl->n_tasks + 99) / 100;
 	}
-	/* Its outputs are on its node (the other cases put them there when it
-	 * computed). */
-	if (e->toutput[t] == LOCUS_OUTPUT_LOCAL)
-		outputs_here(e, w, tk, now);
-	if (e->tfrom_policy[t]) {
-		uint32_t i = new_item(e);
-		if (i == NONE)
-			return;
-		struct locus_event *ev = &e->items[i].ev;
-		ev->kind = LOCUS_EV_DONE;
-		ev->done.task = t;
-		ev->done.duration = duration;
-		ev->done.compute = pr->compute_end - pr->read_end;
-		ev->done.remote = !locus_workload_is_local(e->wl, t, pr->node) || e->res_fs != NONE;
-		arrive(e, w, i, now);
-	}
-	/* The next task placed on it may start at once. */
-	try_start(e, w, now);
+	ev->done.duration = duration;
+	ev->done.compute = pr->compute_end - pr->read_end;
+	ev->done.remote = !locus_workload_is_local(e->wl, t, pr->node) || e->res_fs != NONE;
 }
 
-/* ---- cancelling, failing, retrying ----------------------------------------------- */
-
-/* Takes task t off worker w: out of its list, or stopped where it runs
- * (its reads stopped, its computation forgotten). */
-static void unplace(struct engine *e, uint32_t t, double now)
+/* Finished task t of worker w runs again (GTP/r's rewinding): its
+ * completion no longer counts, nor its worker's task, nor its locality. */
+static void op_unended(void *eng, uint32_t w, uint32_t t)
 {
-	uint32_t w = e->tworker[t];
+	struct engine *e = eng;
+	e->r->workers[w].tasks--;
+	if (e->tlocal[t]) {
+		e->r->workers[w].local_tasks--;
+		e->r->local_tasks--;
+	}
+}
+
+static void op_placed(void *eng, uint32_t w, uint32_t t, int from_policy, double now)
+{
+	struct engine *e = eng;
+	(void)w;
+	if (!from_policy)
+		return;
+	e->tassigned[t] = now;
+	if (e->r->tasks)
+		e->r->tasks[t].assigned = now;
+}
+
+/* Task t on worker w stops where it is: its reads or writes stopped, its
+ * computation forgotten. */
+static void op_abort(void *eng, uint32_t w, uint32_t t, int state, double now)
+{
+	struct engine *e = eng;
 	struct proc *pr = &e->procs[w];
-	if (e->tstate[t] == T_QUEUED) {
-		uint32_t *at = &pr->ahead, prev = NONE;
-		while (*at != NONE && *at != t) {
-			prev = *at;
-			at = &e->anext[*at];
-		}
-		if (*at == t) {
-			*at = e->anext[t];
-			if (pr->atail == t)
-				pr->atail = prev;
-		}
-	} else if (e->tstate[t] == T_READING) {
-		for (uint32_t m = 0; m < e->n_moves; m++)
-			if (e->moves[m].state != MV_FREE && e->moves[m].kind == MV_READ &&
-			    e->moves[m].w == w) {
-				stop_move(e, m, now);
-				free_move(e, m);
-			}
-		pr->task = NONE;
-		pr->reads_left = 0;
-		pr->idle_since = now;
-	} else if (e->tstate[t] == T_COMPUTING) {
+	(void)t;
+	if (state == LOCUS__T_COMPUTING) {
 		pr->gen++; /* its EV_COMPUTED is stale */
-		pr->task = NONE;
-		pr->idle_since = now;
-	} else if (e->tstate[t] == T_WRITING) {
+	} else {
+		int kind = state == LOCUS__T_READING ? MV_READ : MV_WRITE;
 		for (uint32_t m = 0; m < e->n_moves; m++)
-			if (e->moves[m].state != MV_FREE && e->moves[m].kind == MV_WRITE &&
+			if (e->moves[m].state != MV_FREE && e->moves[m].kind == kind &&
 			    e->moves[m].w == w) {
 				stop_move(e, m, now);
 				free_move(e, m);
 			}
-		pr->task = NONE;
-		pr->writes_left = 0;
-		pr->idle_since = now;
+		pr->reads_left = 0;
 	}
-	e->tworker[t] = NONE;
-	e->tstate[t] = T_NEW;
+	pr->idle_since = now;
 }
 
-static void cancel_task(struct engine *e, uint32_t t, double now)
-{
-	e->acut[t] = e->asent[t];
-	if (e->tstate[t] == T_DONE) {
-		e->tvoid[t] = 1;
-		return;
-	}
-	if (e->tstate[t] == T_NEW)
-		return;
-	uint32_t w = e->tworker[t];
-	unplace(e, t, now);
-	try_start(e, w, now);
-}
+static const struct locus__exec_ops sim_ops = {
+    .tell = op_tell,
+    .send = op_send,
+    .timer = op_timer,
+    .transfer = op_transfer,
+    .copy = op_copy,
+    .drop = op_drop,
+    .underway = op_underway,
+    .fetch = op_fetch,
+    .placed = op_placed,
+    .start = op_start,
+    .abort = op_abort,
+    .keep = op_keep,
+    .write = op_write,
+    .ended = op_ended,
+    .unended = op_unended,
+    .halt = op_halt,
+    .fail = op_fail,
+};
 
-/* GTP/r's rewinding: finished task t runs again when next assigned. Its
- * completion no longer counts (nor its worker's task, nor its locality);
- * its outputs stay where they are. */
-static void rewind_task(struct engine *e, uint32_t t, double now)
-{
-	if (e->tstate[t] != T_DONE) {
-		cancel_task(e, t, now);
-		return;
-	}
-	e->acut[t] = e->asent[t];
-	e->tvoid[t] = 0;
-	uint32_t w = e->tworker[t];
-	if (w != NONE) {
-		e->r->workers[w].tasks--;
-		if (e->tlocal[t]) {
-			e->r->workers[w].local_tasks--;
-			e->r->local_tasks--;
-		}
-	}
-	e->tattempt[t]++;
-	e->tworker[t] = NONE;
-	e->tstate[t] = T_NEW;
-	e->done--;
-}
-
-static int alive_worker(void *user, uint32_t w)
-{
-	const struct engine *e = user;
-	return !e->procs[w].down;
-}
-
-/* Task t's attempt on worker w is lost (its node went down): the policy
- * places it again (LOCUS_POLICY_RETRIES), or the engine runs it where
- * locus_retry_worker says; a task graph whose policy does neither cannot
- * finish. */
-static void lose_task(struct engine *e, uint32_t t, uint32_t w, enum locus_fail_reason why,
-		      double now)
-{
-	char nb[64];
-	uint32_t attempt = e->tattempt[t]++;
-	e->r->attempts_lost++;
-	e->tlost_node[t] = e->procs[w].node;
-	if (e->tfrom_policy[t] && (e->pflags & LOCUS_POLICY_RETRIES) && e->tassigner[t] != NONE) {
-		struct locus_event ev = {
-		    .kind = LOCUS_EV_FAILED,
-		    .failed = {
-			.task = t, .worker = w, .attempt = attempt, .final = 0, .reason = why}};
-		uint32_t to = e->tassigner[t];
-		if (to < e->n_workers && e->procs[to].down)
-			to = (uint32_t)e->n_workers; /* the first scheduler */
-		tell(e, to, &ev, now);
-		return;
-	}
-	if (e->has_edges) {
-		halt(e,
-		     "task %s was lost when node %s failed at %.9g s, and policy %s does not "
-		     "place failed tasks again",
-		     task_name(e, t, nb, sizeof nb), e->p->nodes[e->procs[w].node].name, now,
-		     e->cfg->policy->name);
-		return;
-	}
-	uint32_t to = locus_retry_worker(e->wl, t, attempt, w, alive_worker, e);
-	if (to == LOCUS_NONE) {
-		halt(e, "task %s was lost when node %s failed at %.9g s and no worker is left",
-		     task_name(e, t, nb, sizeof nb), e->p->nodes[e->procs[w].node].name, now);
-		return;
-	}
-	e->tfrom_policy[t] = 0;
-	e->tassigner[t] = NONE;
-	place(e, to, t, -1, 1, now);
-}
+/* ---- nodes failing and coming back ------------------------------------------- */
 
 static void node_down(struct engine *e, uint32_t n, double now)
 {
@@ -1826,27 +1442,18 @@ static void node_down(struct engine *e, uint32_t n, double now)
 	e->node_down[n] = 1;
 	for (uint32_t w = 0; w < e->n_workers; w++)
 		if (e->procs[w].node == n)
-			e->procs[w].down = 1;
+			locus__exec_worker_down(&e->x, w);
 	/* Its workers lose what they run and what waits for them. */
-	for (uint32_t w = 0; w < e->n_workers && !e->failed && !e->halt; w++) {
-		struct proc *pr = &e->procs[w];
-		if (pr->node != n)
-			continue;
-		for (;;) {
-			uint32_t t = pr->task != NONE ? pr->task : pr->ahead;
-			if (t == NONE || e->failed || e->halt)
-				break;
-			unplace(e, t, now);
-			lose_task(e, t, w, LOCUS_FAIL_NODE, now);
-		}
-	}
-	if (e->failed || e->halt)
+	for (uint32_t w = 0; w < e->n_workers && !over(e); w++)
+		if (e->procs[w].node == n)
+			locus__exec_worker_lose(&e->x, w, now);
+	if (over(e))
 		return;
 	/* Moves from and to it stop: reads by other nodes from it start
 	 * again from another holder, transfers to others are asked again. */
 	uint32_t *again = NULL, *reread = NULL;
 	size_t n_again = 0, cap_again = 0, n_reread = 0, cap_reread = 0;
-	for (uint32_t m = 0; m < e->n_moves && !e->failed; m++) {
+	for (uint32_t m = 0; m < e->n_moves && !e->x.failed; m++) {
 		struct move *mv = &e->moves[m];
 		if (mv->state == MV_FREE || (mv->src != n && mv->dst != n))
 			continue;
@@ -1856,7 +1463,7 @@ static void node_down(struct engine *e, uint32_t n, double now)
 			copy_told(e, mv->requester, mv->obj, mv->n_objs, mv->src, mv->dst, mv->tag,
 				  0, now);
 			free_move(e, m);
-			copy_over(e, task, now);
+			locus__exec_copy_over(&e->x, task, now);
 		} else if (mv->kind == MV_WRITE) {
 			free_move(e, m); /* its task was lost with the node */
 		} else if (mv->kind == MV_XFER) {
@@ -1895,7 +1502,7 @@ static void node_down(struct engine *e, uint32_t n, double now)
 		}
 	locus_replicas_drop_node(e->rep, n, NULL, NULL);
 	e->held[n] = 0;
-	for (size_t i = 0; i < n_reread && !e->failed && !e->halt; i++) {
+	for (size_t i = 0; i < n_reread && !over(e); i++) {
 		struct move *mv = &e->moves[reread[i]];
 		uint32_t cnt = locus_replicas_count(e->rep, mv->obj);
 		if (!cnt && !e->on_fs[mv->obj]) {
@@ -1911,8 +1518,8 @@ static void node_down(struct engine *e, uint32_t n, double now)
 		route(e, mv);
 		launch(e, reread[i], now, 0, 1);
 	}
-	for (size_t i = 0; i + 1 < n_again && !e->failed; i += 2)
-		want(e, again[i], again[i + 1], NONE, now);
+	for (size_t i = 0; i + 1 < n_again && !e->x.failed; i += 2)
+		locus__exec_want(&e->x, again[i], again[i + 1], now);
 	free(again);
 	free(reread);
 	struct locus_event ev = {.kind = LOCUS_EV_NODE_DOWN, .node = {.node = n}};
@@ -1930,8 +1537,7 @@ static void node_up(struct engine *e, uint32_t n, double now)
 		struct proc *pr = &e->procs[w];
 		if (pr->node != n)
 			continue;
-		pr->down = 0;
-		pr->stopped = 0;
+		locus__exec_worker_up(&e->x, w);
 		pr->idle_since = now;
 		struct locus_event start = {.kind = LOCUS_EV_START};
 		tell(e, w, &start, now);
@@ -1939,6 +1545,7 @@ static void node_up(struct engine *e, uint32_t n, double now)
 }
 
 /* A bandwidth changed: the shared links get their new capacity, and the
+
  * contention-free transfers of the pairs concerned go on at theirs. */
 static void bandwidth(struct engine *e, uint32_t a, uint32_t b, double now)
 {
@@ -1950,7 +1557,7 @@ static void bandwidth(struct engine *e, uint32_t a, uint32_t b, double now)
 			fail(e, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
-	for (uint32_t m = 0; m < e->n_moves && !e->failed; m++) {
+	for (uint32_t m = 0; m < e->n_moves && !e->x.failed; m++) {
 		struct move *mv = &e->moves[m];
 		if (mv->state == MV_FREE || mv->cap == 0)
 			continue;
@@ -2004,13 +1611,13 @@ static uint32_t mon_placed(const struct locus_monitor *m, uint32_t t, double *co
 		*computed = 0;
 	if (t >= e->wl->n_tasks)
 		return LOCUS_NONE;
-	switch (e->tstate[t]) {
-	case T_DONE:
+	switch (e->x.tstate[t]) {
+	case LOCUS__T_DONE:
 		if (computed)
 			*computed = 1;
-		return e->tworker[t];
-	case T_COMPUTING: {
-		uint32_t w = e->tworker[t];
+		return e->x.tworker[t];
+	case LOCUS__T_COMPUTING: {
+		uint32_t w = e->x.tworker[t];
 		double units = work_units(e, t, w);
 		if (computed && units > 0) {
 			double f = work_between(e, e->procs[w].node, e->tcstart[t], e->now) / units;
@@ -2018,15 +1625,15 @@ static uint32_t mon_placed(const struct locus_monitor *m, uint32_t t, double *co
 		}
 		return w;
 	}
-	case T_WRITING:
+	case LOCUS__T_WRITING:
 		if (computed)
 			*computed = 1;
-		return e->tworker[t];
-	case T_READING:
-		return e->tworker[t];
-	case T_QUEUED: {
+		return e->x.tworker[t];
+	case LOCUS__T_READING:
+		return e->x.tworker[t];
+	case LOCUS__T_QUEUED: {
 		/* Placed once it has begun to gather its inputs. */
-		uint32_t w = e->tworker[t], node = e->procs[w].node;
+		uint32_t w = e->x.tworker[t], node = e->procs[w].node;
 		const struct locus_task *tk = &e->wl->tasks[t];
 		for (uint32_t k = 0; k < tk->n_in; k++) {
 			uint32_t o = e->g->inputs[tk->in_at + k];
@@ -2169,8 +1776,8 @@ static int setup(struct engine *e)
 	const struct locus_sim_config *cfg = e->cfg;
 	size_t nn = e->p->n_nodes, nt = e->wl->n_tasks;
 	e->g = e->wl->graph;
-	e->pflags = locus_policy_flags(cfg->policy);
-	e->has_edges = locus_graph_has_edges(e->g);
+	unsigned pflags = locus_policy_flags(cfg->policy);
+	int has_edges = locus_graph_has_edges(e->g);
 	e->n_workers = e->wl->n_workers;
 	e->n_scheds = cfg->policy->schedulers(e->n_workers, cfg->schedulers);
 	if (cfg->schedulers && e->n_scheds != cfg->schedulers)
@@ -2180,7 +1787,7 @@ static int setup(struct engine *e)
 	if (!e->n_workers)
 		return fail(e, LOCUS_EINVAL,
 			    "the platform runs no worker (every node has 0 cores)");
-	if (e->has_edges && !(e->pflags & LOCUS_POLICY_GRAPHS))
+	if (has_edges && !(pflags & LOCUS_POLICY_GRAPHS))
 		return fail(e, LOCUS_EINVAL,
 			    "policy %s schedules independent tasks, and the graph has %zu "
 			    "dependencies: use a policy for task graphs (heft, cpop, dls, peft)",
@@ -2189,26 +1796,11 @@ static int setup(struct engine *e)
 	e->latency = cfg->latency >= 0 ? cfg->latency : e->p->latency;
 	e->procs = locus__calloc(e->n_procs, sizeof *e->procs);
 	size_t nt1 = nt ? nt : 1, no = e->g->n_objects ? e->g->n_objects : 1;
-	e->tstate = locus__calloc(nt1, 1);
-	e->tfrom_policy = locus__calloc(nt1, 1);
-	e->tvoid = locus__calloc(nt1, 1);
 	e->tlocal = locus__calloc(nt1, 1);
-	e->tgather = locus__calloc(nt1, 1);
-	e->toutput = locus__calloc(nt1, 1);
 	e->on_fs = locus__calloc(no, 1);
 	e->held = locus__calloc(nn ? nn : 1, sizeof *e->held);
 	e->tassigned = locus__calloc(nt1, sizeof *e->tassigned);
-	e->tworker = locus__calloc(nt1, sizeof *e->tworker);
-	e->tassigner = locus__calloc(nt1, sizeof *e->tassigner);
-	e->tmissing = locus__calloc(nt1, sizeof *e->tmissing);
-	e->tawait = locus__calloc(nt1, sizeof *e->tawait);
-	e->tattempt = locus__calloc(nt1, sizeof *e->tattempt);
-	e->tlost_node = locus__calloc(nt1, sizeof *e->tlost_node);
-	e->asent = locus__calloc(nt1, sizeof *e->asent);
-	e->acut = locus__calloc(nt1, sizeof *e->acut);
 	e->tcstart = locus__calloc(nt1, sizeof *e->tcstart);
-	e->anext = locus__calloc(nt1, sizeof *e->anext);
-	e->ahint = locus__calloc(nt1, sizeof *e->ahint);
 	e->xhead = locus__calloc(no, sizeof *e->xhead);
 	e->lost_node = locus__calloc(no, sizeof *e->lost_node);
 	e->lost_at = locus__calloc(no, sizeof *e->lost_at);
@@ -2225,39 +1817,47 @@ static int setup(struct engine *e)
 	if (!cfg->no_task_results)
 		r->tasks = locus__calloc(nt1, sizeof *r->tasks);
 	r->flow = e->g->task_stage != NULL;
-	if (r->flow && !(r->stages = locus__calloc(e->g->n_stages ? e->g->n_stages : 1,
-						   sizeof *r->stages)))
+	if (r->flow &&
+	    !(r->stages = locus__calloc(e->g->n_stages ? e->g->n_stages : 1, sizeof *r->stages)))
 		return fail(e, LOCUS_ENOMEM, "out of memory");
 	e->node_rack = locus__calloc(nn, sizeof *e->node_rack);
 	size_t n_racks = e->node_rack ? rack_index(e->p, e->node_rack) : 0;
 	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
-	if (!e->procs || !e->tstate || !e->tfrom_policy || !e->tvoid || !e->tlocal || !e->tgather ||
-	    !e->toutput || !e->on_fs || !e->held || !e->tassigned || !e->tworker ||
-	    !e->tassigner || !e->tmissing || !e->tawait || !e->tattempt || !e->tlost_node || !e->asent ||
-	    !e->acut || !e->tcstart || !e->anext || !e->ahint || !e->xhead || !e->lost_node ||
-	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->fs_opened || !e->qhead ||
-	    !e->qtail || !e->node_rack || !n_racks || !e->seg_at || !r->workers || !r->scheds ||
-	    (!cfg->no_task_results && !r->tasks) || !cap ||
-	    locus_replicas_create(&e->rep, e->g->n_objects, nn)) {
+	if (!e->procs || !e->tlocal || !e->on_fs || !e->held || !e->tassigned || !e->tcstart ||
+	    !e->xhead || !e->lost_node || !e->lost_at || !e->node_down || !e->bw_factor ||
+	    !e->serving || !e->fs_opened || !e->qhead || !e->qtail || !e->node_rack || !n_racks ||
+	    !e->seg_at || !r->workers || !r->scheds || (!cfg->no_task_results && !r->tasks) ||
+	    !cap || locus_replicas_create(&e->rep, e->g->n_objects, nn)) {
 		free(cap);
 		return fail(e, LOCUS_ENOMEM, "out of memory");
 	}
-	for (size_t t = 0; t < nt; t++)
-		e->tworker[t] = e->tassigner[t] = e->tlost_node[t] = NONE;
+	struct locus__exec_config xc = {.wl = e->wl,
+					.policy = cfg->policy,
+					.n_schedulers = e->n_scheds,
+					.rep = e->rep,
+					.on_fs = e->on_fs,
+					.ops = &sim_ops,
+					.eng = e,
+					.engine = "the simulator"};
+	if (locus__exec_init(&e->x, &xc)) {
+		free(cap);
+		return fail(e, LOCUS_ENOMEM, "out of memory");
+	}
 	/* Stored objects are where the catalog says, or on the file system
 	 * when no node holds them; with a file system of its own bandwidth
 	 * (shared_fs_bw) they are all on it alone. */
 	for (size_t o = 0; o < e->g->n_objects; o++) {
 		e->xhead[o] = e->lost_node[o] = NONE;
-		for (uint32_t k = e->wl->obj_at[o]; k < e->wl->obj_at[o + 1] && !(cfg->shared_fs_bw > 0);
-		     k++)
+		for (uint32_t k = e->wl->obj_at[o];
+		     k < e->wl->obj_at[o + 1] && !(cfg->shared_fs_bw > 0); k++)
 			if (hold(e, (uint32_t)o, e->wl->holders[k]) < 0) {
 				free(cap);
-				return e->failed ? e->failed
-						 : fail(e, LOCUS_EINVAL,
-							"the catalog's data does not fit in the nodes' "
-							"local storage: %s",
-							e->r->failure);
+				return e->x.failed
+					   ? e->x.failed
+					   : fail(e, LOCUS_EINVAL,
+						  "the catalog's data does not fit in the nodes' "
+						  "local storage: %s",
+						  e->r->failure);
 			}
 		e->on_fs[o] = e->g->objects[o].producer == LOCUS_NONE &&
 			      !locus_replicas_count(e->rep, (uint32_t)o);
@@ -2356,15 +1956,14 @@ static int setup(struct engine *e)
 			node = cfg->policy->scheduler_node(e->wl, e->n_scheds, s);
 			if (node >= nn)
 				return fail(e, LOCUS_EINVAL,
-					    "policy %s put scheduler %zu on node %" PRIu32 " of %zu",
+					    "policy %s put scheduler %zu on node %" PRIu32
+					    " of %zu",
 					    cfg->policy->name, s, node, nn);
 		}
 		e->procs[e->n_workers + s].node = node;
 	}
 	for (size_t i = 0; i < e->n_procs; i++) {
 		e->procs[i].head = e->procs[i].tail = NONE;
-		e->procs[i].ahead = e->procs[i].atail = NONE;
-		e->procs[i].task = NONE;
 	}
 	for (size_t n = 0; n < nn; n++)
 		e->qhead[n] = e->qtail[n] = NONE;
@@ -2390,70 +1989,31 @@ static int setup(struct engine *e)
  * what will not happen, polling as it waits). */
 #define STALL_AFTER(t) ((t) > 3600 ? (t) : 3600.0)
 
+static uint32_t lost_node_of(void *eng, uint32_t o, double *at)
+{
+	const struct engine *e = eng;
+	*at = e->lost_at[o];
+	return e->lost_node[o];
+}
+
 /* Why the run ended with tasks not done: a failure of the platform the
  * policy did not get past (the result says so), or a policy's mistake
  * (an error). */
 static int unfinished(struct engine *e)
 {
-	char nb[64], ob[256], pb[64];
-	size_t n = e->wl->n_tasks;
-	/* A task waiting for an object that was lost. */
-	for (size_t t = 0; t < n; t++) {
-		if (e->tstate[t] != T_QUEUED || !e->tmissing[t])
-			continue;
-		const struct locus_task *tk = &e->wl->tasks[t];
-		uint32_t node = e->procs[e->tworker[t]].node;
-		for (uint32_t k = 0; k < tk->n_in; k++) {
-			uint32_t o = e->g->inputs[tk->in_at + k];
-			uint32_t pr = e->g->objects[o].producer;
-			if (pr == LOCUS_NONE || locus_replicas_has(e->rep, o, node) ||
-			    locus_replicas_count(e->rep, o))
-				continue;
-			if (e->lost_node[o] != NONE) {
-				halt(e, "task %s lost %s from node %s, which failed at %.9g s",
-				     task_name(e, (uint32_t)t, nb, sizeof nb),
-				     object_name(e, o, ob, sizeof ob),
-				     e->p->nodes[e->lost_node[o]].name, e->lost_at[o]);
-				return 0;
-			}
-			if (e->tstate[pr] == T_NEW && e->tlost_node[pr] == NONE)
-				return fail(e, LOCUS_EINCOMPLETE,
-					    "policy %s ended the run with %zu of %zu tasks done "
-					    "(task %s waits for %s, which task %s writes, and that "
-					    "was never assigned)",
-					    e->cfg->policy->name, e->done, n,
-					    task_name(e, (uint32_t)t, nb, sizeof nb),
-					    object_name(e, o, ob, sizeof ob),
-					    task_name(e, pr, pb, sizeof pb));
-		}
-	}
-	/* A task lost with its node and never placed again. */
-	for (size_t t = 0; t < n; t++)
-		if (e->tstate[t] == T_NEW && e->tlost_node[t] != NONE) {
-			halt(e,
-			     "task %s was lost when node %s failed, and policy %s did not place "
-			     "it again",
-			     task_name(e, (uint32_t)t, nb, sizeof nb),
-			     e->p->nodes[e->tlost_node[t]].name, e->cfg->policy->name);
-			return 0;
-		}
-	size_t t = 0;
-	while (t < n && e->tstate[t] != T_NEW)
-		t++;
-	char why[160] = "";
+	char why[160] = "", msg[sizeof e->r->failure];
+	int is_halt = 0;
 	if (!isnan(e->stalled_since))
 		snprintf(why, sizeof why,
 			 " and stalled: after %.9g s nothing ran, moved or changed, only its "
 			 "messages and timers, for %.9g s",
 			 e->stalled_since, STALL_AFTER(e->stalled_since));
-	if (t < n)
-		return fail(
-		    e, LOCUS_EINCOMPLETE,
-		    "policy %s ended the run with %zu of %zu tasks done (task %zu was never "
-		    "assigned)%s",
-		    e->cfg->policy->name, e->done, n, t, why);
-	return fail(e, LOCUS_EINCOMPLETE, "the run ended with %zu of %zu tasks done%s", e->done, n,
-		    why);
+	locus__exec_unfinished(&e->x, msg, sizeof msg, &is_halt, lost_node_of, why);
+	if (is_halt) {
+		halt(e, "%s", msg);
+		return 0;
+	}
+	return fail(e, LOCUS_EINCOMPLETE, "%s", msg);
 }
 
 /* Move m has arrived. */
@@ -2482,7 +2042,7 @@ static int stalled(struct engine *e, double t)
 {
 	int busy = e->changes_left > 0;
 	for (uint32_t w = 0; w < e->n_workers && !busy; w++)
-		busy = e->procs[w].task != NONE;
+		busy = e->x.w[w].task != NONE;
 	for (uint32_t m = 0; m < e->n_moves && !busy; m++)
 		busy = e->moves[m].state != MV_FREE;
 	if (busy) {
@@ -2497,15 +2057,15 @@ static int run(struct engine *e)
 {
 	/* Every process starts at time 0, in id order; speed changes are told
 	 * to every scheduler. */
-	for (uint32_t i = 0; i < e->n_procs && !e->failed; i++) {
+	for (uint32_t i = 0; i < e->n_procs && !e->x.failed; i++) {
 		uint32_t it = new_item(e);
 		if (it == NONE)
 			break;
 		e->items[it].ev.kind = LOCUS_EV_START;
 		push_ev(e, 0, EV_ARRIVE, i, it);
 	}
-	for (size_t k = 0; k < e->n_speeds && !e->failed; k++)
-		for (size_t s = 0; s < e->n_scheds && !e->failed; s++) {
+	for (size_t k = 0; k < e->n_speeds && !e->x.failed; k++)
+		for (size_t s = 0; s < e->n_scheds && !e->x.failed; s++) {
 			uint32_t it = new_item(e);
 			if (it == NONE)
 				break;
@@ -2514,10 +2074,10 @@ static int run(struct engine *e)
 			e->items[it].ev.speed.speed = e->speeds[k].speed;
 			push_ev(e, e->speeds[k].time, EV_ARRIVE, (uint32_t)(e->n_workers + s), it);
 		}
-	for (size_t k = 0; k < e->n_others && !e->failed; k++)
+	for (size_t k = 0; k < e->n_others && !e->x.failed; k++)
 		push_ev(e, e->others[k]->time, EV_CHANGE, NONE, (uint32_t)k);
 	e->changes_left = e->n_others;
-	while (!e->failed && !e->halt) {
+	while (!over(e)) {
 		const struct ev *top = locus_heap_peek(&e->heap);
 		double te = top ? top->t : INFINITY, tf = locus__share_next(e->share);
 		if (te == INFINITY && tf == INFINITY)
@@ -2547,8 +2107,10 @@ static int run(struct engine *e)
 			schedule_handle(e, v.proc, v.t);
 			break;
 		case EV_COMPUTED:
-			if (e->procs[v.proc].gen == v.item && e->procs[v.proc].task != NONE)
-				computed(e, v.proc, v.t);
+			if (e->procs[v.proc].gen == v.item && e->x.w[v.proc].task != NONE) {
+				e->procs[v.proc].compute_end = v.t;
+				locus__exec_computed(&e->x, v.proc, v.t);
+			}
 			break;
 		case EV_MOVE:
 			if (e->moves[v.item].state == MV_LATENCY && e->moves[v.item].gen == v.proc)
@@ -2566,14 +2128,14 @@ static int run(struct engine *e)
 				request_move(e, v.item, v.t);
 			break;
 		case EV_START:
-			try_start(e, v.proc, v.t);
+			locus__exec_try_start(&e->x, v.proc, v.t);
 			break;
 		}
 	}
-	if (e->failed)
-		return e->failed;
-	if (e->halt || e->done < e->wl->n_tasks)
-		return e->halt ? 0 : unfinished(e);
+	if (e->x.failed)
+		return e->x.failed;
+	if (e->x.halted || e->x.done < e->wl->n_tasks)
+		return e->x.halted ? 0 : unfinished(e);
 	return 0;
 }
 
@@ -2607,8 +2169,9 @@ static void summarise(struct engine *e)
 	r->lb_io = mb.io;
 	r->lb_serial = mb.serial;
 	r->lb_longest = mb.longest;
-	r->tasks_done = e->done;
-	r->dag = e->has_edges || e->wl->cost || e->n_others || r->failed;
+	r->tasks_done = e->x.done;
+	r->attempts_lost = e->x.attempts_lost;
+	r->dag = e->x.has_edges || e->wl->cost || e->n_others || r->failed;
 	if (r->dag) {
 		/* A task graph's bounds: its critical path, and its metrics. */
 		struct locus_dag_bounds db;
@@ -2709,32 +2272,18 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 		free(e.acts[k]);
 	}
 	free(e.acts);
+	locus__exec_fini(&e.x);
 	locus_replicas_destroy(e.rep);
 	free(e.procs);
 	free(e.items);
 	for (size_t m = 0; m < e.n_moves; m++)
 		free(e.moves[m].objs);
 	free(e.moves);
-	free(e.tstate);
-	free(e.tfrom_policy);
-	free(e.tvoid);
 	free(e.tlocal);
-	free(e.tgather);
-	free(e.toutput);
 	free(e.on_fs);
 	free(e.held);
 	free(e.tassigned);
-	free(e.tworker);
-	free(e.tassigner);
-	free(e.tmissing);
-	free(e.tawait);
-	free(e.tattempt);
-	free(e.tlost_node);
-	free(e.asent);
-	free(e.acut);
 	free(e.tcstart);
-	free(e.anext);
-	free(e.ahint);
 	free(e.xhead);
 	free(e.lost_node);
 	free(e.lost_at);
@@ -2742,6 +2291,7 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	free(e.bw_factor);
 	free(e.link_factor);
 	free(e.waits);
+	free(e.reads);
 	free(e.serving);
 	free(e.fs_opened);
 	free(e.qhead);

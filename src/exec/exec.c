@@ -1,0 +1,823 @@
+/*
+ * The executor (exec.h): the engine side of the policy protocol, once.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "exec/exec.h"
+
+#define NONE UINT32_MAX
+
+static void fail(struct locus__exec *x, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The run ends with an error (a policy's mistake, or no memory). */
+static void fail(struct locus__exec *x, int code, const char *fmt, ...)
+{
+	char why[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	x->cfg.ops->fail(x->cfg.eng, code, why);
+	if (!x->failed)
+		x->failed = code;
+}
+
+static void halt(struct locus__exec *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The run cannot finish for a reason of the platform's. */
+static void halt(struct locus__exec *x, const char *fmt, ...)
+{
+	char why[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	x->cfg.ops->halt(x->cfg.eng, why);
+	x->halted = 1;
+}
+
+static const char *pname(const struct locus__exec *x)
+{
+	return x->cfg.policy->name;
+}
+
+static const char *task_name(const struct locus__exec *x, uint32_t t, char *buf, size_t size)
+{
+	return locus_graph_task_name(x->g, t, buf, size);
+}
+
+const char *locus__exec_object_name(const struct locus__exec *x, uint32_t o, char *buf, size_t size)
+{
+	const struct locus_object *ob = &x->g->objects[o];
+	char tb[64];
+	if (ob->name)
+		snprintf(buf, size, "file \"%.200s\"", ob->name);
+	else if (ob->producer != LOCUS_NONE)
+		snprintf(buf, size, "the output of task %s",
+			 locus_graph_task_name(x->g, ob->producer, tb, sizeof tb));
+	else
+		snprintf(buf, size, "object %" PRIu32, o);
+	return buf;
+}
+
+static uint32_t node_of(const struct locus__exec *x, uint32_t w)
+{
+	return x->cfg.wl->worker_node[w];
+}
+
+static int on_fs(const struct locus__exec *x, uint32_t o)
+{
+	return x->cfg.on_fs && x->cfg.on_fs[o];
+}
+
+static int ended(const struct locus__exec *x)
+{
+	return x->failed || x->halted;
+}
+
+/* ---- set-up ------------------------------------------------------------------- */
+
+int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg)
+{
+	memset(x, 0, sizeof *x);
+	x->cfg = *cfg;
+	x->g = cfg->wl->graph;
+	x->pflags = locus_policy_flags(cfg->policy);
+	x->has_edges = locus_graph_has_edges(x->g);
+	x->n_workers = cfg->wl->n_workers;
+	x->n_procs = x->n_workers + cfg->n_schedulers;
+	size_t nt = cfg->wl->n_tasks ? cfg->wl->n_tasks : 1;
+	x->w = locus__calloc(x->n_workers ? x->n_workers : 1, sizeof *x->w);
+	x->tstate = locus__calloc(nt, 1);
+	x->tfrom_policy = locus__calloc(nt, 1);
+	x->tvoid = locus__calloc(nt, 1);
+	x->tgather = locus__calloc(nt, 1);
+	x->toutput = locus__calloc(nt, 1);
+	x->tworker = locus__calloc(nt, sizeof *x->tworker);
+	x->thome = locus__calloc(nt, sizeof *x->thome);
+	x->tassigner = locus__calloc(nt, sizeof *x->tassigner);
+	x->tmissing = locus__calloc(nt, sizeof *x->tmissing);
+	x->tawait = locus__calloc(nt, sizeof *x->tawait);
+	x->tattempt = locus__calloc(nt, sizeof *x->tattempt);
+	x->tlost_node = locus__calloc(nt, sizeof *x->tlost_node);
+	x->asent = locus__calloc(nt, sizeof *x->asent);
+	x->acut = locus__calloc(nt, sizeof *x->acut);
+	x->anext = locus__calloc(nt, sizeof *x->anext);
+	x->ahint = locus__calloc(nt, sizeof *x->ahint);
+	if (!x->w || !x->tstate || !x->tfrom_policy || !x->tvoid || !x->tgather || !x->toutput ||
+	    !x->tworker || !x->thome || !x->tassigner || !x->tmissing || !x->tawait ||
+	    !x->tattempt || !x->tlost_node || !x->asent || !x->acut || !x->anext || !x->ahint) {
+		locus__exec_fini(x);
+		return LOCUS_ENOMEM;
+	}
+	for (size_t t = 0; t < cfg->wl->n_tasks; t++)
+		x->tworker[t] = x->thome[t] = x->tassigner[t] = x->tlost_node[t] = NONE;
+	for (size_t w = 0; w < x->n_workers; w++)
+		x->w[w] = (struct locus__xworker){.head = NONE, .tail = NONE, .task = NONE};
+	return 0;
+}
+
+void locus__exec_fini(struct locus__exec *x)
+{
+	free(x->w);
+	free(x->tstate);
+	free(x->tfrom_policy);
+	free(x->tvoid);
+	free(x->tgather);
+	free(x->toutput);
+	free(x->tworker);
+	free(x->thome);
+	free(x->tassigner);
+	free(x->tmissing);
+	free(x->tawait);
+	free(x->tattempt);
+	free(x->tlost_node);
+	free(x->asent);
+	free(x->acut);
+	free(x->anext);
+	free(x->ahint);
+	memset(x, 0, sizeof *x);
+}
+
+/* ---- actions ------------------------------------------------------------------- */
+
+static void cancel_task(struct locus__exec *x, uint32_t t, double now);
+static void rewind_task(struct locus__exec *x, uint32_t t, double now);
+
+/* The engine cannot do what the policy asks. */
+static void unsupported(struct locus__exec *x, const char *what)
+{
+	fail(x, LOCUS_ENOTSUP, "policy %s %s, which %s does not do", pname(x), what, x->cfg.engine);
+}
+
+static int bad_send(struct locus__exec *x, const struct locus_msg *m)
+{
+	if (m->to < x->n_procs && m->n_args <= LOCUS_MSG_ARGS)
+		return 0;
+	fail(x, LOCUS_EINCOMPLETE, "policy %s sent a message to process %ld of %ld", pname(x),
+	     (long)m->to, (long)x->n_procs);
+	return 1;
+}
+
+/* A copy's (or reduction step's) places and objects, checked. */
+static int bad_copy(struct locus__exec *x, const struct locus_actions *act,
+		    const struct locus__action *a)
+{
+	size_t nn = x->cfg.wl->platform->n_nodes;
+	int bad = a->at == SIZE_MAX || a->to == LOCUS_NONE || a->from == a->to ||
+		  (a->to != LOCUS_FS && a->to >= nn) ||
+		  (a->from != LOCUS_FS && a->from != LOCUS_NONE && a->from >= nn) ||
+		  (a->from == LOCUS_NONE && a->n != 1) ||
+		  (a->task != LOCUS_NONE && a->task >= x->g->n_tasks);
+	for (uint32_t i = 0; i < a->n && !bad; i++)
+		bad = act->pool[a->at + i] >= x->g->n_objects;
+	/* A reduction's step: what `from` reduces is its own business (a
+	 * model moves its result's bytes). */
+	bad |= a->reduce && (a->r_at == SIZE_MAX || a->n || a->task == LOCUS_NONE);
+	for (uint32_t i = 0; a->reduce && i < a->r_n && !bad; i++)
+		bad = act->pool[a->r_at + i] >= x->g->n_objects;
+	if (bad)
+		fail(x, LOCUS_EINCOMPLETE,
+		     "policy %s asked for a copy of %" PRIu32 " objects from %" PRIu32
+		     " to %" PRIu32 ": no such objects or places",
+		     pname(x), a->n, a->from, a->to);
+	return bad;
+}
+
+static void apply_send(struct locus__exec *x, struct locus__action *a, uint32_t proc, double now)
+{
+	struct locus_msg *m = &a->msg;
+	if (bad_send(x, m))
+		return;
+	m->from = proc;
+	uint32_t aseq = 0;
+	if ((m->type == LOCUS_MSG_ASSIGN || m->type == LOCUS_MSG_ASSIGN_FLOW) && m->arg[0] >= 0 &&
+	    (uint64_t)m->arg[0] < x->g->n_tasks)
+		aseq = ++x->asent[m->arg[0]];
+	x->cfg.ops->send(x->cfg.eng, m, aseq, now);
+}
+
+void locus__exec_apply(struct locus__exec *x, struct locus_actions *act, uint32_t proc, double now)
+{
+	const struct locus__exec_ops *ops = x->cfg.ops;
+	size_t nt = x->g->n_tasks, no = x->g->n_objects, nn = x->cfg.wl->platform->n_nodes;
+	for (size_t k = 0; k < act->n && !ended(x); k++) {
+		struct locus__action *a = &act->list[k];
+		switch (a->kind) {
+		case LOCUS__ACT_SEND:
+			apply_send(x, a, proc, now);
+			break;
+		case LOCUS__ACT_TIMER:
+			if (a->proc >= x->n_procs) {
+				fail(x, LOCUS_EINCOMPLETE,
+				     "policy %s set a timer for process %ld of %ld", pname(x),
+				     (long)a->proc, (long)x->n_procs);
+				return;
+			}
+			ops->timer(x->cfg.eng, a->proc, a->delay, a->tag, now);
+			break;
+		case LOCUS__ACT_STOP:
+			if (a->proc < x->n_workers)
+				x->w[a->proc].stopped = 1;
+			break;
+		case LOCUS__ACT_CANCEL:
+		case LOCUS__ACT_REWIND:
+			if (a->tag >= nt) {
+				fail(x, LOCUS_EINCOMPLETE, "policy %s %s task %" PRIu64 " of %zu",
+				     pname(x),
+				     a->kind == LOCUS__ACT_CANCEL ? "cancelled" : "rewound", a->tag,
+				     nt);
+				return;
+			}
+			if (a->kind == LOCUS__ACT_CANCEL)
+				cancel_task(x, (uint32_t)a->tag, now);
+			else
+				rewind_task(x, (uint32_t)a->tag, now);
+			break;
+		case LOCUS__ACT_TRANSFER:
+			if (a->tag >= no || a->to >= nn ||
+			    (a->from != LOCUS_NONE && a->from >= nn)) {
+				fail(x, LOCUS_EINCOMPLETE,
+				     "policy %s asked to move object %" PRIu64 " from %" PRIu32
+				     " to %" PRIu32 ": no such object or node",
+				     pname(x), a->tag, a->from, a->to);
+				return;
+			}
+			if (!ops->transfer)
+				return unsupported(x, "moves objects between nodes");
+			ops->transfer(x->cfg.eng, proc, (uint32_t)a->tag, a->from, a->to, now);
+			break;
+		case LOCUS__ACT_COPY:
+			if (bad_copy(x, act, a))
+				return;
+			if (!ops->copy)
+				return unsupported(x, "copies objects between nodes");
+			ops->copy(x->cfg.eng, proc, a, a->n ? &act->pool[a->at] : NULL,
+				  a->reduce && a->r_n ? &act->pool[a->r_at] : NULL, now);
+			break;
+		case LOCUS__ACT_DROP:
+			if (a->tag >= no || (a->to != LOCUS_FS && a->to >= nn)) {
+				fail(x, LOCUS_EINCOMPLETE,
+				     "policy %s dropped object %" PRIu64 " from %" PRIu32
+				     ": no such object or place",
+				     pname(x), a->tag, a->to);
+				return;
+			}
+			if (!ops->drop)
+				return unsupported(x, "drops objects from nodes");
+			ops->drop(x->cfg.eng, (uint32_t)a->tag, a->to, now);
+			break;
+		}
+	}
+}
+
+/* ---- placing tasks --------------------------------------------------------------- */
+
+static void want(struct locus__exec *x, uint32_t o, uint32_t node, uint32_t task, double now);
+
+/* Task t joins worker w's tasks; its produced inputs start to come (or,
+ * as its assignment says, it waits for them to exist, or for the
+ * policy's copies, or for nothing). */
+static void place(struct locus__exec *x, uint32_t w, uint32_t t, int64_t hint, int start,
+		  double now)
+{
+	struct locus__xworker *xw = &x->w[w];
+	const struct locus_task *tk = &x->cfg.wl->tasks[t];
+	const struct locus_replicas *rep = x->cfg.rep;
+	uint32_t node = node_of(x, w);
+	x->tworker[t] = w;
+	x->tstate[t] = LOCUS__T_QUEUED;
+	x->tmissing[t] = 0;
+	x->ahint[t] = hint;
+	x->anext[t] = NONE;
+	if (xw->tail == NONE)
+		xw->head = t;
+	else
+		x->anext[xw->tail] = t;
+	xw->tail = t;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = x->g->inputs[tk->in_at + k];
+		if (x->g->objects[o].producer == LOCUS_NONE) {
+			/* LOCUS_GATHER_ALL: stored inputs come to it too. */
+			if (x->tgather[t] == LOCUS_GATHER_ALL)
+				x->tmissing[t] += !locus_replicas_has(rep, o, node);
+			continue;
+		}
+		switch (x->tgather[t]) {
+		case LOCUS_GATHER_AUTO:
+			if (!locus_replicas_has(rep, o, node)) {
+				x->tmissing[t]++;
+				want(x, o, node, t, now);
+			}
+			break;
+		case LOCUS_GATHER_READ:
+			x->tmissing[t] += !locus_replicas_count(rep, o) && !on_fs(x, o);
+			break;
+		case LOCUS_GATHER_POLICY:
+		case LOCUS_GATHER_ALL:
+			x->tmissing[t] += !locus_replicas_has(rep, o, node);
+			break;
+		default:
+			break;
+		}
+	}
+	if (start)
+		locus__exec_try_start(x, w, now);
+}
+
+int locus__exec_void(const struct locus__exec *x, uint32_t t, uint32_t aseq)
+{
+	return t < x->g->n_tasks &&
+	       (aseq <= x->acut[t] || (x->tvoid[t] && x->tstate[t] == LOCUS__T_DONE));
+}
+
+int locus__exec_assign_waits(const struct locus_msg *m)
+{
+	int64_t gather = m->type == LOCUS_MSG_ASSIGN_FLOW ? m->arg[2] : LOCUS_GATHER_AUTO;
+	return gather == LOCUS_GATHER_POLICY || gather == LOCUS_GATHER_ALL;
+}
+
+int locus__exec_assign(struct locus__exec *x, uint32_t w, const struct locus_msg *m, double now)
+{
+	int64_t t = m->arg[0];
+	if (w >= x->n_workers) {
+		fail(x, LOCUS_EINCOMPLETE, "policy %s assigned a task to scheduler %ld", pname(x),
+		     (long)w);
+		return -1;
+	}
+	int flow = m->type == LOCUS_MSG_ASSIGN_FLOW;
+	int64_t gather = flow ? m->arg[2] : 0, output = flow ? m->arg[3] : 0;
+	if (gather < LOCUS_GATHER_AUTO || gather > LOCUS_GATHER_ALL ||
+	    output < LOCUS_OUTPUT_LOCAL || output > LOCUS_OUTPUT_FS) {
+		fail(x, LOCUS_EINCOMPLETE,
+		     "policy %s assigned task %ld with gathering %ld and outputs %ld: no such ways",
+		     pname(x), (long)t, (long)gather, (long)output);
+		return -1;
+	}
+	if (t < 0 || (uint64_t)t >= x->g->n_tasks) {
+		fail(x, LOCUS_EINCOMPLETE, "policy %s assigned task %ld of %ld", pname(x), (long)t,
+		     (long)x->g->n_tasks);
+		return -1;
+	}
+	if (x->tstate[t] != LOCUS__T_NEW) {
+		fail(x, LOCUS_EINCOMPLETE,
+		     "policy %s assigned task %ld twice (second time to worker %ld)", pname(x),
+		     (long)t, (long)w);
+		return -1;
+	}
+	if (x->w[w].stopped) {
+		fail(x, LOCUS_EINCOMPLETE,
+		     "policy %s assigned task %ld to worker %ld, which it had stopped", pname(x),
+		     (long)t, (long)w);
+		return -1;
+	}
+	x->tassigner[t] = m->from;
+	x->tfrom_policy[t] = 1;
+	x->tgather[t] = (uint8_t)gather;
+	x->toutput[t] = (uint8_t)output;
+	if (x->cfg.ops->placed)
+		x->cfg.ops->placed(x->cfg.eng, w, (uint32_t)t, 1, now);
+	/* A task the policy brings inputs to waits for the worker to have
+	 * handled its assignment: the copies it asks for then hold it. */
+	place(x, w, (uint32_t)t, m->arg[1], !locus__exec_assign_waits(m), now);
+	return ended(x) ? -1 : 0;
+}
+
+void locus__exec_assign_lost(struct locus__exec *x, uint32_t w, const struct locus_msg *m,
+			     uint32_t aseq, double now)
+{
+	int64_t t = m->arg[0];
+	if (t < 0 || (uint64_t)t >= x->g->n_tasks || aseq <= x->acut[t] ||
+	    x->tstate[t] != LOCUS__T_NEW)
+		return;
+	x->tassigner[t] = m->from;
+	x->tfrom_policy[t] = 1;
+	locus__exec_lost(x, (uint32_t)t, w, LOCUS_FAIL_NODE, now);
+}
+
+/* ---- gathering --------------------------------------------------------------------- */
+
+/* Object o should reach `node` (for task `task`, or NONE): nothing to do
+ * if it is there or on its way; else it is sent from a holder, or the
+ * file system, when there is one (when there is none yet,
+ * locus__exec_appeared asks again). */
+static void want(struct locus__exec *x, uint32_t o, uint32_t node, uint32_t task, double now)
+{
+	const struct locus_replicas *rep = x->cfg.rep;
+	if (locus_replicas_has(rep, o, node) || x->cfg.ops->underway(x->cfg.eng, o, node))
+		return;
+	uint32_t n = locus_replicas_count(rep, o);
+	if (!n && !on_fs(x, o))
+		return;
+	uint32_t src =
+	    n ? locus_source_pick(x->cfg.wl->platform, locus_replicas_nodes(rep, o), n, node, o)
+	      : LOCUS_FS;
+	x->cfg.ops->fetch(x->cfg.eng, o, src, node, task, now);
+}
+
+void locus__exec_want(struct locus__exec *x, uint32_t o, uint32_t node, double now)
+{
+	want(x, o, node, NONE, now);
+}
+
+/* Object o is now on `node` (LOCUS_FS: the file system): the tasks placed
+ * there that waited for it count one input fewer, and, when it is the
+ * object's only copy, those placed elsewhere can have it sent (with a
+ * copy elsewhere already, each of them asked for it when it was placed,
+ * or again when the transfer's source failed: asking once more would only
+ * find the transfer under way, at a cost of every holder and transfer of
+ * a widely read object for every copy made of it). A task that reads its
+ * inputs when it starts (LOCUS_GATHER_READ) waits for its first copy
+ * anywhere. */
+void locus__exec_appeared(struct locus__exec *x, uint32_t o, uint32_t node, double now)
+{
+	const struct locus_object *ob = &x->g->objects[o];
+	int only = locus_replicas_count(x->cfg.rep, o) + on_fs(x, o) == 1;
+	int stored = ob->producer == LOCUS_NONE;
+	for (uint32_t k = 0; k < ob->n_cons && !x->failed; k++) {
+		uint32_t c = x->g->consumers[ob->cons_at + k], w = x->tworker[c];
+		if (w == NONE || x->tstate[c] != LOCUS__T_QUEUED)
+			continue;
+		/* A stored input is waited for only with LOCUS_GATHER_ALL. */
+		if (stored && x->tgather[c] != LOCUS_GATHER_ALL)
+			continue;
+		uint32_t cn = node_of(x, w);
+		/* What it waits for: the object on its node (AUTO, POLICY),
+		 * or anywhere (READ: its first copy). */
+		int got = x->tgather[c] == LOCUS_GATHER_READ
+			      ? only
+			      : cn == node && x->tgather[c] != LOCUS_GATHER_NONE;
+		if (got) {
+			if (x->tmissing[c] && !--x->tmissing[c] && x->w[w].head == c)
+				locus__exec_try_start(x, w, now);
+		} else if (only && x->tgather[c] == LOCUS_GATHER_AUTO) {
+			want(x, o, cn, c, now);
+		}
+	}
+}
+
+void locus__exec_copy_over(struct locus__exec *x, uint32_t t, double now)
+{
+	if (t == NONE || !x->tawait[t] || --x->tawait[t] || x->tstate[t] != LOCUS__T_QUEUED)
+		return;
+	uint32_t w = x->tworker[t];
+	if (w != NONE && x->w[w].head == t)
+		locus__exec_try_start(x, w, now);
+}
+
+/* ---- running ----------------------------------------------------------------------- */
+
+void locus__exec_try_start(struct locus__exec *x, uint32_t w, double now)
+{
+	struct locus__xworker *xw = &x->w[w];
+	uint32_t t = xw->head;
+	if (xw->task != NONE || xw->down || t == NONE || x->tmissing[t] || x->tawait[t])
+		return;
+	xw->head = x->anext[t];
+	if (xw->head == NONE)
+		xw->tail = NONE;
+	xw->task = t;
+	x->tstate[t] = LOCUS__T_READING;
+	x->cfg.ops->start(x->cfg.eng, w, t, now);
+}
+
+uint32_t locus__exec_source(const struct locus__exec *x, uint32_t t, uint32_t o, uint32_t node,
+			    int64_t hint, int *local)
+{
+	const struct locus_replicas *rep = x->cfg.rep;
+	*local = 0;
+	if (locus_replicas_has(rep, o, node)) {
+		*local = 1;
+		return node;
+	}
+	uint32_t n = locus_replicas_count(rep, o);
+	const uint32_t *h = locus_replicas_nodes(rep, o);
+	if (hint >= 0)
+		for (uint32_t k = 0; k < n; k++)
+			if (h[k] == (uint32_t)hint)
+				return h[k];
+	uint32_t s = locus_source_pick(x->cfg.wl->platform, h, n, node, t);
+	return s == LOCUS_NONE ? LOCUS_FS : s;
+}
+
+long locus__exec_reads(struct locus__exec *x, uint32_t t, uint32_t node, struct locus__read *reads,
+		       struct locus__read_plan *plan)
+{
+	const struct locus_task *tk = &x->cfg.wl->tasks[t];
+	const struct locus_replicas *rep = x->cfg.rep;
+	/* Its main stored input: the largest (the workload's locality). */
+	uint32_t main = LOCUS_NONE;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = x->g->inputs[tk->in_at + k];
+		if (x->g->objects[o].producer == LOCUS_NONE &&
+		    (main == LOCUS_NONE || x->g->objects[o].bytes > x->g->objects[main].bytes))
+			main = o;
+	}
+	int local = 0;
+	uint32_t source = LOCUS_FS;
+	if (main != LOCUS_NONE)
+		source = locus__exec_source(x, t, main, node, x->ahint[t], &local);
+	*plan = (struct locus__read_plan){main, source, local, 0};
+	long n = 0;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = x->g->inputs[tk->in_at + k];
+		int l, produced = x->g->objects[o].producer != LOCUS_NONE;
+		plan->upto = k;
+		if (produced &&
+		    (x->tgather[t] != LOCUS_GATHER_READ || locus_replicas_has(rep, o, node)))
+			continue;
+		uint32_t src = o == main ? source : locus__exec_source(x, t, o, node, -1, &l);
+		if (src == LOCUS_FS && !on_fs(x, o)) {
+			char nb[64], ob[256];
+			halt(x,
+			     produced ? "task %s cannot read %s: every copy of it was lost"
+				      : "task %s cannot read %s: every node holding it failed",
+			     task_name(x, t, nb, sizeof nb),
+			     locus__exec_object_name(x, o, ob, sizeof ob));
+			return -1;
+		}
+		reads[n++] = (struct locus__read){o, src};
+	}
+	plan->upto = tk->n_in;
+	return n;
+}
+
+/* Its outputs on worker w's node, as the first copy or not. */
+static void outputs_here(struct locus__exec *x, uint32_t w, uint32_t t, double now)
+{
+	const struct locus_task *tk = &x->cfg.wl->tasks[t];
+	uint32_t node = node_of(x, w);
+	for (uint32_t k = 0; k < tk->n_out && !x->failed; k++) {
+		uint32_t o = x->g->outputs[tk->out_at + k];
+		if (x->cfg.ops->keep(x->cfg.eng, o, node, now) > 0)
+			locus__exec_appeared(x, o, node, now);
+	}
+}
+
+/* Worker w's task ends: its outputs on its node when they stay there
+ * alone, its worker told, the next task started. */
+static void finished(struct locus__exec *x, uint32_t w, double now)
+{
+	struct locus__xworker *xw = &x->w[w];
+	uint32_t t = xw->task;
+	struct locus_event ev = {.kind = LOCUS_EV_DONE, .done = {.task = t}};
+	xw->task = NONE;
+	x->tstate[t] = LOCUS__T_DONE;
+	x->done++;
+	x->cfg.ops->ended(x->cfg.eng, w, t, &ev, now);
+	/* Its outputs are on its node (the other cases put them there when
+	 * it computed). */
+	if (x->toutput[t] == LOCUS_OUTPUT_LOCAL)
+		outputs_here(x, w, t, now);
+	if (x->tfrom_policy[t])
+		x->cfg.ops->tell(x->cfg.eng, w, &ev, now);
+	/* The next task placed on it may start at once. */
+	locus__exec_try_start(x, w, now);
+}
+
+void locus__exec_computed(struct locus__exec *x, uint32_t w, double now)
+{
+	struct locus__xworker *xw = &x->w[w];
+	uint32_t t = xw->task;
+	const struct locus_task *tk = &x->cfg.wl->tasks[t];
+	uint8_t out = x->toutput[t];
+	if (out == LOCUS_OUTPUT_LOCAL) {
+		finished(x, w, now);
+		return;
+	}
+	if (out != LOCUS_OUTPUT_FS)
+		outputs_here(x, w, t, now);
+	/* Held while the writes are asked for (an engine may end one at
+	 * once). */
+	xw->writes = 1;
+	for (uint32_t k = 0; k < tk->n_out && !x->failed; k++) {
+		uint32_t o = x->g->outputs[tk->out_at + k];
+		if (out != LOCUS_OUTPUT_FINAL || !x->g->objects[o].n_cons) {
+			xw->writes++;
+			x->cfg.ops->write(x->cfg.eng, w, o, now);
+		}
+	}
+	if (--xw->writes) {
+		x->tstate[t] = LOCUS__T_WRITING;
+		return;
+	}
+	finished(x, w, now);
+}
+
+void locus__exec_written(struct locus__exec *x, uint32_t w, uint32_t o, double now)
+{
+	(void)o;
+	if (!x->failed && x->w[w].writes && --x->w[w].writes == 0)
+		finished(x, w, now);
+}
+
+/* ---- cancelling, failing, retrying ----------------------------------------------- */
+
+void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now)
+{
+	uint32_t w = x->tworker[t];
+	struct locus__xworker *xw = &x->w[w];
+	int state = x->tstate[t];
+	if (state == LOCUS__T_QUEUED) {
+		uint32_t *at = &xw->head, prev = NONE;
+		while (*at != NONE && *at != t) {
+			prev = *at;
+			at = &x->anext[*at];
+		}
+		if (*at == t) {
+			*at = x->anext[t];
+			if (xw->tail == t)
+				xw->tail = prev;
+		}
+	} else if (state == LOCUS__T_READING || state == LOCUS__T_COMPUTING ||
+		   state == LOCUS__T_WRITING) {
+		x->cfg.ops->abort(x->cfg.eng, w, t, state, now);
+		xw->task = NONE;
+		xw->writes = 0;
+	}
+	x->tworker[t] = NONE;
+	x->tstate[t] = LOCUS__T_NEW;
+}
+
+static void cancel_task(struct locus__exec *x, uint32_t t, double now)
+{
+	x->acut[t] = x->asent[t];
+	if (x->tstate[t] == LOCUS__T_DONE) {
+		x->tvoid[t] = 1;
+		return;
+	}
+	if (x->tstate[t] == LOCUS__T_NEW)
+		return;
+	uint32_t w = x->tworker[t];
+	locus__exec_unplace(x, t, now);
+	locus__exec_try_start(x, w, now);
+}
+
+/* GTP/r's rewinding: finished task t runs again when next assigned. Its
+ * completion no longer counts; its outputs stay where they are. */
+static void rewind_task(struct locus__exec *x, uint32_t t, double now)
+{
+	if (x->tstate[t] != LOCUS__T_DONE) {
+		cancel_task(x, t, now);
+		return;
+	}
+	if (!x->cfg.ops->unended) {
+		unsupported(x, "rewinds a finished task");
+		return;
+	}
+	x->acut[t] = x->asent[t];
+	x->tvoid[t] = 0;
+	uint32_t w = x->tworker[t];
+	if (w != NONE)
+		x->cfg.ops->unended(x->cfg.eng, w, t);
+	x->tattempt[t]++;
+	x->tworker[t] = NONE;
+	x->tstate[t] = LOCUS__T_NEW;
+	x->done--;
+}
+
+static int alive_worker(void *user, uint32_t w)
+{
+	const struct locus__exec *x = user;
+	return !x->w[w].down;
+}
+
+void locus__exec_lost(struct locus__exec *x, uint32_t t, uint32_t w, enum locus_fail_reason why,
+		      double now)
+{
+	char nb[64];
+	const struct locus_platform *p = x->cfg.wl->platform;
+	uint32_t attempt = x->tattempt[t]++;
+	x->attempts_lost++;
+	x->tlost_node[t] = node_of(x, w);
+	if (x->tfrom_policy[t] && (x->pflags & LOCUS_POLICY_RETRIES) && x->tassigner[t] != NONE) {
+		struct locus_event ev = {
+		    .kind = LOCUS_EV_FAILED,
+		    .failed = {
+			.task = t, .worker = w, .attempt = attempt, .final = 0, .reason = why}};
+		uint32_t to = x->tassigner[t];
+		if (to < x->n_workers && x->w[to].down)
+			to = (uint32_t)x->n_workers; /* the first scheduler */
+		x->cfg.ops->tell(x->cfg.eng, to, &ev, now);
+		return;
+	}
+	if (x->has_edges) {
+		halt(x,
+		     "task %s was lost when node %s failed at %.9g s, and policy %s does not "
+		     "place failed tasks again",
+		     task_name(x, t, nb, sizeof nb), p->nodes[node_of(x, w)].name, now, pname(x));
+		return;
+	}
+	uint32_t to = locus_retry_worker(x->cfg.wl, t, attempt, w, alive_worker, x);
+	if (to == LOCUS_NONE) {
+		halt(x, "task %s was lost when node %s failed at %.9g s and no worker is left",
+		     task_name(x, t, nb, sizeof nb), p->nodes[node_of(x, w)].name, now);
+		return;
+	}
+	x->tfrom_policy[t] = 0;
+	x->tassigner[t] = NONE;
+	if (x->cfg.ops->placed)
+		x->cfg.ops->placed(x->cfg.eng, to, t, 0, now);
+	place(x, to, t, -1, 1, now);
+}
+
+void locus__exec_worker_down(struct locus__exec *x, uint32_t w)
+{
+	x->w[w].down = 1;
+}
+
+void locus__exec_worker_lose(struct locus__exec *x, uint32_t w, double now)
+{
+	struct locus__xworker *xw = &x->w[w];
+	/* It loses what it runs and what waits for it. */
+	while (!ended(x)) {
+		uint32_t t = xw->task != NONE ? xw->task : xw->head;
+		if (t == NONE)
+			break;
+		locus__exec_unplace(x, t, now);
+		locus__exec_lost(x, t, w, LOCUS_FAIL_NODE, now);
+	}
+}
+
+void locus__exec_worker_up(struct locus__exec *x, uint32_t w)
+{
+	x->w[w].down = 0;
+	x->w[w].stopped = 0;
+}
+
+/* ---- why a run did not finish ------------------------------------------------------ */
+
+void locus__exec_unfinished(const struct locus__exec *x, char *why, size_t size, int *halt_out,
+			    uint32_t (*lost_node)(void *eng, uint32_t o, double *at),
+			    const char *suffix)
+{
+	char nb[64], ob[256], pb[64];
+	const struct locus_platform *p = x->cfg.wl->platform;
+	size_t n = x->g->n_tasks;
+	*halt_out = 1;
+	/* A task waiting for an object that was lost. */
+	for (size_t t = 0; t < n; t++) {
+		if (x->tstate[t] != LOCUS__T_QUEUED || !x->tmissing[t])
+			continue;
+		const struct locus_task *tk = &x->cfg.wl->tasks[t];
+		uint32_t node = node_of(x, x->tworker[t]);
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = x->g->inputs[tk->in_at + k];
+			uint32_t pr = x->g->objects[o].producer;
+			if (pr == LOCUS_NONE || locus_replicas_has(x->cfg.rep, o, node) ||
+			    locus_replicas_count(x->cfg.rep, o))
+				continue;
+			double at = 0;
+			uint32_t ln = lost_node ? lost_node(x->cfg.eng, o, &at) : NONE;
+			if (ln != NONE) {
+				snprintf(why, size,
+					 "task %s lost %s from node %s, which failed at %.9g s",
+					 task_name(x, (uint32_t)t, nb, sizeof nb),
+					 locus__exec_object_name(x, o, ob, sizeof ob),
+					 p->nodes[ln].name, at);
+				return;
+			}
+			if (x->tstate[pr] == LOCUS__T_NEW && x->tlost_node[pr] == NONE) {
+				*halt_out = 0;
+				snprintf(
+				    why, size,
+				    "policy %s ended the run with %zu of %zu tasks done (task %s "
+				    "waits for %s, which task %s writes, and that was never "
+				    "assigned)",
+				    pname(x), x->done, n, task_name(x, (uint32_t)t, nb, sizeof nb),
+				    locus__exec_object_name(x, o, ob, sizeof ob),
+				    task_name(x, pr, pb, sizeof pb));
+				return;
+			}
+		}
+	}
+	/* A task lost with its node and never placed again. */
+	for (size_t t = 0; t < n; t++)
+		if (x->tstate[t] == LOCUS__T_NEW && x->tlost_node[t] != NONE) {
+			snprintf(
+			    why, size,
+			    "task %s was lost when node %s failed, and policy %s did not place "
+			    "it again",
+			    task_name(x, (uint32_t)t, nb, sizeof nb),
+			    p->nodes[x->tlost_node[t]].name, pname(x));
+			return;
+		}
+	*halt_out = 0;
+	size_t t = 0;
+	while (t < n && x->tstate[t] != LOCUS__T_NEW)
+		t++;
+	if (t < n)
+		snprintf(why, size,
+			 "policy %s ended the run with %zu of %zu tasks done (task %zu was never "
+			 "assigned)%s",
+			 pname(x), x->done, n, t, suffix ? suffix : "");
+	else
+		snprintf(why, size, "the run ended with %zu of %zu tasks done%s", x->done, n,
+			 suffix ? suffix : "");
+}
