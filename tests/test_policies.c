@@ -345,7 +345,9 @@ static int drive_run(struct drive *d)
 			case LOCUS__ACT_REWIND:
 			case LOCUS__ACT_COPY:
 			case LOCUS__ACT_DROP:
-				fault(d, "a task policy cancelled, rewound, moved or dropped something");
+				fault(
+				    d,
+				    "a task policy cancelled, rewound, moved or dropped something");
 				continue;
 			case LOCUS__ACT_TIMER:
 				x.time = now + a->delay;
@@ -1389,12 +1391,60 @@ TEST(empty_workload)
 	fixture_free(&f);
 }
 
-TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(worker_protocol), TEST_ENTRY(fifo_exact),
-	  TEST_ENTRY(monolithic_exact), TEST_ENTRY(delay_exact), TEST_ENTRY(delay_remote_choice),
-	  TEST_ENTRY(dlmpi_exact), TEST_ENTRY(dlmpi_probabilities_local),
-	  TEST_ENTRY(dlmpi_probabilities_remote), TEST_ENTRY(dlmpi_infinite_first),
-	  TEST_ENTRY(monolithic_cost_linear), TEST_ENTRY(monolithic_is_the_scan),
-	  TEST_ENTRY(scal_priority), TEST_ENTRY(scal_exact), TEST_ENTRY(scal_fallback_order),
-	  TEST_ENTRY(scal_every_task_once), TEST_ENTRY(fifo_prefetch_exact),
-	  TEST_ENTRY(conformance), TEST_ENTRY(conformance_large), TEST_ENTRY(determinism),
-	  TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options), TEST_ENTRY(empty_workload))
+/* What a policy needs of an engine (version 5), checked when it is
+ * created: every registered policy runs in the simulator; a policy an
+ * engine cannot serve is refused with a message naming both. */
+TEST(engine_offers)
+{
+	struct locus_error err;
+	for (const struct locus_policy *const *p = locus_policies(); *p; p++) {
+		CHECK_EQ_INT((*p)->version, LOCUS_POLICY_VERSION);
+		CHECK_EQ_INT(locus_policy_check(*p, LOCUS_POLICY_VERSION, LOCUS_SIM_OFFERS,
+						"the simulator", &err),
+			     0);
+		/* What places failed tasks itself must hear of failures. */
+		if (locus_policy_flags(*p) & LOCUS_POLICY_RETRIES)
+			CHECK(locus_policy_needs(*p) & LOCUS_NEEDS_FAILED);
+	}
+	const char *chunky[] = {"fifo", "monolithic", "dlmpi", "delay", "scal", "heft"};
+	for (size_t i = 0; i < sizeof chunky / sizeof *chunky; i++)
+		CHECK_EQ_INT(locus_policy_check(locus_policy_find(chunky[i]), LOCUS_POLICY_VERSION,
+						0, "an engine of assignments only", &err),
+			     0);
+	CHECK_EQ_INT(locus_policy_check(locus_policy_find("gtp-r"), LOCUS_POLICY_VERSION,
+					LOCUS_NEEDS_COPIES | LOCUS_NEEDS_CANCEL, "the test engine",
+					&err),
+		     LOCUS_ENOTSUP);
+	CHECK(strstr(err.message, "policy gtp-r needs being told of failed attempts and running "
+				  "finished tasks again and a monitor of every task's progress, "
+				  "which the test engine does not offer") != NULL);
+	CHECK_EQ_INT(locus_policy_check(locus_policy_find("amfs"), LOCUS_POLICY_VERSION,
+					LOCUS_NEEDS_FLOW, "the test engine", &err),
+		     LOCUS_ENOTSUP);
+	CHECK(strstr(err.message, "amfs needs moving and deleting objects,") != NULL);
+	/* A policy of an older version: its needs from its flags; one newer
+	 * than the engine is refused. */
+	struct locus_policy old = *locus_policy_find("fifo");
+	old.version = 4;
+	old.flags = LOCUS_POLICY_RETRIES;
+	old.needs = LOCUS_NEEDS_REWIND; /* not read below version 5 */
+	CHECK_EQ_INT(locus_policy_needs(&old), LOCUS_NEEDS_FAILED);
+	CHECK_EQ_INT(locus_policy_check(&old, LOCUS_POLICY_VERSION, LOCUS_NEEDS_FAILED, "e", &err),
+		     0);
+	old.version = LOCUS_POLICY_VERSION + 1;
+	CHECK_EQ_INT(
+	    locus_policy_check(&old, LOCUS_POLICY_VERSION, LOCUS_SIM_OFFERS, "engine E", &err),
+	    LOCUS_ENOTSUP);
+	CHECK(strstr(err.message, "and engine E version 5 at most") != NULL);
+}
+
+TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(engine_offers), TEST_ENTRY(worker_protocol),
+	  TEST_ENTRY(fifo_exact), TEST_ENTRY(monolithic_exact), TEST_ENTRY(delay_exact),
+	  TEST_ENTRY(delay_remote_choice), TEST_ENTRY(dlmpi_exact),
+	  TEST_ENTRY(dlmpi_probabilities_local), TEST_ENTRY(dlmpi_probabilities_remote),
+	  TEST_ENTRY(dlmpi_infinite_first), TEST_ENTRY(monolithic_cost_linear),
+	  TEST_ENTRY(monolithic_is_the_scan), TEST_ENTRY(scal_priority), TEST_ENTRY(scal_exact),
+	  TEST_ENTRY(scal_fallback_order), TEST_ENTRY(scal_every_task_once),
+	  TEST_ENTRY(fifo_prefetch_exact), TEST_ENTRY(conformance), TEST_ENTRY(conformance_large),
+	  TEST_ENTRY(determinism), TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options),
+	  TEST_ENTRY(empty_workload))

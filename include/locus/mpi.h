@@ -45,6 +45,14 @@
 extern "C" {
 #endif
 
+/* What locus_mpi_run offers policies (policy.h): assignments, messages
+ * and timers only. */
+#define LOCUS_MPI_OFFERS 0u
+/* What locus_mpi_flow_run offers policies: copies, drops and reductions,
+ * assignments that say how inputs come and where outputs go, and
+ * withdrawn assignments. */
+#define LOCUS_MPI_FLOW_OFFERS (LOCUS_NEEDS_COPIES | LOCUS_NEEDS_FLOW | LOCUS_NEEDS_CANCEL)
+
 /* What the function is given: one chunk of one dataset. */
 struct locus_mpi_chunk {
 	const char *dataset; /* dataset name (a path in the store) */

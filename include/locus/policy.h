@@ -161,7 +161,7 @@ struct locus_event {
 		} speed;
 		struct {
 			uint32_t object, from, to; /* nodes, or LOCUS_FS */
-			int ok; /* 0: no source was left, or an end failed */
+			int ok;			   /* 0: no source was left, or an end failed */
 			/* Version 3: the copy's tag, and how many objects it
 			 * moved (object: the first of them, or LOCUS_NONE). */
 			uint64_t tag;
@@ -222,10 +222,10 @@ void locus_act_assign_flow(struct locus_actions *a, uint32_t from, uint32_t work
 struct locus_copy {
 	const uint32_t *objects; /* n objects (copied), or NULL with n 0 */
 	uint32_t n;
-	uint64_t bytes;	  /* n 0: the bytes that move; else their sum */
+	uint64_t bytes;	   /* n 0: the bytes that move; else their sum */
 	uint32_t from, to; /* nodes, or LOCUS_FS; from holds every object */
-	double delay;	  /* seconds before it starts (making the archive) */
-	uint64_t tag;	  /* given back in its LOCUS_EV_TRANSFER */
+	double delay;	   /* seconds before it starts (making the archive) */
+	uint64_t tag;	   /* given back in its LOCUS_EV_TRANSFER */
 	/* The task it brings inputs to (its stage counts the bytes, the
 	 * transfer names it; the task does not start while a copy naming it
 	 * is under way, so it never reads from elsewhere what is coming to
@@ -251,8 +251,8 @@ void locus_act_copy(struct locus_actions *a, const struct locus_copy *c);
  * c->delay the reducing time. An engine that runs no commands (the
  * simulator; the MPI engine's task functions) carries it out as
  * locus_act_copy does, and the task then reads all its inputs. */
-void locus_act_reduce(struct locus_actions *a, const struct locus_copy *c,
-		      const uint32_t *objects, uint32_t n_objects);
+void locus_act_reduce(struct locus_actions *a, const struct locus_copy *c, const uint32_t *objects,
+		      uint32_t n_objects);
 
 /* Version 3: node `node` (or LOCUS_FS) no longer keeps `object`: its
  * storage is freed (a workflow's intermediate file its last reader has
@@ -298,7 +298,31 @@ struct locus_policy_ctx {
 };
 
 /* The version this header describes. */
-#define LOCUS_POLICY_VERSION 4
+#define LOCUS_POLICY_VERSION 5
+
+/* What a policy needs of an engine beyond version 1's events and actions
+ * (version 5: struct locus_policy.needs), and what an engine offers
+ * (locus_policy_check). Each engine's header says what it offers
+ * (LOCUS_SIM_OFFERS, LOCUS_MPI_FLOW_OFFERS, LOCUS_MPI_OFFERS). */
+enum {
+	/* Told of an attempt that failed (LOCUS_EV_FAILED). */
+	LOCUS_NEEDS_FAILED = 1u << 0,
+	/* Withdrawing an assignment (locus_act_cancel). */
+	LOCUS_NEEDS_CANCEL = 1u << 1,
+	/* Running a finished task again (locus_act_rewind). */
+	LOCUS_NEEDS_REWIND = 1u << 2,
+	/* Moving and deleting objects (locus_act_transfer, _copy, _drop;
+	 * _reduce, which an engine that runs no commands does as a copy). */
+	LOCUS_NEEDS_COPIES = 1u << 3,
+	/* Assignments that say how inputs come and where outputs go
+	 * (locus_act_assign_flow). */
+	LOCUS_NEEDS_FLOW = 1u << 4,
+	/* A monitor that reports every task's placement and progress, each
+	 * node's availability and the bandwidth between nodes
+	 * (struct locus_monitor); a policy without it may still read the
+	 * replicas it reports. */
+	LOCUS_NEEDS_MONITOR = 1u << 5
+};
 
 /* What a policy can handle (version 2). */
 enum {
@@ -329,10 +353,25 @@ struct locus_policy {
 	/* Version 3: the node scheduler s of n runs on (NULL: spread evenly
 	 * over the nodes). */
 	uint32_t (*scheduler_node)(const struct locus_workload *wl, size_t n, size_t s);
+	/* Version 5: what it needs of an engine (LOCUS_NEEDS_*). */
+	unsigned needs;
 };
 
 /* The policy's capabilities: its flags from version 2 on, none before. */
 unsigned locus_policy_flags(const struct locus_policy *p);
+
+/* What the policy needs of an engine: its needs from version 5 on; before,
+ * LOCUS_NEEDS_FAILED when it places failed tasks itself (and it is
+ * refused at run time if it asks for an action the engine does not do). */
+unsigned locus_policy_needs(const struct locus_policy *p);
+
+/* Whether an engine (named `engine` in the message, "the MPI runtime"),
+ * which speaks the protocol up to version `version` and offers `offers`
+ * (LOCUS_NEEDS_*), can run policy p: 0, or LOCUS_ENOTSUP with a message
+ * naming the policy, what it needs and the engine. Engines call it
+ * before they create the policy. */
+int locus_policy_check(const struct locus_policy *p, int version, unsigned offers,
+		       const char *engine, struct locus_error *err);
 
 /* Which node a transfer of `object` to node `to` reads from, among
  * `holders` (n of them; the replica table's list): one in `to`'s rack

@@ -49,15 +49,20 @@
 extern "C" {
 #endif
 
+/* What the simulator offers policies (policy.h): everything. */
+#define LOCUS_SIM_OFFERS                                                                           \
+	(LOCUS_NEEDS_FAILED | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_REWIND | LOCUS_NEEDS_COPIES |       \
+	 LOCUS_NEEDS_FLOW | LOCUS_NEEDS_MONITOR)
+
 struct locus_sim_config {
 	const struct locus_workload *wl;
 	const struct locus_policy *policy;
 	const char *policy_opts; /* "key=value,..." or NULL */
 	size_t schedulers;	 /* 0: the policy's default */
 	uint64_t seed;
-	double latency;				/* message latency, s; < 0: the platform's */
-	double cost_per_msg;			/* s per message a process handles */
-	double cost_per_entry;			/* s per metadata entry examined */
+	double latency;	       /* message latency, s; < 0: the platform's */
+	double cost_per_msg;   /* s per message a process handles */
+	double cost_per_entry; /* s per metadata entry examined */
 	/* The shared file system (LOCUS_FS): where stored objects no node
 	 * holds are (a workflow's inputs), which tasks read and write and
 	 * policies copy from and to. shared_fs_bw > 0 gives it that

@@ -1111,6 +1111,7 @@ const struct locus_policy locus__policy_gtp = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "period=SECONDS,on=none|speed|fail|all",
+    .needs = LOCUS_NEEDS_MONITOR | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES,
 };
 
 const struct locus_policy locus__policy_gtp_c = {
@@ -1124,6 +1125,7 @@ const struct locus_policy locus__policy_gtp_c = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "period=SECONDS,on=none|speed|fail|all",
+    .needs = LOCUS_NEEDS_MONITOR | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES,
 };
 
 const struct locus_policy locus__policy_gtp_r = {
@@ -1138,6 +1140,8 @@ const struct locus_policy locus__policy_gtp_r = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS | LOCUS_POLICY_RETRIES,
     .options = "period=SECONDS,on=none|speed|fail|all",
+    .needs = LOCUS_NEEDS_MONITOR | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES | LOCUS_NEEDS_REWIND |
+	     LOCUS_NEEDS_FAILED,
 };
 
 const struct locus_policy locus__policy_gtp_c_r = {
@@ -1151,6 +1155,8 @@ const struct locus_policy locus__policy_gtp_c_r = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS | LOCUS_POLICY_RETRIES,
     .options = "period=SECONDS,on=none|speed|fail|all",
+    .needs = LOCUS_NEEDS_MONITOR | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES | LOCUS_NEEDS_REWIND |
+	     LOCUS_NEEDS_FAILED,
 };
 
 const struct locus_policy locus__policy_dls_sr = {
@@ -1165,4 +1171,5 @@ const struct locus_policy locus__policy_dls_sr = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = NULL,
+    .needs = LOCUS_NEEDS_MONITOR | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES,
 };

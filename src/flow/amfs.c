@@ -2832,7 +2832,7 @@ static void stats(void *state, struct locus_policy_stats *out)
 }
 
 const struct locus_policy locus__policy_amfs = {
-    .version = 4,
+    .version = LOCUS_POLICY_VERSION,
     .name = "amfs",
     .summary = "AME/AMFS: data-aware dispatch, metadata DHT, collectives, stealing (workflows)",
     .schedulers = amfs_schedulers,
@@ -2847,4 +2847,5 @@ const struct locus_policy locus__policy_amfs = {
 	       "reduce=STAGE[+STAGE...], "
 	       "reduce_cost=S, gather=N, multicast=N, scatter=N",
     .scheduler_node = amfs_scheduler_node,
+    .needs = LOCUS_NEEDS_FLOW | LOCUS_NEEDS_COPIES,
 };

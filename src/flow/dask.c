@@ -1237,7 +1237,7 @@ static void stats(void *state, struct locus_policy_stats *out)
 }
 
 const struct locus_policy locus__policy_dask = {
-    .version = 3,
+    .version = LOCUS_POLICY_VERSION,
     .name = "dask",
     .summary = "Dask.distributed-like scheduler: earliest start, queues at workers, work "
 	       "stealing (workflows)",
@@ -1250,4 +1250,5 @@ const struct locus_policy locus__policy_dask = {
     .options = "steal=0|1, steal_interval=S, durations=learned|known, unknown=S, "
 	       "bandwidth=B, keep=0|1",
     .scheduler_node = dask_scheduler_node,
+    .needs = LOCUS_NEEDS_FLOW | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES,
 };

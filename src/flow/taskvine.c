@@ -852,7 +852,7 @@ static void stats(void *state, struct locus_policy_stats *out)
 }
 
 const struct locus_policy locus__policy_taskvine = {
-    .version = 3,
+    .version = LOCUS_POLICY_VERSION,
     .name = "taskvine",
     .summary = "TaskVine-like manager: data-aware dispatch to free cores, peer transfers "
 	       "(workflows)",
@@ -864,4 +864,5 @@ const struct locus_policy locus__policy_taskvine = {
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "max_transfers=K, keep=0|1",
     .scheduler_node = vine_scheduler_node,
+    .needs = LOCUS_NEEDS_FLOW | LOCUS_NEEDS_COPIES,
 };

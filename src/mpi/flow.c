@@ -4171,6 +4171,9 @@ static int setup(struct flow *f)
 	f->g = o->graph;
 	if (!rc && !(f->pol = locus_policy_find(o->policy ? o->policy : "amfs")))
 		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "no policy \"%s\"", o->policy);
+	if (!rc)
+		rc = locus_policy_check(f->pol, LOCUS_POLICY_VERSION, LOCUS_MPI_FLOW_OFFERS,
+					"the MPI runtime", f->err);
 	if (!rc && f->pol->version >= 2 && !(f->pol->flags & LOCUS_POLICY_GRAPHS) &&
 	    locus_graph_has_edges(f->g))
 		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,

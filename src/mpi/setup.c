@@ -210,8 +210,8 @@ static int no_node_dir(struct engine *e, char *const *names, size_t n_nodes)
 
 /* Every node leader lists its directory; rank 0 assembles the catalog and
  * sends it, with each node's directory name, to everyone. */
-static int gather_catalog(struct engine *e, char *const *names, size_t n_nodes,
-			  const char *my_dir, int leader)
+static int gather_catalog(struct engine *e, char *const *names, size_t n_nodes, const char *my_dir,
+			  int leader)
 {
 	struct locus__buf mine = {0};
 	int rc = 0;
@@ -599,6 +599,9 @@ int locus__mpi_setup(struct engine *e)
 			       "policy %s schedules task graphs, which the MPI engine does not run "
 			       "yet (use locus sim)",
 			       e->pol->name);
+	else if ((rc = locus_policy_check(e->pol, LOCUS_POLICY_VERSION, LOCUS_MPI_OFFERS,
+					  "the MPI runtime for chunks", e->err)))
+		;
 	else if (o->retries < 0 || o->emulate_net_bw < 0 || o->max_idle_sleep < 0)
 		rc = locus__err(e->err, LOCUS_EINVAL, NULL, 0, 0,
 				"retries, emulate_net_bw and max_idle_sleep must be >= 0");

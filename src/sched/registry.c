@@ -3,18 +3,20 @@
  * struct starpu_sched_policy). A new policy is one file defining its
  * const struct locus_policy, declared in policies.h and listed below.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "sched/policies.h"
 
 /* NULL-terminated, in the order the CLI lists them. */
 static const struct locus_policy *const policies[] = {
-    &locus__policy_fifo,  &locus__policy_monolithic,
-    &locus__policy_dlmpi, &locus__policy_delay,
-    &locus__policy_scal,  &locus__policy_heft,
-    &locus__policy_cpop,  &locus__policy_dls,
-    &locus__policy_peft,  &locus__policy_gtp, &locus__policy_gtp_c, &locus__policy_gtp_r, &locus__policy_gtp_c_r, &locus__policy_dls_sr, &locus__policy_amfs,
-    &locus__policy_taskvine, &locus__policy_dask, NULL,
+    &locus__policy_fifo,     &locus__policy_monolithic, &locus__policy_dlmpi,
+    &locus__policy_delay,    &locus__policy_scal,	&locus__policy_heft,
+    &locus__policy_cpop,     &locus__policy_dls,	&locus__policy_peft,
+    &locus__policy_gtp,	     &locus__policy_gtp_c,	&locus__policy_gtp_r,
+    &locus__policy_gtp_c_r,  &locus__policy_dls_sr,	&locus__policy_amfs,
+    &locus__policy_taskvine, &locus__policy_dask,	NULL,
 };
 
 const struct locus_policy *const *locus_policies(void)
@@ -35,6 +37,49 @@ const struct locus_policy *locus_policy_find(const char *name)
 unsigned locus_policy_flags(const struct locus_policy *p)
 {
 	return p && p->version >= 2 ? p->flags : 0;
+}
+
+unsigned locus_policy_needs(const struct locus_policy *p)
+{
+	if (!p)
+		return 0;
+	if (p->version >= 5)
+		return p->needs;
+	return locus_policy_flags(p) & LOCUS_POLICY_RETRIES ? LOCUS_NEEDS_FAILED : 0;
+}
+
+/* What each LOCUS_NEEDS_* bit asks for, in messages. */
+static const char *const need_names[] = {"being told of failed attempts",
+					 "withdrawing assignments",
+					 "running finished tasks again",
+					 "moving and deleting objects",
+					 "saying how inputs come and where outputs go",
+					 "a monitor of every task's progress"};
+
+int locus_policy_check(const struct locus_policy *p, int version, unsigned offers,
+		       const char *engine, struct locus_error *err)
+{
+	if (!p)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no policy");
+	if (p->version > version)
+		return locus__err(err, LOCUS_ENOTSUP, NULL, 0, 0,
+				  "policy %s speaks version %d of the policy protocol, and %s "
+				  "version %d at most",
+				  p->name, p->version, engine, version);
+	unsigned lack = locus_policy_needs(p) & ~offers;
+	if (!lack)
+		return 0;
+	char what[512] = "";
+	size_t n = sizeof need_names / sizeof *need_names;
+	for (size_t i = 0, first = 1; i < n; i++)
+		if (lack & (1u << i)) {
+			size_t len = strlen(what);
+			snprintf(what + len, sizeof what - len, "%s%s", first ? "" : " and ",
+				 need_names[i]);
+			first = 0;
+		}
+	return locus__err(err, LOCUS_ENOTSUP, NULL, 0, 0,
+			  "policy %s needs %s, which %s does not offer", p->name, what, engine);
 }
 
 uint32_t locus_source_pick(const struct locus_platform *p, const uint32_t *holders, uint32_t n,

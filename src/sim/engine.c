@@ -2233,7 +2233,10 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	e.r->opt_local = -1;
 	e.stalled_since = NAN;
 	e.r->graph = cfg->wl->graph;
-	int rc = locus_kv_parse(&kv, cfg->policy_opts, err);
+	int rc = locus_policy_check(cfg->policy, LOCUS_POLICY_VERSION, LOCUS_SIM_OFFERS,
+				    "the simulator", err);
+	if (!rc)
+		rc = locus_kv_parse(&kv, cfg->policy_opts, err);
 	if (!rc)
 		rc = setup(&e);
 	if (!rc) {
