@@ -71,6 +71,11 @@ static uint32_t node_of(const struct locus__exec *x, uint32_t w)
 	return x->cfg.wl->worker_node[w];
 }
 
+static int hosted(const struct locus__exec *x, uint32_t w)
+{
+	return !x->cfg.hosted || x->cfg.hosted[w];
+}
+
 static int on_fs(const struct locus__exec *x, uint32_t o)
 {
 	return x->cfg.on_fs && x->cfg.on_fs[o];
@@ -101,6 +106,8 @@ int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg
 	x->toutput = locus__calloc(nt, 1);
 	x->tworker = locus__calloc(nt, sizeof *x->tworker);
 	x->thome = locus__calloc(nt, sizeof *x->thome);
+	x->thoming = locus__calloc(nt, 1);
+	x->tran_by = locus__calloc(nt, sizeof *x->tran_by);
 	x->tassigner = locus__calloc(nt, sizeof *x->tassigner);
 	x->tmissing = locus__calloc(nt, sizeof *x->tmissing);
 	x->tawait = locus__calloc(nt, sizeof *x->tawait);
@@ -111,13 +118,33 @@ int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg
 	x->anext = locus__calloc(nt, sizeof *x->anext);
 	x->ahint = locus__calloc(nt, sizeof *x->ahint);
 	if (!x->w || !x->tstate || !x->tfrom_policy || !x->tvoid || !x->tgather || !x->toutput ||
-	    !x->tworker || !x->thome || !x->tassigner || !x->tmissing || !x->tawait ||
-	    !x->tattempt || !x->tlost_node || !x->asent || !x->acut || !x->anext || !x->ahint) {
+	    !x->tworker || !x->thome || !x->thoming || !x->tran_by || !x->tassigner ||
+	    !x->tmissing || !x->tawait || !x->tattempt || !x->tlost_node || !x->asent || !x->acut ||
+	    !x->anext || !x->ahint) {
 		locus__exec_fini(x);
 		return LOCUS_ENOMEM;
 	}
 	for (size_t t = 0; t < cfg->wl->n_tasks; t++)
-		x->tworker[t] = x->thome[t] = x->tassigner[t] = x->tlost_node[t] = NONE;
+		x->tworker[t] = x->thome[t] = x->tran_by[t] = x->tassigner[t] = x->tlost_node[t] =
+		    NONE;
+	/* Each input edge's consumer edge (consumers are listed in task
+	 * order, an entry per input edge). */
+	const struct locus_graph *g = x->g;
+	size_t ne = g->n_tasks ? g->tasks[g->n_tasks - 1].in_at + g->tasks[g->n_tasks - 1].n_in : 0;
+	uint32_t *fill = locus__calloc(g->n_objects ? g->n_objects : 1, sizeof *fill);
+	x->in_cons = locus__calloc(ne ? ne : 1, sizeof *x->in_cons);
+	x->cwait = locus__calloc(ne ? ne : 1, 1);
+	if (!fill || !x->in_cons || !x->cwait) {
+		free(fill);
+		locus__exec_fini(x);
+		return LOCUS_ENOMEM;
+	}
+	for (uint32_t t = 0; t < g->n_tasks; t++)
+		for (uint32_t k = 0; k < g->tasks[t].n_in; k++) {
+			uint32_t o = g->inputs[g->tasks[t].in_at + k];
+			x->in_cons[g->tasks[t].in_at + k] = g->objects[o].cons_at + fill[o]++;
+		}
+	free(fill);
 	for (size_t w = 0; w < x->n_workers; w++)
 		x->w[w] = (struct locus__xworker){.head = NONE, .tail = NONE, .task = NONE};
 	return 0;
@@ -133,6 +160,10 @@ void locus__exec_fini(struct locus__exec *x)
 	free(x->toutput);
 	free(x->tworker);
 	free(x->thome);
+	free(x->thoming);
+	free(x->in_cons);
+	free(x->cwait);
+	free(x->tran_by);
 	free(x->tassigner);
 	free(x->tmissing);
 	free(x->tawait);
@@ -147,7 +178,6 @@ void locus__exec_fini(struct locus__exec *x)
 
 /* ---- actions ------------------------------------------------------------------- */
 
-static void cancel_task(struct locus__exec *x, uint32_t t, double now);
 static void rewind_task(struct locus__exec *x, uint32_t t, double now);
 
 /* The engine cannot do what the policy asks. */
@@ -235,9 +265,13 @@ void locus__exec_apply(struct locus__exec *x, struct locus_actions *act, uint32_
 				     nt);
 				return;
 			}
-			if (a->kind == LOCUS__ACT_CANCEL)
-				cancel_task(x, (uint32_t)a->tag, now);
-			else
+			if (a->kind == LOCUS__ACT_CANCEL) {
+				/* Placed on another executor's worker, perhaps:
+				 * it is told too. */
+				if (x->tstate[a->tag] == LOCUS__T_NEW && ops->cancel)
+					ops->cancel(x->cfg.eng, (uint32_t)a->tag, now);
+				locus__exec_cancel(x, (uint32_t)a->tag, now);
+			} else
 				rewind_task(x, (uint32_t)a->tag, now);
 			break;
 		case LOCUS__ACT_TRANSFER:
@@ -281,10 +315,10 @@ void locus__exec_apply(struct locus__exec *x, struct locus_actions *act, uint32_
 
 static void want(struct locus__exec *x, uint32_t o, uint32_t node, uint32_t task, double now);
 
-/* Task t joins worker w's tasks; its produced inputs start to come (or,
- * as its assignment says, it waits for them to exist, or for the
- * policy's copies, or for nothing). */
-static void place(struct locus__exec *x, uint32_t w, uint32_t t, int64_t hint, int start,
+/* Task t joins worker w's tasks, last (or first: front); its produced
+ * inputs start to come (or, as its assignment says, it waits for them to
+ * exist, or for the policy's copies, or for nothing). */
+static void place(struct locus__exec *x, uint32_t w, uint32_t t, int64_t hint, int start, int front,
 		  double now)
 {
 	struct locus__xworker *xw = &x->w[w];
@@ -296,36 +330,44 @@ static void place(struct locus__exec *x, uint32_t w, uint32_t t, int64_t hint, i
 	x->tmissing[t] = 0;
 	x->ahint[t] = hint;
 	x->anext[t] = NONE;
-	if (xw->tail == NONE)
+	if (front) {
+		x->anext[t] = xw->head;
 		xw->head = t;
-	else
-		x->anext[xw->tail] = t;
-	xw->tail = t;
+		if (xw->tail == NONE)
+			xw->tail = t;
+	} else {
+		if (xw->tail == NONE)
+			xw->head = t;
+		else
+			x->anext[xw->tail] = t;
+		xw->tail = t;
+	}
 	for (uint32_t k = 0; k < tk->n_in; k++) {
 		uint32_t o = x->g->inputs[tk->in_at + k];
+		uint8_t *waits = &x->cwait[x->in_cons[tk->in_at + k]];
+		int miss = 0;
 		if (x->g->objects[o].producer == LOCUS_NONE) {
 			/* LOCUS_GATHER_ALL: stored inputs come to it too. */
-			if (x->tgather[t] == LOCUS_GATHER_ALL)
-				x->tmissing[t] += !locus_replicas_has(rep, o, node);
-			continue;
-		}
-		switch (x->tgather[t]) {
-		case LOCUS_GATHER_AUTO:
-			if (!locus_replicas_has(rep, o, node)) {
-				x->tmissing[t]++;
-				want(x, o, node, t, now);
+			miss =
+			    x->tgather[t] == LOCUS_GATHER_ALL && !locus_replicas_has(rep, o, node);
+		} else {
+			switch (x->tgather[t]) {
+			case LOCUS_GATHER_AUTO:
+			case LOCUS_GATHER_POLICY:
+			case LOCUS_GATHER_ALL:
+				miss = !locus_replicas_has(rep, o, node);
+				break;
+			case LOCUS_GATHER_READ:
+				miss = !locus_replicas_count(rep, o) && !on_fs(x, o);
+				break;
+			default:
+				break;
 			}
-			break;
-		case LOCUS_GATHER_READ:
-			x->tmissing[t] += !locus_replicas_count(rep, o) && !on_fs(x, o);
-			break;
-		case LOCUS_GATHER_POLICY:
-		case LOCUS_GATHER_ALL:
-			x->tmissing[t] += !locus_replicas_has(rep, o, node);
-			break;
-		default:
-			break;
 		}
+		*waits = (uint8_t)miss;
+		x->tmissing[t] += (uint32_t)miss;
+		if (miss && x->tgather[t] == LOCUS_GATHER_AUTO)
+			want(x, o, node, t, now);
 	}
 	if (start)
 		locus__exec_try_start(x, w, now);
@@ -385,7 +427,7 @@ int locus__exec_assign(struct locus__exec *x, uint32_t w, const struct locus_msg
 		x->cfg.ops->placed(x->cfg.eng, w, (uint32_t)t, 1, now);
 	/* A task the policy brings inputs to waits for the worker to have
 	 * handled its assignment: the copies it asks for then hold it. */
-	place(x, w, (uint32_t)t, m->arg[1], !locus__exec_assign_waits(m), now);
+	place(x, w, (uint32_t)t, m->arg[1], !locus__exec_assign_waits(m), 0, now);
 	return ended(x) ? -1 : 0;
 }
 
@@ -440,6 +482,12 @@ void locus__exec_appeared(struct locus__exec *x, uint32_t o, uint32_t node, doub
 	const struct locus_object *ob = &x->g->objects[o];
 	int only = locus_replicas_count(x->cfg.rep, o) + on_fs(x, o) == 1;
 	int stored = ob->producer == LOCUS_NONE;
+	/* A task coming home waits for its outputs. */
+	uint32_t p = ob->producer;
+	if (!stored && x->thoming[p] && x->tstate[p] == LOCUS__T_QUEUED &&
+	    node_of(x, x->tworker[p]) == node && x->tmissing[p] && !--x->tmissing[p] &&
+	    x->w[x->tworker[p]].head == p)
+		locus__exec_try_start(x, x->tworker[p], now);
 	for (uint32_t k = 0; k < ob->n_cons && !x->failed; k++) {
 		uint32_t c = x->g->consumers[ob->cons_at + k], w = x->tworker[c];
 		if (w == NONE || x->tstate[c] != LOCUS__T_QUEUED)
@@ -454,8 +502,12 @@ void locus__exec_appeared(struct locus__exec *x, uint32_t o, uint32_t node, doub
 			      ? only
 			      : cn == node && x->tgather[c] != LOCUS_GATHER_NONE;
 		if (got) {
-			if (x->tmissing[c] && !--x->tmissing[c] && x->w[w].head == c)
-				locus__exec_try_start(x, w, now);
+			uint8_t *waits = &x->cwait[ob->cons_at + k];
+			if (*waits && x->tmissing[c]) {
+				*waits = 0;
+				if (!--x->tmissing[c] && x->w[w].head == c)
+					locus__exec_try_start(x, w, now);
+			}
 		} else if (only && x->tgather[c] == LOCUS_GATHER_AUTO) {
 			want(x, o, cn, c, now);
 		}
@@ -479,10 +531,36 @@ void locus__exec_try_start(struct locus__exec *x, uint32_t w, double now)
 	uint32_t t = xw->head;
 	if (xw->task != NONE || xw->down || t == NONE || x->tmissing[t] || x->tawait[t])
 		return;
+	/* While one of its tasks runs elsewhere its own wait (the policy
+	 * hears of its tasks in the order it gave them); attempts it runs
+	 * for others, and tasks come home, do not. */
+	if (xw->away && x->thome[t] == NONE && !x->thoming[t])
+		return;
 	xw->head = x->anext[t];
 	if (xw->head == NONE)
 		xw->tail = NONE;
 	xw->task = t;
+	if (x->thoming[t]) {
+		/* Its outputs must all be here (told late, or twice, a copy
+		 * may have counted for another): it ends as if it had computed
+		 * here. */
+		const struct locus_task *tk = &x->cfg.wl->tasks[t];
+		for (uint32_t k = 0; k < tk->n_out; k++)
+			if (!locus_replicas_has(x->cfg.rep, x->g->outputs[tk->out_at + k],
+						node_of(x, w))) {
+				xw->task = NONE;
+				xw->head = t;
+				if (xw->tail == NONE)
+					xw->tail = t;
+				x->tmissing[t]++;
+				return;
+			}
+		x->thoming[t] = 0;
+		x->tstate[t] = LOCUS__T_COMPUTING;
+		locus__exec_computed(x, w, now);
+		return;
+	}
+	x->tran_by[t] = w;
 	x->tstate[t] = LOCUS__T_READING;
 	x->cfg.ops->start(x->cfg.eng, w, t, now);
 }
@@ -533,19 +611,23 @@ long locus__exec_reads(struct locus__exec *x, uint32_t t, uint32_t node, struct 
 		    (x->tgather[t] != LOCUS_GATHER_READ || locus_replicas_has(rep, o, node)))
 			continue;
 		uint32_t src = o == main ? source : locus__exec_source(x, t, o, node, -1, &l);
-		if (src == LOCUS_FS && !on_fs(x, o)) {
-			char nb[64], ob[256];
-			halt(x,
-			     produced ? "task %s cannot read %s: every copy of it was lost"
-				      : "task %s cannot read %s: every node holding it failed",
-			     task_name(x, t, nb, sizeof nb),
-			     locus__exec_object_name(x, o, ob, sizeof ob));
-			return -1;
-		}
+		if (src == LOCUS_FS && !on_fs(x, o))
+			return -1; /* held nowhere: plan->upto says which */
 		reads[n++] = (struct locus__read){o, src};
 	}
 	plan->upto = tk->n_in;
 	return n;
+}
+
+void locus__exec_unreadable(struct locus__exec *x, uint32_t t, uint32_t k)
+{
+	char nb[64], ob[256];
+	uint32_t o = x->g->inputs[x->cfg.wl->tasks[t].in_at + k];
+	halt(x,
+	     x->g->objects[o].producer != LOCUS_NONE
+		 ? "task %s cannot read %s: every copy of it was lost"
+		 : "task %s cannot read %s: every node holding it failed",
+	     task_name(x, t, nb, sizeof nb), locus__exec_object_name(x, o, ob, sizeof ob));
 }
 
 /* Its outputs on worker w's node, as the first copy or not. */
@@ -562,10 +644,34 @@ static void outputs_here(struct locus__exec *x, uint32_t w, uint32_t t, double n
 
 /* Worker w's task ends: its outputs on its node when they stay there
  * alone, its worker told, the next task started. */
+static void came_home(struct locus__exec *x, uint32_t home, uint32_t t, double now);
+
+/* Worker w has run an attempt of another worker's task: it goes home. */
+static void ran_away(struct locus__exec *x, uint32_t w, uint32_t t, double now)
+{
+	uint32_t home = x->thome[t];
+	x->w[w].task = NONE;
+	x->thome[t] = NONE;
+	if (x->cfg.ops->ran)
+		x->cfg.ops->ran(x->cfg.eng, w, home, t, x->tattempt[t], 1, NULL, now);
+	if (hosted(x, home)) {
+		x->w[home].away--;
+		came_home(x, home, t, now);
+	} else {
+		x->tstate[t] = LOCUS__T_NEW;
+		x->tworker[t] = NONE;
+	}
+	locus__exec_try_start(x, w, now);
+}
+
 static void finished(struct locus__exec *x, uint32_t w, double now)
 {
 	struct locus__xworker *xw = &x->w[w];
 	uint32_t t = xw->task;
+	if (x->thome[t] != NONE) {
+		ran_away(x, w, t, now);
+		return;
+	}
 	struct locus_event ev = {.kind = LOCUS_EV_DONE, .done = {.task = t}};
 	xw->task = NONE;
 	x->tstate[t] = LOCUS__T_DONE;
@@ -587,6 +693,15 @@ void locus__exec_computed(struct locus__exec *x, uint32_t w, double now)
 	uint32_t t = xw->task;
 	const struct locus_task *tk = &x->cfg.wl->tasks[t];
 	uint8_t out = x->toutput[t];
+	if (x->thome[t] != NONE) {
+		/* An attempt for another worker: its outputs stay here, to
+		 * be brought home. */
+		outputs_here(x, w, t, now);
+		finished(x, w, now);
+		return;
+	}
+	if (out == LOCUS_OUTPUT_LOCAL && x->cfg.finals_to_fs)
+		out = LOCUS_OUTPUT_FINAL;
 	if (out == LOCUS_OUTPUT_LOCAL) {
 		finished(x, w, now);
 		return;
@@ -640,12 +755,30 @@ void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now)
 		x->cfg.ops->abort(x->cfg.eng, w, t, state, now);
 		xw->task = NONE;
 		xw->writes = 0;
+	} else if (state == LOCUS__T_AWAY) {
+		xw->away--; /* what comes back of it is ignored */
 	}
+	/* An attempt for another worker of this executor: that one no
+	 * longer waits for it. */
+	if (x->thome[t] != NONE && hosted(x, x->thome[t])) {
+		x->w[x->thome[t]].away--;
+		x->thome[t] = NONE;
+	}
+	x->thoming[t] = 0;
 	x->tworker[t] = NONE;
 	x->tstate[t] = LOCUS__T_NEW;
 }
 
-static void cancel_task(struct locus__exec *x, uint32_t t, double now)
+void locus__exec_requeue(struct locus__exec *x, uint32_t w, double now)
+{
+	uint32_t t = x->w[w].task;
+	if (t == NONE)
+		return;
+	locus__exec_unplace(x, t, now);
+	place(x, w, t, x->ahint[t], 1, 1, now);
+}
+
+void locus__exec_cancel(struct locus__exec *x, uint32_t t, double now)
 {
 	x->acut[t] = x->asent[t];
 	if (x->tstate[t] == LOCUS__T_DONE) {
@@ -664,7 +797,7 @@ static void cancel_task(struct locus__exec *x, uint32_t t, double now)
 static void rewind_task(struct locus__exec *x, uint32_t t, double now)
 {
 	if (x->tstate[t] != LOCUS__T_DONE) {
-		cancel_task(x, t, now);
+		locus__exec_cancel(x, t, now);
 		return;
 	}
 	if (!x->cfg.ops->unended) {
@@ -724,7 +857,144 @@ void locus__exec_lost(struct locus__exec *x, uint32_t t, uint32_t w, enum locus_
 	x->tassigner[t] = NONE;
 	if (x->cfg.ops->placed)
 		x->cfg.ops->placed(x->cfg.eng, to, t, 0, now);
-	place(x, to, t, -1, 1, now);
+	place(x, to, t, -1, 1, 0, now);
+}
+
+/* Attempt `attempt` of worker home's task t failed on worker `by`: the
+ * policy hears of it, or it runs again (at the head of a queue), or the
+ * run fails. The task is unplaced. */
+static void retry_or_fail(struct locus__exec *x, uint32_t home, uint32_t t, uint32_t attempt,
+			  uint32_t by, enum locus_fail_reason why, const char *text, double now)
+{
+	char nb[64];
+	const struct locus_platform *p = x->cfg.wl->platform;
+	int final = attempt >= x->cfg.retries;
+	x->tlost_node[t] = node_of(x, by);
+	if (x->tfrom_policy[t] && (x->pflags & LOCUS_POLICY_RETRIES) && x->tassigner[t] != NONE) {
+		struct locus_event ev = {.kind = LOCUS_EV_FAILED,
+					 .failed = {.task = t,
+						    .worker = by,
+						    .attempt = attempt,
+						    .final = final,
+						    .reason = why}};
+		x->tattempt[t] = attempt + 1;
+		x->cfg.ops->tell(x->cfg.eng, home, &ev, now);
+		if (!final)
+			return;
+	}
+	if (final) {
+		fail(x, LOCUS_EINCOMPLETE,
+		     "task %s failed on %" PRIu32 " attempt%s (last on node %s): %s",
+		     task_name(x, t, nb, sizeof nb), attempt + 1, attempt ? "s" : "",
+		     p->nodes[node_of(x, by)].name, text ? text : "");
+		return;
+	}
+	x->tattempt[t] = attempt + 1;
+	uint32_t to = locus_retry_worker(x->cfg.wl, t, attempt, by, alive_worker, x);
+	if (to == LOCUS_NONE) {
+		halt(x, "task %s failed on node %s and no worker is left to run it again",
+		     task_name(x, t, nb, sizeof nb), p->nodes[node_of(x, by)].name);
+		return;
+	}
+	/* The next attempt reads what it needs as it starts. */
+	x->tgather[t] = LOCUS_GATHER_READ;
+	if (to != home)
+		x->w[home].away++;
+	if (!hosted(x, to)) {
+		x->tstate[t] = LOCUS__T_AWAY;
+		x->tworker[t] = home;
+		x->cfg.ops->retry_away(x->cfg.eng, home, to, t, attempt + 1, now);
+		return;
+	}
+	x->thome[t] = to == home ? NONE : home;
+	if (x->cfg.ops->placed)
+		x->cfg.ops->placed(x->cfg.eng, to, t, 0, now);
+	place(x, to, t, -1, 1, 1, now);
+}
+
+void locus__exec_failed(struct locus__exec *x, uint32_t w, enum locus_fail_reason why,
+			const char *text, double now)
+{
+	uint32_t t = x->w[w].task;
+	if (t == NONE)
+		return;
+	uint32_t home = x->thome[t], attempt = x->tattempt[t];
+	locus__exec_unplace(x, t, now);
+	x->attempts_lost++;
+	x->tran_by[t] = w;
+	if (home != NONE) {
+		/* An attempt for another worker (unplacing it told that one, if
+		 * this executor's): it hears why. */
+		if (x->cfg.ops->ran)
+			x->cfg.ops->ran(x->cfg.eng, w, home, t, attempt, 0, text, now);
+		if (hosted(x, home))
+			retry_or_fail(x, home, t, attempt, w, why, text, now);
+	} else {
+		retry_or_fail(x, w, t, attempt, w, why, text, now);
+	}
+	if (!ended(x))
+		locus__exec_try_start(x, w, now);
+}
+
+void locus__exec_retry_here(struct locus__exec *x, uint32_t w, uint32_t t, uint32_t attempt,
+			    uint32_t home, double now)
+{
+	if (x->tstate[t] != LOCUS__T_NEW) {
+		fail(x, LOCUS_EINCOMPLETE,
+		     "task %" PRIu32 " came to run again on worker %" PRIu32 " while placed", t, w);
+		return;
+	}
+	x->tattempt[t] = attempt;
+	x->thome[t] = home == w ? NONE : home;
+	x->tfrom_policy[t] = 0;
+	x->tgather[t] = LOCUS_GATHER_READ;
+	x->toutput[t] = LOCUS_OUTPUT_LOCAL;
+	if (x->cfg.ops->placed)
+		x->cfg.ops->placed(x->cfg.eng, w, t, 0, now);
+	place(x, w, t, -1, 1, 1, now);
+}
+
+/* Task t, run elsewhere, comes home to worker `home`: its outputs come
+ * to home's node, then it ends there (locus__exec_try_start). */
+static void came_home(struct locus__exec *x, uint32_t home, uint32_t t, double now)
+{
+	const struct locus_task *tk = &x->cfg.wl->tasks[t];
+	struct locus__xworker *xw = &x->w[home];
+	uint32_t node = node_of(x, home);
+	x->tworker[t] = home;
+	x->tstate[t] = LOCUS__T_QUEUED;
+	x->thoming[t] = 1;
+	x->tmissing[t] = 0;
+	x->anext[t] = xw->head;
+	xw->head = t;
+	if (xw->tail == NONE)
+		xw->tail = t;
+	for (uint32_t k = 0; k < tk->n_out; k++) {
+		uint32_t o = x->g->outputs[tk->out_at + k];
+		if (!locus_replicas_has(x->cfg.rep, o, node)) {
+			x->tmissing[t]++;
+			want(x, o, node, t, now);
+		}
+	}
+	locus__exec_try_start(x, home, now);
+}
+
+void locus__exec_came_back(struct locus__exec *x, uint32_t home, uint32_t t, uint32_t attempt,
+			   uint32_t by, int ok, const char *why, double now)
+{
+	if (x->tstate[t] != LOCUS__T_AWAY || x->tworker[t] != home)
+		return; /* cancelled meanwhile */
+	x->w[home].away--;
+	x->tran_by[t] = by;
+	if (ok) {
+		came_home(x, home, t, now);
+		return;
+	}
+	x->tstate[t] = LOCUS__T_NEW;
+	x->tworker[t] = NONE;
+	retry_or_fail(x, home, t, attempt, by, LOCUS_FAIL_ERROR, why, now);
+	if (!ended(x))
+		locus__exec_try_start(x, home, now);
 }
 
 void locus__exec_worker_down(struct locus__exec *x, uint32_t w)

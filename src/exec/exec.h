@@ -55,7 +55,10 @@ enum locus__task_state {
 	LOCUS__T_READING,   /* started: reading its inputs */
 	LOCUS__T_COMPUTING, /* computing */
 	LOCUS__T_WRITING,   /* computed: writing its outputs to the file system */
-	LOCUS__T_DONE	    /* finished */
+	LOCUS__T_DONE,	    /* finished */
+	/* Placed on a worker of this executor, its attempt runs on another
+	 * executor's worker: it comes home when that has ended. */
+	LOCUS__T_AWAY
 };
 
 /* One input a starting task reads: from node `source` (the task's own
@@ -127,6 +130,23 @@ struct locus__exec_ops {
 	/* Finished task t on worker w no longer counts (it was rewound);
 	 * may be NULL. */
 	void (*unended)(void *eng, uint32_t w, uint32_t t);
+	/* Worker `by` has run attempt `attempt` of worker `home`'s task t (a
+	 * retry): ok, or it failed (why); with ok its outputs are on by's
+	 * node, to be brought home. The engine records the attempt and, when
+	 * `home` is another executor's, tells it (which calls
+	 * locus__exec_came_back); may be NULL when every worker is this
+	 * executor's. */
+	void (*ran)(void *eng, uint32_t by, uint32_t home, uint32_t t, uint32_t attempt, int ok,
+		    const char *why, double now);
+	/* Task t, which this executor has not placed, is cancelled: it may be
+	 * another executor's (which calls locus__exec_cancel); NULL when
+	 * every worker is this executor's. */
+	void (*cancel)(void *eng, uint32_t t, double now);
+	/* Attempt `attempt` of worker `home`'s task t is to run on worker w,
+	 * another executor's (which calls locus__exec_retry_here); NULL when
+	 * this executor hosts every worker. */
+	void (*retry_away)(void *eng, uint32_t home, uint32_t w, uint32_t t, uint32_t attempt,
+			   double now);
 	/* The run cannot finish (a failure the policy does not get past):
 	 * the result says why. */
 	void (*halt)(void *eng, const char *why);
@@ -148,6 +168,14 @@ struct locus__exec_config {
 	void *eng;
 	/* The engine, in messages ("the simulator"). */
 	const char *engine;
+	/* By worker: whether this executor hosts it (NULL: every one). */
+	const uint8_t *hosted;
+	/* More attempts a task that fails itself (LOCUS_FAIL_ERROR, _INPUT)
+	 * gets; UINT32_MAX: no limit. */
+	uint32_t retries;
+	/* Outputs no task reads go to the file system whatever the
+	 * assignment says (a real run's results, in its shared directory). */
+	int finals_to_fs;
 };
 
 /* Per worker. */
@@ -155,6 +183,7 @@ struct locus__xworker {
 	uint32_t head, tail; /* placed tasks, in order, through anext */
 	uint32_t task;	     /* started and not finished, or LOCUS_NONE */
 	uint32_t writes;     /* its task's writes to the file system under way */
+	uint32_t away;	     /* its tasks whose attempts run on other workers */
 	uint8_t down;	     /* its node is down */
 	uint8_t stopped;     /* the policy stopped it */
 };
@@ -172,10 +201,19 @@ struct locus__exec {
 	uint8_t *tvoid;	       /* cancelled after it finished: its next assignment is void */
 	uint8_t *tgather, *toutput;
 	uint32_t *tworker;   /* where it is placed, or LOCUS_NONE */
-	uint32_t *thome;     /* the worker its attempt elsewhere runs for, or LOCUS_NONE */
+	uint32_t *thome;     /* the worker its attempt here runs for, or LOCUS_NONE */
+	uint8_t *thoming;    /* it comes home: its outputs come, then it ends here */
+	uint32_t *tran_by;   /* the worker its last attempt ran on */
 	uint32_t *tassigner; /* the process whose assignment placed it */
 	uint32_t *tmissing;  /* what it waits for before it may start */
-	uint32_t *tawait;    /* policy copies naming it still under way */
+	/* By input edge (a task's k-th input, g->inputs[in_at + k]): its
+	 * place among the object's consumers (g->consumers[cons_at + j]);
+	 * by consumer edge: the consumer counted the object among what it
+	 * waits for, and it has not come yet (so that a copy it never
+	 * waited for, or one an engine tells of twice, counts for nothing). */
+	uint32_t *in_cons;
+	uint8_t *cwait;
+	uint32_t *tawait; /* policy copies naming it still under way */
 	uint32_t *tattempt;
 	uint32_t *tlost_node;	/* where its last attempt was lost, or LOCUS_NONE */
 	uint32_t *asent, *acut; /* assignments sent; those up to acut are void */
@@ -237,10 +275,12 @@ uint32_t locus__exec_source(const struct locus__exec *x, uint32_t t, uint32_t o,
  * main one from its assignment's hint when that holds it), and its
  * produced inputs not on the node when it reads them as it starts
  * (LOCUS_GATHER_READ), in its inputs' order, into reads (room for the
- * task's inputs). Returns how many, or -1 (the run halted, said) when one
- * is held nowhere; plan says where the main input comes from either way. */
+ * task's inputs). Returns how many, or -1 when input plan->upto is held
+ * nowhere; plan says where the main input comes from either way. */
 long locus__exec_reads(struct locus__exec *x, uint32_t t, uint32_t node, struct locus__read *reads,
 		       struct locus__read_plan *plan);
+/* The run halts: task t's input k is held nowhere. */
+void locus__exec_unreadable(struct locus__exec *x, uint32_t t, uint32_t k);
 
 /* Worker w's task has computed: its outputs go where its assignment
  * says; it ends when its writes have. */
@@ -255,6 +295,28 @@ void locus__exec_written(struct locus__exec *x, uint32_t w, uint32_t o, double n
  * locus_retry_worker says, or the run halts. */
 void locus__exec_lost(struct locus__exec *x, uint32_t t, uint32_t w, enum locus_fail_reason why,
 		      double now);
+/* Worker w's running task failed itself (why: LOCUS_FAIL_ERROR or
+ * _INPUT; text says how): the policy hears of it
+ * (LOCUS_POLICY_RETRIES: LOCUS_EV_FAILED to w), or it runs again at the
+ * head of the queue of the worker locus_retry_worker names, and comes
+ * home when it has run; past cfg.retries attempts the run fails. */
+void locus__exec_failed(struct locus__exec *x, uint32_t w, enum locus_fail_reason why,
+			const char *text, double now);
+/* Another executor asks worker w to run attempt `attempt` of worker
+ * `home`'s task t (gathering its inputs as it starts), next. */
+void locus__exec_retry_here(struct locus__exec *x, uint32_t w, uint32_t t, uint32_t attempt,
+			    uint32_t home, double now);
+/* The attempt of worker home's task t that ran on worker `by` (another
+ * executor's) has ended: ok, its outputs come home; else it failed (why). */
+void locus__exec_came_back(struct locus__exec *x, uint32_t home, uint32_t t, uint32_t attempt,
+			   uint32_t by, int ok, const char *why, double now);
+/* Worker w's running task goes back to the head of its queue, not as an
+ * attempt: it gathers again from where its inputs are now (one went
+ * missing). */
+void locus__exec_requeue(struct locus__exec *x, uint32_t w, double now);
+/* Task t is withdrawn from this executor's worker it is placed on,
+ * (queued, gathering or running: locus_act_cancel), if any. */
+void locus__exec_cancel(struct locus__exec *x, uint32_t t, double now);
 /* Takes task t off its worker (out of the queue, or stopped where it runs
  * through ops->abort): it is unplaced. */
 void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now);

@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "exec/exec.h"
 #include "locus/flow.h"
 #include "locus/heap.h"
 #include "locus/mpi.h"
@@ -87,8 +88,9 @@ enum {
 	F_LOST,	      /* -> rank 0: a file this rank's node kept is gone (struct repl) */
 	F_RETRY,      /* worker -> worker: run my failed task's next attempt (struct retry) */
 	F_RETRIED,    /* -> the asking worker: how it went (struct retried) */
-	F_REDUCE,     /* -> a rank of the node: a reduction step there (struct reducereq + objects) */
-	F_BATCH	      /* several of the above, each a struct bhead + its bytes */
+	F_REDUCE, /* -> a rank of the node: a reduction step there (struct reducereq + objects) */
+	F_CANCEL, /* -> every worker rank: withdraw a task (struct retry: task) */
+	F_BATCH	  /* several of the above, each a struct bhead + its bytes */
 };
 
 /* A message in a batch: its tag and length, then its bytes, padded to 8. */
@@ -101,7 +103,8 @@ struct bhead {
 #define BATCH_MAX 4096
 
 struct fwire {
-	uint32_t type, from, to, bytes, n_args, pad;
+	uint32_t type, from, to, bytes, n_args;
+	uint32_t aseq; /* an assignment's number among its task's, by its sender's rank */
 	double value;
 	int64_t arg[LOCUS_MSG_ARGS];
 };
@@ -115,10 +118,11 @@ struct copyreq {
 	uint64_t id, tag;
 	uint32_t req_proc, from, to, n, task, flags;
 	int32_t req_rank, pad; /* CP_PARTIAL: the requester's rank */
-	/* then n uint32_t objects; CP_PARTIAL: the key of task's partial
-	 * result, then the inputs it covers */
+			       /* then n uint32_t objects; CP_PARTIAL: the key of task's partial
+				* result, then the inputs it covers */
 };
 #define CP_PARTIAL 1u /* a reduction's partial result, not files */
+#define CP_READ	   2u /* (this rank's own) a read of its worker's attempt id */
 
 /* A reduction step (locus_act_reduce): node `from` reduces the files
  * listed and the partial results of `task` it holds, and sends its own
@@ -152,11 +156,11 @@ struct piece {
 	uint64_t stream, offset;
 };
 
-/* A failed task's next attempt, run by another node's worker for the
- * worker it was assigned to (which keeps it, and brings its outputs
- * home when it succeeds). */
+/* A failed task's next attempt, run by another node's worker for worker
+ * `home` (which keeps it, and brings its outputs home when it succeeds);
+ * F_CANCEL: task alone. */
 struct retry {
-	uint32_t task, attempt;
+	uint32_t task, attempt, home, pad;
 };
 
 struct retried {
@@ -195,10 +199,11 @@ struct timer {
 struct job {
 	uint64_t id, tag;
 	int req_rank;
-	uint32_t req_proc; /* NONE: this rank's worker pulls for its task */
+	uint32_t req_proc; /* NONE: for this rank's worker (a gather, or a read: CP_READ) */
 	uint32_t *objs, n, from, to, task, left;
 	int ok, used;
 	int partial; /* CP_PARTIAL: objs[0] keys task's partial, the rest it covers */
+	int read;    /* CP_READ: a read of the attempt numbered id */
 };
 
 /* A file coming to this rank's node. */
@@ -235,24 +240,16 @@ struct rstep {
 /* How a reduction treats each input of its task (reduce_inputs). */
 enum { R_OUT, R_SELF, R_PARTIAL };
 
-/* A task given to this rank's worker. */
 /* Where and when an attempt ran on another node. */
 struct ran {
 	uint32_t node, worker;
 	double start, read_end, compute_end;
 };
 
-struct item {
-	uint32_t task;
-	uint8_t gather, output;
-	int from_policy;
-	double assigned;
-	int origin;	  /* a retry run for the worker of this rank, else -1 */
-	uint32_t attempt; /* the attempt it starts with */
-	/* home: its attempt succeeded elsewhere (ran): its outputs come
-	 * here, and it is done. */
-	int home;
-	struct ran ran;
+/* A copy new to this rank's view, for the executor (at the loop's next
+ * turn: where it is learnt, the view's users may be half-way). */
+struct fresh {
+	uint32_t object, place;
 };
 
 /* What outlives a round (locus_mpi_flow_run): a round ends early when a
@@ -300,8 +297,16 @@ struct flow {
 	const struct locus_policy *pol;
 	void *pstate;
 	struct locus_kv kv;
-	struct locus_actions act;
+	struct locus__action_stack acts; /* by depth of delivery */
+	size_t depth;
 	struct locus_monitor mon;
+	/* The executor (src/exec): this rank's worker's tasks, and the
+	 * policy's actions carried out, as in the simulator. */
+	struct locus__exec x;
+	int x_on;
+	uint8_t *hosted; /* by worker: this rank's */
+	struct fresh *fresh;
+	size_t n_fresh, fresh_cap;
 	size_t D, K; /* scheduler ranks, worker nodes */
 	size_t n_workers, n_scheds, n_procs;
 	int *proc_rank;
@@ -359,25 +364,18 @@ struct flow {
 	size_t pulls_active;
 	uint64_t *stage_bytes; /* by stage: peer, fs read, fs written, local */
 
-	/* The worker. */
-	struct item *queue;
-	size_t q_len, q_cap;
-	int stopped;
-	struct item cur;
-	int busy;      /* cur is gathering or running */
-	int gathering; /* waiting for cur's pulls */
-	/* cur is home: its outputs are coming (away, gathering too), then
-	 * task_done finds them in the store (outputs_here). */
-	int away, outputs_here;
-	/* This worker's tasks whose attempts run on other nodes' workers
-	 * (F_RETRY), by task and attempt (one at a time: the worker runs
-	 * only others' retries meanwhile). */
-	struct item *aways;
-	size_t n_aways, aways_cap;
-	int pull_failed;
-	uint32_t pulls_left;
-	pid_t pid; /* the command, or 0 */
-	int pidfd; /* a descriptor of process pidfd_of, or -1 */
+	/* The worker: the attempt it runs (the executor's x.w[worker].task),
+	 * numbered by gen (reads of an earlier one are stale). */
+	uint32_t cur;
+	uint64_t gen;
+	uint32_t reads_left; /* its reads under way */
+	int read_failed;
+	struct locus__read *reads; /* its plan (locus__exec_reads) */
+	size_t reads_cap;
+	double *tassigned; /* by task: when its assignment reached this worker */
+	struct ran *ran;   /* by task: where its attempt away ran */
+	pid_t pid;	   /* the command, or 0 */
+	int pidfd;	   /* a descriptor of process pidfd_of, or -1 */
 	pid_t pidfd_of;
 	int bell;		 /* this rank's doorbell (bell_open), or -1 */
 	uint64_t rings;		 /* sleeps a ring ended */
@@ -385,10 +383,10 @@ struct flow {
 	MPI_Comm host;		 /* the ranks of this machine, or MPI_COMM_NULL */
 	MPI_Win bell_win;	 /* their sleep flags, or MPI_WIN_NULL */
 	int **asleep;		 /* by rank: its flag, NULL on another machine */
-	int standin; /* cur is a stand-in sleeping until standin_end */
+	int standin;		 /* cur is a stand-in sleeping until standin_end */
 	double standin_end;
 	int attempt;
-	double start, read_end;
+	double start, read_end, compute_end;
 	char work[PATH_MAX];
 	char *fn_paths;	      /* opt->fn: the current task's paths */
 	const char **fn_ptrs; /* into fn_paths: inputs, then outputs */
@@ -405,8 +403,6 @@ struct flow {
 	struct rstep *rsteps;
 	size_t n_rsteps;
 	uint8_t *r_keep;
-	int check;	 /* something changed: look at the head task again */
-	uint32_t *qmark; /* by task: 1 queued or running here */
 
 	/* A resumed run or a later round: the workflow left (owned). */
 	struct locus_graph *own_g;
@@ -686,22 +682,48 @@ static void partial_gone(const struct flow *f, uint32_t t, uint32_t key)
 	unlink(p);
 }
 
-/* This rank's view changes; the others hear of it with the next flush. */
-static void note(struct flow *f, uint32_t o, uint32_t place, int add)
+/* Copy (o, place) is new to this rank's view: the executor hears of it
+ * at the loop's next turn. */
+static void fresh_copy(struct flow *f, uint32_t o, uint32_t place)
 {
-	if (place == LOCUS_FS)
-		f->on_fs[o] = (uint8_t)add;
-	else if (add ? locus_replicas_add(f->rep, o, place) < 0 : 0)
+	if (locus__grow(&f->fresh, &f->fresh_cap, f->n_fresh + 1, sizeof *f->fresh)) {
 		local_fail(f, LOCUS_ENOMEM, "out of memory");
-	else if (!add)
+		return;
+	}
+	f->fresh[f->n_fresh++] = (struct fresh){o, place};
+}
+
+/* Changes this rank's view (place: a node, or LOCUS_FS): file o is there
+ * now (add), or no longer; the other ranks hear of it with the next
+ * flush, the executor at the loop's next turn unless `told` (it made the
+ * change itself). */
+static void note_as(struct flow *f, uint32_t o, uint32_t place, int add, int told)
+{
+	int fresh = 0;
+	if (place == LOCUS_FS) {
+		fresh = add && !f->on_fs[o];
+		f->on_fs[o] = (uint8_t)add;
+	} else if (add) {
+		int r = locus_replicas_add(f->rep, o, place);
+		if (r < 0)
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+		fresh = r > 0;
+	} else {
 		locus_replicas_remove(f->rep, o, place);
+	}
+	if (fresh && !told)
+		fresh_copy(f, o, place);
 	if (locus__grow(&f->ups, &f->ups_cap, f->n_ups + 1, sizeof *f->ups)) {
 		local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
 	f->ups[f->n_ups++] =
 	    (struct repl){o, place, (uint32_t)add, 0, f->obj_bytes[o], f->obj_sum[o]};
-	f->check = 1;
+}
+
+static void note(struct flow *f, uint32_t o, uint32_t place, int add)
+{
+	note_as(f, o, place, add, 0);
 }
 
 static void flush_updates(struct flow *f)
@@ -718,22 +740,41 @@ static void flush_updates(struct flow *f)
 static void apply_updates(struct flow *f, const struct repl *u, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (u[i].object >= f->g->n_objects)
+		uint32_t o = u[i].object, place = u[i].place;
+		if (o >= f->g->n_objects)
 			continue;
 		if (u[i].add && u[i].bytes != UNKNOWN) {
-			f->obj_bytes[u[i].object] = u[i].bytes;
-			f->obj_sum[u[i].object] = u[i].sum;
+			f->obj_bytes[o] = u[i].bytes;
+			f->obj_sum[o] = u[i].sum;
 		}
-		if (u[i].place == LOCUS_FS)
-			f->on_fs[u[i].object] = (uint8_t)u[i].add;
-		else if (u[i].place < f->plat->n_nodes) {
+		int fresh = 0;
+		if (place == LOCUS_FS) {
+			fresh = u[i].add && !f->on_fs[o];
+			f->on_fs[o] = (uint8_t)u[i].add;
+		} else if (place < f->plat->n_nodes) {
 			if (u[i].add)
-				locus_replicas_add(f->rep, u[i].object, u[i].place);
+				fresh = locus_replicas_add(f->rep, o, place) > 0;
 			else
-				locus_replicas_remove(f->rep, u[i].object, u[i].place);
+				locus_replicas_remove(f->rep, o, place);
 		}
+		if (fresh)
+			fresh_copy(f, o, place);
 	}
-	f->check = 1;
+}
+
+/* The executor hears of the copies new to this rank's view that are still
+ * there. Returns whether that set something going (an attempt, a copy):
+ * replica updates alone leave an idle rank asleep. */
+static int drain_fresh(struct flow *f)
+{
+	uint64_t gen = f->gen, id = f->next_id;
+	for (size_t i = 0; i < f->n_fresh && !f->failed && !f->finishing; i++) {
+		uint32_t o = f->fresh[i].object, place = f->fresh[i].place;
+		if (place == LOCUS_FS ? f->on_fs[o] : locus_replicas_has(f->rep, o, place))
+			locus__exec_appeared(&f->x, o, place, now_of(f));
+	}
+	f->n_fresh = 0;
+	return gen != f->gen || id != f->next_id;
 }
 
 /* The rank of node n that serves or receives file o (spread by file). */
@@ -852,37 +893,35 @@ static int safe_name(const char *s)
 
 /* ---- the policy ------------------------------------------------------------------ */
 
-static void apply_actions(struct flow *f, uint32_t proc);
-
 static void deliver(struct flow *f, struct locus_event *ev)
 {
 	if (f->failed || f->finishing || !f->pstate)
 		return;
 	ev->now = now_of(f);
-	locus__actions_reset(&f->act);
-	f->pol->on_event(f->pstate, ev, &f->act);
-	if (f->act.oom) {
+	struct locus_actions *act = locus__actions_at(&f->acts, f->depth);
+	if (!act) {
 		local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
-	apply_actions(f, ev->proc);
+	locus__actions_reset(act);
+	f->pol->on_event(f->pstate, ev, act);
+	if (act->oom) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	/* What this rank knows goes out before anything the policy says. */
+	flush_updates(f);
+	f->depth++;
+	locus__exec_apply(&f->x, act, ev->proc, now_of(f));
+	f->depth--;
+	flush_updates(f);
 }
 
-static void worker_assign(struct flow *f, const struct fwire *w);
-
-/* A message for process w->to, which this rank hosts. */
+/* A message for process w->to, which this rank hosts: an assignment
+ * places its task on this rank's worker (the executor), then the process
+ * hears of it. */
 static void take_message(struct flow *f, const struct fwire *w)
 {
-	if (w->type == LOCUS_MSG_ASSIGN || w->type == LOCUS_MSG_ASSIGN_FLOW) {
-		if (w->to != f->worker) {
-			local_fail(f, LOCUS_EINCOMPLETE,
-				   "policy %s assigned a task to process %" PRIu32
-				   ", which is no worker",
-				   f->pol->name, w->to);
-			return;
-		}
-		worker_assign(f, w);
-	}
 	struct locus_msg m = {.type = w->type,
 			      .from = w->from,
 			      .to = w->to,
@@ -890,114 +929,144 @@ static void take_message(struct flow *f, const struct fwire *w)
 			      .n_args = w->n_args,
 			      .value = w->value};
 	memcpy(m.arg, w->arg, sizeof m.arg);
+	int assign = w->type == LOCUS_MSG_ASSIGN || w->type == LOCUS_MSG_ASSIGN_FLOW;
+	if (assign) {
+		if (w->to != f->worker) {
+			local_fail(f, LOCUS_EINCOMPLETE,
+				   "policy %s assigned a task to process %" PRIu32
+				   ", which is no worker",
+				   f->pol->name, w->to);
+			return;
+		}
+		if (locus__exec_assign(&f->x, f->worker, &m, now_of(f)))
+			return;
+	}
 	struct locus_event ev = {.kind = LOCUS_EV_MESSAGE, .proc = w->to, .msg = &m};
 	deliver(f, &ev);
+	/* A task the policy brings inputs to may start once it has heard. */
+	if (assign && !f->failed)
+		locus__exec_try_start(&f->x, f->worker, now_of(f));
 }
 
 static void start_copy(struct flow *f, uint32_t proc, const uint32_t *objs, uint32_t n,
 		       uint32_t from, uint32_t to, uint64_t tag, uint32_t task);
 static void drop_here(struct flow *f, uint32_t o);
-static void cancel_here(struct flow *f, uint32_t t);
-static void start_reduce(struct flow *f, uint32_t proc, const struct locus__action *a);
+static void start_reduce(struct flow *f, uint32_t proc, const struct locus__action *a,
+			 const uint32_t *own);
 
-static void apply_actions(struct flow *f, uint32_t proc)
+/* ---- the executor's operations: messages, timers, copies -------------------------- */
+
+static void op_tell(void *eng, uint32_t proc, const struct locus_event *ev, double now)
 {
-	/* What this rank knows goes out before anything the policy says. */
-	flush_updates(f);
-	for (size_t k = 0; k < f->act.n && !f->failed; k++) {
-		struct locus__action *a = &f->act.list[k];
-		switch (a->kind) {
-		case LOCUS__ACT_SEND: {
-			struct locus_msg *m = &a->msg;
-			if (m->to >= f->n_procs || m->n_args > LOCUS_MSG_ARGS) {
-				local_fail(f, LOCUS_EINCOMPLETE,
-					   "policy %s sent a message to process %" PRIu32 " of %zu",
-					   f->pol->name, m->to, f->n_procs);
-				return;
-			}
-			struct fwire w = {.type = m->type,
-					  .from = m->from,
-					  .to = m->to,
-					  .bytes = m->bytes,
-					  .n_args = m->n_args,
-					  .value = m->value};
-			memcpy(w.arg, m->arg, sizeof w.arg);
-			int dest = f->proc_rank[m->to];
-			if (dest != f->rank) {
-				post_copy(f, dest, F_POLICY, &w, sizeof w);
-				break;
-			}
-			if (locus__grow(&f->inbox, &f->in_cap, f->in_head + f->in_len + 1,
-					sizeof *f->inbox)) {
-				local_fail(f, LOCUS_ENOMEM, "out of memory");
-				return;
-			}
-			f->inbox[f->in_head + f->in_len++] = w;
-			break;
+	struct flow *f = eng;
+	(void)now;
+	if (proc >= f->n_procs || f->proc_rank[proc] != f->rank) {
+		local_fail(f, LOCUS_EINCOMPLETE, "an event for process %" PRIu32 " reached rank %d",
+			   proc, f->rank);
+		return;
+	}
+	struct locus_event e = *ev;
+	e.proc = proc;
+	deliver(f, &e);
+}
+
+static void op_send(void *eng, const struct locus_msg *m, uint32_t aseq, double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	struct fwire w = {.type = m->type,
+			  .from = m->from,
+			  .to = m->to,
+			  .bytes = m->bytes,
+			  .n_args = m->n_args,
+			  .aseq = aseq,
+			  .value = m->value};
+	memcpy(w.arg, m->arg, sizeof w.arg);
+	int dest = f->proc_rank[m->to];
+	if (dest != f->rank) {
+		post_copy(f, dest, F_POLICY, &w, sizeof w);
+		return;
+	}
+	if (locus__grow(&f->inbox, &f->in_cap, f->in_head + f->in_len + 1, sizeof *f->inbox)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	f->inbox[f->in_head + f->in_len++] = w;
+}
+
+static void op_timer(void *eng, uint32_t proc, double delay, uint64_t tag, double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	struct timer t = {
+	    .due = now_of(f) + delay, .seq = f->timer_seq++, .tag = tag, .proc = proc};
+	if (locus_heap_push(&f->timers, &t))
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+}
+
+static void op_transfer(void *eng, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
+			double now)
+{
+	(void)now;
+	start_copy(eng, proc, &o, 1, from, to, 0, LOCUS_NONE);
+}
+
+static void op_copy(void *eng, uint32_t proc, const struct locus__action *a, const uint32_t *objs,
+		    const uint32_t *reduced, double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	if (a->reduce && a->r_n && !f->opt->fn) {
+		start_reduce(f, proc, a, reduced);
+		return;
+	}
+	start_copy(f, proc, objs, a->n, a->from, a->to, a->tag, a->task);
+}
+
+static void op_drop(void *eng, uint32_t o, uint32_t place, double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	if (place == LOCUS_FS) {
+		/* Only an intermediate file: never an input of the workflow nor
+		 * one of its results. */
+		const struct locus_object *ob = &f->g->objects[o];
+		if (ob->producer != LOCUS_NONE && ob->n_cons && f->on_fs[o]) {
+			char p[PATH_MAX];
+			shared_path(f, o, p, sizeof p);
+			unlink(p);
+			note(f, o, LOCUS_FS, 0);
 		}
-		case LOCUS__ACT_TIMER: {
-			struct timer t = {.due = now_of(f) + a->delay,
-					  .seq = f->timer_seq++,
-					  .tag = a->tag,
-					  .proc = a->proc};
-			if (locus_heap_push(&f->timers, &t))
-				local_fail(f, LOCUS_ENOMEM, "out of memory");
-			break;
-		}
-		case LOCUS__ACT_STOP:
-			if (a->proc == f->worker)
-				f->stopped = 1;
-			break;
-		case LOCUS__ACT_CANCEL:
-			cancel_here(f, (uint32_t)a->tag);
-			break;
-		case LOCUS__ACT_TRANSFER: {
-			uint32_t o = (uint32_t)a->tag;
-			start_copy(f, proc, &o, 1, a->from, a->to, 0, LOCUS_NONE);
-			break;
-		}
-		case LOCUS__ACT_COPY:
-			if (a->reduce && a->r_n && !f->opt->fn) {
-				start_reduce(f, proc, a);
-				break;
-			}
-			start_copy(f, proc, f->act.pool + a->at, a->n, a->from, a->to, a->tag,
-				   a->task);
-			break;
-		case LOCUS__ACT_DROP: {
-			uint32_t o = (uint32_t)a->tag;
-			if (o >= f->g->n_objects)
-				break;
-			if (a->to == LOCUS_FS) {
-				/* Only an intermediate file: never an input of the
-				 * workflow nor one of its results. */
-				const struct locus_object *ob = &f->g->objects[o];
-				if (ob->producer != LOCUS_NONE && ob->n_cons && f->on_fs[o]) {
-					char p[PATH_MAX];
-					shared_path(f, o, p, sizeof p);
-					unlink(p);
-					note(f, o, LOCUS_FS, 0);
-				}
-			} else if (a->to < f->K) {
-				if (a->to == f->node && f->worker != NONE) {
-					drop_here(f, o);
-				} else {
-					struct repl d = {o, a->to, 0, 0, 0, 0};
-					post_copy(f, rank_of_node(f, a->to, o), F_DROP, &d,
-						  sizeof d);
-				}
-			}
-			break;
-		}
-		case LOCUS__ACT_REWIND:
-			local_fail(f, LOCUS_ENOTSUP,
-				   "policy %s rewinds a finished task, which the MPI engine does "
-				   "not do for workflows",
-				   f->pol->name);
-			return;
+	} else if (place < f->K) {
+		if (place == f->node && f->worker != NONE) {
+			drop_here(f, o);
+		} else {
+			struct repl d = {o, place, 0, 0, 0, 0};
+			post_copy(f, rank_of_node(f, place, o), F_DROP, &d, sizeof d);
 		}
 	}
-	flush_updates(f);
+}
+
+/* The task is withdrawn wherever it is placed: every other worker rank
+ * is told (a cancel is rare; whoever has it placed withdraws it). */
+static void op_cancel(void *eng, uint32_t t, double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	struct retry q = {t, 0, 0, 0};
+	for (int r = (int)f->D; r < f->size; r++)
+		if (r != f->rank)
+			post_copy(f, r, F_CANCEL, &q, sizeof q);
+}
+
+static void op_halt(void *eng, const char *why)
+{
+	local_fail(eng, LOCUS_EINCOMPLETE, "%s", why);
+}
+
+static void op_fail(void *eng, int code, const char *why)
+{
+	local_fail(eng, code, "%s", why);
 }
 
 /* ---- copies ------------------------------------------------------------------------- */
@@ -1084,8 +1153,10 @@ static uint32_t take_copy(struct flow *f, int src, const struct copyreq *q, cons
 	struct job *jb = &f->jobs[j];
 	int partial = (q->flags & CP_PARTIAL) != 0;
 	if (partial && (q->n < 1 || q->task >= f->g->n_tasks)) {
-		local_fail(f, LOCUS_EINCOMPLETE, "a partial result's copy reached rank %d with %" PRIu32
-			   " objects for task %" PRIu32, f->rank, q->n, q->task);
+		local_fail(f, LOCUS_EINCOMPLETE,
+			   "a partial result's copy reached rank %d with %" PRIu32
+			   " objects for task %" PRIu32,
+			   f->rank, q->n, q->task);
 		return NONE;
 	}
 	*jb = (struct job){.id = q->id,
@@ -1098,7 +1169,8 @@ static uint32_t take_copy(struct flow *f, int src, const struct copyreq *q, cons
 			   .n = q->n,
 			   .task = q->task,
 			   .ok = 1,
-			   .used = 1};
+			   .used = 1,
+			   .read = (q->flags & CP_READ) != 0};
 	jb->objs = malloc(q->n * sizeof *jb->objs);
 	if (!jb->objs) {
 		jb->used = 0;
@@ -1204,7 +1276,7 @@ static void job_step(struct flow *f, uint32_t j)
 		job_over(f, j);
 }
 
-static void worker_pulled(struct flow *f, int ok);
+static void read_over(struct flow *f, uint64_t gen, int ok);
 
 /* Job j has ended: its requester hears how. */
 static void job_over(struct flow *f, uint32_t j)
@@ -1213,9 +1285,23 @@ static void job_over(struct flow *f, uint32_t j)
 	jb->used = 0;
 	flush_updates(f);
 	if (jb->req_proc == NONE) {
-		free(jb->objs);
+		/* This rank's worker's: a read of its attempt, or a gather. A
+		 * holder that failed it no longer counts as one here (it
+		 * would be asked again); the file is asked of another, or
+		 * waited for. */
+		uint32_t *objs = jb->objs, n = jb->n, from = jb->from, to = jb->to;
+		int ok = jb->ok, read = jb->read;
+		uint64_t gen = jb->id;
 		jb->objs = NULL;
-		worker_pulled(f, jb->ok);
+		for (uint32_t k = 0; !ok && from != LOCUS_FS && k < n; k++)
+			if (!locus_replicas_has(f->rep, objs[k], to))
+				locus_replicas_remove(f->rep, objs[k], from);
+		if (read)
+			read_over(f, gen, ok);
+		else
+			for (uint32_t k = 0; !ok && k < n; k++)
+				locus__exec_want(&f->x, objs[k], to, now_of(f));
+		free(objs);
 		return;
 	}
 	/* A partial result's copy is told as the policy asked for it: no
@@ -1498,130 +1584,91 @@ static int intact(struct flow *f, uint32_t o)
 static void journal_task(struct flow *f, const struct rec *r);
 static int agree(struct flow *f, int rc);
 
-static void worker_assign(struct flow *f, const struct fwire *w)
-{
-	uint32_t t = (uint32_t)w->arg[0];
-	if (w->arg[0] < 0 || t >= f->g->n_tasks) {
-		local_fail(f, LOCUS_EINCOMPLETE, "policy %s assigned task %" PRId64 " of %zu",
-			   f->pol->name, w->arg[0], f->g->n_tasks);
-		return;
-	}
-	int flow = w->type == LOCUS_MSG_ASSIGN_FLOW;
-	int64_t gather = flow ? w->arg[2] : LOCUS_GATHER_AUTO,
-		output = flow ? w->arg[3] : LOCUS_OUTPUT_LOCAL;
-	if (gather < LOCUS_GATHER_AUTO || gather > LOCUS_GATHER_ALL ||
-	    output < LOCUS_OUTPUT_LOCAL || output > LOCUS_OUTPUT_FS) {
-		local_fail(f, LOCUS_EINCOMPLETE,
-			   "policy %s assigned task %" PRIu32 " with gathering %" PRId64
-			   " and outputs %" PRId64 ": no such ways",
-			   f->pol->name, t, gather, output);
-		return;
-	}
-	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
-		local_fail(f, LOCUS_ENOMEM, "out of memory");
-		return;
-	}
-	f->queue[f->q_len++] = (struct item){.task = t,
-					     .gather = (uint8_t)gather,
-					     .output = (uint8_t)output,
-					     .from_policy = 1,
-					     .assigned = now_of(f),
-					     .origin = -1};
-	f->qmark[t] = 1;
-	f->check = 1;
-}
-
-static void end_attempt(struct flow *f);
-
-static void cancel_here(struct flow *f, uint32_t t)
-{
-	if (t >= f->g->n_tasks || !f->qmark[t])
-		return;
-	for (size_t i = 0; i < f->q_len; i++)
-		if (f->queue[i].task == t) {
-			memmove(f->queue + i, f->queue + i + 1,
-				(f->q_len - i - 1) * sizeof *f->queue);
-			f->q_len--;
-			f->qmark[t] = 0;
-			f->check = 1;
-			return;
-		}
-	if (f->busy && f->cur.task == t) {
-		if (f->pid > 0) {
-			kill(f->pid, SIGKILL);
-			waitpid(f->pid, NULL, 0);
-			f->pid = 0;
-		}
-		f->qmark[t] = 0;
-		if (f->gathering)
-			return; /* its pulls end first (worker_pulled) */
-		end_attempt(f);
-		f->busy = f->standin = 0;
-		f->check = 1;
-		return;
-	}
-	for (size_t i = 0; i < f->n_aways; i++)
-		if (f->aways[i].task == t) {
-			f->aways[i] = f->aways[--f->n_aways];
-			f->qmark[t] = 0;
-			return;
-		}
-}
-
-/* Whether the head task can start gathering: its produced inputs where
- * its assignment says they must be. */
-static int ready(const struct flow *f, const struct item *it)
-{
-	const struct locus_task *tk = &f->g->tasks[it->task];
-	for (uint32_t k = 0; k < tk->n_in; k++) {
-		uint32_t o = f->g->inputs[tk->in_at + k];
-		int stored = f->g->objects[o].producer == LOCUS_NONE;
-		int here = locus_replicas_has(f->rep, o, f->node);
-		switch (it->gather) {
-		case LOCUS_GATHER_POLICY:
-			if (!stored && !here)
-				return 0;
-			break;
-		case LOCUS_GATHER_ALL:
-			if (!here)
-				return 0;
-			break;
-		default:
-			/* AUTO, READ, NONE: it exists somewhere (NONE: the
-			 * engine has no reduction of its own, so the task
-			 * reads what the policy's model had reduced). */
-			if (!stored && !here && !f->on_fs[o] && !locus_replicas_count(f->rep, o))
-				return 0;
-			break;
-		}
-	}
-	return 1;
-}
-
-static void launch(struct flow *f);
-
-/* Brings file o to this node from `from` for the current task; its end
- * reaches worker_pulled. */
-static void pull_for_task(struct flow *f, uint32_t o, uint32_t from)
-{
-	struct copyreq q = {
-	    .id = 0, .req_proc = NONE, .from = from, .to = f->node, .n = 1, .task = f->cur.task};
-	f->pulls_left++;
-	take_copy(f, -1, &q, &o);
-}
+/* ---- the worker: the executor's operations --------------------------------------- */
 
 static int reduce_inputs(struct flow *f, uint32_t t, const uint32_t *own, uint32_t n_own,
 			 uint8_t *keep, uint32_t **cover, uint32_t *n_cover);
+static void launch(struct flow *f);
+static void end_attempt(struct flow *f);
+static void out_path(const struct flow *f, uint32_t k, char *buf, size_t size);
+static const char *out_name(const struct flow *f, uint32_t t, uint32_t k);
+static void attempt_failed(struct flow *f, const char *why);
+static void task_computed(struct flow *f);
 
-/* Brings the head task's produced inputs its node lacks: from a node
- * holding one, else the shared directory. */
-static void gather(struct flow *f)
+/* The index of object o among task t's outputs. */
+static uint32_t out_index(const struct flow *f, uint32_t t, uint32_t o)
 {
-	uint32_t t = f->cur.task;
 	const struct locus_task *tk = &f->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_out; k++)
+		if (f->g->outputs[tk->out_at + k] == o)
+			return k;
+	return 0;
+}
+
+static int op_underway(void *eng, uint32_t o, uint32_t node)
+{
+	const struct flow *f = eng;
+	for (size_t j = 0; j < f->n_jobs; j++) {
+		const struct job *jb = &f->jobs[j];
+		if (!jb->used || jb->partial || jb->to != node)
+			continue;
+		for (uint32_t k = 0; k < jb->n; k++)
+			if (jb->objs[k] == o)
+				return 1;
+	}
+	return 0;
+}
+
+/* Brings file o to this node from `from` (a node, or LOCUS_FS) for task
+ * t: a gather the executor asked for, or (read) a read of the attempt
+ * running now. */
+static void bring(struct flow *f, uint32_t o, uint32_t from, uint32_t t, int read)
+{
+	struct copyreq q = {.id = read ? f->gen : 0,
+			    .req_proc = NONE,
+			    .from = from,
+			    .to = f->node,
+			    .n = 1,
+			    .task = t,
+			    .flags = read ? CP_READ : 0};
+	if (read)
+		f->reads_left++;
+	take_copy(f, -1, &q, &o);
+}
+
+static void op_fetch(void *eng, uint32_t o, uint32_t source, uint32_t node, uint32_t task,
+		     double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	(void)node; /* this rank's worker's */
+	bring(f, o, source, task, 0);
+}
+
+static void op_placed(void *eng, uint32_t w, uint32_t t, int from_policy, double now)
+{
+	struct flow *f = eng;
+	(void)w;
+	if (from_policy)
+		f->tassigned[t] = now;
+}
+
+/* Task t starts on this rank's worker: the inputs it reads as it starts
+ * come (the executor's plan), then it runs (launch). */
+static void op_start(void *eng, uint32_t w, uint32_t t, double now)
+{
+	struct flow *f = eng;
+	const struct locus_task *tk = &f->g->tasks[t];
+	(void)w;
+	f->cur = t;
+	f->gen++;
+	f->attempt = (int)f->x.tattempt[t];
+	f->start = now;
+	f->read_failed = 0;
 	free(f->r_keep);
 	f->r_keep = NULL;
-	if (f->cur.gather == LOCUS_GATHER_NONE && !f->opt->fn) {
+	uint8_t gather = f->x.tgather[t];
+	if (gather == LOCUS_GATHER_NONE && !f->opt->fn) {
 		/* A reduction's task: what partial results here cover is not
 		 * brought (its tree reduced it elsewhere). */
 		uint8_t *keep = malloc(tk->n_in ? tk->n_in : 1);
@@ -1633,97 +1680,247 @@ static void gather(struct flow *f)
 		else
 			free(keep);
 		if (found < 0) {
-			local_fail(f, LOCUS_EIO, "cannot read task %" PRIu32 "'s partial results", t);
+			local_fail(f, LOCUS_EIO, "cannot read task %" PRIu32 "'s partial results",
+				   t);
 			return;
 		}
 	}
-	f->gathering = 1;
-	f->pulls_left = 1; /* held until every pull is asked */
-	for (uint32_t k = 0; k < tk->n_in && !f->failed; k++) {
+	if (locus__grow(&f->reads, &f->reads_cap, tk->n_in + 1, sizeof *f->reads)) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	struct locus__read_plan plan;
+	long n = locus__exec_reads(&f->x, t, f->node, f->reads, &plan);
+	if (n < 0) {
+		/* An input is held nowhere now (lost: the round ends, and the
+		 * next makes it again): it waits at the head of the queue. */
+		locus__exec_requeue(&f->x, f->worker, now);
+		return;
+	}
+	f->reads_left = 1; /* held while the reads are asked for */
+	for (long k = 0; k < n && !f->failed; k++) {
+		uint32_t o = f->reads[k].object, src = f->reads[k].source;
+		/* The workflow's own inputs are read in place, from the shared
+		 * directory. */
+		if (f->g->objects[o].producer == LOCUS_NONE && src == LOCUS_FS)
+			continue;
+		if (src != f->node)
+			bring(f, o, src, t, 1);
+	}
+	/* Without commands a reduction's task reads all its inputs (the
+	 * policy's model reduced them); with them, those its partial results
+	 * leave. */
+	for (uint32_t k = 0; gather == LOCUS_GATHER_NONE && k < tk->n_in && !f->failed; k++) {
 		uint32_t o = f->g->inputs[tk->in_at + k];
 		if (f->g->objects[o].producer == LOCUS_NONE ||
 		    locus_replicas_has(f->rep, o, f->node) || (f->r_keep && f->r_keep[k] != R_SELF))
 			continue;
-		uint32_t c = locus_replicas_count(f->rep, o);
-		pull_for_task(f, o,
-			      c ? locus_source_pick(f->plat, locus_replicas_nodes(f->rep, o), c,
-						    f->node, f->cur.task)
-				: LOCUS_FS);
+		int local;
+		bring(f, o, locus__exec_source(&f->x, t, o, f->node, -1, &local), t, 1);
 	}
-	worker_pulled(f, 1);
+	read_over(f, f->gen, 1);
 }
 
-/* `it` goes to the head of the worker's queue, to run next. */
-static void queue_front(struct flow *f, const struct item *it)
+/* A read of attempt `gen` has ended (or the reads were all asked for):
+ * the task runs when none is left; a read that failed (its holder had
+ * lost the file) sends it back to gather again, not as an attempt. */
+static void read_over(struct flow *f, uint64_t gen, int ok)
 {
-	if (locus__grow(&f->queue, &f->q_cap, f->q_len + 1, sizeof *f->queue)) {
-		local_fail(f, LOCUS_ENOMEM, "out of memory");
-		return;
-	}
-	memmove(f->queue + 1, f->queue, f->q_len * sizeof *f->queue);
-	f->queue[0] = *it;
-	f->q_len++;
-	f->check = 1;
-}
-
-/* The current task goes back to the head of the queue, unless it was
- * cancelled meanwhile. */
-static void requeue(struct flow *f)
-{
-	f->busy = 0;
-	f->check = 1;
-	if (f->qmark[f->cur.task])
-		queue_front(f, &f->cur);
-}
-
-static void fail_task(struct flow *f, const char *why);
-static void task_done(struct flow *f);
-
-static void worker_pulled(struct flow *f, int ok)
-{
-	if (!f->busy || !f->gathering)
-		return;
+	if (gen != f->gen || f->cur == NONE)
+		return; /* an attempt given up */
 	if (!ok)
-		f->pull_failed = 1;
-	if (--f->pulls_left)
+		f->read_failed = 1;
+	if (--f->reads_left)
 		return;
-	f->gathering = 0;
-	if (f->away) {
-		/* The outputs of the attempt run elsewhere came (or not). */
-		int failed = f->pull_failed;
-		f->pull_failed = 0;
-		if (!f->qmark[f->cur.task]) {
-			f->busy = f->away = 0; /* cancelled meanwhile */
-			f->check = 1;
-			return;
-		}
-		if (failed) {
-			char why[WHY_MAX];
-			fmt(why, sizeof why, "its outputs were lost on node %s, where it ran",
-			    f->plat->nodes[f->cur.ran.node].name);
-			fail_task(f, why);
-			return;
-		}
-		f->away = 0;
-		f->outputs_here = 1;
-		task_done(f);
-		return;
-	}
-	if (f->pull_failed) {
-		/* A holder lost a file meanwhile: the task goes back to the
-		 * head of the queue, to gather again from where the files are
-		 * now. */
-		f->pull_failed = 0;
-		requeue(f);
-		return;
-	}
-	if (!f->qmark[f->cur.task]) {
-		f->busy = 0; /* cancelled while it gathered */
-		f->check = 1;
+	if (f->read_failed) {
+		f->read_failed = 0;
+		locus__exec_requeue(&f->x, f->worker, now_of(f));
 		return;
 	}
 	launch(f);
 }
+
+/* The attempt stops where it is: its command killed, its reads
+ * forgotten, its working directory gone. */
+static void op_abort(void *eng, uint32_t w, uint32_t t, int state, double now)
+{
+	struct flow *f = eng;
+	(void)w;
+	(void)t;
+	(void)state;
+	(void)now;
+	if (f->pid > 0) {
+		kill(f->pid, SIGKILL);
+		waitpid(f->pid, NULL, 0);
+		f->pid = 0;
+	}
+	f->standin = 0;
+	f->gen++;
+	end_attempt(f);
+	f->cur = NONE;
+}
+
+/* This node keeps output o of the task that has computed: renamed (or
+ * copied, a link) from its working directory into the node's storage,
+ * unless a function wrote it there or it came home. */
+static int op_keep(void *eng, uint32_t o, uint32_t node, double now)
+{
+	struct flow *f = eng;
+	uint32_t t = f->x.w[f->worker].task;
+	char why[WHY_MAX], src[PATH_MAX * 2], dst[PATH_MAX];
+	(void)now;
+	if (node != f->node || locus_replicas_has(f->rep, o, node))
+		return 0; /* it came home */
+	uint32_t k = out_index(f, t, o);
+	out_path(f, k, src, sizeof src);
+	store_path(f, o, dst, sizeof dst);
+	uint64_t bytes = 0;
+	struct stat st;
+	int link = !lstat(src, &st) && S_ISLNK(st.st_mode);
+	if (!f->opt->fn && (link ? copy_file(src, dst, &bytes, f->rank) : rename(src, dst))) {
+		fmt(why, sizeof why, "cannot keep %s: %s", out_name(f, t, k), strerror(errno));
+		local_fail(f, LOCUS_EIO, "task %" PRIu32 ": %s", t, why);
+		return -1;
+	}
+	/* Its checksum, with which every reader checks its copy. */
+	if (f->opt->checksum && file_sum(dst, &bytes, &f->obj_sum[o])) {
+		local_fail(f, LOCUS_EIO, "cannot read %s back: %s", out_name(f, t, k),
+			   strerror(errno));
+		return -1;
+	}
+	note_as(f, o, node, 1, 1);
+	return 1;
+}
+
+/* Output o of the task that has computed goes to the shared directory:
+ * from the node's storage when kept there, else from its working
+ * directory. */
+static void op_write(void *eng, uint32_t w, uint32_t o, double now)
+{
+	struct flow *f = eng;
+	uint32_t t = f->x.w[w].task;
+	char src[PATH_MAX * 2], sp[PATH_MAX];
+	int kept = locus_replicas_has(f->rep, o, f->node);
+	if (kept)
+		store_path(f, o, src, sizeof src);
+	else
+		out_path(f, out_index(f, t, o), src, sizeof src);
+	shared_path(f, o, sp, sizeof sp);
+	uint64_t bytes = 0;
+	int rc = fs_copy(f, src, sp, &bytes);
+	if (rc) {
+		local_fail(f, LOCUS_EIO, "cannot write %s to the shared directory: %s", sp,
+			   strerror(rc));
+		return;
+	}
+	if (!kept && f->opt->fn)
+		unlink(src); /* a function wrote it in the node's storage */
+	f->bytes_fs_written += bytes;
+	stage_add(f, t, 2, bytes);
+	note(f, o, LOCUS_FS, 1);
+	locus__exec_written(&f->x, w, o, now);
+}
+
+/* The task has ended (here, or elsewhere and come home): rank 0 records
+ * it, with where its outputs are, and the executor tells the policy. */
+static void op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *done, double now)
+{
+	struct flow *f = eng;
+	const struct locus_task *tk = &f->g->tasks[t];
+	int home = f->x.tran_by[t] != w;
+	const struct ran here = {f->node, w, f->start, f->read_end, f->compute_end};
+	const struct ran *rn = home ? &f->ran[t] : &here;
+	/* A reduction's task: the partial results it read are spent. */
+	for (uint32_t k = 0; !home && f->r_keep && k < tk->n_in; k++)
+		if (f->r_keep[k] == R_PARTIAL)
+			partial_gone(f, t, f->g->inputs[tk->in_at + k]);
+	end_attempt(f);
+	f->cur = NONE;
+	size_t len = sizeof(struct rec) + tk->n_out * sizeof(struct outrec);
+	struct rec *r = calloc(1, len);
+	if (!r) {
+		local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	*r = (struct rec){.task = t,
+			  .worker = rn->worker,
+			  .node = rn->node,
+			  .attempts = f->x.tattempt[t] + 1,
+			  .n_out = tk->n_out,
+			  .assigned = f->tassigned[t],
+			  .start = rn->start,
+			  .read_end = rn->read_end,
+			  .compute_end = rn->compute_end,
+			  .end = now};
+	struct outrec *orec = (struct outrec *)(void *)(r + 1);
+	for (uint32_t k = 0; k < tk->n_out; k++) {
+		uint32_t o = f->g->outputs[tk->out_at + k];
+		orec[k].where =
+		    (uint32_t)(locus_replicas_has(f->rep, o, r->node) | (f->on_fs[o] << 1));
+		orec[k].bytes = f->obj_bytes[o];
+		orec[k].sum = f->obj_sum[o];
+	}
+	done->done.duration = now - rn->start;
+	done->done.compute = rn->compute_end - rn->read_end;
+	done->done.remote = 0;
+	flush_updates(f);
+	post(f, 0, F_REPORT, r, len);
+}
+
+/* This worker has run an attempt of another worker's task (a retry): that
+ * worker hears how it went, with its outputs' places sent before. */
+static void op_ran(void *eng, uint32_t by, uint32_t home, uint32_t t, uint32_t attempt, int ok,
+		   const char *why, double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	struct retried r = {.task = t,
+			    .attempt = attempt,
+			    .worker = by,
+			    .node = f->node,
+			    .ok = ok,
+			    .start = f->start,
+			    .read_end = f->read_end,
+			    .compute_end = ok ? f->compute_end : 0};
+	fmt(r.why, sizeof r.why, "%s", why ? why : "");
+	if (ok) {
+		end_attempt(f);
+		f->cur = NONE;
+	}
+	flush_updates(f);
+	post_copy(f, f->proc_rank[home], F_RETRIED, &r, sizeof r);
+}
+
+static void op_retry_away(void *eng, uint32_t home, uint32_t w, uint32_t t, uint32_t attempt,
+			  double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	struct retry q = {t, attempt, home, 0};
+	post_copy(f, f->proc_rank[w], F_RETRY, &q, sizeof q);
+}
+
+static const struct locus__exec_ops mpi_ops = {
+    .tell = op_tell,
+    .send = op_send,
+    .timer = op_timer,
+    .transfer = op_transfer,
+    .copy = op_copy,
+    .drop = op_drop,
+    .underway = op_underway,
+    .fetch = op_fetch,
+    .placed = op_placed,
+    .start = op_start,
+    .abort = op_abort,
+    .keep = op_keep,
+    .write = op_write,
+    .ended = op_ended,
+    .halt = op_halt,
+    .fail = op_fail,
+    .cancel = op_cancel,
+    .ran = op_ran,
+    .retry_away = op_retry_away,
+};
 
 /* The name input k of task t has in its working directory. */
 static const char *in_name(const struct flow *f, uint32_t t, uint32_t k)
@@ -1745,8 +1942,8 @@ static const char *out_name(const struct flow *f, uint32_t t, uint32_t k)
  * or for a reduction those keep[] says, a partial result under the name
  * of the input keying it. The task's own run (count) counts what it
  * reads. */
-static int link_inputs(struct flow *f, uint32_t t, const char *work, const uint8_t *keep,
-		       int count, char *why, size_t size)
+static int link_inputs(struct flow *f, uint32_t t, const char *work, const uint8_t *keep, int count,
+		       char *why, size_t size)
 {
 	const struct locus_task *tk = &f->g->tasks[t];
 	char src[PATH_MAX], dst[PATH_MAX * 2];
@@ -1937,20 +2134,20 @@ again:
  * or the node's storage when a function runs it. */
 static void out_path(const struct flow *f, uint32_t k, char *buf, size_t size)
 {
-	const struct locus_task *tk = &f->g->tasks[f->cur.task];
+	const struct locus_task *tk = &f->g->tasks[f->cur];
 	uint32_t o = f->g->outputs[tk->out_at + k];
 	if (f->opt->fn) {
 		store_path(f, o, buf, size);
 		return;
 	}
-	fmt(buf, size, "%s/%s", f->work, out_name(f, f->cur.task, k));
+	fmt(buf, size, "%s/%s", f->work, out_name(f, f->cur, k));
 }
 
 /* Runs the current task as a call of opt->fn: its inputs where they are,
  * its outputs straight into the node's storage. */
 static void call_fn(struct flow *f)
 {
-	uint32_t t = f->cur.task;
+	uint32_t t = f->cur;
 	/* Files in the order of the task in the caller's workflow (a resumed
 	 * run's has other ids, so perhaps another order). */
 	const struct locus_graph *full = f->opt->graph;
@@ -2005,10 +2202,10 @@ static void call_fn(struct flow *f)
 			unlink(f->fn_ptrs[tk->n_in + k]);
 		if (!why[0])
 			fmt(why, sizeof why, "its function failed");
-		fail_task(f, why);
+		attempt_failed(f, why);
 		return;
 	}
-	task_done(f);
+	task_computed(f);
 }
 
 /* ---- reductions ------------------------------------------------------------------ */
@@ -2283,11 +2480,11 @@ static void stderr_tail_of(const char *work, char *why, size_t size);
 
 /* The policy asks node a->from to reduce (a reduction step): a rank of
  * that node runs it. */
-static void start_reduce(struct flow *f, uint32_t proc, const struct locus__action *a)
+static void start_reduce(struct flow *f, uint32_t proc, const struct locus__action *a,
+			 const uint32_t *own)
 {
-	int bad = a->r_at == SIZE_MAX || a->task >= f->g->n_tasks || a->from >= f->K ||
-		  a->to >= f->K || a->from == a->to;
-	const uint32_t *own = bad ? NULL : f->act.pool + a->r_at;
+	int bad = !own || a->task >= f->g->n_tasks || a->from >= f->K || a->to >= f->K ||
+		  a->from == a->to;
 	for (uint32_t i = 0; i < a->r_n && !bad; i++)
 		bad = own[i] >= f->g->n_objects;
 	if (bad) {
@@ -2322,8 +2519,9 @@ static void take_reduce(struct flow *f, const struct reducereq *q, const uint32_
 {
 	char why[WHY_MAX], nb[64];
 	if (q->task >= f->g->n_tasks || !q->n || q->from != f->node || f->worker == NONE) {
-		local_fail(f, LOCUS_EINCOMPLETE, "a reduction step of task %" PRIu32 " reached rank %d",
-			   q->task, f->rank);
+		local_fail(f, LOCUS_EINCOMPLETE,
+			   "a reduction step of task %" PRIu32 " reached rank %d", q->task,
+			   f->rank);
 		return;
 	}
 	uint32_t t = q->task;
@@ -2434,14 +2632,16 @@ static void reduce_over(struct flow *f, struct rstep *r, const char *failed)
 		uint64_t bytes = 0;
 		if (stat(out, &st) || !S_ISREG(st.st_mode))
 			fmt(why, sizeof why, "its command did not write %s", out_name(f, t, 0));
-		else if ((!lstat(out, &st) && S_ISLNK(st.st_mode)) ? copy_file(out, dst, &bytes, f->rank)
-								  : rename(out, dst))
+		else if ((!lstat(out, &st) && S_ISLNK(st.st_mode))
+			     ? copy_file(out, dst, &bytes, f->rank)
+			     : rename(out, dst))
 			fmt(why, sizeof why, "cannot keep its result: %s", strerror(errno));
 	}
 	if (why[0]) {
 		if (r->work[0])
 			stderr_tail_of(r->work, why, sizeof why);
-		local_fail(f, LOCUS_EINCOMPLETE, "the reduction of task %s's inputs on node %s failed: %s",
+		local_fail(f, LOCUS_EINCOMPLETE,
+			   "the reduction of task %s's inputs on node %s failed: %s",
 			   task_name(f, t, nb, sizeof nb), f->plat->nodes[f->node].name, why);
 	} else {
 		/* The partial results it used are spent. */
@@ -2508,11 +2708,11 @@ static int reduce_poll(struct flow *f)
 static void launch(struct flow *f)
 {
 	char why[WHY_MAX];
-	uint32_t t = f->cur.task;
+	uint32_t t = f->cur;
 	f->read_end = now_of(f);
 	/* The inputs this node keeps must be as they were made; when one is
-	 * not, the task waits at the head of the queue for the round's end
-	 * (lost). */
+	 * not (lost: the round ends), the task goes back to gather it again
+	 * from elsewhere, or wait for it at the head of the queue. */
 	const struct locus_task *in = &f->g->tasks[t];
 	int whole = 1;
 	for (uint32_t k = 0; k < in->n_in; k++) {
@@ -2523,7 +2723,7 @@ static void launch(struct flow *f)
 		}
 	}
 	if (!whole) {
-		requeue(f);
+		locus__exec_requeue(&f->x, f->worker, now_of(f));
 		return;
 	}
 	if (f->opt->fn) {
@@ -2535,12 +2735,12 @@ static void launch(struct flow *f)
 	struct locus_error e = {0};
 	if (locus__mkdirs(f->work, &e)) {
 		fmt(why, sizeof why, "cannot make its working directory: %s", e.message);
-		fail_task(f, why);
+		attempt_failed(f, why);
 		return;
 	}
 	if (link_inputs(f, t, f->work, f->r_keep, 1, why, sizeof why) ||
 	    output_dirs(f, t, f->work, why, sizeof why)) {
-		fail_task(f, why);
+		attempt_failed(f, why);
 		return;
 	}
 	if (f->opt->stand_in > 0) {
@@ -2556,7 +2756,7 @@ static void launch(struct flow *f)
 			int fd = open(p, O_RDONLY | O_CLOEXEC);
 			if (fd < 0) {
 				fmt(why, sizeof why, "cannot read %s: %s", as, strerror(errno));
-				fail_task(f, why);
+				attempt_failed(f, why);
 				return;
 			}
 			while (read(fd, buf, sizeof buf) > 0)
@@ -2578,7 +2778,7 @@ static void launch(struct flow *f)
 	char *line = NULL, **argv = NULL;
 	if (f->r_keep &&
 	    reduce_command(f, t, f->r_keep, c->line ? &line : NULL, &argv, why, sizeof why)) {
-		fail_task(f, why);
+		attempt_failed(f, why);
 		return;
 	}
 	char errp[PATH_MAX + 8];
@@ -2593,7 +2793,7 @@ static void launch(struct flow *f)
 	}
 	if (rc) {
 		fmt(why, sizeof why, "cannot start its command: %s", strerror(rc));
-		fail_task(f, why);
+		attempt_failed(f, why);
 		return;
 	}
 	f->pid = pid;
@@ -2647,126 +2847,6 @@ static void end_attempt(struct flow *f)
 	f->work[0] = 0;
 }
 
-static void retry_or_fail(struct flow *f, struct item *it, uint32_t attempt, uint32_t by,
-			  uint32_t at, const char *why);
-
-/* The attempt failed: again, or the run ends saying why. */
-static void fail_task(struct flow *f, const char *why)
-{
-	uint32_t t = f->cur.task;
-	if (f->cur.origin >= 0) {
-		/* A retry run here for another worker: it hears why. */
-		struct retried r = {.task = t,
-				    .attempt = (uint32_t)f->attempt,
-				    .worker = f->worker,
-				    .node = f->node,
-				    .ok = 0};
-		fmt(r.why, sizeof r.why, "%s", why);
-		post_copy(f, f->cur.origin, F_RETRIED, &r, sizeof r);
-		end_attempt(f);
-		f->qmark[t] = 0;
-		f->busy = 0;
-		f->check = 1;
-		return;
-	}
-	int home = f->cur.home;
-	uint32_t at = home ? f->cur.ran.node : f->node, by = home ? f->cur.ran.worker : f->worker;
-	f->away = f->outputs_here = 0;
-	end_attempt(f);
-	f->busy = 0;
-	f->check = 1;
-	struct item it = f->cur;
-	it.home = 0;
-	retry_or_fail(f, &it, (uint32_t)f->attempt, by, at, why);
-}
-
-/* Attempt `attempt` of this worker's task it->task failed on worker `by`
- * of node `at`: the next runs on another node's worker when there is one
- * (locus_retry_worker, as the simulator runs a policy's failed tasks
- * again), or here, or the run ends saying why. */
-static void retry_or_fail(struct flow *f, struct item *it, uint32_t attempt, uint32_t by,
-			  uint32_t at, const char *why)
-{
-	char nb[64];
-	uint32_t t = it->task;
-	if (attempt >= (uint32_t)f->opt->retries) {
-		local_fail(f, LOCUS_EINCOMPLETE,
-			   "task %s failed on %" PRIu32 " attempt%s (last on node %s): %s",
-			   task_name(f, t, nb, sizeof nb), attempt + 1, attempt ? "s" : "",
-			   f->plat->nodes[at].name, why);
-		return;
-	}
-	it->attempt = attempt + 1;
-	uint32_t w = locus_retry_worker(f->wl, t, attempt, by, NULL, NULL);
-	int to = w < f->n_workers ? f->proc_rank[w] : f->rank;
-	if (to != f->rank) {
-		if (locus__grow(&f->aways, &f->aways_cap, f->n_aways + 1, sizeof *f->aways)) {
-			local_fail(f, LOCUS_ENOMEM, "out of memory");
-			return;
-		}
-		f->aways[f->n_aways++] = *it;
-		struct retry q = {t, it->attempt};
-		post_copy(f, to, F_RETRY, &q, sizeof q);
-		return;
-	}
-	queue_front(f, it);
-}
-
-/* Another worker asks this one to run its failed task's next attempt:
- * it runs next, gathering its inputs from where they are. */
-static void worker_retry(struct flow *f, int src, const struct retry *q)
-{
-	if (q->task >= f->g->n_tasks || f->worker == NONE) {
-		local_fail(f, LOCUS_EINCOMPLETE,
-			   "a retry of task %" PRIu32 " of %zu reached rank %d", q->task,
-			   f->g->n_tasks, f->rank);
-		return;
-	}
-	struct item it = {.task = q->task,
-			  .gather = LOCUS_GATHER_READ,
-			  .output = LOCUS_OUTPUT_LOCAL,
-			  .from_policy = 0,
-			  .assigned = now_of(f),
-			  .origin = src,
-			  .attempt = q->attempt};
-	queue_front(f, &it);
-	f->qmark[q->task] = 1;
-}
-
-/* The attempt run elsewhere ended: its outputs come here, or the task
- * failed again. */
-static void worker_retried(struct flow *f, const struct retried *r)
-{
-	size_t i = 0;
-	while (i < f->n_aways && (f->aways[i].task != r->task || f->aways[i].attempt != r->attempt))
-		i++;
-	if (i == f->n_aways)
-		return; /* cancelled meanwhile */
-	struct item it = f->aways[i];
-	f->aways[i] = f->aways[--f->n_aways];
-	if (!r->ok) {
-		char why[WHY_MAX];
-		fmt(why, sizeof why, "%s", r->why);
-		retry_or_fail(f, &it, r->attempt, r->worker, r->node, why);
-		return;
-	}
-	it.home = 1;
-	it.ran = (struct ran){r->node, r->worker, r->start, r->read_end, r->compute_end};
-	queue_front(f, &it);
-}
-
-/* The head task is home: its outputs come from the node it ran on. */
-static void fetch_home(struct flow *f)
-{
-	const struct locus_task *tk = &f->g->tasks[f->cur.task];
-	f->away = 1;
-	f->gathering = 1;
-	f->pulls_left = 1;
-	for (uint32_t k = 0; k < tk->n_out && !f->failed; k++)
-		pull_for_task(f, f->g->outputs[tk->out_at + k], f->cur.ran.node);
-	worker_pulled(f, 1);
-}
-
 /* Writes stand-in output o of the recorded size into the working dir. */
 static int standin_output(struct flow *f, const char *path, uint64_t bytes)
 {
@@ -2792,30 +2872,27 @@ static int standin_output(struct flow *f, const char *path, uint64_t bytes)
 	return rc;
 }
 
-/* The command exited with 0: its outputs go to the node's storage, and
- * where its assignment says; the task is done. */
-static void task_done(struct flow *f)
+/* The attempt failed: the executor decides (again, elsewhere, or the end). */
+static void attempt_failed(struct flow *f, const char *why)
 {
-	uint32_t t = f->cur.task;
+	locus__exec_failed(&f->x, f->worker, LOCUS_FAIL_ERROR, why, now_of(f));
+}
+
+/* The command (or function, or stand-in) succeeded: every output must be
+ * there; then the executor places them as the assignment says. */
+static void task_computed(struct flow *f)
+{
+	uint32_t t = f->cur;
 	const struct locus_task *tk = &f->g->tasks[t];
-	double compute_end = now_of(f);
-	char why[WHY_MAX], src[PATH_MAX * 2], dst[PATH_MAX];
-	/* An attempt run elsewhere: its outputs came to the store. */
-	int home = f->outputs_here;
-	f->outputs_here = 0;
-	if (home)
-		compute_end = f->cur.ran.compute_end;
+	char why[WHY_MAX], src[PATH_MAX * 2];
+	f->compute_end = now_of(f);
 	for (uint32_t k = 0; k < tk->n_out; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
 		const char *as = out_name(f, t, k);
-		if (home)
-			store_path(f, o, src, sizeof src);
-		else
-			out_path(f, k, src, sizeof src);
-		if (!home && f->opt->stand_in > 0 &&
-		    standin_output(f, src, f->g->objects[o].bytes)) {
+		out_path(f, k, src, sizeof src);
+		if (f->opt->stand_in > 0 && standin_output(f, src, f->g->objects[o].bytes)) {
 			fmt(why, sizeof why, "cannot write %s: %s", as, strerror(errno));
-			fail_task(f, why);
+			attempt_failed(f, why);
 			return;
 		}
 		struct stat st;
@@ -2823,167 +2900,43 @@ static void task_done(struct flow *f)
 			fmt(why, sizeof why, "its %s did not write %s",
 			    f->opt->fn ? "function" : "command", as);
 			stderr_tail(f, why, sizeof why);
-			fail_task(f, why);
+			attempt_failed(f, why);
 			return;
 		}
 		f->obj_bytes[o] = (uint64_t)st.st_size;
 	}
-	for (uint32_t k = 0; k < tk->n_out && !f->failed; k++) {
-		uint32_t o = f->g->outputs[tk->out_at + k];
-		const char *as = out_name(f, t, k);
-		out_path(f, k, src, sizeof src);
-		store_path(f, o, dst, sizeof dst);
-		uint64_t bytes = 0;
-		struct stat st;
-		int link = !home && !lstat(src, &st) && S_ISLNK(st.st_mode);
-		/* A function wrote it in place; a retry's came there. */
-		if (!f->opt->fn && !home &&
-		    (link ? copy_file(src, dst, &bytes, f->rank) : rename(src, dst))) {
-			fmt(why, sizeof why, "cannot keep %s: %s", as, strerror(errno));
-			fail_task(f, why);
-			return;
-		}
-		/* Its checksum, with which every reader checks its copy. */
-		if (f->opt->checksum && file_sum(dst, &bytes, &f->obj_sum[o])) {
-			fmt(why, sizeof why, "cannot read %s back: %s", as, strerror(errno));
-			fail_task(f, why);
-			return;
-		}
-		int final = !f->g->objects[o].n_cons;
-		int to_fs = f->cur.origin < 0 && (f->cur.output == LOCUS_OUTPUT_FS ||
-						  f->cur.output == LOCUS_OUTPUT_BOTH || final);
-		if (to_fs) {
-			char sp[PATH_MAX];
-			shared_path(f, o, sp, sizeof sp);
-			int rc = fs_copy(f, dst, sp, &bytes);
-			if (rc) {
-				fmt(why, sizeof why, "cannot write %s to the shared directory: %s",
-				    sp, strerror(rc));
-				fail_task(f, why);
-				return;
-			}
-			f->bytes_fs_written += bytes;
-			stage_add(f, t, 2, bytes);
-			note(f, o, LOCUS_FS, 1);
-		}
-		if (f->cur.output == LOCUS_OUTPUT_FS)
-			unlink(dst);
-		else
-			note(f, o, f->node, 1);
-	}
-	double end = now_of(f);
-	/* A reduction's task: the partial results it read are spent. */
-	for (uint32_t k = 0; f->r_keep && k < tk->n_in; k++)
-		if (f->r_keep[k] == R_PARTIAL)
-			partial_gone(f, t, f->g->inputs[tk->in_at + k]);
-	end_attempt(f);
-	f->busy = 0;
-	f->check = 1;
-	f->qmark[t] = 0;
-	if (f->cur.origin >= 0) {
-		/* A retry for another worker: it brings the outputs home and
-		 * reports the task. */
-		struct retried r = {.task = t,
-				    .attempt = (uint32_t)f->attempt,
-				    .worker = f->worker,
-				    .node = f->node,
-				    .ok = 1,
-				    .start = f->start,
-				    .read_end = f->read_end,
-				    .compute_end = compute_end};
-		flush_updates(f);
-		post_copy(f, f->cur.origin, F_RETRIED, &r, sizeof r);
-		return;
-	}
-	size_t len = sizeof(struct rec) + tk->n_out * sizeof(struct outrec);
-	struct rec *r = calloc(1, len);
-	if (!r) {
-		local_fail(f, LOCUS_ENOMEM, "out of memory");
-		return;
-	}
-	/* Where and when it ran (elsewhere, for a retry). */
-	*r = (struct rec){.task = t,
-			  .worker = home ? f->cur.ran.worker : f->worker,
-			  .node = home ? f->cur.ran.node : f->node,
-			  .attempts = (uint32_t)f->attempt + 1,
-			  .n_out = tk->n_out,
-			  .assigned = f->cur.assigned,
-			  .start = home ? f->cur.ran.start : f->start,
-			  .read_end = home ? f->cur.ran.read_end : f->read_end,
-			  .compute_end = compute_end,
-			  .end = end};
-	struct outrec *orec = (struct outrec *)(void *)(r + 1);
-	for (uint32_t k = 0; k < tk->n_out; k++) {
-		uint32_t o = f->g->outputs[tk->out_at + k];
-		orec[k].where =
-		    (uint32_t)(locus_replicas_has(f->rep, o, r->node) | (f->on_fs[o] << 1));
-		orec[k].bytes = f->obj_bytes[o];
-		orec[k].sum = f->obj_sum[o];
-	}
-	double start = r->start, read_end = r->read_end;
-	flush_updates(f);
-	post(f, 0, F_REPORT, r, len);
-	if (f->cur.from_policy) {
-		struct locus_event ev = {.kind = LOCUS_EV_DONE,
-					 .proc = f->worker,
-					 .done = {.task = t,
-						  .remote = 0,
-						  .duration = end - start,
-						  .compute = compute_end - read_end}};
-		deliver(f, &ev);
-	}
+	locus__exec_computed(&f->x, f->worker, f->compute_end);
 }
 
-/* The worker's turn: the running command, then the head task. */
+/* The worker's turn: has its command (or stand-in) ended? */
 static int worker_step(struct flow *f)
 {
-	int did = 0;
-	if (f->busy && f->pid > 0) {
+	if (f->cur == NONE)
+		return 0;
+	if (f->pid > 0) {
 		int st;
-		pid_t r = waitpid(f->pid, &st, WNOHANG);
-		if (r == f->pid) {
-			f->pid = 0;
-			did = 1;
-			if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-				task_done(f);
-			} else {
-				char why[WHY_MAX];
-				if (WIFEXITED(st))
-					fmt(why, sizeof why, "its command exited with %d",
-					    WEXITSTATUS(st));
-				else
-					fmt(why, sizeof why, "its command was killed by signal %d",
-					    WTERMSIG(st));
-				stderr_tail(f, why, sizeof why);
-				fail_task(f, why);
-			}
+		if (waitpid(f->pid, &st, WNOHANG) != f->pid)
+			return 0;
+		f->pid = 0;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			task_computed(f);
+			return 1;
 		}
-	} else if (f->busy && f->standin && now_of(f) >= f->standin_end) {
-		f->standin = 0;
-		did = 1;
-		task_done(f);
+		char why[WHY_MAX];
+		if (WIFEXITED(st))
+			fmt(why, sizeof why, "its command exited with %d", WEXITSTATUS(st));
+		else
+			fmt(why, sizeof why, "its command was killed by signal %d", WTERMSIG(st));
+		stderr_tail(f, why, sizeof why);
+		attempt_failed(f, why);
+		return 1;
 	}
-	if (f->busy || !f->q_len || !f->check || f->failed || f->finishing)
-		return did;
-	f->check = 0;
-	/* While one of its tasks is away its own wait (the policy hears of
-	 * its tasks in the order it gave them); others' retries and the
-	 * task come home do not. */
-	if (f->n_aways && f->queue[0].origin < 0 && !f->queue[0].home)
-		return did;
-	if (!f->queue[0].home && !ready(f, &f->queue[0]))
-		return did;
-	f->cur = f->queue[0];
-	memmove(f->queue, f->queue + 1, (f->q_len - 1) * sizeof *f->queue);
-	f->q_len--;
-	f->busy = 1;
-	f->attempt = (int)f->cur.attempt;
-	f->start = now_of(f);
-	if (f->cur.home)
-		fetch_home(f);
-	else
-		gather(f);
-	return 1;
+	if (f->standin && now_of(f) >= f->standin_end) {
+		f->standin = 0;
+		task_computed(f);
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- rank 0: outcomes --------------------------------------------------------------- */
@@ -3114,14 +3067,33 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 		}
 		break;
 	}
-	case F_RETRY:
-		if (!quiet && n == sizeof(struct retry))
-			worker_retry(f, src, (const struct retry *)(const void *)buf);
+	case F_RETRY: {
+		const struct retry *q = (const void *)buf;
+		if (!quiet && n == sizeof *q && f->worker != NONE && q->task < f->g->n_tasks &&
+		    q->home < f->n_workers)
+			locus__exec_retry_here(&f->x, f->worker, q->task, q->attempt, q->home,
+					       now_of(f));
 		break;
-	case F_RETRIED:
-		if (!quiet && n == sizeof(struct retried))
-			worker_retried(f, (const struct retried *)(const void *)buf);
+	}
+	case F_RETRIED: {
+		const struct retried *r = (const void *)buf;
+		if (quiet || n != sizeof *r || f->worker == NONE || r->task >= f->g->n_tasks ||
+		    r->worker >= f->n_workers || r->node >= f->plat->n_nodes)
+			break;
+		f->ran[r->task] =
+		    (struct ran){r->node, r->worker, r->start, r->read_end, r->compute_end};
+		char why[WHY_MAX];
+		fmt(why, sizeof why, "%.*s", (int)sizeof r->why, r->why);
+		locus__exec_came_back(&f->x, f->worker, r->task, r->attempt, r->worker, r->ok, why,
+				      now_of(f));
 		break;
+	}
+	case F_CANCEL: {
+		const struct retry *q = (const void *)buf;
+		if (!quiet && n == sizeof *q && q->task < f->g->n_tasks)
+			locus__exec_cancel(&f->x, q->task, now_of(f));
+		break;
+	}
 	case F_REDUCE: {
 		const struct reducereq *q = (const void *)buf;
 		if (!quiet && n >= sizeof *q && n == sizeof *q + q->n * sizeof(uint32_t))
@@ -3379,11 +3351,11 @@ static void idle_wait(struct flow *f, unsigned *idle)
 	double t = now_of(f);
 	if (top && top->due - t < max)
 		max = top->due > t ? top->due - t : 0;
-	if (f->busy && f->standin && f->standin_end - t < max)
+	if (f->cur != NONE && f->standin && f->standin_end - t < max)
 		max = f->standin_end > t ? f->standin_end - t : 0;
 	/* A worker whose next task waits for its inputs learns that they
 	 * were made from replica updates, which do not ring. */
-	if (!f->busy && f->q_len && max > 1e-3)
+	if (f->cur == NONE && f->worker != NONE && f->x.w[f->worker].head != NONE && max > 1e-3)
 		max = 1e-3;
 	double s = max;
 	if (!f->asleep && !cmd) {
@@ -3430,15 +3402,17 @@ static void idle_wait(struct flow *f, unsigned *idle)
 /* What this rank waits for (LOCUS_FLOW_DEBUG, on a cancel). */
 static void dump(const struct flow *f)
 {
+	const struct locus__xworker *xw = f->worker != NONE ? &f->x.w[f->worker] : NULL;
 	fprintf(stderr,
-		"rank %d node %u worker %u: busy %d gathering %d pulls_left %u pid %d, "
-		"%zu queued, jobs %zu pulls %zu serves %zu\n",
-		f->rank, f->node, f->worker, f->busy, f->gathering, f->pulls_left, (int)f->pid,
-		f->q_len, f->n_jobs, f->n_pulls, f->n_serves);
-	for (size_t i = 0; i < f->q_len && i < 3; i++) {
-		const struct item *it = &f->queue[i];
-		const struct locus_task *tk = &f->g->tasks[it->task];
-		fprintf(stderr, "  queued t%u gather %d:", it->task, it->gather);
+		"rank %d node %u worker %u: running %d reads_left %u pid %d, away %u, jobs %zu "
+		"pulls %zu serves %zu\n",
+		f->rank, f->node, f->worker, (int)f->cur, f->reads_left, (int)f->pid,
+		xw ? xw->away : 0, f->n_jobs, f->n_pulls, f->n_serves);
+	uint32_t t = xw ? xw->head : NONE;
+	for (int i = 0; t != NONE && i < 3; i++, t = f->x.anext[t]) {
+		const struct locus_task *tk = &f->g->tasks[t];
+		fprintf(stderr, "  queued t%u gather %d missing %u:", t, f->x.tgather[t],
+			f->x.tmissing[t]);
 		for (uint32_t k = 0; k < tk->n_in; k++) {
 			uint32_t o = f->g->inputs[tk->in_at + k];
 			fprintf(stderr, " %s[here %d fs %d n %u]", obj_name(f, o),
@@ -3465,6 +3439,7 @@ static void loop(struct flow *f)
 		int did = receive(f);
 		did |= local_messages(f);
 		did |= fire_timer(f);
+		did |= drain_fresh(f);
 		if (f->worker != NONE && !f->failed)
 			did |= worker_step(f) | reduce_poll(f);
 		did |= serve_step(f);
@@ -3870,7 +3845,9 @@ static uint32_t mon_placed(const struct locus_monitor *m, uint32_t t, double *co
 	const struct flow *f = m->engine;
 	if (computed)
 		*computed = 0;
-	if (t < f->g->n_tasks && f->qmark[t])
+	/* This rank's worker's tasks (queued or running) alone. */
+	if (t < f->g->n_tasks && f->worker != NONE && f->x.tworker[t] == f->worker &&
+	    f->x.tstate[t] != LOCUS__T_NEW && f->x.tstate[t] != LOCUS__T_DONE)
 		return f->worker;
 	return LOCUS_NONE;
 }
@@ -4206,14 +4183,17 @@ static int setup(struct flow *f)
 	f->obj_sum = calloc(f->g->n_objects + 1, sizeof *f->obj_sum);
 	for (size_t k = 0; f->obj_bytes && k < f->g->n_objects; k++)
 		f->obj_bytes[k] = UNKNOWN;
-	f->qmark = calloc(f->g->n_tasks + 1, sizeof *f->qmark);
+	f->tassigned = calloc(f->g->n_tasks + 1, sizeof *f->tassigned);
+	f->ran = calloc(f->g->n_tasks + 1, sizeof *f->ran);
+	f->hosted = calloc(f->n_workers + 1, 1);
 	f->sent = calloc((size_t)f->size, sizeof *f->sent);
 	f->recvd = calloc((size_t)f->size, sizeof *f->recvd);
 	f->batch = calloc((size_t)f->size, sizeof *f->batch);
 	f->urgent = calloc((size_t)f->size, 1);
 	f->stage_bytes = calloc(4 * f->g->n_stages + 1, sizeof *f->stage_bytes);
-	if (!rc && (!f->on_fs || !f->obj_bytes || !f->obj_sum || !f->qmark || !f->sent ||
-		    !f->recvd || !f->batch || !f->urgent || !f->stage_bytes))
+	if (!rc &&
+	    (!f->on_fs || !f->obj_bytes || !f->obj_sum || !f->tassigned || !f->ran || !f->hosted ||
+	     !f->sent || !f->recvd || !f->batch || !f->urgent || !f->stage_bytes))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	if (!rc && f->rank == 0) {
 		f->recs = calloc(f->g->n_tasks + 1, sizeof *f->recs);
@@ -4225,6 +4205,28 @@ static int setup(struct flow *f)
 		f->on_fs[k] = f->g->objects[k].producer == LOCUS_NONE;
 	if (!rc && locus_heap_init(&f->timers, sizeof(struct timer), timer_cmp))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!rc) {
+		/* The executor of this rank's worker (and of the processes it
+		 * hosts): final outputs go to the shared directory, whatever
+		 * the assignment says, as a run's results must. */
+		if (f->worker != NONE)
+			f->hosted[f->worker] = 1;
+		struct locus__exec_config xc = {.wl = f->wl,
+						.policy = f->pol,
+						.n_schedulers = f->n_scheds,
+						.rep = f->rep,
+						.on_fs = f->on_fs,
+						.ops = &mpi_ops,
+						.eng = f,
+						.engine = "the MPI runtime",
+						.hosted = f->hosted,
+						.retries = (uint32_t)o->retries,
+						.finals_to_fs = 1};
+		if (locus__exec_init(&f->x, &xc))
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		f->x_on = !rc;
+	}
+	f->cur = NONE;
 	if ((rc = agree(f, rc)))
 		return rc;
 	f->mon = (struct locus_monitor){.engine = f,
@@ -4459,7 +4461,6 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 		 * with rank 0's origin, the times of all ranks compare. */
 		if (f->one_host)
 			MPI_Bcast(&f->t0, 1, MPI_DOUBLE, 0, f->comm);
-		f->check = 1;
 		if (f->rank == 0 && !f->g->n_tasks)
 			finish(f, 0, NULL);
 		/* Every process starts. */
@@ -4505,7 +4506,9 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	if (f->pstate)
 		f->pol->destroy(f->pstate);
 	locus_kv_fini(&f->kv);
-	locus__actions_fini(&f->act);
+	if (f->x_on)
+		locus__exec_fini(&f->x);
+	locus__action_stack_fini(&f->acts);
 	locus_heap_fini(&f->timers);
 	locus_replicas_destroy(f->rep);
 	locus_workload_destroy(f->wl);
@@ -4523,7 +4526,6 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	free(f->jobs);
 	free(f->pulls);
 	free(f->serves);
-	free(f->aways);
 	free(f->req);
 	free(f->bufs);
 	free(f->dests);
@@ -4539,8 +4541,11 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	free(f->rbuf);
 	free(f->inbox);
 	free(f->ups);
-	free(f->queue);
-	free(f->qmark);
+	free(f->tassigned);
+	free(f->ran);
+	free(f->hosted);
+	free(f->fresh);
+	free(f->reads);
 	free(f->on_fs);
 	free(f->stage_bytes);
 	free(f->recs);

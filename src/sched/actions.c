@@ -122,8 +122,8 @@ void locus_act_copy(struct locus_actions *a, const struct locus_copy *c)
 	}
 }
 
-void locus_act_reduce(struct locus_actions *a, const struct locus_copy *c,
-		      const uint32_t *objects, uint32_t n_objects)
+void locus_act_reduce(struct locus_actions *a, const struct locus_copy *c, const uint32_t *objects,
+		      uint32_t n_objects)
 {
 	size_t before = a->n;
 	locus_act_copy(a, c);
@@ -179,4 +179,33 @@ void locus__actions_fini(struct locus_actions *a)
 	free(a->list);
 	free(a->pool);
 	memset(a, 0, sizeof *a);
+}
+
+struct locus_actions *locus__actions_at(struct locus__action_stack *s, size_t depth)
+{
+	if (depth >= s->n) {
+		size_t n = s->n ? 2 * s->n : 4;
+		while (n <= depth)
+			n *= 2;
+		struct locus_actions **more = realloc(s->level, n * sizeof *more);
+		if (!more)
+			return NULL;
+		memset(more + s->n, 0, (n - s->n) * sizeof *more);
+		s->level = more;
+		s->n = n;
+	}
+	if (!s->level[depth])
+		s->level[depth] = calloc(1, sizeof **s->level);
+	return s->level[depth];
+}
+
+void locus__action_stack_fini(struct locus__action_stack *s)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		if (s->level[k])
+			locus__actions_fini(s->level[k]);
+		free(s->level[k]);
+	}
+	free(s->level);
+	memset(s, 0, sizeof *s);
 }

@@ -54,4 +54,16 @@ struct locus_actions {
 void locus__actions_reset(struct locus_actions *a);
 void locus__actions_fini(struct locus_actions *a);
 
+/* Action lists by nesting level: carrying out one event's actions may
+ * tell a process something at once, which it handles with a list of its
+ * own (the engine's depth). */
+struct locus__action_stack {
+	struct locus_actions **level;
+	size_t n;
+};
+/* The list of nesting level `depth`, made when first needed; NULL when
+ * out of memory. */
+struct locus_actions *locus__actions_at(struct locus__action_stack *s, size_t depth);
+void locus__action_stack_fini(struct locus__action_stack *s);
+
 #endif

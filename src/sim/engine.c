@@ -152,8 +152,8 @@ struct engine {
 	/* The actions of the event being handled, one buffer per nesting
 	 * level: applying them may tell an idle process something, which it
 	 * handles at once, with a buffer of its own (acts[depth]). */
-	struct locus_actions **acts;
-	size_t n_acts, depth;
+	struct locus__action_stack acts;
+	size_t depth;
 	/* speed changes per node: seg_at[n] .. seg_at[n+1] in segs */
 	size_t *seg_at;
 	struct locus_speed_change *segs;
@@ -496,24 +496,6 @@ static void op_fail(void *eng, int code, const char *why)
 	fail(eng, code, "%s", why);
 }
 
-/* The actions buffer of nesting level `depth` (made when first needed),
- * or NULL when out of memory. */
-static struct locus_actions *actions_at(struct engine *e, size_t depth)
-{
-	if (depth >= e->n_acts) {
-		size_t n = e->n_acts ? 2 * e->n_acts : 4;
-		struct locus_actions **more = realloc(e->acts, n * sizeof *more);
-		if (!more)
-			return NULL;
-		memset(more + e->n_acts, 0, (n - e->n_acts) * sizeof *more);
-		e->acts = more;
-		e->n_acts = n;
-	}
-	if (!e->acts[depth])
-		e->acts[depth] = calloc(1, sizeof **e->acts);
-	return e->acts[depth];
-}
-
 /* Handles the events of proc's inbox at time `now`, while it is free. */
 static void schedule_handle(struct engine *e, uint32_t proc, double now)
 {
@@ -556,7 +538,7 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 			if (over(e))
 				return;
 		}
-		struct locus_actions *act = actions_at(e, e->depth);
+		struct locus_actions *act = locus__actions_at(&e->acts, e->depth);
 		if (!act) {
 			fail(e, LOCUS_ENOMEM, "out of memory");
 			return;
@@ -1236,8 +1218,10 @@ static void op_start(void *eng, uint32_t w, uint32_t t, double now)
 		    locus_replicas_has(e->rep, o, node) && e->x.tgather[t] != LOCUS_GATHER_NONE)
 			st->bytes_local += e->g->objects[o].bytes;
 	}
-	if (n < 0)
-		return; /* an input is held nowhere: halted */
+	if (n < 0) {
+		locus__exec_unreadable(&e->x, t, plan.upto); /* held nowhere */
+		return;
+	}
 	for (long k = 0; k < n && !e->x.failed; k++)
 		start_read(e, w, t, e->reads[k].object,
 			   e->reads[k].source == LOCUS_FS ? NONE : e->reads[k].source, now);
@@ -1838,7 +1822,8 @@ static int setup(struct engine *e)
 					.on_fs = e->on_fs,
 					.ops = &sim_ops,
 					.eng = e,
-					.engine = "the simulator"};
+					.engine = "the simulator",
+					.retries = UINT32_MAX};
 	if (locus__exec_init(&e->x, &xc)) {
 		free(cap);
 		return fail(e, LOCUS_ENOMEM, "out of memory");
@@ -2269,12 +2254,7 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	locus_kv_fini(&kv);
 	locus_heap_fini(&e.heap);
 	locus__share_destroy(e.share);
-	for (size_t k = 0; k < e.n_acts; k++) {
-		if (e.acts[k])
-			locus__actions_fini(e.acts[k]);
-		free(e.acts[k]);
-	}
-	free(e.acts);
+	locus__action_stack_fini(&e.acts);
 	locus__exec_fini(&e.x);
 	locus_replicas_destroy(e.rep);
 	free(e.procs);
