@@ -48,10 +48,13 @@ extern "C" {
 /* What locus_mpi_run offers policies (policy.h): assignments, messages
  * and timers only. */
 #define LOCUS_MPI_OFFERS 0u
-/* What locus_mpi_flow_run offers policies: copies, drops and reductions,
- * assignments that say how inputs come and where outputs go, and
- * withdrawn assignments. */
-#define LOCUS_MPI_FLOW_OFFERS (LOCUS_NEEDS_COPIES | LOCUS_NEEDS_FLOW | LOCUS_NEEDS_CANCEL)
+/* What locus_mpi_flow_run offers policies: failed attempts told,
+ * copies, drops and reductions, assignments that say how inputs come and
+ * where outputs go, and withdrawn assignments; not (yet) rewinding a
+ * finished task, nor a monitor of every task (each rank knows its own
+ * worker's). */
+#define LOCUS_MPI_FLOW_OFFERS                                                                      \
+	(LOCUS_NEEDS_FAILED | LOCUS_NEEDS_COPIES | LOCUS_NEEDS_FLOW | LOCUS_NEEDS_CANCEL)
 
 /* What the function is given: one chunk of one dataset. */
 struct locus_mpi_chunk {
@@ -313,6 +316,9 @@ struct locus_mpi_flow_options {
 	/* The process group this rank's commands run in (a process that
 	 * kills it when the rank dies: the CLI's keeper), or 0: the rank's. */
 	int process_group;
+	/* A policy of the program's own (not in the registry), run instead
+	 * of `policy`; NULL: `policy`. The same on every rank. */
+	const struct locus_policy *policy_def;
 };
 
 struct locus_mpi_flow_report {

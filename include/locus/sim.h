@@ -95,6 +95,15 @@ struct locus_sim_config {
 	 * default: two clock reads an event, and the times are not part of
 	 * the result file. */
 	int time_policy;
+	/* Attempts that fail of themselves, as a command can (NULL: none):
+	 * attempt `attempt` of task `task` computes, then fails when this
+	 * says so (the executor's retry, or LOCUS_EV_FAILED for a policy
+	 * that places failed tasks itself, as under the MPI runtime). */
+	int (*fails)(void *user, uint32_t task, uint32_t attempt);
+	void *fails_user;
+	/* More attempts such a task gets before the run fails (the MPI
+	 * runtime's retries). */
+	uint32_t retries;
 };
 
 /* Runs the simulation. Errors: LOCUS_EINVAL for a bad config or policy

@@ -35,6 +35,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -43,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -88,9 +90,10 @@ enum {
 	F_LOST,	      /* -> rank 0: a file this rank's node kept is gone (struct repl) */
 	F_RETRY,      /* worker -> worker: run my failed task's next attempt (struct retry) */
 	F_RETRIED,    /* -> the asking worker: how it went (struct retried) */
-	F_REDUCE, /* -> a rank of the node: a reduction step there (struct reducereq + objects) */
-	F_CANCEL, /* -> every worker rank: withdraw a task (struct retry: task) */
-	F_BATCH	  /* several of the above, each a struct bhead + its bytes */
+	F_REDUCE,  /* -> a rank of the node: a reduction step there (struct reducereq + objects) */
+	F_CANCEL,  /* -> every worker rank: withdraw a task (struct retry: task) */
+	F_ATTEMPT, /* -> every rank: a task's attempts so far (struct retry: task, attempt) */
+	F_BATCH	   /* several of the above, each a struct bhead + its bytes */
 };
 
 /* A message in a batch: its tag and length, then its bytes, padded to 8. */
@@ -104,7 +107,9 @@ struct bhead {
 
 struct fwire {
 	uint32_t type, from, to, bytes, n_args;
-	uint32_t aseq; /* an assignment's number among its task's, by its sender's rank */
+	uint32_t aseq;	  /* an assignment's number among its task's, by its sender's rank */
+	uint32_t attempt; /* an assignment: its task's attempts so far, as its sender knows */
+	uint32_t pad;
 	double value;
 	int64_t arg[LOCUS_MSG_ARGS];
 };
@@ -204,6 +209,8 @@ struct job {
 	int ok, used;
 	int partial; /* CP_PARTIAL: objs[0] keys task's partial, the rest it covers */
 	int read;    /* CP_READ: a read of the attempt numbered id */
+	double asked;
+	uint64_t moved; /* bytes of its objects copied (those there already were not) */
 };
 
 /* A file coming to this rank's node. */
@@ -363,6 +370,10 @@ struct flow {
 	size_t n_fs_span, fs_span_cap;
 	size_t pulls_active;
 	uint64_t *stage_bytes; /* by stage: peer, fs read, fs written, local */
+	/* The copies this rank carried out (gathers and the policy's, not a
+	 * running task's reads nor its writes: the simulator's list). */
+	struct locus_transfer_result *xfers;
+	size_t n_xfers, xfers_cap;
 
 	/* The worker: the attempt it runs (the executor's x.w[worker].task),
 	 * numbered by gen (reads of an earlier one are stale). */
@@ -388,6 +399,17 @@ struct flow {
 	int attempt;
 	double start, read_end, compute_end;
 	char work[PATH_MAX];
+	/* Task functions (opt->fn) run on a thread of their own when MPI
+	 * allows it (MPI_THREAD_FUNNELED), so that the rank serves files
+	 * and messages while one runs; they never call MPI. */
+	int fn_threaded, fn_busy, fn_go, fn_quit, fn_rc;
+	int fn_done; /* atomic: the call ended */
+	int fn_evfd; /* written when it has (an idle rank's sleep ends) */
+	pthread_t fn_thread;
+	pthread_mutex_t fn_mu;
+	pthread_cond_t fn_cv;
+	struct locus_mpi_flow_task fn_task;
+	char fn_why[WHY_MAX];
 	char *fn_paths;	      /* opt->fn: the current task's paths */
 	const char **fn_ptrs; /* into fn_paths: inputs, then outputs */
 	size_t fn_cap;	      /* paths fn_paths holds */
@@ -938,6 +960,10 @@ static void take_message(struct flow *f, const struct fwire *w)
 				   f->pol->name, w->to);
 			return;
 		}
+		/* Attempts that failed elsewhere count here too. */
+		if (m.arg[0] >= 0 && (uint64_t)m.arg[0] < f->g->n_tasks &&
+		    w->attempt > f->x.tattempt[m.arg[0]])
+			f->x.tattempt[m.arg[0]] = w->attempt;
 		if (locus__exec_assign(&f->x, f->worker, &m, now_of(f)))
 			return;
 	}
@@ -967,6 +993,15 @@ static void op_tell(void *eng, uint32_t proc, const struct locus_event *ev, doub
 	}
 	struct locus_event e = *ev;
 	e.proc = proc;
+	if (ev->kind == LOCUS_EV_FAILED) {
+		/* Whichever rank runs it next counts this attempt: every rank
+		 * hears of it before the policy does (and so before whatever
+		 * the policy then says). */
+		struct retry q = {ev->failed.task, ev->failed.attempt + 1, 0, 0};
+		for (int r = 0; r < f->size; r++)
+			if (r != f->rank)
+				post_copy(f, r, F_ATTEMPT, &q, sizeof q);
+	}
 	deliver(f, &e);
 }
 
@@ -981,6 +1016,8 @@ static void op_send(void *eng, const struct locus_msg *m, uint32_t aseq, double 
 			  .n_args = m->n_args,
 			  .aseq = aseq,
 			  .value = m->value};
+	if (aseq)
+		w.attempt = f->x.tattempt[m->arg[0]];
 	memcpy(w.arg, m->arg, sizeof w.arg);
 	int dest = f->proc_rank[m->to];
 	if (dest != f->rank) {
@@ -1170,7 +1207,8 @@ static uint32_t take_copy(struct flow *f, int src, const struct copyreq *q, cons
 			   .task = q->task,
 			   .ok = 1,
 			   .used = 1,
-			   .read = (q->flags & CP_READ) != 0};
+			   .read = (q->flags & CP_READ) != 0,
+			   .asked = now_of(f)};
 	jb->objs = malloc(q->n * sizeof *jb->objs);
 	if (!jb->objs) {
 		jb->used = 0;
@@ -1250,6 +1288,7 @@ static void job_step(struct flow *f, uint32_t j)
 			f->bytes_fs_written += bytes;
 			stage_add(f, jb->task, 2, bytes);
 			note(f, o, LOCUS_FS, 1);
+			jb->moved += bytes;
 			continue;
 		}
 		if (locus_replicas_has(f->rep, o, f->node))
@@ -1264,6 +1303,7 @@ static void job_step(struct flow *f, uint32_t j)
 			f->bytes_fs_read += bytes;
 			stage_add(f, jb->task, 1, bytes);
 			note(f, o, f->node, 1);
+			jb->moved += bytes;
 			continue;
 		}
 		/* From a peer: pulled. */
@@ -1278,24 +1318,45 @@ static void job_step(struct flow *f, uint32_t j)
 
 static void read_over(struct flow *f, uint64_t gen, int ok);
 
-/* Job j has ended: its requester hears how. */
+/* Job j has ended: its copies, made, are listed; its requester hears how. */
 static void job_over(struct flow *f, uint32_t j)
 {
 	struct job *jb = &f->jobs[j];
 	jb->used = 0;
 	flush_updates(f);
+	/* One record a copy that moved something (named by its first
+	 * object), as the simulator lists its moves. */
+	if (jb->ok && jb->moved && !jb->read && !jb->partial) {
+		if (locus__grow(&f->xfers, &f->xfers_cap, f->n_xfers + 1, sizeof *f->xfers)) {
+			local_fail(f, LOCUS_ENOMEM, "out of memory");
+		} else {
+			f->xfers[f->n_xfers++] = (struct locus_transfer_result){
+			    .object = jb->objs[0],
+			    .from = jb->from == LOCUS_FS ? UINT32_MAX : jb->from,
+			    .to = jb->to == LOCUS_FS ? UINT32_MAX : jb->to,
+			    .task = jb->task,
+			    .start = jb->asked,
+			    .end = now_of(f),
+			    .bytes = jb->moved};
+		}
+	}
 	if (jb->req_proc == NONE) {
 		/* This rank's worker's: a read of its attempt, or a gather. A
-		 * holder that failed it no longer counts as one here (it
-		 * would be asked again); the file is asked of another, or
-		 * waited for. */
+		 * place that failed it (a node, the shared directory) no longer
+		 * counts as holding the file here (it would be asked again, at
+		 * once); the file is asked of another, or waited for. */
 		uint32_t *objs = jb->objs, n = jb->n, from = jb->from, to = jb->to;
 		int ok = jb->ok, read = jb->read;
 		uint64_t gen = jb->id;
 		jb->objs = NULL;
-		for (uint32_t k = 0; !ok && from != LOCUS_FS && k < n; k++)
-			if (!locus_replicas_has(f->rep, objs[k], to))
+		for (uint32_t k = 0; !ok && k < n; k++) {
+			if (locus_replicas_has(f->rep, objs[k], to))
+				continue;
+			if (from == LOCUS_FS)
+				f->on_fs[objs[k]] = 0;
+			else
 				locus_replicas_remove(f->rep, objs[k], from);
+		}
 		if (read)
 			read_over(f, gen, ok);
 		else
@@ -1360,6 +1421,7 @@ static void pull_end(struct flow *f, uint32_t p, int ok)
 		f->bytes_peer += pl->got;
 		f->transfers++;
 		stage_add(f, jb->task, 0, pl->got);
+		jb->moved += pl->got;
 		if (!pl->partial)
 			note(f, o, f->node, 1);
 	} else {
@@ -1594,6 +1656,8 @@ static void out_path(const struct flow *f, uint32_t k, char *buf, size_t size);
 static const char *out_name(const struct flow *f, uint32_t t, uint32_t k);
 static void attempt_failed(struct flow *f, const char *why);
 static void task_computed(struct flow *f);
+static void fn_over(struct flow *f);
+static void fn_wait(struct flow *f);
 
 /* The index of object o among task t's outputs. */
 static uint32_t out_index(const struct flow *f, uint32_t t, uint32_t o)
@@ -1754,6 +1818,7 @@ static void op_abort(void *eng, uint32_t w, uint32_t t, int state, double now)
 		waitpid(f->pid, NULL, 0);
 		f->pid = 0;
 	}
+	fn_wait(f);
 	f->standin = 0;
 	f->gen++;
 	end_attempt(f);
@@ -2187,25 +2252,88 @@ static void call_fn(struct flow *f)
 		store_path(f, f->obj_round ? f->obj_round[o] : o, p, PATH_MAX);
 		f->fn_ptrs[tk->n_in + k] = p;
 	}
-	struct locus_mpi_flow_task task = {.task = id,
-					   .name = tk->name,
-					   .n_in = tk->n_in,
-					   .n_out = tk->n_out,
-					   .in = f->fn_ptrs,
-					   .out = f->fn_ptrs + tk->n_in,
-					   .attempt = f->attempt,
-					   .rank = f->rank,
-					   .node = f->plat->nodes[f->node].name};
-	char why[WHY_MAX] = "";
-	if (f->opt->fn(f->opt->user, &task, why, sizeof why)) {
-		for (uint32_t k = 0; k < tk->n_out; k++)
-			unlink(f->fn_ptrs[tk->n_in + k]);
-		if (!why[0])
-			fmt(why, sizeof why, "its function failed");
+	f->fn_task = (struct locus_mpi_flow_task){.task = id,
+						  .name = tk->name,
+						  .n_in = tk->n_in,
+						  .n_out = tk->n_out,
+						  .in = f->fn_ptrs,
+						  .out = f->fn_ptrs + tk->n_in,
+						  .attempt = f->attempt,
+						  .rank = f->rank,
+						  .node = f->plat->nodes[f->node].name};
+	f->fn_why[0] = 0;
+	if (f->fn_threaded) {
+		pthread_mutex_lock(&f->fn_mu);
+		f->fn_busy = f->fn_go = 1;
+		pthread_cond_broadcast(&f->fn_cv);
+		pthread_mutex_unlock(&f->fn_mu);
+		return; /* the worker's turn sees it end (fn_over) */
+	}
+	f->fn_rc = f->opt->fn(f->opt->user, &f->fn_task, f->fn_why, sizeof f->fn_why);
+	fn_over(f);
+}
+
+/* The task function's call has ended (fn_rc, fn_why). */
+static void fn_over(struct flow *f)
+{
+	const struct locus_mpi_flow_task *task = &f->fn_task;
+	if (f->fn_rc) {
+		for (uint32_t k = 0; k < task->n_out; k++)
+			unlink(task->out[k]);
+		if (!f->fn_why[0])
+			fmt(f->fn_why, sizeof f->fn_why, "its function failed");
+		char why[WHY_MAX];
+		fmt(why, sizeof why, "%s", f->fn_why);
 		attempt_failed(f, why);
 		return;
 	}
 	task_computed(f);
+}
+
+static void *fn_main(void *arg)
+{
+	struct flow *f = arg;
+	pthread_mutex_lock(&f->fn_mu);
+	for (;;) {
+		while (!f->fn_go && !f->fn_quit)
+			pthread_cond_wait(&f->fn_cv, &f->fn_mu);
+		if (f->fn_quit)
+			break;
+		f->fn_go = 0;
+		pthread_mutex_unlock(&f->fn_mu);
+		char why[WHY_MAX] = "";
+		int rc = f->opt->fn(f->opt->user, &f->fn_task, why, sizeof why);
+		pthread_mutex_lock(&f->fn_mu);
+		f->fn_rc = rc;
+		memcpy(f->fn_why, why, sizeof why);
+		__atomic_store_n(&f->fn_done, 1, __ATOMIC_RELEASE);
+		pthread_cond_broadcast(&f->fn_cv);
+		uint64_t one = 1;
+		if (write(f->fn_evfd, &one, sizeof one) < 0) {
+			/* a full counter: it has been written already */
+		}
+	}
+	pthread_mutex_unlock(&f->fn_mu);
+	return NULL;
+}
+
+/* Waits for the function's call under way to end (a run's end, an
+ * attempt withdrawn: a thread is not killed) and forgets it. */
+static void fn_wait(struct flow *f)
+{
+	if (!f->fn_busy)
+		return;
+	pthread_mutex_lock(&f->fn_mu);
+	while (!__atomic_load_n(&f->fn_done, __ATOMIC_ACQUIRE))
+		pthread_cond_wait(&f->fn_cv, &f->fn_mu);
+	pthread_mutex_unlock(&f->fn_mu);
+	uint64_t v;
+	if (read(f->fn_evfd, &v, sizeof v) < 0) {
+		/* nothing written: nothing to take */
+	}
+	f->fn_busy = f->fn_done = 0;
+	for (uint32_t k = 0; k < f->fn_task.n_out; k++)
+		unlink(f->fn_task.out[k]);
 }
 
 /* ---- reductions ------------------------------------------------------------------ */
@@ -2908,9 +3036,18 @@ static void task_computed(struct flow *f)
 	locus__exec_computed(&f->x, f->worker, f->compute_end);
 }
 
-/* The worker's turn: has its command (or stand-in) ended? */
+/* The worker's turn: has its command (function, stand-in) ended? */
 static int worker_step(struct flow *f)
 {
+	if (f->fn_busy && __atomic_load_n(&f->fn_done, __ATOMIC_ACQUIRE)) {
+		uint64_t v;
+		if (read(f->fn_evfd, &v, sizeof v) < 0) {
+			/* taken already */
+		}
+		f->fn_busy = f->fn_done = 0;
+		fn_over(f);
+		return 1;
+	}
 	if (f->cur == NONE)
 		return 0;
 	if (f->pid > 0) {
@@ -3092,6 +3229,13 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 		const struct retry *q = (const void *)buf;
 		if (!quiet && n == sizeof *q && q->task < f->g->n_tasks)
 			locus__exec_cancel(&f->x, q->task, now_of(f));
+		break;
+	}
+	case F_ATTEMPT: {
+		const struct retry *q = (const void *)buf;
+		if (n == sizeof *q && q->task < f->g->n_tasks &&
+		    q->attempt > f->x.tattempt[q->task])
+			f->x.tattempt[q->task] = q->attempt;
 		break;
 	}
 	case F_REDUCE: {
@@ -3320,6 +3464,11 @@ static void idle_wait(struct flow *f, unsigned *idle)
 {
 	unsigned n = (*idle)++;
 	int cmd = f->pid > 0;
+	/* A task function running on its thread: the rank sleeps at once,
+	 * and wakes when the call ends. */
+	int fn = f->fn_busy;
+	if (fn && __atomic_load_n(&f->fn_done, __ATOMIC_ACQUIRE))
+		return;
 	if (moving(f)) {
 		/* A send MPI has not completed may wait for its
 		 * destination to call into MPI: rung again now and then. */
@@ -3331,9 +3480,9 @@ static void idle_wait(struct flow *f, unsigned *idle)
 			sched_yield();
 		return;
 	}
-	if (n < SPIN_TURNS && !cmd)
+	if (n < SPIN_TURNS && !cmd && !fn)
 		return;
-	if (n < 2 * SPIN_TURNS && !cmd && f->asleep && f->wait < QUICK_WAIT) {
+	if (n < 2 * SPIN_TURNS && !cmd && !fn && f->asleep && f->wait < QUICK_WAIT) {
 		sched_yield();
 		return;
 	}
@@ -3358,7 +3507,7 @@ static void idle_wait(struct flow *f, unsigned *idle)
 	if (f->cur == NONE && f->worker != NONE && f->x.w[f->worker].head != NONE && max > 1e-3)
 		max = 1e-3;
 	double s = max;
-	if (!f->asleep && !cmd) {
+	if (!f->asleep && !cmd && !fn) {
 		if (n < 2 * SPIN_TURNS) {
 			sched_yield();
 			return;
@@ -3369,12 +3518,14 @@ static void idle_wait(struct flow *f, unsigned *idle)
 			s = max;
 	}
 	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	nfds_t np = 0;
 	if (f->asleep)
 		pfd[np++] = (struct pollfd){.fd = f->bell, .events = POLLIN};
 	if (cmd)
 		pfd[np++] = (struct pollfd){.fd = f->pidfd, .events = POLLIN};
+	if (fn)
+		pfd[np++] = (struct pollfd){.fd = f->fn_evfd, .events = POLLIN};
 	if (!np) {
 		nanosleep(&ts, NULL);
 		return;
@@ -3467,6 +3618,7 @@ static void loop(struct flow *f)
 		waitpid(f->pid, NULL, 0);
 		f->pid = 0;
 	}
+	fn_wait(f);
 	for (size_t i = 0; i < f->n_rsteps; i++)
 		if (f->rsteps[i].used && f->rsteps[i].pid > 0) {
 			kill(f->rsteps[i].pid, SIGKILL);
@@ -4146,7 +4298,8 @@ static int setup(struct flow *f)
 		rc = locus__err(f->err, LOCUS_ENOENT, NULL, 0, 0, "shared directory %s: %s",
 				o->shared, strerror(errno));
 	f->g = o->graph;
-	if (!rc && !(f->pol = locus_policy_find(o->policy ? o->policy : "amfs")))
+	if (!rc && !(f->pol = o->policy_def ? o->policy_def
+					    : locus_policy_find(o->policy ? o->policy : "amfs")))
 		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "no policy \"%s\"", o->policy);
 	if (!rc)
 		rc = locus_policy_check(f->pol, LOCUS_POLICY_VERSION, LOCUS_MPI_FLOW_OFFERS,
@@ -4227,6 +4380,27 @@ static int setup(struct flow *f)
 		f->x_on = !rc;
 	}
 	f->cur = NONE;
+	/* A task function's own thread, when MPI allows one. */
+	int level = MPI_THREAD_SINGLE;
+	MPI_Query_thread(&level);
+	if (!rc && o->fn && f->worker != NONE && level >= MPI_THREAD_FUNNELED) {
+		f->fn_evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (f->fn_evfd < 0 || pthread_mutex_init(&f->fn_mu, NULL))
+			rc = locus__err(f->err, LOCUS_EIO, NULL, 0, 0,
+					"cannot set up the function's thread");
+		else if (pthread_cond_init(&f->fn_cv, NULL)) {
+			pthread_mutex_destroy(&f->fn_mu);
+			rc = locus__err(f->err, LOCUS_EIO, NULL, 0, 0,
+					"cannot set up the function's thread");
+		} else if (pthread_create(&f->fn_thread, NULL, fn_main, f)) {
+			pthread_cond_destroy(&f->fn_cv);
+			pthread_mutex_destroy(&f->fn_mu);
+			rc = locus__err(f->err, LOCUS_EIO, NULL, 0, 0,
+					"cannot start the function's thread");
+		} else {
+			f->fn_threaded = 1;
+		}
+	}
 	if ((rc = agree(f, rc)))
 		return rc;
 	f->mon = (struct locus_monitor){.engine = f,
@@ -4295,6 +4469,14 @@ static double fs_busy(struct flow *f)
 	return busy;
 }
 
+static int xfer_cmp(const void *a, const void *b)
+{
+	const struct locus_transfer_result *x = a, *y = b;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return (x->object > y->object) - (x->object < y->object);
+}
+
 static int results(struct flow *f, struct locus_mpi_flow_report *rep)
 {
 	size_t ns = f->g->n_stages;
@@ -4335,6 +4517,30 @@ static int results(struct flow *f, struct locus_mpi_flow_report *rep)
 	MPI_Reduce(colls ? colls : cnt, csum, colls ? (int)ns : 0, MPI_UINT64_T, MPI_SUM, 0,
 		   f->comm);
 	MPI_Reduce(cnt, cnt_all, 8, MPI_UINT64_T, MPI_SUM, 0, f->comm);
+	/* Every rank's copies, at rank 0, in the order they ended. */
+	struct locus_transfer_result *xf = NULL;
+	size_t n_xf = 0;
+	{
+		int mine_n = (int)(f->n_xfers * sizeof *f->xfers), *cnts = NULL, *at = NULL;
+		if (f->rank == 0) {
+			cnts = calloc((size_t)f->size, sizeof *cnts);
+			at = calloc((size_t)f->size, sizeof *at);
+		}
+		MPI_Gather(&mine_n, 1, MPI_INT, cnts, 1, MPI_INT, 0, f->comm);
+		size_t total = 0;
+		for (int r = 0; cnts && at && r < f->size; r++) {
+			at[r] = (int)total;
+			total += (size_t)cnts[r];
+		}
+		if (f->rank == 0)
+			xf = malloc(total + sizeof *xf);
+		MPI_Gatherv(f->xfers, mine_n, MPI_BYTE, xf, cnts, at, MPI_BYTE, 0, f->comm);
+		n_xf = xf ? total / sizeof *xf : 0;
+		if (n_xf)
+			qsort(xf, n_xf, sizeof *xf, xfer_cmp);
+		free(cnts);
+		free(at);
+	}
 	int rc = 0;
 	if (f->rank == 0) {
 		struct locus_result *r = calloc(1, sizeof *r);
@@ -4417,11 +4623,15 @@ static int results(struct flow *f, struct locus_mpi_flow_report *rep)
 				sr->write += c->end - c->compute_end;
 				sr->input_wait += c->start - c->assigned;
 			}
+			r->xfers = xf;
+			r->n_xfers = n_xf;
+			xf = NULL;
 			rep->result = r;
 			rep->platform = f->plat;
 			f->plat = NULL;
 		}
 	}
+	free(xf);
 	free(sb);
 	free(st);
 	free(colls);
@@ -4449,6 +4659,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	f->err = err;
 	f->pid = 0;
 	f->pidfd = -1;
+	f->fn_evfd = -1;
 	f->bell = -1;
 	f->host = MPI_COMM_NULL;
 	f->bell_win = MPI_WIN_NULL;
@@ -4503,6 +4714,18 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 		close(f->jfd);
 	if (f->pidfd >= 0)
 		close(f->pidfd);
+	if (f->fn_threaded) {
+		fn_wait(f);
+		pthread_mutex_lock(&f->fn_mu);
+		f->fn_quit = 1;
+		pthread_cond_broadcast(&f->fn_cv);
+		pthread_mutex_unlock(&f->fn_mu);
+		pthread_join(f->fn_thread, NULL);
+		pthread_cond_destroy(&f->fn_cv);
+		pthread_mutex_destroy(&f->fn_mu);
+	}
+	if (f->fn_evfd >= 0)
+		close(f->fn_evfd);
 	if (f->pstate)
 		f->pol->destroy(f->pstate);
 	locus_kv_fini(&f->kv);
@@ -4555,6 +4778,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	free(f->node_at);
 	free(f->obj_bytes);
 	free(f->fs_span);
+	free(f->xfers);
 	free(f->obj_sum);
 	free(f->fn_paths);
 	for (size_t i = 0; i < f->n_rsteps; i++) {

@@ -174,8 +174,11 @@ struct engine {
 	uint32_t *lost_node; /* by object: the node it was lost with, or NONE */
 	double *lost_at;
 	/* Tasks, as the engine measures them. */
-	uint8_t *tlocal;   /* its attempt running now read its main input locally */
-	double *tcstart;   /* when its computation began */
+	uint8_t *tlocal; /* its attempt running now read its main input locally */
+	double *tcstart; /* when its computation began */
+	/* By task, an attempt that ran on a worker other than the one it
+	 * ends on (a retry come home): when it started, read, computed. */
+	double *tran_start, *tran_read, *tran_computed;
 	double *tassigned; /* by task: when its assignment reached its worker */
 	size_t next_progress;
 	double *waits;
@@ -1315,28 +1318,37 @@ static void write_done(struct engine *e, uint32_t m, double now)
 	locus__exec_written(&e->x, w, o, now);
 }
 
-/* Worker w's task t ended: counted (the executor tells the policy). */
+/* Worker w's task t ended: counted (the executor tells the policy). An
+ * attempt that ran elsewhere and came home counted for the worker that
+ * ran it (op_ran), and its times are that attempt's. */
 static void op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *ev, double now)
 {
 	struct engine *e = eng;
 	struct proc *pr = &e->procs[w];
-	double duration = now - pr->read_start;
+	uint32_t by = e->x.tran_by[t];
+	int home = by != w;
+	double start = home ? e->tran_start[t] : pr->read_start;
+	double read_end = home ? e->tran_read[t] : pr->read_end;
+	double compute_end = home ? e->tran_computed[t] : pr->compute_end;
+	double duration = now - start;
 	struct locus_stage_result *st = stage_of(e, t);
 	if (st) {
-		if (!st->tasks || pr->read_start < st->first_start)
-			st->first_start = pr->read_start;
+		if (!st->tasks || start < st->first_start)
+			st->first_start = start;
 		if (now > st->last_end)
 			st->last_end = now;
 		st->tasks++;
-		st->read += pr->read_end - pr->read_start;
-		st->compute += pr->compute_end - pr->read_end;
-		st->write += now - pr->compute_end;
+		st->read += read_end - start;
+		st->compute += compute_end - read_end;
+		st->write += now - compute_end;
 	}
-	e->r->workers[w].busy += duration;
-	e->r->workers[w].tasks++;
-	if (e->tlocal[t]) {
-		e->r->workers[w].local_tasks++;
-		e->r->local_tasks++;
+	if (!home) {
+		e->r->workers[w].busy += duration;
+		e->r->workers[w].tasks++;
+		if (e->tlocal[t]) {
+			e->r->workers[w].local_tasks++;
+			e->r->local_tasks++;
+		}
 	}
 	if (e->r->tasks)
 		e->r->tasks[t].end = now;
@@ -1348,8 +1360,33 @@ static void op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *ev, 
 		e->next_progress = e->x.done + (e->wl->n_tasks + 99) / 100;
 	}
 	ev->done.duration = duration;
-	ev->done.compute = pr->compute_end - pr->read_end;
-	ev->done.remote = !locus_workload_is_local(e->wl, t, pr->node) || e->res_fs != NONE;
+	ev->done.compute = compute_end - read_end;
+	ev->done.remote =
+	    !locus_workload_is_local(e->wl, t, e->procs[home ? by : w].node) || e->res_fs != NONE;
+}
+
+/* Worker `by` ran an attempt of worker home's task t (a retry): its
+ * time counts for `by`, and so does the task when it comes home. */
+static void op_ran(void *eng, uint32_t by, uint32_t home, uint32_t t, uint32_t attempt, int ok,
+		   const char *why, double now)
+{
+	struct engine *e = eng;
+	struct proc *pr = &e->procs[by];
+	(void)home;
+	(void)attempt;
+	(void)why;
+	pr->idle_since = now;
+	if (!ok)
+		return;
+	e->tran_start[t] = pr->read_start;
+	e->tran_read[t] = pr->read_end;
+	e->tran_computed[t] = pr->compute_end;
+	e->r->workers[by].busy += now - pr->read_start;
+	e->r->workers[by].tasks++;
+	if (e->tlocal[t]) {
+		e->r->workers[by].local_tasks++;
+		e->r->local_tasks++;
+	}
 }
 
 /* Finished task t of worker w runs again (GTP/r's rewinding): its
@@ -1413,6 +1450,7 @@ static const struct locus__exec_ops sim_ops = {
     .write = op_write,
     .ended = op_ended,
     .unended = op_unended,
+    .ran = op_ran,
     .halt = op_halt,
     .fail = op_fail,
 };
@@ -1785,6 +1823,9 @@ static int setup(struct engine *e)
 	e->held = locus__calloc(nn ? nn : 1, sizeof *e->held);
 	e->tassigned = locus__calloc(nt1, sizeof *e->tassigned);
 	e->tcstart = locus__calloc(nt1, sizeof *e->tcstart);
+	e->tran_start = locus__calloc(nt1, sizeof *e->tran_start);
+	e->tran_read = locus__calloc(nt1, sizeof *e->tran_read);
+	e->tran_computed = locus__calloc(nt1, sizeof *e->tran_computed);
 	e->xhead = locus__calloc(no, sizeof *e->xhead);
 	e->lost_node = locus__calloc(no, sizeof *e->lost_node);
 	e->lost_at = locus__calloc(no, sizeof *e->lost_at);
@@ -1808,10 +1849,11 @@ static int setup(struct engine *e)
 	size_t n_racks = e->node_rack ? rack_index(e->p, e->node_rack) : 0;
 	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
 	if (!e->procs || !e->tlocal || !e->on_fs || !e->held || !e->tassigned || !e->tcstart ||
-	    !e->xhead || !e->lost_node || !e->lost_at || !e->node_down || !e->bw_factor ||
-	    !e->serving || !e->fs_opened || !e->qhead || !e->qtail || !e->node_rack || !n_racks ||
-	    !e->seg_at || !r->workers || !r->scheds || (!cfg->no_task_results && !r->tasks) ||
-	    !cap || locus_replicas_create(&e->rep, e->g->n_objects, nn)) {
+	    !e->tran_start || !e->tran_read || !e->tran_computed || !e->xhead || !e->lost_node ||
+	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->fs_opened ||
+	    !e->qhead || !e->qtail || !e->node_rack || !n_racks || !e->seg_at || !r->workers ||
+	    !r->scheds || (!cfg->no_task_results && !r->tasks) || !cap ||
+	    locus_replicas_create(&e->rep, e->g->n_objects, nn)) {
 		free(cap);
 		return fail(e, LOCUS_ENOMEM, "out of memory");
 	}
@@ -1823,7 +1865,7 @@ static int setup(struct engine *e)
 					.ops = &sim_ops,
 					.eng = e,
 					.engine = "the simulator",
-					.retries = UINT32_MAX};
+					.retries = cfg->retries};
 	if (locus__exec_init(&e->x, &xc)) {
 		free(cap);
 		return fail(e, LOCUS_ENOMEM, "out of memory");
@@ -1968,6 +2010,22 @@ static int setup(struct engine *e)
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+/* Worker w's task has computed: it ends (the executor places its
+ * outputs), or its attempt fails of itself (cfg->fails). */
+static void computed(struct engine *e, uint32_t w, double now)
+{
+	uint32_t t = e->x.w[w].task;
+	e->procs[w].compute_end = now;
+	if (e->cfg->fails && e->cfg->fails(e->cfg->fails_user, t, e->x.tattempt[t])) {
+		char why[64];
+		snprintf(why, sizeof why, "attempt %" PRIu32 " failed (as the run was told)",
+			 e->x.tattempt[t] + 1);
+		locus__exec_failed(&e->x, w, LOCUS_FAIL_ERROR, why, now);
+		return;
+	}
+	locus__exec_computed(&e->x, w, now);
+}
+
 /* A run has stalled when, for as long as it had run and at least an hour
  * of simulated time, nothing ran, moved or changed and no platform change
  * is to come: only the policy's messages and timers (a policy waiting for
@@ -2092,10 +2150,8 @@ static int run(struct engine *e)
 			schedule_handle(e, v.proc, v.t);
 			break;
 		case EV_COMPUTED:
-			if (e->procs[v.proc].gen == v.item && e->x.w[v.proc].task != NONE) {
-				e->procs[v.proc].compute_end = v.t;
-				locus__exec_computed(&e->x, v.proc, v.t);
-			}
+			if (e->procs[v.proc].gen == v.item && e->x.w[v.proc].task != NONE)
+				computed(e, v.proc, v.t);
 			break;
 		case EV_MOVE:
 			if (e->moves[v.item].state == MV_LATENCY && e->moves[v.item].gen == v.proc)
@@ -2267,6 +2323,9 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	free(e.held);
 	free(e.tassigned);
 	free(e.tcstart);
+	free(e.tran_start);
+	free(e.tran_read);
+	free(e.tran_computed);
 	free(e.xhead);
 	free(e.lost_node);
 	free(e.lost_at);
