@@ -445,6 +445,15 @@ void locus__exec_assign_lost(struct locus__exec *x, uint32_t w, const struct loc
 
 /* ---- gathering --------------------------------------------------------------------- */
 
+/* What locus_source_pick is salted with for what task t reads or
+ * gathers: its id and attempt, so that the reads of different tasks
+ * spread over an object's holders and a retry reads elsewhere; for no
+ * task, the object. */
+static uint64_t salt(const struct locus__exec *x, uint32_t t, uint32_t o)
+{
+	return t == NONE ? o : (uint64_t)t + x->tattempt[t];
+}
+
 /* Object o should reach `node` (for task `task`, or NONE): nothing to do
  * if it is there or on its way; else it is sent from a holder, or the
  * file system, when there is one (when there is none yet,
@@ -457,9 +466,9 @@ static void want(struct locus__exec *x, uint32_t o, uint32_t node, uint32_t task
 	uint32_t n = locus_replicas_count(rep, o);
 	if (!n && !on_fs(x, o))
 		return;
-	uint32_t src =
-	    n ? locus_source_pick(x->cfg.wl->platform, locus_replicas_nodes(rep, o), n, node, o)
-	      : LOCUS_FS;
+	uint32_t src = n ? locus_source_pick(x->cfg.wl->platform, locus_replicas_nodes(rep, o), n,
+					     node, salt(x, task, o))
+			 : LOCUS_FS;
 	x->cfg.ops->fetch(x->cfg.eng, o, src, node, task, now);
 }
 
@@ -580,7 +589,7 @@ uint32_t locus__exec_source(const struct locus__exec *x, uint32_t t, uint32_t o,
 		for (uint32_t k = 0; k < n; k++)
 			if (h[k] == (uint32_t)hint)
 				return h[k];
-	uint32_t s = locus_source_pick(x->cfg.wl->platform, h, n, node, t);
+	uint32_t s = locus_source_pick(x->cfg.wl->platform, h, n, node, salt(x, t, o));
 	return s == LOCUS_NONE ? LOCUS_FS : s;
 }
 
@@ -857,7 +866,7 @@ void locus__exec_lost(struct locus__exec *x, uint32_t t, uint32_t w, enum locus_
 	x->tassigner[t] = NONE;
 	if (x->cfg.ops->placed)
 		x->cfg.ops->placed(x->cfg.eng, to, t, 0, now);
-	place(x, to, t, -1, 1, 0, now);
+	place(x, to, t, -1, 1, 1, now);
 }
 
 /* Attempt `attempt` of worker home's task t failed on worker `by`: the
