@@ -277,8 +277,8 @@ void cli_warn_problems(const char *cmd, const struct locus_result *r)
 	enum { SHOWN = 10 };
 	if (!r || !r->n_problems)
 		return;
-	fprintf(stderr, "locus %s: warning: the source reports %zu problem%s with the data:\n",
-		cmd, r->n_problems, r->n_problems == 1 ? "" : "s");
+	fprintf(stderr, "locus %s: warning: the source reports %zu problem%s with the data:\n", cmd,
+		r->n_problems, r->n_problems == 1 ? "" : "s");
 	for (size_t i = 0; i < r->n_problems && i < SHOWN; i++)
 		fprintf(stderr, "  %s: %s\n", r->problems[i].dataset, r->problems[i].detail);
 	if (r->n_problems > SHOWN)

@@ -226,8 +226,8 @@ int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np)
 			snprintf(why, sizeof why, "%" PRIu64 " %s x %d ranks each", slots,
 				 m->hostfile ? "slots" : "cores", CLI_RANKS_PER_SLOT);
 		if (hard)
-			snprintf(caps, sizeof caps, "%s%" PRIu64 " by max_slots", why[0] ? " + " : "",
-				 hard);
+			snprintf(caps, sizeof caps, "%s%" PRIu64 " by max_slots",
+				 why[0] ? " + " : "", hard);
 		fprintf(stderr,
 			"locus %s: -np %" PRIu64 " is more ranks than %s can hold: at most %" PRIu64
 			" (%s%s)\n",
@@ -405,13 +405,14 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 	char why[160] = "";
 	if (code > 128 && code < 128 + 65)
 		snprintf(why, sizeof why,
-			 " (%d is 128 + %d: a process of the job was killed by signal %d, %s)", code,
-			 code - 128, code - 128, strsignal(code - 128));
+			 " (%d is 128 + %d: a process of the job was killed by signal %d, %s)",
+			 code, code - 128, code - 128, strsignal(code - 128));
 	if (ended)
-		fprintf(stderr,
-			"locus %s: the MPI launcher %s exited with status %d%s, though rank 0 ended "
-			"with status %d: another process of the job failed\n",
-			cmd, mpirun, code, why, rank0);
+		fprintf(
+		    stderr,
+		    "locus %s: the MPI launcher %s exited with status %d%s, though rank 0 ended "
+		    "with status %d: another process of the job failed\n",
+		    cmd, mpirun, code, why, rank0);
 	else if (started)
 		fprintf(stderr,
 			"locus %s: the MPI launcher %s exited with status %d%s before rank 0 "
@@ -422,7 +423,8 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 			"locus %s: the MPI launcher %s exited with status %d%s and no rank of the "
 			"job started on this host%s\n",
 			cmd, mpirun, code, why,
-			quiet ? " (its own messages are hidden by --quiet without a hostfile)" : "");
+			quiet ? " (its own messages are hidden by --quiet without a hostfile)"
+			      : "");
 	return code;
 }
 
