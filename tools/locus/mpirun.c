@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,28 @@ int cli_mpi_option(const char *cmd, struct cli_mpi *m, int id, const char *arg)
 	}
 	return cli_usage_error(cmd, "internal: unknown launcher option %d", id);
 }
+
+/* --mpi-arg: one more, up to CLI_MAX_MPI_ARGS. */
+static int mpi_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct cli_mpi *m = values;
+	if (id != CLI_MPI_ARG)
+		return 0;
+	if (m->n_args == CLI_MAX_MPI_ARGS)
+		return cli_usage_error(cmd, "at most %d --mpi-arg", CLI_MAX_MPI_ARGS);
+	m->args[m->n_args++] = arg;
+	return 0;
+}
+
+static const struct cli_opt mpi_opts[] = {
+    {"mpirun", CLI_MPI_MPIRUN, CLI_TEXT, offsetof(struct cli_mpi, mpirun), "PATH",
+     "the launcher (default: the one of the MPI\nlocus was built with, else mpirun)"},
+    {"hostfile", CLI_MPI_HOSTFILE, CLI_TEXT, offsetof(struct cli_mpi, hostfile), "FILE",
+     "hosts to run on (passed to the launcher)"},
+    {"mpi-arg", CLI_MPI_ARG, CLI_OWN, 0, "ARG", "another argument for the launcher (repeatable)"},
+};
+
+const struct cli_group cli_mpi_group = {mpi_opts, CLI_ARRAY_LEN(mpi_opts), mpi_option};
 
 void cli_mpi_np_spelling(int argc, char **argv)
 {
