@@ -160,6 +160,36 @@ struct cli_report_writer {
 };
 int cli_report_write(void *ctx, FILE *fp);
 
+/* The files a run's result is written to (report.h's writers) and --json,
+ * the options of locus sim, locus flow and locus run: cli_results_group,
+ * its values in a struct cli_results (zeroed: nothing asked for). Its
+ * --help words are locus sim's; a command says its own with these ids. */
+struct cli_results {
+	int json;
+	const char *out, *csv, *trace, *gantt, *load;
+};
+enum {
+	CLI_RESULTS_JSON = 3000,
+	CLI_RESULTS_OUT,
+	CLI_RESULTS_CSV,
+	CLI_RESULTS_TRACE,
+	CLI_RESULTS_GANTT,
+	CLI_RESULTS_LOAD,
+};
+extern const struct cli_group cli_results_group;
+/* Whether a file is asked for; whether one needs the run's transfers. */
+int cli_results_any(const struct cli_results *o);
+int cli_results_transfers(const struct cli_results *o);
+/* With --compare, a file is refused: 0, or CLI_EXIT_USAGE (printed). */
+int cli_results_one_run(const char *cmd, const struct cli_results *o);
+/* cli_outputs_check, before the run, of the files and more[0..n_more)
+ * (NULL entries are left out). */
+int cli_results_check(const char *cmd, const struct cli_results *o, const char *const *more,
+		      size_t n_more);
+/* Writes r into every file asked for, all or none (cli_outputs_*): 0, or
+ * an exit status, the error printed. */
+int cli_results_write(const char *cmd, const struct cli_results *o, const struct locus_result *r);
+
 /* Under AddressSanitizer, a leak check now (before MPI_Finalize: after
  * it, Open MPI's unloaded components make its allocations look like
  * ours; the tests turn the check at exit off). Returns non-zero when it

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,4 +161,85 @@ int cli_report_write(void *ctx, FILE *fp)
 {
 	const struct cli_report_writer *w = ctx;
 	return w->fn(w->r, fp);
+}
+
+/* ---- a run's result files ------------------------------------------------------ */
+
+#define AT(field) offsetof(struct cli_results, field)
+static const struct cli_opt results_opts[] = {
+    {"json", CLI_RESULTS_JSON, CLI_FLAG, AT(json), NULL,
+     "print the result (or comparison) as JSON"},
+    {"out", CLI_RESULTS_OUT, CLI_TEXT, AT(out), "FILE",
+     "write the full result JSON (per worker, per task)"},
+    {"csv", CLI_RESULTS_CSV, CLI_TEXT, AT(csv), "FILE", "one line per task"},
+    {"trace", CLI_RESULTS_TRACE, CLI_TEXT, AT(trace), "FILE",
+     "Chrome trace-event JSON (open in Perfetto)"},
+    {"gantt", CLI_RESULTS_GANTT, CLI_TEXT, AT(gantt), "FILE", "SVG Gantt chart"},
+    {"load", CLI_RESULTS_LOAD, CLI_TEXT, AT(load), "FILE",
+     "SVG chart of per-worker load and local/remote reads"},
+};
+#undef AT
+
+const struct cli_group cli_results_group = {results_opts, CLI_ARRAY_LEN(results_opts), NULL};
+
+/* The files, in the order they are written, and their writers. */
+static size_t results_files(const struct cli_results *o, const char **paths,
+			    int (**fns)(const struct locus_result *, FILE *))
+{
+	const char *const p[] = {o->out, o->csv, o->trace, o->gantt, o->load};
+	int (*const f[])(const struct locus_result *,
+			 FILE *) = {locus_report_json, locus_report_csv, locus_report_trace,
+				    locus_report_svg_gantt, locus_report_svg_load};
+	for (size_t k = 0; k < CLI_ARRAY_LEN(p); k++) {
+		paths[k] = p[k];
+		if (fns)
+			fns[k] = f[k];
+	}
+	return CLI_ARRAY_LEN(p);
+}
+
+int cli_results_any(const struct cli_results *o)
+{
+	return o->out || o->csv || o->trace || o->gantt || o->load;
+}
+
+int cli_results_transfers(const struct cli_results *o)
+{
+	return o->out || o->trace || o->gantt;
+}
+
+int cli_results_one_run(const char *cmd, const struct cli_results *o)
+{
+	if (!cli_results_any(o))
+		return 0;
+	return cli_usage_error(
+	    cmd, "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
+}
+
+int cli_results_check(const char *cmd, const struct cli_results *o, const char *const *more,
+		      size_t n_more)
+{
+	const char *paths[CLI_MAX_OUTPUTS];
+	size_t n = results_files(o, paths, NULL);
+	for (size_t k = 0; k < n_more && n < CLI_MAX_OUTPUTS; k++)
+		paths[n++] = more[k];
+	return cli_outputs_check(cmd, paths, n);
+}
+
+int cli_results_write(const char *cmd, const struct cli_results *o, const struct locus_result *r)
+{
+	const char *paths[CLI_MAX_OUTPUTS];
+	int (*fns[CLI_MAX_OUTPUTS])(const struct locus_result *, FILE *);
+	size_t n = results_files(o, paths, fns);
+	struct cli_outputs staged = {0};
+	int rc = 0;
+	for (size_t k = 0; !rc && k < n; k++) {
+		struct cli_report_writer w = {r, fns[k]};
+		if (paths[k])
+			rc = cli_outputs_stage(cmd, &staged, paths[k], cli_report_write, &w);
+	}
+	if (!rc)
+		rc = cli_outputs_commit(cmd, &staged);
+	cli_outputs_discard(&staged);
+	return rc;
 }

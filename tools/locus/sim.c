@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,105 +13,16 @@
 /* The most --fail options. */
 #define CLI_MAX_FAILS 64
 
-static const char *const help =
+static const char *const help_head =
     "usage: locus sim [OPTIONS]\n"
     "\n"
     "Runs a scheduling policy (or several, --compare) over one workload in the\n"
     "discrete-event simulator and reports makespan, locality, request waits and\n"
     "scheduler load next to the bounds no schedule can beat. The workload is a\n"
     "bag of chunk tasks (a locality source, or generated chunks) or a task graph\n"
-    "(--graph). The same seed gives the same result, byte for byte.\n"
-    "\n"
-    "Task graph (docs/formats.md, \"Task graphs\"):\n"
-    "  -g, --graph SPEC          a DAG or workflow: an STG file, the text form\n"
-    "                            (\"tasks N procs P\"), WfCommons JSON, a Makeflow\n"
-    "                            (told by name or content, or prefixed stg:, text:,\n"
-    "                            wfcommons:, makeflow:); gen:METHOD:N, N random\n"
-    "                            tasks by an STG method (sameprob, samepred,\n"
-    "                            layrprob, layrpred); gen:montage[:IMAGES] or\n"
-    "                            gen:blast[:N[:M]] ('locus flow --help')\n"
-    "      --procs P             run it on P processors joined by contention-free\n"
-    "                            links (default: the graph's cost columns, else 4;\n"
-    "                            --platform or --nodes give a platform instead)\n"
-    "      --link-bw BW          each link's bandwidth (default: the graph's data\n"
-    "                            unit, 1 for the text form; else 125MB)\n"
-    "      --startup SECONDS     a transfer's start-up latency (default 0)\n"
-    "      --ccr X               size the edges so that the mean transfer over the\n"
-    "                            mean compute is X (0: no communication)\n"
-    "      --beta B              a cost per processor, uniform in w(1 +- B/2)\n"
-    "                            around each task's work (0, the default: alike)\n"
-    "      --schedule            print the schedule: task, processor, start, finish\n"
-    "\n"
-    "Platform changes (any workload):\n"
-    "      --scenario FILE       changes over time: speed, avail, bandwidth, link,\n"
-    "                            fail, recover (docs/formats.md, \"Scenario\")\n"
-    "      --fail NODE@TIME[+DOWN]  NODE fails at TIME (and is back after DOWN\n"
-    "                            seconds); repeatable\n"
-    "      --variability B       GTP's scenarios: every processor (and link) changes\n"
-    "                            now and then to a value in [1-B, 1] of its peak\n"
-    "      --var-period S        mean seconds between a resource's changes\n"
-    "                            (default: the makespan's lower bound / 10)\n"
-    "      --var-horizon S       no change after S seconds (default: 10 x the bound)\n"
-    "      --var-links 0|1       links (or interfaces) vary too (default 1)\n"
-    "\n"
-    "Platform:\n"
-    "  -p, --platform FILE       nodes from a platform file (docs/formats.md)\n"
-    "  -N, --nodes N             or N generated nodes (default 32)\n"
-    "  -P, --procs-per-node P    worker processes per generated node (default 1)\n"
-    "      --racks K             racks of generated nodes (default 1)\n"
-    "      --speeds LO:HI        generated node speeds uniform in [LO, HI] (default 1:1)\n"
-    "      --disk-bw BW          generated nodes' disk bandwidth (default 100MB)\n"
-    "      --net-bw BW           their network interface bandwidth (default 125MB)\n"
-    "      --rack-bw BW          each rack's uplink, each way (default: no cap)\n"
-    "      --backbone-bw BW      the whole network's aggregate (default: no cap)\n"
-    "      --speed-trace FILE    speed changes: lines \"TIME NODE SPEED\"\n"
-    "\n"
-    "Data (where each task's chunk lives):\n"
-    "  -s, --source SPEC         a catalog, store, fsck or WebHDFS source (see\n"
-    "                            'locus locate --help'); every chunk is a task\n"
-    "  -d, --dataset NAME        only this dataset of the source\n"
-    "  -n, --tasks N             or N generated chunks (default 10 per worker)\n"
-    "  -c, --chunk-size SIZE     size of generated chunks (default 64M)\n"
-    "  -r, --replicas R          replicas of generated chunks (default 3, or one per\n"
-    "                            node on smaller platforms)\n"
-    "      --placement NAME      hdfs (default), random or skewed\n"
-    "      --skew-std S          spread of replicas per node for skewed\n"
-    "\n"
-    "Tasks:\n"
-    "  -w, --work SPEC           compute per task on a speed-1 node: fixed:SECONDS,\n"
-    "                            uniform:LO:HI, exp:MEAN, per-mib:SECONDS or\n"
-    "                            trace:FILE (default fixed:1)\n"
-    "\n"
-    "Policy:\n"
-    "  -x, --policy NAME         the policy (default dlmpi; heft for a graph);\n"
-    "                            --list-policies names them\n"
-    "  -o, --opt KEY=VALUE,...   policy options\n"
-    "      --schedulers N        scheduler processes (default: the policy's)\n"
-    "      --compare A,B,...     run several policies on the same workload\n"
-    "      --list-policies       list the policies and exit\n"
-    "      --ip ALPHA:BETA       also solve DL-MPI's integer program (Eq. 1) exactly\n"
-    "                            and print each run's score next to its optimum\n"
-    "                            (at most 12 tasks; e.g. 0.5:0.5)\n"
-    "\n"
-    "Engine:\n"
-    "      --latency SECONDS     message latency (default: the platform's, 50e-6)\n"
-    "      --cost-msg SECONDS    time a process spends per message it handles (default\n"
-    "                            5e-6; 0 for a graph, as the DAG papers' model)\n"
-    "      --cost-entry SECONDS  time per metadata entry examined (default 1e-7; 0 for\n"
-    "                            a graph)\n"
-    "      --shared-fs BW        read every chunk from a shared file system with\n"
-    "                            this aggregate bandwidth\n"
-    "      --seed S              seed of placement, work and policies (default 1)\n"
-    "\n"
-    "Output:\n"
-    "      --json                print the result (or comparison) as JSON\n"
-    "      --out FILE            write the full result JSON (per worker, per task)\n"
-    "      --csv FILE            one line per task\n"
-    "      --trace FILE          Chrome trace-event JSON (open in Perfetto)\n"
-    "      --gantt FILE          SVG Gantt chart\n"
-    "      --load FILE           SVG chart of per-worker load and local/remote reads\n"
-    "  -q, --quiet               no progress bar\n"
-    "  -h, --help                show this help\n"
+    "(--graph). The same seed gives the same result, byte for byte.\n";
+
+static const char *const help_tail =
     "\n"
     "Sizes and bandwidths (bytes, bytes/s): 64M, 1G are powers of 1024; 80MB, 1GB\n"
     "powers of 1000.\n"
@@ -125,22 +37,40 @@ static const char *const help =
     "  locus sim --graph montage.json --procs 16 --fail p03@120 --out run.json\n";
 
 struct sim_args {
-	const char *platform, *speed_trace, *source, *dataset, *work, *policy, *opts, *compare;
-	const char *out, *csv, *trace, *gantt, *load;
-	uint64_t nodes, ppn, racks, tasks, chunk_size, replicas, schedulers, seed;
-	uint64_t disk_bw, net_bw, rack_bw, backbone_bw; /* generated platforms; 0: default */
-	double speed_lo, speed_hi, skew_std, latency, cost_msg, cost_entry, shared_fs;
-	enum locus_place_policy placement;
-	int json, quiet, list, have_tasks, have_skew, ip;
-	double ip_alpha, ip_beta;
-	/* Task graphs and platform changes. */
-	const char *graph, *scenario;
+	/* A task graph. */
+	const char *graph;
+	uint64_t procs, link_bw;
+	double startup, ccr, beta;
+	int schedule;
+	/* Platform changes. */
+	const char *scenario;
 	const char *fails[CLI_MAX_FAILS];
 	size_t n_fails;
-	uint64_t procs, link_bw;
-	double startup, ccr, beta, variability, var_period, var_horizon;
+	double variability, var_period, var_horizon;
 	uint64_t var_links;
-	int schedule, have_nodes, have_policy, have_costs, have_work, have_data;
+	/* The platform. */
+	const char *platform, *speed_trace;
+	uint64_t nodes, ppn, racks;
+	double speed_lo, speed_hi;
+	uint64_t disk_bw, net_bw, rack_bw, backbone_bw; /* generated platforms; 0: default */
+	/* The data and the tasks. */
+	const char *source, *dataset, *work;
+	uint64_t tasks, chunk_size, replicas;
+	enum locus_place_policy placement;
+	double skew_std;
+	/* The policy. */
+	const char *policy, *opts, *compare;
+	uint64_t schedulers;
+	int list, ip;
+	double ip_alpha, ip_beta;
+	/* The engine. */
+	double latency, cost_msg, cost_entry;
+	uint64_t shared_fs, seed;
+	/* What to print and write. */
+	struct cli_results res;
+	int quiet;
+	/* What was given. */
+	int have_nodes, have_tasks, have_skew, have_policy, have_costs, have_work, have_data;
 };
 
 static void list_policies(void)
@@ -183,304 +113,319 @@ static int parse_weights(const char *arg, double *alpha, double *beta)
 /* The processors of a graph with no cost columns, unless told. */
 #define GRAPH_PROCS 4
 
-static int parse_args(int argc, char **argv, struct sim_args *a)
+/* ---- the options, a group per section of --help ------------------------------ */
+
+/* Named ids of the options without a short letter. */
+enum {
+	O_PROCS = 256,
+	O_LINK_BW,
+	O_STARTUP,
+	O_CCR,
+	O_BETA,
+	O_SCHEDULE,
+	O_SCENARIO,
+	O_FAIL,
+	O_VARIABILITY,
+	O_VAR_PERIOD,
+	O_VAR_HORIZON,
+	O_VAR_LINKS,
+	O_RACKS,
+	O_SPEEDS,
+	O_DISK_BW,
+	O_NET_BW,
+	O_RACK_BW,
+	O_BACKBONE_BW,
+	O_SPEED_TRACE,
+	O_PLACEMENT,
+	O_SKEW_STD,
+	O_SCHEDULERS,
+	O_COMPARE,
+	O_LIST_POLICIES,
+	O_IP,
+	O_LATENCY,
+	O_COST_MSG,
+	O_COST_ENTRY,
+	O_SHARED_FS,
+	O_SEED,
+};
+
+#define AT(field) offsetof(struct sim_args, field)
+
+static int graph_option(const char *cmd, void *values, int id, const char *arg)
 {
-	static const struct option opts[] = {
-	    {"platform", required_argument, 0, 'p'},
-	    {"nodes", required_argument, 0, 'N'},
-	    {"procs-per-node", required_argument, 0, 'P'},
-	    {"racks", required_argument, 0, 1},
-	    {"speeds", required_argument, 0, 2},
-	    {"speed-trace", required_argument, 0, 3},
-	    {"source", required_argument, 0, 's'},
-	    {"dataset", required_argument, 0, 'd'},
-	    {"tasks", required_argument, 0, 'n'},
-	    {"chunk-size", required_argument, 0, 'c'},
-	    {"replicas", required_argument, 0, 'r'},
-	    {"placement", required_argument, 0, 4},
-	    {"skew-std", required_argument, 0, 5},
-	    {"work", required_argument, 0, 'w'},
-	    {"policy", required_argument, 0, 'x'},
-	    {"opt", required_argument, 0, 'o'},
-	    {"schedulers", required_argument, 0, 6},
-	    {"compare", required_argument, 0, 7},
-	    {"list-policies", no_argument, 0, 8},
-	    {"latency", required_argument, 0, 9},
-	    {"cost-msg", required_argument, 0, 10},
-	    {"cost-entry", required_argument, 0, 11},
-	    {"shared-fs", required_argument, 0, 12},
-	    {"seed", required_argument, 0, 13},
-	    {"json", no_argument, 0, 14},
-	    {"out", required_argument, 0, 15},
-	    {"csv", required_argument, 0, 16},
-	    {"trace", required_argument, 0, 17},
-	    {"gantt", required_argument, 0, 18},
-	    {"load", required_argument, 0, 19},
-	    {"disk-bw", required_argument, 0, 20},
-	    {"net-bw", required_argument, 0, 21},
-	    {"rack-bw", required_argument, 0, 22},
-	    {"backbone-bw", required_argument, 0, 23},
-	    {"ip", required_argument, 0, 24},
-	    {"graph", required_argument, 0, 'g'},
-	    {"procs", required_argument, 0, 25},
-	    {"link-bw", required_argument, 0, 26},
-	    {"startup", required_argument, 0, 27},
-	    {"ccr", required_argument, 0, 28},
-	    {"beta", required_argument, 0, 29},
-	    {"schedule", no_argument, 0, 30},
-	    {"scenario", required_argument, 0, 31},
-	    {"fail", required_argument, 0, 32},
-	    {"variability", required_argument, 0, 33},
-	    {"var-period", required_argument, 0, 34},
-	    {"var-horizon", required_argument, 0, 35},
-	    {"var-links", required_argument, 0, 36},
-	    {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0},
-	};
-	int c, rc = 0;
-	uint64_t fs = 0;
-	*a = (struct sim_args){.nodes = 32,
-			       .ppn = 1,
-			       .racks = 1,
-			       .chunk_size = 64ull << 20,
-			       .replicas = 0,
-			       .seed = 1,
-			       .speed_lo = 1,
-			       .speed_hi = 1,
-			       .latency = -1,
-			       .cost_msg = 5e-6,
-			       .cost_entry = 1e-7,
-			       .work = "fixed:1",
-			       .policy = "dlmpi",
-			       .startup = -1,
-			       .ccr = -1,
-			       .beta = -1,
-			       .variability = -1,
-			       .var_period = -1,
-			       .var_horizon = -1,
-			       .var_links = 1};
-	optind = 1;
-	opterr = 0;
-	while (!rc &&
-	       (c = getopt_long(argc, argv, ":p:N:P:s:d:n:c:r:w:x:o:g:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			a->platform = optarg;
-			break;
-		case 'N':
-			rc = cli_uint("sim", "--nodes", optarg, &a->nodes);
-			a->have_nodes = 1;
-			break;
-		case 'P':
-			rc = cli_uint("sim", "--procs-per-node", optarg, &a->ppn);
-			break;
-		case 1:
-			rc = cli_uint("sim", "--racks", optarg, &a->racks);
-			break;
-		case 2:
-			if (parse_speeds(optarg, &a->speed_lo, &a->speed_hi))
-				rc = cli_usage_error("sim",
-						     "--speeds expects LO:HI with 1e-6 <= LO <= HI "
-						     "<= 1e6, got \"%s\"",
-						     optarg);
-			break;
-		case 3:
-			a->speed_trace = optarg;
-			break;
-		case 's':
-			a->source = optarg;
-			a->have_data = 1;
-			break;
-		case 'd':
-			a->dataset = optarg;
-			a->have_data = 1;
-			break;
-		case 'n':
-			rc = cli_uint("sim", "--tasks", optarg, &a->tasks);
-			a->have_tasks = 1;
-			break;
-		case 'c':
-			rc = cli_size("sim", "--chunk-size", optarg, &a->chunk_size);
-			a->have_data = 1;
-			break;
-		case 'r':
-			rc = cli_uint("sim", "--replicas", optarg, &a->replicas);
-			if (!rc && !a->replicas)
-				rc = cli_usage_error("sim", "--replicas must be at least 1");
-			a->have_data = 1;
-			break;
-		case 4:
-			if (locus_place_policy_parse(optarg, &a->placement))
-				rc = cli_usage_error(
-				    "sim", "--placement expects hdfs, random or skewed, got \"%s\"",
-				    optarg);
-			a->have_data = 1;
-			break;
-		case 5:
-			rc = cli_double("sim", "--skew-std", optarg, &a->skew_std);
-			a->have_skew = 1;
-			break;
-		case 'w':
-			a->work = optarg;
-			a->have_work = 1;
-			break;
-		case 'x':
-			a->policy = optarg;
-			a->have_policy = 1;
-			break;
-		case 'o':
-			a->opts = optarg;
-			break;
-		case 6:
-			rc = cli_uint("sim", "--schedulers", optarg, &a->schedulers);
-			break;
-		case 7:
-			a->compare = optarg;
-			break;
-		case 8:
-			a->list = 1;
-			break;
-		case 9:
-			rc = cli_double("sim", "--latency", optarg, &a->latency);
-			if (!rc && !(a->latency >= 0 && a->latency <= LOCUS_LATENCY_MAX))
-				rc = cli_usage_error(
-				    "sim", "--latency expects seconds from 0 to 1000, got \"%s\"",
-				    optarg);
-			break;
-		case 10:
-			rc = cli_double("sim", "--cost-msg", optarg, &a->cost_msg);
-			a->have_costs |= 1;
-			break;
-		case 11:
-			rc = cli_double("sim", "--cost-entry", optarg, &a->cost_entry);
-			a->have_costs |= 2;
-			break;
-		case 12:
-			rc = cli_size("sim", "--shared-fs", optarg, &fs);
-			a->shared_fs = (double)fs;
-			break;
-		case 13:
-			rc = cli_uint("sim", "--seed", optarg, &a->seed);
-			break;
-		case 14:
-			a->json = 1;
-			break;
-		case 15:
-			a->out = optarg;
-			break;
-		case 16:
-			a->csv = optarg;
-			break;
-		case 17:
-			a->trace = optarg;
-			break;
-		case 18:
-			a->gantt = optarg;
-			break;
-		case 19:
-			a->load = optarg;
-			break;
-		case 20:
-			rc = cli_bandwidth("sim", "--disk-bw", optarg, &a->disk_bw);
-			break;
-		case 21:
-			rc = cli_bandwidth("sim", "--net-bw", optarg, &a->net_bw);
-			break;
-		case 22:
-			rc = cli_bandwidth("sim", "--rack-bw", optarg, &a->rack_bw);
-			break;
-		case 24:
-			if (parse_weights(optarg, &a->ip_alpha, &a->ip_beta))
-				rc = cli_usage_error(
-				    "sim", "--ip expects ALPHA:BETA, two numbers >= 0, got \"%s\"",
-				    optarg);
-			a->ip = 1;
-			break;
-		case 23:
-			rc = cli_bandwidth("sim", "--backbone-bw", optarg, &a->backbone_bw);
-			break;
-		case 'g':
-			a->graph = optarg;
-			break;
-		case 25:
-			rc = cli_uint("sim", "--procs", optarg, &a->procs);
-			if (!rc && (!a->procs || a->procs > 1000000))
-				rc =
-				    cli_usage_error("sim", "--procs must be between 1 and 1000000");
-			break;
-		case 26:
-			rc = cli_bandwidth("sim", "--link-bw", optarg, &a->link_bw);
-			break;
-		case 27:
-			rc = cli_double("sim", "--startup", optarg, &a->startup);
-			if (!rc && !(a->startup >= 0 && a->startup <= LOCUS_LATENCY_MAX))
-				rc = cli_usage_error(
-				    "sim", "--startup expects seconds from 0 to 1000, got \"%s\"",
-				    optarg);
-			break;
-		case 28:
-			rc = cli_double("sim", "--ccr", optarg, &a->ccr);
-			if (!rc && !(a->ccr >= 0 && a->ccr <= 1e6))
-				rc = cli_usage_error("sim", "--ccr must be >= 0");
-			break;
-		case 29:
-			rc = cli_double("sim", "--beta", optarg, &a->beta);
-			if (!rc && !(a->beta >= 0 && a->beta < 2))
-				rc = cli_usage_error("sim", "--beta must be in [0, 2)");
-			break;
-		case 30:
-			a->schedule = 1;
-			break;
-		case 31:
-			a->scenario = optarg;
-			break;
-		case 32:
-			if (a->n_fails == CLI_MAX_FAILS)
-				rc = cli_usage_error("sim",
-						     "at most %d --fail options; use --scenario",
-						     CLI_MAX_FAILS);
-			else
-				a->fails[a->n_fails++] = optarg;
-			break;
-		case 33:
-			rc = cli_double("sim", "--variability", optarg, &a->variability);
-			if (!rc && !(a->variability >= 0 && a->variability < 1))
-				rc = cli_usage_error(
-				    "sim", "--variability must be in [0, 1) (0.4: resources "
-					   "drop to no less than 60%% of their peak)");
-			break;
-		case 34:
-			rc = cli_double("sim", "--var-period", optarg, &a->var_period);
-			if (!rc && !(a->var_period > 0 && a->var_period < 1e15))
-				rc = cli_usage_error("sim", "--var-period must be > 0 seconds");
-			break;
-		case 35:
-			rc = cli_double("sim", "--var-horizon", optarg, &a->var_horizon);
-			if (!rc && !(a->var_horizon >= 0 && a->var_horizon < 1e15))
-				rc = cli_usage_error("sim", "--var-horizon must be >= 0 seconds");
-			break;
-		case 36:
-			rc = cli_uint("sim", "--var-links", optarg, &a->var_links);
-			if (!rc && a->var_links > 1)
-				rc = cli_usage_error("sim", "--var-links expects 0 or 1");
-			break;
-		case 'q':
-			a->quiet = 1;
-			break;
-		case 'h':
-			fputs(help, stdout);
-			return -1;
-		case ':':
-			return cli_usage_error("sim", "option %s needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("sim", "unknown option %s", argv[optind - 1]);
-		}
+	const struct sim_args *a = values;
+	if (id == O_PROCS && (!a->procs || a->procs > 1000000))
+		return cli_usage_error(cmd, "--procs must be between 1 and 1000000");
+	if (id == O_CCR && !(a->ccr >= 0 && a->ccr <= 1e6))
+		return cli_usage_error(cmd, "--ccr must be >= 0");
+	if (id == O_BETA && !(a->beta >= 0 && a->beta < 2))
+		return cli_usage_error(cmd, "--beta must be in [0, 2)");
+	return 0;
+}
+
+static const struct cli_opt graph_opts[] = {
+    {"graph", 'g', CLI_TEXT, AT(graph), "SPEC",
+     "a DAG or workflow: an STG file, the text form\n"
+     "(\"tasks N procs P\"), WfCommons JSON, a Makeflow\n"
+     "(told by name or content, or prefixed stg:, text:,\n"
+     "wfcommons:, makeflow:); gen:METHOD:N, N random\n"
+     "tasks by an STG method (sameprob, samepred,\n"
+     "layrprob, layrpred); gen:montage[:IMAGES] or\n"
+     "gen:blast[:N[:M]] ('locus flow --help')"},
+    {"procs", O_PROCS, CLI_UINT, AT(procs), "P",
+     "run it on P processors joined by contention-free\n"
+     "links (default: the graph's cost columns, else 4;\n"
+     "--platform or --nodes give a platform instead)"},
+    {"link-bw", O_LINK_BW, CLI_BANDWIDTH, AT(link_bw), "BW",
+     "each link's bandwidth (default: the graph's data\n"
+     "unit, 1 for the text form; else 125MB)"},
+    {"startup", O_STARTUP, CLI_SECONDS, AT(startup), "SECONDS",
+     "a transfer's start-up latency (default 0)"},
+    {"ccr", O_CCR, CLI_NUMBER, AT(ccr), "X",
+     "size the edges so that the mean transfer over the\n"
+     "mean compute is X (0: no communication)"},
+    {"beta", O_BETA, CLI_NUMBER, AT(beta), "B",
+     "a cost per processor, uniform in w(1 +- B/2)\n"
+     "around each task's work (0, the default: alike)"},
+    {"schedule", O_SCHEDULE, CLI_FLAG, AT(schedule), NULL,
+     "print the schedule: task, processor, start, finish"},
+};
+
+static int changes_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	switch (id) {
+	case O_FAIL:
+		if (a->n_fails == CLI_MAX_FAILS)
+			return cli_usage_error(cmd, "at most %d --fail options; use --scenario",
+					       CLI_MAX_FAILS);
+		a->fails[a->n_fails++] = arg;
+		return 0;
+	case O_VARIABILITY:
+		if (!(a->variability >= 0 && a->variability < 1))
+			return cli_usage_error(cmd,
+					       "--variability must be in [0, 1) (0.4: resources "
+					       "drop to no less than 60%% of their peak)");
+		return 0;
+	case O_VAR_PERIOD:
+		if (!(a->var_period > 0 && a->var_period < 1e15))
+			return cli_usage_error(cmd, "--var-period must be > 0 seconds");
+		return 0;
+	case O_VAR_HORIZON:
+		if (!(a->var_horizon >= 0 && a->var_horizon < 1e15))
+			return cli_usage_error(cmd, "--var-horizon must be >= 0 seconds");
+		return 0;
+	case O_VAR_LINKS:
+		if (a->var_links > 1)
+			return cli_usage_error(cmd, "--var-links expects 0 or 1");
+		return 0;
 	}
-	if (rc)
-		return rc;
-	if (optind < argc)
-		return cli_usage_error("sim", "unexpected argument \"%s\"", argv[optind]);
+	return 0;
+}
+
+static const struct cli_opt changes_opts[] = {
+    {"scenario", O_SCENARIO, CLI_TEXT, AT(scenario), "FILE",
+     "changes over time: speed, avail, bandwidth, link,\n"
+     "fail, recover (docs/formats.md, \"Scenario\")"},
+    {"fail", O_FAIL, CLI_OWN, 0, "NODE@TIME[+DOWN]",
+     "NODE fails at TIME (and is back after DOWN\n"
+     "seconds); repeatable"},
+    {"variability", O_VARIABILITY, CLI_NUMBER, AT(variability), "B",
+     "GTP's scenarios: every processor (and link) changes\n"
+     "now and then to a value in [1-B, 1] of its peak"},
+    {"var-period", O_VAR_PERIOD, CLI_NUMBER, AT(var_period), "S",
+     "mean seconds between a resource's changes\n"
+     "(default: the makespan's lower bound / 10)"},
+    {"var-horizon", O_VAR_HORIZON, CLI_NUMBER, AT(var_horizon), "S",
+     "no change after S seconds (default: 10 x the bound)"},
+    {"var-links", O_VAR_LINKS, CLI_UINT, AT(var_links), "0|1",
+     "links (or interfaces) vary too (default 1)"},
+};
+
+static int platform_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	if (id == 'N')
+		a->have_nodes = 1;
+	if (id == O_SPEEDS && parse_speeds(arg, &a->speed_lo, &a->speed_hi))
+		return cli_usage_error(cmd,
+				       "--speeds expects LO:HI with 1e-6 <= LO <= HI "
+				       "<= 1e6, got \"%s\"",
+				       arg);
+	return 0;
+}
+
+static const struct cli_opt platform_opts[] = {
+    {"platform", 'p', CLI_TEXT, AT(platform), "FILE",
+     "nodes from a platform file (docs/formats.md)"},
+    {"nodes", 'N', CLI_UINT, AT(nodes), "N", "or N generated nodes (default 32)"},
+    {"procs-per-node", 'P', CLI_UINT, AT(ppn), "P",
+     "worker processes per generated node (default 1)"},
+    {"racks", O_RACKS, CLI_UINT, AT(racks), "K", "racks of generated nodes (default 1)"},
+    {"speeds", O_SPEEDS, CLI_OWN, 0, "LO:HI",
+     "generated node speeds uniform in [LO, HI] (default 1:1)"},
+    {"disk-bw", O_DISK_BW, CLI_BANDWIDTH, AT(disk_bw), "BW",
+     "generated nodes' disk bandwidth (default 100MB)"},
+    {"net-bw", O_NET_BW, CLI_BANDWIDTH, AT(net_bw), "BW",
+     "their network interface bandwidth (default 125MB)"},
+    {"rack-bw", O_RACK_BW, CLI_BANDWIDTH, AT(rack_bw), "BW",
+     "each rack's uplink, each way (default: no cap)"},
+    {"backbone-bw", O_BACKBONE_BW, CLI_BANDWIDTH, AT(backbone_bw), "BW",
+     "the whole network's aggregate (default: no cap)"},
+    {"speed-trace", O_SPEED_TRACE, CLI_TEXT, AT(speed_trace), "FILE",
+     "speed changes: lines \"TIME NODE SPEED\""},
+};
+
+/* The data's options and the tasks' (which a graph gives itself). */
+static int data_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	switch (id) {
+	case 'n':
+		a->have_tasks = 1;
+		return 0;
+	case O_SKEW_STD:
+		a->have_skew = 1;
+		return 0;
+	case 'w':
+		a->have_work = 1;
+		return 0;
+	case 'r':
+		a->have_data = 1;
+		if (!a->replicas)
+			return cli_usage_error(cmd, "--replicas must be at least 1");
+		return 0;
+	case O_PLACEMENT:
+		a->have_data = 1;
+		if (locus_place_policy_parse(arg, &a->placement))
+			return cli_usage_error(
+			    cmd, "--placement expects hdfs, random or skewed, got \"%s\"", arg);
+		return 0;
+	}
+	a->have_data = 1; /* --source, --dataset, --chunk-size */
+	return 0;
+}
+
+static const struct cli_opt data_opts[] = {
+    {"source", 's', CLI_TEXT, AT(source), "SPEC",
+     "a catalog, store, fsck or WebHDFS source (see\n"
+     "'locus locate --help'); every chunk is a task"},
+    {"dataset", 'd', CLI_TEXT, AT(dataset), "NAME", "only this dataset of the source"},
+    {"tasks", 'n', CLI_UINT, AT(tasks), "N", "or N generated chunks (default 10 per worker)"},
+    {"chunk-size", 'c', CLI_SIZE, AT(chunk_size), "SIZE", "size of generated chunks (default 64M)"},
+    {"replicas", 'r', CLI_UINT, AT(replicas), "R",
+     "replicas of generated chunks (default 3, or one per\n"
+     "node on smaller platforms)"},
+    {"placement", O_PLACEMENT, CLI_OWN, 0, "NAME", "hdfs (default), random or skewed"},
+    {"skew-std", O_SKEW_STD, CLI_NUMBER, AT(skew_std), "S",
+     "spread of replicas per node for skewed"},
+};
+
+static const struct cli_opt tasks_opts[] = {
+    {"work", 'w', CLI_TEXT, AT(work), "SPEC",
+     "compute per task on a speed-1 node: fixed:SECONDS,\n"
+     "uniform:LO:HI, exp:MEAN, per-mib:SECONDS or\n"
+     "trace:FILE (default fixed:1)"},
+};
+
+static int policy_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	if (id == 'x')
+		a->have_policy = 1;
+	if (id != O_IP)
+		return 0;
+	a->ip = 1;
+	if (parse_weights(arg, &a->ip_alpha, &a->ip_beta))
+		return cli_usage_error(cmd, "--ip expects ALPHA:BETA, two numbers >= 0, got \"%s\"",
+				       arg);
+	return 0;
+}
+
+static const struct cli_opt policy_opts[] = {
+    {"policy", 'x', CLI_TEXT, AT(policy), "NAME",
+     "the policy (default dlmpi; heft for a graph);\n"
+     "--list-policies names them"},
+    {"opt", 'o', CLI_TEXT, AT(opts), "KEY=VALUE,...", "policy options"},
+    {"schedulers", O_SCHEDULERS, CLI_UINT, AT(schedulers), "N",
+     "scheduler processes (default: the policy's)"},
+    {"compare", O_COMPARE, CLI_TEXT, AT(compare), "A,B,...",
+     "run several policies on the same workload"},
+    {"list-policies", O_LIST_POLICIES, CLI_FLAG, AT(list), NULL, "list the policies and exit"},
+    {"ip", O_IP, CLI_OWN, 0, "ALPHA:BETA",
+     "also solve DL-MPI's integer program (Eq. 1) exactly\n"
+     "and print each run's score next to its optimum\n"
+     "(at most 12 tasks; e.g. 0.5:0.5)"},
+};
+
+/* The costs given (a graph's default is 0: the DAG papers' model). */
+static int engine_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	a->have_costs |= id == O_COST_MSG ? 1 : id == O_COST_ENTRY ? 2 : 0;
+	return 0;
+}
+
+static const struct cli_opt engine_opts[] = {
+    {"latency", O_LATENCY, CLI_SECONDS, AT(latency), "SECONDS",
+     "message latency (default: the platform's, 50e-6)"},
+    {"cost-msg", O_COST_MSG, CLI_NUMBER, AT(cost_msg), "SECONDS",
+     "time a process spends per message it handles (default\n"
+     "5e-6; 0 for a graph, as the DAG papers' model)"},
+    {"cost-entry", O_COST_ENTRY, CLI_NUMBER, AT(cost_entry), "SECONDS",
+     "time per metadata entry examined (default 1e-7; 0 for\n"
+     "a graph)"},
+    {"shared-fs", O_SHARED_FS, CLI_SIZE, AT(shared_fs), "BW",
+     "read every chunk from a shared file system with\n"
+     "this aggregate bandwidth"},
+    {"seed", O_SEED, CLI_UINT, AT(seed), "S", "seed of placement, work and policies (default 1)"},
+};
+
+static const struct cli_opt misc_opts[] = {
+    {"quiet", 'q', CLI_FLAG, AT(quiet), NULL, "no progress bar"},
+    {"help", 'h', CLI_HELP, 0, NULL, "show this help"},
+};
+
+static const struct cli_group graph_group = {graph_opts, CLI_ARRAY_LEN(graph_opts), graph_option};
+static const struct cli_group changes_group = {changes_opts, CLI_ARRAY_LEN(changes_opts),
+					       changes_option};
+static const struct cli_group platform_group = {platform_opts, CLI_ARRAY_LEN(platform_opts),
+						platform_option};
+static const struct cli_group data_group = {data_opts, CLI_ARRAY_LEN(data_opts), data_option};
+static const struct cli_group tasks_group = {tasks_opts, CLI_ARRAY_LEN(tasks_opts), data_option};
+static const struct cli_group policy_group = {policy_opts, CLI_ARRAY_LEN(policy_opts),
+					      policy_option};
+static const struct cli_group engine_group = {engine_opts, CLI_ARRAY_LEN(engine_opts),
+					      engine_option};
+static const struct cli_group misc_group = {misc_opts, CLI_ARRAY_LEN(misc_opts), NULL};
+
+static const struct cli_use uses[] = {
+    {.group = &graph_group, .before = "\nTask graph (docs/formats.md, \"Task graphs\"):\n"},
+    {.group = &changes_group, .before = "\nPlatform changes (any workload):\n"},
+    {.group = &platform_group, .before = "\nPlatform:\n"},
+    {.group = &data_group, .before = "\nData (where each task's chunk lives):\n"},
+    {.group = &tasks_group, .before = "\nTasks:\n"},
+    {.group = &policy_group, .before = "\nPolicy:\n"},
+    {.group = &engine_group, .before = "\nEngine:\n"},
+    {.group = &cli_results_group, .at = AT(res), .before = "\nOutput:\n"},
+    {.group = &misc_group},
+};
+
+#undef AT
+
+static const struct cli_command command = {
+    .uses = uses,
+    .n_uses = CLI_ARRAY_LEN(uses),
+    .errors = CLI_ERRORS_PLAIN,
+    .head = help_head,
+    .tail = help_tail,
+    .column = 28,
+};
+
+/* The options that go together, once all are read: 0, or an exit status
+ * (the error printed). */
+static int check_args(const struct sim_args *a)
+{
 	if (a->platform && (a->nodes != 32 || a->ppn != 1 || a->racks != 1 || a->speed_hi != 1 ||
 			    a->disk_bw || a->net_bw || a->rack_bw || a->backbone_bw))
 		return cli_usage_error("sim",
@@ -509,7 +454,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		return cli_usage_error("sim",
 				       "--var-period and --var-horizon shape --variability's "
 				       "scenarios; give --variability B");
-	if (a->schedule && (a->compare || a->json))
+	if (a->schedule && (a->compare || a->res.json))
 		return cli_usage_error("sim", "--schedule prints one run's table; drop --compare "
 					      "and --json");
 	if (a->source && (a->have_tasks || a->have_skew))
@@ -524,15 +469,43 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	if (a->ip && a->graph)
 		return cli_usage_error("sim", "--ip is DL-MPI's integer program for chunk tasks; "
 					      "drop it with --graph");
-	if (a->ip && a->json)
+	if (a->ip && a->res.json)
 		return cli_usage_error("sim", "--ip prints a text comparison; drop --json");
 	if (a->compare && a->opts)
 		return cli_usage_error("sim", "--opt sets one policy's options; drop --compare");
-	if (a->compare && (a->out || a->csv || a->trace || a->gantt || a->load))
-		return cli_usage_error(
-		    "sim",
-		    "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
+	if (a->compare)
+		return cli_results_one_run("sim", &a->res);
 	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct sim_args *a)
+{
+	*a = (struct sim_args){.nodes = 32,
+			       .ppn = 1,
+			       .racks = 1,
+			       .chunk_size = 64ull << 20,
+			       .replicas = 0,
+			       .seed = 1,
+			       .speed_lo = 1,
+			       .speed_hi = 1,
+			       .latency = -1,
+			       .cost_msg = 5e-6,
+			       .cost_entry = 1e-7,
+			       .work = "fixed:1",
+			       .policy = "dlmpi",
+			       .startup = -1,
+			       .ccr = -1,
+			       .beta = -1,
+			       .variability = -1,
+			       .var_period = -1,
+			       .var_horizon = -1,
+			       .var_links = 1};
+	int rc = cli_parse("sim", &command, a, argc, argv);
+	if (rc)
+		return rc;
+	if (optind < argc)
+		return cli_usage_error("sim", "unexpected argument \"%s\"", argv[optind]);
+	return check_args(a);
 }
 
 static int progress_tty;
@@ -805,8 +778,7 @@ int cmd_sim(int argc, char **argv)
 		return 0;
 	}
 	/* Every output path is checked before the run, not after it. */
-	const char *out_paths[] = {a.out, a.csv, a.trace, a.gantt, a.load};
-	if ((rc = cli_outputs_check("sim", out_paths, CLI_ARRAY_LEN(out_paths))))
+	if ((rc = cli_results_check("sim", &a.res, NULL, 0)))
 		return rc;
 	if (a.graph) {
 		/* The DAG papers' model: a static plan, no scheduler overhead. */
@@ -948,14 +920,13 @@ int cmd_sim(int argc, char **argv)
 		    .latency = a.latency,
 		    .cost_per_msg = a.cost_msg,
 		    .cost_per_entry = a.cost_entry,
-		    .shared_fs_bw = a.shared_fs,
+		    .shared_fs_bw = (double)a.shared_fs,
 		    .speed = speed,
 		    .n_speed = n_speed,
 		    .changes = changes,
 		    .n_changes = n_changes,
-		    .no_task_results =
-			!(a.out || a.csv || a.trace || a.gantt || a.load || a.ip || a.schedule),
-		    .no_transfer_results = !(a.out || a.trace || a.gantt),
+		    .no_task_results = !(cli_results_any(&a.res) || a.ip || a.schedule),
+		    .no_transfer_results = !cli_results_transfers(&a.res),
 		    .progress = progress_tty ? cli_progress : NULL,
 		    .progress_user = (void *)pols[i]->name,
 		    /* A graph's policies plan: say what planning cost. */
@@ -980,17 +951,17 @@ int cmd_sim(int argc, char **argv)
 		}
 	}
 	if (a.compare) {
-		rc = a.json ? locus_report_compare_json((const struct locus_result *const *)runs,
-							n_runs, stdout)
-			    : locus_report_compare((const struct locus_result *const *)runs, n_runs,
-						   stdout);
+		rc = a.res.json ? locus_report_compare_json(
+				      (const struct locus_result *const *)runs, n_runs, stdout)
+				: locus_report_compare((const struct locus_result *const *)runs,
+						       n_runs, stdout);
 		if (!rc && a.ip)
 			rc = print_ip(wl, runs, n_runs, a.ip_alpha, a.ip_beta, &err);
 		if (rc)
 			goto fail;
 		goto out;
 	}
-	if (a.json)
+	if (a.res.json)
 		rc = locus_report_json(runs[0], stdout);
 	else if (a.graph)
 		print_dag_summary(runs[0], plat);
@@ -1000,25 +971,8 @@ int cmd_sim(int argc, char **argv)
 		rc = print_schedule(runs[0], wl, plat);
 	if (!rc && a.ip)
 		rc = print_ip(wl, runs, 1, a.ip_alpha, a.ip_beta, &err);
-	const struct {
-		const char *path;
-		int (*fn)(const struct locus_result *, FILE *);
-	} outs[] = {{a.out, locus_report_json},
-		    {a.csv, locus_report_csv},
-		    {a.trace, locus_report_trace},
-		    {a.gantt, locus_report_svg_gantt},
-		    {a.load, locus_report_svg_load}};
 	/* All written, then all renamed: never one file without the others. */
-	struct cli_outputs staged = {0};
-	int ost = 0;
-	for (size_t k = 0; !rc && !ost && k < sizeof outs / sizeof outs[0]; k++) {
-		struct cli_report_writer w = {runs[0], outs[k].fn};
-		if (outs[k].path)
-			ost = cli_outputs_stage("sim", &staged, outs[k].path, cli_report_write, &w);
-	}
-	if (!rc && !ost)
-		ost = cli_outputs_commit("sim", &staged);
-	cli_outputs_discard(&staged);
+	int ost = rc ? 0 : cli_results_write("sim", &a.res, runs[0]);
 	if (rc)
 		goto fail;
 	if (ost)
