@@ -243,19 +243,9 @@ struct cli_mpi {
 /* Whether this process was started by an MPI launcher (or by
  * cli_mpi_launch). */
 int cli_in_mpi_job(void);
-/* The launcher's options, for a command's getopt_long table: --mpirun,
- * --hostfile and --mpi-arg, with ids CLI_MPI_MPIRUN.. that cli_mpi_option
- * handles (0, or CLI_EXIT_USAGE printed: more than CLI_MAX_MPI_ARGS
- * --mpi-arg). */
-enum { CLI_MPI_MPIRUN = 2000, CLI_MPI_HOSTFILE, CLI_MPI_ARG };
-/* clang-format off */
-#define CLI_MPI_LONG_OPTIONS                                   \
-	{"mpirun", required_argument, NULL, CLI_MPI_MPIRUN},   \
-	{"hostfile", required_argument, NULL, CLI_MPI_HOSTFILE}, \
-	{"mpi-arg", required_argument, NULL, CLI_MPI_ARG}
-/* clang-format on */
-int cli_mpi_option(const char *cmd, struct cli_mpi *m, int id, const char *arg);
-/* The launcher's options as a group, its values in a struct cli_mpi. */
+/* The launcher's options as a group (--mpirun, --hostfile and --mpi-arg,
+ * at most CLI_MAX_MPI_ARGS of it; ids 2000 to 2002), its values in a
+ * struct cli_mpi. */
 extern const struct cli_group cli_mpi_group;
 /* Accepts mpirun's spelling "-np N" for "--np N" (before any "--"). */
 void cli_mpi_np_spelling(int argc, char **argv);

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -66,23 +65,8 @@ int cli_in_mpi_job(void)
 	return 0;
 }
 
-int cli_mpi_option(const char *cmd, struct cli_mpi *m, int id, const char *arg)
-{
-	switch (id) {
-	case CLI_MPI_MPIRUN:
-		m->mpirun = arg;
-		return 0;
-	case CLI_MPI_HOSTFILE:
-		m->hostfile = arg;
-		return 0;
-	case CLI_MPI_ARG:
-		if (m->n_args == CLI_MAX_MPI_ARGS)
-			return cli_usage_error(cmd, "at most %d --mpi-arg", CLI_MAX_MPI_ARGS);
-		m->args[m->n_args++] = arg;
-		return 0;
-	}
-	return cli_usage_error(cmd, "internal: unknown launcher option %d", id);
-}
+/* Named ids of the launcher's options (a shared group's: 2000 and on). */
+enum { CLI_MPI_MPIRUN = 2000, CLI_MPI_HOSTFILE, CLI_MPI_ARG };
 
 /* --mpi-arg: one more, up to CLI_MAX_MPI_ARGS. */
 static int mpi_option(const char *cmd, void *values, int id, const char *arg)
