@@ -129,11 +129,6 @@ int cli_parse(const char *cmd, const struct cli_command *c, void *values, int ar
 /* Prints c's --help. */
 void cli_help(const struct cli_command *c, FILE *fp);
 
-/* Writes what `writer` writes for `ctx` into `path` atomically (nothing is
- * left on failure), or to stdout when path is "-". 0, or an exit status
- * (the error printed as "locus CMD: ..."). */
-int cli_save(const char *cmd, const char *path, int (*writer)(void *, FILE *), void *ctx);
-
 /* Several output files written all or none (a run's --out, --csv, --svg,
  * ...): cli_outputs_check, before the run, refuses a path whose directory
  * is missing or not writable, or that is a directory; cli_outputs_stage
@@ -153,6 +148,14 @@ int cli_outputs_stage(const char *cmd, struct cli_outputs *o, const char *path,
 		      int (*writer)(void *, FILE *), void *ctx);
 int cli_outputs_commit(const char *cmd, struct cli_outputs *o);
 void cli_outputs_discard(struct cli_outputs *o);
+/* The whole of it for files known at once: outs[0..n) (a NULL path: not
+ * asked for) written all or none, in order. 0, or an exit status. */
+struct cli_output {
+	const char *path;
+	int (*writer)(void *, FILE *);
+	void *ctx;
+};
+int cli_outputs_write(const char *cmd, const struct cli_output *outs, size_t n);
 /* A result writer (report.h) as a cli_outputs_stage writer. */
 struct cli_report_writer {
 	const struct locus_result *r;

@@ -1,8 +1,7 @@
 /*
- * Output files (cli.h): one written atomically (cli_save), or several
- * written all or none (cli_outputs_*): each staged under a temporary name
- * next to its place, then all renamed, so that a run never leaves one of
- * its files without the others.
+ * Output files (cli.h), written all or none (cli_outputs_*): each staged
+ * under a temporary name next to its place, then all renamed, so that a
+ * command never leaves one of its files without the others.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,27 +13,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-int cli_save(const char *cmd, const char *path, int (*writer)(void *, FILE *), void *ctx)
-{
-	struct locus_error err = {0};
-	if (strcmp(path, "-") == 0) {
-		int rc = writer(ctx, stdout);
-		return rc ? cli_error(cmd, NULL, rc) : 0;
-	}
-	char *data = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&data, &len);
-	if (!fp)
-		return cli_error(cmd, NULL, LOCUS_ENOMEM);
-	int rc = writer(ctx, fp);
-	if (fclose(fp) && !rc)
-		rc = LOCUS_EIO;
-	if (!rc)
-		rc = locus_write_atomic(path, data, len, &err);
-	free(data);
-	return rc ? cli_error(cmd, &err, rc) : 0;
-}
 
 int cli_outputs_check(const char *cmd, const char *const *paths, size_t n)
 {
@@ -157,6 +135,20 @@ void cli_outputs_discard(struct cli_outputs *o)
 	o->n = 0;
 }
 
+int cli_outputs_write(const char *cmd, const struct cli_output *outs, size_t n)
+{
+	struct cli_outputs staged = {0};
+	int rc = 0;
+	for (size_t k = 0; !rc && k < n; k++)
+		if (outs[k].path)
+			rc = cli_outputs_stage(cmd, &staged, outs[k].path, outs[k].writer,
+					       outs[k].ctx);
+	if (!rc)
+		rc = cli_outputs_commit(cmd, &staged);
+	cli_outputs_discard(&staged);
+	return rc;
+}
+
 int cli_report_write(void *ctx, FILE *fp)
 {
 	const struct cli_report_writer *w = ctx;
@@ -182,20 +174,12 @@ static const struct cli_opt results_opts[] = {
 
 const struct cli_group cli_results_group = {results_opts, CLI_ARRAY_LEN(results_opts), NULL};
 
-/* The files, in the order they are written, and their writers. */
-static size_t results_files(const struct cli_results *o, const char **paths,
-			    int (**fns)(const struct locus_result *, FILE *))
+/* The files, in the order they are written. */
+#define RESULT_FILES 5
+static void results_files(const struct cli_results *o, const char **paths)
 {
-	const char *const p[] = {o->out, o->csv, o->trace, o->gantt, o->load};
-	int (*const f[])(const struct locus_result *,
-			 FILE *) = {locus_report_json, locus_report_csv, locus_report_trace,
-				    locus_report_svg_gantt, locus_report_svg_load};
-	for (size_t k = 0; k < CLI_ARRAY_LEN(p); k++) {
-		paths[k] = p[k];
-		if (fns)
-			fns[k] = f[k];
-	}
-	return CLI_ARRAY_LEN(p);
+	const char *const p[RESULT_FILES] = {o->out, o->csv, o->trace, o->gantt, o->load};
+	memcpy(paths, p, sizeof p);
 }
 
 int cli_results_any(const struct cli_results *o)
@@ -220,26 +204,25 @@ int cli_results_check(const char *cmd, const struct cli_results *o, const char *
 		      size_t n_more)
 {
 	const char *paths[CLI_MAX_OUTPUTS];
-	size_t n = results_files(o, paths, NULL);
-	for (size_t k = 0; k < n_more && n < CLI_MAX_OUTPUTS; k++)
+	size_t n = RESULT_FILES;
+	results_files(o, paths);
+	for (size_t k = 0; k < n_more && n < CLI_ARRAY_LEN(paths); k++)
 		paths[n++] = more[k];
 	return cli_outputs_check(cmd, paths, n);
 }
 
 int cli_results_write(const char *cmd, const struct cli_results *o, const struct locus_result *r)
 {
-	const char *paths[CLI_MAX_OUTPUTS];
-	int (*fns[CLI_MAX_OUTPUTS])(const struct locus_result *, FILE *);
-	size_t n = results_files(o, paths, fns);
-	struct cli_outputs staged = {0};
-	int rc = 0;
-	for (size_t k = 0; !rc && k < n; k++) {
-		struct cli_report_writer w = {r, fns[k]};
-		if (paths[k])
-			rc = cli_outputs_stage(cmd, &staged, paths[k], cli_report_write, &w);
+	static int (*const fns[RESULT_FILES])(const struct locus_result *, FILE *) = {
+	    locus_report_json, locus_report_csv, locus_report_trace, locus_report_svg_gantt,
+	    locus_report_svg_load};
+	const char *paths[RESULT_FILES];
+	struct cli_report_writer w[RESULT_FILES];
+	struct cli_output outs[RESULT_FILES];
+	results_files(o, paths);
+	for (size_t k = 0; k < RESULT_FILES; k++) {
+		w[k] = (struct cli_report_writer){r, fns[k]};
+		outs[k] = (struct cli_output){paths[k], cli_report_write, &w[k]};
 	}
-	if (!rc)
-		rc = cli_outputs_commit(cmd, &staged);
-	cli_outputs_discard(&staged);
-	return rc;
+	return cli_outputs_write(cmd, outs, RESULT_FILES);
 }

@@ -155,7 +155,6 @@ static void print_compare(const struct many *m, const struct cli_dl *base)
 int cmd_plan(int argc, char **argv)
 {
 	struct plan_args a = {.W = 1000};
-	struct cli_outputs staged = {0};
 	struct cli_dl *const d = &a.dl;
 	cli_dl_init(d);
 	int rc = cli_parse("plan", &command, &a, argc, argv);
@@ -179,12 +178,9 @@ int cmd_plan(int argc, char **argv)
 			if (wrc)
 				rc = cli_error("plan", NULL, wrc);
 		}
-		if (!rc && a.json)
-			rc = cli_outputs_stage("plan", &staged, a.json, write_json, &o);
-		if (!rc && a.svg)
-			rc = cli_outputs_stage("plan", &staged, a.svg, write_svg, &o);
+		const struct cli_output outs[] = {{a.json, write_json, &o}, {a.svg, write_svg, &o}};
 		if (!rc)
-			rc = cli_outputs_commit("plan", &staged);
+			rc = cli_outputs_write("plan", outs, 2);
 		locus_divisible_run_destroy(o.run);
 		locus_divisible_plan_destroy(o.plan);
 		goto out;
@@ -216,18 +212,17 @@ int cmd_plan(int argc, char **argv)
 	free(list);
 	if (!rc && m.n && !(a.json && strcmp(a.json, "-") == 0))
 		print_compare(&m, d);
-	if (!rc && a.json)
-		rc = cli_outputs_stage("plan", &staged, a.json, write_json_many, &m);
-	if (!rc && a.svg && m.n)
-		rc = cli_outputs_stage("plan", &staged, a.svg, write_svg, &v[m.n - 1]);
+	/* The chart is the last method's. */
+	const struct cli_output outs[] = {
+	    {a.json, write_json_many, &m},
+	    {m.n ? a.svg : NULL, write_svg, m.n ? &v[m.n - 1] : NULL}};
 	if (!rc)
-		rc = cli_outputs_commit("plan", &staged);
+		rc = cli_outputs_write("plan", outs, 2);
 	for (size_t i = 0; i < m.n; i++) {
 		locus_divisible_run_destroy(v[i].run);
 		locus_divisible_plan_destroy(v[i].plan);
 	}
 out:
-	cli_outputs_discard(&staged);
 	cli_dl_fini(d);
 	return rc == CLI_HELP_SHOWN ? 0 : rc;
 }

@@ -427,7 +427,7 @@ static void print_report(const struct locus_divisible_plan *p,
 		       m->makespan / p->t_real);
 }
 
-/* A plan and its measured execution, for cli_save. */
+/* A plan and its measured execution, for the output writers. */
 struct measured {
 	const struct locus_divisible_plan *plan;
 	const struct locus_divisible_run *run;
@@ -531,11 +531,11 @@ static int rank_main(struct scatter_args *a)
 		} else {
 			print_report(plan, planned, measured, fsize, a->unit);
 			fflush(stdout);
-			if (a->json && cli_save("scatter", a->json, write_json,
-						&(struct measured){plan, measured}))
-				status = CLI_EXIT_FAIL;
-			if (a->svg && cli_save("scatter", a->svg, write_svg,
-					       &(struct measured){plan, measured}))
+			/* Both written, then both renamed: never one without the other. */
+			struct measured m = {plan, measured};
+			const struct cli_output outs[] = {{a->json, write_json, &m},
+							  {a->svg, write_svg, &m}};
+			if (cli_outputs_write("scatter", outs, 2))
 				status = CLI_EXIT_FAIL;
 		}
 	}
