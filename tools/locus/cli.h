@@ -49,7 +49,9 @@ int cli_expects(const char *cmd, const char *opt, const char *what, const char *
  * the table cannot say. A command takes groups (shared ones, and groups
  * of its own options, one per section of its --help) and cli_parse reads
  * its command line with a getopt_long table made from them; cli_help
- * prints its --help with each option's line made from its entry. */
+ * prints its --help with each option's line made from its entry. Every
+ * command takes -h, --help: cli_parse prints --help and stops there, and
+ * its line is the last of the options. */
 
 /* What an option's argument is, and so what it sets at `at`. */
 enum cli_arg {
@@ -61,7 +63,6 @@ enum cli_arg {
 	CLI_NUMBER,    /* a number: a double (cli_double) */
 	CLI_SECONDS,   /* seconds from 0 to LOCUS_LATENCY_MAX: a double */
 	CLI_OWN,       /* an argument the group's function reads itself */
-	CLI_HELP,      /* no argument: cli_parse prints --help and stops */
 };
 
 /* One option of a group. An entry without a name is a line of --help
@@ -122,8 +123,9 @@ struct cli_command {
 
 /* Reads argv[1..argc) into `values` (the command's struct that each use's
  * `at` is in), leaving optind at the first argument that is not an
- * option. 0; CLI_HELP_SHOWN once --help is printed; or an exit status,
- * the error printed as "locus CMD: ...". */
+ * option. 0; CLI_HELP_SHOWN once --help is printed (on stdout, the
+ * options after it left unread); or an exit status, the error printed as
+ * "locus CMD: ...". */
 #define CLI_HELP_SHOWN (-1)
 int cli_parse(const char *cmd, const struct cli_command *c, void *values, int argc, char **argv);
 /* Prints c's --help. */

@@ -357,7 +357,6 @@ static const struct cli_say results_say[] = {
 
 static const struct cli_opt misc_opts[] = {
     {"quiet", 'q', CLI_FLAG, AT(quiet), NULL, "no progress bar"},
-    {"help", 'h', CLI_HELP, 0, NULL, "show this help"},
     /* Set by the launching process when its stderr is a terminal. */
     {"progress-tty", O_PROGRESS_TTY, CLI_FLAG, AT(tty), NULL, NULL},
 };

@@ -18,6 +18,9 @@
 /* The most options one command takes. */
 #define MAX_OPTIONS 128
 
+/* Every command's -h, --help (its line only: cli_parse knows it). */
+static const struct cli_opt help = {"help", 'h', CLI_FLAG, 0, NULL, "show this help"};
+
 int cli_expects(const char *cmd, const char *opt, const char *what, const char *arg)
 {
 	return cli_usage_error(cmd, "%s expects %s, got \"%s\"", opt, what, arg);
@@ -73,7 +76,6 @@ static int set_value(const char *cmd, const struct cli_opt *o, void *target, con
 		return rc;
 	}
 	case CLI_OWN:
-	case CLI_HELP:
 		return 0;
 	}
 	return 0;
@@ -96,14 +98,13 @@ static int make_tables(const char *cmd, const struct cli_command *c, struct opti
 			const struct cli_use *first;
 			if (!o->name)
 				continue;
-			if (n == MAX_OPTIONS || find(c, o->id, &first) != o) {
+			if (n == MAX_OPTIONS || o->id == 'h' || find(c, o->id, &first) != o) {
 				fprintf(stderr, "locus %s: internal: option --%s: %s\n", cmd,
 					o->name,
 					n == MAX_OPTIONS ? "too many options" : "its id is taken");
 				return -1;
 			}
-			int has_arg = o->arg == CLI_FLAG || o->arg == CLI_HELP ? no_argument
-									       : required_argument;
+			int has_arg = o->arg == CLI_FLAG ? no_argument : required_argument;
 			longs[n++] = (struct option){o->name, has_arg, NULL, o->id};
 			if (is_letter(o->id)) {
 				shorts[s++] = (char)o->id;
@@ -111,21 +112,30 @@ static int make_tables(const char *cmd, const struct cli_command *c, struct opti
 					shorts[s++] = ':';
 			}
 		}
+	/* Last: getopt's message on an ambiguous option (locus run shows it)
+	 * lists the possibilities in the table's order, --help after
+	 * --hostfile as it always was. */
+	longs[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	longs[n] = (struct option){NULL, 0, NULL, 0};
+	shorts[s++] = 'h';
 	shorts[s] = 0;
 	return 0;
 }
 
 int cli_parse(const char *cmd, const struct cli_command *c, void *args, int argc, char **argv)
 {
-	struct option longs[MAX_OPTIONS + 1];
-	char shorts[2 * MAX_OPTIONS + 3];
+	struct option longs[MAX_OPTIONS + 2]; /* and --help, and the end */
+	char shorts[2 * MAX_OPTIONS + 4];
 	int id;
 	if (make_tables(cmd, c, longs, shorts))
 		return CLI_EXIT_FAIL;
 	optind = 1;
 	opterr = c->errors == CLI_ERRORS_GETOPT;
 	while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (id == 'h') {
+			cli_help(c, stdout);
+			return CLI_HELP_SHOWN;
+		}
 		const struct cli_use *use = NULL;
 		const struct cli_opt *o = id == ':' || id == '?' ? NULL : find(c, id, &use);
 		if (!o && c->errors == CLI_ERRORS_GETOPT)
@@ -139,10 +149,6 @@ int cli_parse(const char *cmd, const struct cli_command *c, void *args, int argc
 			return c->errors == CLI_ERRORS_QUOTED
 				   ? cli_usage_error(cmd, "unknown option \"%s\"", argv[optind - 1])
 				   : cli_usage_error(cmd, "unknown option %s", argv[optind - 1]);
-		if (o->arg == CLI_HELP) {
-			cli_help(c, stdout);
-			return CLI_HELP_SHOWN;
-		}
 		void *target = (char *)args + use->at;
 		int rc = set_value(cmd, o, target, optarg);
 		if (!rc && use->group->option)
@@ -203,5 +209,6 @@ void cli_help(const struct cli_command *c, FILE *fp)
 				help_option(fp, o, words, c->column);
 		}
 	}
+	help_option(fp, &help, help.help, c->column);
 	fputs(c->tail, fp);
 }

@@ -59,7 +59,6 @@ static const struct cli_opt out_opts[] = {
     {"json", OPT_JSON, CLI_TEXT, AT(json), "FILE",
      "write the plan and its simulated execution as JSON\n(\"-\": to stdout instead of the table)"},
     {"svg", OPT_SVG, CLI_TEXT, AT(svg), "FILE", "timing chart of the simulated execution (Fig. 4)"},
-    {"help", 'h', CLI_HELP, 0, NULL, "show this help"},
 };
 static const struct cli_group out_group = {out_opts, CLI_ARRAY_LEN(out_opts), NULL};
 

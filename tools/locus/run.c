@@ -148,7 +148,6 @@ static const struct cli_opt out_opts[] = {
      "write PREFIX.platform.json and PREFIX.work, the\n"
      "measured platform and task times, for locus sim"},
     {"quiet", 'q', CLI_FLAG, AT(quiet), NULL, "no progress line"},
-    {"help", 'h', CLI_HELP, 0, NULL, "show this help"},
     /* Set by the launching process when its stderr is a terminal. */
     {"progress-tty", O_TTY, CLI_FLAG, AT(tty), NULL, NULL},
 };

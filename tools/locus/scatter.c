@@ -135,7 +135,6 @@ static const struct cli_opt out_opts[] = {
     {"json", OPT_JSON, CLI_TEXT, AT(json), "FILE",
      "the plan and the measured execution as JSON\n(\"locus-plan\", docs/formats.md)"},
     {"svg", OPT_SVG, CLI_TEXT, AT(svg), "FILE", "the timing chart of the measured execution"},
-    {"help", 'h', CLI_HELP, 0, NULL, "show this help"},
 };
 static const struct cli_group out_group = {out_opts, CLI_ARRAY_LEN(out_opts), NULL};
 

@@ -383,7 +383,6 @@ static const struct cli_opt engine_opts[] = {
 
 static const struct cli_opt misc_opts[] = {
     {"quiet", 'q', CLI_FLAG, AT(quiet), NULL, "no progress bar"},
-    {"help", 'h', CLI_HELP, 0, NULL, "show this help"},
 };
 
 static const struct cli_group graph_group = {graph_opts, CLI_ARRAY_LEN(graph_opts), graph_option};
