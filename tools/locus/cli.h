@@ -131,6 +131,15 @@ int cli_parse(const char *cmd, const struct cli_command *c, void *values, int ar
 /* Prints c's --help. */
 void cli_help(const struct cli_command *c, FILE *fp);
 
+/* The policy of a run and its options, -x NAME and -o KEY=VALUE,... (locus
+ * sim, locus flow, locus run): cli_policy_group, its values in a struct
+ * cli_policy (NULL: not given). Each command says in --help which
+ * policies it takes, and its default, as option 'x'. */
+struct cli_policy {
+	const char *name, *opts;
+};
+extern const struct cli_group cli_policy_group;
+
 /* Several output files written all or none (a run's --out, --csv, --svg,
  * ...): cli_outputs_check, before the run, refuses a path whose directory
  * is missing or not writable, or that is a directory; cli_outputs_stage

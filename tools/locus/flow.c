@@ -68,8 +68,9 @@ struct flow_args {
 	const char *work; /* sim: --work SPEC */
 	struct locus_pattern_options pat;
 	const char *reduce;
-	/* The policy. */
-	const char *config, *policy, *opts, *compare;
+	/* The policy (its name NULL: amfs). */
+	const char *config, *compare;
+	struct cli_policy pol;
 	/* run */
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
@@ -209,7 +210,7 @@ static const struct cli_opt patterns_opts[] = {
      "out (inputs as words of their own, one output file)"},
 };
 
-static const struct cli_opt policy_opts[] = {
+static const struct cli_opt config_opts[] = {
     {"config", O_CONFIG, CLI_TEXT, AT(config), "NAME",
      "amfs's configuration (Fig. 10): staging (inputs\n"
      "staged from the shared file system, outputs written\n"
@@ -218,12 +219,17 @@ static const struct cli_opt policy_opts[] = {
      "gather), asgather (+ asynchronous gather), shared\n"
      "(every read and write on the shared file system), auto\n"
      "(collective or asynchronous gather chosen per task)"},
-    {"policy", 'x', CLI_TEXT, AT(policy), "NAME",
-     "amfs (default), taskvine, dask, or any policy of\n"
-     "'locus sim --list-policies'"},
-    {"opt", 'o', CLI_TEXT, AT(opts), "KEY=VALUE,...",
-     "policy options (amfs: aware=first|bytes, steal=N,\n"
-     "keep=1, multicast=N, ...: docs/flow.md)"},
+};
+
+static const struct cli_say policy_say[] = {
+    {'x', "amfs (default), taskvine, dask, or any policy of\n"
+	  "'locus sim --list-policies'"},
+    {'o', "policy options (amfs: aware=first|bytes, steal=N,\n"
+	  "keep=1, multicast=N, ...: docs/flow.md)"},
+    {0, NULL},
+};
+
+static const struct cli_opt compare_opts[] = {
     {"compare", O_COMPARE, CLI_TEXT, AT(compare), "A,B,...",
      "run several on the same workflow and platform: each\n"
      "an amfs configuration or a policy name (-o applies\n"
@@ -365,7 +371,8 @@ static const struct cli_group workflow_group = {workflow_opts, CLI_ARRAY_LEN(wor
 						workflow_option};
 static const struct cli_group patterns_group = {patterns_opts, CLI_ARRAY_LEN(patterns_opts),
 						patterns_option};
-static const struct cli_group policy_group = {policy_opts, CLI_ARRAY_LEN(policy_opts), NULL};
+static const struct cli_group config_group = {config_opts, CLI_ARRAY_LEN(config_opts), NULL};
+static const struct cli_group compare_group = {compare_opts, CLI_ARRAY_LEN(compare_opts), NULL};
 static const struct cli_group ranks_group = {ranks_opts, CLI_ARRAY_LEN(ranks_opts), ranks_option};
 static const struct cli_group platform_group = {platform_opts, CLI_ARRAY_LEN(platform_opts),
 						platform_option};
@@ -375,7 +382,9 @@ static const struct cli_use uses[] = {
     {.group = &workflow_group, .before = help_workflow},
     {.group = &patterns_group,
      .before = "\nPattern thresholds (show; sim and run pass them to amfs as -o gather=N,...):\n"},
-    {.group = &policy_group, .before = "\nPolicy (sim):\n"},
+    {.group = &config_group, .before = "\nPolicy (sim):\n"},
+    {.group = &cli_policy_group, .at = AT(pol), .say = policy_say},
+    {.group = &compare_group},
     {.group = &ranks_group, .before = "\nRanks (run):\n"},
     {.group = &cli_mpi_group,
      .at = AT(mpi),
@@ -420,9 +429,10 @@ static int check_args(const char *cmd, struct flow_args *a)
 		return cli_usage_error(cmd, "--emulate-nodes plays nodes on this machine; drop "
 					    "it with --hostfile");
 	if (!is_sim && !is_run &&
-	    (a->config || a->policy || a->opts || a->compare || a->platform || a->have_nodes ||
-	     a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 || a->fs_latency > 0 ||
-	     a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 || cli_results_any(&a->res)))
+	    (a->config || a->pol.name || a->pol.opts || a->compare || a->platform ||
+	     a->have_nodes || a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 ||
+	     a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 ||
+	     cli_results_any(&a->res)))
 		return cli_usage_error(cmd, "the policy, platform and output files are sim's "
 					    "options; 'locus flow show' takes the workflow's and "
 					    "the pattern thresholds, and --json");
@@ -433,16 +443,16 @@ static int check_args(const char *cmd, struct flow_args *a)
 					    "--disk-bw and --storage");
 	if (a->config && a->compare)
 		return cli_usage_error(cmd, "--compare names the configurations; drop --config");
-	if (a->config && a->policy && strcmp(a->policy, "amfs"))
+	if (a->config && a->pol.name && strcmp(a->pol.name, "amfs"))
 		return cli_usage_error(cmd, "--config is amfs's; drop it with --policy %s",
-				       a->policy);
+				       a->pol.name);
 	if (a->config && !is_config(a->config))
 		return cli_usage_error(
 		    cmd,
 		    "--config expects staging, cache, aware, cogather, asgather, "
 		    "shared or auto, got \"%s\"",
 		    a->config);
-	if (a->compare && a->policy)
+	if (a->compare && a->pol.name)
 		return cli_usage_error(cmd, "--compare names the policies; drop --policy");
 	if (a->compare)
 		return cli_results_one_run(cmd, &a->res);
@@ -698,8 +708,8 @@ static char *amfs_opts(const struct flow_args *a, const char *config)
 		if (n < sizeof buf)
 			buf[n] = 0;
 	}
-	if (a->opts)
-		ADD("%s%s", n ? "," : "", a->opts);
+	if (a->pol.opts)
+		ADD("%s%s", n ? "," : "", a->pol.opts);
 #undef ADD
 	if (n >= sizeof buf)
 		return NULL;
@@ -716,7 +726,7 @@ static int plan_runs(const struct flow_args *a, struct flow_run *runs, size_t *n
 		return cli_usage_error(cmd, "out of memory");
 	int rc = 0;
 	if (!a->compare) {
-		const char *name = a->policy ? a->policy : "amfs";
+		const char *name = a->pol.name ? a->pol.name : "amfs";
 		runs[0].policy = locus_policy_find(name);
 		if (!runs[0].policy) {
 			rc = cli_usage_error(
@@ -724,7 +734,7 @@ static int plan_runs(const struct flow_args *a, struct flow_run *runs, size_t *n
 		} else {
 			*n_runs = 1;
 			runs[0].opts = !strcmp(name, "amfs") ? amfs_opts(a, a->config)
-				       : a->opts	     ? strdup(a->opts)
+				       : a->pol.opts	     ? strdup(a->pol.opts)
 							     : NULL;
 		}
 		free(list);
@@ -1147,11 +1157,11 @@ static int run_rank(struct flow_args *a)
 	char shared[4096];
 	shared_dir(a, shared, sizeof shared);
 	char *opts = NULL;
-	const char *pname = a->policy ? a->policy : "amfs";
+	const char *pname = a->pol.name ? a->pol.name : "amfs";
 	if (!strcmp(pname, "amfs"))
 		opts = amfs_opts(a, a->config);
-	else if (a->opts)
-		opts = strdup(a->opts);
+	else if (a->pol.opts)
+		opts = strdup(a->pol.opts);
 	/* Every rank reads the workflow: the same file gives the same graph. */
 	int rc = load(&g, a, &err);
 	struct locus_mpi_flow_report rep = {0};

@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,3 +213,14 @@ void cli_help(const struct cli_command *c, FILE *fp)
 	help_option(fp, &help, help.help, c->column);
 	fputs(c->tail, fp);
 }
+
+/* ---- a run's policy ---------------------------------------------------------- */
+
+#define AT(field) offsetof(struct cli_policy, field)
+static const struct cli_opt policy_opts[] = {
+    {"policy", 'x', CLI_TEXT, AT(name), "NAME", "the policy"},
+    {"opt", 'o', CLI_TEXT, AT(opts), "KEY=VALUE,...", "policy options"},
+};
+#undef AT
+
+const struct cli_group cli_policy_group = {policy_opts, CLI_ARRAY_LEN(policy_opts), NULL};

@@ -76,7 +76,8 @@ static const char *const help_tail =
     "  mpirun --hostfile hosts -np 64 locus run --store /data/store -- ./analyse {}\n";
 
 struct run_args {
-	const char *store, *dataset, *policy, *opts, *journal, *results, *measured;
+	const char *store, *dataset, *journal, *results, *measured;
+	struct cli_policy pol;
 	struct cli_results res;
 	struct cli_mpi mpi;
 	uint64_t np, schedulers, emulate, retries, seed, net_bw;
@@ -111,9 +112,17 @@ static const struct cli_opt job_opts[] = {
     {"np", 'n', CLI_UINT, AT(np), "N", NULL}, /* help_job says it, with -np */
     {"store", 's', CLI_TEXT, AT(store), "DIR", "the node-local store (locus place --store)"},
     {"dataset", 'd', CLI_TEXT, AT(dataset), "NAME", "only this dataset (default: every one)"},
-    {"policy", 'x', CLI_TEXT, AT(policy), "NAME",
-     "fifo, monolithic, dlmpi, delay or scal (default scal)"},
-    {"opt", 'o', CLI_TEXT, AT(opts), "KEY=VALUE,...", "policy options (as for locus sim)"},
+};
+static const struct cli_group job_group = {job_opts, CLI_ARRAY_LEN(job_opts), job_option};
+
+static const struct cli_say policy_say[] = {
+    {'x', "fifo, monolithic, dlmpi, delay or scal (default scal)"},
+    {'o', "policy options (as for locus sim)"},
+    {0, NULL},
+};
+
+/* How the chunks run. */
+static const struct cli_opt run_opts[] = {
     {"schedulers", O_SCHED, CLI_UINT, AT(schedulers), "N",
      "scheduler ranks (default: the policy's)"},
     {"emulate-nodes", 'K', CLI_UINT, AT(emulate), "K",
@@ -136,7 +145,7 @@ static const struct cli_opt job_opts[] = {
      "naming its pid)"},
     {"seed", O_SEED, CLI_UINT, AT(seed), "S", "seed of the policy's choices (default 1)"},
 };
-static const struct cli_group job_group = {job_opts, CLI_ARRAY_LEN(job_opts), job_option};
+static const struct cli_group run_group = {run_opts, CLI_ARRAY_LEN(run_opts), NULL};
 
 static const struct cli_say results_say[] = {
     {CLI_RESULTS_JSON, "print the result as JSON (docs/formats.md)"},
@@ -156,6 +165,8 @@ static const struct cli_group out_group = {out_opts, CLI_ARRAY_LEN(out_opts), NU
 /* In this order, which getopt's message on an ambiguous option lists. */
 static const struct cli_use uses[] = {
     {.group = &job_group, .before = help_job},
+    {.group = &cli_policy_group, .at = AT(pol), .say = policy_say},
+    {.group = &run_group},
     {.group = &cli_mpi_group, .at = AT(mpi), .before = "\nMPI:\n"},
     {.group = &cli_results_group, .at = AT(res), .before = help_output, .say = results_say},
     {.group = &out_group},
@@ -478,8 +489,8 @@ static int rank_main(struct run_args *a)
 	struct locus_mpi_options o = {
 	    .store = a->store,
 	    .dataset = a->dataset,
-	    .policy = a->policy,
-	    .policy_opts = a->opts,
+	    .policy = a->pol.name,
+	    .policy_opts = a->pol.opts,
 	    .schedulers = (size_t)a->schedulers,
 	    .emulate_nodes = (size_t)a->emulate,
 	    .seed = a->seed,

@@ -58,8 +58,9 @@ struct sim_args {
 	uint64_t tasks, chunk_size, replicas;
 	enum locus_place_policy placement;
 	double skew_std;
-	/* The policy. */
-	const char *policy, *opts, *compare;
+	/* The policy (its name NULL: dlmpi, heft for a graph). */
+	struct cli_policy pol;
+	const char *compare;
 	uint64_t schedulers;
 	int list, ip;
 	double ip_alpha, ip_beta;
@@ -70,7 +71,7 @@ struct sim_args {
 	struct cli_results res;
 	int quiet;
 	/* What was given. */
-	int have_nodes, have_tasks, have_skew, have_policy, have_costs, have_work, have_data;
+	int have_nodes, have_tasks, have_skew, have_costs, have_work, have_data;
 };
 
 static void list_policies(void)
@@ -328,11 +329,9 @@ static const struct cli_opt tasks_opts[] = {
      "trace:FILE (default fixed:1)"},
 };
 
-static int policy_option(const char *cmd, void *values, int id, const char *arg)
+static int policies_option(const char *cmd, void *values, int id, const char *arg)
 {
 	struct sim_args *a = values;
-	if (id == 'x')
-		a->have_policy = 1;
 	if (id != O_IP)
 		return 0;
 	a->ip = 1;
@@ -342,11 +341,14 @@ static int policy_option(const char *cmd, void *values, int id, const char *arg)
 	return 0;
 }
 
-static const struct cli_opt policy_opts[] = {
-    {"policy", 'x', CLI_TEXT, AT(policy), "NAME",
-     "the policy (default dlmpi; heft for a graph);\n"
-     "--list-policies names them"},
-    {"opt", 'o', CLI_TEXT, AT(opts), "KEY=VALUE,...", "policy options"},
+static const struct cli_say policy_say[] = {
+    {'x', "the policy (default dlmpi; heft for a graph);\n"
+	  "--list-policies names them"},
+    {0, NULL},
+};
+
+/* The policy group's companions: which runs, how many schedulers, the IP. */
+static const struct cli_opt policies_opts[] = {
     {"schedulers", O_SCHEDULERS, CLI_UINT, AT(schedulers), "N",
      "scheduler processes (default: the policy's)"},
     {"compare", O_COMPARE, CLI_TEXT, AT(compare), "A,B,...",
@@ -392,8 +394,8 @@ static const struct cli_group platform_group = {platform_opts, CLI_ARRAY_LEN(pla
 						platform_option};
 static const struct cli_group data_group = {data_opts, CLI_ARRAY_LEN(data_opts), data_option};
 static const struct cli_group tasks_group = {tasks_opts, CLI_ARRAY_LEN(tasks_opts), data_option};
-static const struct cli_group policy_group = {policy_opts, CLI_ARRAY_LEN(policy_opts),
-					      policy_option};
+static const struct cli_group policies_group = {policies_opts, CLI_ARRAY_LEN(policies_opts),
+						policies_option};
 static const struct cli_group engine_group = {engine_opts, CLI_ARRAY_LEN(engine_opts),
 					      engine_option};
 static const struct cli_group misc_group = {misc_opts, CLI_ARRAY_LEN(misc_opts), NULL};
@@ -404,7 +406,8 @@ static const struct cli_use uses[] = {
     {.group = &platform_group, .before = "\nPlatform:\n"},
     {.group = &data_group, .before = "\nData (where each task's chunk lives):\n"},
     {.group = &tasks_group, .before = "\nTasks:\n"},
-    {.group = &policy_group, .before = "\nPolicy:\n"},
+    {.group = &cli_policy_group, .at = AT(pol), .before = "\nPolicy:\n", .say = policy_say},
+    {.group = &policies_group},
     {.group = &engine_group, .before = "\nEngine:\n"},
     {.group = &cli_results_group, .at = AT(res), .before = "\nOutput:\n"},
     {.group = &misc_group},
@@ -470,7 +473,7 @@ static int check_args(const struct sim_args *a)
 					      "drop it with --graph");
 	if (a->ip && a->res.json)
 		return cli_usage_error("sim", "--ip prints a text comparison; drop --json");
-	if (a->compare && a->opts)
+	if (a->compare && a->pol.opts)
 		return cli_usage_error("sim", "--opt sets one policy's options; drop --compare");
 	if (a->compare)
 		return cli_results_one_run("sim", &a->res);
@@ -491,7 +494,6 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			       .cost_msg = 5e-6,
 			       .cost_entry = 1e-7,
 			       .work = "fixed:1",
-			       .policy = "dlmpi",
 			       .startup = -1,
 			       .ccr = -1,
 			       .beta = -1,
@@ -781,15 +783,16 @@ int cmd_sim(int argc, char **argv)
 		return rc;
 	if (a.graph) {
 		/* The DAG papers' model: a static plan, no scheduler overhead. */
-		if (!a.have_policy)
-			a.policy = "heft";
 		if (!(a.have_costs & 1))
 			a.cost_msg = 0;
 		if (!(a.have_costs & 2))
 			a.cost_entry = 0;
 	}
 	/* The policies, checked before any work. */
-	names = strdup(a.compare ? a.compare : a.policy);
+	names = strdup(a.compare    ? a.compare
+		       : a.pol.name ? a.pol.name
+		       : a.graph    ? "heft"
+				    : "dlmpi");
 	size_t n_pol = 1;
 	for (const char *s = names; *s; s++)
 		n_pol += *s == ',';
@@ -913,7 +916,7 @@ int cmd_sim(int argc, char **argv)
 		struct locus_sim_config cfg = {
 		    .wl = wl,
 		    .policy = pols[i],
-		    .policy_opts = a.compare ? NULL : a.opts,
+		    .policy_opts = a.compare ? NULL : a.pol.opts,
 		    .schedulers = (size_t)a.schedulers,
 		    .seed = a.seed,
 		    .latency = a.latency,
