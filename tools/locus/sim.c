@@ -755,21 +755,254 @@ static int print_schedule(const struct locus_result *r, const struct locus_workl
 	return 0;
 }
 
+/* What one locus sim holds while it runs; sim_fini frees it. The steps
+ * below return 0, a library error (negative, said by `err`), or an exit
+ * status they have printed (positive). */
+struct sim {
+	struct locus_error err;
+	struct locus_platform *plat;
+	struct locus_speed_change *speed;
+	size_t n_speed;
+	struct locus_graph *g;
+	struct locus_catalog *cat;
+	struct locus_work_spec work;
+	struct locus_workload *wl;
+	long opt_local;
+	struct locus_change *changes;
+	size_t n_changes;
+	char *names; /* the policies' names, cut at the commas */
+	const struct locus_policy **pols;
+	size_t n_pol;
+	struct locus_result **runs;
+	size_t n_runs;
+};
+
+static void sim_fini(struct sim *s)
+{
+	free(s->changes);
+	for (size_t i = 0; i < s->n_runs; i++)
+		locus_result_destroy(s->runs[i]);
+	free(s->runs);
+	free(s->pols);
+	free(s->names);
+	free(s->speed);
+	locus_work_spec_fini(&s->work);
+	locus_workload_destroy(s->wl);
+	locus_graph_destroy(s->g);
+	locus_catalog_destroy(s->cat);
+	locus_platform_destroy(s->plat);
+}
+
+/* The policies to run, checked before any work. */
+static int sim_policies(struct sim *s, const struct sim_args *a)
+{
+	s->names = strdup(a->compare	? a->compare
+			  : a->pol.name ? a->pol.name
+			  : a->graph	? "heft"
+					: "dlmpi");
+	size_t n = 1;
+	for (const char *c = s->names; c && *c; c++)
+		n += *c == ',';
+	s->pols = cli_calloc(n, sizeof *s->pols);
+	s->runs = cli_calloc(n, sizeof *s->runs);
+	if (!s->names || !s->pols || !s->runs)
+		return LOCUS_ENOMEM;
+	for (char *tok = strtok(s->names, ","); tok; tok = strtok(NULL, ",")) {
+		s->pols[s->n_pol] = locus_policy_find(tok);
+		if (!s->pols[s->n_pol]) {
+			fprintf(stderr, "locus sim: no policy \"%s\"; the policies are:\n", tok);
+			list_policies();
+			return CLI_EXIT_USAGE;
+		}
+		s->n_pol++;
+	}
+	return 0;
+}
+
+/* The platform: a file's, --procs processors joined by links for a graph,
+ * or generated nodes; and the speed trace on it. */
+static int sim_platform(struct sim *s, const struct sim_args *a)
+{
+	int rc;
+	if (a->platform) {
+		if ((rc = locus_platform_load(&s->plat, a->platform, &s->err)))
+			return rc;
+	} else if (a->graph && !a->have_nodes) {
+		/* P processors, one per node, each pair its own link. */
+		const struct locus_graph *g = s->g;
+		size_t procs = a->procs ? (size_t)a->procs : g->n_procs ? g->n_procs : GRAPH_PROCS;
+		if ((rc = locus_platform_generate(&s->plat, procs, 1, 1, "p")))
+			return rc;
+		double bw = a->link_bw ? (double)a->link_bw : g->data_bw > 0 ? g->data_bw : 125e6;
+		locus_platform_set_pairs(s->plat, bw, a->startup >= 0 ? a->startup : 0);
+		if (a->speed_hi > a->speed_lo || a->speed_lo != 1)
+			locus_platform_random_speeds(s->plat, a->speed_lo, a->speed_hi, a->seed);
+	} else {
+		if ((rc = locus_platform_generate(&s->plat, (size_t)a->nodes, (size_t)a->racks,
+						  (int)a->ppn, "node")))
+			return rc;
+		struct locus_platform *plat = s->plat;
+		for (size_t i = 0; i < plat->n_nodes; i++) {
+			if (a->disk_bw)
+				plat->nodes[i].disk_bw = (double)a->disk_bw;
+			if (a->net_bw)
+				plat->nodes[i].net_bw = (double)a->net_bw;
+		}
+		plat->rack_bw = (double)a->rack_bw;
+		plat->backbone_bw = (double)a->backbone_bw;
+		if (a->speed_hi > a->speed_lo || a->speed_lo != 1)
+			locus_platform_random_speeds(plat, a->speed_lo, a->speed_hi, a->seed);
+	}
+	if (a->speed_trace &&
+	    (rc = locus_speed_trace_load(&s->speed, &s->n_speed, s->plat, a->speed_trace, &s->err)))
+		return rc;
+	return 0;
+}
+
+/* The tasks and their data: the graph's, a source's chunks or generated
+ * ones; the locality bound and the platform's changes. */
+static int sim_workload(struct sim *s, struct sim_args *a)
+{
+	struct locus_platform *plat = s->plat;
+	int rc;
+	if (a->graph) {
+		if (a->beta > 0 && s->g->cost)
+			return cli_usage_error("sim",
+					       "%s gives a cost per processor already; --beta "
+					       "applies to graphs with one cost per task",
+					       a->graph);
+		if (a->beta > 0 &&
+		    (rc = locus_dag_set_heterogeneity(s->g, locus_platform_cores(plat), a->beta,
+						      a->seed, &s->err)))
+			return rc;
+		if (a->ccr >= 0 &&
+		    (rc = locus_dag_set_ccr(s->g, a->ccr, data_bw(plat), a->seed, &s->err)))
+			return rc;
+		if ((rc = locus_workload_from_graph(&s->wl, plat, s->g, NULL, &s->err)))
+			return rc;
+	} else if (a->source) {
+		if ((rc = locus_source_open(&s->cat, a->source, &s->err)))
+			return rc;
+	} else {
+		size_t n_tasks = a->have_tasks ? (size_t)a->tasks : 10 * locus_platform_cores(plat);
+		if (!a->replicas)
+			a->replicas = plat->n_nodes < 3 ? plat->n_nodes : 3;
+		if (a->replicas > plat->n_nodes)
+			return cli_usage_error(
+			    "sim", "--replicas must be between 1 and the number of nodes (%zu)",
+			    plat->n_nodes);
+		struct locus_place_options po = {.policy = a->placement,
+						 .replicas = (unsigned)a->replicas,
+						 .seed = a->seed,
+						 .skew_std = a->skew_std};
+		if ((rc = locus_place_catalog(&s->cat, plat, "generated", n_tasks, a->chunk_size,
+					      &po, &s->err)))
+			return rc;
+	}
+	if (!a->graph && (rc = locus_workload_build(&s->wl, plat, s->cat, a->dataset, &s->work,
+						    a->seed, &s->err)))
+		return rc;
+	if (!a->graph && s->wl->n_unplaced && !a->shared_fs)
+		fprintf(stderr,
+			"locus sim: warning: %zu task%s read chunks no platform node holds\n",
+			s->wl->n_unplaced, s->wl->n_unplaced == 1 ? "" : "s");
+	if (a->ip && s->wl->n_tasks > IP_MAX_TASKS)
+		return cli_usage_error("sim",
+				       "--ip solves the integer program exactly for at most %d "
+				       "tasks; this workload has %zu",
+				       IP_MAX_TASKS, s->wl->n_tasks);
+	s->opt_local = -1;
+	if (!a->graph && (rc = locus_bound_locality(s->wl, NULL, &s->opt_local, NULL, &s->err)))
+		return rc;
+	if (a->scenario || a->n_fails || a->variability > 0) {
+		struct locus_dag_bounds db;
+		if ((rc = locus_dag_bounds(s->wl, NULL, &db)))
+			return rc;
+		if ((rc = build_changes(&s->changes, &s->n_changes, a, plat, db.lower, &s->err)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Each policy's run; *status becomes CLI_EXIT_FAIL when one failed. */
+static int sim_runs(struct sim *s, const struct sim_args *a, int *status)
+{
+	int rc;
+	progress_tty = !a->quiet && isatty(2);
+	for (size_t i = 0; i < s->n_pol; i++) {
+		struct locus_sim_config cfg = {
+		    .wl = s->wl,
+		    .policy = s->pols[i],
+		    .policy_opts = a->compare ? NULL : a->pol.opts,
+		    .schedulers = (size_t)a->schedulers,
+		    .seed = a->seed,
+		    .latency = a->latency,
+		    .cost_per_msg = a->cost_msg,
+		    .cost_per_entry = a->cost_entry,
+		    .shared_fs_bw = (double)a->shared_fs,
+		    .speed = s->speed,
+		    .n_speed = s->n_speed,
+		    .changes = s->changes,
+		    .n_changes = s->n_changes,
+		    .no_task_results = !(cli_results_any(&a->res) || a->ip || a->schedule),
+		    .no_transfer_results = !cli_results_transfers(&a->res),
+		    .progress = progress_tty ? cli_progress : NULL,
+		    .progress_user = (void *)s->pols[i]->name,
+		    /* A graph's policies plan: say what planning cost. */
+		    .time_policy = s->wl->graph != NULL,
+		};
+		if ((rc = locus_sim_run(&s->runs[i], &cfg, &s->err)))
+			return rc;
+		struct locus_result *r = s->runs[i];
+		s->n_runs++;
+		r->opt_local = a->shared_fs > 0 ? 0 : s->opt_local;
+		/* What the source said was wrong with the data, in the result
+		 * and, once, on stderr. */
+		if (a->source && (rc = locus_result_set_problems(r, s->cat, a->dataset)))
+			return rc;
+		if (i == 0)
+			cli_warn_problems("sim", r);
+		if (r->failed) {
+			fprintf(stderr, "locus sim: %s: the run failed: %s\n", s->pols[i]->name,
+				r->failure);
+			*status = CLI_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+/* The comparison, or the one run's summary (its schedule, its IP score)
+ * and its files. */
+static int sim_report(struct sim *s, const struct sim_args *a)
+{
+	const struct locus_result *const *runs = (const struct locus_result *const *)s->runs;
+	int rc;
+	if (a->compare) {
+		rc = a->res.json ? locus_report_compare_json(runs, s->n_runs, stdout)
+				 : locus_report_compare(runs, s->n_runs, stdout);
+		if (!rc && a->ip)
+			rc = print_ip(s->wl, s->runs, s->n_runs, a->ip_alpha, a->ip_beta, &s->err);
+		return rc;
+	}
+	rc = 0;
+	if (a->res.json)
+		rc = locus_report_json(runs[0], stdout);
+	else if (a->graph)
+		print_dag_summary(runs[0], s->plat);
+	else
+		print_summary(runs[0]);
+	if (!rc && a->schedule)
+		rc = print_schedule(runs[0], s->wl, s->plat);
+	if (!rc && a->ip)
+		rc = print_ip(s->wl, s->runs, 1, a->ip_alpha, a->ip_beta, &s->err);
+	/* All written, then all renamed: never one file without the others. */
+	return rc ? rc : cli_results_write("sim", &a->res, runs[0]);
+}
+
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_args a;
-	struct locus_error err = {0};
-	struct locus_platform *plat = NULL;
-	struct locus_catalog *cat = NULL;
-	struct locus_workload *wl = NULL;
-	struct locus_work_spec work = {0};
-	struct locus_speed_change *speed = NULL;
-	struct locus_result **runs = NULL;
-	const struct locus_policy **pols = NULL;
-	struct locus_graph *g = NULL;
-	struct locus_change *changes = NULL;
-	char *names = NULL;
-	size_t n_speed = 0, n_runs = 0, n_changes = 0;
+	struct sim s = {0};
 	int status = 0;
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
@@ -788,212 +1021,22 @@ int cmd_sim(int argc, char **argv)
 		if (!(a.have_costs & 2))
 			a.cost_entry = 0;
 	}
-	/* The policies, checked before any work. */
-	names = strdup(a.compare    ? a.compare
-		       : a.pol.name ? a.pol.name
-		       : a.graph    ? "heft"
-				    : "dlmpi");
-	size_t n_pol = 1;
-	for (const char *s = names; *s; s++)
-		n_pol += *s == ',';
-	pols = cli_calloc(n_pol, sizeof *pols);
-	runs = cli_calloc(n_pol, sizeof *runs);
-	if (!names || !pols || !runs) {
-		rc = LOCUS_ENOMEM;
-		goto fail;
-	}
-	n_pol = 0;
-	for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ",")) {
-		pols[n_pol] = locus_policy_find(tok);
-		if (!pols[n_pol]) {
-			fprintf(stderr, "locus sim: no policy \"%s\"; the policies are:\n", tok);
-			list_policies();
-			status = CLI_EXIT_USAGE;
-			goto out;
-		}
-		n_pol++;
-	}
-	if (!a.graph && (rc = locus_work_spec_parse(&work, a.work, &err)))
-		goto fail;
-	if (a.graph && (rc = load_graph(&g, &a, &err)))
-		goto fail;
-
-	/* Platform. */
-	if (a.platform) {
-		if ((rc = locus_platform_load(&plat, a.platform, &err)))
-			goto fail;
-	} else if (a.graph && !a.have_nodes) {
-		/* P processors, one per node, each pair its own link. */
-		size_t procs = a.procs ? (size_t)a.procs : g->n_procs ? g->n_procs : GRAPH_PROCS;
-		if ((rc = locus_platform_generate(&plat, procs, 1, 1, "p")))
-			goto fail;
-		double bw = a.link_bw ? (double)a.link_bw : g->data_bw > 0 ? g->data_bw : 125e6;
-		locus_platform_set_pairs(plat, bw, a.startup >= 0 ? a.startup : 0);
-		if (a.speed_hi > a.speed_lo || a.speed_lo != 1)
-			locus_platform_random_speeds(plat, a.speed_lo, a.speed_hi, a.seed);
-	} else {
-		if ((rc = locus_platform_generate(&plat, (size_t)a.nodes, (size_t)a.racks,
-						  (int)a.ppn, "node")))
-			goto fail;
-		for (size_t i = 0; i < plat->n_nodes; i++) {
-			if (a.disk_bw)
-				plat->nodes[i].disk_bw = (double)a.disk_bw;
-			if (a.net_bw)
-				plat->nodes[i].net_bw = (double)a.net_bw;
-		}
-		plat->rack_bw = (double)a.rack_bw;
-		plat->backbone_bw = (double)a.backbone_bw;
-		if (a.speed_hi > a.speed_lo || a.speed_lo != 1)
-			locus_platform_random_speeds(plat, a.speed_lo, a.speed_hi, a.seed);
-	}
-	if (a.speed_trace &&
-	    (rc = locus_speed_trace_load(&speed, &n_speed, plat, a.speed_trace, &err)))
-		goto fail;
-
-	/* Data. */
-	if (a.graph) {
-		if (a.beta > 0 && g->cost) {
-			status = cli_usage_error("sim",
-						 "%s gives a cost per processor already; --beta "
-						 "applies to graphs with one cost per task",
-						 a.graph);
-			goto out;
-		}
-		if (a.beta > 0 && (rc = locus_dag_set_heterogeneity(g, locus_platform_cores(plat),
-								    a.beta, a.seed, &err)))
-			goto fail;
-		if (a.ccr >= 0 && (rc = locus_dag_set_ccr(g, a.ccr, data_bw(plat), a.seed, &err)))
-			goto fail;
-		if ((rc = locus_workload_from_graph(&wl, plat, g, NULL, &err)))
-			goto fail;
-	} else if (a.source) {
-		if ((rc = locus_source_open(&cat, a.source, &err)))
-			goto fail;
-	} else {
-		size_t n_tasks = a.have_tasks ? (size_t)a.tasks : 10 * locus_platform_cores(plat);
-		if (!a.replicas)
-			a.replicas = plat->n_nodes < 3 ? plat->n_nodes : 3;
-		if (a.replicas > plat->n_nodes) {
-			status = cli_usage_error(
-			    "sim", "--replicas must be between 1 and the number of nodes (%zu)",
-			    plat->n_nodes);
-			goto out;
-		}
-		struct locus_place_options po = {.policy = a.placement,
-						 .replicas = (unsigned)a.replicas,
-						 .seed = a.seed,
-						 .skew_std = a.skew_std};
-		if ((rc = locus_place_catalog(&cat, plat, "generated", n_tasks, a.chunk_size, &po,
-					      &err)))
-			goto fail;
-	}
-	if (!a.graph && (rc = locus_workload_build(&wl, plat, cat, a.dataset, &work, a.seed, &err)))
-		goto fail;
-	if (!a.graph && wl->n_unplaced && !a.shared_fs)
-		fprintf(stderr,
-			"locus sim: warning: %zu task%s read chunks no platform node holds\n",
-			wl->n_unplaced, wl->n_unplaced == 1 ? "" : "s");
-	if (a.ip && wl->n_tasks > IP_MAX_TASKS) {
-		status = cli_usage_error("sim",
-					 "--ip solves the integer program exactly for at most %d "
-					 "tasks; this workload has %zu",
-					 IP_MAX_TASKS, wl->n_tasks);
-		goto out;
-	}
-	long opt_local = -1;
-	if (!a.graph && (rc = locus_bound_locality(wl, NULL, &opt_local, NULL, &err)))
-		goto fail;
-	if (a.scenario || a.n_fails || a.variability > 0) {
-		struct locus_dag_bounds db;
-		if ((rc = locus_dag_bounds(wl, NULL, &db)))
-			goto fail;
-		if ((rc = build_changes(&changes, &n_changes, &a, plat, db.lower, &err)))
-			goto fail;
-	}
-
-	progress_tty = !a.quiet && isatty(2);
-	for (size_t i = 0; i < n_pol; i++) {
-		struct locus_sim_config cfg = {
-		    .wl = wl,
-		    .policy = pols[i],
-		    .policy_opts = a.compare ? NULL : a.pol.opts,
-		    .schedulers = (size_t)a.schedulers,
-		    .seed = a.seed,
-		    .latency = a.latency,
-		    .cost_per_msg = a.cost_msg,
-		    .cost_per_entry = a.cost_entry,
-		    .shared_fs_bw = (double)a.shared_fs,
-		    .speed = speed,
-		    .n_speed = n_speed,
-		    .changes = changes,
-		    .n_changes = n_changes,
-		    .no_task_results = !(cli_results_any(&a.res) || a.ip || a.schedule),
-		    .no_transfer_results = !cli_results_transfers(&a.res),
-		    .progress = progress_tty ? cli_progress : NULL,
-		    .progress_user = (void *)pols[i]->name,
-		    /* A graph's policies plan: say what planning cost. */
-		    .time_policy = wl->graph != NULL,
-		};
-		if ((rc = locus_sim_run(&runs[i], &cfg, &err)))
-			goto fail;
-		runs[i]->opt_local = a.shared_fs > 0 ? 0 : opt_local;
-		/* What the source said was wrong with the data, in the result
-		 * and, once, on stderr. */
-		if (a.source && (rc = locus_result_set_problems(runs[i], cat, a.dataset))) {
-			n_runs++;
-			goto fail;
-		}
-		if (i == 0)
-			cli_warn_problems("sim", runs[0]);
-		n_runs++;
-		if (runs[i]->failed) {
-			fprintf(stderr, "locus sim: %s: the run failed: %s\n", pols[i]->name,
-				runs[i]->failure);
-			status = CLI_EXIT_FAIL;
-		}
-	}
-	if (a.compare) {
-		rc = a.res.json ? locus_report_compare_json(
-				      (const struct locus_result *const *)runs, n_runs, stdout)
-				: locus_report_compare((const struct locus_result *const *)runs,
-						       n_runs, stdout);
-		if (!rc && a.ip)
-			rc = print_ip(wl, runs, n_runs, a.ip_alpha, a.ip_beta, &err);
-		if (rc)
-			goto fail;
-		goto out;
-	}
-	if (a.res.json)
-		rc = locus_report_json(runs[0], stdout);
-	else if (a.graph)
-		print_dag_summary(runs[0], plat);
-	else
-		print_summary(runs[0]);
-	if (!rc && a.schedule)
-		rc = print_schedule(runs[0], wl, plat);
-	if (!rc && a.ip)
-		rc = print_ip(wl, runs, 1, a.ip_alpha, a.ip_beta, &err);
-	/* All written, then all renamed: never one file without the others. */
-	int ost = rc ? 0 : cli_results_write("sim", &a.res, runs[0]);
-	if (rc)
-		goto fail;
-	if (ost)
-		status = ost;
-	goto out;
-fail:
-	status = cli_error("sim", &err, rc);
-out:
-	free(changes);
-	for (size_t i = 0; i < n_runs; i++)
-		locus_result_destroy(runs[i]);
-	free(runs);
-	free(pols);
-	free(names);
-	free(speed);
-	locus_work_spec_fini(&work);
-	locus_workload_destroy(wl);
-	locus_graph_destroy(g);
-	locus_catalog_destroy(cat);
-	locus_platform_destroy(plat);
+	if (!(rc = sim_policies(&s, &a)) && !a.graph)
+		rc = locus_work_spec_parse(&s.work, a.work, &s.err);
+	if (!rc && a.graph)
+		rc = load_graph(&s.g, &a, &s.err);
+	if (!rc)
+		rc = sim_platform(&s, &a);
+	if (!rc)
+		rc = sim_workload(&s, &a);
+	if (!rc)
+		rc = sim_runs(&s, &a, &status);
+	if (!rc)
+		rc = sim_report(&s, &a);
+	if (rc < 0)
+		status = cli_error("sim", &s.err, rc);
+	else if (rc > 0)
+		status = rc;
+	sim_fini(&s);
 	return status;
 }
