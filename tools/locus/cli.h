@@ -89,6 +89,10 @@ struct cli_group {
 	 * error printed). NULL: nothing more to do. */
 	int (*option)(const char *cmd, void *values, int id, const char *arg);
 };
+/* A group of the table `opts` (an array) and the function `fn`. */
+/* clang-format off */
+#define CLI_GROUP(opts, fn) {(opts), CLI_ARRAY_LEN(opts), (fn)}
+/* clang-format on */
 
 /* A command's own words for one of a group's options in --help. */
 struct cli_say {

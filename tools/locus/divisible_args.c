@@ -56,9 +56,8 @@ static const struct cli_opt dl_opts[] = {
     {"search", CLI_DL_SEARCH, CLI_FLAG, AT(search), NULL,
      "search lambda (or the group size when the workers\nare all alike) for the least T_real"},
 };
+const struct cli_group cli_dl_group = CLI_GROUP(dl_opts, dl_option);
 #undef AT
-
-const struct cli_group cli_dl_group = {dl_opts, CLI_ARRAY_LEN(dl_opts), dl_option};
 
 void cli_dl_init(struct cli_dl *d)
 {

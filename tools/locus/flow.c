@@ -175,6 +175,7 @@ static const struct cli_opt workflow_opts[] = {
      "a Makeflow rule's runtime when no LOCUS_RUNTIME\n"
      "variable gives one (default 1)"},
 };
+static const struct cli_group workflow_group = CLI_GROUP(workflow_opts, workflow_option);
 
 /* --gather, --multicast, --scatter: counts from 1. */
 static int patterns_option(const char *cmd, void *values, int id, const char *arg)
@@ -209,6 +210,7 @@ static const struct cli_opt patterns_opts[] = {
      "inputs there, with the words naming the others left\n"
      "out (inputs as words of their own, one output file)"},
 };
+static const struct cli_group patterns_group = CLI_GROUP(patterns_opts, patterns_option);
 
 static const struct cli_opt config_opts[] = {
     {"config", O_CONFIG, CLI_TEXT, AT(config), "NAME",
@@ -220,6 +222,7 @@ static const struct cli_opt config_opts[] = {
      "(every read and write on the shared file system), auto\n"
      "(collective or asynchronous gather chosen per task)"},
 };
+static const struct cli_group config_group = CLI_GROUP(config_opts, NULL);
 
 static const struct cli_say policy_say[] = {
     {'x', "amfs (default), taskvine, dask, or any policy of\n"
@@ -235,6 +238,7 @@ static const struct cli_opt compare_opts[] = {
      "an amfs configuration or a policy name (-o applies\n"
      "to the amfs runs); one table, then time per stage"},
 };
+static const struct cli_group compare_group = CLI_GROUP(compare_opts, NULL);
 
 /* Every option of 'locus flow run' alone, and their ranges. */
 static int ranks_option(const char *cmd, void *values, int id, const char *arg)
@@ -286,6 +290,7 @@ static const struct cli_opt ranks_opts[] = {
      "inputs, sleeps X times its runtime and writes outputs\n"
      "of their recorded sizes (WfCommons instances)"},
 };
+static const struct cli_group ranks_group = CLI_GROUP(ranks_opts, ranks_option);
 
 /* The nodes' options (which --platform excludes), and the ranges. */
 static int platform_option(const char *cmd, void *values, int id, const char *arg)
@@ -353,6 +358,7 @@ static const struct cli_opt platform_opts[] = {
     {"cost-entry", O_COST_ENTRY, CLI_SECONDS, AT(cost_entry), "SECONDS",
      "time per metadata entry examined (1e-7)"},
 };
+static const struct cli_group platform_group = CLI_GROUP(platform_opts, platform_option);
 
 static const struct cli_say results_say[] = {
     {CLI_RESULTS_JSON, "print the analysis, result or comparison as JSON"},
@@ -366,17 +372,7 @@ static const struct cli_opt misc_opts[] = {
     /* Set by the launching process when its stderr is a terminal. */
     {"progress-tty", O_PROGRESS_TTY, CLI_FLAG, AT(tty), NULL, NULL},
 };
-
-static const struct cli_group workflow_group = {workflow_opts, CLI_ARRAY_LEN(workflow_opts),
-						workflow_option};
-static const struct cli_group patterns_group = {patterns_opts, CLI_ARRAY_LEN(patterns_opts),
-						patterns_option};
-static const struct cli_group config_group = {config_opts, CLI_ARRAY_LEN(config_opts), NULL};
-static const struct cli_group compare_group = {compare_opts, CLI_ARRAY_LEN(compare_opts), NULL};
-static const struct cli_group ranks_group = {ranks_opts, CLI_ARRAY_LEN(ranks_opts), ranks_option};
-static const struct cli_group platform_group = {platform_opts, CLI_ARRAY_LEN(platform_opts),
-						platform_option};
-static const struct cli_group misc_group = {misc_opts, CLI_ARRAY_LEN(misc_opts), NULL};
+static const struct cli_group misc_group = CLI_GROUP(misc_opts, NULL);
 
 static const struct cli_use uses[] = {
     {.group = &workflow_group, .before = help_workflow},

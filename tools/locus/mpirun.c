@@ -87,8 +87,7 @@ static const struct cli_opt mpi_opts[] = {
      "hosts to run on (passed to the launcher)"},
     {"mpi-arg", CLI_MPI_ARG, CLI_OWN, 0, "ARG", "another argument for the launcher (repeatable)"},
 };
-
-const struct cli_group cli_mpi_group = {mpi_opts, CLI_ARRAY_LEN(mpi_opts), mpi_option};
+const struct cli_group cli_mpi_group = CLI_GROUP(mpi_opts, mpi_option);
 
 void cli_mpi_np_spelling(int argc, char **argv)
 {

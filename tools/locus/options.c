@@ -221,6 +221,5 @@ static const struct cli_opt policy_opts[] = {
     {"policy", 'x', CLI_TEXT, AT(name), "NAME", "the policy"},
     {"opt", 'o', CLI_TEXT, AT(opts), "KEY=VALUE,...", "policy options"},
 };
+const struct cli_group cli_policy_group = CLI_GROUP(policy_opts, NULL);
 #undef AT
-
-const struct cli_group cli_policy_group = {policy_opts, CLI_ARRAY_LEN(policy_opts), NULL};

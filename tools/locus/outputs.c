@@ -170,9 +170,8 @@ static const struct cli_opt results_opts[] = {
     {"load", CLI_RESULTS_LOAD, CLI_TEXT, AT(load), "FILE",
      "SVG chart of per-worker load and local/remote reads"},
 };
+const struct cli_group cli_results_group = CLI_GROUP(results_opts, NULL);
 #undef AT
-
-const struct cli_group cli_results_group = {results_opts, CLI_ARRAY_LEN(results_opts), NULL};
 
 /* The files, in the order they are written. */
 #define RESULT_FILES 5

@@ -100,6 +100,7 @@ static const struct cli_opt data_opts[] = {
      "dataset name (default: the input's file name,\n"
      "or \"synthetic\")"},
 };
+static const struct cli_group data_group = CLI_GROUP(data_opts, data_option);
 
 static const struct cli_opt nodes_opts[] = {
     {"platform", 'p', CLI_TEXT, AT(platform), "FILE",
@@ -107,6 +108,7 @@ static const struct cli_opt nodes_opts[] = {
     {"nodes", 'N', CLI_UINT, AT(nodes), "N", "or N generated nodes node01..nodeN (default 8)"},
     {"racks", O_RACKS, CLI_UINT, AT(racks), "K", "racks for generated nodes (default 2)"},
 };
+static const struct cli_group nodes_group = CLI_GROUP(nodes_opts, NULL);
 
 static int placement_option(const char *cmd, void *values, int id, const char *arg)
 {
@@ -130,6 +132,7 @@ static const struct cli_opt placement_opts[] = {
      "skewed: target standard deviation of replicas per node"},
     {"seed", 's', CLI_UINT, AT(seed), "S", "random seed (default 1); same seed, same placement"},
 };
+static const struct cli_group placement_group = CLI_GROUP(placement_opts, placement_option);
 
 static const struct cli_opt output_opts[] = {
     {"store", 'o', CLI_TEXT, AT(store), "DIR", "write the chunks into this node-local store"},
@@ -137,14 +140,9 @@ static const struct cli_opt output_opts[] = {
     {"force", 'f', CLI_FLAG, AT(force), NULL, "replace the dataset in the store, or the catalog"},
     {"json", O_JSON, CLI_FLAG, AT(json), NULL, "print the summary as JSON"},
 };
+static const struct cli_group output_group = CLI_GROUP(output_opts, NULL);
 
 #undef AT
-
-static const struct cli_group data_group = {data_opts, CLI_ARRAY_LEN(data_opts), data_option};
-static const struct cli_group nodes_group = {nodes_opts, CLI_ARRAY_LEN(nodes_opts), NULL};
-static const struct cli_group placement_group = {placement_opts, CLI_ARRAY_LEN(placement_opts),
-						 placement_option};
-static const struct cli_group output_group = {output_opts, CLI_ARRAY_LEN(output_opts), NULL};
 
 static const struct cli_use uses[] = {
     {.group = &data_group, .before = "\nData:\n"},

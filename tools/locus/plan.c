@@ -51,7 +51,7 @@ static int load_option(const char *cmd, void *values, int id, const char *arg)
 static const struct cli_opt load_opts[] = {
     {"load", 'W', CLI_NUMBER, AT(W), "W", "units of data to send (default 1000)"},
 };
-static const struct cli_group load_group = {load_opts, 1, load_option};
+static const struct cli_group load_group = CLI_GROUP(load_opts, load_option);
 
 static const struct cli_opt out_opts[] = {
     {"compare", OPT_COMPARE, CLI_TEXT, AT(compare), "A,B,...",
@@ -60,7 +60,7 @@ static const struct cli_opt out_opts[] = {
      "write the plan and its simulated execution as JSON\n(\"-\": to stdout instead of the table)"},
     {"svg", OPT_SVG, CLI_TEXT, AT(svg), "FILE", "timing chart of the simulated execution (Fig. 4)"},
 };
-static const struct cli_group out_group = {out_opts, CLI_ARRAY_LEN(out_opts), NULL};
+static const struct cli_group out_group = CLI_GROUP(out_opts, NULL);
 
 static const struct cli_use uses[] = {
     {.group = &load_group, .before = "\n"},

@@ -113,7 +113,7 @@ static const struct cli_opt job_opts[] = {
     {"store", 's', CLI_TEXT, AT(store), "DIR", "the node-local store (locus place --store)"},
     {"dataset", 'd', CLI_TEXT, AT(dataset), "NAME", "only this dataset (default: every one)"},
 };
-static const struct cli_group job_group = {job_opts, CLI_ARRAY_LEN(job_opts), job_option};
+static const struct cli_group job_group = CLI_GROUP(job_opts, job_option);
 
 static const struct cli_say policy_say[] = {
     {'x', "fifo, monolithic, dlmpi, delay or scal (default scal)"},
@@ -145,7 +145,7 @@ static const struct cli_opt run_opts[] = {
      "naming its pid)"},
     {"seed", O_SEED, CLI_UINT, AT(seed), "S", "seed of the policy's choices (default 1)"},
 };
-static const struct cli_group run_group = {run_opts, CLI_ARRAY_LEN(run_opts), NULL};
+static const struct cli_group run_group = CLI_GROUP(run_opts, NULL);
 
 static const struct cli_say results_say[] = {
     {CLI_RESULTS_JSON, "print the result as JSON (docs/formats.md)"},
@@ -160,7 +160,7 @@ static const struct cli_opt out_opts[] = {
     /* Set by the launching process when its stderr is a terminal. */
     {"progress-tty", O_TTY, CLI_FLAG, AT(tty), NULL, NULL},
 };
-static const struct cli_group out_group = {out_opts, CLI_ARRAY_LEN(out_opts), NULL};
+static const struct cli_group out_group = CLI_GROUP(out_opts, NULL);
 
 /* In this order, which getopt's message on an ambiguous option lists. */
 static const struct cli_use uses[] = {

@@ -129,14 +129,14 @@ static const struct cli_opt job_opts[] = {
     {"results", OPT_RESULTS, CLI_TEXT, AT(results), "DIR",
      "each chunk's stdout into DIR/OFFSET.out, written\nwhole or not at all (default: stdout)"},
 };
-static const struct cli_group job_group = {job_opts, CLI_ARRAY_LEN(job_opts), job_option};
+static const struct cli_group job_group = CLI_GROUP(job_opts, job_option);
 
 static const struct cli_opt out_opts[] = {
     {"json", OPT_JSON, CLI_TEXT, AT(json), "FILE",
      "the plan and the measured execution as JSON\n(\"locus-plan\", docs/formats.md)"},
     {"svg", OPT_SVG, CLI_TEXT, AT(svg), "FILE", "the timing chart of the measured execution"},
 };
-static const struct cli_group out_group = {out_opts, CLI_ARRAY_LEN(out_opts), NULL};
+static const struct cli_group out_group = CLI_GROUP(out_opts, NULL);
 
 static const struct cli_use uses[] = {
     {.group = &job_group, .before = help_job},

@@ -191,6 +191,7 @@ static const struct cli_opt graph_opts[] = {
     {"schedule", O_SCHEDULE, CLI_FLAG, AT(schedule), NULL,
      "print the schedule: task, processor, start, finish"},
 };
+static const struct cli_group graph_group = CLI_GROUP(graph_opts, graph_option);
 
 static int changes_option(const char *cmd, void *values, int id, const char *arg)
 {
@@ -242,6 +243,7 @@ static const struct cli_opt changes_opts[] = {
     {"var-links", O_VAR_LINKS, CLI_UINT, AT(var_links), "0|1",
      "links (or interfaces) vary too (default 1)"},
 };
+static const struct cli_group changes_group = CLI_GROUP(changes_opts, changes_option);
 
 static int platform_option(const char *cmd, void *values, int id, const char *arg)
 {
@@ -276,6 +278,7 @@ static const struct cli_opt platform_opts[] = {
     {"speed-trace", O_SPEED_TRACE, CLI_TEXT, AT(speed_trace), "FILE",
      "speed changes: lines \"TIME NODE SPEED\""},
 };
+static const struct cli_group platform_group = CLI_GROUP(platform_opts, platform_option);
 
 /* The data's options and the tasks' (which a graph gives itself). */
 static int data_option(const char *cmd, void *values, int id, const char *arg)
@@ -321,6 +324,7 @@ static const struct cli_opt data_opts[] = {
     {"skew-std", O_SKEW_STD, CLI_NUMBER, AT(skew_std), "S",
      "spread of replicas per node for skewed"},
 };
+static const struct cli_group data_group = CLI_GROUP(data_opts, data_option);
 
 static const struct cli_opt tasks_opts[] = {
     {"work", 'w', CLI_TEXT, AT(work), "SPEC",
@@ -328,6 +332,7 @@ static const struct cli_opt tasks_opts[] = {
      "uniform:LO:HI, exp:MEAN, per-mib:SECONDS or\n"
      "trace:FILE (default fixed:1)"},
 };
+static const struct cli_group tasks_group = CLI_GROUP(tasks_opts, data_option);
 
 static int policies_option(const char *cmd, void *values, int id, const char *arg)
 {
@@ -359,6 +364,7 @@ static const struct cli_opt policies_opts[] = {
      "and print each run's score next to its optimum\n"
      "(at most 12 tasks; e.g. 0.5:0.5)"},
 };
+static const struct cli_group policies_group = CLI_GROUP(policies_opts, policies_option);
 
 /* The costs given (a graph's default is 0: the DAG papers' model). */
 static int engine_option(const char *cmd, void *values, int id, const char *arg)
@@ -382,23 +388,12 @@ static const struct cli_opt engine_opts[] = {
      "this aggregate bandwidth"},
     {"seed", O_SEED, CLI_UINT, AT(seed), "S", "seed of placement, work and policies (default 1)"},
 };
+static const struct cli_group engine_group = CLI_GROUP(engine_opts, engine_option);
 
 static const struct cli_opt misc_opts[] = {
     {"quiet", 'q', CLI_FLAG, AT(quiet), NULL, "no progress bar"},
 };
-
-static const struct cli_group graph_group = {graph_opts, CLI_ARRAY_LEN(graph_opts), graph_option};
-static const struct cli_group changes_group = {changes_opts, CLI_ARRAY_LEN(changes_opts),
-					       changes_option};
-static const struct cli_group platform_group = {platform_opts, CLI_ARRAY_LEN(platform_opts),
-						platform_option};
-static const struct cli_group data_group = {data_opts, CLI_ARRAY_LEN(data_opts), data_option};
-static const struct cli_group tasks_group = {tasks_opts, CLI_ARRAY_LEN(tasks_opts), data_option};
-static const struct cli_group policies_group = {policies_opts, CLI_ARRAY_LEN(policies_opts),
-						policies_option};
-static const struct cli_group engine_group = {engine_opts, CLI_ARRAY_LEN(engine_opts),
-					      engine_option};
-static const struct cli_group misc_group = {misc_opts, CLI_ARRAY_LEN(misc_opts), NULL};
+static const struct cli_group misc_group = CLI_GROUP(misc_opts, NULL);
 
 static const struct cli_use uses[] = {
     {.group = &graph_group, .before = "\nTask graph (docs/formats.md, \"Task graphs\"):\n"},
