@@ -114,16 +114,25 @@ struct cli_use {
  * "unknown option "--x""; or getopt's own message, then "unknown option". */
 enum cli_errors { CLI_ERRORS_PLAIN, CLI_ERRORS_QUOTED, CLI_ERRORS_GETOPT };
 
+/* Where a command's options may stand: anywhere among its other
+ * arguments, or only before them (up to the first, or "--"). */
+enum cli_order { CLI_OPTIONS_ANYWHERE, CLI_OPTIONS_FIRST };
+
 /* A command's options and its --help around their lines (`column`: where
  * an option's words start). */
 struct cli_command {
 	const struct cli_use *uses; /* in --help's order */
 	size_t n_uses;
-	int in_order; /* options end at the first other argument */
+	enum cli_order order;
 	enum cli_errors errors;
 	const char *head, *tail;
 	int column;
 };
+/* The command of the array `uses`, and the rest in struct cli_command's order. */
+/* clang-format off */
+#define CLI_COMMAND(uses, order, errors, head, tail, column) \
+	{(uses), CLI_ARRAY_LEN(uses), (order), (errors), (head), (tail), (column)}
+/* clang-format on */
 
 /* Reads argv[1..argc) into `values` (the command's struct that each use's
  * `at` is in), leaving optind at the first argument that is not an

@@ -393,14 +393,8 @@ static const struct cli_use uses[] = {
 
 #undef AT
 
-static const struct cli_command command = {
-    .uses = uses,
-    .n_uses = CLI_ARRAY_LEN(uses),
-    .errors = CLI_ERRORS_PLAIN,
-    .head = help_head,
-    .tail = help_tail,
-    .column = 28,
-};
+static const struct cli_command command =
+    CLI_COMMAND(uses, CLI_OPTIONS_ANYWHERE, CLI_ERRORS_PLAIN, help_head, help_tail, 28);
 
 /* What each subcommand takes, once all options are read: 0, or an exit
  * status (the error printed). */

@@ -89,7 +89,7 @@ static int make_tables(const char *cmd, const struct cli_command *c, struct opti
 		       char *shorts)
 {
 	size_t n = 0, s = 0;
-	if (c->in_order)
+	if (c->order == CLI_OPTIONS_FIRST)
 		shorts[s++] = '+';
 	if (c->errors != CLI_ERRORS_GETOPT)
 		shorts[s++] = ':';

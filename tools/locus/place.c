@@ -151,14 +151,8 @@ static const struct cli_use uses[] = {
     {.group = &output_group, .before = "\nOutput:\n"},
 };
 
-static const struct cli_command command = {
-    .uses = uses,
-    .n_uses = CLI_ARRAY_LEN(uses),
-    .errors = CLI_ERRORS_PLAIN,
-    .head = help_head,
-    .tail = help_tail,
-    .column = 25,
-};
+static const struct cli_command command =
+    CLI_COMMAND(uses, CLI_OPTIONS_ANYWHERE, CLI_ERRORS_PLAIN, help_head, help_tail, 25);
 
 static int parse_args(int argc, char **argv, struct place_args *a)
 {

@@ -69,14 +69,8 @@ static const struct cli_use uses[] = {
 };
 #undef AT
 
-static const struct cli_command command = {
-    .uses = uses,
-    .n_uses = CLI_ARRAY_LEN(uses),
-    .errors = CLI_ERRORS_QUOTED,
-    .head = help_head,
-    .tail = help_tail,
-    .column = 28,
-};
+static const struct cli_command command =
+    CLI_COMMAND(uses, CLI_OPTIONS_ANYWHERE, CLI_ERRORS_QUOTED, help_head, help_tail, 28);
 
 struct one {
 	struct locus_divisible_plan *plan;

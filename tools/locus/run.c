@@ -173,15 +173,8 @@ static const struct cli_use uses[] = {
 };
 #undef AT
 
-static const struct cli_command command = {
-    .uses = uses,
-    .n_uses = CLI_ARRAY_LEN(uses),
-    .in_order = 1,
-    .errors = CLI_ERRORS_GETOPT,
-    .head = help_head,
-    .tail = help_tail,
-    .column = 26,
-};
+static const struct cli_command command =
+    CLI_COMMAND(uses, CLI_OPTIONS_FIRST, CLI_ERRORS_GETOPT, help_head, help_tail, 26);
 
 /* The lock file of a results directory (one run at a time writes it). */
 #define RESULTS_LOCK ".locus-run.lock"

@@ -148,15 +148,8 @@ static const struct cli_use uses[] = {
 
 static int parse_args(int argc, char **argv, struct scatter_args *a)
 {
-	static const struct cli_command command = {
-	    .uses = uses,
-	    .n_uses = CLI_ARRAY_LEN(uses),
-	    .in_order = 1,
-	    .errors = CLI_ERRORS_QUOTED,
-	    .head = help_head,
-	    .tail = help_tail,
-	    .column = 28,
-	};
+	static const struct cli_command command =
+	    CLI_COMMAND(uses, CLI_OPTIONS_FIRST, CLI_ERRORS_QUOTED, help_head, help_tail, 28);
 	a->unit = 1 << 20;
 	cli_mpi_np_spelling(argc, argv);
 	/* In order: options end at INPUT; "--" ends them too. */
