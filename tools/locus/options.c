@@ -123,7 +123,7 @@ static int make_tables(const char *cmd, const struct cli_command *c, struct opti
 	return 0;
 }
 
-int cli_parse(const char *cmd, const struct cli_command *c, void *args, int argc, char **argv)
+int cli_parse(const char *cmd, const struct cli_command *c, void *values, int argc, char **argv)
 {
 	struct option longs[MAX_OPTIONS + 2]; /* and --help, and the end */
 	char shorts[2 * MAX_OPTIONS + 4];
@@ -150,7 +150,7 @@ int cli_parse(const char *cmd, const struct cli_command *c, void *args, int argc
 			return c->errors == CLI_ERRORS_QUOTED
 				   ? cli_usage_error(cmd, "unknown option \"%s\"", argv[optind - 1])
 				   : cli_usage_error(cmd, "unknown option %s", argv[optind - 1]);
-		void *target = (char *)args + use->at;
+		void *target = (char *)values + use->at;
 		int rc = set_value(cmd, o, target, optarg);
 		if (!rc && use->group->option)
 			rc = use->group->option(cmd, target, id, optarg);
