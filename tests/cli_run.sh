@@ -218,6 +218,15 @@ run results-under-file 2 "$locus" run -np 3 -K 2 --results afile/sub --store st 
 	expect results-under-file 'afile/sub: cannot make the directory: Not a directory' "$err"
 [ ! -e ran ] && ok || fail "the command ran with a --results that cannot be written"
 run out-dir 1 "$locus" run --out "$tmp" --store st -- true && expect out-dir 'it is a directory' "$err"
+# The result files are written together, by the writer locus sim and locus
+# flow use; "-" is stdout there, as in theirs (it used to make a file "-").
+rm -f r.json r.csv r.trace r.svg l.svg ./-
+run all-outputs 0 "$locus" run -np 5 -K 4 --store st --dataset reads.fa -q --out r.json --csv r.csv \
+	--trace r.trace --gantt r.svg --load l.svg -- true
+for f in r.json r.csv r.trace r.svg l.svg; do [ -s "$f" ] && ok || fail "all-outputs: no $f"; done
+run out-stdout 0 "$locus" run -np 5 -K 4 --store st --dataset reads.fa -q --out - -- true &&
+	expect out-stdout '"format": "locus-result"' "$out"
+[ ! -e ./- ] && ok || fail "out-stdout: --out - wrote a file named -"
 "$locus" place --generate 128K --chunk-size 64K --nodes 2 --racks 1 --replicas 1 --store ./-st \
 	--dataset d >/dev/null || fail "place into ./-st"
 run dash-store 0 "$locus" run -np 3 -K 2 --store -st -q -- sh -c 'echo "$1|$LOCUS_CHUNK_PATH"' sh {}

@@ -99,6 +99,14 @@ done
 run workers-file 0 "$locus" scatter --workers-file w.json --unit 64K in.bin -- true &&
 	expect workers-file '3 workers' "$out"
 
+# --json and --svg are written all or none: an --svg that cannot be
+# written leaves no --json either (it used to be written alone).
+run outputs-none 1 "$locus" scatter -np 4 --unit 64K --json both.json --svg nodir/both.svg \
+	in.bin -- true && expect outputs-none 'nodir/both.svg: cannot write' "$err"
+[ ! -e both.json ] && ok || fail "outputs-none: --json written without --svg"
+run outputs-both 0 "$locus" scatter -np 4 --unit 64K --json both.json --svg both.svg in.bin -- true
+[ -s both.json ] && [ -s both.svg ] && ok || fail "outputs-both: no both.json and both.svg"
+
 # A failing command: exit 1, the chunk named with its status and stderr.
 run fails 1 "$locus" scatter -np 5 "${plan[@]}" --unit 16K in.bin -- sh -c \
 	'if [ "$LOCUS_ROUND" = 1 ] && [ "$LOCUS_WORKER" = 2 ]; then echo "no good" >&2; exit 3; fi' sh {}

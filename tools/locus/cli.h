@@ -37,11 +37,121 @@ int cli_uint(const char *cmd, const char *opt, const char *arg, uint64_t *out);
  * platform file's limits. */
 int cli_bandwidth(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 int cli_double(const char *cmd, const char *opt, const char *arg, double *out);
+/* "locus CMD: OPT expects WHAT, got "ARG"" and the usage hint:
+ * CLI_EXIT_USAGE. */
+int cli_expects(const char *cmd, const char *opt, const char *what, const char *arg);
 
-/* Writes what `writer` writes for `ctx` into `path` atomically (nothing is
- * left on failure), or to stdout when path is "-". 0, or an exit status
- * (the error printed as "locus CMD: ..."). */
-int cli_save(const char *cmd, const char *path, int (*writer)(void *, FILE *), void *ctx);
+/* ---- command lines from tables (options.c) ----
+ *
+ * An option group is options that go together (a run's output files,
+ * the MPI launcher's, a divisible-load plan's), written once: a struct
+ * their values go into, a table of its options and a function for what
+ * the table cannot say. A command takes groups (shared ones, and groups
+ * of its own options, one per section of its --help) and cli_parse reads
+ * its command line with a getopt_long table made from them; cli_help
+ * prints its --help with each option's line made from its entry. Every
+ * command takes -h, --help: cli_parse prints --help and stops there, and
+ * its line is the last of the options. */
+
+/* What an option's argument is, and so what it sets at `at`. */
+enum cli_arg {
+	CLI_FLAG,      /* no argument: an int set to 1 */
+	CLI_TEXT,      /* the argument as given: a const char * */
+	CLI_UINT,      /* a non-negative integer: a uint64_t (cli_uint) */
+	CLI_SIZE,      /* a size, "64M": a uint64_t (cli_size) */
+	CLI_BANDWIDTH, /* bytes/s: a uint64_t (cli_bandwidth) */
+	CLI_NUMBER,    /* a number: a double (cli_double) */
+	CLI_SECONDS,   /* seconds from 0 to LOCUS_LATENCY_MAX: a double */
+	CLI_OWN,       /* an argument the group's function reads itself */
+};
+
+/* One option of a group. An entry without a name is a line of --help
+ * text only (`help`, printed as it is). */
+struct cli_opt {
+	const char *name; /* the long name, without "--" */
+	int id;		  /* its short letter, or a named id: 256 and on for a
+			   * command's own, a thousand of its own for a shared group */
+	enum cli_arg arg;
+	size_t at;	  /* where the value goes: offsetof in the group's struct */
+	const char *meta; /* the argument in --help ("FILE"), or NULL */
+	const char *help; /* --help's words, lines apart by "\n"; NULL: not shown */
+};
+/* clang-format off */
+#define CLI_HELP_LINE(text) {.help = (text)}
+/* clang-format on */
+
+struct cli_group {
+	const struct cli_opt *opts;
+	size_t n;
+	/* Called once an option's value is set (a CLI_OWN option: to set
+	 * it) with the group's struct and the argument (NULL for none):
+	 * checks and what else the option means. 0, or an exit status (the
+	 * error printed). NULL: nothing more to do. */
+	int (*option)(const char *cmd, void *values, int id, const char *arg);
+};
+/* A group of the table `opts` (an array) and the function `fn`. */
+/* clang-format off */
+#define CLI_GROUP(opts, fn) {(opts), CLI_ARRAY_LEN(opts), (fn)}
+/* clang-format on */
+
+/* A command's own words for one of a group's options in --help. */
+struct cli_say {
+	int id;
+	const char *help;
+};
+
+/* A group as a command takes it. */
+struct cli_use {
+	const struct cli_group *group;
+	size_t at;		   /* where its struct is: offsetof in the command's */
+	const char *before;	   /* --help text before its options, or NULL */
+	const struct cli_say *say; /* ends with {0}; NULL: the group's words */
+	const char *instead;	   /* --help shows this for the group, or NULL */
+};
+
+/* How a command says that an option lacks its value or is unknown:
+ * "option --x needs a value", "unknown option --x"; "--x needs a value",
+ * "unknown option "--x""; or getopt's own message, then "unknown option". */
+enum cli_errors { CLI_ERRORS_PLAIN, CLI_ERRORS_QUOTED, CLI_ERRORS_GETOPT };
+
+/* Where a command's options may stand: anywhere among its other
+ * arguments, or only before them (up to the first, or "--"). */
+enum cli_order { CLI_OPTIONS_ANYWHERE, CLI_OPTIONS_FIRST };
+
+/* A command's options and its --help around their lines (`column`: where
+ * an option's words start). */
+struct cli_command {
+	const struct cli_use *uses; /* in --help's order */
+	size_t n_uses;
+	enum cli_order order;
+	enum cli_errors errors;
+	const char *head, *tail;
+	int column;
+};
+/* The command of the array `uses`, and the rest in struct cli_command's order. */
+/* clang-format off */
+#define CLI_COMMAND(uses, order, errors, head, tail, column) \
+	{(uses), CLI_ARRAY_LEN(uses), (order), (errors), (head), (tail), (column)}
+/* clang-format on */
+
+/* Reads argv[1..argc) into `values` (the command's struct that each use's
+ * `at` is in), leaving optind at the first argument that is not an
+ * option. 0; CLI_HELP_SHOWN once --help is printed (on stdout, the
+ * options after it left unread); or an exit status, the error printed as
+ * "locus CMD: ...". */
+#define CLI_HELP_SHOWN (-1)
+int cli_parse(const char *cmd, const struct cli_command *c, void *values, int argc, char **argv);
+/* Prints c's --help. */
+void cli_help(const struct cli_command *c, FILE *fp);
+
+/* The policy of a run and its options, -x NAME and -o KEY=VALUE,... (locus
+ * sim, locus flow, locus run): cli_policy_group, its values in a struct
+ * cli_policy (NULL: not given). Each command says in --help which
+ * policies it takes, and its default, as option 'x'. */
+struct cli_policy {
+	const char *name, *opts;
+};
+extern const struct cli_group cli_policy_group;
 
 /* Several output files written all or none (a run's --out, --csv, --svg,
  * ...): cli_outputs_check, before the run, refuses a path whose directory
@@ -62,12 +172,50 @@ int cli_outputs_stage(const char *cmd, struct cli_outputs *o, const char *path,
 		      int (*writer)(void *, FILE *), void *ctx);
 int cli_outputs_commit(const char *cmd, struct cli_outputs *o);
 void cli_outputs_discard(struct cli_outputs *o);
+/* The whole of it for files known at once: outs[0..n) (a NULL path: not
+ * asked for) written all or none, in order. 0, or an exit status. */
+struct cli_output {
+	const char *path;
+	int (*writer)(void *, FILE *);
+	void *ctx;
+};
+int cli_outputs_write(const char *cmd, const struct cli_output *outs, size_t n);
 /* A result writer (report.h) as a cli_outputs_stage writer. */
 struct cli_report_writer {
 	const struct locus_result *r;
 	int (*fn)(const struct locus_result *, FILE *);
 };
 int cli_report_write(void *ctx, FILE *fp);
+
+/* The files a run's result is written to (report.h's writers) and --json,
+ * the options of locus sim, locus flow and locus run: cli_results_group,
+ * its values in a struct cli_results (zeroed: nothing asked for). Its
+ * --help words are locus sim's; a command says its own with these ids. */
+struct cli_results {
+	int json;
+	const char *out, *csv, *trace, *gantt, *load;
+};
+enum {
+	CLI_RESULTS_JSON = 3000,
+	CLI_RESULTS_OUT,
+	CLI_RESULTS_CSV,
+	CLI_RESULTS_TRACE,
+	CLI_RESULTS_GANTT,
+	CLI_RESULTS_LOAD,
+};
+extern const struct cli_group cli_results_group;
+/* Whether a file is asked for; whether one needs the run's transfers. */
+int cli_results_any(const struct cli_results *o);
+int cli_results_transfers(const struct cli_results *o);
+/* With --compare, a file is refused: 0, or CLI_EXIT_USAGE (printed). */
+int cli_results_one_run(const char *cmd, const struct cli_results *o);
+/* cli_outputs_check, before the run, of the files and more[0..n_more)
+ * (NULL entries are left out). */
+int cli_results_check(const char *cmd, const struct cli_results *o, const char *const *more,
+		      size_t n_more);
+/* Writes r into every file asked for, all or none (cli_outputs_*): 0, or
+ * an exit status, the error printed. */
+int cli_results_write(const char *cmd, const struct cli_results *o, const struct locus_result *r);
 
 /* Under AddressSanitizer, a leak check now (before MPI_Finalize: after
  * it, Open MPI's unloaded components make its allocations look like
@@ -84,27 +232,8 @@ void cli_warn_problems(const char *cmd, const struct locus_result *r);
 void cli_json_string(const char *s);
 
 /* The options describing a divisible-load plan (divisible_args.c), shared by
- * locus plan and locus scatter. A command adds cli_dl_long_options to its
- * own getopt_long table, hands every option whose id is a CLI_DL_* value
- * or 'm' to cli_dl_option, then calls cli_dl_workers and cli_dl_plan. */
-enum {
-	CLI_DL_WORKERS_FILE = 1000,
-	CLI_DL_WORKERS,
-	CLI_DL_HET,
-	CLI_DL_MEAN_S,
-	CLI_DL_MEAN_B,
-	CLI_DL_MEAN_DELTA,
-	CLI_DL_MEAN_EPS,
-	CLI_DL_SEED,
-	CLI_DL_B0,
-	CLI_DL_LAMBDA,
-	CLI_DL_MU,
-	CLI_DL_GROUP_SIZE,
-	CLI_DL_ROUNDS,
-	CLI_DL_SEARCH,
-	CLI_DL_LAST /* a command's own long-only options start here */
-};
-
+ * locus plan and locus scatter: cli_dl_group, with its values in a struct
+ * cli_dl (cli_dl_init first); then cli_dl_workers and cli_dl_plan. */
 struct cli_dl {
 	struct locus_divisible_options opt;
 	double b0;
@@ -119,16 +248,11 @@ struct cli_dl {
 	size_t n;
 };
 
-/* The help text of these options (a block of lines ending in "\n"). */
-extern const char cli_dl_help[];
+/* Its options' ids are 1000 to 1013 and 'm' (--method). */
+extern const struct cli_group cli_dl_group;
 
 void cli_dl_init(struct cli_dl *d);
 void cli_dl_fini(struct cli_dl *d);
-/* Copies the long options (at most `max`) into out; returns how many. */
-struct option;
-size_t cli_dl_long_options(struct option *out, size_t max);
-/* Handles option `id` with argument `arg`: 0 or CLI_EXIT_USAGE (printed). */
-int cli_dl_option(const char *cmd, struct cli_dl *d, int id, const char *arg);
 /* Reads or generates the workers: 0, or an exit status (error printed). */
 int cli_dl_workers(const char *cmd, struct cli_dl *d);
 /* Plans W units (searching when --search): 0, or an exit status. */
@@ -146,18 +270,10 @@ struct cli_mpi {
 /* Whether this process was started by an MPI launcher (or by
  * cli_mpi_launch). */
 int cli_in_mpi_job(void);
-/* The launcher's options, for a command's getopt_long table: --mpirun,
- * --hostfile and --mpi-arg, with ids CLI_MPI_MPIRUN.. that cli_mpi_option
- * handles (0, or CLI_EXIT_USAGE printed: more than CLI_MAX_MPI_ARGS
- * --mpi-arg). */
-enum { CLI_MPI_MPIRUN = 2000, CLI_MPI_HOSTFILE, CLI_MPI_ARG };
-/* clang-format off */
-#define CLI_MPI_LONG_OPTIONS                                   \
-	{"mpirun", required_argument, NULL, CLI_MPI_MPIRUN},   \
-	{"hostfile", required_argument, NULL, CLI_MPI_HOSTFILE}, \
-	{"mpi-arg", required_argument, NULL, CLI_MPI_ARG}
-/* clang-format on */
-int cli_mpi_option(const char *cmd, struct cli_mpi *m, int id, const char *arg);
+/* The launcher's options as a group (--mpirun, --hostfile and --mpi-arg,
+ * at most CLI_MAX_MPI_ARGS of it; ids 2000 to 2002), its values in a
+ * struct cli_mpi. */
+extern const struct cli_group cli_mpi_group;
 /* Accepts mpirun's spelling "-np N" for "--np N" (before any "--"). */
 void cli_mpi_np_spelling(int argc, char **argv);
 /* The launcher used when --mpirun is not given: the one of the MPI locus

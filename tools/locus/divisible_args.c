@@ -1,37 +1,63 @@
 /* The options that describe a divisible-load plan, shared by locus plan and
  * locus scatter (cli.h). */
-#include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-const char cli_dl_help[] =
-    "Workers (one of):\n"
-    "      --workers-file FILE   workers from a \"locus-workers\" JSON file\n"
-    "                            (docs/formats.md); it may give b0\n"
-    "      --workers N           or N generated workers (Eq. 11 of the paper):\n"
-    "      --het H               heterogeneity, the coefficient of variation of each\n"
-    "                            value, in [0, 0.577) (default 0: all alike)\n"
-    "      --mean-s S            mean speed, units/s (default 1)\n"
-    "      --mean-b B            mean link bandwidth, units/s (default 200)\n"
-    "      --mean-delta D        mean overhead per computation, s (default 0.1)\n"
-    "      --mean-eps E          mean overhead per transfer, s (default 0.01)\n"
-    "      --seed S              seed of the generated workers (default 1)\n"
-    "\n"
-    "Master and plan:\n"
-    "      --b0 B                the master's link, units/s (default 1000)\n"
-    "  -m, --method NAME         umr, ptumr (with the Grouping Threshold, default)\n"
-    "                            or ptumr-nogt\n"
-    "      --lambda L            workers added to a group by Eq. 4 (default 10)\n"
-    "      --mu MU               the Grouping Threshold of Eq. 5 (default 1.5)\n"
-    "      --group-size M        groups of M workers instead of Eq. 4-5 (the paper's\n"
-    "                            homogeneous study)\n"
-    "      --rounds M            M rounds instead of the best M+\n"
-    "      --search              search lambda (or the group size when the workers\n"
-    "                            are all alike) for the least T_real\n";
+/* Named ids of the options (cli.h: a shared group's are 1000 and on). */
+enum {
+	CLI_DL_WORKERS_FILE = 1000,
+	CLI_DL_WORKERS,
+	CLI_DL_HET,
+	CLI_DL_MEAN_S,
+	CLI_DL_MEAN_B,
+	CLI_DL_MEAN_DELTA,
+	CLI_DL_MEAN_EPS,
+	CLI_DL_SEED,
+	CLI_DL_B0,
+	CLI_DL_LAMBDA,
+	CLI_DL_MU,
+	CLI_DL_GROUP_SIZE,
+	CLI_DL_ROUNDS,
+	CLI_DL_SEARCH,
+	CLI_DL_METHOD = 'm',
+};
+
+static int dl_option(const char *cmd, void *values, int id, const char *arg);
+
+#define AT(field) offsetof(struct cli_dl, field)
+static const struct cli_opt dl_opts[] = {
+    CLI_HELP_LINE("Workers (one of):"),
+    {"workers-file", CLI_DL_WORKERS_FILE, CLI_TEXT, AT(workers_file), "FILE",
+     "workers from a \"locus-workers\" JSON file\n(docs/formats.md); it may give b0"},
+    {"workers", CLI_DL_WORKERS, CLI_OWN, 0, "N", "or N generated workers (Eq. 11 of the paper):"},
+    {"het", CLI_DL_HET, CLI_OWN, 0, "H",
+     "heterogeneity, the coefficient of variation of each\nvalue, in [0, 0.577) (default 0: all "
+     "alike)"},
+    {"mean-s", CLI_DL_MEAN_S, CLI_OWN, 0, "S", "mean speed, units/s (default 1)"},
+    {"mean-b", CLI_DL_MEAN_B, CLI_OWN, 0, "B", "mean link bandwidth, units/s (default 200)"},
+    {"mean-delta", CLI_DL_MEAN_DELTA, CLI_OWN, 0, "D",
+     "mean overhead per computation, s (default 0.1)"},
+    {"mean-eps", CLI_DL_MEAN_EPS, CLI_OWN, 0, "E", "mean overhead per transfer, s (default 0.01)"},
+    {"seed", CLI_DL_SEED, CLI_UINT, AT(seed), "S", "seed of the generated workers (default 1)"},
+    CLI_HELP_LINE("\nMaster and plan:"),
+    {"b0", CLI_DL_B0, CLI_OWN, 0, "B", "the master's link, units/s (default 1000)"},
+    {"method", CLI_DL_METHOD, CLI_OWN, 0, "NAME",
+     "umr, ptumr (with the Grouping Threshold, default)\nor ptumr-nogt"},
+    {"lambda", CLI_DL_LAMBDA, CLI_OWN, 0, "L", "workers added to a group by Eq. 4 (default 10)"},
+    {"mu", CLI_DL_MU, CLI_OWN, 0, "MU", "the Grouping Threshold of Eq. 5 (default 1.5)"},
+    {"group-size", CLI_DL_GROUP_SIZE, CLI_OWN, 0, "M",
+     "groups of M workers instead of Eq. 4-5 (the paper's\nhomogeneous study)"},
+    {"rounds", CLI_DL_ROUNDS, CLI_OWN, 0, "M", "M rounds instead of the best M+"},
+    {"search", CLI_DL_SEARCH, CLI_FLAG, AT(search), NULL,
+     "search lambda (or the group size when the workers\nare all alike) for the least T_real"},
+};
+const struct cli_group cli_dl_group = CLI_GROUP(dl_opts, dl_option);
+#undef AT
 
 void cli_dl_init(struct cli_dl *d)
 {
@@ -48,32 +74,6 @@ void cli_dl_fini(struct cli_dl *d)
 	d->workers = NULL;
 }
 
-size_t cli_dl_long_options(struct option *out, size_t max)
-{
-	static const struct option opts[] = {
-	    {"workers-file", required_argument, NULL, CLI_DL_WORKERS_FILE},
-	    {"workers", required_argument, NULL, CLI_DL_WORKERS},
-	    {"het", required_argument, NULL, CLI_DL_HET},
-	    {"mean-s", required_argument, NULL, CLI_DL_MEAN_S},
-	    {"mean-b", required_argument, NULL, CLI_DL_MEAN_B},
-	    {"mean-delta", required_argument, NULL, CLI_DL_MEAN_DELTA},
-	    {"mean-eps", required_argument, NULL, CLI_DL_MEAN_EPS},
-	    {"seed", required_argument, NULL, CLI_DL_SEED},
-	    {"b0", required_argument, NULL, CLI_DL_B0},
-	    {"method", required_argument, NULL, 'm'},
-	    {"lambda", required_argument, NULL, CLI_DL_LAMBDA},
-	    {"mu", required_argument, NULL, CLI_DL_MU},
-	    {"group-size", required_argument, NULL, CLI_DL_GROUP_SIZE},
-	    {"rounds", required_argument, NULL, CLI_DL_ROUNDS},
-	    {"search", no_argument, NULL, CLI_DL_SEARCH},
-	};
-	size_t n = sizeof opts / sizeof opts[0];
-	if (n > max)
-		n = max;
-	memcpy(out, opts, n * sizeof *opts);
-	return n;
-}
-
 /* A positive (or, with zero_ok, non-negative) finite number. */
 static int num(const char *cmd, const char *opt, const char *arg, int zero_ok, double *out)
 {
@@ -86,14 +86,14 @@ static int num(const char *cmd, const char *opt, const char *arg, int zero_ok, d
 	return 0;
 }
 
-int cli_dl_option(const char *cmd, struct cli_dl *d, int id, const char *arg)
+/* What the table cannot say: the checks, and the options with more to
+ * them than a value. */
+static int dl_option(const char *cmd, void *values, int id, const char *arg)
 {
+	struct cli_dl *d = values;
 	uint64_t u;
 	int rc;
 	switch (id) {
-	case CLI_DL_WORKERS_FILE:
-		d->workers_file = arg;
-		return 0;
 	case CLI_DL_WORKERS:
 		if ((rc = cli_uint(cmd, "--workers", arg, &u)))
 			return rc;
@@ -118,12 +118,10 @@ int cli_dl_option(const char *cmd, struct cli_dl *d, int id, const char *arg)
 		return num(cmd, "--mean-delta", arg, 1, &d->mean.delta);
 	case CLI_DL_MEAN_EPS:
 		return num(cmd, "--mean-eps", arg, 1, &d->mean.eps);
-	case CLI_DL_SEED:
-		return cli_uint(cmd, "--seed", arg, &d->seed);
 	case CLI_DL_B0:
 		d->have_b0 = 1;
 		return num(cmd, "--b0", arg, 0, &d->b0);
-	case 'm':
+	case CLI_DL_METHOD:
 		if (locus_divisible_method_parse(arg, &d->opt))
 			return cli_usage_error(
 			    cmd, "--method expects umr, ptumr or ptumr-nogt, got \"%s\"", arg);
@@ -152,11 +150,8 @@ int cli_dl_option(const char *cmd, struct cli_dl *d, int id, const char *arg)
 			return cli_usage_error(cmd, "--rounds expects 1 to 4096, got %s", arg);
 		d->opt.rounds = (size_t)u;
 		return 0;
-	case CLI_DL_SEARCH:
-		d->search = 1;
-		return 0;
 	}
-	return cli_usage_error(cmd, "internal: unknown plan option %d", id);
+	return 0;
 }
 
 int cli_dl_workers(const char *cmd, struct cli_dl *d)

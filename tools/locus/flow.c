@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "locus/mpi.h"
 #endif
 
-static const char *const help =
+static const char *const help_head =
     "usage: locus flow show WORKFLOW [OPTIONS]\n"
     "       locus flow sim WORKFLOW [OPTIONS]\n"
     "       locus flow run WORKFLOW [-np N] [--emulate-nodes K] [OPTIONS]\n"
@@ -29,7 +30,9 @@ static const char *const help =
     "on MPI ranks under the same policy: each task's command in a working directory\n"
     "of its node where its inputs appear under their names, files kept in each\n"
     "node's local storage and copied between nodes by MPI, the final outputs\n"
-    "written to the shared directory.\n"
+    "written to the shared directory.\n";
+
+static const char *const help_workflow =
     "\n"
     "WORKFLOW:\n"
     "  FILE                      WfCommons JSON, a Makeflow (named Makeflow, *.mf or\n"
@@ -38,97 +41,9 @@ static const char *const help =
     "  gen:montage[:IMAGES]      the paper's Montage (1319 images: the 6x6 degree\n"
     "                            mosaic of Table VI)\n"
     "  gen:blast[:N[:M]]         the paper's mtcBLAST: N database fragments (63), M\n"
-    "                            query files (16)\n"
-    "      --seed S              seed of generated workflows and of the run (default 1)\n"
-    "      --jitter CV           generated runtimes' coefficient of variation\n"
-    "      --runtime-scale X     multiply generated runtimes by X\n"
-    "      --work SPEC           sim: every task's runtime from SPEC instead (fixed:S,\n"
-    "                            uniform:LO:HI, exp:MEAN, per-mib:S, trace:FILE: one\n"
-    "                            value per task in order, as --measured writes)\n"
-    "      --runtime SECONDS     a Makeflow rule's runtime when no LOCUS_RUNTIME\n"
-    "                            variable gives one (default 1)\n"
-    "\n"
-    "Pattern thresholds (show; sim and run pass them to amfs as -o gather=N,...):\n"
-    "      --gather N            a task reading N produced files or more gathers (16)\n"
-    "      --multicast N         a file N tasks of one stage read is multicast (8)\n"
-    "      --scatter N           a task whose outputs N tasks read scatters (8)\n"
-    "      --reduce STAGE,...    these stages' gathers are reductions: run runs the\n"
-    "                            task's own command at every node of the tree over the\n"
-    "                            inputs there, with the words naming the others left\n"
-    "                            out (inputs as words of their own, one output file)\n"
-    "\n"
-    "Policy (sim):\n"
-    "      --config NAME         amfs's configuration (Fig. 10): staging (inputs\n"
-    "                            staged from the shared file system, outputs written\n"
-    "                            back), cache (intermediate files stay on the nodes),\n"
-    "                            aware (+ data-aware dispatch), cogather (+ collective\n"
-    "                            gather), asgather (+ asynchronous gather), shared\n"
-    "                            (every read and write on the shared file system), auto\n"
-    "                            (collective or asynchronous gather chosen per task)\n"
-    "  -x, --policy NAME         amfs (default), taskvine, dask, or any policy of\n"
-    "                            'locus sim --list-policies'\n"
-    "  -o, --opt KEY=VALUE,...   policy options (amfs: aware=first|bytes, steal=N,\n"
-    "                            keep=1, multicast=N, ...: docs/flow.md)\n"
-    "      --compare A,B,...     run several on the same workflow and platform: each\n"
-    "                            an amfs configuration or a policy name (-o applies\n"
-    "                            to the amfs runs); one table, then time per stage\n"
-    "\n"
-    "Ranks (run):\n"
-    "  -n, --np N                ranks (default: K + 1 with --emulate-nodes, else the\n"
-    "                            cores): the first D run the dispatchers, the others\n"
-    "                            are workers, each its node's storage server too\n"
-    "  -K, --emulate-nodes K     one machine plays K nodes, each with its own storage\n"
-    "                            directory (worker ranks spread round-robin)\n"
-    "      --local DIR           where the nodes' storage goes (default /dev/shm)\n"
-    "      --shared DIR          the shared directory: the workflow's inputs are read\n"
-    "                            there and its final outputs written there (default:\n"
-    "                            the workflow file's directory)\n"
-    "      --retries N           run a failing task up to N more times (default 1)\n"
-    "      --keep                keep every node's storage and working directories\n"
-    "      --journal FILE        record each finished task and where its outputs are;\n"
-    "                            run again with it, an interrupted run does only what\n"
-    "                            is left, taking the files the nodes kept (a task\n"
-    "                            whose files were lost runs again)\n"
-    "      --checksum            the journal checks kept files by checksum, not size only\n"
-    "      --measured PREFIX     write PREFIX.platform.json (the nodes, with the rate\n"
-    "                            the copies between them achieved) and PREFIX.work\n"
-    "                            (each task's seconds), and print the 'locus flow\n"
-    "                            sim' command that replays the run\n"
-    "      --stand-in X          run stand-ins instead of the commands: each reads its\n"
-    "                            inputs, sleeps X times its runtime and writes outputs\n"
-    "                            of their recorded sizes (WfCommons instances)\n"
-    "      --mpirun PATH, --hostfile FILE, --mpi-arg ARG   the launcher and its options\n"
-    "\n"
-    "Platform (sim):\n"
-    "  -p, --platform FILE       nodes from a platform file (nodes with 0 cores run\n"
-    "                            the dispatchers)\n"
-    "  -N, --nodes N             or N generated worker nodes (default 64)\n"
-    "  -c, --cores C             cores (workers) per node (default 4, as BG/P)\n"
-    "      --dispatchers D       amfs's dispatchers, each with a metadata server, on\n"
-    "                            nodes of their own (default: one per 63 worker\n"
-    "                            nodes, the paper's 1:63)\n"
-    "      --net-bw BW           each node's network interface (default 425MB)\n"
-    "      --disk-bw BW          each node's local storage bandwidth (default 1GB)\n"
-    "      --storage SIZE        each node's local storage capacity (default: no\n"
-    "                            limit; a run that overfills one fails saying which)\n"
-    "      --fs-bw BW            the shared file system's aggregate bandwidth\n"
-    "                            (default 1250MB)\n"
-    "      --fs-ops N            its metadata operations per second (default 2000)\n"
-    "      --fs-latency SECONDS  what opening a file on it costs a client; a node\n"
-    "                            opens its files one after another (default 0)\n"
-    "      --latency SECONDS     message and transfer latency (default 50e-6)\n"
-    "      --cost-msg SECONDS    time a process spends per message it handles (5e-6)\n"
-    "      --cost-entry SECONDS  time per metadata entry examined (1e-7)\n"
-    "\n"
-    "Output:\n"
-    "      --json                print the analysis, result or comparison as JSON\n"
-    "      --out FILE            write the full result JSON (per stage, task, transfer)\n"
-    "      --csv FILE            one line per task\n"
-    "      --trace FILE          Chrome trace-event JSON (open in Perfetto)\n"
-    "      --gantt FILE          SVG Gantt chart\n"
-    "      --load FILE           SVG chart of per-worker load\n"
-    "  -q, --quiet               no progress bar\n"
-    "  -h, --help                show this help\n"
+    "                            query files (16)\n";
+
+static const char *const help_tail =
     "\n"
     "Sizes and bandwidths (bytes, bytes/s): 64M, 1G are powers of 1024; 80MB, 1GB\n"
     "powers of 1000.\n"
@@ -147,25 +62,29 @@ static const char *const help =
 
 struct flow_args {
 	const char *sub, *workflow;
+	/* The workflow. */
 	struct locus_flow_load_options load;
 	uint64_t seed;
+	const char *work; /* sim: --work SPEC */
 	struct locus_pattern_options pat;
 	const char *reduce;
-	int have_pat;
-	const char *config, *policy, *opts, *compare;
-	const char *platform;
-	uint64_t nodes, cores, dispatchers, net_bw, disk_bw, storage, fs_bw;
-	double fs_ops, fs_latency, latency, cost_msg, cost_entry;
-	int have_nodes, have_dispatchers;
-	const char *out, *csv, *trace, *gantt, *load_svg;
-	int json, quiet;
+	/* The policy (its name NULL: amfs). */
+	const char *config, *compare;
+	struct cli_policy pol;
 	/* run */
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
 	const char *local, *shared, *journal, *measured;
-	const char *work; /* sim: --work SPEC */
 	int keep, have_run, tty, checksum;
 	double stand_in;
+	/* The platform (sim). */
+	const char *platform;
+	uint64_t nodes, cores, dispatchers, net_bw, disk_bw, storage, fs_bw;
+	double fs_ops, fs_latency, latency, cost_msg, cost_entry;
+	int have_nodes, have_dispatchers;
+	/* What to print and write. */
+	struct cli_results res;
+	int quiet;
 };
 
 static const char *const configs[] = {"staging",  "cache",  "aware", "cogather",
@@ -179,287 +98,312 @@ static int is_config(const char *s)
 	return 0;
 }
 
-static int bad(const char *sub, const char *opt, const char *what, const char *arg)
+/* ---- the options, a group per section of --help ------------------------------ */
+
+/* Named ids of the options without a short letter. */
+enum {
+	O_SEED = 256,
+	O_JITTER,
+	O_RUNTIME_SCALE,
+	O_WORK,
+	O_RUNTIME,
+	O_GATHER,
+	O_MULTICAST,
+	O_SCATTER,
+	O_REDUCE,
+	O_CONFIG,
+	O_COMPARE,
+	O_LOCAL,
+	O_SHARED,
+	O_RETRIES,
+	O_KEEP,
+	O_JOURNAL,
+	O_CHECKSUM,
+	O_MEASURED,
+	O_STAND_IN,
+	O_DISPATCHERS,
+	O_NET_BW,
+	O_DISK_BW,
+	O_STORAGE,
+	O_FS_BW,
+	O_FS_OPS,
+	O_FS_LATENCY,
+	O_LATENCY,
+	O_COST_MSG,
+	O_COST_ENTRY,
+	O_PROGRESS_TTY,
+};
+
+#define AT(field) offsetof(struct flow_args, field)
+
+static int workflow_option(const char *cmd, void *values, int id, const char *arg)
 {
-	char cmd[16];
-	snprintf(cmd, sizeof cmd, "flow %s", sub);
-	return cli_usage_error(cmd, "%s expects %s, got \"%s\"", opt, what, arg);
+	struct flow_args *a = values;
+	switch (id) {
+	case O_SEED:
+		a->load.seed = a->seed;
+		return 0;
+	case O_JITTER:
+		if (!(a->load.jitter >= 0 && a->load.jitter <= 100))
+			return cli_expects(cmd, "--jitter",
+					   "a coefficient of variation in [0, 100]", arg);
+		return 0;
+	case O_RUNTIME_SCALE:
+		if (!(a->load.runtime_scale > 0 && a->load.runtime_scale <= 1e9))
+			return cli_expects(cmd, "--runtime-scale", "a factor > 0", arg);
+		return 0;
+	case O_RUNTIME:
+		if (!(a->load.runtime >= 0 && a->load.runtime <= 1e12))
+			return cli_expects(cmd, "--runtime", "seconds >= 0", arg);
+		return 0;
+	}
+	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct flow_args *a)
+static const struct cli_opt workflow_opts[] = {
+    {"seed", O_SEED, CLI_UINT, AT(seed), "S",
+     "seed of generated workflows and of the run (default 1)"},
+    {"jitter", O_JITTER, CLI_NUMBER, AT(load.jitter), "CV",
+     "generated runtimes' coefficient of variation"},
+    {"runtime-scale", O_RUNTIME_SCALE, CLI_NUMBER, AT(load.runtime_scale), "X",
+     "multiply generated runtimes by X"},
+    {"work", O_WORK, CLI_TEXT, AT(work), "SPEC",
+     "sim: every task's runtime from SPEC instead (fixed:S,\n"
+     "uniform:LO:HI, exp:MEAN, per-mib:S, trace:FILE: one\n"
+     "value per task in order, as --measured writes)"},
+    {"runtime", O_RUNTIME, CLI_NUMBER, AT(load.runtime), "SECONDS",
+     "a Makeflow rule's runtime when no LOCUS_RUNTIME\n"
+     "variable gives one (default 1)"},
+};
+static const struct cli_group workflow_group = CLI_GROUP(workflow_opts, workflow_option);
+
+/* --gather, --multicast, --scatter: counts from 1. */
+static int patterns_option(const char *cmd, void *values, int id, const char *arg)
 {
-	static const struct option opts[] = {
-	    {"seed", required_argument, 0, 1},
-	    {"jitter", required_argument, 0, 2},
-	    {"runtime-scale", required_argument, 0, 3},
-	    {"runtime", required_argument, 0, 4},
-	    {"gather", required_argument, 0, 5},
-	    {"multicast", required_argument, 0, 6},
-	    {"scatter", required_argument, 0, 7},
-	    {"reduce", required_argument, 0, 8},
-	    {"config", required_argument, 0, 9},
-	    {"policy", required_argument, 0, 'x'},
-	    {"opt", required_argument, 0, 'o'},
-	    {"compare", required_argument, 0, 10},
-	    {"platform", required_argument, 0, 'p'},
-	    {"nodes", required_argument, 0, 'N'},
-	    {"cores", required_argument, 0, 'c'},
-	    {"dispatchers", required_argument, 0, 11},
-	    {"net-bw", required_argument, 0, 12},
-	    {"disk-bw", required_argument, 0, 13},
-	    {"storage", required_argument, 0, 14},
-	    {"fs-bw", required_argument, 0, 15},
-	    {"fs-ops", required_argument, 0, 16},
-	    {"latency", required_argument, 0, 17},
-	    {"cost-msg", required_argument, 0, 18},
-	    {"cost-entry", required_argument, 0, 19},
-	    {"json", no_argument, 0, 20},
-	    {"out", required_argument, 0, 21},
-	    {"csv", required_argument, 0, 22},
-	    {"trace", required_argument, 0, 23},
-	    {"gantt", required_argument, 0, 24},
-	    {"load", required_argument, 0, 25},
-	    {"fs-latency", required_argument, 0, 26},
-	    {"np", required_argument, 0, 'n'},
-	    {"emulate-nodes", required_argument, 0, 'K'},
-	    {"local", required_argument, 0, 30},
-	    {"shared", required_argument, 0, 31},
-	    {"retries", required_argument, 0, 32},
-	    {"keep", no_argument, 0, 33},
-	    {"stand-in", required_argument, 0, 34},
-	    {"progress-tty", no_argument, 0, 35},
-	    {"journal", required_argument, 0, 36},
-	    {"checksum", no_argument, 0, 37},
-	    {"measured", required_argument, 0, 38},
-	    {"work", required_argument, 0, 39},
-	    CLI_MPI_LONG_OPTIONS,
-	    {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0},
-	};
-	const char *sub = a->sub;
-	char cmd[16];
-	snprintf(cmd, sizeof cmd, "flow %s", sub);
-	int c, rc = 0;
+	struct flow_args *a = values;
+	if (id == O_REDUCE)
+		return 0;
+	const char *opt = id == O_GATHER      ? "--gather"
+			  : id == O_MULTICAST ? "--multicast"
+					      : "--scatter";
+	uint32_t *v = id == O_GATHER	  ? &a->pat.gather
+		      : id == O_MULTICAST ? &a->pat.multicast
+					  : &a->pat.scatter;
 	uint64_t u;
-	optind = 1;
-	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":x:o:p:N:c:n:K:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 1:
-			rc = cli_uint(cmd, "--seed", optarg, &a->seed);
-			a->load.seed = a->seed;
-			break;
-		case 2:
-			rc = cli_double(cmd, "--jitter", optarg, &a->load.jitter);
-			if (!rc && !(a->load.jitter >= 0 && a->load.jitter <= 100))
-				rc = bad(sub, "--jitter", "a coefficient of variation in [0, 100]",
-					 optarg);
-			break;
-		case 3:
-			rc = cli_double(cmd, "--runtime-scale", optarg, &a->load.runtime_scale);
-			if (!rc && !(a->load.runtime_scale > 0 && a->load.runtime_scale <= 1e9))
-				rc = bad(sub, "--runtime-scale", "a factor > 0", optarg);
-			break;
-		case 4:
-			rc = cli_double(cmd, "--runtime", optarg, &a->load.runtime);
-			if (!rc && !(a->load.runtime >= 0 && a->load.runtime <= 1e12))
-				rc = bad(sub, "--runtime", "seconds >= 0", optarg);
-			break;
-		case 5:
-		case 6:
-		case 7:
-			rc = cli_uint(cmd,
-				      c == 5   ? "--gather"
-				      : c == 6 ? "--multicast"
-					       : "--scatter",
-				      optarg, &u);
-			if (!rc && (!u || u > UINT32_MAX))
-				rc = bad(sub,
-					 c == 5	  ? "--gather"
-					 : c == 6 ? "--multicast"
-						  : "--scatter",
-					 "a count >= 1", optarg);
-			*(c == 5   ? &a->pat.gather
-			  : c == 6 ? &a->pat.multicast
-				   : &a->pat.scatter) = (uint32_t)u;
-			a->have_pat = 1;
-			break;
-		case 8:
-			a->reduce = optarg;
-			a->have_pat = 1;
-			break;
-		case 9:
-			a->config = optarg;
-			break;
-		case 'x':
-			a->policy = optarg;
-			break;
-		case 'o':
-			a->opts = optarg;
-			break;
-		case 10:
-			a->compare = optarg;
-			break;
-		case 'p':
-			a->platform = optarg;
-			break;
-		case 'N':
-			rc = cli_uint(cmd, "--nodes", optarg, &a->nodes);
-			if (!rc && (!a->nodes || a->nodes > 1000000))
-				rc = bad(sub, "--nodes", "a count from 1 to 1000000", optarg);
-			a->have_nodes = 1;
-			break;
-		case 'c':
-			rc = cli_uint(cmd, "--cores", optarg, &a->cores);
-			if (!rc && (!a->cores || a->cores > 4096))
-				rc = bad(sub, "--cores", "a count from 1 to 4096", optarg);
-			a->have_nodes = 1;
-			break;
-		case 11:
-			rc = cli_uint(cmd, "--dispatchers", optarg, &a->dispatchers);
-			if (!rc && (!a->dispatchers || a->dispatchers > 100000))
-				rc = bad(sub, "--dispatchers", "a count from 1 to 100000", optarg);
-			a->have_dispatchers = 1;
-			break;
-		case 12:
-		case 13:
-		case 15: {
-			const char *name = c == 12 ? "--net-bw" : c == 13 ? "--disk-bw" : "--fs-bw";
-			uint64_t *v = c == 12 ? &a->net_bw : c == 13 ? &a->disk_bw : &a->fs_bw;
-			rc = cli_bandwidth(cmd, name, optarg, v);
-			if (c != 15)
-				a->have_nodes = 1;
-			break;
-		}
-		case 14:
-			rc = cli_size(cmd, "--storage", optarg, &a->storage);
-			a->have_nodes = 1;
-			break;
-		case 16:
-			rc = cli_double(cmd, "--fs-ops", optarg, &a->fs_ops);
-			if (!rc && !(a->fs_ops >= 0 && a->fs_ops <= 1e12))
-				rc = bad(sub, "--fs-ops", "operations a second >= 0 (0: no limit)",
-					 optarg);
-			break;
-		case 17:
-			rc = cli_double(cmd, "--latency", optarg, &a->latency);
-			if (!rc && !(a->latency >= 0 && a->latency <= LOCUS_LATENCY_MAX))
-				rc = bad(sub, "--latency", "seconds from 0 to 1000", optarg);
-			break;
-		case 18:
-		case 19:
-			rc = cli_double(cmd, c == 18 ? "--cost-msg" : "--cost-entry", optarg,
-					c == 18 ? &a->cost_msg : &a->cost_entry);
-			if (!rc && !((c == 18 ? a->cost_msg : a->cost_entry) >= 0 &&
-				     (c == 18 ? a->cost_msg : a->cost_entry) <= 1e3))
-				rc = bad(sub, c == 18 ? "--cost-msg" : "--cost-entry",
-					 "seconds from 0 to 1000", optarg);
-			break;
-		case 20:
-			a->json = 1;
-			break;
-		case 21:
-			a->out = optarg;
-			break;
-		case 22:
-			a->csv = optarg;
-			break;
-		case 23:
-			a->trace = optarg;
-			break;
-		case 24:
-			a->gantt = optarg;
-			break;
-		case 25:
-			a->load_svg = optarg;
-			break;
-		case 26:
-			rc = cli_double(cmd, "--fs-latency", optarg, &a->fs_latency);
-			if (!rc && !(a->fs_latency >= 0 && a->fs_latency <= 1e3))
-				rc = bad(sub, "--fs-latency", "seconds from 0 to 1000", optarg);
-			break;
-		case 'n':
-			rc = cli_uint(cmd, "--np", optarg, &a->np);
-			if (!rc && (!a->np || a->np > 1000000))
-				rc = bad(sub, "--np", "a count of ranks from 2", optarg);
-			a->have_run = 1;
-			break;
-		case 'K':
-			rc = cli_uint(cmd, "--emulate-nodes", optarg, &a->emulate);
-			if (!rc && (!a->emulate || a->emulate > 100000))
-				rc =
-				    bad(sub, "--emulate-nodes", "a count from 1 to 100000", optarg);
-			a->have_run = 1;
-			break;
-		case 30:
-			a->local = optarg;
-			a->have_run = 1;
-			break;
-		case 31:
-			a->shared = optarg;
-			a->have_run = 1;
-			break;
-		case 32:
-			rc = cli_uint(cmd, "--retries", optarg, &a->retries);
-			if (!rc && a->retries > 1000)
-				rc = bad(sub, "--retries", "a count from 0 to 1000", optarg);
-			a->have_run = 1;
-			break;
-		case 33:
-			a->keep = 1;
-			a->have_run = 1;
-			break;
-		case 34:
-			rc = cli_double(cmd, "--stand-in", optarg, &a->stand_in);
-			if (!rc && !(a->stand_in > 0 && a->stand_in <= 1e6))
-				rc = bad(sub, "--stand-in", "a factor > 0", optarg);
-			a->have_run = 1;
-			break;
-		case 35:
-			a->tty = 1;
-			break;
-		case 36:
-			a->journal = optarg;
-			a->have_run = 1;
-			break;
-		case 37:
-			a->checksum = 1;
-			a->have_run = 1;
-			break;
-		case 38:
-			a->measured = optarg;
-			a->have_run = 1;
-			break;
-		case 39:
-			a->work = optarg;
-			break;
-		case CLI_MPI_MPIRUN:
-		case CLI_MPI_HOSTFILE:
-		case CLI_MPI_ARG:
-			rc = cli_mpi_option(cmd, &a->mpi, c, optarg);
-			a->have_run = 1;
-			break;
-		case 'q':
-			a->quiet = 1;
-			break;
-		case 'h':
-			fputs(help, stdout);
-			return -1;
-		case ':':
-			return cli_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error(cmd, "unknown option %s", argv[optind - 1]);
-		}
-	}
-	if (rc)
+	int rc;
+	if ((rc = cli_uint(cmd, opt, arg, &u)))
 		return rc;
-	if (optind >= argc)
-		return cli_usage_error(cmd, "name the workflow: a file, or gen:montage, gen:blast");
-	a->workflow = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error(cmd, "unexpected argument \"%s\"", argv[optind]);
+	if (!u || u > UINT32_MAX)
+		return cli_expects(cmd, opt, "a count >= 1", arg);
+	*v = (uint32_t)u;
+	return 0;
+}
+
+static const struct cli_opt patterns_opts[] = {
+    {"gather", O_GATHER, CLI_OWN, 0, "N", "a task reading N produced files or more gathers (16)"},
+    {"multicast", O_MULTICAST, CLI_OWN, 0, "N",
+     "a file N tasks of one stage read is multicast (8)"},
+    {"scatter", O_SCATTER, CLI_OWN, 0, "N", "a task whose outputs N tasks read scatters (8)"},
+    {"reduce", O_REDUCE, CLI_TEXT, AT(reduce), "STAGE,...",
+     "these stages' gathers are reductions: run runs the\n"
+     "task's own command at every node of the tree over the\n"
+     "inputs there, with the words naming the others left\n"
+     "out (inputs as words of their own, one output file)"},
+};
+static const struct cli_group patterns_group = CLI_GROUP(patterns_opts, patterns_option);
+
+static const struct cli_opt config_opts[] = {
+    {"config", O_CONFIG, CLI_TEXT, AT(config), "NAME",
+     "amfs's configuration (Fig. 10): staging (inputs\n"
+     "staged from the shared file system, outputs written\n"
+     "back), cache (intermediate files stay on the nodes),\n"
+     "aware (+ data-aware dispatch), cogather (+ collective\n"
+     "gather), asgather (+ asynchronous gather), shared\n"
+     "(every read and write on the shared file system), auto\n"
+     "(collective or asynchronous gather chosen per task)"},
+};
+static const struct cli_group config_group = CLI_GROUP(config_opts, NULL);
+
+static const struct cli_say policy_say[] = {
+    {'x', "amfs (default), taskvine, dask, or any policy of\n"
+	  "'locus sim --list-policies'"},
+    {'o', "policy options (amfs: aware=first|bytes, steal=N,\n"
+	  "keep=1, multicast=N, ...: docs/flow.md)"},
+    {0, NULL},
+};
+
+static const struct cli_opt compare_opts[] = {
+    {"compare", O_COMPARE, CLI_TEXT, AT(compare), "A,B,...",
+     "run several on the same workflow and platform: each\n"
+     "an amfs configuration or a policy name (-o applies\n"
+     "to the amfs runs); one table, then time per stage"},
+};
+static const struct cli_group compare_group = CLI_GROUP(compare_opts, NULL);
+
+/* Every option of 'locus flow run' alone, and their ranges. */
+static int ranks_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct flow_args *a = values;
+	a->have_run = 1;
+	if (id == 'n' && (!a->np || a->np > 1000000))
+		return cli_expects(cmd, "--np", "a count of ranks from 2", arg);
+	if (id == 'K' && (!a->emulate || a->emulate > 100000))
+		return cli_expects(cmd, "--emulate-nodes", "a count from 1 to 100000", arg);
+	if (id == O_RETRIES && a->retries > 1000)
+		return cli_expects(cmd, "--retries", "a count from 0 to 1000", arg);
+	if (id == O_STAND_IN && !(a->stand_in > 0 && a->stand_in <= 1e6))
+		return cli_expects(cmd, "--stand-in", "a factor > 0", arg);
+	return 0;
+}
+
+static const struct cli_opt ranks_opts[] = {
+    {"np", 'n', CLI_UINT, AT(np), "N",
+     "ranks (default: K + 1 with --emulate-nodes, else the\n"
+     "cores): the first D run the dispatchers, the others\n"
+     "are workers, each its node's storage server too"},
+    {"emulate-nodes", 'K', CLI_UINT, AT(emulate), "K",
+     "one machine plays K nodes, each with its own storage\n"
+     "directory (worker ranks spread round-robin)"},
+    {"local", O_LOCAL, CLI_TEXT, AT(local), "DIR",
+     "where the nodes' storage goes (default /dev/shm)"},
+    {"shared", O_SHARED, CLI_TEXT, AT(shared), "DIR",
+     "the shared directory: the workflow's inputs are read\n"
+     "there and its final outputs written there (default:\n"
+     "the workflow file's directory)"},
+    {"retries", O_RETRIES, CLI_UINT, AT(retries), "N",
+     "run a failing task up to N more times (default 1)"},
+    {"keep", O_KEEP, CLI_FLAG, AT(keep), NULL, "keep every node's storage and working directories"},
+    {"journal", O_JOURNAL, CLI_TEXT, AT(journal), "FILE",
+     "record each finished task and where its outputs are;\n"
+     "run again with it, an interrupted run does only what\n"
+     "is left, taking the files the nodes kept (a task\n"
+     "whose files were lost runs again)"},
+    {"checksum", O_CHECKSUM, CLI_FLAG, AT(checksum), NULL,
+     "the journal checks kept files by checksum, not size only"},
+    {"measured", O_MEASURED, CLI_TEXT, AT(measured), "PREFIX",
+     "write PREFIX.platform.json (the nodes, with the rate\n"
+     "the copies between them achieved) and PREFIX.work\n"
+     "(each task's seconds), and print the 'locus flow\n"
+     "sim' command that replays the run"},
+    {"stand-in", O_STAND_IN, CLI_NUMBER, AT(stand_in), "X",
+     "run stand-ins instead of the commands: each reads its\n"
+     "inputs, sleeps X times its runtime and writes outputs\n"
+     "of their recorded sizes (WfCommons instances)"},
+};
+static const struct cli_group ranks_group = CLI_GROUP(ranks_opts, ranks_option);
+
+/* The nodes' options (which --platform excludes), and the ranges. */
+static int platform_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct flow_args *a = values;
+	switch (id) {
+	case 'N':
+		a->have_nodes = 1;
+		if (!a->nodes || a->nodes > 1000000)
+			return cli_expects(cmd, "--nodes", "a count from 1 to 1000000", arg);
+		return 0;
+	case 'c':
+		a->have_nodes = 1;
+		if (!a->cores || a->cores > 4096)
+			return cli_expects(cmd, "--cores", "a count from 1 to 4096", arg);
+		return 0;
+	case O_DISPATCHERS:
+		a->have_dispatchers = 1;
+		if (!a->dispatchers || a->dispatchers > 100000)
+			return cli_expects(cmd, "--dispatchers", "a count from 1 to 100000", arg);
+		return 0;
+	case O_NET_BW:
+	case O_DISK_BW:
+	case O_STORAGE:
+		a->have_nodes = 1;
+		return 0;
+	case O_FS_OPS:
+		if (!(a->fs_ops >= 0 && a->fs_ops <= 1e12))
+			return cli_expects(cmd, "--fs-ops",
+					   "operations a second >= 0 (0: no limit)", arg);
+		return 0;
+	}
+	return 0;
+}
+
+static const struct cli_opt platform_opts[] = {
+    {"platform", 'p', CLI_TEXT, AT(platform), "FILE",
+     "nodes from a platform file (nodes with 0 cores run\n"
+     "the dispatchers)"},
+    {"nodes", 'N', CLI_UINT, AT(nodes), "N", "or N generated worker nodes (default 64)"},
+    {"cores", 'c', CLI_UINT, AT(cores), "C", "cores (workers) per node (default 4, as BG/P)"},
+    {"dispatchers", O_DISPATCHERS, CLI_UINT, AT(dispatchers), "D",
+     "amfs's dispatchers, each with a metadata server, on\n"
+     "nodes of their own (default: one per 63 worker\n"
+     "nodes, the paper's 1:63)"},
+    {"net-bw", O_NET_BW, CLI_BANDWIDTH, AT(net_bw), "BW",
+     "each node's network interface (default 425MB)"},
+    {"disk-bw", O_DISK_BW, CLI_BANDWIDTH, AT(disk_bw), "BW",
+     "each node's local storage bandwidth (default 1GB)"},
+    {"storage", O_STORAGE, CLI_SIZE, AT(storage), "SIZE",
+     "each node's local storage capacity (default: no\n"
+     "limit; a run that overfills one fails saying which)"},
+    {"fs-bw", O_FS_BW, CLI_BANDWIDTH, AT(fs_bw), "BW",
+     "the shared file system's aggregate bandwidth\n"
+     "(default 1250MB)"},
+    {"fs-ops", O_FS_OPS, CLI_NUMBER, AT(fs_ops), "N",
+     "its metadata operations per second (default 2000)"},
+    {"fs-latency", O_FS_LATENCY, CLI_SECONDS, AT(fs_latency), "SECONDS",
+     "what opening a file on it costs a client; a node\n"
+     "opens its files one after another (default 0)"},
+    {"latency", O_LATENCY, CLI_SECONDS, AT(latency), "SECONDS",
+     "message and transfer latency (default 50e-6)"},
+    {"cost-msg", O_COST_MSG, CLI_SECONDS, AT(cost_msg), "SECONDS",
+     "time a process spends per message it handles (5e-6)"},
+    {"cost-entry", O_COST_ENTRY, CLI_SECONDS, AT(cost_entry), "SECONDS",
+     "time per metadata entry examined (1e-7)"},
+};
+static const struct cli_group platform_group = CLI_GROUP(platform_opts, platform_option);
+
+static const struct cli_say results_say[] = {
+    {CLI_RESULTS_JSON, "print the analysis, result or comparison as JSON"},
+    {CLI_RESULTS_OUT, "write the full result JSON (per stage, task, transfer)"},
+    {CLI_RESULTS_LOAD, "SVG chart of per-worker load"},
+    {0, NULL},
+};
+
+static const struct cli_opt misc_opts[] = {
+    {"quiet", 'q', CLI_FLAG, AT(quiet), NULL, "no progress bar"},
+    /* Set by the launching process when its stderr is a terminal. */
+    {"progress-tty", O_PROGRESS_TTY, CLI_FLAG, AT(tty), NULL, NULL},
+};
+static const struct cli_group misc_group = CLI_GROUP(misc_opts, NULL);
+
+static const struct cli_use uses[] = {
+    {.group = &workflow_group, .before = help_workflow},
+    {.group = &patterns_group,
+     .before = "\nPattern thresholds (show; sim and run pass them to amfs as -o gather=N,...):\n"},
+    {.group = &config_group, .before = "\nPolicy (sim):\n"},
+    {.group = &cli_policy_group, .at = AT(pol), .say = policy_say},
+    {.group = &compare_group},
+    {.group = &ranks_group, .before = "\nRanks (run):\n"},
+    {.group = &cli_mpi_group,
+     .at = AT(mpi),
+     .instead = "      --mpirun PATH, --hostfile FILE, --mpi-arg ARG   the launcher and its "
+		"options\n"},
+    {.group = &platform_group, .before = "\nPlatform (sim):\n"},
+    {.group = &cli_results_group, .at = AT(res), .before = "\nOutput:\n", .say = results_say},
+    {.group = &misc_group},
+};
+
+#undef AT
+
+static const struct cli_command command =
+    CLI_COMMAND(uses, CLI_OPTIONS_ANYWHERE, CLI_ERRORS_PLAIN, help_head, help_tail, 28);
+
+/* What each subcommand takes, once all options are read: 0, or an exit
+ * status (the error printed). */
+static int check_args(const char *cmd, struct flow_args *a)
+{
+	const char *sub = a->sub;
 	int is_sim = !strcmp(sub, "sim"), is_run = !strcmp(sub, "run");
+	if (a->mpi.mpirun || a->mpi.hostfile || a->mpi.n_args)
+		a->have_run = 1;
 	if (!is_run && a->have_run)
 		return cli_usage_error(cmd, "--np, --emulate-nodes, --local, --shared, --retries, "
 					    "--keep, --stand-in and the launcher's options are "
@@ -475,10 +419,10 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 		return cli_usage_error(cmd, "--emulate-nodes plays nodes on this machine; drop "
 					    "it with --hostfile");
 	if (!is_sim && !is_run &&
-	    (a->config || a->policy || a->opts || a->compare || a->platform || a->have_nodes ||
-	     a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 || a->fs_latency > 0 ||
-	     a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 || a->out || a->csv ||
-	     a->trace || a->gantt || a->load_svg))
+	    (a->config || a->pol.name || a->pol.opts || a->compare || a->platform ||
+	     a->have_nodes || a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 ||
+	     a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 ||
+	     cli_results_any(&a->res)))
 		return cli_usage_error(cmd, "the policy, platform and output files are sim's "
 					    "options; 'locus flow show' takes the workflow's and "
 					    "the pattern thresholds, and --json");
@@ -489,22 +433,35 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 					    "--disk-bw and --storage");
 	if (a->config && a->compare)
 		return cli_usage_error(cmd, "--compare names the configurations; drop --config");
-	if (a->config && a->policy && strcmp(a->policy, "amfs"))
+	if (a->config && a->pol.name && strcmp(a->pol.name, "amfs"))
 		return cli_usage_error(cmd, "--config is amfs's; drop it with --policy %s",
-				       a->policy);
+				       a->pol.name);
 	if (a->config && !is_config(a->config))
 		return cli_usage_error(
 		    cmd,
 		    "--config expects staging, cache, aware, cogather, asgather, "
 		    "shared or auto, got \"%s\"",
 		    a->config);
-	if (a->compare && a->policy)
+	if (a->compare && a->pol.name)
 		return cli_usage_error(cmd, "--compare names the policies; drop --policy");
-	if (a->compare && (a->out || a->csv || a->trace || a->gantt || a->load_svg))
-		return cli_usage_error(
-		    cmd,
-		    "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
+	if (a->compare)
+		return cli_results_one_run(cmd, &a->res);
 	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct flow_args *a)
+{
+	char cmd[16];
+	snprintf(cmd, sizeof cmd, "flow %s", a->sub);
+	int rc = cli_parse(cmd, &command, a, argc, argv);
+	if (rc)
+		return rc;
+	if (optind >= argc)
+		return cli_usage_error(cmd, "name the workflow: a file, or gen:montage, gen:blast");
+	a->workflow = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument \"%s\"", argv[optind]);
+	return check_args(cmd, a);
 }
 
 /* The workflow, read or generated. */
@@ -695,7 +652,7 @@ static int flow_show(struct flow_args *a)
 	if (rc) {
 		status = cli_error("flow show", &err, rc);
 	} else {
-		if (a->json)
+		if (a->res.json)
 			show_json(g, an, a->workflow);
 		else
 			show_text(g, an, a->workflow);
@@ -741,8 +698,8 @@ static char *amfs_opts(const struct flow_args *a, const char *config)
 		if (n < sizeof buf)
 			buf[n] = 0;
 	}
-	if (a->opts)
-		ADD("%s%s", n ? "," : "", a->opts);
+	if (a->pol.opts)
+		ADD("%s%s", n ? "," : "", a->pol.opts);
 #undef ADD
 	if (n >= sizeof buf)
 		return NULL;
@@ -759,7 +716,7 @@ static int plan_runs(const struct flow_args *a, struct flow_run *runs, size_t *n
 		return cli_usage_error(cmd, "out of memory");
 	int rc = 0;
 	if (!a->compare) {
-		const char *name = a->policy ? a->policy : "amfs";
+		const char *name = a->pol.name ? a->pol.name : "amfs";
 		runs[0].policy = locus_policy_find(name);
 		if (!runs[0].policy) {
 			rc = cli_usage_error(
@@ -767,7 +724,7 @@ static int plan_runs(const struct flow_args *a, struct flow_run *runs, size_t *n
 		} else {
 			*n_runs = 1;
 			runs[0].opts = !strcmp(name, "amfs") ? amfs_opts(a, a->config)
-				       : a->opts	     ? strdup(a->opts)
+				       : a->pol.opts	     ? strdup(a->pol.opts)
 							     : NULL;
 		}
 		free(list);
@@ -916,30 +873,6 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 	       "MB of 10^6 bytes\n");
 }
 
-/* --out, --csv, --trace, --gantt and --load: each whole or not at all. */
-static int write_outputs(const char *cmd, const struct locus_result *r, const struct flow_args *a)
-{
-	const struct {
-		const char *path;
-		int (*fn)(const struct locus_result *, FILE *);
-	} outs[] = {{a->out, locus_report_json},
-		    {a->csv, locus_report_csv},
-		    {a->trace, locus_report_trace},
-		    {a->gantt, locus_report_svg_gantt},
-		    {a->load_svg, locus_report_svg_load}};
-	struct cli_outputs staged = {0};
-	int ost = 0;
-	for (size_t k = 0; !ost && k < CLI_ARRAY_LEN(outs); k++) {
-		struct cli_report_writer w = {r, outs[k].fn};
-		if (outs[k].path)
-			ost = cli_outputs_stage(cmd, &staged, outs[k].path, cli_report_write, &w);
-	}
-	if (!ost)
-		ost = cli_outputs_commit(cmd, &staged);
-	cli_outputs_discard(&staged);
-	return ost;
-}
-
 static int flow_sim(struct flow_args *a)
 {
 	const char *cmd = "flow sim";
@@ -951,8 +884,7 @@ static int flow_sim(struct flow_args *a)
 	struct locus_result *runs[FLOW_MAX_RUNS] = {0};
 	size_t n_plan = 0, n_runs = 0;
 	int status = 0, rc;
-	const char *out_paths[] = {a->out, a->csv, a->trace, a->gantt, a->load_svg};
-	if ((status = cli_outputs_check(cmd, out_paths, CLI_ARRAY_LEN(out_paths))))
+	if ((status = cli_results_check(cmd, &a->res, NULL, 0)))
 		return status;
 	if ((status = plan_runs(a, plan, &n_plan)))
 		goto out;
@@ -1016,8 +948,8 @@ static int flow_sim(struct flow_args *a)
 		    .shared_fs_bw = a->fs_bw ? (double)a->fs_bw : 1.25e9,
 		    .fs_ops = a->fs_ops,
 		    .fs_latency = a->fs_latency,
-		    .no_task_results = !(a->out || a->csv || a->trace || a->gantt || a->load_svg),
-		    .no_transfer_results = !(a->out || a->trace || a->gantt),
+		    .no_task_results = !cli_results_any(&a->res),
+		    .no_transfer_results = !cli_results_transfers(&a->res),
 		    .progress = tty ? cli_progress : NULL,
 		    .progress_user = (void *)plan[i].policy->name,
 		};
@@ -1032,21 +964,21 @@ static int flow_sim(struct flow_args *a)
 		}
 	}
 	if (a->compare) {
-		rc = a->json ? locus_report_compare_json((const struct locus_result *const *)runs,
-							 n_runs, stdout)
-			     : locus_report_compare((const struct locus_result *const *)runs,
-						    n_runs, stdout);
+		rc = a->res.json ? locus_report_compare_json(
+				       (const struct locus_result *const *)runs, n_runs, stdout)
+				 : locus_report_compare((const struct locus_result *const *)runs,
+							n_runs, stdout);
 		if (rc)
 			goto fail;
 		goto out;
 	}
-	if (a->json)
+	if (a->res.json)
 		rc = locus_report_json(runs[0], stdout);
 	else
 		print_run(runs[0], g, a, D);
 	if (rc)
 		goto fail;
-	int ost = write_outputs(cmd, runs[0], a);
+	int ost = cli_results_write(cmd, &a->res, runs[0]);
 	if (ost)
 		status = ost;
 	goto out;
@@ -1215,11 +1147,11 @@ static int run_rank(struct flow_args *a)
 	char shared[4096];
 	shared_dir(a, shared, sizeof shared);
 	char *opts = NULL;
-	const char *pname = a->policy ? a->policy : "amfs";
+	const char *pname = a->pol.name ? a->pol.name : "amfs";
 	if (!strcmp(pname, "amfs"))
 		opts = amfs_opts(a, a->config);
-	else if (a->opts)
-		opts = strdup(a->opts);
+	else if (a->pol.opts)
+		opts = strdup(a->pol.opts);
 	/* Every rank reads the workflow: the same file gives the same graph. */
 	int rc = load(&g, a, &err);
 	struct locus_mpi_flow_report rep = {0};
@@ -1270,14 +1202,14 @@ static int run_rank(struct flow_args *a)
 			    "are the last round's)\n",
 			    rep.lost, rep.lost == 1 ? " was" : "s were", rep.rounds,
 			    rep.rounds == 1 ? "" : "s");
-		if (a->json)
+		if (a->res.json)
 			rc = locus_report_json(r, stdout);
 		else
 			print_run(r, g, a, D);
 		fflush(stdout);
 		if (rc)
 			status = cli_error(cmd, &err, rc);
-		int ost = write_outputs(cmd, r, a);
+		int ost = cli_results_write(cmd, &a->res, r);
 		if (ost)
 			status = ost;
 		if (a->measured && (rc = write_measured(a, &rep, g, disk_bw, net_bw, &err)))
@@ -1303,14 +1235,8 @@ static int flow_run(struct flow_args *a, int argc, char **argv)
 		snprintf(mplat, sizeof mplat, "%s.platform.json", a->measured);
 		snprintf(mwork, sizeof mwork, "%s.work", a->measured);
 	}
-	const char *outs[] = {a->out,
-			      a->csv,
-			      a->trace,
-			      a->gantt,
-			      a->load_svg,
-			      a->measured ? mplat : NULL,
-			      a->measured ? mwork : NULL};
-	int rc = cli_outputs_check("flow run", outs, CLI_ARRAY_LEN(outs));
+	const char *measured[] = {a->measured ? mplat : NULL, a->measured ? mwork : NULL};
+	int rc = cli_results_check("flow run", &a->res, measured, 2);
 	if (rc)
 		return rc;
 	/* A workflow that cannot be read is said before any rank starts. */
@@ -1343,7 +1269,7 @@ int cmd_flow(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
-		fputs(help, argc < 2 ? stderr : stdout);
+		cli_help(&command, argc < 2 ? stderr : stdout);
 		return argc < 2 ? CLI_EXIT_USAGE : 0;
 	}
 	struct flow_args a = {.sub = argv[1],

@@ -240,176 +240,10 @@ static int need(const char *call, int have, int want, const char *args)
 	return 0;
 }
 
-static int run_call(const struct locus_catalog *cat, const char *call, char **args, int n)
+/* What a call's library answer means for the exit status: a dataset that
+ * is not there is said so; another error by its message. */
+static int result(int rc, const char *ds)
 {
-	int rc;
-	const char *ds = n > 0 ? args[0] : NULL;
-	if (strcmp(call, "datasets") == 0) {
-		if (n)
-			return cli_usage_error("locate", "datasets takes no argument");
-		return call_datasets(cat);
-	}
-	if (strcmp(call, "summary") == 0 || strcmp(call, "chunks-process") == 0 ||
-	    strcmp(call, "map") == 0) {
-		int summary = strcmp(call, "summary") == 0;
-		if ((rc = need(call, n, 1, summary ? "DATASET" : "DATASET [PROCESS...]")))
-			return rc;
-		if (summary && n > 1)
-			return cli_usage_error("locate", "summary takes only DATASET");
-		size_t np;
-		const char **procs = procs_or_hosts(cat, args + 1, n - 1, &np);
-		struct locus_chunk_map m;
-		rc = procs ? locus_dli_map_chunks_process(cat, ds, procs, np, &m) : LOCUS_ENOMEM;
-		if (!rc) {
-			if (json)
-				printf("{\"call\": \"%s\", \"result\": ",
-				       summary ? "summary" : "chunks-process");
-			map_out(cat, &m, !summary);
-			if (json) {
-				printf(", ");
-				problems_json(cat);
-				printf("}\n");
-			}
-			locus_chunk_map_fini(&m);
-		}
-		free(procs);
-		goto result;
-	}
-	if (strcmp(call, "dprocess-dchunks") == 0) {
-		if ((rc = need(call, n, 1, "DIR [PROCESS...]")))
-			return rc;
-		size_t np;
-		const char **procs = procs_or_hosts(cat, args + 1, n - 1, &np);
-		struct locus_dir_map m;
-		rc = procs ? locus_dli_map_dprocess_dchunks(cat, ds, procs, np, &m) : LOCUS_ENOMEM;
-		if (!rc) {
-			if (json)
-				printf("{\"call\": \"dprocess-dchunks\", \"directory\": ");
-			if (json) {
-				cli_json_string(ds);
-				printf(", \"result\": [");
-			}
-			for (size_t i = 0; i < m.n_datasets; i++) {
-				if (json && i)
-					printf(", ");
-				if (!json && i)
-					printf("\n");
-				map_out(cat, &m.maps[i], 1);
-			}
-			if (json) {
-				printf("], ");
-				problems_json(cat);
-				printf("}\n");
-			}
-			locus_dir_map_fini(&m);
-		} else if (rc == LOCUS_ENOENT) {
-			free(procs);
-			fprintf(stderr, "locus locate: no dataset under directory \"%s\"\n", ds);
-			return CLI_EXIT_FAIL;
-		}
-		free(procs);
-		goto result;
-	}
-	if (strcmp(call, "process-chunks") == 0) {
-		if ((rc = need(call, n, 2, "DATASET PROCESS")) ||
-		    (n > 2 &&
-		     (rc = cli_usage_error("locate", "process-chunks takes DATASET PROCESS"))))
-			return rc;
-		const char *procs[1] = {args[1]};
-		if (locus_catalog_find_host(cat, args[1]) < 0)
-			fprintf(stderr,
-				"locus locate: warning: no host \"%s\" in the source; it holds no "
-				"chunk\n",
-				args[1]);
-		struct locus_idlist l;
-		rc = locus_dli_map_process_chunks(cat, ds, args[1], &l);
-		if (!rc) {
-			long d = locus_catalog_find_dataset(cat, ds);
-			if (json) {
-				printf("{\"call\": \"process-chunks\", \"dataset\": ");
-				cli_json_string(ds);
-				printf(", \"process\": ");
-				cli_json_string(procs[0]);
-				printf(", \"chunks\": ");
-				print_ids_json(&l);
-				printf(", \"offsets\": [");
-				for (size_t i = 0; i < l.n; i++)
-					printf("%s[%" PRIu64 ", %" PRIu64 "]", i ? ", " : "",
-					       cat->datasets[d].chunks[l.ids[i]].offset,
-					       cat->datasets[d].chunks[l.ids[i]].length);
-				printf("]}\n");
-			} else {
-				printf("%s on %s: %zu local chunk%s\n\n  %8s %16s %12s\n", ds,
-				       args[1], l.n, l.n == 1 ? "" : "s", "chunk", "offset",
-				       "length");
-				for (size_t i = 0; i < l.n; i++)
-					printf("  %8zu %16" PRIu64 " %12" PRIu64 "\n", l.ids[i],
-					       cat->datasets[d].chunks[l.ids[i]].offset,
-					       cat->datasets[d].chunks[l.ids[i]].length);
-			}
-			locus_idlist_fini(&l);
-		}
-		goto result;
-	}
-	if (strcmp(call, "total-chunks") == 0 || strcmp(call, "data-percentage") == 0) {
-		if ((rc = need(call, n, 2, "DATASET PROCESS")) ||
-		    (n > 2 && (rc = cli_usage_error("locate", "%s takes DATASET PROCESS", call))))
-			return rc;
-		size_t total = 0;
-		double p = 0;
-		int is_total = call[0] == 't';
-		rc = is_total ? locus_dli_get_total_chunks(cat, ds, args[1], &total)
-			      : locus_dli_get_data_percentage(cat, ds, args[1], &p);
-		if (!rc) {
-			if (json) {
-				printf("{\"call\": \"%s\", \"dataset\": ", call);
-				cli_json_string(ds);
-				printf(", \"process\": ");
-				cli_json_string(args[1]);
-				if (is_total)
-					printf(", \"total_chunks\": %zu}\n", total);
-				else
-					printf(", \"data_percentage\": %.6f}\n", p);
-			} else if (is_total) {
-				printf("%zu\n", total);
-			} else {
-				printf("%.2f%%\n", p);
-			}
-		}
-		goto result;
-	}
-	if (strcmp(call, "check-data") == 0) {
-		uint64_t off;
-		bool local;
-		if ((rc = need(call, n, 3, "DATASET PROCESS OFFSET")) ||
-		    (n > 3 &&
-		     (rc = cli_usage_error("locate", "check-data takes DATASET PROCESS OFFSET"))) ||
-		    (rc = cli_size("locate", "OFFSET", args[2], &off)))
-			return rc;
-		rc = locus_dli_check_data(cat, ds, args[1], off, &local);
-		if (rc == LOCUS_ERANGE) {
-			fprintf(stderr,
-				"locus locate: offset %" PRIu64 " is past the end of %s (%" PRIu64
-				" bytes)\n",
-				off, ds, cat->datasets[locus_catalog_find_dataset(cat, ds)].size);
-			return CLI_EXIT_FAIL;
-		}
-		if (!rc) {
-			if (json) {
-				printf("{\"call\": \"check-data\", \"dataset\": ");
-				cli_json_string(ds);
-				printf(", \"process\": ");
-				cli_json_string(args[1]);
-				printf(", \"offset\": %" PRIu64 ", \"local\": %s}\n", off,
-				       local ? "true" : "false");
-			} else {
-				printf("%s\n", local ? "local" : "remote");
-			}
-		}
-		goto result;
-	}
-	return cli_usage_error("locate", "unknown call \"%s\"", call);
-result:
 	if (rc == LOCUS_ENOENT) {
 		fprintf(stderr,
 			"locus locate: no dataset \"%s\" in the source (run 'locus locate SOURCE "
@@ -422,10 +256,217 @@ result:
 	return 0;
 }
 
+/* Each call: its arguments args[0..n) checked, then its answer printed;
+ * 0 or an exit status. */
+
+static int call_list(const struct locus_catalog *cat, const char *call, char **args, int n)
+{
+	if (n)
+		return cli_usage_error("locate", "datasets takes no argument");
+	return call_datasets(cat);
+}
+
+/* summary, chunks-process (and its old name, map). */
+static int call_map(const struct locus_catalog *cat, const char *call, char **args, int n)
+{
+	int summary = strcmp(call, "summary") == 0, rc;
+	if ((rc = need(call, n, 1, summary ? "DATASET" : "DATASET [PROCESS...]")))
+		return rc;
+	if (summary && n > 1)
+		return cli_usage_error("locate", "summary takes only DATASET");
+	size_t np;
+	const char **procs = procs_or_hosts(cat, args + 1, n - 1, &np);
+	struct locus_chunk_map m;
+	rc = procs ? locus_dli_map_chunks_process(cat, args[0], procs, np, &m) : LOCUS_ENOMEM;
+	if (!rc) {
+		if (json)
+			printf("{\"call\": \"%s\", \"result\": ",
+			       summary ? "summary" : "chunks-process");
+		map_out(cat, &m, !summary);
+		if (json) {
+			printf(", ");
+			problems_json(cat);
+			printf("}\n");
+		}
+		locus_chunk_map_fini(&m);
+	}
+	free(procs);
+	return result(rc, args[0]);
+}
+
+static int call_dir_map(const struct locus_catalog *cat, const char *call, char **args, int n)
+{
+	int rc;
+	if ((rc = need(call, n, 1, "DIR [PROCESS...]")))
+		return rc;
+	const char *dir = args[0];
+	size_t np;
+	const char **procs = procs_or_hosts(cat, args + 1, n - 1, &np);
+	struct locus_dir_map m;
+	rc = procs ? locus_dli_map_dprocess_dchunks(cat, dir, procs, np, &m) : LOCUS_ENOMEM;
+	if (rc == LOCUS_ENOENT) {
+		free(procs);
+		fprintf(stderr, "locus locate: no dataset under directory \"%s\"\n", dir);
+		return CLI_EXIT_FAIL;
+	}
+	if (rc) {
+		free(procs);
+		return result(rc, dir);
+	}
+	if (json) {
+		printf("{\"call\": \"dprocess-dchunks\", \"directory\": ");
+		cli_json_string(dir);
+		printf(", \"result\": [");
+	}
+	for (size_t i = 0; i < m.n_datasets; i++) {
+		if (i)
+			printf(json ? ", " : "\n");
+		map_out(cat, &m.maps[i], 1);
+	}
+	if (json) {
+		printf("], ");
+		problems_json(cat);
+		printf("}\n");
+	}
+	locus_dir_map_fini(&m);
+	free(procs);
+	return 0;
+}
+
+static int call_process_chunks(const struct locus_catalog *cat, const char *call, char **args,
+			       int n)
+{
+	int rc;
+	if ((rc = need(call, n, 2, "DATASET PROCESS")) ||
+	    (n > 2 && (rc = cli_usage_error("locate", "process-chunks takes DATASET PROCESS"))))
+		return rc;
+	const char *ds = args[0], *proc = args[1];
+	if (locus_catalog_find_host(cat, proc) < 0)
+		fprintf(stderr,
+			"locus locate: warning: no host \"%s\" in the source; it holds no "
+			"chunk\n",
+			proc);
+	struct locus_idlist l;
+	if ((rc = locus_dli_map_process_chunks(cat, ds, proc, &l)))
+		return result(rc, ds);
+	const struct locus_chunk *chunks =
+	    cat->datasets[locus_catalog_find_dataset(cat, ds)].chunks;
+	if (json) {
+		printf("{\"call\": \"process-chunks\", \"dataset\": ");
+		cli_json_string(ds);
+		printf(", \"process\": ");
+		cli_json_string(proc);
+		printf(", \"chunks\": ");
+		print_ids_json(&l);
+		printf(", \"offsets\": [");
+		for (size_t i = 0; i < l.n; i++)
+			printf("%s[%" PRIu64 ", %" PRIu64 "]", i ? ", " : "",
+			       chunks[l.ids[i]].offset, chunks[l.ids[i]].length);
+		printf("]}\n");
+	} else {
+		printf("%s on %s: %zu local chunk%s\n\n  %8s %16s %12s\n", ds, proc, l.n,
+		       l.n == 1 ? "" : "s", "chunk", "offset", "length");
+		for (size_t i = 0; i < l.n; i++)
+			printf("  %8zu %16" PRIu64 " %12" PRIu64 "\n", l.ids[i],
+			       chunks[l.ids[i]].offset, chunks[l.ids[i]].length);
+	}
+	locus_idlist_fini(&l);
+	return 0;
+}
+
+/* total-chunks, data-percentage. */
+static int call_count(const struct locus_catalog *cat, const char *call, char **args, int n)
+{
+	int rc;
+	if ((rc = need(call, n, 2, "DATASET PROCESS")) ||
+	    (n > 2 && (rc = cli_usage_error("locate", "%s takes DATASET PROCESS", call))))
+		return rc;
+	size_t total = 0;
+	double p = 0;
+	int is_total = call[0] == 't';
+	rc = is_total ? locus_dli_get_total_chunks(cat, args[0], args[1], &total)
+		      : locus_dli_get_data_percentage(cat, args[0], args[1], &p);
+	if (rc)
+		return result(rc, args[0]);
+	if (json) {
+		printf("{\"call\": \"%s\", \"dataset\": ", call);
+		cli_json_string(args[0]);
+		printf(", \"process\": ");
+		cli_json_string(args[1]);
+		if (is_total)
+			printf(", \"total_chunks\": %zu}\n", total);
+		else
+			printf(", \"data_percentage\": %.6f}\n", p);
+	} else if (is_total) {
+		printf("%zu\n", total);
+	} else {
+		printf("%.2f%%\n", p);
+	}
+	return 0;
+}
+
+static int call_check_data(const struct locus_catalog *cat, const char *call, char **args, int n)
+{
+	uint64_t off;
+	bool local;
+	int rc;
+	if ((rc = need(call, n, 3, "DATASET PROCESS OFFSET")) ||
+	    (n > 3 &&
+	     (rc = cli_usage_error("locate", "check-data takes DATASET PROCESS OFFSET"))) ||
+	    (rc = cli_size("locate", "OFFSET", args[2], &off)))
+		return rc;
+	const char *ds = args[0];
+	rc = locus_dli_check_data(cat, ds, args[1], off, &local);
+	if (rc == LOCUS_ERANGE) {
+		fprintf(stderr,
+			"locus locate: offset %" PRIu64 " is past the end of %s (%" PRIu64
+			" bytes)\n",
+			off, ds, cat->datasets[locus_catalog_find_dataset(cat, ds)].size);
+		return CLI_EXIT_FAIL;
+	}
+	if (rc)
+		return result(rc, ds);
+	if (json) {
+		printf("{\"call\": \"check-data\", \"dataset\": ");
+		cli_json_string(ds);
+		printf(", \"process\": ");
+		cli_json_string(args[1]);
+		printf(", \"offset\": %" PRIu64 ", \"local\": %s}\n", off,
+		       local ? "true" : "false");
+	} else {
+		printf("%s\n", local ? "local" : "remote");
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(const struct locus_catalog *cat, const char *call, char **args, int n);
+} calls[] = {
+    {"datasets", call_list},
+    {"summary", call_map},
+    {"chunks-process", call_map},
+    {"map", call_map},
+    {"dprocess-dchunks", call_dir_map},
+    {"process-chunks", call_process_chunks},
+    {"total-chunks", call_count},
+    {"data-percentage", call_count},
+    {"check-data", call_check_data},
+};
+
+static int run_call(const struct locus_catalog *cat, const char *call, char **args, int n)
+{
+	for (size_t k = 0; k < CLI_ARRAY_LEN(calls); k++)
+		if (strcmp(call, calls[k].name) == 0)
+			return calls[k].run(cat, call, args, n);
+	return cli_usage_error("locate", "unknown call \"%s\"", call);
+}
+
 int cmd_locate(int argc, char **argv)
 {
+	enum { O_JSON = 256 };
 	static const struct option opts[] = {
-	    {"json", no_argument, 0, 1},
+	    {"json", no_argument, 0, O_JSON},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
 	};
@@ -435,7 +476,7 @@ int cmd_locate(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
-		case 1:
+		case O_JSON:
 			json = 1;
 			break;
 		case 'h':

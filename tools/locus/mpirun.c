@@ -17,12 +17,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,23 +65,29 @@ int cli_in_mpi_job(void)
 	return 0;
 }
 
-int cli_mpi_option(const char *cmd, struct cli_mpi *m, int id, const char *arg)
+/* Named ids of the launcher's options (a shared group's: 2000 and on). */
+enum { CLI_MPI_MPIRUN = 2000, CLI_MPI_HOSTFILE, CLI_MPI_ARG };
+
+/* --mpi-arg: one more, up to CLI_MAX_MPI_ARGS. */
+static int mpi_option(const char *cmd, void *values, int id, const char *arg)
 {
-	switch (id) {
-	case CLI_MPI_MPIRUN:
-		m->mpirun = arg;
+	struct cli_mpi *m = values;
+	if (id != CLI_MPI_ARG)
 		return 0;
-	case CLI_MPI_HOSTFILE:
-		m->hostfile = arg;
-		return 0;
-	case CLI_MPI_ARG:
-		if (m->n_args == CLI_MAX_MPI_ARGS)
-			return cli_usage_error(cmd, "at most %d --mpi-arg", CLI_MAX_MPI_ARGS);
-		m->args[m->n_args++] = arg;
-		return 0;
-	}
-	return cli_usage_error(cmd, "internal: unknown launcher option %d", id);
+	if (m->n_args == CLI_MAX_MPI_ARGS)
+		return cli_usage_error(cmd, "at most %d --mpi-arg", CLI_MAX_MPI_ARGS);
+	m->args[m->n_args++] = arg;
+	return 0;
 }
+
+static const struct cli_opt mpi_opts[] = {
+    {"mpirun", CLI_MPI_MPIRUN, CLI_TEXT, offsetof(struct cli_mpi, mpirun), "PATH",
+     "the launcher (default: the one of the MPI\nlocus was built with, else mpirun)"},
+    {"hostfile", CLI_MPI_HOSTFILE, CLI_TEXT, offsetof(struct cli_mpi, hostfile), "FILE",
+     "hosts to run on (passed to the launcher)"},
+    {"mpi-arg", CLI_MPI_ARG, CLI_OWN, 0, "ARG", "another argument for the launcher (repeatable)"},
+};
+const struct cli_group cli_mpi_group = CLI_GROUP(mpi_opts, mpi_option);
 
 void cli_mpi_np_spelling(int argc, char **argv)
 {
@@ -226,8 +232,8 @@ int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np)
 			snprintf(why, sizeof why, "%" PRIu64 " %s x %d ranks each", slots,
 				 m->hostfile ? "slots" : "cores", CLI_RANKS_PER_SLOT);
 		if (hard)
-			snprintf(caps, sizeof caps, "%s%" PRIu64 " by max_slots", why[0] ? " + " : "",
-				 hard);
+			snprintf(caps, sizeof caps, "%s%" PRIu64 " by max_slots",
+				 why[0] ? " + " : "", hard);
 		fprintf(stderr,
 			"locus %s: -np %" PRIu64 " is more ranks than %s can hold: at most %" PRIu64
 			" (%s%s)\n",
@@ -405,13 +411,14 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 	char why[160] = "";
 	if (code > 128 && code < 128 + 65)
 		snprintf(why, sizeof why,
-			 " (%d is 128 + %d: a process of the job was killed by signal %d, %s)", code,
-			 code - 128, code - 128, strsignal(code - 128));
+			 " (%d is 128 + %d: a process of the job was killed by signal %d, %s)",
+			 code, code - 128, code - 128, strsignal(code - 128));
 	if (ended)
-		fprintf(stderr,
-			"locus %s: the MPI launcher %s exited with status %d%s, though rank 0 ended "
-			"with status %d: another process of the job failed\n",
-			cmd, mpirun, code, why, rank0);
+		fprintf(
+		    stderr,
+		    "locus %s: the MPI launcher %s exited with status %d%s, though rank 0 ended "
+		    "with status %d: another process of the job failed\n",
+		    cmd, mpirun, code, why, rank0);
 	else if (started)
 		fprintf(stderr,
 			"locus %s: the MPI launcher %s exited with status %d%s before rank 0 "
@@ -422,7 +429,8 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 			"locus %s: the MPI launcher %s exited with status %d%s and no rank of the "
 			"job started on this host%s\n",
 			cmd, mpirun, code, why,
-			quiet ? " (its own messages are hidden by --quiet without a hostfile)" : "");
+			quiet ? " (its own messages are hidden by --quiet without a hostfile)"
+			      : "");
 	return code;
 }
 

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 
 #include "cli.h"
 
-static const char *const help =
+static const char *const help_head =
     "usage: locus place [OPTIONS] (--input FILE | --generate SIZE | --chunks N)\n"
     "                   (--store DIR | --catalog FILE)...\n"
     "\n"
@@ -22,39 +23,9 @@ static const char *const help =
     "replicas, and writes the chunks into a node-local store\n"
     "(DIR/<node>/<dataset>/chunk-...) and/or the chunk map into a catalog.\n"
     "Nothing is left half-written: a failed run leaves store and catalog as\n"
-    "they were.\n"
-    "\n"
-    "Data:\n"
-    "  -i, --input FILE       split this file\n"
-    "  -g, --generate SIZE    make SIZE bytes of synthetic data (e.g. 64M)\n"
-    "      --content KIND     synthetic content: fasta (default), random, zero\n"
-    "  -n, --chunks N         no data: N chunks of --chunk-size (catalog only)\n"
-    "  -c, --chunk-size SIZE  chunk size (default 64M; K, M, G are powers of 1024)\n"
-    "      --split MODE       bytes (default): exact sizes; lines: end chunks at a\n"
-    "                         newline; fasta: end chunks before a '>' record\n"
-    "  -d, --dataset NAME     dataset name (default: the input's file name,\n"
-    "                         or \"synthetic\")\n"
-    "\n"
-    "Nodes:\n"
-    "  -p, --platform FILE    nodes and racks from a platform file (docs/formats.md)\n"
-    "  -N, --nodes N          or N generated nodes node01..nodeN (default 8)\n"
-    "      --racks K          racks for generated nodes (default 2)\n"
-    "\n"
-    "Placement:\n"
-    "  -P, --policy NAME      hdfs (default): HDFS's rack-aware rule;\n"
-    "                         random: distinct nodes uniformly;\n"
-    "                         skewed: replicas per node with a set std deviation\n"
-    "  -r, --replicas R       replicas per chunk (default 3)\n"
-    "      --writer NODE      hdfs: the writer's node takes every first replica\n"
-    "      --skew-std S       skewed: target standard deviation of replicas per node\n"
-    "  -s, --seed S           random seed (default 1); same seed, same placement\n"
-    "\n"
-    "Output:\n"
-    "  -o, --store DIR        write the chunks into this node-local store\n"
-    "  -C, --catalog FILE     write (or add the dataset to) this catalog\n"
-    "  -f, --force            replace the dataset in the store, or the catalog\n"
-    "      --json             print the summary as JSON\n"
-    "  -h, --help             show this help\n"
+    "they were.\n";
+
+static const char *const help_tail =
     "\n"
     "Examples:\n"
     "  locus place --generate 32M --chunk-size 1M --split fasta --nodes 8 \\\n"
@@ -95,119 +66,103 @@ static int read_bytes(void *user, uint64_t offset, void *buf, size_t len)
 	return 0;
 }
 
+/* ---- the options, a group per section of --help ------------------------------ */
+
+/* Named ids of the options without a short letter. */
+enum { O_CONTENT = 256, O_SPLIT, O_RACKS, O_WRITER, O_SKEW_STD, O_JSON };
+
+#define AT(field) offsetof(struct place_args, field)
+
+static int data_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct place_args *a = values;
+	a->have_generate |= id == 'g';
+	a->have_chunks |= id == 'n';
+	if (id == O_SPLIT && locus_split_mode_parse(arg, &a->split))
+		return cli_usage_error(cmd, "--split expects bytes, lines or fasta, got \"%s\"",
+				       arg);
+	return 0;
+}
+
+static const struct cli_opt data_opts[] = {
+    {"input", 'i', CLI_TEXT, AT(input), "FILE", "split this file"},
+    {"generate", 'g', CLI_SIZE, AT(generate), "SIZE",
+     "make SIZE bytes of synthetic data (e.g. 64M)"},
+    {"content", O_CONTENT, CLI_TEXT, AT(content), "KIND",
+     "synthetic content: fasta (default), random, zero"},
+    {"chunks", 'n', CLI_UINT, AT(chunks), "N", "no data: N chunks of --chunk-size (catalog only)"},
+    {"chunk-size", 'c', CLI_SIZE, AT(chunk_size), "SIZE",
+     "chunk size (default 64M; K, M, G are powers of 1024)"},
+    {"split", O_SPLIT, CLI_OWN, 0, "MODE",
+     "bytes (default): exact sizes; lines: end chunks at a\n"
+     "newline; fasta: end chunks before a '>' record"},
+    {"dataset", 'd', CLI_TEXT, AT(dataset), "NAME",
+     "dataset name (default: the input's file name,\n"
+     "or \"synthetic\")"},
+};
+static const struct cli_group data_group = CLI_GROUP(data_opts, data_option);
+
+static const struct cli_opt nodes_opts[] = {
+    {"platform", 'p', CLI_TEXT, AT(platform), "FILE",
+     "nodes and racks from a platform file (docs/formats.md)"},
+    {"nodes", 'N', CLI_UINT, AT(nodes), "N", "or N generated nodes node01..nodeN (default 8)"},
+    {"racks", O_RACKS, CLI_UINT, AT(racks), "K", "racks for generated nodes (default 2)"},
+};
+static const struct cli_group nodes_group = CLI_GROUP(nodes_opts, NULL);
+
+static int placement_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct place_args *a = values;
+	a->have_skew |= id == O_SKEW_STD;
+	if (id == 'P' && locus_place_policy_parse(arg, &a->policy))
+		return cli_usage_error(cmd, "--policy expects hdfs, random or skewed, got \"%s\"",
+				       arg);
+	return 0;
+}
+
+static const struct cli_opt placement_opts[] = {
+    {"policy", 'P', CLI_OWN, 0, "NAME",
+     "hdfs (default): HDFS's rack-aware rule;\n"
+     "random: distinct nodes uniformly;\n"
+     "skewed: replicas per node with a set std deviation"},
+    {"replicas", 'r', CLI_UINT, AT(replicas), "R", "replicas per chunk (default 3)"},
+    {"writer", O_WRITER, CLI_TEXT, AT(writer), "NODE",
+     "hdfs: the writer's node takes every first replica"},
+    {"skew-std", O_SKEW_STD, CLI_NUMBER, AT(skew_std), "S",
+     "skewed: target standard deviation of replicas per node"},
+    {"seed", 's', CLI_UINT, AT(seed), "S", "random seed (default 1); same seed, same placement"},
+};
+static const struct cli_group placement_group = CLI_GROUP(placement_opts, placement_option);
+
+static const struct cli_opt output_opts[] = {
+    {"store", 'o', CLI_TEXT, AT(store), "DIR", "write the chunks into this node-local store"},
+    {"catalog", 'C', CLI_TEXT, AT(catalog), "FILE", "write (or add the dataset to) this catalog"},
+    {"force", 'f', CLI_FLAG, AT(force), NULL, "replace the dataset in the store, or the catalog"},
+    {"json", O_JSON, CLI_FLAG, AT(json), NULL, "print the summary as JSON"},
+};
+static const struct cli_group output_group = CLI_GROUP(output_opts, NULL);
+
+#undef AT
+
+static const struct cli_use uses[] = {
+    {.group = &data_group, .before = "\nData:\n"},
+    {.group = &nodes_group, .before = "\nNodes:\n"},
+    {.group = &placement_group, .before = "\nPlacement:\n"},
+    {.group = &output_group, .before = "\nOutput:\n"},
+};
+
+static const struct cli_command command =
+    CLI_COMMAND(uses, CLI_OPTIONS_ANYWHERE, CLI_ERRORS_PLAIN, help_head, help_tail, 25);
+
 static int parse_args(int argc, char **argv, struct place_args *a)
 {
-	static const struct option opts[] = {
-	    {"input", required_argument, 0, 'i'},
-	    {"generate", required_argument, 0, 'g'},
-	    {"content", required_argument, 0, 1},
-	    {"chunks", required_argument, 0, 'n'},
-	    {"chunk-size", required_argument, 0, 'c'},
-	    {"split", required_argument, 0, 2},
-	    {"dataset", required_argument, 0, 'd'},
-	    {"platform", required_argument, 0, 'p'},
-	    {"nodes", required_argument, 0, 'N'},
-	    {"racks", required_argument, 0, 3},
-	    {"policy", required_argument, 0, 'P'},
-	    {"replicas", required_argument, 0, 'r'},
-	    {"writer", required_argument, 0, 4},
-	    {"skew-std", required_argument, 0, 5},
-	    {"seed", required_argument, 0, 's'},
-	    {"store", required_argument, 0, 'o'},
-	    {"catalog", required_argument, 0, 'C'},
-	    {"force", no_argument, 0, 'f'},
-	    {"json", no_argument, 0, 6},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0},
-	};
-	int c, rc = 0;
 	*a = (struct place_args){.chunk_size = 64ull << 20,
 				 .nodes = 8,
 				 .racks = 2,
 				 .replicas = 3,
 				 .seed = 1,
 				 .content = "fasta"};
-	optind = 1;
-	opterr = 0;
-	while (!rc &&
-	       (c = getopt_long(argc, argv, ":i:g:n:c:d:p:N:P:r:s:o:C:fh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			a->input = optarg;
-			break;
-		case 'g':
-			rc = cli_size("place", "--generate", optarg, &a->generate);
-			a->have_generate = 1;
-			break;
-		case 1:
-			a->content = optarg;
-			break;
-		case 'n':
-			rc = cli_uint("place", "--chunks", optarg, &a->chunks);
-			a->have_chunks = 1;
-			break;
-		case 'c':
-			rc = cli_size("place", "--chunk-size", optarg, &a->chunk_size);
-			break;
-		case 2:
-			if (locus_split_mode_parse(optarg, &a->split))
-				rc = cli_usage_error(
-				    "place", "--split expects bytes, lines or fasta, got \"%s\"",
-				    optarg);
-			break;
-		case 'd':
-			a->dataset = optarg;
-			break;
-		case 'p':
-			a->platform = optarg;
-			break;
-		case 'N':
-			rc = cli_uint("place", "--nodes", optarg, &a->nodes);
-			break;
-		case 3:
-			rc = cli_uint("place", "--racks", optarg, &a->racks);
-			break;
-		case 'P':
-			if (locus_place_policy_parse(optarg, &a->policy))
-				rc = cli_usage_error(
-				    "place", "--policy expects hdfs, random or skewed, got \"%s\"",
-				    optarg);
-			break;
-		case 'r':
-			rc = cli_uint("place", "--replicas", optarg, &a->replicas);
-			break;
-		case 4:
-			a->writer = optarg;
-			break;
-		case 5:
-			rc = cli_double("place", "--skew-std", optarg, &a->skew_std);
-			a->have_skew = 1;
-			break;
-		case 's':
-			rc = cli_uint("place", "--seed", optarg, &a->seed);
-			break;
-		case 'o':
-			a->store = optarg;
-			break;
-		case 'C':
-			a->catalog = optarg;
-			break;
-		case 'f':
-			a->force = 1;
-			break;
-		case 6:
-			a->json = 1;
-			break;
-		case 'h':
-			fputs(help, stdout);
-			return -1;
-		case ':':
-			return cli_usage_error("place", "option %s needs a value",
-					       argv[optind - 1]);
-		default:
-			return cli_usage_error("place", "unknown option %s", argv[optind - 1]);
-		}
-	}
+	int rc = cli_parse("place", &command, a, argc, argv);
 	if (rc)
 		return rc;
 	if (optind < argc)
@@ -396,163 +351,168 @@ static void unplace_store(const struct place_args *a, const struct locus_catalog
 	}
 }
 
+/* What one locus place holds while it runs, freed by place_fini. The
+ * steps below return 0, a library error (negative, said by `err`), or an
+ * exit status they have printed (positive). */
+struct place {
+	struct locus_error err;
+	struct locus_platform *plat;
+	char *tmpdata;	  /* --generate's data, removed at the end */
+	const char *data; /* the file split, or NULL (--chunks) */
+	uint64_t *lengths;
+	size_t n_chunks;
+	uint32_t *nodes; /* chunk c's replicas at [c * replicas] */
+	struct locus_catalog *cat;
+	size_t d; /* the dataset in cat */
+	int fd, cat_lock;
+	struct cli_outputs staged;
+};
+
+static void place_fini(struct place *p)
+{
+	cli_outputs_discard(&p->staged);
+	if (p->cat_lock >= 0)
+		close(p->cat_lock); /* releases the lock */
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->tmpdata) {
+		unlink(p->tmpdata);
+		free(p->tmpdata);
+	}
+	free(p->lengths);
+	free(p->nodes);
+	locus_catalog_destroy(p->cat);
+	locus_platform_destroy(p->plat);
+}
+
+/* The data: a real file, or synthetic content in a temporary file, cut
+ * into chunks; or --chunks lengths without data. */
+static int place_data(struct place *p, const struct place_args *a)
+{
+	int rc;
+	if (a->have_generate) {
+		const char *base = getenv("TMPDIR");
+		size_t n = strlen(base && *base ? base : "/tmp") + 40;
+		if (!(p->tmpdata = malloc(n)))
+			return LOCUS_ENOMEM;
+		snprintf(p->tmpdata, n, "%s/locus-synth.%ld", base && *base ? base : "/tmp",
+			 (long)getpid());
+		enum locus_synth_kind kind;
+		locus_synth_kind_parse(a->content, &kind);
+		if ((rc = locus_synth_write(p->tmpdata, a->generate, kind, a->seed, &p->err)))
+			return rc;
+		p->data = p->tmpdata;
+	} else if (a->input) {
+		p->data = a->input;
+	}
+	if (p->data)
+		return locus_split_file(&p->lengths, &p->n_chunks, p->data, a->chunk_size, a->split,
+					&p->err);
+	p->n_chunks = (size_t)a->chunks;
+	if (!(p->lengths = cli_calloc(p->n_chunks, sizeof *p->lengths)))
+		return LOCUS_ENOMEM;
+	for (size_t c = 0; c < p->n_chunks; c++)
+		p->lengths[c] = a->chunk_size;
+	return 0;
+}
+
+/* The replicas' nodes, and the catalog of this dataset: every node is a
+ * host, in platform order, so nodes without a replica still show. */
+static int place_catalog(struct place *p, const struct place_args *a)
+{
+	const struct locus_platform *plat = p->plat;
+	struct locus_place_options po = {.policy = a->policy,
+					 .replicas = (unsigned)a->replicas,
+					 .seed = a->seed,
+					 .writer = a->writer,
+					 .skew_std = a->skew_std};
+	int rc;
+	if (a->replicas == 0 || a->replicas > plat->n_nodes)
+		return cli_usage_error("place",
+				       "--replicas must be between 1 and the number of nodes (%zu)",
+				       plat->n_nodes);
+	if (!(p->nodes = cli_calloc(p->n_chunks * a->replicas, sizeof *p->nodes)))
+		return LOCUS_ENOMEM;
+	if ((rc = locus_place(plat, p->n_chunks, &po, p->nodes, &p->err)))
+		return rc;
+	if ((rc = locus_catalog_create(&p->cat)))
+		return rc;
+	for (size_t i = 0; i < plat->n_nodes; i++)
+		if (locus_catalog_add_host(p->cat, plat->nodes[i].name, plat->nodes[i].rack) < 0)
+			return LOCUS_ENOMEM;
+	long d = locus_catalog_add_dataset(p->cat, a->dataset);
+	if (d < 0)
+		return cli_set_error(&p->err, (int)d, NULL, "dataset name \"%s\": %s", a->dataset,
+				     d == LOCUS_EINVAL
+					 ? "expected a non-empty name without control characters"
+					 : locus_strerror((int)d));
+	p->d = (size_t)d;
+	for (size_t c = 0; c < p->n_chunks; c++) {
+		long ci =
+		    locus_catalog_add_chunk(p->cat, p->d, p->lengths[c], p->nodes + c * a->replicas,
+					    (uint32_t)a->replicas, 0);
+		if (ci < 0)
+			return (int)ci;
+	}
+	return 0;
+}
+
+/* The catalog first, under its lock, as far as a temporary file next to
+ * it: a catalog that cannot be read, merged or written stops the run
+ * before the store is touched. Then the store, then the catalog renamed
+ * into place. */
+static int place_write(struct place *p, const struct place_args *a)
+{
+	int rc;
+	if (a->catalog && (rc = prepare_catalog(a, p->cat, &p->cat_lock, &p->staged, &p->err)))
+		return rc;
+	if (a->store) {
+		struct file_source fs;
+		p->fd = open(p->data, O_RDONLY | O_CLOEXEC);
+		if (p->fd < 0)
+			return cli_set_error(&p->err, LOCUS_EIO, p->data, "cannot open: %s",
+					     strerror(errno));
+		fs.fd = p->fd;
+		if ((rc = locus_store_write(p->cat, p->d, a->store, read_bytes, &fs, a->force,
+					    &p->err)))
+			return rc;
+	}
+	if (a->catalog && cli_outputs_commit("place", &p->staged)) {
+		/* The temporary was written next to the catalog, so this is
+		 * rare: take the new copies out of the store again. */
+		if (a->store && !a->force)
+			unplace_store(a, p->cat, p->d);
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
+}
+
 int cmd_place(int argc, char **argv)
 {
 	struct place_args a;
-	struct locus_error err = {0};
-	struct locus_platform *plat = NULL;
-	struct locus_catalog *cat = NULL;
-	uint64_t *lengths = NULL;
-	uint32_t *nodes = NULL, *reps = NULL;
-	size_t *counts = NULL, n_chunks = 0;
-	char *tmpdata = NULL;
-	const char *data = NULL;
-	int fd = -1, status = 0, cat_lock = -1;
-	struct cli_outputs staged = {0};
+	struct place p = {.fd = -1, .cat_lock = -1};
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-
 	if (a.platform)
-		rc = locus_platform_load(&plat, a.platform, &err);
+		rc = locus_platform_load(&p.plat, a.platform, &p.err);
 	else
-		rc = locus_platform_generate(&plat, (size_t)a.nodes, (size_t)a.racks, 1, "node");
-	if (rc)
-		goto fail;
-
-	/* The data: a real file, or synthetic content in a temporary file. */
-	if (a.have_generate) {
-		const char *base = getenv("TMPDIR");
-		size_t n = strlen(base && *base ? base : "/tmp") + 40;
-		tmpdata = malloc(n);
-		if (!tmpdata) {
-			rc = LOCUS_ENOMEM;
-			goto fail;
-		}
-		snprintf(tmpdata, n, "%s/locus-synth.%ld", base && *base ? base : "/tmp",
-			 (long)getpid());
-		enum locus_synth_kind kind;
-		locus_synth_kind_parse(a.content, &kind);
-		if ((rc = locus_synth_write(tmpdata, a.generate, kind, a.seed, &err)))
-			goto fail;
-		data = tmpdata;
-	} else if (a.input) {
-		data = a.input;
-	}
-	if (data) {
-		if ((rc = locus_split_file(&lengths, &n_chunks, data, a.chunk_size, a.split, &err)))
-			goto fail;
-	} else {
-		n_chunks = (size_t)a.chunks;
-		lengths = cli_calloc(n_chunks, sizeof *lengths);
-		if (!lengths) {
-			rc = LOCUS_ENOMEM;
-			goto fail;
-		}
-		for (size_t c = 0; c < n_chunks; c++)
-			lengths[c] = a.chunk_size;
-	}
-
-	struct locus_place_options po = {.policy = a.policy,
-					 .replicas = (unsigned)a.replicas,
-					 .seed = a.seed,
-					 .writer = a.writer,
-					 .skew_std = a.skew_std};
-	if (a.replicas == 0 || a.replicas > plat->n_nodes) {
-		status = cli_usage_error(
-		    "place", "--replicas must be between 1 and the number of nodes (%zu)",
-		    plat->n_nodes);
-		goto out;
-	}
-	nodes = cli_calloc(n_chunks * a.replicas, sizeof *nodes);
-	if (!nodes) {
+		rc = locus_platform_generate(&p.plat, (size_t)a.nodes, (size_t)a.racks, 1, "node");
+	if (!rc)
+		rc = place_data(&p, &a);
+	if (!rc)
+		rc = place_catalog(&p, &a);
+	if (!rc)
+		rc = place_write(&p, &a);
+	size_t *counts = NULL;
+	if (!rc && !(counts = cli_calloc(p.cat->n_hosts, sizeof *counts)))
 		rc = LOCUS_ENOMEM;
-		goto fail;
+	if (!rc) {
+		locus_catalog_replica_counts(p.cat, counts);
+		print_summary(&a, p.cat, p.d, counts);
 	}
-	if ((rc = locus_place(plat, n_chunks, &po, nodes, &err)))
-		goto fail;
-
-	/* The catalog of this dataset: every node is a host, in platform
-	 * order, so nodes without a replica still show. */
-	if ((rc = locus_catalog_create(&cat)))
-		goto fail;
-	for (size_t i = 0; i < plat->n_nodes; i++)
-		if (locus_catalog_add_host(cat, plat->nodes[i].name, plat->nodes[i].rack) < 0) {
-			rc = LOCUS_ENOMEM;
-			goto fail;
-		}
-	long d = locus_catalog_add_dataset(cat, a.dataset);
-	if (d < 0) {
-		rc = cli_set_error(&err, (int)d, NULL, "dataset name \"%s\": %s", a.dataset,
-				   d == LOCUS_EINVAL
-				       ? "expected a non-empty name without control characters"
-				       : locus_strerror((int)d));
-		goto fail;
-	}
-	for (size_t c = 0; c < n_chunks; c++) {
-		long ci = locus_catalog_add_chunk(cat, (size_t)d, lengths[c],
-						  nodes + c * a.replicas, (uint32_t)a.replicas, 0);
-		if (ci < 0) {
-			rc = (int)ci;
-			goto fail;
-		}
-	}
-
-	/* The catalog first, under its lock, as far as a temporary file next
-	 * to it: a catalog that cannot be read, merged or written stops the
-	 * run before the store is touched. */
-	if (a.catalog && (rc = prepare_catalog(&a, cat, &cat_lock, &staged, &err))) {
-		if (rc < 0)
-			goto fail;
-		status = rc;
-		goto out;
-	}
-	if (a.store) {
-		struct file_source fs;
-		fd = open(data, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			rc = cli_set_error(&err, LOCUS_EIO, data, "cannot open: %s",
-					   strerror(errno));
-			goto fail;
-		}
-		fs.fd = fd;
-		if ((rc = locus_store_write(cat, (size_t)d, a.store, read_bytes, &fs, a.force,
-					    &err)))
-			goto fail;
-	}
-	if (a.catalog && cli_outputs_commit("place", &staged)) {
-		/* The temporary was written next to the catalog, so this is
-		 * rare: take the new copies out of the store again. */
-		if (a.store && !a.force)
-			unplace_store(&a, cat, (size_t)d);
-		status = CLI_EXIT_FAIL;
-		goto out;
-	}
-	counts = cli_calloc(cat->n_hosts, sizeof *counts);
-	if (!counts) {
-		rc = LOCUS_ENOMEM;
-		goto fail;
-	}
-	locus_catalog_replica_counts(cat, counts);
-	print_summary(&a, cat, (size_t)d, counts);
-	goto out;
-fail:
-	status = cli_error("place", &err, rc);
-out:
-	cli_outputs_discard(&staged);
-	if (cat_lock >= 0)
-		close(cat_lock); /* releases the lock */
-	if (fd >= 0)
-		close(fd);
-	if (tmpdata) {
-		unlink(tmpdata);
-		free(tmpdata);
-	}
-	free(lengths);
-	free(nodes);
-	free(reps);
 	free(counts);
-	locus_catalog_destroy(cat);
-	locus_platform_destroy(plat);
+	int status = rc < 0 ? cli_error("place", &p.err, rc) : rc;
+	place_fini(&p);
 	return status;
 }

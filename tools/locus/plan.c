@@ -2,6 +2,7 @@
  * executing them in the simulator. */
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,20 +18,9 @@ static const char *const help_head =
     "workers). Prints the grouping, the chunk of every virtual worker per round,\n"
     "the number of rounds (M+ around the M* that minimises T_ideal), the\n"
     "predicted makespan T_real and the bound T_bound = W / sum(s) that no plan\n"
-    "beats; then executes the plan in the simulator and prints its makespan.\n"
-    "\n"
-    "  -W, --load W              units of data to send (default 1000)\n"
-    "\n";
+    "beats; then executes the plan in the simulator and prints its makespan.\n";
 
 static const char *const help_tail =
-    "\n"
-    "Output:\n"
-    "      --compare A,B,...     plan with each method (umr, ptumr, ptumr-nogt) and\n"
-    "                            compare T_real / T_bound\n"
-    "      --json FILE           write the plan and its simulated execution as JSON\n"
-    "                            (\"-\": to stdout instead of the table)\n"
-    "      --svg FILE            timing chart of the simulated execution (Fig. 4)\n"
-    "  -h, --help                show this help\n"
     "\n"
     "Units are the user's: W in units, s and b in units/s, delta and eps in s.\n"
     "\n"
@@ -39,7 +29,48 @@ static const char *const help_tail =
     "  locus plan --workers 100 --mean-b 120 --mean-delta 0.5 --b0 600 --search\n"
     "  locus plan --workers-file cluster.json -W 5000 --json plan.json --svg plan.svg\n";
 
-enum { OPT_COMPARE = CLI_DL_LAST, OPT_JSON, OPT_SVG };
+struct plan_args {
+	struct cli_dl dl;
+	double W;
+	const char *compare, *json, *svg;
+};
+
+/* Named ids of plan's own options. */
+enum { OPT_COMPARE = 256, OPT_JSON, OPT_SVG };
+
+/* -W: a load above 0. */
+static int load_option(const char *cmd, void *values, int id, const char *arg)
+{
+	const struct plan_args *a = values;
+	if (!(a->W > 0) || !isfinite(a->W))
+		return cli_usage_error(cmd, "--load expects a number > 0, got \"%s\"", arg);
+	return 0;
+}
+
+#define AT(field) offsetof(struct plan_args, field)
+static const struct cli_opt load_opts[] = {
+    {"load", 'W', CLI_NUMBER, AT(W), "W", "units of data to send (default 1000)"},
+};
+static const struct cli_group load_group = CLI_GROUP(load_opts, load_option);
+
+static const struct cli_opt out_opts[] = {
+    {"compare", OPT_COMPARE, CLI_TEXT, AT(compare), "A,B,...",
+     "plan with each method (umr, ptumr, ptumr-nogt) and\ncompare T_real / T_bound"},
+    {"json", OPT_JSON, CLI_TEXT, AT(json), "FILE",
+     "write the plan and its simulated execution as JSON\n(\"-\": to stdout instead of the table)"},
+    {"svg", OPT_SVG, CLI_TEXT, AT(svg), "FILE", "timing chart of the simulated execution (Fig. 4)"},
+};
+static const struct cli_group out_group = CLI_GROUP(out_opts, NULL);
+
+static const struct cli_use uses[] = {
+    {.group = &load_group, .before = "\n"},
+    {.group = &cli_dl_group, .at = AT(dl), .before = "\n"},
+    {.group = &out_group, .before = "\nOutput:\n"},
+};
+#undef AT
+
+static const struct cli_command command =
+    CLI_COMMAND(uses, CLI_OPTIONS_ANYWHERE, CLI_ERRORS_QUOTED, help_head, help_tail, 28);
 
 struct one {
 	struct locus_divisible_plan *plan;
@@ -116,85 +147,33 @@ static void print_compare(const struct many *m, const struct cli_dl *base)
 
 int cmd_plan(int argc, char **argv)
 {
-	struct cli_dl d;
-	struct cli_outputs staged = {0};
-	cli_dl_init(&d);
-	double W = 1000;
-	const char *compare = NULL, *json = NULL, *svg = NULL;
-	struct option opts[40];
-	size_t n = cli_dl_long_options(opts, 30);
-	const struct option own[] = {
-	    {"load", required_argument, NULL, 'W'},
-	    {"compare", required_argument, NULL, OPT_COMPARE},
-	    {"json", required_argument, NULL, OPT_JSON},
-	    {"svg", required_argument, NULL, OPT_SVG},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	memcpy(opts + n, own, sizeof own);
-	int c, rc = 0;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":W:m:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'W':
-			if ((rc = cli_double("plan", "--load", optarg, &W)))
-				goto out;
-			if (!(W > 0) || !isfinite(W)) {
-				rc = cli_usage_error(
-				    "plan", "--load expects a number > 0, got \"%s\"", optarg);
-				goto out;
-			}
-			break;
-		case OPT_COMPARE:
-			compare = optarg;
-			break;
-		case OPT_JSON:
-			json = optarg;
-			break;
-		case OPT_SVG:
-			svg = optarg;
-			break;
-		case 'h':
-			fputs(help_head, stdout);
-			fputs(cli_dl_help, stdout);
-			fputs(help_tail, stdout);
-			goto out;
-		case ':':
-			rc = cli_usage_error("plan", "%s needs a value", argv[optind - 1]);
-			goto out;
-		case '?':
-			rc = cli_usage_error("plan", "unknown option \"%s\"", argv[optind - 1]);
-			goto out;
-		default:
-			if ((rc = cli_dl_option("plan", &d, c, optarg)))
-				goto out;
-		}
-	}
+	struct plan_args a = {.W = 1000};
+	struct cli_dl *const d = &a.dl;
+	cli_dl_init(d);
+	int rc = cli_parse("plan", &command, &a, argc, argv);
+	if (rc)
+		goto out;
 	if (optind < argc) {
 		rc = cli_usage_error("plan", "unexpected argument \"%s\"", argv[optind]);
 		goto out;
 	}
 	/* Both outputs are checked before any work and written together. */
-	const char *out_paths[] = {json, svg};
+	const char *out_paths[] = {a.json, a.svg};
 	if ((rc = cli_outputs_check("plan", out_paths, 2)))
 		goto out;
-	if ((rc = cli_dl_workers("plan", &d)))
+	if ((rc = cli_dl_workers("plan", d)))
 		goto out;
-	if (!compare) {
+	if (!a.compare) {
 		struct one o = {0};
-		rc = plan_one(&d, W, &o);
-		if (!rc && !(json && strcmp(json, "-") == 0)) {
+		rc = plan_one(d, a.W, &o);
+		if (!rc && !(a.json && strcmp(a.json, "-") == 0)) {
 			int wrc = locus_divisible_report_table(o.plan, o.run, stdout);
 			if (wrc)
 				rc = cli_error("plan", NULL, wrc);
 		}
-		if (!rc && json)
-			rc = cli_outputs_stage("plan", &staged, json, write_json, &o);
-		if (!rc && svg)
-			rc = cli_outputs_stage("plan", &staged, svg, write_svg, &o);
+		const struct cli_output outs[] = {{a.json, write_json, &o}, {a.svg, write_svg, &o}};
 		if (!rc)
-			rc = cli_outputs_commit("plan", &staged);
+			rc = cli_outputs_write("plan", outs, 2);
 		locus_divisible_run_destroy(o.run);
 		locus_divisible_plan_destroy(o.plan);
 		goto out;
@@ -202,14 +181,14 @@ int cmd_plan(int argc, char **argv)
 	/* --compare: the same workers under each method. */
 	struct one v[8] = {{0}};
 	struct many m = {v, 0};
-	char *list = strdup(compare), *save_ptr = NULL;
+	char *list = strdup(a.compare), *save_ptr = NULL;
 	if (!list) {
 		rc = cli_error("plan", NULL, LOCUS_ENOMEM);
 		goto out;
 	}
 	for (char *tok = strtok_r(list, ",", &save_ptr); tok && !rc;
 	     tok = strtok_r(NULL, ",", &save_ptr)) {
-		struct cli_dl e = d;
+		struct cli_dl e = *d;
 		if (m.n == CLI_ARRAY_LEN(v)) {
 			rc = cli_usage_error("plan", "--compare takes at most 8 methods");
 			break;
@@ -219,25 +198,24 @@ int cmd_plan(int argc, char **argv)
 			    "plan", "--compare expects umr, ptumr or ptumr-nogt, got \"%s\"", tok);
 			break;
 		}
-		rc = plan_one(&e, W, &v[m.n]);
+		rc = plan_one(&e, a.W, &v[m.n]);
 		if (v[m.n].plan)
 			m.n++;
 	}
 	free(list);
-	if (!rc && m.n && !(json && strcmp(json, "-") == 0))
-		print_compare(&m, &d);
-	if (!rc && json)
-		rc = cli_outputs_stage("plan", &staged, json, write_json_many, &m);
-	if (!rc && svg && m.n)
-		rc = cli_outputs_stage("plan", &staged, svg, write_svg, &v[m.n - 1]);
+	if (!rc && m.n && !(a.json && strcmp(a.json, "-") == 0))
+		print_compare(&m, d);
+	/* The chart is the last method's. */
+	const struct cli_output outs[] = {
+	    {a.json, write_json_many, &m},
+	    {m.n ? a.svg : NULL, write_svg, m.n ? &v[m.n - 1] : NULL}};
 	if (!rc)
-		rc = cli_outputs_commit("plan", &staged);
+		rc = cli_outputs_write("plan", outs, 2);
 	for (size_t i = 0; i < m.n; i++) {
 		locus_divisible_run_destroy(v[i].run);
 		locus_divisible_plan_destroy(v[i].plan);
 	}
 out:
-	cli_outputs_discard(&staged);
-	cli_dl_fini(&d);
-	return rc;
+	cli_dl_fini(d);
+	return rc == CLI_HELP_SHOWN ? 0 : rc;
 }

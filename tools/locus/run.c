@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@
 #include "locus/mpi.h"
 #endif
 
-static const char *const help =
+static const char *const help_head =
     "usage: locus run [OPTIONS] --store DIR -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND once on every chunk of a node-local store, on MPI ranks, as\n"
@@ -47,50 +48,21 @@ static const char *const help =
     "LOCUS_DATASET, LOCUS_CHUNK_OFFSET, LOCUS_CHUNK_LENGTH, LOCUS_ATTEMPT,\n"
     "LOCUS_RANK and LOCUS_NODE in its environment. A command that exits\n"
     "non-zero or is killed is reported with its chunk and the end of its\n"
-    "stderr and run again on another rank, up to --retries more times.\n"
+    "stderr and run again on another rank, up to --retries more times.\n";
+
+static const char *const help_job =
     "\n"
     "Job:\n"
     "  -n, -np, --np N         MPI ranks (default: the emulated nodes + 1, or the\n"
-    "                          cores of this machine)\n"
-    "  -s, --store DIR         the node-local store (locus place --store)\n"
-    "  -d, --dataset NAME      only this dataset (default: every one)\n"
-    "  -x, --policy NAME       fifo, monolithic, dlmpi, delay or scal (default scal)\n"
-    "  -o, --opt KEY=VALUE,... policy options (as for locus sim)\n"
-    "      --schedulers N      scheduler ranks (default: the policy's)\n"
-    "  -K, --emulate-nodes K   one machine as K nodes: rank r uses the r mod K-th\n"
-    "                          node directory of the store as its own disk\n"
-    "      --emulate-net-bw BW a fetch takes at least bytes / BW (e.g. 100MB)\n"
-    "  -r, --retries R         more attempts of a failed chunk (default 2)\n"
-    "  -j, --journal FILE      record each finished chunk durably; run again with\n"
-    "                          the same journal to skip them; one run at a time\n"
-    "                          uses a journal (another is refused, naming its pid)\n"
-    "      --wait              wait for the run that holds the journal (or the\n"
-    "                          results directory) instead\n"
-    "      --results DIR       each chunk's stdout into DIR/DATASET/chunk-INDEX.out\n"
-    "                          (written whole or not at all); default: stdout;\n"
-    "                          one run at a time uses DIR (another is refused,\n"
-    "                          naming its pid)\n"
-    "      --seed S            seed of the policy's choices (default 1)\n"
-    "\n"
-    "MPI:\n"
-    "      --mpirun PATH       the launcher (default: the one of the MPI\n"
-    "                          locus was built with, else mpirun)\n"
-    "      --hostfile FILE     hosts to run on (passed to the launcher)\n"
-    "      --mpi-arg ARG       another argument for the launcher (repeatable)\n"
+    "                          cores of this machine)\n";
+
+static const char *const help_output =
     "  Under a launcher already (mpirun -np 64 locus run ...), locus run takes\n"
     "  part as one rank and ignores these.\n"
     "\n"
-    "Output:\n"
-    "      --json              print the result as JSON (docs/formats.md)\n"
-    "      --out FILE          write the full result JSON (per worker, per task)\n"
-    "      --csv FILE          one line per task\n"
-    "      --trace FILE        Chrome trace-event JSON (open in Perfetto)\n"
-    "      --gantt FILE        SVG Gantt chart\n"
-    "      --load FILE         SVG chart of per-worker load and local/remote reads\n"
-    "      --measured PREFIX   write PREFIX.platform.json and PREFIX.work, the\n"
-    "                          measured platform and task times, for locus sim\n"
-    "  -q, --quiet             no progress line\n"
-    "  -h, --help              show this help\n"
+    "Output:\n";
+
+static const char *const help_tail =
     "\n"
     "Exit status: 0 when every chunk ran, 1 when some failed on every attempt\n"
     "(each is listed) or the run could not start, 2 for bad usage.\n"
@@ -104,14 +76,105 @@ static const char *const help =
     "  mpirun --hostfile hosts -np 64 locus run --store /data/store -- ./analyse {}\n";
 
 struct run_args {
-	const char *store, *dataset, *policy, *opts, *journal, *results;
-	const char *out, *csv, *trace, *gantt, *load, *measured;
+	const char *store, *dataset, *journal, *results, *measured;
+	struct cli_policy pol;
+	struct cli_results res;
 	struct cli_mpi mpi;
 	uint64_t np, schedulers, emulate, retries, seed, net_bw;
-	int json, quiet, tty, wait;
+	int quiet, tty, wait;
 	char **cmd; /* COMMAND ARGS..., NULL-terminated */
 	int n_cmd;
 };
+
+/* ---- the options ------------------------------------------------------------- */
+
+/* Named ids of the options without a short letter. */
+enum {
+	O_SCHED = 256,
+	O_NETBW,
+	O_WAIT,
+	O_RESULTS,
+	O_SEED,
+	O_MEASURED,
+	O_TTY,
+};
+
+static int job_option(const char *cmd, void *values, int id, const char *arg)
+{
+	const struct run_args *a = values;
+	if (id == 'n' && a->np == 0)
+		return cli_usage_error(cmd, "--np expects at least 1 rank");
+	return 0;
+}
+
+#define AT(field) offsetof(struct run_args, field)
+static const struct cli_opt job_opts[] = {
+    {"np", 'n', CLI_UINT, AT(np), "N", NULL}, /* help_job says it, with -np */
+    {"store", 's', CLI_TEXT, AT(store), "DIR", "the node-local store (locus place --store)"},
+    {"dataset", 'd', CLI_TEXT, AT(dataset), "NAME", "only this dataset (default: every one)"},
+};
+static const struct cli_group job_group = CLI_GROUP(job_opts, job_option);
+
+static const struct cli_say policy_say[] = {
+    {'x', "fifo, monolithic, dlmpi, delay or scal (default scal)"},
+    {'o', "policy options (as for locus sim)"},
+    {0, NULL},
+};
+
+/* How the chunks run. */
+static const struct cli_opt run_opts[] = {
+    {"schedulers", O_SCHED, CLI_UINT, AT(schedulers), "N",
+     "scheduler ranks (default: the policy's)"},
+    {"emulate-nodes", 'K', CLI_UINT, AT(emulate), "K",
+     "one machine as K nodes: rank r uses the r mod K-th\n"
+     "node directory of the store as its own disk"},
+    {"emulate-net-bw", O_NETBW, CLI_SIZE, AT(net_bw), "BW",
+     "a fetch takes at least bytes / BW (e.g. 100MB)"},
+    {"retries", 'r', CLI_UINT, AT(retries), "R", "more attempts of a failed chunk (default 2)"},
+    {"journal", 'j', CLI_TEXT, AT(journal), "FILE",
+     "record each finished chunk durably; run again with\n"
+     "the same journal to skip them; one run at a time\n"
+     "uses a journal (another is refused, naming its pid)"},
+    {"wait", O_WAIT, CLI_FLAG, AT(wait), NULL,
+     "wait for the run that holds the journal (or the\n"
+     "results directory) instead"},
+    {"results", O_RESULTS, CLI_TEXT, AT(results), "DIR",
+     "each chunk's stdout into DIR/DATASET/chunk-INDEX.out\n"
+     "(written whole or not at all); default: stdout;\n"
+     "one run at a time uses DIR (another is refused,\n"
+     "naming its pid)"},
+    {"seed", O_SEED, CLI_UINT, AT(seed), "S", "seed of the policy's choices (default 1)"},
+};
+static const struct cli_group run_group = CLI_GROUP(run_opts, NULL);
+
+static const struct cli_say results_say[] = {
+    {CLI_RESULTS_JSON, "print the result as JSON (docs/formats.md)"},
+    {0, NULL},
+};
+
+static const struct cli_opt out_opts[] = {
+    {"measured", O_MEASURED, CLI_TEXT, AT(measured), "PREFIX",
+     "write PREFIX.platform.json and PREFIX.work, the\n"
+     "measured platform and task times, for locus sim"},
+    {"quiet", 'q', CLI_FLAG, AT(quiet), NULL, "no progress line"},
+    /* Set by the launching process when its stderr is a terminal. */
+    {"progress-tty", O_TTY, CLI_FLAG, AT(tty), NULL, NULL},
+};
+static const struct cli_group out_group = CLI_GROUP(out_opts, NULL);
+
+/* In this order, which getopt's message on an ambiguous option lists. */
+static const struct cli_use uses[] = {
+    {.group = &job_group, .before = help_job},
+    {.group = &cli_policy_group, .at = AT(pol), .say = policy_say},
+    {.group = &run_group},
+    {.group = &cli_mpi_group, .at = AT(mpi), .before = "\nMPI:\n"},
+    {.group = &cli_results_group, .at = AT(res), .before = help_output, .say = results_say},
+    {.group = &out_group},
+};
+#undef AT
+
+static const struct cli_command command =
+    CLI_COMMAND(uses, CLI_OPTIONS_FIRST, CLI_ERRORS_GETOPT, help_head, help_tail, 26);
 
 /* The lock file of a results directory (one run at a time writes it). */
 #define RESULTS_LOCK ".locus-run.lock"
@@ -166,139 +229,14 @@ static int prepare_results(const char *dir)
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
-	enum {
-		O_SCHED = 256,
-		O_NETBW,
-		O_RESULTS,
-		O_SEED,
-		O_JSON,
-		O_OUT,
-		O_CSV,
-		O_TRACE,
-		O_GANTT,
-		O_LOAD,
-		O_MEASURED,
-		O_TTY,
-		O_WAIT,
-	};
-	static const struct option opts[] = {
-	    {"np", required_argument, NULL, 'n'},
-	    {"store", required_argument, NULL, 's'},
-	    {"dataset", required_argument, NULL, 'd'},
-	    {"policy", required_argument, NULL, 'x'},
-	    {"opt", required_argument, NULL, 'o'},
-	    {"schedulers", required_argument, NULL, O_SCHED},
-	    {"emulate-nodes", required_argument, NULL, 'K'},
-	    {"emulate-net-bw", required_argument, NULL, O_NETBW},
-	    {"retries", required_argument, NULL, 'r'},
-	    {"journal", required_argument, NULL, 'j'},
-	    {"wait", no_argument, NULL, O_WAIT},
-	    {"results", required_argument, NULL, O_RESULTS},
-	    {"seed", required_argument, NULL, O_SEED},
-	    CLI_MPI_LONG_OPTIONS,
-	    {"json", no_argument, NULL, O_JSON},
-	    {"out", required_argument, NULL, O_OUT},
-	    {"csv", required_argument, NULL, O_CSV},
-	    {"trace", required_argument, NULL, O_TRACE},
-	    {"gantt", required_argument, NULL, O_GANTT},
-	    {"load", required_argument, NULL, O_LOAD},
-	    {"measured", required_argument, NULL, O_MEASURED},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"progress-tty", no_argument, NULL, O_TTY}, /* set by the launching process */
-	    {NULL, 0, NULL, 0},
-	};
-	int c, rc;
+	int rc;
 	memset(a, 0, sizeof *a);
 	a->retries = 2;
 	a->seed = 1;
 	cli_mpi_np_spelling(argc, argv);
-	/* "+": options end at the command; "--" ends them too. */
-	while ((c = getopt_long(argc, argv, "+n:s:d:x:o:K:r:j:qh", opts, NULL)) != -1) {
-		rc = 0;
-		switch (c) {
-		case 'n':
-			rc = cli_uint("run", "--np", optarg, &a->np);
-			if (!rc && a->np == 0)
-				return cli_usage_error("run", "--np expects at least 1 rank");
-			break;
-		case 's':
-			a->store = optarg;
-			break;
-		case 'd':
-			a->dataset = optarg;
-			break;
-		case 'x':
-			a->policy = optarg;
-			break;
-		case 'o':
-			a->opts = optarg;
-			break;
-		case O_SCHED:
-			rc = cli_uint("run", "--schedulers", optarg, &a->schedulers);
-			break;
-		case 'K':
-			rc = cli_uint("run", "--emulate-nodes", optarg, &a->emulate);
-			break;
-		case O_NETBW:
-			rc = cli_size("run", "--emulate-net-bw", optarg, &a->net_bw);
-			break;
-		case 'r':
-			rc = cli_uint("run", "--retries", optarg, &a->retries);
-			break;
-		case 'j':
-			a->journal = optarg;
-			break;
-		case O_RESULTS:
-			a->results = optarg;
-			break;
-		case O_WAIT:
-			a->wait = 1;
-			break;
-		case O_SEED:
-			rc = cli_uint("run", "--seed", optarg, &a->seed);
-			break;
-		case CLI_MPI_MPIRUN:
-		case CLI_MPI_HOSTFILE:
-		case CLI_MPI_ARG:
-			rc = cli_mpi_option("run", &a->mpi, c, optarg);
-			break;
-		case O_JSON:
-			a->json = 1;
-			break;
-		case O_OUT:
-			a->out = optarg;
-			break;
-		case O_CSV:
-			a->csv = optarg;
-			break;
-		case O_TRACE:
-			a->trace = optarg;
-			break;
-		case O_GANTT:
-			a->gantt = optarg;
-			break;
-		case O_LOAD:
-			a->load = optarg;
-			break;
-		case O_MEASURED:
-			a->measured = optarg;
-			break;
-		case 'q':
-			a->quiet = 1;
-			break;
-		case O_TTY:
-			a->tty = 1;
-			break;
-		case 'h':
-			fputs(help, stdout);
-			exit(0);
-		default:
-			return cli_usage_error("run", "unknown option");
-		}
-		if (rc)
-			return rc;
-	}
+	/* In order: options end at the command; "--" ends them too. */
+	if ((rc = cli_parse("run", &command, a, argc, argv)))
+		return rc;
 	if (a->retries > 1000)
 		return cli_usage_error("run", "--retries is at most 1000");
 	if (!a->store)
@@ -314,8 +252,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	/* Found now rather than after every chunk failed on it. */
 	if (a->results && (rc = prepare_results(a->results)))
 		return rc;
-	const char *outs[] = {a->out, a->csv, a->trace, a->gantt, a->load};
-	if (cli_outputs_check("run", outs, CLI_ARRAY_LEN(outs)))
+	if (cli_results_check("run", &a->res, NULL, 0))
 		return CLI_EXIT_FAIL;
 	return 0;
 }
@@ -545,8 +482,8 @@ static int rank_main(struct run_args *a)
 	struct locus_mpi_options o = {
 	    .store = a->store,
 	    .dataset = a->dataset,
-	    .policy = a->policy,
-	    .policy_opts = a->opts,
+	    .policy = a->pol.name,
+	    .policy_opts = a->pol.opts,
 	    .schedulers = (size_t)a->schedulers,
 	    .emulate_nodes = (size_t)a->emulate,
 	    .seed = a->seed,
@@ -568,28 +505,21 @@ static int rank_main(struct run_args *a)
 		status = CLI_EXIT_FAIL;
 	} else if (rank == 0) {
 		const struct locus_result *r = rep.result;
-		if (a->json)
+		if (a->res.json)
 			rc = locus_report_json(r, stdout);
 		else
 			print_summary(&rep);
 		fflush(stdout);
-		const struct {
-			const char *path;
-			int (*fn)(const struct locus_result *, FILE *);
-		} outs[] = {{a->out, locus_report_json},
-			    {a->csv, locus_report_csv},
-			    {a->trace, locus_report_trace},
-			    {a->gantt, locus_report_svg_gantt},
-			    {a->load, locus_report_svg_load}};
-		for (size_t k = 0; !rc && k < sizeof outs / sizeof outs[0]; k++)
-			if (outs[k].path)
-				rc = locus_report_save(r, outs[k].fn, outs[k].path, &err);
-		if (!rc && a->measured)
+		/* All written, then all renamed: never one file without the others. */
+		int ost = rc ? 0 : cli_results_write("run", &a->res, r);
+		if (!rc && !ost && a->measured)
 			rc = cli_write_measured(
 			    a->measured, rep.platform, rep.work, rep.result->n_tasks,
 			    "seconds in the command, by task (catalog order)", &err);
 		if (rc)
 			status = cli_error("run", &err, rc);
+		else if (ost)
+			status = ost;
 		cli_warn_problems("run", r);
 		for (size_t i = 0; i < rep.n_failures; i++) {
 			const struct locus_mpi_failure *f = &rep.failures[i];
@@ -624,7 +554,7 @@ int cmd_run(int argc, char **argv)
 	struct run_args a;
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
-		return rc;
+		return rc == CLI_HELP_SHOWN ? 0 : rc;
 #ifdef LOCUS_HAVE_MPI
 	if (cli_in_mpi_job())
 		return rank_main(&a);

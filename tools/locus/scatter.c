@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,35 +52,28 @@ static const char *const help_head =
     "LOCUS_ROUND, LOCUS_WORKER and LOCUS_RANK in its environment. A command that\n"
     "exits non-zero or is killed fails the run: the master sends no further\n"
     "group, and the chunk is reported with its offset, round and rank, the\n"
-    "command's status and the end of its stderr.\n"
+    "command's status and the end of its stderr.\n";
+
+static const char *const help_job =
     "\n"
     "Job:\n"
     "  -n, -np, --np N           MPI ranks: the master and N-1 workers (default:\n"
     "                            the workers given + 1, else this machine's cores\n"
-    "                            + 1)\n"
-    "  -u, --unit SIZE           bytes in a unit of load (default 1M; 4096, 64K,\n"
-    "                            1G, 1MB...)\n"
-    "      --results DIR         each chunk's stdout into DIR/OFFSET.out, written\n"
-    "                            whole or not at all (default: stdout)\n"
+    "                            + 1)\n";
+
+static const char *const help_plan =
     "\n"
     "The plan's workers are N-1 alike workers (the --mean-* values) unless\n"
-    "--workers-file or --workers says otherwise; they must then be N-1.\n";
+    "--workers-file or --workers says otherwise; they must then be N-1.\n"
+    "\n";
 
-static const char *const help_tail =
-    "\n"
-    "MPI:\n"
-    "      --mpirun PATH         the launcher (default: the one of the MPI\n"
-    "                            locus was built with, else mpirun)\n"
-    "      --hostfile FILE       hosts to run on (passed to the launcher)\n"
-    "      --mpi-arg ARG         another argument for the launcher (repeatable)\n"
+static const char *const help_output =
     "  Under a launcher already (mpirun -np 9 locus scatter ...), each rank takes\n"
     "  part and -np and these are ignored.\n"
     "\n"
-    "Output:\n"
-    "      --json FILE           the plan and the measured execution as JSON\n"
-    "                            (\"locus-plan\", docs/formats.md)\n"
-    "      --svg FILE            the timing chart of the measured execution\n"
-    "  -h, --help                show this help\n"
+    "Output:\n";
+
+static const char *const help_tail =
     "\n"
     "Planned times are the plan's model (seconds when the speeds are the real\n"
     "units/s); measured ones are seconds. Give the real speeds (--mean-s,\n"
@@ -100,8 +94,6 @@ static const char *const help_tail =
     "  mpirun --hostfile hosts -np 17 locus scatter --workers-file cluster.json \\\n"
     "                data.bin -- ./analyse {} {offset}\n";
 
-enum { OPT_RESULTS = CLI_DL_LAST, OPT_JSON, OPT_SVG };
-
 struct scatter_args {
 	struct cli_dl dl;
 	struct cli_mpi mpi;
@@ -112,76 +104,60 @@ struct scatter_args {
 	int help;
 };
 
+/* Named ids of scatter's own options. */
+enum { OPT_RESULTS = 256, OPT_JSON, OPT_SVG };
+
+/* -np: a master and a worker at least; --unit: a byte at least. */
+static int job_option(const char *cmd, void *values, int id, const char *arg)
+{
+	const struct scatter_args *a = values;
+	if (id == 'n' && a->np < 2)
+		return cli_usage_error(cmd,
+				       "--np expects at least 2 ranks (a "
+				       "master and a worker), got %s",
+				       arg);
+	if (id == 'u' && a->unit == 0)
+		return cli_usage_error(cmd, "--unit expects at least 1 byte");
+	return 0;
+}
+
+#define AT(field) offsetof(struct scatter_args, field)
+static const struct cli_opt job_opts[] = {
+    {"np", 'n', CLI_UINT, AT(np), "N", NULL}, /* help_job says it, with -np */
+    {"unit", 'u', CLI_SIZE, AT(unit), "SIZE",
+     "bytes in a unit of load (default 1M; 4096, 64K,\n1G, 1MB...)"},
+    {"results", OPT_RESULTS, CLI_TEXT, AT(results), "DIR",
+     "each chunk's stdout into DIR/OFFSET.out, written\nwhole or not at all (default: stdout)"},
+};
+static const struct cli_group job_group = CLI_GROUP(job_opts, job_option);
+
+static const struct cli_opt out_opts[] = {
+    {"json", OPT_JSON, CLI_TEXT, AT(json), "FILE",
+     "the plan and the measured execution as JSON\n(\"locus-plan\", docs/formats.md)"},
+    {"svg", OPT_SVG, CLI_TEXT, AT(svg), "FILE", "the timing chart of the measured execution"},
+};
+static const struct cli_group out_group = CLI_GROUP(out_opts, NULL);
+
+static const struct cli_use uses[] = {
+    {.group = &job_group, .before = help_job},
+    {.group = &cli_dl_group, .at = AT(dl), .before = help_plan},
+    {.group = &cli_mpi_group, .at = AT(mpi), .before = "\nMPI:\n"},
+    {.group = &out_group, .before = help_output},
+};
+#undef AT
+
 static int parse_args(int argc, char **argv, struct scatter_args *a)
 {
-	struct option opts[48];
-	size_t n = cli_dl_long_options(opts, 32);
-	const struct option own[] = {
-	    {"np", required_argument, NULL, 'n'},
-	    {"unit", required_argument, NULL, 'u'},
-	    {"results", required_argument, NULL, OPT_RESULTS},
-	    {"json", required_argument, NULL, OPT_JSON},
-	    {"svg", required_argument, NULL, OPT_SVG},
-	    CLI_MPI_LONG_OPTIONS,
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	memcpy(opts + n, own, sizeof own);
+	static const struct cli_command command =
+	    CLI_COMMAND(uses, CLI_OPTIONS_FIRST, CLI_ERRORS_QUOTED, help_head, help_tail, 28);
 	a->unit = 1 << 20;
 	cli_mpi_np_spelling(argc, argv);
-	int c, rc;
-	opterr = 0;
-	optind = 1;
-	/* "+": options end at INPUT; "--" ends them too. */
-	while ((c = getopt_long(argc, argv, "+:n:u:m:h", opts, NULL)) != -1) {
-		rc = 0;
-		switch (c) {
-		case 'n':
-			rc = cli_uint("scatter", "--np", optarg, &a->np);
-			if (!rc && a->np < 2)
-				return cli_usage_error("scatter",
-						       "--np expects at least 2 ranks (a "
-						       "master and a worker), got %s",
-						       optarg);
-			break;
-		case 'u':
-			rc = cli_size("scatter", "--unit", optarg, &a->unit);
-			if (!rc && a->unit == 0)
-				return cli_usage_error("scatter", "--unit expects at least 1 byte");
-			break;
-		case OPT_RESULTS:
-			a->results = optarg;
-			break;
-		case OPT_JSON:
-			a->json = optarg;
-			break;
-		case OPT_SVG:
-			a->svg = optarg;
-			break;
-		case CLI_MPI_MPIRUN:
-		case CLI_MPI_HOSTFILE:
-		case CLI_MPI_ARG:
-			rc = cli_mpi_option("scatter", &a->mpi, c, optarg);
-			break;
-		case 'h':
-			fputs(help_head, stdout);
-			fputc('\n', stdout);
-			fputs(cli_dl_help, stdout);
-			fputs(help_tail, stdout);
-			a->help = 1;
-			return 0;
-		case ':':
-			return cli_usage_error("scatter", "%s needs a value", argv[optind - 1]);
-		case '?':
-			return cli_usage_error("scatter", "unknown option \"%s\"",
-					       argv[optind - 1]);
-		default:
-			rc = cli_dl_option("scatter", &a->dl, c, optarg);
-			break;
-		}
-		if (rc)
-			return rc;
-	}
+	/* In order: options end at INPUT; "--" ends them too. */
+	int rc = cli_parse("scatter", &command, a, argc, argv);
+	if (rc == CLI_HELP_SHOWN)
+		a->help = 1;
+	if (rc)
+		return rc == CLI_HELP_SHOWN ? 0 : rc;
 	if (optind >= argc || !strcmp(argv[optind], "--"))
 		return cli_usage_error("scatter", "no INPUT: name the file to scatter, as in "
 						  "'locus scatter -np 5 data.bin -- wc -c {}'");
@@ -443,7 +419,7 @@ static void print_report(const struct locus_divisible_plan *p,
 		       m->makespan / p->t_real);
 }
 
-/* A plan and its measured execution, for cli_save. */
+/* A plan and its measured execution, for the output writers. */
 struct measured {
 	const struct locus_divisible_plan *plan;
 	const struct locus_divisible_run *run;
@@ -547,11 +523,11 @@ static int rank_main(struct scatter_args *a)
 		} else {
 			print_report(plan, planned, measured, fsize, a->unit);
 			fflush(stdout);
-			if (a->json && cli_save("scatter", a->json, write_json,
-						&(struct measured){plan, measured}))
-				status = CLI_EXIT_FAIL;
-			if (a->svg && cli_save("scatter", a->svg, write_svg,
-					       &(struct measured){plan, measured}))
+			/* Both written, then both renamed: never one without the other. */
+			struct measured m = {plan, measured};
+			const struct cli_output outs[] = {{a->json, write_json, &m},
+							  {a->svg, write_svg, &m}};
+			if (cli_outputs_write("scatter", outs, 2))
 				status = CLI_EXIT_FAIL;
 		}
 	}

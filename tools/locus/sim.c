@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,105 +13,16 @@
 /* The most --fail options. */
 #define CLI_MAX_FAILS 64
 
-static const char *const help =
+static const char *const help_head =
     "usage: locus sim [OPTIONS]\n"
     "\n"
     "Runs a scheduling policy (or several, --compare) over one workload in the\n"
     "discrete-event simulator and reports makespan, locality, request waits and\n"
     "scheduler load next to the bounds no schedule can beat. The workload is a\n"
     "bag of chunk tasks (a locality source, or generated chunks) or a task graph\n"
-    "(--graph). The same seed gives the same result, byte for byte.\n"
-    "\n"
-    "Task graph (docs/formats.md, \"Task graphs\"):\n"
-    "  -g, --graph SPEC          a DAG or workflow: an STG file, the text form\n"
-    "                            (\"tasks N procs P\"), WfCommons JSON, a Makeflow\n"
-    "                            (told by name or content, or prefixed stg:, text:,\n"
-    "                            wfcommons:, makeflow:); gen:METHOD:N, N random\n"
-    "                            tasks by an STG method (sameprob, samepred,\n"
-    "                            layrprob, layrpred); gen:montage[:IMAGES] or\n"
-    "                            gen:blast[:N[:M]] ('locus flow --help')\n"
-    "      --procs P             run it on P processors joined by contention-free\n"
-    "                            links (default: the graph's cost columns, else 4;\n"
-    "                            --platform or --nodes give a platform instead)\n"
-    "      --link-bw BW          each link's bandwidth (default: the graph's data\n"
-    "                            unit, 1 for the text form; else 125MB)\n"
-    "      --startup SECONDS     a transfer's start-up latency (default 0)\n"
-    "      --ccr X               size the edges so that the mean transfer over the\n"
-    "                            mean compute is X (0: no communication)\n"
-    "      --beta B              a cost per processor, uniform in w(1 +- B/2)\n"
-    "                            around each task's work (0, the default: alike)\n"
-    "      --schedule            print the schedule: task, processor, start, finish\n"
-    "\n"
-    "Platform changes (any workload):\n"
-    "      --scenario FILE       changes over time: speed, avail, bandwidth, link,\n"
-    "                            fail, recover (docs/formats.md, \"Scenario\")\n"
-    "      --fail NODE@TIME[+DOWN]  NODE fails at TIME (and is back after DOWN\n"
-    "                            seconds); repeatable\n"
-    "      --variability B       GTP's scenarios: every processor (and link) changes\n"
-    "                            now and then to a value in [1-B, 1] of its peak\n"
-    "      --var-period S        mean seconds between a resource's changes\n"
-    "                            (default: the makespan's lower bound / 10)\n"
-    "      --var-horizon S       no change after S seconds (default: 10 x the bound)\n"
-    "      --var-links 0|1       links (or interfaces) vary too (default 1)\n"
-    "\n"
-    "Platform:\n"
-    "  -p, --platform FILE       nodes from a platform file (docs/formats.md)\n"
-    "  -N, --nodes N             or N generated nodes (default 32)\n"
-    "  -P, --procs-per-node P    worker processes per generated node (default 1)\n"
-    "      --racks K             racks of generated nodes (default 1)\n"
-    "      --speeds LO:HI        generated node speeds uniform in [LO, HI] (default 1:1)\n"
-    "      --disk-bw BW          generated nodes' disk bandwidth (default 100MB)\n"
-    "      --net-bw BW           their network interface bandwidth (default 125MB)\n"
-    "      --rack-bw BW          each rack's uplink, each way (default: no cap)\n"
-    "      --backbone-bw BW      the whole network's aggregate (default: no cap)\n"
-    "      --speed-trace FILE    speed changes: lines \"TIME NODE SPEED\"\n"
-    "\n"
-    "Data (where each task's chunk lives):\n"
-    "  -s, --source SPEC         a catalog, store, fsck or WebHDFS source (see\n"
-    "                            'locus locate --help'); every chunk is a task\n"
-    "  -d, --dataset NAME        only this dataset of the source\n"
-    "  -n, --tasks N             or N generated chunks (default 10 per worker)\n"
-    "  -c, --chunk-size SIZE     size of generated chunks (default 64M)\n"
-    "  -r, --replicas R          replicas of generated chunks (default 3, or one per\n"
-    "                            node on smaller platforms)\n"
-    "      --placement NAME      hdfs (default), random or skewed\n"
-    "      --skew-std S          spread of replicas per node for skewed\n"
-    "\n"
-    "Tasks:\n"
-    "  -w, --work SPEC           compute per task on a speed-1 node: fixed:SECONDS,\n"
-    "                            uniform:LO:HI, exp:MEAN, per-mib:SECONDS or\n"
-    "                            trace:FILE (default fixed:1)\n"
-    "\n"
-    "Policy:\n"
-    "  -x, --policy NAME         the policy (default dlmpi; heft for a graph);\n"
-    "                            --list-policies names them\n"
-    "  -o, --opt KEY=VALUE,...   policy options\n"
-    "      --schedulers N        scheduler processes (default: the policy's)\n"
-    "      --compare A,B,...     run several policies on the same workload\n"
-    "      --list-policies       list the policies and exit\n"
-    "      --ip ALPHA:BETA       also solve DL-MPI's integer program (Eq. 1) exactly\n"
-    "                            and print each run's score next to its optimum\n"
-    "                            (at most 12 tasks; e.g. 0.5:0.5)\n"
-    "\n"
-    "Engine:\n"
-    "      --latency SECONDS     message latency (default: the platform's, 50e-6)\n"
-    "      --cost-msg SECONDS    time a process spends per message it handles (default\n"
-    "                            5e-6; 0 for a graph, as the DAG papers' model)\n"
-    "      --cost-entry SECONDS  time per metadata entry examined (default 1e-7; 0 for\n"
-    "                            a graph)\n"
-    "      --shared-fs BW        read every chunk from a shared file system with\n"
-    "                            this aggregate bandwidth\n"
-    "      --seed S              seed of placement, work and policies (default 1)\n"
-    "\n"
-    "Output:\n"
-    "      --json                print the result (or comparison) as JSON\n"
-    "      --out FILE            write the full result JSON (per worker, per task)\n"
-    "      --csv FILE            one line per task\n"
-    "      --trace FILE          Chrome trace-event JSON (open in Perfetto)\n"
-    "      --gantt FILE          SVG Gantt chart\n"
-    "      --load FILE           SVG chart of per-worker load and local/remote reads\n"
-    "  -q, --quiet               no progress bar\n"
-    "  -h, --help                show this help\n"
+    "(--graph). The same seed gives the same result, byte for byte.\n";
+
+static const char *const help_tail =
     "\n"
     "Sizes and bandwidths (bytes, bytes/s): 64M, 1G are powers of 1024; 80MB, 1GB\n"
     "powers of 1000.\n"
@@ -125,22 +37,41 @@ static const char *const help =
     "  locus sim --graph montage.json --procs 16 --fail p03@120 --out run.json\n";
 
 struct sim_args {
-	const char *platform, *speed_trace, *source, *dataset, *work, *policy, *opts, *compare;
-	const char *out, *csv, *trace, *gantt, *load;
-	uint64_t nodes, ppn, racks, tasks, chunk_size, replicas, schedulers, seed;
-	uint64_t disk_bw, net_bw, rack_bw, backbone_bw; /* generated platforms; 0: default */
-	double speed_lo, speed_hi, skew_std, latency, cost_msg, cost_entry, shared_fs;
-	enum locus_place_policy placement;
-	int json, quiet, list, have_tasks, have_skew, ip;
-	double ip_alpha, ip_beta;
-	/* Task graphs and platform changes. */
-	const char *graph, *scenario;
+	/* A task graph. */
+	const char *graph;
+	uint64_t procs, link_bw;
+	double startup, ccr, beta;
+	int schedule;
+	/* Platform changes. */
+	const char *scenario;
 	const char *fails[CLI_MAX_FAILS];
 	size_t n_fails;
-	uint64_t procs, link_bw;
-	double startup, ccr, beta, variability, var_period, var_horizon;
+	double variability, var_period, var_horizon;
 	uint64_t var_links;
-	int schedule, have_nodes, have_policy, have_costs, have_work, have_data;
+	/* The platform. */
+	const char *platform, *speed_trace;
+	uint64_t nodes, ppn, racks;
+	double speed_lo, speed_hi;
+	uint64_t disk_bw, net_bw, rack_bw, backbone_bw; /* generated platforms; 0: default */
+	/* The data and the tasks. */
+	const char *source, *dataset, *work;
+	uint64_t tasks, chunk_size, replicas;
+	enum locus_place_policy placement;
+	double skew_std;
+	/* The policy (its name NULL: dlmpi, heft for a graph). */
+	struct cli_policy pol;
+	const char *compare;
+	uint64_t schedulers;
+	int list, ip;
+	double ip_alpha, ip_beta;
+	/* The engine. */
+	double latency, cost_msg, cost_entry;
+	uint64_t shared_fs, seed;
+	/* What to print and write. */
+	struct cli_results res;
+	int quiet;
+	/* What was given. */
+	int have_nodes, have_tasks, have_skew, have_costs, have_work, have_data;
 };
 
 static void list_policies(void)
@@ -183,304 +114,309 @@ static int parse_weights(const char *arg, double *alpha, double *beta)
 /* The processors of a graph with no cost columns, unless told. */
 #define GRAPH_PROCS 4
 
-static int parse_args(int argc, char **argv, struct sim_args *a)
+/* ---- the options, a group per section of --help ------------------------------ */
+
+/* Named ids of the options without a short letter. */
+enum {
+	O_PROCS = 256,
+	O_LINK_BW,
+	O_STARTUP,
+	O_CCR,
+	O_BETA,
+	O_SCHEDULE,
+	O_SCENARIO,
+	O_FAIL,
+	O_VARIABILITY,
+	O_VAR_PERIOD,
+	O_VAR_HORIZON,
+	O_VAR_LINKS,
+	O_RACKS,
+	O_SPEEDS,
+	O_DISK_BW,
+	O_NET_BW,
+	O_RACK_BW,
+	O_BACKBONE_BW,
+	O_SPEED_TRACE,
+	O_PLACEMENT,
+	O_SKEW_STD,
+	O_SCHEDULERS,
+	O_COMPARE,
+	O_LIST_POLICIES,
+	O_IP,
+	O_LATENCY,
+	O_COST_MSG,
+	O_COST_ENTRY,
+	O_SHARED_FS,
+	O_SEED,
+};
+
+#define AT(field) offsetof(struct sim_args, field)
+
+static int graph_option(const char *cmd, void *values, int id, const char *arg)
 {
-	static const struct option opts[] = {
-	    {"platform", required_argument, 0, 'p'},
-	    {"nodes", required_argument, 0, 'N'},
-	    {"procs-per-node", required_argument, 0, 'P'},
-	    {"racks", required_argument, 0, 1},
-	    {"speeds", required_argument, 0, 2},
-	    {"speed-trace", required_argument, 0, 3},
-	    {"source", required_argument, 0, 's'},
-	    {"dataset", required_argument, 0, 'd'},
-	    {"tasks", required_argument, 0, 'n'},
-	    {"chunk-size", required_argument, 0, 'c'},
-	    {"replicas", required_argument, 0, 'r'},
-	    {"placement", required_argument, 0, 4},
-	    {"skew-std", required_argument, 0, 5},
-	    {"work", required_argument, 0, 'w'},
-	    {"policy", required_argument, 0, 'x'},
-	    {"opt", required_argument, 0, 'o'},
-	    {"schedulers", required_argument, 0, 6},
-	    {"compare", required_argument, 0, 7},
-	    {"list-policies", no_argument, 0, 8},
-	    {"latency", required_argument, 0, 9},
-	    {"cost-msg", required_argument, 0, 10},
-	    {"cost-entry", required_argument, 0, 11},
-	    {"shared-fs", required_argument, 0, 12},
-	    {"seed", required_argument, 0, 13},
-	    {"json", no_argument, 0, 14},
-	    {"out", required_argument, 0, 15},
-	    {"csv", required_argument, 0, 16},
-	    {"trace", required_argument, 0, 17},
-	    {"gantt", required_argument, 0, 18},
-	    {"load", required_argument, 0, 19},
-	    {"disk-bw", required_argument, 0, 20},
-	    {"net-bw", required_argument, 0, 21},
-	    {"rack-bw", required_argument, 0, 22},
-	    {"backbone-bw", required_argument, 0, 23},
-	    {"ip", required_argument, 0, 24},
-	    {"graph", required_argument, 0, 'g'},
-	    {"procs", required_argument, 0, 25},
-	    {"link-bw", required_argument, 0, 26},
-	    {"startup", required_argument, 0, 27},
-	    {"ccr", required_argument, 0, 28},
-	    {"beta", required_argument, 0, 29},
-	    {"schedule", no_argument, 0, 30},
-	    {"scenario", required_argument, 0, 31},
-	    {"fail", required_argument, 0, 32},
-	    {"variability", required_argument, 0, 33},
-	    {"var-period", required_argument, 0, 34},
-	    {"var-horizon", required_argument, 0, 35},
-	    {"var-links", required_argument, 0, 36},
-	    {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0},
-	};
-	int c, rc = 0;
-	uint64_t fs = 0;
-	*a = (struct sim_args){.nodes = 32,
-			       .ppn = 1,
-			       .racks = 1,
-			       .chunk_size = 64ull << 20,
-			       .replicas = 0,
-			       .seed = 1,
-			       .speed_lo = 1,
-			       .speed_hi = 1,
-			       .latency = -1,
-			       .cost_msg = 5e-6,
-			       .cost_entry = 1e-7,
-			       .work = "fixed:1",
-			       .policy = "dlmpi",
-			       .startup = -1,
-			       .ccr = -1,
-			       .beta = -1,
-			       .variability = -1,
-			       .var_period = -1,
-			       .var_horizon = -1,
-			       .var_links = 1};
-	optind = 1;
-	opterr = 0;
-	while (!rc &&
-	       (c = getopt_long(argc, argv, ":p:N:P:s:d:n:c:r:w:x:o:g:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			a->platform = optarg;
-			break;
-		case 'N':
-			rc = cli_uint("sim", "--nodes", optarg, &a->nodes);
-			a->have_nodes = 1;
-			break;
-		case 'P':
-			rc = cli_uint("sim", "--procs-per-node", optarg, &a->ppn);
-			break;
-		case 1:
-			rc = cli_uint("sim", "--racks", optarg, &a->racks);
-			break;
-		case 2:
-			if (parse_speeds(optarg, &a->speed_lo, &a->speed_hi))
-				rc = cli_usage_error("sim",
-						     "--speeds expects LO:HI with 1e-6 <= LO <= HI "
-						     "<= 1e6, got \"%s\"",
-						     optarg);
-			break;
-		case 3:
-			a->speed_trace = optarg;
-			break;
-		case 's':
-			a->source = optarg;
-			a->have_data = 1;
-			break;
-		case 'd':
-			a->dataset = optarg;
-			a->have_data = 1;
-			break;
-		case 'n':
-			rc = cli_uint("sim", "--tasks", optarg, &a->tasks);
-			a->have_tasks = 1;
-			break;
-		case 'c':
-			rc = cli_size("sim", "--chunk-size", optarg, &a->chunk_size);
-			a->have_data = 1;
-			break;
-		case 'r':
-			rc = cli_uint("sim", "--replicas", optarg, &a->replicas);
-			if (!rc && !a->replicas)
-				rc = cli_usage_error("sim", "--replicas must be at least 1");
-			a->have_data = 1;
-			break;
-		case 4:
-			if (locus_place_policy_parse(optarg, &a->placement))
-				rc = cli_usage_error(
-				    "sim", "--placement expects hdfs, random or skewed, got \"%s\"",
-				    optarg);
-			a->have_data = 1;
-			break;
-		case 5:
-			rc = cli_double("sim", "--skew-std", optarg, &a->skew_std);
-			a->have_skew = 1;
-			break;
-		case 'w':
-			a->work = optarg;
-			a->have_work = 1;
-			break;
-		case 'x':
-			a->policy = optarg;
-			a->have_policy = 1;
-			break;
-		case 'o':
-			a->opts = optarg;
-			break;
-		case 6:
-			rc = cli_uint("sim", "--schedulers", optarg, &a->schedulers);
-			break;
-		case 7:
-			a->compare = optarg;
-			break;
-		case 8:
-			a->list = 1;
-			break;
-		case 9:
-			rc = cli_double("sim", "--latency", optarg, &a->latency);
-			if (!rc && !(a->latency >= 0 && a->latency <= LOCUS_LATENCY_MAX))
-				rc = cli_usage_error(
-				    "sim", "--latency expects seconds from 0 to 1000, got \"%s\"",
-				    optarg);
-			break;
-		case 10:
-			rc = cli_double("sim", "--cost-msg", optarg, &a->cost_msg);
-			a->have_costs |= 1;
-			break;
-		case 11:
-			rc = cli_double("sim", "--cost-entry", optarg, &a->cost_entry);
-			a->have_costs |= 2;
-			break;
-		case 12:
-			rc = cli_size("sim", "--shared-fs", optarg, &fs);
-			a->shared_fs = (double)fs;
-			break;
-		case 13:
-			rc = cli_uint("sim", "--seed", optarg, &a->seed);
-			break;
-		case 14:
-			a->json = 1;
-			break;
-		case 15:
-			a->out = optarg;
-			break;
-		case 16:
-			a->csv = optarg;
-			break;
-		case 17:
-			a->trace = optarg;
-			break;
-		case 18:
-			a->gantt = optarg;
-			break;
-		case 19:
-			a->load = optarg;
-			break;
-		case 20:
-			rc = cli_bandwidth("sim", "--disk-bw", optarg, &a->disk_bw);
-			break;
-		case 21:
-			rc = cli_bandwidth("sim", "--net-bw", optarg, &a->net_bw);
-			break;
-		case 22:
-			rc = cli_bandwidth("sim", "--rack-bw", optarg, &a->rack_bw);
-			break;
-		case 24:
-			if (parse_weights(optarg, &a->ip_alpha, &a->ip_beta))
-				rc = cli_usage_error(
-				    "sim", "--ip expects ALPHA:BETA, two numbers >= 0, got \"%s\"",
-				    optarg);
-			a->ip = 1;
-			break;
-		case 23:
-			rc = cli_bandwidth("sim", "--backbone-bw", optarg, &a->backbone_bw);
-			break;
-		case 'g':
-			a->graph = optarg;
-			break;
-		case 25:
-			rc = cli_uint("sim", "--procs", optarg, &a->procs);
-			if (!rc && (!a->procs || a->procs > 1000000))
-				rc =
-				    cli_usage_error("sim", "--procs must be between 1 and 1000000");
-			break;
-		case 26:
-			rc = cli_bandwidth("sim", "--link-bw", optarg, &a->link_bw);
-			break;
-		case 27:
-			rc = cli_double("sim", "--startup", optarg, &a->startup);
-			if (!rc && !(a->startup >= 0 && a->startup <= LOCUS_LATENCY_MAX))
-				rc = cli_usage_error(
-				    "sim", "--startup expects seconds from 0 to 1000, got \"%s\"",
-				    optarg);
-			break;
-		case 28:
-			rc = cli_double("sim", "--ccr", optarg, &a->ccr);
-			if (!rc && !(a->ccr >= 0 && a->ccr <= 1e6))
-				rc = cli_usage_error("sim", "--ccr must be >= 0");
-			break;
-		case 29:
-			rc = cli_double("sim", "--beta", optarg, &a->beta);
-			if (!rc && !(a->beta >= 0 && a->beta < 2))
-				rc = cli_usage_error("sim", "--beta must be in [0, 2)");
-			break;
-		case 30:
-			a->schedule = 1;
-			break;
-		case 31:
-			a->scenario = optarg;
-			break;
-		case 32:
-			if (a->n_fails == CLI_MAX_FAILS)
-				rc = cli_usage_error("sim",
-						     "at most %d --fail options; use --scenario",
-						     CLI_MAX_FAILS);
-			else
-				a->fails[a->n_fails++] = optarg;
-			break;
-		case 33:
-			rc = cli_double("sim", "--variability", optarg, &a->variability);
-			if (!rc && !(a->variability >= 0 && a->variability < 1))
-				rc = cli_usage_error(
-				    "sim", "--variability must be in [0, 1) (0.4: resources "
-					   "drop to no less than 60%% of their peak)");
-			break;
-		case 34:
-			rc = cli_double("sim", "--var-period", optarg, &a->var_period);
-			if (!rc && !(a->var_period > 0 && a->var_period < 1e15))
-				rc = cli_usage_error("sim", "--var-period must be > 0 seconds");
-			break;
-		case 35:
-			rc = cli_double("sim", "--var-horizon", optarg, &a->var_horizon);
-			if (!rc && !(a->var_horizon >= 0 && a->var_horizon < 1e15))
-				rc = cli_usage_error("sim", "--var-horizon must be >= 0 seconds");
-			break;
-		case 36:
-			rc = cli_uint("sim", "--var-links", optarg, &a->var_links);
-			if (!rc && a->var_links > 1)
-				rc = cli_usage_error("sim", "--var-links expects 0 or 1");
-			break;
-		case 'q':
-			a->quiet = 1;
-			break;
-		case 'h':
-			fputs(help, stdout);
-			return -1;
-		case ':':
-			return cli_usage_error("sim", "option %s needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("sim", "unknown option %s", argv[optind - 1]);
-		}
+	const struct sim_args *a = values;
+	if (id == O_PROCS && (!a->procs || a->procs > 1000000))
+		return cli_usage_error(cmd, "--procs must be between 1 and 1000000");
+	if (id == O_CCR && !(a->ccr >= 0 && a->ccr <= 1e6))
+		return cli_usage_error(cmd, "--ccr must be >= 0");
+	if (id == O_BETA && !(a->beta >= 0 && a->beta < 2))
+		return cli_usage_error(cmd, "--beta must be in [0, 2)");
+	return 0;
+}
+
+static const struct cli_opt graph_opts[] = {
+    {"graph", 'g', CLI_TEXT, AT(graph), "SPEC",
+     "a DAG or workflow: an STG file, the text form\n"
+     "(\"tasks N procs P\"), WfCommons JSON, a Makeflow\n"
+     "(told by name or content, or prefixed stg:, text:,\n"
+     "wfcommons:, makeflow:); gen:METHOD:N, N random\n"
+     "tasks by an STG method (sameprob, samepred,\n"
+     "layrprob, layrpred); gen:montage[:IMAGES] or\n"
+     "gen:blast[:N[:M]] ('locus flow --help')"},
+    {"procs", O_PROCS, CLI_UINT, AT(procs), "P",
+     "run it on P processors joined by contention-free\n"
+     "links (default: the graph's cost columns, else 4;\n"
+     "--platform or --nodes give a platform instead)"},
+    {"link-bw", O_LINK_BW, CLI_BANDWIDTH, AT(link_bw), "BW",
+     "each link's bandwidth (default: the graph's data\n"
+     "unit, 1 for the text form; else 125MB)"},
+    {"startup", O_STARTUP, CLI_SECONDS, AT(startup), "SECONDS",
+     "a transfer's start-up latency (default 0)"},
+    {"ccr", O_CCR, CLI_NUMBER, AT(ccr), "X",
+     "size the edges so that the mean transfer over the\n"
+     "mean compute is X (0: no communication)"},
+    {"beta", O_BETA, CLI_NUMBER, AT(beta), "B",
+     "a cost per processor, uniform in w(1 +- B/2)\n"
+     "around each task's work (0, the default: alike)"},
+    {"schedule", O_SCHEDULE, CLI_FLAG, AT(schedule), NULL,
+     "print the schedule: task, processor, start, finish"},
+};
+static const struct cli_group graph_group = CLI_GROUP(graph_opts, graph_option);
+
+static int changes_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	switch (id) {
+	case O_FAIL:
+		if (a->n_fails == CLI_MAX_FAILS)
+			return cli_usage_error(cmd, "at most %d --fail options; use --scenario",
+					       CLI_MAX_FAILS);
+		a->fails[a->n_fails++] = arg;
+		return 0;
+	case O_VARIABILITY:
+		if (!(a->variability >= 0 && a->variability < 1))
+			return cli_usage_error(cmd,
+					       "--variability must be in [0, 1) (0.4: resources "
+					       "drop to no less than 60%% of their peak)");
+		return 0;
+	case O_VAR_PERIOD:
+		if (!(a->var_period > 0 && a->var_period < 1e15))
+			return cli_usage_error(cmd, "--var-period must be > 0 seconds");
+		return 0;
+	case O_VAR_HORIZON:
+		if (!(a->var_horizon >= 0 && a->var_horizon < 1e15))
+			return cli_usage_error(cmd, "--var-horizon must be >= 0 seconds");
+		return 0;
+	case O_VAR_LINKS:
+		if (a->var_links > 1)
+			return cli_usage_error(cmd, "--var-links expects 0 or 1");
+		return 0;
 	}
-	if (rc)
-		return rc;
-	if (optind < argc)
-		return cli_usage_error("sim", "unexpected argument \"%s\"", argv[optind]);
+	return 0;
+}
+
+static const struct cli_opt changes_opts[] = {
+    {"scenario", O_SCENARIO, CLI_TEXT, AT(scenario), "FILE",
+     "changes over time: speed, avail, bandwidth, link,\n"
+     "fail, recover (docs/formats.md, \"Scenario\")"},
+    {"fail", O_FAIL, CLI_OWN, 0, "NODE@TIME[+DOWN]",
+     "NODE fails at TIME (and is back after DOWN\n"
+     "seconds); repeatable"},
+    {"variability", O_VARIABILITY, CLI_NUMBER, AT(variability), "B",
+     "GTP's scenarios: every processor (and link) changes\n"
+     "now and then to a value in [1-B, 1] of its peak"},
+    {"var-period", O_VAR_PERIOD, CLI_NUMBER, AT(var_period), "S",
+     "mean seconds between a resource's changes\n"
+     "(default: the makespan's lower bound / 10)"},
+    {"var-horizon", O_VAR_HORIZON, CLI_NUMBER, AT(var_horizon), "S",
+     "no change after S seconds (default: 10 x the bound)"},
+    {"var-links", O_VAR_LINKS, CLI_UINT, AT(var_links), "0|1",
+     "links (or interfaces) vary too (default 1)"},
+};
+static const struct cli_group changes_group = CLI_GROUP(changes_opts, changes_option);
+
+static int platform_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	if (id == 'N')
+		a->have_nodes = 1;
+	if (id == O_SPEEDS && parse_speeds(arg, &a->speed_lo, &a->speed_hi))
+		return cli_usage_error(cmd,
+				       "--speeds expects LO:HI with 1e-6 <= LO <= HI "
+				       "<= 1e6, got \"%s\"",
+				       arg);
+	return 0;
+}
+
+static const struct cli_opt platform_opts[] = {
+    {"platform", 'p', CLI_TEXT, AT(platform), "FILE",
+     "nodes from a platform file (docs/formats.md)"},
+    {"nodes", 'N', CLI_UINT, AT(nodes), "N", "or N generated nodes (default 32)"},
+    {"procs-per-node", 'P', CLI_UINT, AT(ppn), "P",
+     "worker processes per generated node (default 1)"},
+    {"racks", O_RACKS, CLI_UINT, AT(racks), "K", "racks of generated nodes (default 1)"},
+    {"speeds", O_SPEEDS, CLI_OWN, 0, "LO:HI",
+     "generated node speeds uniform in [LO, HI] (default 1:1)"},
+    {"disk-bw", O_DISK_BW, CLI_BANDWIDTH, AT(disk_bw), "BW",
+     "generated nodes' disk bandwidth (default 100MB)"},
+    {"net-bw", O_NET_BW, CLI_BANDWIDTH, AT(net_bw), "BW",
+     "their network interface bandwidth (default 125MB)"},
+    {"rack-bw", O_RACK_BW, CLI_BANDWIDTH, AT(rack_bw), "BW",
+     "each rack's uplink, each way (default: no cap)"},
+    {"backbone-bw", O_BACKBONE_BW, CLI_BANDWIDTH, AT(backbone_bw), "BW",
+     "the whole network's aggregate (default: no cap)"},
+    {"speed-trace", O_SPEED_TRACE, CLI_TEXT, AT(speed_trace), "FILE",
+     "speed changes: lines \"TIME NODE SPEED\""},
+};
+static const struct cli_group platform_group = CLI_GROUP(platform_opts, platform_option);
+
+/* The data's options and the tasks' (which a graph gives itself). */
+static int data_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	switch (id) {
+	case 'n':
+		a->have_tasks = 1;
+		return 0;
+	case O_SKEW_STD:
+		a->have_skew = 1;
+		return 0;
+	case 'w':
+		a->have_work = 1;
+		return 0;
+	case 'r':
+		a->have_data = 1;
+		if (!a->replicas)
+			return cli_usage_error(cmd, "--replicas must be at least 1");
+		return 0;
+	case O_PLACEMENT:
+		a->have_data = 1;
+		if (locus_place_policy_parse(arg, &a->placement))
+			return cli_usage_error(
+			    cmd, "--placement expects hdfs, random or skewed, got \"%s\"", arg);
+		return 0;
+	}
+	a->have_data = 1; /* --source, --dataset, --chunk-size */
+	return 0;
+}
+
+static const struct cli_opt data_opts[] = {
+    {"source", 's', CLI_TEXT, AT(source), "SPEC",
+     "a catalog, store, fsck or WebHDFS source (see\n"
+     "'locus locate --help'); every chunk is a task"},
+    {"dataset", 'd', CLI_TEXT, AT(dataset), "NAME", "only this dataset of the source"},
+    {"tasks", 'n', CLI_UINT, AT(tasks), "N", "or N generated chunks (default 10 per worker)"},
+    {"chunk-size", 'c', CLI_SIZE, AT(chunk_size), "SIZE", "size of generated chunks (default 64M)"},
+    {"replicas", 'r', CLI_UINT, AT(replicas), "R",
+     "replicas of generated chunks (default 3, or one per\n"
+     "node on smaller platforms)"},
+    {"placement", O_PLACEMENT, CLI_OWN, 0, "NAME", "hdfs (default), random or skewed"},
+    {"skew-std", O_SKEW_STD, CLI_NUMBER, AT(skew_std), "S",
+     "spread of replicas per node for skewed"},
+};
+static const struct cli_group data_group = CLI_GROUP(data_opts, data_option);
+
+static const struct cli_opt tasks_opts[] = {
+    {"work", 'w', CLI_TEXT, AT(work), "SPEC",
+     "compute per task on a speed-1 node: fixed:SECONDS,\n"
+     "uniform:LO:HI, exp:MEAN, per-mib:SECONDS or\n"
+     "trace:FILE (default fixed:1)"},
+};
+static const struct cli_group tasks_group = CLI_GROUP(tasks_opts, data_option);
+
+static int policies_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	if (id != O_IP)
+		return 0;
+	a->ip = 1;
+	if (parse_weights(arg, &a->ip_alpha, &a->ip_beta))
+		return cli_usage_error(cmd, "--ip expects ALPHA:BETA, two numbers >= 0, got \"%s\"",
+				       arg);
+	return 0;
+}
+
+static const struct cli_say policy_say[] = {
+    {'x', "the policy (default dlmpi; heft for a graph);\n"
+	  "--list-policies names them"},
+    {0, NULL},
+};
+
+/* The policy group's companions: which runs, how many schedulers, the IP. */
+static const struct cli_opt policies_opts[] = {
+    {"schedulers", O_SCHEDULERS, CLI_UINT, AT(schedulers), "N",
+     "scheduler processes (default: the policy's)"},
+    {"compare", O_COMPARE, CLI_TEXT, AT(compare), "A,B,...",
+     "run several policies on the same workload"},
+    {"list-policies", O_LIST_POLICIES, CLI_FLAG, AT(list), NULL, "list the policies and exit"},
+    {"ip", O_IP, CLI_OWN, 0, "ALPHA:BETA",
+     "also solve DL-MPI's integer program (Eq. 1) exactly\n"
+     "and print each run's score next to its optimum\n"
+     "(at most 12 tasks; e.g. 0.5:0.5)"},
+};
+static const struct cli_group policies_group = CLI_GROUP(policies_opts, policies_option);
+
+/* The costs given (a graph's default is 0: the DAG papers' model). */
+static int engine_option(const char *cmd, void *values, int id, const char *arg)
+{
+	struct sim_args *a = values;
+	a->have_costs |= id == O_COST_MSG ? 1 : id == O_COST_ENTRY ? 2 : 0;
+	return 0;
+}
+
+static const struct cli_opt engine_opts[] = {
+    {"latency", O_LATENCY, CLI_SECONDS, AT(latency), "SECONDS",
+     "message latency (default: the platform's, 50e-6)"},
+    {"cost-msg", O_COST_MSG, CLI_NUMBER, AT(cost_msg), "SECONDS",
+     "time a process spends per message it handles (default\n"
+     "5e-6; 0 for a graph, as the DAG papers' model)"},
+    {"cost-entry", O_COST_ENTRY, CLI_NUMBER, AT(cost_entry), "SECONDS",
+     "time per metadata entry examined (default 1e-7; 0 for\n"
+     "a graph)"},
+    {"shared-fs", O_SHARED_FS, CLI_SIZE, AT(shared_fs), "BW",
+     "read every chunk from a shared file system with\n"
+     "this aggregate bandwidth"},
+    {"seed", O_SEED, CLI_UINT, AT(seed), "S", "seed of placement, work and policies (default 1)"},
+};
+static const struct cli_group engine_group = CLI_GROUP(engine_opts, engine_option);
+
+static const struct cli_opt misc_opts[] = {
+    {"quiet", 'q', CLI_FLAG, AT(quiet), NULL, "no progress bar"},
+};
+static const struct cli_group misc_group = CLI_GROUP(misc_opts, NULL);
+
+static const struct cli_use uses[] = {
+    {.group = &graph_group, .before = "\nTask graph (docs/formats.md, \"Task graphs\"):\n"},
+    {.group = &changes_group, .before = "\nPlatform changes (any workload):\n"},
+    {.group = &platform_group, .before = "\nPlatform:\n"},
+    {.group = &data_group, .before = "\nData (where each task's chunk lives):\n"},
+    {.group = &tasks_group, .before = "\nTasks:\n"},
+    {.group = &cli_policy_group, .at = AT(pol), .before = "\nPolicy:\n", .say = policy_say},
+    {.group = &policies_group},
+    {.group = &engine_group, .before = "\nEngine:\n"},
+    {.group = &cli_results_group, .at = AT(res), .before = "\nOutput:\n"},
+    {.group = &misc_group},
+};
+
+#undef AT
+
+static const struct cli_command command =
+    CLI_COMMAND(uses, CLI_OPTIONS_ANYWHERE, CLI_ERRORS_PLAIN, help_head, help_tail, 28);
+
+/* The options that go together, once all are read: 0, or an exit status
+ * (the error printed). */
+static int check_args(const struct sim_args *a)
+{
 	if (a->platform && (a->nodes != 32 || a->ppn != 1 || a->racks != 1 || a->speed_hi != 1 ||
 			    a->disk_bw || a->net_bw || a->rack_bw || a->backbone_bw))
 		return cli_usage_error("sim",
@@ -509,7 +445,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		return cli_usage_error("sim",
 				       "--var-period and --var-horizon shape --variability's "
 				       "scenarios; give --variability B");
-	if (a->schedule && (a->compare || a->json))
+	if (a->schedule && (a->compare || a->res.json))
 		return cli_usage_error("sim", "--schedule prints one run's table; drop --compare "
 					      "and --json");
 	if (a->source && (a->have_tasks || a->have_skew))
@@ -524,15 +460,42 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	if (a->ip && a->graph)
 		return cli_usage_error("sim", "--ip is DL-MPI's integer program for chunk tasks; "
 					      "drop it with --graph");
-	if (a->ip && a->json)
+	if (a->ip && a->res.json)
 		return cli_usage_error("sim", "--ip prints a text comparison; drop --json");
-	if (a->compare && a->opts)
+	if (a->compare && a->pol.opts)
 		return cli_usage_error("sim", "--opt sets one policy's options; drop --compare");
-	if (a->compare && (a->out || a->csv || a->trace || a->gantt || a->load))
-		return cli_usage_error(
-		    "sim",
-		    "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
+	if (a->compare)
+		return cli_results_one_run("sim", &a->res);
 	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct sim_args *a)
+{
+	*a = (struct sim_args){.nodes = 32,
+			       .ppn = 1,
+			       .racks = 1,
+			       .chunk_size = 64ull << 20,
+			       .replicas = 0,
+			       .seed = 1,
+			       .speed_lo = 1,
+			       .speed_hi = 1,
+			       .latency = -1,
+			       .cost_msg = 5e-6,
+			       .cost_entry = 1e-7,
+			       .work = "fixed:1",
+			       .startup = -1,
+			       .ccr = -1,
+			       .beta = -1,
+			       .variability = -1,
+			       .var_period = -1,
+			       .var_horizon = -1,
+			       .var_links = 1};
+	int rc = cli_parse("sim", &command, a, argc, argv);
+	if (rc)
+		return rc;
+	if (optind < argc)
+		return cli_usage_error("sim", "unexpected argument \"%s\"", argv[optind]);
+	return check_args(a);
 }
 
 static int progress_tty;
@@ -781,21 +744,254 @@ static int print_schedule(const struct locus_result *r, const struct locus_workl
 	return 0;
 }
 
+/* What one locus sim holds while it runs; sim_fini frees it. The steps
+ * below return 0, a library error (negative, said by `err`), or an exit
+ * status they have printed (positive). */
+struct sim {
+	struct locus_error err;
+	struct locus_platform *plat;
+	struct locus_speed_change *speed;
+	size_t n_speed;
+	struct locus_graph *g;
+	struct locus_catalog *cat;
+	struct locus_work_spec work;
+	struct locus_workload *wl;
+	long opt_local;
+	struct locus_change *changes;
+	size_t n_changes;
+	char *names; /* the policies' names, cut at the commas */
+	const struct locus_policy **pols;
+	size_t n_pol;
+	struct locus_result **runs;
+	size_t n_runs;
+};
+
+static void sim_fini(struct sim *s)
+{
+	free(s->changes);
+	for (size_t i = 0; i < s->n_runs; i++)
+		locus_result_destroy(s->runs[i]);
+	free(s->runs);
+	free(s->pols);
+	free(s->names);
+	free(s->speed);
+	locus_work_spec_fini(&s->work);
+	locus_workload_destroy(s->wl);
+	locus_graph_destroy(s->g);
+	locus_catalog_destroy(s->cat);
+	locus_platform_destroy(s->plat);
+}
+
+/* The policies to run, checked before any work. */
+static int sim_policies(struct sim *s, const struct sim_args *a)
+{
+	s->names = strdup(a->compare	? a->compare
+			  : a->pol.name ? a->pol.name
+			  : a->graph	? "heft"
+					: "dlmpi");
+	size_t n = 1;
+	for (const char *c = s->names; c && *c; c++)
+		n += *c == ',';
+	s->pols = cli_calloc(n, sizeof *s->pols);
+	s->runs = cli_calloc(n, sizeof *s->runs);
+	if (!s->names || !s->pols || !s->runs)
+		return LOCUS_ENOMEM;
+	for (char *tok = strtok(s->names, ","); tok; tok = strtok(NULL, ",")) {
+		s->pols[s->n_pol] = locus_policy_find(tok);
+		if (!s->pols[s->n_pol]) {
+			fprintf(stderr, "locus sim: no policy \"%s\"; the policies are:\n", tok);
+			list_policies();
+			return CLI_EXIT_USAGE;
+		}
+		s->n_pol++;
+	}
+	return 0;
+}
+
+/* The platform: a file's, --procs processors joined by links for a graph,
+ * or generated nodes; and the speed trace on it. */
+static int sim_platform(struct sim *s, const struct sim_args *a)
+{
+	int rc;
+	if (a->platform) {
+		if ((rc = locus_platform_load(&s->plat, a->platform, &s->err)))
+			return rc;
+	} else if (a->graph && !a->have_nodes) {
+		/* P processors, one per node, each pair its own link. */
+		const struct locus_graph *g = s->g;
+		size_t procs = a->procs ? (size_t)a->procs : g->n_procs ? g->n_procs : GRAPH_PROCS;
+		if ((rc = locus_platform_generate(&s->plat, procs, 1, 1, "p")))
+			return rc;
+		double bw = a->link_bw ? (double)a->link_bw : g->data_bw > 0 ? g->data_bw : 125e6;
+		locus_platform_set_pairs(s->plat, bw, a->startup >= 0 ? a->startup : 0);
+		if (a->speed_hi > a->speed_lo || a->speed_lo != 1)
+			locus_platform_random_speeds(s->plat, a->speed_lo, a->speed_hi, a->seed);
+	} else {
+		if ((rc = locus_platform_generate(&s->plat, (size_t)a->nodes, (size_t)a->racks,
+						  (int)a->ppn, "node")))
+			return rc;
+		struct locus_platform *plat = s->plat;
+		for (size_t i = 0; i < plat->n_nodes; i++) {
+			if (a->disk_bw)
+				plat->nodes[i].disk_bw = (double)a->disk_bw;
+			if (a->net_bw)
+				plat->nodes[i].net_bw = (double)a->net_bw;
+		}
+		plat->rack_bw = (double)a->rack_bw;
+		plat->backbone_bw = (double)a->backbone_bw;
+		if (a->speed_hi > a->speed_lo || a->speed_lo != 1)
+			locus_platform_random_speeds(plat, a->speed_lo, a->speed_hi, a->seed);
+	}
+	if (a->speed_trace &&
+	    (rc = locus_speed_trace_load(&s->speed, &s->n_speed, s->plat, a->speed_trace, &s->err)))
+		return rc;
+	return 0;
+}
+
+/* The tasks and their data: the graph's, a source's chunks or generated
+ * ones; the locality bound and the platform's changes. */
+static int sim_workload(struct sim *s, struct sim_args *a)
+{
+	struct locus_platform *plat = s->plat;
+	int rc;
+	if (a->graph) {
+		if (a->beta > 0 && s->g->cost)
+			return cli_usage_error("sim",
+					       "%s gives a cost per processor already; --beta "
+					       "applies to graphs with one cost per task",
+					       a->graph);
+		if (a->beta > 0 &&
+		    (rc = locus_dag_set_heterogeneity(s->g, locus_platform_cores(plat), a->beta,
+						      a->seed, &s->err)))
+			return rc;
+		if (a->ccr >= 0 &&
+		    (rc = locus_dag_set_ccr(s->g, a->ccr, data_bw(plat), a->seed, &s->err)))
+			return rc;
+		if ((rc = locus_workload_from_graph(&s->wl, plat, s->g, NULL, &s->err)))
+			return rc;
+	} else if (a->source) {
+		if ((rc = locus_source_open(&s->cat, a->source, &s->err)))
+			return rc;
+	} else {
+		size_t n_tasks = a->have_tasks ? (size_t)a->tasks : 10 * locus_platform_cores(plat);
+		if (!a->replicas)
+			a->replicas = plat->n_nodes < 3 ? plat->n_nodes : 3;
+		if (a->replicas > plat->n_nodes)
+			return cli_usage_error(
+			    "sim", "--replicas must be between 1 and the number of nodes (%zu)",
+			    plat->n_nodes);
+		struct locus_place_options po = {.policy = a->placement,
+						 .replicas = (unsigned)a->replicas,
+						 .seed = a->seed,
+						 .skew_std = a->skew_std};
+		if ((rc = locus_place_catalog(&s->cat, plat, "generated", n_tasks, a->chunk_size,
+					      &po, &s->err)))
+			return rc;
+	}
+	if (!a->graph && (rc = locus_workload_build(&s->wl, plat, s->cat, a->dataset, &s->work,
+						    a->seed, &s->err)))
+		return rc;
+	if (!a->graph && s->wl->n_unplaced && !a->shared_fs)
+		fprintf(stderr,
+			"locus sim: warning: %zu task%s read chunks no platform node holds\n",
+			s->wl->n_unplaced, s->wl->n_unplaced == 1 ? "" : "s");
+	if (a->ip && s->wl->n_tasks > IP_MAX_TASKS)
+		return cli_usage_error("sim",
+				       "--ip solves the integer program exactly for at most %d "
+				       "tasks; this workload has %zu",
+				       IP_MAX_TASKS, s->wl->n_tasks);
+	s->opt_local = -1;
+	if (!a->graph && (rc = locus_bound_locality(s->wl, NULL, &s->opt_local, NULL, &s->err)))
+		return rc;
+	if (a->scenario || a->n_fails || a->variability > 0) {
+		struct locus_dag_bounds db;
+		if ((rc = locus_dag_bounds(s->wl, NULL, &db)))
+			return rc;
+		if ((rc = build_changes(&s->changes, &s->n_changes, a, plat, db.lower, &s->err)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Each policy's run; *status becomes CLI_EXIT_FAIL when one failed. */
+static int sim_runs(struct sim *s, const struct sim_args *a, int *status)
+{
+	int rc;
+	progress_tty = !a->quiet && isatty(2);
+	for (size_t i = 0; i < s->n_pol; i++) {
+		struct locus_sim_config cfg = {
+		    .wl = s->wl,
+		    .policy = s->pols[i],
+		    .policy_opts = a->compare ? NULL : a->pol.opts,
+		    .schedulers = (size_t)a->schedulers,
+		    .seed = a->seed,
+		    .latency = a->latency,
+		    .cost_per_msg = a->cost_msg,
+		    .cost_per_entry = a->cost_entry,
+		    .shared_fs_bw = (double)a->shared_fs,
+		    .speed = s->speed,
+		    .n_speed = s->n_speed,
+		    .changes = s->changes,
+		    .n_changes = s->n_changes,
+		    .no_task_results = !(cli_results_any(&a->res) || a->ip || a->schedule),
+		    .no_transfer_results = !cli_results_transfers(&a->res),
+		    .progress = progress_tty ? cli_progress : NULL,
+		    .progress_user = (void *)s->pols[i]->name,
+		    /* A graph's policies plan: say what planning cost. */
+		    .time_policy = s->wl->graph != NULL,
+		};
+		if ((rc = locus_sim_run(&s->runs[i], &cfg, &s->err)))
+			return rc;
+		struct locus_result *r = s->runs[i];
+		s->n_runs++;
+		r->opt_local = a->shared_fs > 0 ? 0 : s->opt_local;
+		/* What the source said was wrong with the data, in the result
+		 * and, once, on stderr. */
+		if (a->source && (rc = locus_result_set_problems(r, s->cat, a->dataset)))
+			return rc;
+		if (i == 0)
+			cli_warn_problems("sim", r);
+		if (r->failed) {
+			fprintf(stderr, "locus sim: %s: the run failed: %s\n", s->pols[i]->name,
+				r->failure);
+			*status = CLI_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+/* The comparison, or the one run's summary (its schedule, its IP score)
+ * and its files. */
+static int sim_report(struct sim *s, const struct sim_args *a)
+{
+	const struct locus_result *const *runs = (const struct locus_result *const *)s->runs;
+	int rc;
+	if (a->compare) {
+		rc = a->res.json ? locus_report_compare_json(runs, s->n_runs, stdout)
+				 : locus_report_compare(runs, s->n_runs, stdout);
+		if (!rc && a->ip)
+			rc = print_ip(s->wl, s->runs, s->n_runs, a->ip_alpha, a->ip_beta, &s->err);
+		return rc;
+	}
+	rc = 0;
+	if (a->res.json)
+		rc = locus_report_json(runs[0], stdout);
+	else if (a->graph)
+		print_dag_summary(runs[0], s->plat);
+	else
+		print_summary(runs[0]);
+	if (!rc && a->schedule)
+		rc = print_schedule(runs[0], s->wl, s->plat);
+	if (!rc && a->ip)
+		rc = print_ip(s->wl, s->runs, 1, a->ip_alpha, a->ip_beta, &s->err);
+	/* All written, then all renamed: never one file without the others. */
+	return rc ? rc : cli_results_write("sim", &a->res, runs[0]);
+}
+
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_args a;
-	struct locus_error err = {0};
-	struct locus_platform *plat = NULL;
-	struct locus_catalog *cat = NULL;
-	struct locus_workload *wl = NULL;
-	struct locus_work_spec work = {0};
-	struct locus_speed_change *speed = NULL;
-	struct locus_result **runs = NULL;
-	const struct locus_policy **pols = NULL;
-	struct locus_graph *g = NULL;
-	struct locus_change *changes = NULL;
-	char *names = NULL;
-	size_t n_speed = 0, n_runs = 0, n_changes = 0;
+	struct sim s = {0};
 	int status = 0;
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
@@ -805,239 +1001,31 @@ int cmd_sim(int argc, char **argv)
 		return 0;
 	}
 	/* Every output path is checked before the run, not after it. */
-	const char *out_paths[] = {a.out, a.csv, a.trace, a.gantt, a.load};
-	if ((rc = cli_outputs_check("sim", out_paths, CLI_ARRAY_LEN(out_paths))))
+	if ((rc = cli_results_check("sim", &a.res, NULL, 0)))
 		return rc;
 	if (a.graph) {
 		/* The DAG papers' model: a static plan, no scheduler overhead. */
-		if (!a.have_policy)
-			a.policy = "heft";
 		if (!(a.have_costs & 1))
 			a.cost_msg = 0;
 		if (!(a.have_costs & 2))
 			a.cost_entry = 0;
 	}
-	/* The policies, checked before any work. */
-	names = strdup(a.compare ? a.compare : a.policy);
-	size_t n_pol = 1;
-	for (const char *s = names; *s; s++)
-		n_pol += *s == ',';
-	pols = cli_calloc(n_pol, sizeof *pols);
-	runs = cli_calloc(n_pol, sizeof *runs);
-	if (!names || !pols || !runs) {
-		rc = LOCUS_ENOMEM;
-		goto fail;
-	}
-	n_pol = 0;
-	for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ",")) {
-		pols[n_pol] = locus_policy_find(tok);
-		if (!pols[n_pol]) {
-			fprintf(stderr, "locus sim: no policy \"%s\"; the policies are:\n", tok);
-			list_policies();
-			status = CLI_EXIT_USAGE;
-			goto out;
-		}
-		n_pol++;
-	}
-	if (!a.graph && (rc = locus_work_spec_parse(&work, a.work, &err)))
-		goto fail;
-	if (a.graph && (rc = load_graph(&g, &a, &err)))
-		goto fail;
-
-	/* Platform. */
-	if (a.platform) {
-		if ((rc = locus_platform_load(&plat, a.platform, &err)))
-			goto fail;
-	} else if (a.graph && !a.have_nodes) {
-		/* P processors, one per node, each pair its own link. */
-		size_t procs = a.procs ? (size_t)a.procs : g->n_procs ? g->n_procs : GRAPH_PROCS;
-		if ((rc = locus_platform_generate(&plat, procs, 1, 1, "p")))
-			goto fail;
-		double bw = a.link_bw ? (double)a.link_bw : g->data_bw > 0 ? g->data_bw : 125e6;
-		locus_platform_set_pairs(plat, bw, a.startup >= 0 ? a.startup : 0);
-		if (a.speed_hi > a.speed_lo || a.speed_lo != 1)
-			locus_platform_random_speeds(plat, a.speed_lo, a.speed_hi, a.seed);
-	} else {
-		if ((rc = locus_platform_generate(&plat, (size_t)a.nodes, (size_t)a.racks,
-						  (int)a.ppn, "node")))
-			goto fail;
-		for (size_t i = 0; i < plat->n_nodes; i++) {
-			if (a.disk_bw)
-				plat->nodes[i].disk_bw = (double)a.disk_bw;
-			if (a.net_bw)
-				plat->nodes[i].net_bw = (double)a.net_bw;
-		}
-		plat->rack_bw = (double)a.rack_bw;
-		plat->backbone_bw = (double)a.backbone_bw;
-		if (a.speed_hi > a.speed_lo || a.speed_lo != 1)
-			locus_platform_random_speeds(plat, a.speed_lo, a.speed_hi, a.seed);
-	}
-	if (a.speed_trace &&
-	    (rc = locus_speed_trace_load(&speed, &n_speed, plat, a.speed_trace, &err)))
-		goto fail;
-
-	/* Data. */
-	if (a.graph) {
-		if (a.beta > 0 && g->cost) {
-			status = cli_usage_error("sim",
-						 "%s gives a cost per processor already; --beta "
-						 "applies to graphs with one cost per task",
-						 a.graph);
-			goto out;
-		}
-		if (a.beta > 0 && (rc = locus_dag_set_heterogeneity(g, locus_platform_cores(plat),
-								    a.beta, a.seed, &err)))
-			goto fail;
-		if (a.ccr >= 0 && (rc = locus_dag_set_ccr(g, a.ccr, data_bw(plat), a.seed, &err)))
-			goto fail;
-		if ((rc = locus_workload_from_graph(&wl, plat, g, NULL, &err)))
-			goto fail;
-	} else if (a.source) {
-		if ((rc = locus_source_open(&cat, a.source, &err)))
-			goto fail;
-	} else {
-		size_t n_tasks = a.have_tasks ? (size_t)a.tasks : 10 * locus_platform_cores(plat);
-		if (!a.replicas)
-			a.replicas = plat->n_nodes < 3 ? plat->n_nodes : 3;
-		if (a.replicas > plat->n_nodes) {
-			status = cli_usage_error(
-			    "sim", "--replicas must be between 1 and the number of nodes (%zu)",
-			    plat->n_nodes);
-			goto out;
-		}
-		struct locus_place_options po = {.policy = a.placement,
-						 .replicas = (unsigned)a.replicas,
-						 .seed = a.seed,
-						 .skew_std = a.skew_std};
-		if ((rc = locus_place_catalog(&cat, plat, "generated", n_tasks, a.chunk_size, &po,
-					      &err)))
-			goto fail;
-	}
-	if (!a.graph && (rc = locus_workload_build(&wl, plat, cat, a.dataset, &work, a.seed, &err)))
-		goto fail;
-	if (!a.graph && wl->n_unplaced && !a.shared_fs)
-		fprintf(stderr,
-			"locus sim: warning: %zu task%s read chunks no platform node holds\n",
-			wl->n_unplaced, wl->n_unplaced == 1 ? "" : "s");
-	if (a.ip && wl->n_tasks > IP_MAX_TASKS) {
-		status = cli_usage_error("sim",
-					 "--ip solves the integer program exactly for at most %d "
-					 "tasks; this workload has %zu",
-					 IP_MAX_TASKS, wl->n_tasks);
-		goto out;
-	}
-	long opt_local = -1;
-	if (!a.graph && (rc = locus_bound_locality(wl, NULL, &opt_local, NULL, &err)))
-		goto fail;
-	if (a.scenario || a.n_fails || a.variability > 0) {
-		struct locus_dag_bounds db;
-		if ((rc = locus_dag_bounds(wl, NULL, &db)))
-			goto fail;
-		if ((rc = build_changes(&changes, &n_changes, &a, plat, db.lower, &err)))
-			goto fail;
-	}
-
-	progress_tty = !a.quiet && isatty(2);
-	for (size_t i = 0; i < n_pol; i++) {
-		struct locus_sim_config cfg = {
-		    .wl = wl,
-		    .policy = pols[i],
-		    .policy_opts = a.compare ? NULL : a.opts,
-		    .schedulers = (size_t)a.schedulers,
-		    .seed = a.seed,
-		    .latency = a.latency,
-		    .cost_per_msg = a.cost_msg,
-		    .cost_per_entry = a.cost_entry,
-		    .shared_fs_bw = a.shared_fs,
-		    .speed = speed,
-		    .n_speed = n_speed,
-		    .changes = changes,
-		    .n_changes = n_changes,
-		    .no_task_results =
-			!(a.out || a.csv || a.trace || a.gantt || a.load || a.ip || a.schedule),
-		    .no_transfer_results = !(a.out || a.trace || a.gantt),
-		    .progress = progress_tty ? cli_progress : NULL,
-		    .progress_user = (void *)pols[i]->name,
-		    /* A graph's policies plan: say what planning cost. */
-		    .time_policy = wl->graph != NULL,
-		};
-		if ((rc = locus_sim_run(&runs[i], &cfg, &err)))
-			goto fail;
-		runs[i]->opt_local = a.shared_fs > 0 ? 0 : opt_local;
-		/* What the source said was wrong with the data, in the result
-		 * and, once, on stderr. */
-		if (a.source && (rc = locus_result_set_problems(runs[i], cat, a.dataset))) {
-			n_runs++;
-			goto fail;
-		}
-		if (i == 0)
-			cli_warn_problems("sim", runs[0]);
-		n_runs++;
-		if (runs[i]->failed) {
-			fprintf(stderr, "locus sim: %s: the run failed: %s\n", pols[i]->name,
-				runs[i]->failure);
-			status = CLI_EXIT_FAIL;
-		}
-	}
-	if (a.compare) {
-		rc = a.json ? locus_report_compare_json((const struct locus_result *const *)runs,
-							n_runs, stdout)
-			    : locus_report_compare((const struct locus_result *const *)runs, n_runs,
-						   stdout);
-		if (!rc && a.ip)
-			rc = print_ip(wl, runs, n_runs, a.ip_alpha, a.ip_beta, &err);
-		if (rc)
-			goto fail;
-		goto out;
-	}
-	if (a.json)
-		rc = locus_report_json(runs[0], stdout);
-	else if (a.graph)
-		print_dag_summary(runs[0], plat);
-	else
-		print_summary(runs[0]);
-	if (!rc && a.schedule)
-		rc = print_schedule(runs[0], wl, plat);
-	if (!rc && a.ip)
-		rc = print_ip(wl, runs, 1, a.ip_alpha, a.ip_beta, &err);
-	const struct {
-		const char *path;
-		int (*fn)(const struct locus_result *, FILE *);
-	} outs[] = {{a.out, locus_report_json},
-		    {a.csv, locus_report_csv},
-		    {a.trace, locus_report_trace},
-		    {a.gantt, locus_report_svg_gantt},
-		    {a.load, locus_report_svg_load}};
-	/* All written, then all renamed: never one file without the others. */
-	struct cli_outputs staged = {0};
-	int ost = 0;
-	for (size_t k = 0; !rc && !ost && k < sizeof outs / sizeof outs[0]; k++) {
-		struct cli_report_writer w = {runs[0], outs[k].fn};
-		if (outs[k].path)
-			ost = cli_outputs_stage("sim", &staged, outs[k].path, cli_report_write, &w);
-	}
-	if (!rc && !ost)
-		ost = cli_outputs_commit("sim", &staged);
-	cli_outputs_discard(&staged);
-	if (rc)
-		goto fail;
-	if (ost)
-		status = ost;
-	goto out;
-fail:
-	status = cli_error("sim", &err, rc);
-out:
-	free(changes);
-	for (size_t i = 0; i < n_runs; i++)
-		locus_result_destroy(runs[i]);
-	free(runs);
-	free(pols);
-	free(names);
-	free(speed);
-	locus_work_spec_fini(&work);
-	locus_workload_destroy(wl);
-	locus_graph_destroy(g);
-	locus_catalog_destroy(cat);
-	locus_platform_destroy(plat);
+	if (!(rc = sim_policies(&s, &a)) && !a.graph)
+		rc = locus_work_spec_parse(&s.work, a.work, &s.err);
+	if (!rc && a.graph)
+		rc = load_graph(&s.g, &a, &s.err);
+	if (!rc)
+		rc = sim_platform(&s, &a);
+	if (!rc)
+		rc = sim_workload(&s, &a);
+	if (!rc)
+		rc = sim_runs(&s, &a, &status);
+	if (!rc)
+		rc = sim_report(&s, &a);
+	if (rc < 0)
+		status = cli_error("sim", &s.err, rc);
+	else if (rc > 0)
+		status = rc;
+	sim_fini(&s);
 	return status;
 }
