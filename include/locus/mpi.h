@@ -272,9 +272,13 @@ struct locus_mpi_flow_task {
 
 /* Runs one task. Returns 0 when every output is written; non-zero when it
  * failed, after writing why into why[0 .. why_size) (it then runs again,
- * up to options.retries times, before the run ends quoting `why`). It runs
- * on the rank's own thread, between two turns of its loop: it must not
- * call MPI, and a long one delays the files the rank serves to others. */
+ * up to options.retries times, before the run ends quoting `why`). It must
+ * not call MPI. When MPI was initialised with at least
+ * MPI_THREAD_FUNNELED it runs on a thread of its own, so that the rank
+ * serves its files and messages meanwhile (as a simulated node does);
+ * else, or with options.inline_tasks, on the rank's own thread between
+ * two turns of its loop (a long one then delays the files the rank serves
+ * to others). */
 typedef int (*locus_mpi_flow_fn)(void *user, const struct locus_mpi_flow_task *task, char *why,
 				 size_t why_size);
 
@@ -319,6 +323,10 @@ struct locus_mpi_flow_options {
 	/* A policy of the program's own (not in the registry), run instead
 	 * of `policy`; NULL: `policy`. The same on every rank. */
 	const struct locus_policy *policy_def;
+	/* 1: call fn on the rank's own thread even where MPI allows one of
+	 * its own (a function of microseconds: the hand-off would cost more
+	 * than it saves). */
+	int inline_tasks;
 };
 
 struct locus_mpi_flow_report {

@@ -4383,7 +4383,7 @@ static int setup(struct flow *f)
 	/* A task function's own thread, when MPI allows one. */
 	int level = MPI_THREAD_SINGLE;
 	MPI_Query_thread(&level);
-	if (!rc && o->fn && f->worker != NONE && level >= MPI_THREAD_FUNNELED) {
+	if (!rc && o->fn && !o->inline_tasks && f->worker != NONE && level >= MPI_THREAD_FUNNELED) {
 		f->fn_evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (f->fn_evfd < 0 || pthread_mutex_init(&f->fn_mu, NULL))
 			rc = locus__err(f->err, LOCUS_EIO, NULL, 0, 0,
