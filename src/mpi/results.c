@@ -203,9 +203,9 @@ static int build(struct engine *e, struct locus_mpi_report *rep, const struct ta
 	/* Within the limits a platform file holds (platform.h), so that the
 	 * platform saved for the replay loads back. */
 	for (size_t k = 0; k < e->plat->n_nodes; k++) {
-		e->plat->nodes[k].net_bw =
-		    rep->net_bw > 0 ? fmin(fmax(rep->net_bw, LOCUS_BW_MIN), LOCUS_BW_MAX)
-				    : LOCUS_DEFAULT_NET_BW;
+		e->plat->nodes[k].net_bw = rep->net_bw > 0
+					       ? fmin(fmax(rep->net_bw, LOCUS_BW_MIN), LOCUS_BW_MAX)
+					       : LOCUS_DEFAULT_NET_BW;
 		e->plat->nodes[k].disk_bw =
 		    rep->disk_bw > 0 ? fmin(fmax(rep->disk_bw, LOCUS_BW_MIN), LOCUS_BW_MAX)
 				     : LOCUS_DEFAULT_DISK_BW;

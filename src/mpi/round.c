@@ -1,0 +1,620 @@
+/*
+ * A run (locus_mpi_flow_run) in rounds: each round sets up the ranks'
+ * nodes and roles, directories and policy, runs to its end, and a round
+ * that lost a file gives way to the next.
+ */
+#define _GNU_SOURCE
+#include "mpi/runtime.h"
+
+static int roles(struct flow *f);
+
+static int check_names(struct flow *f)
+{
+	const struct locus_graph *g = f->g;
+	char nb[64];
+	for (uint32_t o = 0; o < g->n_objects; o++)
+		if (!locus__rt_safe_name(g->objects[o].name))
+			return locus__err(
+			    f->err, LOCUS_EINVAL, NULL, 0, 0,
+			    "file \"%s\" cannot be used: a workflow's file names must "
+			    "be relative, without \"..\"",
+			    g->objects[o].name ? g->objects[o].name : "");
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_task *tk = &g->tasks[t];
+		for (uint32_t k = 0; k < tk->n_in; k++)
+			if (g->input_as && g->input_as[tk->in_at + k] &&
+			    !locus__rt_safe_name(g->input_as[tk->in_at + k]))
+				return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+						  "task %s names an input \"%s\": names must be "
+						  "relative, without \"..\"",
+						  locus__rt_task_name(f, t, nb, sizeof nb),
+						  g->input_as[tk->in_at + k]);
+		for (uint32_t k = 0; k < tk->n_out; k++)
+			if (g->output_as && g->output_as[tk->out_at + k] &&
+			    !locus__rt_safe_name(g->output_as[tk->out_at + k]))
+				return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+						  "task %s names an output \"%s\": names must be "
+						  "relative, without \"..\"",
+						  locus__rt_task_name(f, t, nb, sizeof nb),
+						  g->output_as[tk->out_at + k]);
+	}
+	return 0;
+}
+
+/* Nodes and roles: K worker nodes (emulated, or the ranks' hosts), then D
+ * nodes of the scheduler ranks, without cores. */
+static int layout(struct flow *f)
+{
+	const struct locus_mpi_flow_options *o = f->opt;
+	size_t D = o->dispatchers ? o->dispatchers : 1;
+	if ((size_t)f->size < D + 1)
+		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+				  "%d ranks cannot run %zu scheduler rank%s and a worker", f->size,
+				  D, D == 1 ? "" : "s");
+	char host[MPI_MAX_PROCESSOR_NAME] = {0};
+	int len = 0;
+	MPI_Get_processor_name(host, &len);
+	char *hosts = calloc((size_t)f->size, MPI_MAX_PROCESSOR_NAME);
+	uint32_t *rank_node = calloc((size_t)f->size, sizeof *rank_node);
+	if (!hosts || !rank_node) {
+		free(hosts);
+		free(rank_node);
+		return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME,
+		      MPI_CHAR, f->comm);
+	f->one_host = 1;
+	for (size_t r = 1; r < (size_t)f->size; r++)
+		f->one_host &= !strcmp(hosts, hosts + r * MPI_MAX_PROCESSOR_NAME);
+	size_t W = (size_t)f->size - D, K = 0;
+	if (o->emulate_nodes) {
+		K = o->emulate_nodes < W ? o->emulate_nodes : W;
+		for (size_t r = D; r < (size_t)f->size; r++)
+			rank_node[r] = (uint32_t)((r - D) % K);
+	} else {
+		for (size_t r = D; r < (size_t)f->size; r++) {
+			size_t k = 0;
+			while (k < K &&
+			       strcmp(hosts + (size_t)f->node_rank[k] * MPI_MAX_PROCESSOR_NAME,
+				      hosts + r * MPI_MAX_PROCESSOR_NAME))
+				k++;
+			if (k == K) {
+				int *nr = realloc(f->node_rank, (K + 1) * sizeof *nr);
+				if (!nr) {
+					free(hosts);
+					free(rank_node);
+					return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0,
+							  "out of memory");
+				}
+				f->node_rank = nr;
+				nr[K++] = (int)r; /* the node's first rank, for its name */
+			}
+			rank_node[r] = (uint32_t)k;
+		}
+	}
+	f->D = D;
+	f->K = K;
+	size_t n = K + D;
+	char **names = calloc(n, sizeof *names);
+	int *cores = calloc(n, sizeof *cores);
+	int rc = names && cores ? 0 : LOCUS_ENOMEM;
+	for (size_t r = D; r < (size_t)f->size && !rc; r++)
+		cores[rank_node[r]]++;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char buf[MPI_MAX_PROCESSOR_NAME + 16];
+		if (i >= K)
+			locus__rt_fmt(buf, sizeof buf, "dispatcher%zu", i - K);
+		else if (o->emulate_nodes)
+			locus__rt_fmt(buf, sizeof buf, "node%03zu", i);
+		else
+			locus__rt_fmt(buf, sizeof buf, "%s",
+				      hosts + (size_t)f->node_rank[i] * MPI_MAX_PROCESSOR_NAME);
+		if (!(names[i] = strdup(buf)))
+			rc = LOCUS_ENOMEM;
+	}
+	free(hosts);
+	if (!rc)
+		rc = locus_platform_create(&f->plat, (const char *const *)names, cores, n, f->err);
+	else
+		locus__err(f->err, rc, NULL, 0, 0, "out of memory");
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(cores);
+	/* Each worker node's ranks, in rank order. */
+	free(f->node_rank);
+	f->node_rank = malloc((size_t)f->size * sizeof *f->node_rank);
+	f->node_at = calloc(K + 1, sizeof *f->node_at);
+	if (!rc && (!f->node_rank || !f->node_at))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!rc) {
+		for (size_t r = D; r < (size_t)f->size; r++)
+			f->node_at[rank_node[r] + 1]++;
+		for (size_t k = 0; k < K; k++)
+			f->node_at[k + 1] += f->node_at[k];
+		size_t *fill = calloc(K, sizeof *fill);
+		if (!fill)
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		for (size_t r = D; fill && r < (size_t)f->size; r++) {
+			uint32_t k = rank_node[r];
+			f->node_rank[f->node_at[k] + fill[k]++] = (int)r;
+		}
+		free(fill);
+	}
+	if (!rc)
+		f->node = f->rank < (int)D ? (uint32_t)(K + (size_t)f->rank) : rank_node[f->rank];
+	free(rank_node);
+	return rc;
+}
+
+/* The policy's processes on the ranks: workers in node order on the
+ * node's ranks, schedulers on the rank of the node the policy puts them
+ * on (or spread over the scheduler ranks). */
+static int roles(struct flow *f)
+{
+	int amfs = !strcmp(f->pol->name, "amfs");
+	f->n_workers = f->wl->n_workers;
+	f->n_scheds = f->pol->schedulers(f->n_workers, amfs ? 1 + 2 * f->D : 0);
+	f->n_procs = f->n_workers + f->n_scheds;
+	f->proc_rank = malloc(f->n_procs * sizeof *f->proc_rank);
+	if (!f->proc_rank)
+		return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	f->worker = NONE;
+	size_t *fill = calloc(f->K, sizeof *fill);
+	if (!fill)
+		return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t w = 0; w < f->n_workers; w++) {
+		uint32_t n = f->wl->worker_node[w];
+		int r = f->node_rank[f->node_at[n] + fill[n]++];
+		f->proc_rank[w] = r;
+		if (r == f->rank)
+			f->worker = (uint32_t)w;
+	}
+	free(fill);
+	for (size_t s = 0; s < f->n_scheds; s++) {
+		uint32_t n = f->pol->version >= 3 && f->pol->scheduler_node
+				 ? f->pol->scheduler_node(f->wl, f->n_scheds, s)
+				 : NONE;
+		f->proc_rank[f->n_workers + s] =
+		    n != NONE && n >= f->K && n < f->K + f->D ? (int)(n - f->K) : (int)(s % f->D);
+	}
+	return 0;
+}
+
+/* The run's directory under `local`, named by rank 0; this node's in it. */
+int locus__rt_directories(struct flow *f)
+{
+	const char *local = f->opt->local ? f->opt->local : "/dev/shm";
+	char name[64] = {0};
+	if (f->st->job[0]) {
+		/* A later round: the same place. */
+		locus__rt_fmt(name, sizeof name, "%s", f->st->job);
+	} else if (f->rank == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		locus__rt_fmt(name, sizeof name, "locus-flow-%ld-%lx", (long)getpid(),
+			      (unsigned long)ts.tv_nsec);
+		/* With a journal, the same place every time: a resumed run
+		 * finds the files the interrupted one kept. */
+		if (f->opt->journal) {
+			/* Named by the journal's absolute path (its directory's
+			 * real path: the journal itself may not exist yet). */
+			char dir[PATH_MAX], real[PATH_MAX];
+			locus__rt_fmt(dir, sizeof dir, "%s", f->opt->journal);
+			char *slash = strrchr(dir, '/');
+			const char *base = slash ? slash + 1 : dir;
+			if (slash == dir)
+				locus__rt_fmt(real, sizeof real, "/");
+			else if (!realpath(slash ? (*slash = 0, dir) : ".", real))
+				locus__rt_fmt(real, sizeof real, "?");
+			uint64_t h = locus__rt_fnv(FNV_START, real, strlen(real));
+			h = locus__rt_fnv(h, "/", 1);
+			h = locus__rt_fnv(h, base, strlen(base));
+			locus__rt_fmt(name, sizeof name, "locus-flow-j%016" PRIx64, h);
+		}
+	}
+	MPI_Bcast(name, sizeof name, MPI_CHAR, 0, f->comm);
+	locus__rt_fmt(f->st->job, sizeof f->st->job, "%s", name);
+	/* The round's name for partial locus__rt_results (reductions). */
+	uint64_t nonce = 0;
+	if (f->rank == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		nonce = locus__rt_fnv(FNV_START, &ts, sizeof ts);
+		nonce = locus__rt_fnv(nonce, &f->st->round, sizeof f->st->round);
+	}
+	MPI_Bcast(&nonce, 1, MPI_UINT64_T, 0, f->comm);
+	f->nonce = nonce;
+	int n = locus__rt_fmt(f->job_dir, sizeof f->job_dir, "%s/%s", local, name);
+	if (n < 0 || (size_t)n >= sizeof f->job_dir)
+		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "--local %s: too long", local);
+	if (f->rank < (int)f->D)
+		return 0;
+	locus__rt_fmt(f->node_dir, sizeof f->node_dir, "%s/%s", f->job_dir,
+		      f->plat->nodes[f->node].name);
+	char p[PATH_MAX + 16];
+	locus__rt_fmt(p, sizeof p, "%s/store", f->node_dir);
+	struct locus_error e = {0};
+	if (locus__mkdirs(p, &e))
+		return locus__err(f->err, e.code, NULL, 0, 0, "node storage %s: %s", p, e.message);
+	locus__rt_fmt(p, sizeof p, "%s/work", f->node_dir);
+	if (locus__mkdirs(p, &e))
+		return locus__err(f->err, e.code, NULL, 0, 0, "node storage %s: %s", p, e.message);
+	locus__rt_fmt(p, sizeof p, "%s/reduce", f->node_dir);
+	if (locus__mkdirs(p, &e))
+		return locus__err(f->err, e.code, NULL, 0, 0, "node storage %s: %s", p, e.message);
+	return 0;
+}
+
+/* Rank 0: every input of the workflow is in the shared directory (made,
+ * of its recorded size, for stand-ins). */
+static int check_inputs(struct flow *f)
+{
+	char p[PATH_MAX], nb[64];
+	for (uint32_t o = 0; o < f->g->n_objects; o++) {
+		const struct locus_object *ob = &f->g->objects[o];
+		if (ob->producer != LOCUS_NONE || !ob->n_cons)
+			continue;
+		locus__rt_shared_path(f, o, p, sizeof p);
+		struct stat st;
+		/* Stand-ins read inputs of the recorded sizes: made when absent. */
+		if (f->opt->stand_in > 0 && stat(p, &st) && errno == ENOENT &&
+		    locus__rt_standin_output(f, p, ob->bytes))
+			return locus__err(f->err, LOCUS_EIO, NULL, 0, 0, "cannot make %s: %s", p,
+					  strerror(errno));
+		if (stat(p, &st) || !S_ISREG(st.st_mode))
+			return locus__err(
+			    f->err, LOCUS_ENOENT, NULL, 0, 0,
+			    "%s, an input of task %s, is not in the shared directory %s",
+			    locus__rt_obj_name(f, o),
+			    locus__rt_task_name(f, f->g->consumers[ob->cons_at], nb, sizeof nb),
+			    f->shared);
+	}
+	return 0;
+}
+
+static int setup(struct flow *f)
+{
+	const struct locus_mpi_flow_options *o = f->opt;
+	int rc = 0;
+	if (!o->graph || !o->shared)
+		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+				"a workflow and a shared directory are required");
+	if (!rc && !realpath(o->shared, f->shared))
+		rc = locus__err(f->err, LOCUS_ENOENT, NULL, 0, 0, "shared directory %s: %s",
+				o->shared, strerror(errno));
+	f->g = o->graph;
+	if (!rc && !(f->pol = o->policy_def ? o->policy_def
+					    : locus_policy_find(o->policy ? o->policy : "amfs")))
+		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "no policy \"%s\"", o->policy);
+	if (!rc)
+		rc = locus_policy_check(f->pol, LOCUS_POLICY_VERSION, LOCUS_MPI_FLOW_OFFERS,
+					"the MPI runtime", f->err);
+	if (!rc && f->pol->version >= 2 && !(f->pol->flags & LOCUS_POLICY_GRAPHS) &&
+	    locus_graph_has_edges(f->g))
+		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+				"policy %s schedules independent tasks, not a workflow",
+				f->pol->name);
+	if (!rc && o->fn && o->stand_in > 0)
+		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+				"a run has task functions or stand-ins, not both");
+	if (!rc)
+		rc = check_names(f);
+	if ((rc = locus__rt_agree(f, rc)))
+		return rc;
+	rc = layout(f);
+	if (!rc)
+		rc = locus__rt_directories(f);
+	locus__rt_bell_open(f);
+	if ((rc = locus__rt_agree(f, rc)))
+		return rc;
+	if ((o->journal || f->st->round) && (rc = locus__rt_resume(f)))
+		return rc;
+	rc = locus_workload_from_graph(&f->wl, f->plat, f->g, NULL, f->err);
+	if (!rc)
+		rc = roles(f);
+	if (!rc && f->rank == 0)
+		rc = check_inputs(f);
+	if (!rc && locus_replicas_create(&f->rep, f->g->n_objects, f->plat->n_nodes))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	f->on_fs = calloc(f->g->n_objects + 1, 1);
+	f->obj_bytes = malloc((f->g->n_objects + 1) * sizeof *f->obj_bytes);
+	f->obj_sum = calloc(f->g->n_objects + 1, sizeof *f->obj_sum);
+	for (size_t k = 0; f->obj_bytes && k < f->g->n_objects; k++)
+		f->obj_bytes[k] = UNKNOWN;
+	f->tassigned = calloc(f->g->n_tasks + 1, sizeof *f->tassigned);
+	f->ran = calloc(f->g->n_tasks + 1, sizeof *f->ran);
+	f->hosted = calloc(f->n_workers + 1, 1);
+	f->sent = calloc((size_t)f->size, sizeof *f->sent);
+	f->recvd = calloc((size_t)f->size, sizeof *f->recvd);
+	f->batch = calloc((size_t)f->size, sizeof *f->batch);
+	f->urgent = calloc((size_t)f->size, 1);
+	f->stage_bytes = calloc(4 * f->g->n_stages + 1, sizeof *f->stage_bytes);
+	if (!rc &&
+	    (!f->on_fs || !f->obj_bytes || !f->obj_sum || !f->tassigned || !f->ran || !f->hosted ||
+	     !f->sent || !f->recvd || !f->batch || !f->urgent || !f->stage_bytes))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!rc && f->rank == 0) {
+		f->recs = calloc(f->g->n_tasks + 1, sizeof *f->recs);
+		f->done = calloc(f->g->n_tasks + 1, 1);
+		if (!f->recs || !f->done)
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	for (uint32_t k = 0; !rc && k < f->g->n_objects; k++)
+		f->on_fs[k] = f->g->objects[k].producer == LOCUS_NONE;
+	if (!rc && locus_heap_init(&f->timers, sizeof(struct timer), locus__rt_timer_cmp))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!rc) {
+		/* The executor of this rank's worker (and of the processes it
+		 * hosts): final outputs go to the shared directory, whatever
+		 * the assignment says, as a run's results must. */
+		if (f->worker != NONE)
+			f->hosted[f->worker] = 1;
+		struct locus__exec_config xc = {.wl = f->wl,
+						.policy = f->pol,
+						.n_schedulers = f->n_scheds,
+						.rep = f->rep,
+						.on_fs = f->on_fs,
+						.ops = &locus__rt_mpi_ops,
+						.eng = f,
+						.engine = "the MPI runtime",
+						.hosted = f->hosted,
+						.retries = (uint32_t)o->retries,
+						.finals_to_fs = 1};
+		if (locus__exec_init(&f->x, &xc))
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		f->x_on = !rc;
+	}
+	f->cur = NONE;
+	if (!rc)
+		rc = locus__rt_fn_start(f);
+	if ((rc = locus__rt_agree(f, rc)))
+		return rc;
+	f->mon = (struct locus_monitor){.engine = f,
+					.replicas = f->rep,
+					.placed = locus__rt_mon_placed,
+					.moved = locus__rt_mon_moved,
+					.avail = locus__rt_mon_one,
+					.bandwidth = locus__rt_mon_one,
+					.pair_bw = locus__rt_mon_pair_bw};
+	rc = locus_kv_parse(&f->kv, o->policy_opts, f->err);
+	if (!rc && f->g->n_tasks) {
+		struct locus_policy_ctx ctx = {.wl = f->wl,
+					       .n_workers = f->n_workers,
+					       .n_schedulers = f->n_scheds,
+					       .seed = o->seed,
+					       .opts = &f->kv,
+					       .monitor = &f->mon};
+		rc = f->pol->create(&f->pstate, &ctx, f->err);
+		if (!rc && locus_kv_unused(&f->kv))
+			rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+					"policy %s has no option \"%s\"", f->pol->name,
+					locus_kv_unused(&f->kv));
+	}
+	return locus__rt_agree(f, rc);
+}
+
+/* One round: the workflow, or what st says is left of it. */
+/* What a round held on this rank, freed (its report's graph aside). */
+static void round_free(struct flow *f)
+{
+	if (f->jfd >= 0)
+		close(f->jfd);
+	if (f->pidfd >= 0)
+		close(f->pidfd);
+	locus__rt_fn_stop(f);
+	if (f->pstate)
+		f->pol->destroy(f->pstate);
+	locus_kv_fini(&f->kv);
+	if (f->x_on)
+		locus__exec_fini(&f->x);
+	locus__action_stack_fini(&f->acts);
+	locus_heap_fini(&f->timers);
+	locus_replicas_destroy(f->rep);
+	locus_workload_destroy(f->wl);
+	locus_platform_destroy(f->plat);
+	for (size_t j = 0; j < f->n_jobs; j++)
+		free(f->jobs[j].objs);
+	for (size_t p = 0; p < f->n_pulls; p++)
+		if (f->pulls[p].used && f->pulls[p].fd >= 0) {
+			close(f->pulls[p].fd);
+			unlink(f->pulls[p].tmp);
+		}
+	for (size_t s = 0; s < f->n_serves; s++)
+		if (f->serves[s].used)
+			close(f->serves[s].fd);
+	free(f->jobs);
+	free(f->pulls);
+	free(f->serves);
+	free(f->req);
+	free(f->bufs);
+	free(f->dests);
+	free(f->tested);
+	free(f->sent);
+	free(f->recvd);
+	for (int r = 0; f->batch && r < f->size; r++)
+		locus__buf_fini(&f->batch[r]);
+	free(f->batch);
+	free(f->urgent);
+	for (size_t i = 0; i < OUT_MAX; i++)
+		free(f->piece_buf[i]);
+	free(f->rbuf);
+	free(f->inbox);
+	free(f->ups);
+	free(f->tassigned);
+	free(f->ran);
+	free(f->hosted);
+	free(f->fresh);
+	free(f->reads);
+	free(f->on_fs);
+	free(f->stage_bytes);
+	free(f->recs);
+	free(f->done);
+	free(f->proc_rank);
+	free(f->node_rank);
+	free(f->node_at);
+	free(f->obj_bytes);
+	free(f->fs_span);
+	free(f->xfers);
+	free(f->obj_sum);
+	free(f->fn_paths);
+	for (size_t i = 0; i < f->n_rsteps; i++) {
+		free(f->rsteps[i].keep);
+		free(f->rsteps[i].cover);
+	}
+	free(f->rsteps);
+	free(f->r_keep);
+	free(f->fn_ptrs);
+	free(f->task_full);
+	free(f->obj_full);
+	free(f->obj_round);
+}
+
+static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, struct state *st,
+		     struct locus_mpi_flow_report *report, struct locus_error *err)
+{
+	memset(report, 0, sizeof *report);
+	struct flow *f = calloc(1, sizeof *f);
+	int ok = f != NULL, all = 0;
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+	if (!all) {
+		free(f);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	MPI_Comm_dup(comm, &f->comm);
+	MPI_Comm_rank(f->comm, &f->rank);
+	MPI_Comm_size(f->comm, &f->size);
+	f->opt = opt;
+	f->st = st;
+	f->err = err;
+	f->pid = 0;
+	f->pidfd = -1;
+	f->fn_evfd = -1;
+	f->bell = -1;
+	f->host = MPI_COMM_NULL;
+	f->bell_win = MPI_WIN_NULL;
+	f->jfd = -1;
+	int rc = setup(f);
+	if (!rc) {
+		MPI_Barrier(f->comm);
+		f->t0 = locus__rt_mono();
+		/* On one machine every rank reads the same monotonic clock:
+		 * with rank 0's origin, the times of all ranks compare. */
+		if (f->one_host)
+			MPI_Bcast(&f->t0, 1, MPI_DOUBLE, 0, f->comm);
+		if (f->rank == 0 && !f->g->n_tasks)
+			locus__rt_finish(f, 0, NULL);
+		/* Every process starts. */
+		for (size_t p = 0; p < f->n_procs && f->g->n_tasks > 0; p++)
+			if (f->proc_rank[p] == f->rank) {
+				struct locus_event ev = {.kind = LOCUS_EV_START,
+							 .proc = (uint32_t)p};
+				locus__rt_deliver(f, &ev);
+			}
+		locus__rt_loop(f);
+		rc = f->end_code;
+		if (rc)
+			locus__err(err, rc, NULL, 0, 0, "%s", f->end_msg);
+		int r2 = locus__rt_results(f, report);
+		rc = locus__rt_agree(f, rc ? rc : r2);
+		report->pieces = f->pieces;
+		report->rings = f->rings;
+	}
+	if (st->round == 0) {
+		st->skipped = f->skipped;
+		st->rerun = f->rerun;
+	}
+	/* Each node's directory goes, unless kept (or a next round, or a
+	 * run given the journal, may take files from it); then the run's.
+	 * The files a resumed run or a later round took from the nodes leave
+	 * the shared directory once it has succeeded. */
+	int keep = opt->keep || (opt->journal && rc) || rc == ROUND_AGAIN;
+	if (f->node_dir[0] && !keep)
+		locus__rmtree(f->node_dir);
+	for (size_t i = 0; !rc && !opt->keep && i < st->n_copied; i++) {
+		char p[PATH_MAX];
+		locus__rt_fmt(p, sizeof p, "%s/%s", f->shared,
+			      opt->graph->objects[st->copied[i]].name);
+		unlink(p);
+	}
+	locus__rt_bell_close(f);
+	MPI_Barrier(f->comm);
+	if (f->rank == 0 && f->job_dir[0] && !keep)
+		rmdir(f->job_dir);
+	round_free(f);
+	/* The result names the tasks of what this round ran. */
+	if (report->result && f->own_g) {
+		report->graph = f->own_g;
+		f->own_g = NULL;
+	}
+	locus_graph_destroy(f->own_g);
+	MPI_Comm_free(&f->comm);
+	free(f);
+	return rc;
+}
+
+int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
+		       struct locus_mpi_flow_report *report, struct locus_error *err)
+{
+	struct locus_error dummy = {0};
+	if (!err)
+		err = &dummy;
+	memset(report, 0, sizeof *report);
+	struct state st = {0};
+	size_t nt = opt->graph ? opt->graph->n_tasks : 0,
+	       no = opt->graph ? opt->graph->n_objects : 0;
+	st.claimed = calloc(nt + 1, 1);
+	st.place = malloc((no + 1) * sizeof *st.place);
+	st.bytes = calloc(no + 1, sizeof *st.bytes);
+	st.sum = calloc(no + 1, sizeof *st.sum);
+	st.work = malloc((nt + 1) * sizeof *st.work);
+	int ok = st.claimed && st.place && st.bytes && st.sum && st.work, all = 0;
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+	int rc = all ? 0 : locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t o = 0; st.place && o < no; o++)
+		st.place[o] = -1;
+	for (size_t t = 0; st.work && t < nt; t++)
+		st.work[t] = -1;
+	/* A round that lost a file ends, and the next runs what is left. */
+	while (!rc) {
+		rc = run_round(comm, opt, &st, report, err);
+		if (rc != ROUND_AGAIN)
+			break;
+		if (++st.round == MAX_ROUNDS) {
+			rc = locus__err(
+			    err, LOCUS_EINCOMPLETE, NULL, 0, 0,
+			    "files were lost in each of %d rounds (the last: %s): giving "
+			    "up",
+			    MAX_ROUNDS, err->message);
+			break;
+		}
+		locus_mpi_flow_report_fini(report);
+		rc = 0;
+	}
+	report->skipped = st.skipped;
+	report->rerun = st.rerun;
+	report->rounds = st.round + 1;
+	report->lost = st.lost;
+	report->net_bw = st.peer_secs > 0 ? st.peer_bytes / st.peer_secs : 0;
+	report->fs_bw = st.fs_secs > 0 ? st.fs_bytes / st.fs_secs : 0;
+	report->work = st.work;
+	st.work = NULL;
+	free(st.claimed);
+	free(st.place);
+	free(st.bytes);
+	free(st.sum);
+	free(st.copied);
+	free(st.work);
+	return rc;
+}
+
+void locus_mpi_flow_report_fini(struct locus_mpi_flow_report *report)
+{
+	if (!report)
+		return;
+	locus_result_destroy(report->result);
+	locus_platform_destroy(report->platform);
+	locus_graph_destroy(report->graph);
+	free(report->work);
+	memset(report, 0, sizeof *report);
+}
