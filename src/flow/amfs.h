@@ -1,20 +1,78 @@
 /*
- * AME/AMFS (amfs.c): what its files share. Internal to the amfs files.
+ * AME/AMFS: what the policy's files share (amfs.c tells its design and
+ * maps it to the paper). One file and one state per process role:
+ *
+ *   amfs.c             the instance: who is who, creation, each event to
+ *                      its process, statistics, the policy
+ *   amfs_options.c     the -o options and the configurations
+ *   amfs_submitter.c   the submitter
+ *   amfs_dispatcher.c  a dispatcher: locations, dispatch, asynchronous gather
+ *   amfs_collectives.c a dispatcher's trees: gather, reduce, multicast, scatter
+ *   amfs_replication.c a dispatcher's replicas of a multicast group's writer
+ *   amfs_server.c      a metadata server: its files' records, gathers' copies
+ *   amfs_worker.c      a worker: its queue, bringing inputs, stealing
+ *
+ * The instance holds what every process knows from the start (the
+ * workflow, the options, who is who: struct amfs) and a state for each
+ * process it hosts, made when that process first runs here (its
+ * LOCUS_EV_START, in every engine): on MPI ranks an instance hosts only
+ * its rank's processes and makes only their states. A process reads its
+ * own state and the instance's read-only part and writes its own state
+ * and the instance's counters, never another process's state (the one
+ * exception, global stealing's look at every queue, is said where it
+ * is).
+ *
+ * Internal to the amfs files (included nowhere else): their shared
+ * functions are locus__amfs_*; its types and constants are theirs alone.
  */
 #ifndef LOCUS_FLOW_AMFS_H
 #define LOCUS_FLOW_AMFS_H
 
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "core/internal.h"
+#include "flow/links.h"
 #include "locus/flow.h"
-#include "sched/policies.h"
+#include "locus/policy.h"
 
 #define NONE UINT32_MAX
 
+/* n zeroed elements of *p's type (one at least), or NULL. */
+#define ALLOC(p, n) ((p) = locus__calloc((n) ? (n) : 1, sizeof *(p)))
+
+/* ---- options --------------------------------------------------------------------------------- */
+
+/* The configurations (-o config=, Fig. 10). */
 enum config { C_STAGING, C_CACHE, C_AWARE, C_COGATHER, C_ASGATHER, C_SHARED, C_AUTO };
+
+struct amfs_options {
+	int config;	    /* enum config */
+	int aware_bytes;    /* aware=bytes: to most input bytes, not the first input */
+	int keep;	    /* keep=1: no intermediate file is deleted */
+	int replicate_task; /* replicate=task (V-F5) */
+	uint32_t steal;	    /* neighbours to try (0: none, UINT32_MAX: all) */
+	double file_cost, reduce_cost;
+	double fetch_cost; /* a worker's peer copy of one file: its set-up, seconds */
+	/* The pattern thresholds and reduce stages (the analysis's); the
+	 * stages' names point into reduce_copy. */
+	struct locus_pattern_options patterns;
+	char *reduce_copy;
+	const char **reduce_names;
+};
+
+/* Reads the options from kv into *o (which it owns until
+ * locus__amfs_options_fini): LOCUS_EINVAL on a bad value, LOCUS_ENOMEM. */
+int locus__amfs_options_read(struct amfs_options *o, struct locus_kv *kv, struct locus_error *err);
+void locus__amfs_options_fini(struct amfs_options *o);
+
+/* Dispatch by where inputs are (aware and the gathers' configurations). */
+static inline int data_aware(const struct amfs_options *o)
+{
+	return o->config != C_STAGING && o->config != C_CACHE && o->config != C_SHARED;
+}
+
+/* ---- messages and tags ----------------------------------------------------------------------- */
 
 /* How a worker brings the inputs of the task at the head of its queue. */
 enum fetch { F_NONE, F_SEQ, F_FS };
@@ -41,35 +99,156 @@ enum {
 		       a task sent to arg1 still reads it) */
 };
 
-/* An idle worker looks for work to steal after STEAL_WAIT seconds, then
- * waits twice as long after each round that found none, up to
- * STEAL_WAIT_MAX. */
-#define STEAL_WAIT     0.05
-#define STEAL_WAIT_MAX 12.8
-#define STEAL_TIMER    1
-
 /* Copy (and dispatcher timer) tags: what a LOCUS_EV_TRANSFER is about. */
 enum { K_FETCH = 1, K_COLL = 2, K_ASYNC = 3, K_REPL = 4, K_RFETCH = 5 };
 #define TAG(k, a, b) ((uint64_t)(k) << 56 | (uint64_t)(a) << 24 | (uint64_t)(b))
-/* A = a task or a collective (32 bits), B = an entry of a collective. */
+/* A = a task or one of the dispatcher's collectives (32 bits), B = an
+ * entry of a collective. */
 #define TAG_KIND(t) ((int)((t) >> 56))
 #define TAG_A(t)    ((uint32_t)(((t) >> 24) & 0xffffffffu))
 #define TAG_B(t)    ((uint32_t)((t)&0xffffffu))
 
+/* ---- the instance: what every process knows from the start ----------------------------------- */
+
+struct amfs_submitter;
+struct amfs_dispatcher;
+struct amfs_server;
+struct amfs_worker;
+
+/* What the processes an instance hosts did (its statistics; on MPI ranks
+ * the engine sums the instances'). */
+struct amfs_counts {
+	uint64_t sent, queries, fetches, replicas, steals, steal_tries, drops;
+	uint64_t collectives[5]; /* by kind (CO_*) */
+	uint64_t *stage_colls;	 /* per stage: collectives bringing its tasks inputs */
+};
+
+struct amfs {
+	const struct locus_workload *wl;
+	const struct locus_graph *g;
+	const struct locus_monitor *mon;
+	struct locus_flow_analysis *an;
+	struct amfs_options opt;
+	double net_bw;		/* the worker nodes' mean interface (auto's rule) */
+	uint32_t nw, nn, D, ns; /* workers, nodes, dispatchers, stages */
+	/* Groups: dispatcher d's worker nodes gnodes[gnodes_at[d] ..
+	 * gnodes_at[d + 1]) and workers (gworkers, likewise); each node's
+	 * group (NONE: no workers) and workers; the place of each worker
+	 * node and worker in its group's run. */
+	uint32_t *node_group;
+	uint32_t *gnodes, *gnodes_at, *gworkers, *gworkers_at;
+	uint32_t *nworkers, *nworkers_at;
+	uint32_t *node_place, *worker_place;
+	/* Tasks: each one's dispatcher, dispatcher d's tasks in topological
+	 * order (dtasks[dtasks_at[d] ..]) and each task's place there. */
+	uint32_t *tdisp, *tplace;
+	uint32_t *dtasks, *dtasks_at;
+	uint8_t *async;	 /* gathers asynchronously (decided once: gathers_async) */
+	uint8_t *mc_out; /* writes a multicast file */
+	/* Reads a stored input nodes hold from the start (a catalog's chunk,
+	 * not on the file system): it reads it where it is when it starts,
+	 * not from a cache (its locality is the workload's). */
+	uint8_t *tcat;
+	/* By dispatcher and stage: the file groups its tasks read, counted
+	 * per task (V-F's consumption: a group is the files one task wrote
+	 * that a task reads; workflow inputs are none). */
+	uint64_t *dgroups;
+	/* Files: each one's place among its server's (in file order), and
+	 * how many each server has. */
+	uint32_t *file_place, *server_files;
+	/* The processes' states, each made when it first runs here (NULL:
+	 * hosted elsewhere, or not started yet); a submitter's, a server's
+	 * and a worker's are their files' alone. */
+	struct amfs_submitter *submitter;
+	struct amfs_dispatcher **dispatcher; /* by dispatcher */
+	struct amfs_server **server;	     /* by server */
+	struct amfs_worker **worker;	     /* by worker */
+	struct amfs_counts count;
+};
+
+/* Process ids: workers, then the submitter, the dispatchers, the servers. */
+static inline uint32_t p_submitter(const struct amfs *s)
+{
+	return s->nw;
+}
+
+static inline uint32_t p_disp(const struct amfs *s, uint32_t d)
+{
+	return s->nw + 1 + d;
+}
+
+static inline uint32_t p_server(const struct amfs *s, uint32_t m)
+{
+	return s->nw + 1 + s->D + m;
+}
+
+/* The metadata server of file o (the DHT). */
+static inline uint32_t server_of(const struct amfs *s, uint32_t o)
+{
+	return (uint32_t)(((uint64_t)o * 2654435761u >> 7) % s->D);
+}
+
+static inline uint32_t node_of(const struct amfs *s, uint32_t w)
+{
+	return s->wl->worker_node[w];
+}
+
+/* Whether task t gathers (or reduces) its inputs. */
+static inline int is_gather(const struct amfs *s, uint32_t t)
+{
+	return (s->an->task_patterns[t] & (LOCUS_PATTERN_GATHER | LOCUS_PATTERN_REDUCE)) != 0;
+}
+
+/* A message of one or two args. */
+static inline void amfs_send(struct locus_actions *act, uint32_t from, uint32_t to, uint32_t type,
+			     uint32_t bytes, int n, int64_t a0, int64_t a1)
+{
+	struct locus_msg m = {
+	    .type = type, .from = from, .to = to, .bytes = bytes, .n_args = (uint32_t)n};
+	m.arg[0] = a0;
+	m.arg[1] = a1;
+	locus_act_send(act, &m);
+}
+
+/* Whether gather task t gathers asynchronously (amfs_options.c). */
+int locus__amfs_gathers_async(const struct amfs *s, uint32_t t);
+
+int locus__amfs_cmp_u32(const void *a, const void *b);
+
+/* ---- the submitter --------------------------------------------------------------------------- */
+
+struct amfs_submitter *locus__amfs_submitter_create(const struct amfs *s);
+void locus__amfs_submitter_destroy(struct amfs_submitter *sub);
+void locus__amfs_submitter_event(struct amfs *s, struct amfs_submitter *sub,
+				 const struct locus_event *ev, struct locus_actions *act);
+
+/* ---- a dispatcher ---------------------------------------------------------------------------- */
+
 /* A task at its dispatcher. */
 enum { T_WAIT, T_HELD, T_SENT, T_DONE };
+
+struct amfs_dtask {
+	uint8_t st;	  /* T_* */
+	uint8_t bound;	  /* it runs where a gather brought its inputs (its assignment says so) */
+	uint32_t missing; /* produced inputs the dispatcher has not located */
+	uint32_t mc_wait; /* multicasts it waits for */
+	/* Asynchronous gathers: the node its inputs are copied to as each is
+	 * produced, and how many are not there yet. */
+	uint32_t target, left;
+	uint32_t worker; /* where the dispatcher sent it */
+	uint32_t coll;	 /* the collective that brought its inputs there */
+};
 
 /* A collective run by a dispatcher; CO_REPLICA: a multicast group's
  * writer run again on other nodes (V-F5). */
 enum { CO_GATHER, CO_REDUCE, CO_MULTICAST, CO_SCATTER, CO_REPLICA };
 
-/* dcoll of a group a dispatcher decided not to multicast (none of its
- * tasks reads it as a multicast). */
+/* The collective of a group a dispatcher decided not to multicast (none
+ * of its tasks reads it as a multicast). */
 #define NO_COLL (UINT32_MAX - 1)
 
-struct coll {
+struct amfs_coll {
 	int kind;
-	uint32_t disp; /* the dispatcher running it */
 	uint32_t task; /* gather, reduce: the task; multicast, scatter, replica: the producer */
 	uint32_t n;    /* entries (nodes), root first; a replica's: the replicas' */
 	uint32_t *node, *parent, *end, *wait, *hi;
@@ -88,226 +267,122 @@ struct coll {
 	int done;
 };
 
-struct amfs {
-	const struct locus_workload *wl;
-	const struct locus_graph *g;
-	const struct locus_monitor *mon;
-	struct locus_flow_analysis *an;
-	int config, aware_bytes, keep;
-	int replicate_task; /* -o replicate=task (V-F5) */
-	uint32_t steal;	    /* neighbours to try (0: none, UINT32_MAX: all) */
-	double file_cost, reduce_cost;
-	double net_bw;	   /* the worker nodes' mean interface (auto's rule) */
-	double fetch_cost; /* a worker's peer copy of one file: its set-up, seconds */
-	double now;	   /* the time of the event being handled */
-	uint32_t nw, nn, D;
-	/* Groups: dispatcher d's worker nodes and workers; each node's
-	 * workers. */
-	uint32_t *node_group;
-	uint32_t *gnodes, *gnodes_at, *gworkers, *gworkers_at;
-	uint32_t *nworkers, *nworkers_at;
-	uint32_t *rr; /* by dispatcher: round-robin position in its workers */
-	/* Tasks. */
-	uint32_t *tdisp;
-	uint32_t *dtasks, *dtasks_at;
-	uint32_t *missing; /* produced inputs its dispatcher has not located */
-	uint32_t *mc_wait; /* multicasts it waits for */
-	uint8_t *tst;
-	uint8_t *async; /* gathers asynchronously (decided once) */
-	/* Asynchronous gathers: the node the task's inputs are copied to as
-	 * each is produced, and how many are not there yet. */
-	uint32_t *atarget, *aleft;
-	uint8_t *tfetch;    /* how its worker brings its inputs */
-	uint8_t *tgm, *tom; /* the gathering and outputs it was assigned with */
-	/* Dispatcher: the task runs where a gather brought its inputs (its
-	 * assignment says so); worker: it was assigned so (never stolen). */
-	uint8_t *tbound, *tstay;
-	uint8_t *mc_out; /* the task writes a multicast file */
-	/* The task reads a stored input nodes hold from the start (a
-	 * catalog's chunk, not on the file system): it reads it where it is
-	 * when it starts, not from a cache (its locality is the workload's). */
-	uint8_t *tcat;
-	/* Servers: copies gathers brought to nodes that are not the file's
-	 * registered locations: (file << 32 | node) -> how many gathers still
-	 * hold it there (open addressing; key 0 free, so keys are stored + 1);
-	 * a file's entries are its server's. */
-	uint64_t *tkeys;
-	uint32_t *tcount;
-	size_t tcap, tused;
-	uint32_t *tworker; /* where its dispatcher sent it */
-	uint32_t *tcoll;   /* the collective that brought its inputs there */
-	uint32_t *cursor;  /* worker: next input to bring (F_SEQ) */
-	/* Dispatcher d's produced inputs (sorted), their known location and
-	 * the collective (multicast or scatter) d ran for them, or NONE. */
-	uint32_t *dobj, *dobj_at, *dloc, *dcoll;
-	/* By dispatcher and stage: the file groups its tasks read, counted
-	 * per task (V-F's consumption: a group is the files one task wrote
-	 * that a task reads; workflow inputs are none). */
-	uint64_t *dgroups;
-	/* By node and stage: the stage's input files the node's dispatcher
-	 * knows the node holds or will (counted when it sends their writer,
-	 * or copies them there: V-F3's table); smark, sgen: scratch. */
-	uint32_t *sload, *smark, sgen;
-	uint32_t *scount, *stouch; /* scratch by stage (group_share) */
-	/* By worker: tasks its node's dispatcher sent to it, not done. */
-	uint32_t *wload;
-	/* With replicate=task: by dispatcher, the writers of multicast groups
-	 * its tasks read (sorted), whose replicas it runs; the writers (and
-	 * their nodes) the event being handled sent, whose replicas start at
-	 * its end, once the table counts all it sent. */
-	uint32_t *drepl, *drepl_at;
+struct amfs_dispatcher {
+	uint32_t d;
+	double now;		 /* the time of the event it handles */
+	uint32_t rr;		 /* round-robin position in its workers */
+	uint32_t left;		 /* its tasks not done */
+	struct amfs_dtask *task; /* its tasks, by place (s->tplace) */
+	/* Its tasks' produced inputs, sorted (and, with replicate=task, those
+	 * of the other dispatchers' writers it runs replicas of), their
+	 * known location and the collective (multicast, scatter or replica)
+	 * it ran for them, or NONE. */
+	uint32_t *obj, *loc, *coll;
+	uint32_t n_obj;
+	/* With replicate=task: the writers of multicast groups its tasks
+	 * read (sorted), whose replicas it runs; the writers (and their
+	 * nodes) the event being handled sent, whose replicas start at its
+	 * end, once the table counts all it sent. */
+	uint32_t *repl, n_repl;
 	uint32_t *rsent;
 	size_t n_rsent, rsent_cap;
-	uint32_t *dleft; /* by dispatcher: tasks not done */
-	/* Servers: by file (each file's record at its server). */
-	uint8_t *produced;
-	uint32_t *consumed;
-	struct link {
-		uint32_t val, next;
-	} * links;
-	size_t n_links, links_cap;
-	uint32_t free_links;
-	uint32_t *loc_head, *sub_head;
-	/* Workers' queues (task lists, in the order the tasks came). */
-	uint32_t *qhead, *qtail, *qnext, *qlen;
-	uint32_t *stole;    /* by worker: steal tries in this round */
-	double *steal_wait; /* by worker: the wait before its next round */
-	uint8_t *timer_set; /* by worker: a steal timer is pending */
-	uint8_t *wstopped;  /* by worker: told the workflow is done */
-	uint32_t finished;  /* submitter: dispatchers done */
-	/* Collectives. */
-	struct coll *colls;
+	/* By its node (place) and stage: the stage's input files it knows
+	 * the node holds or will (counted when it sends their writer, or
+	 * copies them there: V-F3's table); smark, sgen, scount, stouch:
+	 * scratch by stage. */
+	uint32_t *sload, *smark, sgen, *scount, *stouch;
+	uint32_t *wload; /* by its worker (place): tasks it sent there, not done */
+	struct amfs_coll *colls;
 	size_t n_colls, colls_cap;
-	/* What it did. */
-	uint64_t queries, collectives[5], replicas, steals, steal_tries, fetches, drops;
-	uint64_t *stage_colls; /* per stage: collectives bringing its tasks inputs */
-	char *reduce_copy;     /* the reduce option's stages, split in place */
-	const char **reduce_names;
-	uint64_t sent;
 };
 
-/* ---- processes ------------------------------------------------------------------- */
+struct amfs_dispatcher *locus__amfs_dispatcher_create(const struct amfs *s, uint32_t d);
+void locus__amfs_dispatcher_destroy(struct amfs_dispatcher *ds);
+void locus__amfs_dispatcher_event(struct amfs *s, struct amfs_dispatcher *ds,
+				  const struct locus_event *ev, struct locus_actions *act);
 
-static inline uint32_t p_submitter(const struct amfs *s)
+/* Task t of ds's (the caller knows it is). */
+static inline struct amfs_dtask *dtask(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t t)
 {
-	return s->nw;
+	return &ds->task[s->tplace[t]];
 }
 
-static inline uint32_t p_disp(const struct amfs *s, uint32_t d)
+/* Whether task t is one of ds's. */
+static inline int mine(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t t)
 {
-	return s->nw + 1 + d;
+	return s->tdisp[t] == ds->d;
 }
 
-static inline uint32_t p_server(const struct amfs *s, uint32_t m)
+/* Whether node n is one of ds's worker nodes. */
+static inline int my_node(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t n)
 {
-	return s->nw + 1 + s->D + m;
+	return n < s->nn && s->node_group[n] == ds->d;
 }
 
-static inline uint32_t server_of(const struct amfs *s, uint32_t o)
-{
-	return (uint32_t)(((uint64_t)o * 2654435761u >> 7) % s->D);
-}
-
-static inline uint32_t node_of(const struct amfs *s, uint32_t w)
-{
-	return s->wl->worker_node[w];
-}
-
-/* ---- messages ------------------------------------------------------------------------ */
-
-static inline void amfs_send(struct locus_actions *act, uint32_t from, uint32_t to, uint32_t type,
-			     uint32_t bytes, int n, int64_t a0, int64_t a1)
-{
-	struct locus_msg m = {
-	    .type = type, .from = from, .to = to, .bytes = bytes, .n_args = (uint32_t)n};
-	m.arg[0] = a0;
-	m.arg[1] = a1;
-	locus_act_send(act, &m);
-}
-
-/* A task's description: what its worker is sent (the paper's task
- * descriptions enumerate every file: 21.3 KB for mImgtbl's 1,319). */
-static inline uint32_t description(const struct amfs *s, uint32_t t)
-{
-	const struct locus_task *tk = &s->g->tasks[t];
-	return 64 + 32 * (tk->n_in + tk->n_out);
-}
-
-static inline int is_gather(const struct amfs *s, uint32_t t)
-{
-	return (s->an->task_patterns[t] & (LOCUS_PATTERN_GATHER | LOCUS_PATTERN_REDUCE)) != 0;
-}
-
-static inline int data_aware(const struct amfs *s)
-{
-	return s->config != C_STAGING && s->config != C_CACHE && s->config != C_SHARED;
-}
-
-static inline int here(const struct amfs *s, uint32_t o, uint32_t node)
-{
-	return locus_replicas_has(s->mon->replicas, o, node);
-}
-
-/* amfs_dispatcher.c */
-uint32_t locus__amfs_dindex(const struct amfs *s, uint32_t d, uint32_t o);
-uint32_t locus__amfs_dwhere(const struct amfs *s, uint32_t d, uint32_t o);
-uint32_t locus__amfs_worker_on(const struct amfs *s, uint32_t d, uint32_t n);
-uint32_t locus__amfs_round_robin(struct amfs *s, uint32_t d);
-uint32_t locus__amfs_choose_worker(struct amfs *s, uint32_t d, uint32_t t, uint32_t hint);
-void locus__amfs_send_task(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
-			   uint32_t w, enum locus_gather gather);
-void locus__amfs_transit_to(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t o,
-			    uint32_t n);
-void locus__amfs_transit_done(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t o,
-			      uint32_t n);
-void locus__amfs_dispatch_ready(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t);
-void locus__amfs_dispatcher_event(struct amfs *s, uint32_t d, const struct locus_event *ev,
-				  struct locus_actions *act);
+uint32_t locus__amfs_dindex(const struct amfs_dispatcher *ds, uint32_t o);
+uint32_t locus__amfs_dwhere(const struct amfs_dispatcher *ds, uint32_t o);
+uint32_t locus__amfs_worker_on(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t n);
+uint32_t locus__amfs_wload(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t w);
+uint32_t locus__amfs_round_robin(struct amfs *s, struct amfs_dispatcher *ds);
+uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t,
+				   uint32_t hint);
+void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			   uint32_t t, uint32_t w, enum locus_gather gather);
+void locus__amfs_transit_to(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			    uint32_t o, uint32_t n);
+void locus__amfs_transit_done(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			      uint32_t o, uint32_t n);
+void locus__amfs_dispatch_ready(struct amfs *s, struct amfs_dispatcher *ds,
+				struct locus_actions *act, uint32_t t);
 
 /* amfs_collectives.c */
-struct coll *locus__amfs_coll_new(struct amfs *s, int kind, uint32_t d, uint32_t task, uint32_t n,
-				  uint32_t n_files, uint32_t *id);
+struct amfs_coll *locus__amfs_coll_new(struct amfs *s, struct amfs_dispatcher *ds, int kind,
+				       uint32_t task, uint32_t n, uint32_t n_files, uint32_t *id);
+void locus__amfs_coll_free(struct amfs_coll *c);
 uint32_t locus__amfs_group_read(const struct amfs *s, uint32_t t, uint32_t p);
-void locus__amfs_coll_release(struct amfs *s, struct locus_actions *act, uint32_t id);
-void locus__amfs_coll_step(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t child,
-			   int ok);
-int locus__amfs_start_gather(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t);
-uint32_t locus__amfs_group_share(struct amfs *s, uint32_t d, uint32_t p, uint64_t *readers,
-				 uint32_t *stage);
-uint32_t locus__amfs_place_group(struct amfs *s, uint32_t d, uint32_t stage, uint32_t files,
-				 uint32_t copies, uint32_t skip, uint32_t *out);
-int locus__amfs_start_multicast(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t p,
-				uint32_t from);
-int locus__amfs_start_scatter(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t p,
-			      uint32_t from);
+uint32_t locus__amfs_group_size(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t p);
+void locus__amfs_group_files(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t id);
+void locus__amfs_group_wait(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t p);
+void locus__amfs_coll_release(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			      uint32_t id);
+void locus__amfs_coll_step(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			   uint32_t id, uint32_t child);
+int locus__amfs_start_gather(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			     uint32_t t);
+uint32_t locus__amfs_group_share(struct amfs *s, struct amfs_dispatcher *ds, uint32_t p,
+				 uint64_t *readers, uint32_t *stage);
+uint32_t locus__amfs_place_group(struct amfs *s, struct amfs_dispatcher *ds, uint32_t stage,
+				 uint32_t files, uint32_t copies, uint32_t skip, uint32_t *out);
+int locus__amfs_start_multicast(struct amfs *s, struct amfs_dispatcher *ds,
+				struct locus_actions *act, uint32_t p, uint32_t from);
+int locus__amfs_start_scatter(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			      uint32_t p, uint32_t from);
 
 /* amfs_replication.c */
-void locus__amfs_replica_step(struct amfs *s, struct locus_actions *act, uint32_t id, uint32_t e,
-			      int timer);
-void locus__amfs_replicate_sent(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
-				uint32_t node);
-void locus__amfs_replicate_sent_end(struct amfs *s, struct locus_actions *act, uint32_t d);
-void locus__amfs_replicate_ready(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t p);
-uint32_t locus__amfs_replica_of(const struct amfs *s, uint32_t d, uint32_t t);
-void locus__amfs_replica_reader(struct amfs *s, struct locus_actions *act, uint32_t d, uint32_t t,
-				uint32_t id);
+void locus__amfs_replica_step(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			      uint32_t id, uint32_t e, int timer);
+void locus__amfs_replicate_sent(struct amfs *s, struct amfs_dispatcher *ds,
+				struct locus_actions *act, uint32_t t, uint32_t node);
+void locus__amfs_replicate_sent_end(struct amfs *s, struct amfs_dispatcher *ds,
+				    struct locus_actions *act);
+void locus__amfs_replicate_ready(struct amfs *s, struct amfs_dispatcher *ds,
+				 struct locus_actions *act, uint32_t p);
+uint32_t locus__amfs_replica_of(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t t);
+void locus__amfs_replica_reader(struct amfs *s, struct amfs_dispatcher *ds,
+				struct locus_actions *act, uint32_t t, uint32_t id);
 
-/* amfs_server.c */
-void locus__amfs_server_event(struct amfs *s, uint32_t m, const struct locus_event *ev,
+/* ---- a metadata server ----------------------------------------------------------------------- */
+
+struct amfs_server *locus__amfs_server_create(const struct amfs *s, uint32_t m);
+void locus__amfs_server_destroy(struct amfs_server *sv);
+void locus__amfs_server_event(struct amfs *s, struct amfs_server *sv, const struct locus_event *ev,
 			      struct locus_actions *act);
 
-/* amfs_worker.c */
-void locus__amfs_worker_event(struct amfs *s, uint32_t w, const struct locus_event *ev,
-			      struct locus_actions *act);
+/* ---- a worker -------------------------------------------------------------------------------- */
 
-/* amfs_submitter.c */
-void locus__amfs_submitter_event(struct amfs *s, const struct locus_event *ev,
-				 struct locus_actions *act);
-
-/* amfs_options.c */
-int locus__amfs_gathers_async(const struct amfs *s, uint32_t t);
-
-/* amfs.c */
-int locus__amfs_cmp_u32(const void *a, const void *b);
+struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w);
+void locus__amfs_worker_destroy(struct amfs_worker *wk);
+void locus__amfs_worker_event(struct amfs *s, struct amfs_worker *wk, uint32_t w,
+			      const struct locus_event *ev, struct locus_actions *act);
 
 #endif

@@ -1,215 +1,242 @@
 /*
- * AME/AMFS (amfs.c): metadata servers.
+ * AME/AMFS (amfs.c): a metadata server (V-B1, V-C). Each file's record is
+ * at one server (a hash of the file: the DHT): where its copies are, who
+ * waits to hear that it is produced, how many of its readers have read
+ * it. A server answers queries, notifies subscribers, and deletes a
+ * file's copies once its last reader has read it; it also keeps the
+ * copies gathers bring on their way (M_HOLD, M_UNHOLD), dropping one when
+ * no gather holds it and it is not a registered location.
  */
 #include "flow/amfs.h"
 
+#include <stdlib.h>
+
+/* A file's record at its server. */
+struct amfs_record {
+	uint32_t loc;	   /* its locations (a list of links) */
+	uint32_t sub;	   /* who waits to hear that it is produced (a list of links) */
+	uint32_t consumed; /* readers that have read it */
+	uint8_t produced;
+};
+
+struct amfs_server {
+	uint32_t m;
+	struct amfs_record *rec; /* its files', by place (s->file_place) */
+	struct locus__links links;
+	/* Copies gathers brought to nodes that are not the file's
+	 * registered locations: (file << 32 | node) -> how many gathers
+	 * still hold it there (open addressing; key 0 free, so keys are
+	 * stored + 1). */
+	uint64_t *tkeys;
+	uint32_t *tcount;
+	size_t tcap, tused;
+};
+
+/* ---- its state ------------------------------------------------------------------------------- */
+
+void locus__amfs_server_destroy(struct amfs_server *sv)
+{
+	if (!sv)
+		return;
+	free(sv->rec);
+	locus__links_fini(&sv->links);
+	free(sv->tkeys);
+	free(sv->tcount);
+	free(sv);
+}
+
+/* Server m's state, as it starts: no file produced, none located. NULL
+ * when memory ran out. */
+struct amfs_server *locus__amfs_server_create(const struct amfs *s, uint32_t m)
+{
+	struct amfs_server *sv = locus__calloc(1, sizeof *sv);
+	if (!sv)
+		return NULL;
+	sv->m = m;
+	locus__links_init(&sv->links);
+	ALLOC(sv->rec, s->server_files[m]);
+	if (!sv->rec) {
+		locus__amfs_server_destroy(sv);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < s->server_files[m]; i++)
+		sv->rec[i].loc = sv->rec[i].sub = NONE;
+	return sv;
+}
+
+/* ---- copies gathers bring -------------------------------------------------------------------- */
+
 /* The slot of key (file o, node n) in the transit table: its own, or the
  * free one where it would go. */
-static size_t transit_slot(const struct amfs *s, uint32_t o, uint32_t n)
+static size_t transit_slot(const struct amfs_server *sv, uint32_t o, uint32_t n)
 {
 	uint64_t key = ((uint64_t)o << 32 | n) + 1, h = key * 0x9E3779B97F4A7C15ull;
-	size_t i = (size_t)(h >> 20) & (s->tcap - 1);
-	while (s->tkeys[i] && s->tkeys[i] != key)
-		i = (i + 1) & (s->tcap - 1);
+	size_t i = (size_t)(h >> 20) & (sv->tcap - 1);
+	while (sv->tkeys[i] && sv->tkeys[i] != key)
+		i = (i + 1) & (sv->tcap - 1);
 	return i;
 }
 
-/* Server: a gather holds o at node n (one more). */
-static int transit_hold(struct amfs *s, uint32_t o, uint32_t n)
+/* A gather holds o at node n (one more). */
+static int transit_hold(struct amfs_server *sv, uint32_t o, uint32_t n)
 {
-	if (2 * (s->tused + 1) > s->tcap) {
-		size_t old = s->tcap, cap = old ? 2 * old : 64;
-		uint64_t *keys = s->tkeys;
-		uint32_t *count = s->tcount;
-		s->tkeys = calloc(cap, sizeof *s->tkeys);
-		s->tcount = calloc(cap, sizeof *s->tcount);
-		if (!s->tkeys || !s->tcount) {
-			free(s->tkeys);
-			free(s->tcount);
-			s->tkeys = keys;
-			s->tcount = count;
+	if (2 * (sv->tused + 1) > sv->tcap) {
+		size_t old = sv->tcap, cap = old ? 2 * old : 64;
+		uint64_t *keys = sv->tkeys;
+		uint32_t *count = sv->tcount;
+		sv->tkeys = calloc(cap, sizeof *sv->tkeys);
+		sv->tcount = calloc(cap, sizeof *sv->tcount);
+		if (!sv->tkeys || !sv->tcount) {
+			free(sv->tkeys);
+			free(sv->tcount);
+			sv->tkeys = keys;
+			sv->tcount = count;
 			return LOCUS_ENOMEM;
 		}
-		s->tcap = cap;
+		sv->tcap = cap;
 		for (size_t i = 0; i < old; i++)
 			if (keys[i]) {
 				uint64_t k = keys[i] - 1;
-				size_t j = transit_slot(s, (uint32_t)(k >> 32), (uint32_t)k);
-				s->tkeys[j] = keys[i];
-				s->tcount[j] = count[i];
+				size_t j = transit_slot(sv, (uint32_t)(k >> 32), (uint32_t)k);
+				sv->tkeys[j] = keys[i];
+				sv->tcount[j] = count[i];
 			}
 		free(keys);
 		free(count);
 	}
-	size_t i = transit_slot(s, o, n);
-	if (!s->tkeys[i]) {
-		s->tkeys[i] = ((uint64_t)o << 32 | n) + 1;
-		s->tused++;
+	size_t i = transit_slot(sv, o, n);
+	if (!sv->tkeys[i]) {
+		sv->tkeys[i] = ((uint64_t)o << 32 | n) + 1;
+		sv->tused++;
 	}
-	s->tcount[i]++;
+	sv->tcount[i]++;
 	return 0;
 }
 
-/* Server: a gather no longer holds o at node n; whether none does now. */
-static int transit_unhold(struct amfs *s, uint32_t o, uint32_t n)
+/* A gather no longer holds o at node n; whether none does now. */
+static int transit_unhold(struct amfs_server *sv, uint32_t o, uint32_t n)
 {
-	if (!s->tcap)
+	if (!sv->tcap)
 		return 1;
-	size_t i = transit_slot(s, o, n);
-	if (!s->tkeys[i])
+	size_t i = transit_slot(sv, o, n);
+	if (!sv->tkeys[i])
 		return 1;
-	if (--s->tcount[i])
+	if (--sv->tcount[i])
 		return 0;
 	/* Removed by shifting the run that follows back (linear probing). */
 	size_t j = i;
 	for (;;) {
-		j = (j + 1) & (s->tcap - 1);
-		if (!s->tkeys[j])
+		j = (j + 1) & (sv->tcap - 1);
+		if (!sv->tkeys[j])
 			break;
-		uint64_t k = s->tkeys[j] - 1;
-		size_t home = (size_t)(((k + 1) * 0x9E3779B97F4A7C15ull) >> 20) & (s->tcap - 1);
+		uint64_t k = sv->tkeys[j] - 1;
+		size_t home = (size_t)(((k + 1) * 0x9E3779B97F4A7C15ull) >> 20) & (sv->tcap - 1);
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			s->tkeys[i] = s->tkeys[j];
-			s->tcount[i] = s->tcount[j];
+			sv->tkeys[i] = sv->tkeys[j];
+			sv->tcount[i] = sv->tcount[j];
 			i = j;
 		}
 	}
-	s->tkeys[i] = 0;
-	s->tcount[i] = 0;
-	s->tused--;
+	sv->tkeys[i] = 0;
+	sv->tcount[i] = 0;
+	sv->tused--;
 	return 1;
 }
 
-/* Server: whether node n is a location of o it knows (o was made there,
- * or a copy there was registered): those stay until o's last reader. */
-static int registered(const struct amfs *s, uint32_t o, uint32_t n)
-{
-	for (uint32_t l = s->loc_head[o]; l != NONE; l = s->links[l].next)
-		if (s->links[l].val == n)
-			return 1;
-	return 0;
-}
+/* ---- its events ------------------------------------------------------------------------------ */
 
-static int link_push(struct amfs *s, uint32_t *head, uint32_t val)
+/* Where o is: a produced file's locations, or a workflow input's copies
+ * on nodes (none: the asker reads the file system); or, o not produced
+ * yet, "N/A", and the asker hears when it is. */
+static void query(struct amfs *s, struct amfs_server *sv, struct locus_actions *act, uint32_t o,
+		  uint32_t asker)
 {
-	for (uint32_t l = *head; l != NONE; l = s->links[l].next)
-		if (s->links[l].val == val)
-			return 0;
-	uint32_t l = s->free_links;
-	if (l != NONE) {
-		s->free_links = s->links[l].next;
+	struct amfs_record *r = &sv->rec[s->file_place[o]];
+	struct locus_msg a = {.type = M_LOCATED, .from = p_server(s, sv->m), .to = asker};
+	a.arg[0] = o;
+	if (r->produced || s->g->objects[o].producer == LOCUS_NONE) {
+		uint32_t n = 0;
+		for (uint32_t l = r->loc; l != NONE && n < LOCUS_MSG_ARGS - 2;
+		     l = sv->links.cell[l].next)
+			a.arg[2 + n++] = sv->links.cell[l].val;
+		a.arg[1] = n;
+		a.n_args = 2 + n;
 	} else {
-		if (locus__grow(&s->links, &s->links_cap, s->n_links + 1, sizeof *s->links))
-			return LOCUS_ENOMEM;
-		l = (uint32_t)s->n_links++;
+		a.arg[1] = 0;
+		a.n_args = 2;
+		if (locus__links_add(&sv->links, &r->sub, asker))
+			locus_act_oom(act);
 	}
-	s->links[l] = (struct link){val, *head};
-	*head = l;
-	return 0;
+	locus_act_send(act, &a);
+	locus_act_cost(act, 1);
 }
 
-/* Removes val from the list at *head, if it is there. */
-static void link_remove(struct amfs *s, uint32_t *head, uint32_t val)
+/* No gather holds o at `node` now: a registered location (o was made
+ * there, or a copy there was registered) stays, those stay until o's
+ * last reader; a copy a task sent there still reads (`needed`) becomes
+ * one; the rest goes. */
+static void unhold(struct amfs *s, struct amfs_server *sv, struct locus_actions *act, uint32_t o,
+		   uint32_t node, int needed)
 {
-	for (uint32_t *at = head; *at != NONE; at = &s->links[*at].next)
-		if (s->links[*at].val == val) {
-			uint32_t l = *at;
-			*at = s->links[l].next;
-			s->links[l].next = s->free_links;
-			s->free_links = l;
-			return;
-		}
-}
-
-static void link_clear(struct amfs *s, uint32_t *head)
-{
-	while (*head != NONE) {
-		uint32_t l = *head;
-		*head = s->links[l].next;
-		s->links[l].next = s->free_links;
-		s->free_links = l;
+	struct amfs_record *r = &sv->rec[s->file_place[o]];
+	if (!transit_unhold(sv, o, node) ||
+	    locus__links_find(&sv->links, r->loc, node) != LOCUS__LINK_END)
+		return;
+	if (needed && r->consumed < s->g->objects[o].n_cons) {
+		if (locus__links_add(&sv->links, &r->loc, node))
+			locus_act_oom(act);
+		return;
 	}
+	locus_act_drop(act, o, node);
+	s->count.drops++;
 }
 
-void locus__amfs_server_event(struct amfs *s, uint32_t m, const struct locus_event *ev,
+void locus__amfs_server_event(struct amfs *s, struct amfs_server *sv, const struct locus_event *ev,
 			      struct locus_actions *act)
 {
-	uint32_t me = p_server(s, m);
 	if (ev->kind != LOCUS_EV_MESSAGE)
 		return;
 	const struct locus_msg *msg = ev->msg;
-	uint32_t o = (uint32_t)msg->arg[0];
-	if (msg->type != M_FILES && o >= s->g->n_objects)
+	uint32_t o = (uint32_t)msg->arg[0], node = (uint32_t)msg->arg[1];
+	/* (Every message names a file of this server's, but its file list.) */
+	if (msg->type == M_FILES || o >= s->g->n_objects || server_of(s, o) != sv->m)
 		return;
+	struct amfs_record *r = &sv->rec[s->file_place[o]];
 	switch (msg->type) {
-	case M_QUERY: {
-		uint32_t asker = (uint32_t)msg->arg[1];
-		struct locus_msg r = {.type = M_LOCATED, .from = me, .to = asker};
-		r.arg[0] = o;
-		/* A produced file's locations, or a workflow input's copies
-		 * on nodes (none: the asker reads the file system). */
-		if (s->produced[o] || s->g->objects[o].producer == LOCUS_NONE) {
-			uint32_t n = 0;
-			for (uint32_t l = s->loc_head[o]; l != NONE && n < LOCUS_MSG_ARGS - 2;
-			     l = s->links[l].next)
-				r.arg[2 + n++] = s->links[l].val;
-			r.arg[1] = n;
-			r.n_args = 2 + n;
-		} else {
-			r.arg[1] = 0;
-			r.n_args = 2;
-			if (link_push(s, &s->sub_head[o], asker))
-				locus_act_oom(act);
-		}
-		locus_act_send(act, &r);
-		locus_act_cost(act, 1);
+	case M_QUERY:
+		query(s, sv, act, o, node);
 		break;
-	}
-	case M_PRODUCED: {
-		uint32_t node = (uint32_t)msg->arg[1];
-		s->produced[o] = 1;
-		if (link_push(s, &s->loc_head[o], node))
+	case M_PRODUCED:
+		r->produced = 1;
+		if (locus__links_add(&sv->links, &r->loc, node))
 			locus_act_oom(act);
-		for (uint32_t l = s->sub_head[o]; l != NONE; l = s->links[l].next)
-			amfs_send(act, me, s->links[l].val, M_NOTIFY, 0, 2, o, node);
-		link_clear(s, &s->sub_head[o]);
+		for (uint32_t l = r->sub; l != NONE; l = sv->links.cell[l].next)
+			amfs_send(act, p_server(s, sv->m), sv->links.cell[l].val, M_NOTIFY, 0, 2, o,
+				  node);
+		locus__links_clear(&sv->links, &r->sub);
 		break;
-	}
 	case M_ADDLOC:
-		if (link_push(s, &s->loc_head[o], (uint32_t)msg->arg[1]))
+		if (locus__links_add(&sv->links, &r->loc, node))
 			locus_act_oom(act);
 		break;
 	case M_DELLOC:
-		link_remove(s, &s->loc_head[o], (uint32_t)msg->arg[1]);
+		locus__links_remove(&sv->links, &r->loc, node);
 		break;
 	case M_HOLD:
-		if (transit_hold(s, o, (uint32_t)msg->arg[1]))
+		if (transit_hold(sv, o, node))
 			locus_act_oom(act);
 		break;
-	case M_UNHOLD: {
-		/* No gather holds it there now: a registered location stays;
-		 * a copy a task sent there still reads becomes one; the rest
-		 * goes. */
-		uint32_t node = (uint32_t)msg->arg[1];
-		if (!transit_unhold(s, o, node) || registered(s, o, node))
-			break;
-		if (msg->arg[2] && s->consumed[o] < s->g->objects[o].n_cons) {
-			if (link_push(s, &s->loc_head[o], node))
-				locus_act_oom(act);
-			break;
-		}
-		locus_act_drop(act, o, node);
-		s->drops++;
+	case M_UNHOLD:
+		unhold(s, sv, act, o, node, msg->arg[2] != 0);
 		break;
-	}
 	case M_CONSUMED:
 		/* Its last reader has read it: every copy goes. */
-		if (++s->consumed[o] == s->g->objects[o].n_cons) {
-			for (uint32_t l = s->loc_head[o]; l != NONE; l = s->links[l].next) {
-				locus_act_drop(act, o, s->links[l].val);
-				s->drops++;
+		if (++r->consumed == s->g->objects[o].n_cons) {
+			uint32_t holder;
+			while (locus__links_pop(&sv->links, &r->loc, &holder, NULL)) {
+				locus_act_drop(act, o, holder);
+				s->count.drops++;
 			}
-			link_clear(s, &s->loc_head[o]);
 		}
 		break;
 	default:
