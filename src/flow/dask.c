@@ -991,6 +991,9 @@ static void destroy(void *state)
 
 #define ALLOC(p, n) ((p) = locus__calloc((n) ? (n) : 1, sizeof *(p)))
 
+static int alloc_arrays(struct dask *s);
+static int start_state(struct dask *s);
+
 static int create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
 {
 	static const char *const durations[] = {"learned", "known", NULL};
@@ -1032,6 +1035,17 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	s->unknown = unknown;
 	s->bw = bw;
 	locus__links_init(&s->links);
+	if (alloc_arrays(s) || start_state(s)) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	*state = s;
+	return 0;
+}
+
+/* The instance's arrays, zeroed: 0, or LOCUS_ENOMEM. */
+static int alloc_arrays(struct dask *s)
+{
 	uint32_t nn = s->nn, nt = s->nt, no = s->no, nw = s->nw;
 	ALLOC(s->wfirst, nn);
 	ALLOC(s->ncores, nn);
@@ -1093,10 +1107,18 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	    !s->ltail || !s->llen || !s->incoming || !s->lprev || !s->lnext || !s->wcore ||
 	    !s->orph_head || !s->orph_timer || !s->acc || !s->touched || !s->thieves ||
 	    !s->victims || !s->busy) {
-		destroy(s);
-		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		return LOCUS_ENOMEM;
 	}
-	locus__flow_node_cores(wl, nw, s->wfirst, s->ncores);
+	return 0;
+}
+
+/* Nothing processing, nothing held: each node's cores, each prefix's
+ * tasks, each task's dependencies not ready. 0, or LOCUS_ENOMEM. */
+static int start_state(struct dask *s)
+{
+	uint32_t nn = s->nn, nt = s->nt, no = s->no, nw = s->nw;
+	size_t n_lists = (size_t)nn * LEVELS;
+	locus__flow_node_cores(s->wl, nw, s->wfirst, s->ncores);
 	for (uint32_t n = 0; n < nn; n++)
 		s->orph_head[n] = NONE;
 	for (size_t i = 0; i < n_lists; i++)
@@ -1115,10 +1137,8 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	for (uint32_t p = 0; p < s->n_prefixes; p++)
 		s->ptask_at[p + 1] += s->ptask_at[p];
 	uint32_t *fill = locus__calloc(s->n_prefixes, sizeof *fill);
-	if (!fill) {
-		destroy(s);
-		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-	}
+	if (!fill)
+		return LOCUS_ENOMEM;
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t p = prefix_of(s, t);
 		s->ptasks[s->ptask_at[p] + fill[p]++] = t;
@@ -1136,7 +1156,6 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		for (uint32_t k = 0; k < tk->n_in; k++)
 			s->unready[t] += is_produced(s, s->g->inputs[tk->in_at + k]);
 	}
-	*state = s;
 	return 0;
 }
 
