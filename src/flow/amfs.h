@@ -353,6 +353,10 @@ uint32_t locus__amfs_group_share(struct amfs *s, struct amfs_dispatcher *ds, uin
 				 uint64_t *readers, uint32_t *stage);
 uint32_t locus__amfs_place_group(struct amfs *s, struct amfs_dispatcher *ds, uint32_t stage,
 				 uint32_t files, uint32_t copies, uint32_t skip, uint32_t *out);
+struct amfs_coll *locus__amfs_group_coll(struct amfs *s, struct amfs_dispatcher *ds, int kind,
+					 uint32_t p, uint32_t stage, uint32_t group,
+					 uint32_t copies, uint32_t from, uint32_t lead,
+					 uint32_t *id);
 int locus__amfs_start_multicast(struct amfs *s, struct amfs_dispatcher *ds,
 				struct locus_actions *act, uint32_t p, uint32_t from);
 int locus__amfs_start_scatter(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,

@@ -554,6 +554,31 @@ uint32_t locus__amfs_place_group(struct amfs *s, struct amfs_dispatcher *ds, uin
 	return got;
 }
 
+/* A collective of `kind` for producer p's group (`group` files read in
+ * `stage`) whose entries are `lead` ones the caller sets, then `copies`
+ * of ds's servers place_group picks (never `from`); *id gets its id, and
+ * the stage counts it. NULL when memory ran out. */
+struct amfs_coll *locus__amfs_group_coll(struct amfs *s, struct amfs_dispatcher *ds, int kind,
+					 uint32_t p, uint32_t stage, uint32_t group,
+					 uint32_t copies, uint32_t from, uint32_t lead,
+					 uint32_t *id)
+{
+	uint32_t *targets = malloc((copies + 1) * sizeof *targets);
+	if (!targets)
+		return NULL;
+	uint32_t got = locus__amfs_place_group(s, ds, stage, group, copies, from, targets);
+	struct amfs_coll *c = NULL;
+	if (got != NONE)
+		c = locus__amfs_coll_new(s, ds, kind, p, lead + got ? lead + got : 1, group, id);
+	if (c) {
+		s->count.stage_colls[stage]++;
+		memcpy(c->node + lead, targets, got * sizeof *targets);
+		c->n = lead + got;
+	}
+	free(targets);
+	return c;
+}
+
 /* A multicast of the group of files producer p wrote that ds's tasks of
  * multicast stages read, from node `from`. */
 int locus__amfs_start_multicast(struct amfs *s, struct amfs_dispatcher *ds,
@@ -575,26 +600,13 @@ int locus__amfs_start_multicast(struct amfs *s, struct amfs_dispatcher *ds,
 		}
 		return 0;
 	}
-	uint32_t copies = locus_flow_copies(n, inside);
-	uint32_t *targets = malloc((copies + 1) * sizeof *targets);
-	if (!targets)
+	uint32_t copies = locus_flow_copies(n, inside), id;
+	struct amfs_coll *c =
+	    locus__amfs_group_coll(s, ds, CO_MULTICAST, p, stage, group, copies, from, 1, &id);
+	if (!c)
 		return LOCUS_ENOMEM;
-	uint32_t got = locus__amfs_place_group(s, ds, stage, group, copies, from, targets);
-	if (got == NONE) {
-		free(targets);
-		return LOCUS_ENOMEM;
-	}
-	uint32_t id;
-	struct amfs_coll *c = locus__amfs_coll_new(s, ds, CO_MULTICAST, p, got + 1, group, &id);
-	if (!c) {
-		free(targets);
-		return LOCUS_ENOMEM;
-	}
-	s->count.stage_colls[stage]++;
+	uint32_t got = c->n - 1;
 	c->node[0] = from;
-	memcpy(c->node + 1, targets, got * sizeof *targets);
-	free(targets);
-	c->n = got + 1;
 	/* The copies' nodes increase (V-D). The source roots their tree when
 	 * it is in d's scope and below them all; else it sends one copy to
 	 * the lowest, which roots the tree of the rest: from outside the

@@ -158,15 +158,8 @@ struct amfs_dispatcher *locus__amfs_dispatcher_create(const struct amfs *s, uint
 /* Index of object o in ds's inputs, or NONE. */
 uint32_t locus__amfs_dindex(const struct amfs_dispatcher *ds, uint32_t o)
 {
-	uint32_t lo = 0, hi = ds->n_obj;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ds->obj[mid] < o)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ds->n_obj && ds->obj[lo] == o ? lo : NONE;
+	const uint32_t *at = bsearch(&o, ds->obj, ds->n_obj, sizeof o, locus__amfs_cmp_u32);
+	return at ? (uint32_t)(at - ds->obj) : NONE;
 }
 
 /* Where ds knows o is (NONE: not yet). */
@@ -201,16 +194,20 @@ uint32_t locus__amfs_worker_on(const struct amfs *s, const struct amfs_dispatche
 	return best;
 }
 
-/* ds counts delta tasks on worker w, when w is one of its own. */
-static void load_add(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t w, int delta)
+/* One more (delta > 0) or one fewer, never below 0. */
+static void bump(uint32_t *at, int delta)
 {
-	if (w == NONE || !my_node(s, ds, node_of(s, w)))
-		return;
-	uint32_t *at = &ds->wload[s->worker_place[w]];
 	if (delta > 0)
 		(*at)++;
 	else if (*at)
 		(*at)--;
+}
+
+/* ds counts delta tasks on worker w, when w is one of its own. */
+static void load_add(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t w, int delta)
+{
+	if (w != NONE && my_node(s, ds, node_of(s, w)))
+		bump(&ds->wload[s->worker_place[w]], delta);
 }
 
 /* ds's table of each stage's input files on its servers (V-F3): file o
@@ -229,11 +226,7 @@ static void count_file(const struct amfs *s, struct amfs_dispatcher *ds, uint32_
 		if (!mine(s, ds, t) || ds->smark[st = locus_flow_stage_of(s->g, t)] == gen)
 			continue;
 		ds->smark[st] = gen;
-		uint32_t *at = &ds->sload[(size_t)s->node_place[n] * s->ns + st];
-		if (delta > 0)
-			(*at)++;
-		else if (*at)
-			(*at)--;
+		bump(&ds->sload[(size_t)s->node_place[n] * s->ns + st], delta);
 	}
 }
 

@@ -16,17 +16,8 @@
  * multicast: ds->repl). */
 static int replicates(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t p)
 {
-	if (!s->opt.replicate_task)
-		return 0;
-	uint32_t lo = 0, hi = ds->n_repl;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ds->repl[mid] < p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ds->n_repl && ds->repl[lo] == p;
+	return s->opt.replicate_task &&
+	       bsearch(&p, ds->repl, ds->n_repl, sizeof p, locus__amfs_cmp_u32);
 }
 
 /* ds's entry of the first file of p's group that ds's tasks read, or NONE. */
@@ -102,25 +93,12 @@ static int task_replicas(struct amfs *s, struct amfs_dispatcher *ds, struct locu
 	uint32_t group = locus__amfs_group_size(s, ds, p), stage;
 	uint64_t readers;
 	uint32_t n = locus__amfs_group_share(s, ds, p, &readers, &stage);
-	uint32_t copies = locus_flow_copies(n, my_node(s, ds, from));
-	uint32_t *targets = malloc((copies + 1) * sizeof *targets);
-	if (!targets)
+	uint32_t copies = locus_flow_copies(n, my_node(s, ds, from)), id;
+	struct amfs_coll *c =
+	    locus__amfs_group_coll(s, ds, CO_REPLICA, p, stage, group, copies, from, 0, &id);
+	if (!c)
 		return LOCUS_ENOMEM;
-	uint32_t got = locus__amfs_place_group(s, ds, stage, group, copies, from, targets);
-	if (got == NONE) {
-		free(targets);
-		return LOCUS_ENOMEM;
-	}
-	uint32_t id;
-	struct amfs_coll *c = locus__amfs_coll_new(s, ds, CO_REPLICA, p, got ? got : 1, group, &id);
-	if (!c) {
-		free(targets);
-		return LOCUS_ENOMEM;
-	}
-	s->count.stage_colls[stage]++;
-	memcpy(c->node, targets, got * sizeof *targets);
-	free(targets);
-	c->n = got;
+	uint32_t got = c->n;
 	locus__amfs_group_files(s, ds, id);
 	s->count.replicas += got;
 	locus__amfs_group_wait(s, ds, p);
