@@ -7,7 +7,7 @@
  * A collective is its dispatcher's: its id is its place in the
  * dispatcher's table (the tags of its copies carry it).
  */
-#include "flow/amfs.h"
+#include "flow/amfs_dispatcher.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * of its workers and the table of each stage's files on its nodes
  * (V-F3), which multicasts and replicas place their copies by.
  */
-#include "flow/amfs.h"
+#include "flow/amfs_dispatcher.h"
 
 #include <stdlib.h>
 

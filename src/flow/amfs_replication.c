@@ -7,7 +7,7 @@
  * come to each (their bytes), the run is a timer of the dispatcher, and
  * the group's readers then spread over the holders.
  */
-#include "flow/amfs.h"
+#include "flow/amfs_dispatcher.h"
 
 #include <stdlib.h>
 #include <string.h>
