@@ -271,11 +271,14 @@ static void try_steal(struct amfs *s, struct amfs_worker *wk, struct locus_actio
 		 * as a global work queue would know it, once a round. (The
 		 * one place a process reads others' state: on MPI ranks it
 		 * sees only its own instance's workers.) */
-		uint32_t v = NONE;
-		for (uint32_t x = 0; x < s->nw && !wk->stole; x++)
-			if (x != w && queued(s, x) >= 2 &&
-			    (v == NONE || queued(s, x) > queued(s, v)))
+		uint32_t v = NONE, most = 0;
+		for (uint32_t x = 0; x < s->nw && !wk->stole; x++) {
+			uint32_t n = queued(s, x);
+			if (x != w && n >= 2 && (v == NONE || n > most)) {
 				v = x;
+				most = n;
+			}
+		}
 		if (v != NONE) {
 			wk->stole = 1;
 			amfs_send(act, w, v, M_STEAL, 0, 1, w, 0);
