@@ -77,6 +77,9 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "flow/assign.h"
+#include "flow/links.h"
+#include "flow/setup.h"
 #include "sched/policies.h"
 
 #define NONE UINT32_MAX
@@ -101,12 +104,6 @@ enum {
 enum { S_WAITING, S_PROCESSING, S_MEMORY };
 
 enum { D_LEARNED, D_KNOWN };
-
-/* A list cell: a node holding a file (val; aux 1 when the scheduler was
- * told it holds it: who_has, 0 when a reader was sent there). */
-struct link {
-	uint32_t val, aux, next;
-};
 
 /* A node and its occupancy, to sort the victims busiest first. */
 struct busy {
@@ -149,11 +146,11 @@ struct dask {
 	 * (ptasks[ptask_at[p] .. ptask_at[p + 1])). */
 	double *avg;
 	uint32_t *ptask_at, *ptasks;
-	/* Files: where they are, readers still to end. */
+	/* Files: where they are (lists of links: val a node holding the
+	 * file, aux 1 when the scheduler was told it holds it: who_has, 0
+	 * when a reader was sent there), readers still to end. */
 	uint32_t *hold_head, *cons_left;
-	struct link *links;
-	size_t n_links, links_cap;
-	uint32_t free_links;
+	struct locus__links links;
 	/* The workers' side: each core's tasks in the order they came (the
 	 * order it runs them), handoffs on their way to it. */
 	uint32_t *lhead, *ltail, *llen, *incoming;
@@ -204,68 +201,26 @@ static void send(struct locus_actions *act, uint32_t from, uint32_t to, uint32_t
 	locus_act_send(act, &m);
 }
 
-static uint32_t description(const struct dask *s, uint32_t t)
-{
-	const struct locus_task *tk = &s->g->tasks[t];
-	return 64 + 32 * (tk->n_in + tk->n_out);
-}
-
 static void send_task(struct dask *s, struct locus_actions *act, uint32_t from, uint32_t core,
 		      uint32_t t)
 {
-	struct locus_msg m = {.type = LOCUS_MSG_ASSIGN_FLOW,
-			      .from = from,
-			      .to = core,
-			      .bytes = description(s, t),
-			      .n_args = 4};
-	m.arg[0] = t;
-	m.arg[1] = -1;
-	m.arg[2] = LOCUS_GATHER_AUTO;
-	m.arg[3] = LOCUS_OUTPUT_FINAL;
+	struct locus_msg m =
+	    locus__flow_assign_msg(s->g, from, core, t, LOCUS_GATHER_AUTO, LOCUS_OUTPUT_FINAL);
 	locus_act_send(act, &m);
-}
-
-static uint32_t link_new(struct dask *s, uint32_t val, uint32_t next)
-{
-	uint32_t l = s->free_links;
-	if (l != NONE) {
-		s->free_links = s->links[l].next;
-	} else {
-		if (locus__grow(&s->links, &s->links_cap, s->n_links + 1, sizeof *s->links))
-			return NONE;
-		l = (uint32_t)s->n_links++;
-	}
-	s->links[l] = (struct link){val, 0, next};
-	return l;
-}
-
-static void link_free(struct dask *s, uint32_t l)
-{
-	s->links[l].next = s->free_links;
-	s->free_links = l;
-}
-
-/* The holder cell of o on node n, or NONE. */
-static uint32_t hold_find(const struct dask *s, uint32_t o, uint32_t n)
-{
-	for (uint32_t l = s->hold_head[o]; l != NONE; l = s->links[l].next)
-		if (s->links[l].val == n)
-			return l;
-	return NONE;
 }
 
 /* Node n holds o (told: reported 1) or a reader of o was sent there
  * (reported 0). */
 static int hold_add(struct dask *s, uint32_t o, uint32_t n, int reported)
 {
-	uint32_t l = hold_find(s, o, n);
+	uint32_t l = locus__links_find(&s->links, s->hold_head[o], n);
 	if (l == NONE) {
-		if ((l = link_new(s, n, s->hold_head[o])) == NONE)
+		if ((l = locus__links_new(&s->links, n, 0, s->hold_head[o])) == NONE)
 			return LOCUS_ENOMEM;
 		s->hold_head[o] = l;
 	}
-	if (reported && !s->links[l].aux) {
-		s->links[l].aux = 1;
+	if (reported && !s->links.cell[l].aux) {
+		s->links.cell[l].aux = 1;
 		s->nbytes[n] += s->g->objects[o].bytes;
 	}
 	return 0;
@@ -365,9 +320,9 @@ static uint32_t held(struct dask *s, uint32_t t)
 		uint32_t o = s->g->inputs[tk->in_at + k];
 		if (!is_produced(s, o))
 			continue;
-		for (uint32_t l = s->hold_head[o]; l != NONE; l = s->links[l].next) {
-			uint32_t n = s->links[l].val;
-			if (!s->links[l].aux)
+		for (uint32_t l = s->hold_head[o]; l != NONE; l = s->links.cell[l].next) {
+			uint32_t n = s->links.cell[l].val;
+			if (!s->links.cell[l].aux)
 				continue;
 			if (!s->acc[n]) {
 				s->touched[n_touched++] = n;
@@ -703,14 +658,12 @@ static void sched_done(struct dask *s, struct locus_actions *act, uint32_t t, ui
 		if (--s->cons_left[o] || s->keep)
 			continue;
 		/* No dependent needs it: released everywhere. */
-		while (s->hold_head[o] != NONE) {
-			uint32_t l = s->hold_head[o], h = s->links[l].val;
+		uint32_t h, told;
+		while (locus__links_pop(&s->links, &s->hold_head[o], &h, &told)) {
 			locus_act_drop(act, o, h);
 			s->drops++;
-			if (s->links[l].aux)
+			if (told)
 				s->nbytes[h] -= s->g->objects[o].bytes;
-			s->hold_head[o] = s->links[l].next;
-			link_free(s, l);
 		}
 	}
 	for (uint32_t i = 0; i < n_ready; i++)
@@ -856,7 +809,7 @@ static int orphans(struct dask *s, struct locus_actions *act, uint32_t w, uint32
 		uint32_t o = s->g->inputs[tk->in_at + k], l;
 		if (!is_produced(s, o) || locus_replicas_has(s->mon->replicas, o, n))
 			continue;
-		if ((l = link_new(s, o, s->orph_head[n])) == NONE)
+		if ((l = locus__links_new(&s->links, o, 0, s->orph_head[n])) == NONE)
 			return LOCUS_ENOMEM;
 		s->orph_head[n] = l;
 	}
@@ -873,14 +826,14 @@ static void orphans_check(struct dask *s, struct locus_actions *act, uint32_t w)
 {
 	uint32_t n = node_of(s, w), *at = &s->orph_head[n];
 	while (*at != NONE) {
-		uint32_t l = *at, o = s->links[l].val;
+		uint32_t l = *at, o = s->links.cell[l].val;
 		if (!locus_replicas_has(s->mon->replicas, o, n)) {
-			at = &s->links[l].next;
+			at = &s->links.cell[l].next;
 			continue;
 		}
 		send(act, w, p_sched(s), M_HAVE, o, n, 0);
-		*at = s->links[l].next;
-		link_free(s, l);
+		*at = s->links.cell[l].next;
+		locus__links_free(&s->links, l);
 	}
 	s->orph_timer[n] = s->orph_head[n] != NONE;
 	if (s->orph_timer[n])
@@ -978,22 +931,6 @@ static void on_event(void *state, const struct locus_event *ev, struct locus_act
 
 /* ---- creation ----------------------------------------------------------------------------- */
 
-static size_t dask_schedulers(size_t n_workers, size_t requested)
-{
-	(void)n_workers;
-	(void)requested;
-	return 1;
-}
-
-/* The scheduler runs on the first node without cores, else on node 0. */
-static uint32_t dask_scheduler_node(const struct locus_workload *wl, size_t n, size_t sched)
-{
-	uint32_t node = locus__node_without_cores(wl->platform, 0);
-	(void)n;
-	(void)sched;
-	return node != UINT32_MAX ? node : 0;
-}
-
 static void destroy(void *state)
 {
 	struct dask *s = state;
@@ -1034,7 +971,7 @@ static void destroy(void *state)
 	free(s->ptasks);
 	free(s->hold_head);
 	free(s->cons_left);
-	free(s->links);
+	locus__links_fini(&s->links);
 	free(s->lhead);
 	free(s->ltail);
 	free(s->llen);
@@ -1054,6 +991,9 @@ static void destroy(void *state)
 
 #define ALLOC(p, n) ((p) = locus__calloc((n) ? (n) : 1, sizeof *(p)))
 
+static int alloc_arrays(struct dask *s);
+static int start_state(struct dask *s);
+
 static int create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
 {
 	static const char *const durations[] = {"learned", "known", NULL};
@@ -1072,25 +1012,11 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	if (steal != 0 && steal != 1)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "policy dask: steal is 0 (no work stealing) or 1, got %g", steal);
-	if (keep != 0 && keep != 1)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy dask: keep is 0 (delete a produced file after its last "
-				  "reader) or 1 (keep it), got %g",
-				  keep);
-	if (ctx->n_schedulers != 1)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy dask runs one scheduler: expected 1, got %zu",
-				  ctx->n_schedulers);
-	if (!ctx->n_workers || ctx->n_workers != wl->n_workers)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy dask runs on the workload's %zu workers, not %zu",
-				  wl->n_workers, ctx->n_workers);
-	if (!ctx->monitor)
-		return locus__err(err, LOCUS_ENOTSUP, NULL, 0, 0,
-				  "policy dask needs an engine with a monitor (the simulator)");
-	if (wl->graph->n_tasks >= NONE || wl->graph->n_objects >= NONE)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy dask: too many tasks or files");
+	if ((rc = locus__flow_check_keep(keep, "dask", err)))
+		return rc;
+	if ((rc = locus__flow_check_central(ctx, "dask", "runs one scheduler: expected 1",
+					    "with a monitor", err)))
+		return rc;
 	struct dask *s = calloc(1, sizeof *s);
 	if (!s)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
@@ -1108,7 +1034,18 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	s->interval = interval;
 	s->unknown = unknown;
 	s->bw = bw;
-	s->free_links = NONE;
+	locus__links_init(&s->links);
+	if (alloc_arrays(s) || start_state(s)) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	*state = s;
+	return 0;
+}
+
+/* The instance's arrays, zeroed: 0, or LOCUS_ENOMEM. */
+static int alloc_arrays(struct dask *s)
+{
 	uint32_t nn = s->nn, nt = s->nt, no = s->no, nw = s->nw;
 	ALLOC(s->wfirst, nn);
 	ALLOC(s->ncores, nn);
@@ -1170,20 +1107,24 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	    !s->ltail || !s->llen || !s->incoming || !s->lprev || !s->lnext || !s->wcore ||
 	    !s->orph_head || !s->orph_timer || !s->acc || !s->touched || !s->thieves ||
 	    !s->victims || !s->busy) {
-		destroy(s);
-		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		return LOCUS_ENOMEM;
 	}
+	return 0;
+}
+
+/* Nothing processing, nothing held: each node's cores, each prefix's
+ * tasks, each task's dependencies not ready. 0, or LOCUS_ENOMEM. */
+static int start_state(struct dask *s)
+{
+	uint32_t nn = s->nn, nt = s->nt, no = s->no, nw = s->nw;
+	size_t n_lists = (size_t)nn * LEVELS;
+	locus__flow_node_cores(s->wl, nw, s->wfirst, s->ncores);
 	for (uint32_t n = 0; n < nn; n++)
-		s->wfirst[n] = s->orph_head[n] = NONE;
+		s->orph_head[n] = NONE;
 	for (size_t i = 0; i < n_lists; i++)
 		s->st_head[i] = s->st_tail[i] = NONE;
-	for (uint32_t w = 0; w < nw; w++) {
-		uint32_t n = node_of(s, w);
-		if (s->wfirst[n] == NONE)
-			s->wfirst[n] = w;
-		s->ncores[n]++;
+	for (uint32_t w = 0; w < nw; w++)
 		s->lhead[w] = s->ltail[w] = NONE;
-	}
 	for (uint32_t n = 0; n < nn; n++)
 		if (s->ncores[n]) {
 			s->wnodes[s->n_wnodes++] = n;
@@ -1196,10 +1137,8 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	for (uint32_t p = 0; p < s->n_prefixes; p++)
 		s->ptask_at[p + 1] += s->ptask_at[p];
 	uint32_t *fill = locus__calloc(s->n_prefixes, sizeof *fill);
-	if (!fill) {
-		destroy(s);
-		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-	}
+	if (!fill)
+		return LOCUS_ENOMEM;
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t p = prefix_of(s, t);
 		s->ptasks[s->ptask_at[p] + fill[p]++] = t;
@@ -1217,7 +1156,6 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		for (uint32_t k = 0; k < tk->n_in; k++)
 			s->unready[t] += is_produced(s, s->g->inputs[tk->in_at + k]);
 	}
-	*state = s;
 	return 0;
 }
 
@@ -1230,10 +1168,7 @@ static void stats(void *state, struct locus_policy_stats *out)
 					    "handoffs", "balances",	  "drops",  "late_copies"};
 	uint64_t vals[] = {s->assigned, s->requests, s->steals, s->rejects,
 			   s->handoffs, s->balances, s->drops,	s->late};
-	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
-		out->counter_names[i] = names[i];
-		out->counters[i] = vals[i];
-	}
+	locus__flow_counters(out, names, vals, LOCUS__ARRAY_LEN(vals));
 }
 
 const struct locus_policy locus__policy_dask = {
@@ -1241,7 +1176,7 @@ const struct locus_policy locus__policy_dask = {
     .name = "dask",
     .summary = "Dask.distributed-like scheduler: earliest start, queues at workers, work "
 	       "stealing (workflows)",
-    .schedulers = dask_schedulers,
+    .schedulers = locus__flow_one_scheduler,
     .create = create,
     .destroy = destroy,
     .on_event = on_event,
@@ -1249,6 +1184,6 @@ const struct locus_policy locus__policy_dask = {
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "steal=0|1, steal_interval=S, durations=learned|known, unknown=S, "
 	       "bandwidth=B, keep=0|1",
-    .scheduler_node = dask_scheduler_node,
+    .scheduler_node = locus__flow_one_scheduler_node,
     .needs = LOCUS_NEEDS_FLOW | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES,
 };

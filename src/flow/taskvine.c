@@ -67,6 +67,9 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "flow/assign.h"
+#include "flow/links.h"
+#include "flow/setup.h"
 #include "locus/heap.h"
 #include "locus/rng.h"
 #include "sched/policies.h"
@@ -93,12 +96,6 @@ struct xfer {
 	uint32_t oprev, onext; /* queued: in its file's waiting copies */
 	uint32_t nprev, nnext; /* queued: in its node's queue */
 	uint8_t state;
-};
-
-/* A list cell: a replica (val the node, aux its copy on the way or NONE
- * when there) or a waiting task (val). */
-struct link {
-	uint32_t val, aux, next;
 };
 
 /* A node with a free core, by running tasks then id (lazily kept: an
@@ -130,12 +127,12 @@ struct vine {
 	uint32_t rhead, rtail;
 	uint32_t done;
 	/* Files: replicas the manager knows of, readers still to end, copies
-	 * waiting for a source, whether the file system has it. */
+	 * waiting for a source, whether the file system has it. The lists'
+	 * cells: a replica (val the node, aux its copy on the way or NONE
+	 * when there) or a task waiting for a copy (val). */
 	uint32_t *rep_head, *cons_left, *ow_head, *ow_tail;
 	uint8_t *on_fs;
-	struct link *links;
-	size_t n_links, links_cap;
-	uint32_t free_links;
+	struct locus__links links;
 	struct xfer *xfers;
 	size_t n_xfers, xfers_cap;
 	uint32_t free_xfers;
@@ -149,11 +146,6 @@ struct vine {
 
 /* ---- small helpers --------------------------------------------------------------------- */
 
-static uint32_t node_of(const struct vine *s, uint32_t w)
-{
-	return s->wl->worker_node[w];
-}
-
 static uint32_t p_manager(const struct vine *s)
 {
 	return s->nw;
@@ -164,33 +156,10 @@ static int is_produced(const struct vine *s, uint32_t o)
 	return s->g->objects[o].producer != LOCUS_NONE;
 }
 
-static uint32_t link_new(struct vine *s, uint32_t val, uint32_t aux, uint32_t next)
-{
-	uint32_t l = s->free_links;
-	if (l != NONE) {
-		s->free_links = s->links[l].next;
-	} else {
-		if (locus__grow(&s->links, &s->links_cap, s->n_links + 1, sizeof *s->links))
-			return NONE;
-		l = (uint32_t)s->n_links++;
-	}
-	s->links[l] = (struct link){val, aux, next};
-	return l;
-}
-
-static void link_free(struct vine *s, uint32_t l)
-{
-	s->links[l].next = s->free_links;
-	s->free_links = l;
-}
-
 /* The replica of o on node n (a link), or NONE. */
 static uint32_t rep_find(const struct vine *s, uint32_t o, uint32_t n)
 {
-	for (uint32_t l = s->rep_head[o]; l != NONE; l = s->links[l].next)
-		if (s->links[l].val == n)
-			return l;
-	return NONE;
+	return locus__links_find(&s->links, s->rep_head[o], n);
 }
 
 static int free_node_cmp(const void *a, const void *b)
@@ -229,13 +198,6 @@ static void send(struct locus_actions *act, uint32_t from, uint32_t to, uint32_t
 	struct locus_msg m = {.type = type, .from = from, .to = to, .n_args = 1};
 	m.arg[0] = a0;
 	locus_act_send(act, &m);
-}
-
-/* A task's description as the manager sends it: its files named. */
-static uint32_t description(const struct vine *s, uint32_t t)
-{
-	const struct locus_task *tk = &s->g->tasks[t];
-	return 64 + 32 * (tk->n_in + tk->n_out);
 }
 
 /* ---- copies ------------------------------------------------------------------------------ */
@@ -340,7 +302,8 @@ static void issue(struct vine *s, struct locus_actions *act, uint32_t x, uint32_
 				.from = src,
 				.to = c->dst,
 				.tag = x,
-				.task = c->waiters != NONE ? s->links[c->waiters].val : LOCUS_NONE};
+				.task = c->waiters != NONE ? s->links.cell[c->waiters].val
+							   : LOCUS_NONE};
 	locus_act_copy(act, &cp);
 }
 
@@ -350,9 +313,9 @@ static void issue(struct vine *s, struct locus_actions *act, uint32_t x, uint32_
 static void start_xfer(struct vine *s, struct locus_actions *act, uint32_t x)
 {
 	uint32_t o = s->xfers[x].obj, dst = s->xfers[x].dst, open = 0, block = NONE;
-	for (uint32_t l = s->rep_head[o]; l != NONE; l = s->links[l].next) {
-		uint32_t n = s->links[l].val;
-		if (s->links[l].aux != NONE || n == dst)
+	for (uint32_t l = s->rep_head[o]; l != NONE; l = s->links.cell[l].next) {
+		uint32_t n = s->links.cell[l].val;
+		if (s->links.cell[l].aux != NONE || n == dst)
 			continue;
 		if (s->out[n] < s->K)
 			open++;
@@ -362,9 +325,9 @@ static void start_xfer(struct vine *s, struct locus_actions *act, uint32_t x)
 	}
 	if (open) {
 		uint32_t pick = (uint32_t)locus_rng_below(&s->rng, open);
-		for (uint32_t l = s->rep_head[o]; l != NONE; l = s->links[l].next) {
-			uint32_t n = s->links[l].val;
-			if (s->links[l].aux != NONE || n == dst || s->out[n] >= s->K)
+		for (uint32_t l = s->rep_head[o]; l != NONE; l = s->links.cell[l].next) {
+			uint32_t n = s->links.cell[l].val;
+			if (s->links.cell[l].aux != NONE || n == dst || s->out[n] >= s->K)
 				continue;
 			if (pick-- == 0) {
 				issue(s, act, x, n);
@@ -410,15 +373,8 @@ static void serve_file(struct vine *s, struct locus_actions *act, uint32_t o, ui
 
 static void send_task(struct vine *s, struct locus_actions *act, uint32_t t)
 {
-	struct locus_msg m = {.type = LOCUS_MSG_ASSIGN_FLOW,
-			      .from = p_manager(s),
-			      .to = s->tcore[t],
-			      .bytes = description(s, t),
-			      .n_args = 4};
-	m.arg[0] = t;
-	m.arg[1] = -1;
-	m.arg[2] = LOCUS_GATHER_POLICY;
-	m.arg[3] = LOCUS_OUTPUT_FINAL;
+	struct locus_msg m = locus__flow_assign_msg(s->g, p_manager(s), s->tcore[t], t,
+						    LOCUS_GATHER_POLICY, LOCUS_OUTPUT_FINAL);
 	locus_act_send(act, &m);
 	s->tst[t] = T_SENT;
 }
@@ -431,8 +387,8 @@ static uint32_t choose_node(struct vine *s, uint32_t t)
 	uint32_t n_touched = 0, best = NONE;
 	for (uint32_t k = 0; k < tk->n_in; k++) {
 		uint32_t o = s->g->inputs[tk->in_at + k];
-		for (uint32_t l = s->rep_head[o]; l != NONE; l = s->links[l].next) {
-			uint32_t n = s->links[l].val;
+		for (uint32_t l = s->rep_head[o]; l != NONE; l = s->links.cell[l].next) {
+			uint32_t n = s->links.cell[l].val;
 			if (!s->nfree[n] || !s->g->objects[o].bytes)
 				continue;
 			if (!s->acc[n])
@@ -477,23 +433,24 @@ static void dispatch(struct vine *s, struct locus_actions *act, uint32_t t, uint
 		if (!is_produced(s, o) && !s->on_fs[o])
 			continue;
 		uint32_t r = rep_find(s, o, n);
-		if (r != NONE && s->links[r].aux == NONE) {
+		if (r != NONE && s->links.cell[r].aux == NONE) {
 			s->cached++;
 			continue;
 		}
 		uint32_t x;
 		if (r != NONE) {
-			x = s->links[r].aux; /* on its way for another task */
+			x = s->links.cell[r].aux; /* on its way for another task */
 		} else {
 			x = xfer_new(s, o, n);
-			uint32_t l = x == NONE ? NONE : link_new(s, n, x, s->rep_head[o]);
+			uint32_t l =
+			    x == NONE ? NONE : locus__links_new(&s->links, n, x, s->rep_head[o]);
 			if (l == NONE) {
 				locus_act_oom(act);
 				return;
 			}
 			s->rep_head[o] = l;
 		}
-		uint32_t wl = link_new(s, t, 0, s->xfers[x].waiters);
+		uint32_t wl = locus__links_new(&s->links, t, 0, s->xfers[x].waiters);
 		if (wl == NONE) {
 			locus_act_oom(act);
 			return;
@@ -550,14 +507,11 @@ static void xfer_ended(struct vine *s, struct locus_actions *act, uint32_t x, in
 	}
 	uint32_t r = rep_find(s, o, dst);
 	if (r != NONE)
-		s->links[r].aux = NONE;
-	for (uint32_t l = c->waiters; l != NONE;) {
-		uint32_t t = s->links[l].val, next = s->links[l].next;
+		s->links.cell[r].aux = NONE;
+	uint32_t t;
+	while (locus__links_pop(&s->links, &c->waiters, &t, NULL))
 		if (!--s->tpending[t])
 			send_task(s, act, t);
-		link_free(s, l);
-		l = next;
-	}
 	xfer_free(s, x);
 	serve_file(s, act, o, dst);
 	if (src != LOCUS_FS)
@@ -587,7 +541,7 @@ static void task_ended(struct vine *s, struct locus_actions *act, uint32_t t)
 		if (!ob->n_cons)
 			continue; /* a final output, on the file system now */
 		if (rep_find(s, o, n) == NONE) {
-			uint32_t l = link_new(s, n, NONE, s->rep_head[o]);
+			uint32_t l = locus__links_new(&s->links, n, NONE, s->rep_head[o]);
 			if (l == NONE) {
 				locus_act_oom(act);
 				return;
@@ -605,12 +559,10 @@ static void task_ended(struct vine *s, struct locus_actions *act, uint32_t t)
 		if (--s->cons_left[o] || !is_produced(s, o) || s->keep)
 			continue;
 		/* Its last reader has ended: every cached copy goes. */
-		while (s->rep_head[o] != NONE) {
-			uint32_t l = s->rep_head[o];
-			locus_act_drop(act, o, s->links[l].val);
+		uint32_t holder;
+		while (locus__links_pop(&s->links, &s->rep_head[o], &holder, NULL)) {
+			locus_act_drop(act, o, holder);
 			s->drops++;
-			s->rep_head[o] = s->links[l].next;
-			link_free(s, l);
 		}
 	}
 	schedule(s, act);
@@ -627,7 +579,7 @@ static void manager_start(struct vine *s, struct locus_actions *act)
 		const uint32_t *h = locus_replicas_nodes(s->mon->replicas, o);
 		s->on_fs[o] = c == 0;
 		for (uint32_t k = c; k-- > 0;) {
-			uint32_t l = link_new(s, h[k], NONE, s->rep_head[o]);
+			uint32_t l = locus__links_new(&s->links, h[k], NONE, s->rep_head[o]);
 			if (l == NONE) {
 				locus_act_oom(act);
 				return;
@@ -669,22 +621,6 @@ static void on_event(void *state, const struct locus_event *ev, struct locus_act
 
 /* ---- creation ----------------------------------------------------------------------------- */
 
-static size_t vine_schedulers(size_t n_workers, size_t requested)
-{
-	(void)n_workers;
-	(void)requested;
-	return 1;
-}
-
-/* The manager runs on the first node without cores, else on node 0. */
-static uint32_t vine_scheduler_node(const struct locus_workload *wl, size_t n, size_t sched)
-{
-	uint32_t node = locus__node_without_cores(wl->platform, 0);
-	(void)n;
-	(void)sched;
-	return node != UINT32_MAX ? node : 0;
-}
-
 static void destroy(void *state)
 {
 	struct vine *s = state;
@@ -711,7 +647,7 @@ static void destroy(void *state)
 	free(s->ow_head);
 	free(s->ow_tail);
 	free(s->on_fs);
-	free(s->links);
+	locus__links_fini(&s->links);
 	free(s->xfers);
 	free(s->acc);
 	free(s->touched);
@@ -735,26 +671,12 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 				  "policy taskvine: max_transfers is a whole number of copies a "
 				  "node serves at once, got %g",
 				  k);
-	if (keep != 0 && keep != 1)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy taskvine: keep is 0 (delete a produced file after its "
-				  "last reader) or 1 (keep it), got %g",
-				  keep);
-	if (ctx->n_schedulers != 1)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy taskvine runs one manager: expected 1 scheduler, got %zu",
-				  ctx->n_schedulers);
-	if (!ctx->n_workers || ctx->n_workers != wl->n_workers)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy taskvine runs on the workload's %zu workers, not %zu",
-				  wl->n_workers, ctx->n_workers);
-	if (!ctx->monitor)
-		return locus__err(err, LOCUS_ENOTSUP, NULL, 0, 0,
-				  "policy taskvine needs an engine that copies files (the "
-				  "simulator)");
-	if (wl->graph->n_tasks >= NONE || wl->graph->n_objects >= NONE)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "policy taskvine: too many tasks or files");
+	if ((rc = locus__flow_check_keep(keep, "taskvine", err)))
+		return rc;
+	if ((rc = locus__flow_check_central(ctx, "taskvine",
+					    "runs one manager: expected 1 scheduler",
+					    "that copies files", err)))
+		return rc;
 	struct vine *s = calloc(1, sizeof *s);
 	if (!s)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
@@ -767,7 +689,8 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	s->no = (uint32_t)s->g->n_objects;
 	s->K = (uint32_t)k;
 	s->keep = keep > 0;
-	s->free_links = s->free_xfers = NONE;
+	locus__links_init(&s->links);
+	s->free_xfers = NONE;
 	locus_rng_init(&s->rng, ctx->seed ^ 0x7461736b76696e65ull);
 	uint32_t nn = s->nn, nt = s->nt, no = s->no;
 	ALLOC(s->wfirst, nn);
@@ -800,16 +723,11 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
-	/* Workers are in node order: each node's cores are a run of them,
-	 * free from the start (the lowest id taken first). */
+	/* Each node's cores, free from the start (the lowest id taken
+	 * first). */
+	locus__flow_node_cores(wl, s->nw, s->wfirst, s->ncores);
 	for (uint32_t n = 0; n < nn; n++)
-		s->wfirst[n] = s->nq_head[n] = s->nq_tail[n] = NONE;
-	for (uint32_t w = 0; w < s->nw; w++) {
-		uint32_t n = node_of(s, w);
-		if (s->wfirst[n] == NONE)
-			s->wfirst[n] = w;
-		s->ncores[n]++;
-	}
+		s->nq_head[n] = s->nq_tail[n] = NONE;
 	for (uint32_t n = 0; n < nn; n++) {
 		if (!s->ncores[n])
 			continue;
@@ -845,10 +763,7 @@ static void stats(void *state, struct locus_policy_stats *out)
 					    "drops",	  "lost"};
 	uint64_t vals[] = {s->dispatched, s->peer_copies, s->fs_copies, s->cached,
 			   s->queued,	  s->max_waiting, s->drops,	s->lost};
-	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
-		out->counter_names[i] = names[i];
-		out->counters[i] = vals[i];
-	}
+	locus__flow_counters(out, names, vals, LOCUS__ARRAY_LEN(vals));
 }
 
 const struct locus_policy locus__policy_taskvine = {
@@ -856,13 +771,13 @@ const struct locus_policy locus__policy_taskvine = {
     .name = "taskvine",
     .summary = "TaskVine-like manager: data-aware dispatch to free cores, peer transfers "
 	       "(workflows)",
-    .schedulers = vine_schedulers,
+    .schedulers = locus__flow_one_scheduler,
     .create = create,
     .destroy = destroy,
     .on_event = on_event,
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "max_transfers=K, keep=0|1",
-    .scheduler_node = vine_scheduler_node,
+    .scheduler_node = locus__flow_one_scheduler_node,
     .needs = LOCUS_NEEDS_FLOW | LOCUS_NEEDS_COPIES,
 };

@@ -1,0 +1,707 @@
+/*
+ * AME/AMFS (amfs.c): a dispatcher (V-A, V-B1, V-C, V-I). It asks the
+ * metadata servers where its tasks' produced inputs are, learns where
+ * each is made, and sends each task whose inputs are all produced to a
+ * worker: data-aware, or round-robin over its workers; a gather through
+ * a tree (amfs_collectives.c), an asynchronous gather by copying each
+ * input to the task's node as it appears. It keeps the load it sent each
+ * of its workers and the table of each stage's files on its nodes
+ * (V-F3), which multicasts and replicas place their copies by.
+ */
+#include "flow/amfs_dispatcher.h"
+
+#include <stdlib.h>
+
+#include "flow/assign.h"
+
+/* ---- its state ------------------------------------------------------------------------------- */
+
+void locus__amfs_dispatcher_destroy(struct amfs_dispatcher *ds)
+{
+	if (!ds)
+		return;
+	for (size_t i = 0; i < ds->n_colls; i++)
+		locus__amfs_coll_free(&ds->colls[i]);
+	free(ds->colls);
+	free(ds->task);
+	free(ds->obj);
+	free(ds->loc);
+	free(ds->coll);
+	free(ds->repl);
+	free(ds->rsent);
+	free(ds->sload);
+	free(ds->smark);
+	free(ds->scount);
+	free(ds->stouch);
+	free(ds->wload);
+	free(ds);
+}
+
+/* With replicate=task: the writers of the groups d's tasks read as
+ * multicasts (not scatters: their pieces are no group to replicate),
+ * sorted, into ds->repl (room for `room`); *extra gets the inputs of
+ * those another dispatcher runs (they are among d's queries, so that d
+ * can run their replicas). */
+static void find_writers(const struct amfs *s, struct amfs_dispatcher *ds, size_t room,
+			 size_t *extra)
+{
+	const struct locus_graph *g = s->g;
+	uint32_t d = ds->d, nr = 0;
+	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
+		const struct locus_task *tk = &g->tasks[s->dtasks[i]];
+		for (uint32_t j = 0; j < tk->n_in; j++) {
+			uint32_t p = g->objects[g->inputs[tk->in_at + j]].producer;
+			if (p != LOCUS_NONE && s->an->input_multicast[tk->in_at + j] &&
+			    !(s->an->task_patterns[p] & LOCUS_PATTERN_SCATTER) && nr < room)
+				ds->repl[nr++] = p;
+		}
+	}
+	qsort(ds->repl, nr, sizeof *ds->repl, locus__amfs_cmp_u32);
+	uint32_t u = 0;
+	*extra = 0;
+	for (uint32_t i = 0; i < nr; i++)
+		if (!u || ds->repl[u - 1] != ds->repl[i]) {
+			ds->repl[u++] = ds->repl[i];
+			if (s->tdisp[ds->repl[i]] != d)
+				*extra += g->tasks[ds->repl[i]].n_in;
+		}
+	ds->n_repl = u;
+}
+
+/* d's produced inputs (its tasks', and those of the other dispatchers'
+ * writers it replicates), sorted and each once, into ds->obj. */
+static void find_inputs(const struct amfs *s, struct amfs_dispatcher *ds)
+{
+	const struct locus_graph *g = s->g;
+	uint32_t d = ds->d, at = 0;
+	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++) {
+		const struct locus_task *tk = &g->tasks[s->dtasks[i]];
+		for (uint32_t j = 0; j < tk->n_in; j++) {
+			uint32_t o = g->inputs[tk->in_at + j];
+			if (g->objects[o].producer != LOCUS_NONE)
+				ds->obj[at++] = o;
+		}
+	}
+	for (uint32_t i = 0; i < ds->n_repl; i++) {
+		const struct locus_task *pk = &g->tasks[ds->repl[i]];
+		for (uint32_t j = 0; j < pk->n_in && s->tdisp[ds->repl[i]] != d; j++) {
+			uint32_t o = g->inputs[pk->in_at + j];
+			if (g->objects[o].producer != LOCUS_NONE)
+				ds->obj[at++] = o;
+		}
+	}
+	qsort(ds->obj, at, sizeof *ds->obj, locus__amfs_cmp_u32);
+	uint32_t u = 0;
+	for (uint32_t i = 0; i < at; i++)
+		if (!u || ds->obj[u - 1] != ds->obj[i])
+			ds->obj[u++] = ds->obj[i];
+	ds->n_obj = u;
+	for (uint32_t i = 0; i < u; i++)
+		ds->loc[i] = ds->coll[i] = NONE;
+}
+
+/* Dispatcher d's state, as it starts: its tasks waiting, none of their
+ * inputs located. NULL when memory ran out. */
+struct amfs_dispatcher *locus__amfs_dispatcher_create(const struct amfs *s, uint32_t d)
+{
+	const struct locus_graph *g = s->g;
+	struct amfs_dispatcher *ds = locus__calloc(1, sizeof *ds);
+	if (!ds)
+		return NULL;
+	ds->d = d;
+	uint32_t n = s->dtasks_at[d + 1] - s->dtasks_at[d];
+	uint32_t nodes = s->gnodes_at[d + 1] - s->gnodes_at[d];
+	uint32_t workers = s->gworkers_at[d + 1] - s->gworkers_at[d];
+	ALLOC(ds->task, n);
+	size_t loads = (size_t)nodes * s->ns;
+	ALLOC(ds->sload, loads);
+	ALLOC(ds->smark, s->ns);
+	ALLOC(ds->scount, s->ns);
+	ALLOC(ds->stouch, s->ns);
+	ALLOC(ds->wload, workers);
+	if (!ds->task || !ds->sload || !ds->smark || !ds->scount || !ds->stouch || !ds->wload) {
+		locus__amfs_dispatcher_destroy(ds);
+		return NULL;
+	}
+	/* Its tasks, each waiting for its produced inputs to be located. */
+	size_t total = 0, extra = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct locus_task *tk = &g->tasks[s->dtasks[s->dtasks_at[d] + k]];
+		struct amfs_dtask *dt = &ds->task[k];
+		dt->target = dt->worker = dt->coll = NONE;
+		for (uint32_t j = 0; j < tk->n_in; j++)
+			dt->missing += g->objects[g->inputs[tk->in_at + j]].producer != LOCUS_NONE;
+		dt->left = dt->missing;
+		total += dt->missing;
+	}
+	ds->left = n;
+	ALLOC(ds->repl, s->opt.replicate_task ? total : 0);
+	if (!ds->repl) {
+		locus__amfs_dispatcher_destroy(ds);
+		return NULL;
+	}
+	if (s->opt.replicate_task)
+		find_writers(s, ds, total, &extra);
+	ALLOC(ds->obj, total + extra);
+	ALLOC(ds->loc, total + extra);
+	ALLOC(ds->coll, total + extra);
+	if (!ds->obj || !ds->loc || !ds->coll) {
+		locus__amfs_dispatcher_destroy(ds);
+		return NULL;
+	}
+	find_inputs(s, ds);
+	return ds;
+}
+
+/* ---- what it knows --------------------------------------------------------------------------- */
+
+/* Index of object o in ds's inputs, or NONE. */
+uint32_t locus__amfs_dindex(const struct amfs_dispatcher *ds, uint32_t o)
+{
+	const uint32_t *at = bsearch(&o, ds->obj, ds->n_obj, sizeof o, locus__amfs_cmp_u32);
+	return at ? (uint32_t)(at - ds->obj) : NONE;
+}
+
+/* Where ds knows o is (NONE: not yet). */
+uint32_t locus__amfs_dwhere(const struct amfs_dispatcher *ds, uint32_t o)
+{
+	uint32_t k = locus__amfs_dindex(ds, o);
+	return k == NONE ? NONE : ds->loc[k];
+}
+
+/* The tasks ds sent worker w, not done (0 for another's worker: ds keeps
+ * the load of its own workers only). */
+uint32_t locus__amfs_wload(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t w)
+{
+	return my_node(s, ds, node_of(s, w)) ? ds->wload[s->worker_place[w]] : 0;
+}
+
+/* The worker of node n ds sends a task to: of ds's nodes, the one with
+ * the fewest tasks ds sent it; of another dispatcher's (a gather's root),
+ * whose loads ds does not know, the node's first. NONE when the node has
+ * none. */
+uint32_t locus__amfs_worker_on(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t n)
+{
+	uint32_t best = NONE;
+	if (n >= s->nn)
+		return NONE;
+	for (uint32_t k = s->nworkers_at[n]; k < s->nworkers_at[n + 1]; k++) {
+		uint32_t w = s->nworkers[k];
+		if (best == NONE || (my_node(s, ds, n) &&
+				     locus__amfs_wload(s, ds, w) < locus__amfs_wload(s, ds, best)))
+			best = w;
+	}
+	return best;
+}
+
+/* One more (delta > 0) or one fewer, never below 0. */
+static void bump(uint32_t *at, int delta)
+{
+	if (delta > 0)
+		(*at)++;
+	else if (*at)
+		(*at)--;
+}
+
+/* ds counts delta tasks on worker w, when w is one of its own. */
+static void load_add(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t w, int delta)
+{
+	if (w != NONE && my_node(s, ds, node_of(s, w)))
+		bump(&ds->wload[s->worker_place[w]], delta);
+}
+
+/* ds's table of each stage's input files on its servers (V-F3): file o
+ * is (delta 1) or is no longer (-1) to be on node n, for each stage
+ * whose tasks of ds read it. Nodes of other dispatchers are theirs to
+ * count. */
+static void count_file(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t o, uint32_t n,
+		       int delta)
+{
+	if (!my_node(s, ds, n))
+		return;
+	const struct locus_object *ob = &s->g->objects[o];
+	uint32_t gen = ++ds->sgen;
+	for (uint32_t j = 0; j < ob->n_cons; j++) {
+		uint32_t t = s->g->consumers[ob->cons_at + j], st;
+		if (!mine(s, ds, t) || ds->smark[st = locus_flow_stage_of(s->g, t)] == gen)
+			continue;
+		ds->smark[st] = gen;
+		bump(&ds->sload[(size_t)s->node_place[n] * s->ns + st], delta);
+	}
+}
+
+/* The files task t writes are (delta 1) or no longer are (-1) to be on
+ * node n: ds counts them when it sends t there (V-F3: "the table can be
+ * initialized when stage a tasks are dispatched"). */
+static void count_made(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t t, uint32_t n,
+		       int delta)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_out; k++)
+		count_file(s, ds, s->g->outputs[tk->out_at + k], n, delta);
+}
+
+/* ---- where a task goes ----------------------------------------------------------------------- */
+
+/* The next of ds's workers round-robin. */
+uint32_t locus__amfs_round_robin(struct amfs *s, struct amfs_dispatcher *ds)
+{
+	uint32_t d = ds->d, n = s->gworkers_at[d + 1] - s->gworkers_at[d];
+	return s->gworkers[s->gworkers_at[d] + ds->rr++ % n];
+}
+
+/* A multicast file's least loaded holder of ds's (V-F: the replicas share
+ * its readers), or NONE: o's index i is a multicast's group. */
+static uint32_t multicast_holder(struct amfs *s, struct amfs_dispatcher *ds, uint32_t i)
+{
+	if (i == NONE || ds->coll[i] >= ds->n_colls || ds->colls[ds->coll[i]].kind != CO_MULTICAST)
+		return NONE;
+	const struct amfs_coll *c = &ds->colls[ds->coll[i]];
+	uint32_t bw = NONE;
+	for (uint32_t e = 0; e < c->n; e++) {
+		/* (A source outside ds's scope is not ds's to send to.) */
+		if (!my_node(s, ds, c->node[e]))
+			continue;
+		uint32_t w = locus__amfs_worker_on(s, ds, c->node[e]);
+		if (w != NONE &&
+		    (bw == NONE || locus__amfs_wload(s, ds, w) < locus__amfs_wload(s, ds, bw)))
+			bw = w;
+	}
+	return bw;
+}
+
+/* The worker ds sends task t to: a worker of `hint` (a node) when it is
+ * ds's, else data-aware (the node of its first produced input, or of
+ * most of its input bytes) or round-robin. */
+uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t,
+				   uint32_t hint)
+{
+	if (hint == NONE && data_aware(&s->opt)) {
+		const struct locus_task *tk = &s->g->tasks[t];
+		uint64_t best = 0;
+		for (uint32_t k = 0; k < tk->n_in; k++) {
+			uint32_t o = s->g->inputs[tk->in_at + k];
+			if (s->g->objects[o].producer == LOCUS_NONE)
+				continue;
+			uint32_t n = locus__amfs_dwhere(ds, o);
+			if (n == NONE)
+				continue;
+			if (!s->opt.aware_bytes) {
+				uint32_t w = multicast_holder(s, ds, locus__amfs_dindex(ds, o));
+				if (w != NONE)
+					return w;
+				hint = n;
+				break;
+			}
+			/* Most input bytes: this file's node, with every other
+			 * input there. */
+			uint64_t b = 0;
+			for (uint32_t j = 0; j < tk->n_in; j++) {
+				uint32_t oj = s->g->inputs[tk->in_at + j];
+				if (s->g->objects[oj].producer != LOCUS_NONE &&
+				    locus__amfs_dwhere(ds, oj) == n)
+					b += s->g->objects[oj].bytes;
+			}
+			if (hint == NONE || b > best) {
+				best = b;
+				hint = n;
+			}
+		}
+	}
+	if (hint != NONE && my_node(s, ds, hint)) {
+		uint32_t w = locus__amfs_worker_on(s, ds, hint);
+		if (w != NONE)
+			return w;
+	}
+	return locus__amfs_round_robin(s, ds);
+}
+
+/* Sends task t to worker w with the ways of the configuration. */
+void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			   uint32_t t, uint32_t w, enum locus_gather gather)
+{
+	int config = s->opt.config;
+	struct amfs_dtask *dt = dtask(s, ds, t);
+	/* Staging writes its outputs back to the file system (its local
+	 * copy is scratch); shared writes them there; the others keep them
+	 * and write only the final ones. */
+	enum locus_output out =
+	    config == C_SHARED || config == C_STAGING ? LOCUS_OUTPUT_FS : LOCUS_OUTPUT_FINAL;
+	if (config == C_SHARED)
+		gather = LOCUS_GATHER_READ;
+	enum fetch f = config == C_SHARED	     ? F_NONE
+		       : config == C_STAGING	     ? F_FS
+		       : gather == LOCUS_GATHER_NONE ? F_NONE
+		       : s->async[t]		     ? F_NONE
+						     : F_SEQ;
+	/* A worker that brings its task's inputs brings the workflow's too
+	 * (a cache): the task waits for them all. */
+	if (gather == LOCUS_GATHER_POLICY && (f == F_SEQ || f == F_FS) && !s->tcat[t])
+		gather = LOCUS_GATHER_ALL;
+	struct locus_msg m = locus__flow_assign_msg(s->g, p_disp(s, ds->d), w, t, gather, out);
+	m.arg[4] = f;
+	m.arg[5] = dt->bound;
+	m.n_args = 6;
+	locus_act_send(act, &m);
+	dt->st = T_SENT;
+	dt->worker = w;
+	load_add(s, ds, w, 1);
+	count_made(s, ds, t, node_of(s, w), 1);
+	s->count.sent++;
+	if (s->opt.replicate_task && s->mc_out[t])
+		locus__amfs_replicate_sent(s, ds, act, t, node_of(s, w));
+}
+
+/* ---- copies its gathers bring ---------------------------------------------------------------- */
+
+/* A gather of ds's brings o to node n. Told before the copy starts, so
+ * that o's server never drops a copy there that another gather is about
+ * to use. */
+void locus__amfs_transit_to(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			    uint32_t o, uint32_t n)
+{
+	if (!s->opt.keep)
+		amfs_send(act, p_disp(s, ds->d), p_server(s, server_of(s, o)), M_HOLD, 0, 2, o, n);
+}
+
+/* ds's gather is done with its copy of o at node n: o's server drops it
+ * unless another gather holds it there, n is a registered location, or a
+ * task ds sent to n still reads it (then it registers it, and it goes
+ * with the file's other copies after its last reader). */
+void locus__amfs_transit_done(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			      uint32_t o, uint32_t n)
+{
+	if (s->opt.keep)
+		return;
+	const struct locus_object *ob = &s->g->objects[o];
+	int needed = 0;
+	for (uint32_t j = 0; j < ob->n_cons && !needed; j++) {
+		uint32_t t = s->g->consumers[ob->cons_at + j];
+		const struct amfs_dtask *dt = mine(s, ds, t) ? dtask(s, ds, t) : NULL;
+		needed =
+		    dt && dt->st == T_SENT && dt->worker != NONE && node_of(s, dt->worker) == n;
+	}
+	struct locus_msg m = {.type = M_UNHOLD,
+			      .from = p_disp(s, ds->d),
+			      .to = p_server(s, server_of(s, o)),
+			      .n_args = 3};
+	m.arg[0] = o;
+	m.arg[1] = n;
+	m.arg[2] = needed;
+	locus_act_send(act, &m);
+}
+
+/* ---- dispatch -------------------------------------------------------------------------------- */
+
+/* Task t of ds's has all its inputs located. */
+void locus__amfs_dispatch_ready(struct amfs *s, struct amfs_dispatcher *ds,
+				struct locus_actions *act, uint32_t t)
+{
+	const struct amfs_dtask *dt = dtask(s, ds, t);
+	int config = s->opt.config;
+	if (dt->st != T_WAIT || dt->missing || dt->mc_wait || s->async[t])
+		return;
+	if (is_gather(s, t) && (config == C_COGATHER || config == C_AUTO || config == C_ASGATHER)) {
+		if (locus__amfs_start_gather(s, ds, act, t))
+			locus_act_oom(act);
+		return;
+	}
+	uint32_t r = s->opt.replicate_task ? locus__amfs_replica_of(s, ds, t) : NONE;
+	if (r != NONE) {
+		locus__amfs_replica_reader(s, ds, act, t, r);
+		return;
+	}
+	locus__amfs_send_task(s, ds, act, t, locus__amfs_choose_worker(s, ds, t, NONE),
+			      LOCUS_GATHER_POLICY);
+}
+
+/* Asynchronous gather (IV-C): t's inputs are all at its node; it is sent
+ * to the least loaded worker there. */
+static void async_ready(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			uint32_t t)
+{
+	struct amfs_dtask *dt = dtask(s, ds, t);
+	uint32_t w = locus__amfs_worker_on(s, ds, dt->target);
+	dt->bound = 1;
+	locus__amfs_send_task(s, ds, act, t, w != NONE ? w : locus__amfs_round_robin(s, ds),
+			      LOCUS_GATHER_POLICY);
+}
+
+/* Asynchronous gather: ds learned that o, an input of t, is on node n.
+ * The first one fixes t's node (n when it is ds's, else one of ds's
+ * round-robin); each is copied there as it is produced, and held there
+ * (its server told before the copy starts) until t has run. */
+static void async_input(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			uint32_t t, uint32_t o, uint32_t n)
+{
+	struct amfs_dtask *dt = dtask(s, ds, t);
+	if (dt->target == NONE)
+		dt->target = my_node(s, ds, n) && s->nworkers_at[n + 1] > s->nworkers_at[n]
+				 ? n
+				 : node_of(s, locus__amfs_round_robin(s, ds));
+	locus__amfs_transit_to(s, ds, act, o, dt->target);
+	if (n == dt->target) {
+		if (!--dt->left)
+			async_ready(s, ds, act, t);
+		return;
+	}
+	struct locus_copy c = {.objects = &o,
+			       .n = 1,
+			       .from = n < s->nn ? n : LOCUS_NONE,
+			       .to = dt->target,
+			       .tag = TAG(K_ASYNC, t, 0),
+			       .task = t};
+	locus_act_copy(act, &c);
+	s->count.fetches++;
+}
+
+/* An asynchronous gather's copy ended: held there, or tried again from
+ * wherever the engine finds the file. */
+static void async_copied(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			 uint32_t t, const struct locus_event *ev)
+{
+	struct amfs_dtask *dt = dtask(s, ds, t);
+	uint32_t o = ev->transfer.object;
+	if (!ev->transfer.ok) {
+		struct locus_copy c = {.objects = &o,
+				       .n = 1,
+				       .from = LOCUS_NONE,
+				       .to = dt->target,
+				       .tag = TAG(K_ASYNC, t, 1),
+				       .task = t};
+		/* Once from any holder; a second failure leaves t waiting (the
+		 * engine then says the run stalled). */
+		if (TAG_B(ev->transfer.tag) == 0)
+			locus_act_copy(act, &c);
+		return;
+	}
+	if (!--dt->left)
+		async_ready(s, ds, act, t);
+}
+
+/* ---- locations ------------------------------------------------------------------------------- */
+
+/* The collective producer p's files need once ds knows where all are: its
+ * multicast group or its scatter; gk gets ds's entry of the group's first
+ * file (NONE: none), *scatter whether p scatters. */
+static uint32_t group_of(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t p,
+			 int *scatter)
+{
+	*scatter = p != LOCUS_NONE && (s->an->task_patterns[p] & LOCUS_PATTERN_SCATTER);
+	uint32_t gk = NONE;
+	if (data_aware(&s->opt) && p != LOCUS_NONE && (*scatter || s->mc_out[p])) {
+		const struct locus_task *pk = &s->g->tasks[p];
+		for (uint32_t j = 0; j < pk->n_out && gk == NONE; j++) {
+			uint32_t oj = s->g->outputs[pk->out_at + j];
+			if (*scatter || (s->an->object_patterns[oj] & LOCUS_PATTERN_MULTICAST))
+				gk = locus__amfs_dindex(ds, oj);
+		}
+	}
+	return gk;
+}
+
+/* Producer p's group (or scatter), gk its first file: when every file of
+ * p is located, the collective starts (and marks the group's files,
+ * ds->coll). 0, or LOCUS_ENOMEM. */
+static int group_located(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			 uint32_t p, uint32_t gk, int scatter)
+{
+	const struct locus_task *pk = &s->g->tasks[p];
+	int all = 1;
+	for (uint32_t j = 0; j < pk->n_out && all; j++) {
+		uint32_t i = locus__amfs_dindex(ds, s->g->outputs[pk->out_at + j]);
+		all = i == NONE || ds->loc[i] != NONE;
+	}
+	return !all	 ? 0
+	       : scatter ? locus__amfs_start_scatter(s, ds, act, p, ds->loc[gk])
+			 : locus__amfs_start_multicast(s, ds, act, p, ds->loc[gk]);
+}
+
+/* ds learned that o is on node n. */
+static void located(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+		    uint32_t o, uint32_t n)
+{
+	uint32_t k = locus__amfs_dindex(ds, o);
+	if (k == NONE || ds->loc[k] != NONE)
+		return;
+	ds->loc[k] = n;
+	const struct locus_object *ob = &s->g->objects[o];
+	uint32_t p = ob->producer;
+	/* ds counted it on its node when it sent its writer; another
+	 * dispatcher's writer's (stolen onto ds's node) counts now. */
+	if (p != LOCUS_NONE && !mine(s, ds, p))
+		count_file(s, ds, o, n, 1);
+	for (uint32_t j = 0; j < ob->n_cons; j++) {
+		uint32_t t = s->g->consumers[ob->cons_at + j];
+		/* Another dispatcher's writer whose replicas ds runs. */
+		if (s->opt.replicate_task && !mine(s, ds, t))
+			locus__amfs_replicate_ready(s, ds, act, t);
+		/* Waiting, or held by a scatter (which sends it on). */
+		if (!mine(s, ds, t))
+			continue;
+		struct amfs_dtask *dt = dtask(s, ds, t);
+		if (dt->st != T_WAIT && dt->st != T_HELD)
+			continue;
+		if (dt->missing)
+			dt->missing--;
+		if (s->async[t])
+			async_input(s, ds, act, t, o, n);
+	}
+	/* A producer's multicast group or scatter waits for its every file
+	 * ds knows of, whichever is located last (a file of it outside the
+	 * group too). */
+	int scatter;
+	uint32_t gk = group_of(s, ds, p, &scatter);
+	if (gk != NONE && ds->coll[gk] == NONE && group_located(s, ds, act, p, gk, scatter)) {
+		locus_act_oom(act);
+		return;
+	}
+	/* The readers ready now: those the group's collective will serve
+	 * wait for it while it has not started (once it has, they wait for
+	 * it or are held by it); a reader of another stage does not. */
+	int pending = gk != NONE && ds->coll[gk] == NONE;
+	for (uint32_t j = 0; j < ob->n_cons; j++) {
+		uint32_t t = s->g->consumers[ob->cons_at + j];
+		if (!mine(s, ds, t) || dtask(s, ds, t)->st != T_WAIT || dtask(s, ds, t)->missing)
+			continue;
+		if (pending && (scatter || locus__amfs_group_read(s, t, p) != NONE))
+			continue;
+		locus__amfs_dispatch_ready(s, ds, act, t);
+	}
+}
+
+/* ---- its events ------------------------------------------------------------------------------ */
+
+/* Its task list came: it asks where each produced input is, and starts
+ * what needs none. */
+static void tasks_came(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act)
+{
+	uint32_t d = ds->d, me = p_disp(s, d);
+	for (uint32_t k = 0; k < ds->n_obj; k++) {
+		uint32_t o = ds->obj[k];
+		amfs_send(act, me, p_server(s, server_of(s, o)), M_QUERY, 0, 2, o, me);
+		s->count.queries++;
+	}
+	for (uint32_t i = s->dtasks_at[d]; i < s->dtasks_at[d + 1]; i++)
+		locus__amfs_dispatch_ready(s, ds, act, s->dtasks[i]);
+	/* Other dispatchers' writers whose replicas ds runs, those reading
+	 * no produced file: now. */
+	for (uint32_t i = 0; s->opt.replicate_task && i < ds->n_repl; i++)
+		locus__amfs_replicate_ready(s, ds, act, ds->repl[i]);
+	locus_act_cost(act, s->dtasks_at[d + 1] - s->dtasks_at[d]);
+}
+
+/* A thief took t: its load and the files it will write move. */
+static void task_moved(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t, uint32_t w)
+{
+	struct amfs_dtask *dt = dtask(s, ds, t);
+	uint32_t old = dt->worker;
+	if (old != NONE) {
+		load_add(s, ds, old, -1);
+		count_made(s, ds, t, node_of(s, old), -1);
+	}
+	dt->worker = w;
+	load_add(s, ds, w, 1);
+	count_made(s, ds, t, node_of(s, w), 1);
+}
+
+/* Task t ended on `node`: the servers of its outputs learn where they
+ * are, those of its inputs that it read them; the copies gathers held
+ * for it go. */
+static void task_done(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+		      uint32_t t, uint32_t node)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	struct amfs_dtask *dt = dtask(s, ds, t);
+	uint32_t me = p_disp(s, ds->d);
+	dt->st = T_DONE;
+	load_add(s, ds, dt->worker, -1);
+	for (uint32_t k = 0; k < tk->n_out; k++) {
+		uint32_t o = s->g->outputs[tk->out_at + k];
+		amfs_send(act, me, p_server(s, server_of(s, o)), M_PRODUCED, 0, 2, o, node);
+	}
+	/* Its inputs are read: their servers count (staging copied the
+	 * workflow's inputs to nodes too). */
+	for (uint32_t k = 0; k < tk->n_in && !s->opt.keep; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		if (s->g->objects[o].producer != LOCUS_NONE || s->opt.config != C_SHARED)
+			amfs_send(act, me, p_server(s, server_of(s, o)), M_CONSUMED, 0, 1, o, 0);
+	}
+	/* An asynchronous gather lets go its inputs at its node. */
+	for (uint32_t k = 0; k < tk->n_in && s->async[t]; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		if (s->g->objects[o].producer != LOCUS_NONE)
+			locus__amfs_transit_done(s, ds, act, o, dt->target);
+	}
+	/* A gather's root lets go what the tree brought it. */
+	if (dt->coll != NONE) {
+		const struct amfs_coll *c = &ds->colls[dt->coll];
+		if ((c->kind == CO_GATHER) && c->task == t)
+			for (uint32_t k = c->fat[1]; k < c->fat[c->n]; k++)
+				locus__amfs_transit_done(s, ds, act, c->files[k], c->node[0]);
+	}
+	if (!--ds->left)
+		amfs_send(act, me, p_submitter(s), M_FINISHED, 0, 0, 0, 0);
+}
+
+static void dispatcher_handle(struct amfs *s, struct amfs_dispatcher *ds,
+			      const struct locus_event *ev, struct locus_actions *act)
+{
+	if (ev->kind == LOCUS_EV_TRANSFER) {
+		uint64_t tag = ev->transfer.tag;
+		if (TAG_KIND(tag) == K_ASYNC)
+			async_copied(s, ds, act, TAG_A(tag), ev);
+		if (TAG_KIND(tag) == K_COLL)
+			locus__amfs_coll_step(s, ds, act, TAG_A(tag), TAG_B(tag));
+		if (TAG_KIND(tag) == K_REPL)
+			locus__amfs_replica_step(s, ds, act, TAG_A(tag), TAG_B(tag), 0);
+		/* A replica's reader's input: its server learns of the copy
+		 * (it goes with the others after the last reader). */
+		if (TAG_KIND(tag) == K_RFETCH && ev->transfer.ok)
+			amfs_send(act, p_disp(s, ds->d),
+				  p_server(s, server_of(s, ev->transfer.object)), M_ADDLOC, 0, 2,
+				  ev->transfer.object, ev->transfer.to);
+		return;
+	}
+	if (ev->kind == LOCUS_EV_TIMER) {
+		if (TAG_KIND(ev->tag) == K_REPL)
+			locus__amfs_replica_step(s, ds, act, TAG_A(ev->tag), TAG_B(ev->tag), 1);
+		return;
+	}
+	if (ev->kind != LOCUS_EV_MESSAGE)
+		return;
+	const struct locus_msg *m = ev->msg;
+	uint32_t a0 = (uint32_t)m->arg[0];
+	switch (m->type) {
+	case M_TASKS:
+		tasks_came(s, ds, act);
+		break;
+	case M_LOCATED:
+		if (m->arg[1] > 0)
+			located(s, ds, act, a0, (uint32_t)m->arg[2]);
+		break;
+	case M_NOTIFY:
+		located(s, ds, act, a0, (uint32_t)m->arg[1]);
+		break;
+	case M_MOVED:
+		/* (Its workers name only its tasks.) */
+		if (a0 < s->g->n_tasks && mine(s, ds, a0))
+			task_moved(s, ds, a0, (uint32_t)m->arg[1]);
+		break;
+	case M_DONE:
+		if (a0 < s->g->n_tasks && mine(s, ds, a0))
+			task_done(s, ds, act, a0, (uint32_t)m->arg[1]);
+		break;
+	default:
+		break;
+	}
+}
+
+void locus__amfs_dispatcher_event(struct amfs *s, struct amfs_dispatcher *ds,
+				  const struct locus_event *ev, struct locus_actions *act)
+{
+	ds->now = ev->now;
+	dispatcher_handle(s, ds, ev, act);
+	if (ds->n_rsent)
+		locus__amfs_replicate_sent_end(s, ds, act);
+}
