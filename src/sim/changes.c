@@ -230,6 +230,100 @@ void locus__sim_change(struct engine *e, const struct locus_change *c, double no
 	}
 }
 
+/* ---- set-up ------------------------------------------------------------------------ */
+
+/* The speed changes of the run: cfg->speed with the scenario's speed and
+ * availability changes, in time order (cfg->speed's first at a tie). */
+static int merge_speeds(struct engine *e)
+{
+	const struct locus_sim_config *cfg = e->cfg;
+	size_t n = cfg->n_speed;
+	for (size_t k = 0; k < cfg->n_changes; k++)
+		n += cfg->changes[k].kind == LOCUS_CHANGE_SPEED ||
+		     cfg->changes[k].kind == LOCUS_CHANGE_AVAIL;
+	e->speeds = locus__calloc(n ? n : 1, sizeof *e->speeds);
+	e->others = locus__calloc(cfg->n_changes ? cfg->n_changes : 1, sizeof *e->others);
+	if (!e->speeds || !e->others)
+		return LOCUS_ENOMEM;
+	size_t i = 0, j = 0;
+	while (i < cfg->n_speed || j < cfg->n_changes) {
+		const struct locus_change *c = j < cfg->n_changes ? &cfg->changes[j] : NULL;
+		if (c && c->kind != LOCUS_CHANGE_SPEED && c->kind != LOCUS_CHANGE_AVAIL) {
+			e->others[e->n_others++] = c;
+			j++;
+			continue;
+		}
+		if (i < cfg->n_speed && (!c || cfg->speed[i].time <= c->time)) {
+			e->speeds[e->n_speeds++] = cfg->speed[i++];
+			continue;
+		}
+		if (c->node >= e->p->n_nodes)
+			return LOCUS_EINVAL;
+		double s = c->kind == LOCUS_CHANGE_AVAIL ? c->value * e->p->nodes[c->node].speed
+							 : c->value;
+		e->speeds[e->n_speeds++] = (struct locus_speed_change){c->time, c->node, s};
+		j++;
+	}
+	return 0;
+}
+
+/* The run's platform changes, checked: the speed changes by node in time
+ * order (segs, seg_at), the others as events (others). 0 or the failure's
+ * code. */
+int locus__sim_setup_changes(struct engine *e)
+{
+	size_t nn = e->p->n_nodes;
+	int rc;
+	if ((rc = merge_speeds(e)))
+		return rc == LOCUS_ENOMEM
+			   ? locus__sim_fail(e, rc, "out of memory")
+			   : locus__sim_fail(e, rc,
+					     "a platform change names no node of the platform");
+	e->segs = locus__calloc(e->n_speeds ? e->n_speeds : 1, sizeof *e->segs);
+	if (!e->segs)
+		return locus__sim_fail(e, LOCUS_ENOMEM, "out of memory");
+	for (size_t k = 0; k < e->n_speeds; k++) {
+		const struct locus_speed_change *c = &e->speeds[k];
+		if (c->node >= nn || !(c->speed > 0) || !(c->time >= 0) ||
+		    (k && c->time < e->speeds[k - 1].time))
+			return locus__sim_fail(
+			    e, LOCUS_EINVAL,
+			    "speed change %zu: expected a node below %zu, a speed > 0 and "
+			    "times in order",
+			    k, nn);
+		e->seg_at[c->node + 1]++;
+	}
+	for (size_t k = 0; k < e->n_others; k++) {
+		const struct locus_change *c = e->others[k];
+		int two = c->kind == LOCUS_CHANGE_LINK;
+		if (c->node >= nn || (two && (c->node2 >= nn || c->node2 == c->node)) ||
+		    !(c->time >= 0) || (k && c->time < e->others[k - 1]->time) ||
+		    ((c->kind == LOCUS_CHANGE_BANDWIDTH || two) &&
+		     !(c->value > 0 && isfinite(c->value))))
+			return locus__sim_fail(
+			    e, LOCUS_EINVAL,
+			    "platform change %zu: expected nodes below %zu, a value > 0 and "
+			    "times in order",
+			    k, nn);
+		if (two && e->p->network != LOCUS_NET_PAIRS)
+			return locus__sim_fail(
+			    e, LOCUS_EINVAL,
+			    "a link changes, but the platform's network is shared: links "
+			    "of their own need a contention-free platform");
+	}
+	for (size_t n = 0; n < nn; n++)
+		e->seg_at[n + 1] += e->seg_at[n];
+	size_t *fill = locus__calloc(nn, sizeof *fill);
+	if (!fill)
+		return locus__sim_fail(e, LOCUS_ENOMEM, "out of memory");
+	for (size_t k = 0; k < e->n_speeds; k++) {
+		uint32_t n = e->speeds[k].node;
+		e->segs[e->seg_at[n] + fill[n]++] = e->speeds[k];
+	}
+	free(fill);
+	return 0;
+}
+
 /* ---- the monitor ---------------------------------------------------------------- */
 
 static uint32_t mon_placed(const struct locus_monitor *m, uint32_t t, double *computed)

@@ -297,6 +297,9 @@ extern const struct locus__exec_ops locus__sim_ops;
 double locus__sim_compute_end(const struct engine *e, uint32_t node, double t0, double work);
 /* Task t's computation on worker w, in speed-1 seconds. */
 double locus__sim_work_units(const struct engine *e, uint32_t t, uint32_t w);
+/* The run's platform changes, checked, into segs, seg_at and others; 0
+ * or the failure's code. */
+int locus__sim_setup_changes(struct engine *e);
 /* A platform change (not a speed change) happens. */
 void locus__sim_change(struct engine *e, const struct locus_change *c, double now);
 /* Sets e->mon: what the policy sees of the run. */
