@@ -1,7 +1,8 @@
 /*
  * The platform changing in the simulator (engine.h): nodes' speeds over
- * time, nodes failing and coming back, bandwidths and links changing; and
- * the monitor, through which a policy sees the run.
+ * time, nodes failing and coming back, bandwidths and links changing, the
+ * run's changes checked and put in order at set-up; and the monitor,
+ * through which a policy sees the run.
  */
 #include <math.h>
 #include <stdlib.h>

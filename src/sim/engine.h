@@ -30,7 +30,8 @@
  *   tasks.c   - running tasks: reads, computing, writes, ends (and the
  *               table of the executor's operations)
  *   changes.c - the platform changing: speeds over time, nodes failing
- *               and coming back, bandwidths and links; the monitor
+ *               and coming back, bandwidths and links, the changes set
+ *               up; the monitor
  * This header is what they share, internal to the simulator.
  */
 #ifndef LOCUS_SIM_ENGINE_H

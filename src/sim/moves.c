@@ -543,6 +543,25 @@ static void drop(struct engine *e, uint32_t o, uint32_t place)
 		unhold(e, o, place);
 }
 
+/* Move m has arrived. */
+void locus__sim_move_done(struct engine *e, uint32_t m, double now)
+{
+	switch (e->moves[m].kind) {
+	case MV_READ:
+		locus__sim_read_done(e, m, now);
+		break;
+	case MV_WRITE:
+		locus__sim_write_done(e, m, now);
+		break;
+	case MV_COPY:
+		copy_done(e, m, now);
+		break;
+	default:
+		xfer_done(e, m, now);
+		break;
+	}
+}
+
 /* ---- the executor's operations: a policy's transfers, copies and drops ----------- */
 
 void locus__sim_op_transfer(void *eng, uint32_t proc, uint32_t o, uint32_t from, uint32_t to,
@@ -565,23 +584,4 @@ void locus__sim_op_drop(void *eng, uint32_t o, uint32_t place, double now)
 {
 	(void)now;
 	drop(eng, o, place == LOCUS_FS ? NONE : place);
-}
-
-/* Move m has arrived. */
-void locus__sim_move_done(struct engine *e, uint32_t m, double now)
-{
-	switch (e->moves[m].kind) {
-	case MV_READ:
-		locus__sim_read_done(e, m, now);
-		break;
-	case MV_WRITE:
-		locus__sim_write_done(e, m, now);
-		break;
-	case MV_COPY:
-		copy_done(e, m, now);
-		break;
-	default:
-		xfer_done(e, m, now);
-		break;
-	}
 }

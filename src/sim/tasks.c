@@ -335,6 +335,9 @@ static void op_abort(void *eng, uint32_t w, uint32_t t, int state, double now)
 	pr->idle_since = now;
 }
 
+/* The simulator's operations, as the executor calls them: messages,
+ * timers and the run's end from engine.c, moves from moves.c, a task's
+ * course from here. */
 const struct locus__exec_ops locus__sim_ops = {
     .tell = locus__sim_op_tell,
     .send = locus__sim_op_send,
