@@ -174,7 +174,6 @@ static void node_up(struct engine *e, uint32_t n, double now)
 }
 
 /* A bandwidth changed: the shared links get their new capacity, and the
-
  * contention-free transfers of the pairs concerned go on at theirs. */
 static void bandwidth(struct engine *e, uint32_t a, uint32_t b, double now)
 {

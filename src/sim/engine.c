@@ -568,7 +568,6 @@ static int unfinished(struct engine *e)
 
 /* Checked that rarely, so a scan is cheap; a task still running or a
  * move under way is progress. */
-
 static int stalled(struct engine *e, double t)
 {
 	int busy = e->changes_left > 0;

@@ -287,15 +287,6 @@ static void record_xfer(struct engine *e, const struct move *mv, double now)
 }
 
 /* Object o is now on `node` (written there, or arrived; NONE: the file
- * system): the tasks placed there that waited for it count one input
- * fewer, and, when it is the object's only copy, those placed elsewhere
- * can have it sent (with a copy elsewhere already, each of them asked for
- * it when it was placed, or again when the transfer's source failed:
- * asking once more would only find the transfer under way, at a cost of
- * every holder and transfer of a widely read object for every copy made
- * of it). A task that reads its inputs when it starts (LOCUS_GATHER_READ)
- * waits for its first copy anywhere. */
-/* Object o is now on `node` (written there, or arrived; NONE: the file
  * system), new there: no longer lost, and the executor hears of it. */
 static void appeared(struct engine *e, uint32_t o, uint32_t node, double now)
 {
