@@ -50,11 +50,13 @@ extern "C" {
 #define LOCUS_MPI_OFFERS 0u
 /* What locus_mpi_flow_run offers policies: failed attempts told,
  * copies, drops and reductions, assignments that say how inputs come and
- * where outputs go, and withdrawn assignments; not (yet) rewinding a
- * finished task, nor a monitor of every task (each rank knows its own
- * worker's). */
+ * where outputs go, withdrawn assignments, rewinding a finished task, and
+ * a monitor of every task (its scheduler ranks hear each task's state
+ * from the rank that has it: a message late, where the simulator's is
+ * exact). */
 #define LOCUS_MPI_FLOW_OFFERS                                                                      \
-	(LOCUS_NEEDS_FAILED | LOCUS_NEEDS_COPIES | LOCUS_NEEDS_FLOW | LOCUS_NEEDS_CANCEL)
+	(LOCUS_NEEDS_FAILED | LOCUS_NEEDS_COPIES | LOCUS_NEEDS_FLOW | LOCUS_NEEDS_CANCEL |         \
+	 LOCUS_NEEDS_REWIND | LOCUS_NEEDS_MONITOR)
 
 /* What the function is given: one chunk of one dataset. */
 struct locus_mpi_chunk {
@@ -349,6 +351,10 @@ struct locus_mpi_flow_report {
 	 * the next made it again), and the rounds (1 when none was lost).
 	 * The result describes the last round. */
 	size_t lost, rounds;
+	/* Rank 0: tasks that ran again because a policy reading a monitor of
+	 * every task (GTP) moved them as they ended, its news a message late
+	 * (the result keeps each task's first run). */
+	size_t repeated;
 	/* Rank 0, for a replay in the simulator (locus flow run --measured):
 	 * each task's seconds in its command or function, by options.graph's
 	 * task (-1: not run by this run), and the rates the run's copies

@@ -66,7 +66,8 @@
 #include "locus/dag.h"
 #include "sched/policies.h"
 
-#define TIMER_TAG 1
+#define TIMER_TAG  1
+#define MSG_FAILED 1 /* arg[1] of a worker's message: a task's attempt failed */
 
 struct gtp {
 	const struct locus_workload *wl;
@@ -981,9 +982,45 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 		plan_spare(s);
 }
 
+/* Task t is off worker w's list (a failed attempt: the list goes on
+ * without it). */
+static void unlink_task(struct gtp *s, uint32_t w, uint32_t t)
+{
+	uint32_t prev = LOCUS_NONE;
+	for (uint32_t x = s->head[w]; x != LOCUS_NONE; prev = x, x = s->next[x]) {
+		if (x != t)
+			continue;
+		if (prev == LOCUS_NONE)
+			s->head[w] = s->next[t];
+		else
+			s->next[prev] = s->next[t];
+		if (s->tail[w] == t)
+			s->tail[w] = prev;
+		s->next[t] = LOCUS_NONE;
+		return;
+	}
+}
+
 static void on_event(void *state, const struct locus_event *ev, struct locus_actions *act)
 {
 	struct gtp *s = state;
+	if (ev->proc < s->nw && ev->kind == LOCUS_EV_FAILED && !ev->failed.final &&
+	    ev->failed.task < s->n) {
+		/* GTP/r, GTP/c/r (the policies that place failed tasks again):
+		 * an attempt of a task of this worker failed. The scheduler
+		 * hears of it, and maps it again at once: it is no longer in
+		 * the worker's list, and sent anew behind what precedes it
+		 * in the new sequences (every task queued after it that the
+		 * mapping changes is withdrawn first, so that nothing waits
+		 * for it from ahead of it). */
+		struct locus_msg m = {.type = LOCUS_MSG_USER,
+				      .from = ev->proc,
+				      .to = s->nw,
+				      .n_args = 2,
+				      .arg = {(int64_t)ev->failed.task, MSG_FAILED}};
+		locus_act_send(act, &m);
+		return;
+	}
 	if (ev->proc < s->nw && s->dls && ev->kind == LOCUS_EV_DONE) {
 		/* DLS/sr: a task that ended later than its spare time allows
 		 * asks the scheduler for a rescheduling point. */
@@ -1014,7 +1051,15 @@ static void on_event(void *state, const struct locus_event *ev, struct locus_act
 			locus_act_timer(act, s->nw, s->period, TIMER_TAG);
 		break;
 	case LOCUS_EV_MESSAGE:
-		if (s->dls && ev->msg->type == LOCUS_MSG_USER) {
+		if (ev->msg->type == LOCUS_MSG_USER && ev->msg->n_args == 2 &&
+		    ev->msg->arg[1] == MSG_FAILED) {
+			uint32_t t = (uint32_t)ev->msg->arg[0];
+			if (t < s->n && s->mu[t] < s->nw) {
+				unlink_task(s, s->mu[t], t);
+				if (!s->finished)
+					reschedule(s, ev->now, act);
+			}
+		} else if (s->dls && ev->msg->type == LOCUS_MSG_USER) {
 			s->asked = 0;
 			s->triggers++;
 			reschedule(s, ev->now, act);

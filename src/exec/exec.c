@@ -86,6 +86,33 @@ static int ended(const struct locus__exec *x)
 	return x->failed || x->halted;
 }
 
+/* Task t's state as a monitor sees it is now m (on worker w). */
+static void monitor(struct locus__exec *x, uint32_t t, uint32_t w, enum locus__mon_state m,
+		    double now)
+{
+	if (x->tmon[t] == m)
+		return;
+	x->tmon[t] = (uint8_t)m;
+	if (x->cfg.ops->state)
+		x->cfg.ops->state(x->cfg.eng, t, m == LOCUS__M_NONE ? NONE : w, m, now);
+}
+
+/* Whether queued task t on worker w has begun to gather: an input of it
+ * on its node, or coming. */
+static int gathering(const struct locus__exec *x, uint32_t t, uint32_t w)
+{
+	const struct locus_task *tk = &x->cfg.wl->tasks[t];
+	uint32_t node = x->cfg.wl->worker_node[w];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = x->g->inputs[tk->in_at + k];
+		if (x->g->objects[o].producer != LOCUS_NONE &&
+		    (locus_replicas_has(x->cfg.rep, o, node) ||
+		     x->cfg.ops->underway(x->cfg.eng, o, node)))
+			return 1;
+	}
+	return 0;
+}
+
 /* ---- set-up ------------------------------------------------------------------- */
 
 int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg)
@@ -102,6 +129,7 @@ int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg
 	x->tstate = locus__calloc(nt, 1);
 	x->tfrom_policy = locus__calloc(nt, 1);
 	x->tvoid = locus__calloc(nt, 1);
+	x->tmon = locus__calloc(nt, 1);
 	x->tgather = locus__calloc(nt, 1);
 	x->toutput = locus__calloc(nt, 1);
 	x->tworker = locus__calloc(nt, sizeof *x->tworker);
@@ -117,10 +145,10 @@ int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg
 	x->acut = locus__calloc(nt, sizeof *x->acut);
 	x->anext = locus__calloc(nt, sizeof *x->anext);
 	x->ahint = locus__calloc(nt, sizeof *x->ahint);
-	if (!x->w || !x->tstate || !x->tfrom_policy || !x->tvoid || !x->tgather || !x->toutput ||
-	    !x->tworker || !x->thome || !x->thoming || !x->tran_by || !x->tassigner ||
-	    !x->tmissing || !x->tawait || !x->tattempt || !x->tlost_node || !x->asent || !x->acut ||
-	    !x->anext || !x->ahint) {
+	if (!x->w || !x->tstate || !x->tfrom_policy || !x->tvoid || !x->tmon || !x->tgather ||
+	    !x->toutput || !x->tworker || !x->thome || !x->thoming || !x->tran_by ||
+	    !x->tassigner || !x->tmissing || !x->tawait || !x->tattempt || !x->tlost_node ||
+	    !x->asent || !x->acut || !x->anext || !x->ahint) {
 		locus__exec_fini(x);
 		return LOCUS_ENOMEM;
 	}
@@ -156,6 +184,7 @@ void locus__exec_fini(struct locus__exec *x)
 	free(x->tstate);
 	free(x->tfrom_policy);
 	free(x->tvoid);
+	free(x->tmon);
 	free(x->tgather);
 	free(x->toutput);
 	free(x->tworker);
@@ -177,8 +206,6 @@ void locus__exec_fini(struct locus__exec *x)
 }
 
 /* ---- actions ------------------------------------------------------------------- */
-
-static void rewind_task(struct locus__exec *x, uint32_t t, double now);
 
 /* The engine cannot do what the policy asks. */
 static void unsupported(struct locus__exec *x, const char *what)
@@ -265,14 +292,17 @@ void locus__exec_apply(struct locus__exec *x, struct locus_actions *act, uint32_
 				     nt);
 				return;
 			}
+			/* Placed (or finished) on another executor's worker,
+			 * perhaps: it is told too. */
 			if (a->kind == LOCUS__ACT_CANCEL) {
-				/* Placed on another executor's worker, perhaps:
-				 * it is told too. */
 				if (x->tstate[a->tag] == LOCUS__T_NEW && ops->cancel)
 					ops->cancel(x->cfg.eng, (uint32_t)a->tag, now);
 				locus__exec_cancel(x, (uint32_t)a->tag, now);
-			} else
-				rewind_task(x, (uint32_t)a->tag, now);
+			} else {
+				if (x->tstate[a->tag] != LOCUS__T_DONE && ops->rewind)
+					ops->rewind(x->cfg.eng, (uint32_t)a->tag, now);
+				locus__exec_rewind(x, (uint32_t)a->tag, now);
+			}
 			break;
 		case LOCUS__ACT_TRANSFER:
 			if (a->tag >= no || a->to >= nn ||
@@ -369,6 +399,8 @@ static void place(struct locus__exec *x, uint32_t w, uint32_t t, int64_t hint, i
 		if (miss && x->tgather[t] == LOCUS_GATHER_AUTO)
 			want(x, o, node, t, now);
 	}
+	if (x->cfg.ops->state)
+		monitor(x, t, w, gathering(x, t, w) ? LOCUS__M_GATHERING : LOCUS__M_NONE, now);
 	if (start)
 		locus__exec_try_start(x, w, now);
 }
@@ -510,6 +542,8 @@ void locus__exec_appeared(struct locus__exec *x, uint32_t o, uint32_t node, doub
 		int got = x->tgather[c] == LOCUS_GATHER_READ
 			      ? only
 			      : cn == node && x->tgather[c] != LOCUS_GATHER_NONE;
+		if (got && cn == node && x->tmon[c] == LOCUS__M_NONE)
+			monitor(x, c, w, LOCUS__M_GATHERING, now);
 		if (got) {
 			uint8_t *waits = &x->cwait[ob->cons_at + k];
 			if (*waits && x->tmissing[c]) {
@@ -571,6 +605,7 @@ void locus__exec_try_start(struct locus__exec *x, uint32_t w, double now)
 	}
 	x->tran_by[t] = w;
 	x->tstate[t] = LOCUS__T_READING;
+	monitor(x, t, w, LOCUS__M_RUNNING, now);
 	x->cfg.ops->start(x->cfg.eng, w, t, now);
 }
 
@@ -684,6 +719,7 @@ static void finished(struct locus__exec *x, uint32_t w, double now)
 	struct locus_event ev = {.kind = LOCUS_EV_DONE, .done = {.task = t}};
 	xw->task = NONE;
 	x->tstate[t] = LOCUS__T_DONE;
+	monitor(x, t, w, LOCUS__M_DONE, now);
 	x->done++;
 	x->cfg.ops->ended(x->cfg.eng, w, t, &ev, now);
 	/* Its outputs are on its node (the other cases put them there when
@@ -776,6 +812,7 @@ void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now)
 	x->thoming[t] = 0;
 	x->tworker[t] = NONE;
 	x->tstate[t] = LOCUS__T_NEW;
+	monitor(x, t, NONE, LOCUS__M_NONE, now);
 }
 
 void locus__exec_requeue(struct locus__exec *x, uint32_t w, double now)
@@ -803,7 +840,7 @@ void locus__exec_cancel(struct locus__exec *x, uint32_t t, double now)
 
 /* GTP/r's rewinding: finished task t runs again when next assigned. Its
  * completion no longer counts; its outputs stay where they are. */
-static void rewind_task(struct locus__exec *x, uint32_t t, double now)
+void locus__exec_rewind(struct locus__exec *x, uint32_t t, double now)
 {
 	if (x->tstate[t] != LOCUS__T_DONE) {
 		locus__exec_cancel(x, t, now);
@@ -821,6 +858,7 @@ static void rewind_task(struct locus__exec *x, uint32_t t, double now)
 	x->tattempt[t]++;
 	x->tworker[t] = NONE;
 	x->tstate[t] = LOCUS__T_NEW;
+	monitor(x, t, NONE, LOCUS__M_NONE, now);
 	x->done--;
 }
 

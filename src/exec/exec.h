@@ -69,6 +69,16 @@ struct locus__read {
 
 struct locus__exec;
 
+/* A task's state as a monitor sees it (struct locus_monitor's `placed`:
+ * placed once it has begun to gather its inputs), which an engine whose
+ * schedulers are elsewhere sends them (locus__exec_ops.state). */
+enum locus__mon_state {
+	LOCUS__M_NONE,	    /* not placed, or queued without any input coming */
+	LOCUS__M_GATHERING, /* queued, an input of it on its node or coming */
+	LOCUS__M_RUNNING,   /* started */
+	LOCUS__M_DONE	    /* finished */
+};
+
 /* What a starting task reads (locus__exec_reads). */
 struct locus__read_plan {
 	uint32_t main;	 /* its main (largest) stored input, or LOCUS_NONE */
@@ -138,6 +148,13 @@ struct locus__exec_ops {
 	 * executor's. */
 	void (*ran)(void *eng, uint32_t by, uint32_t home, uint32_t t, uint32_t attempt, int ok,
 		    const char *why, double now);
+	/* Task t's state as a monitor sees it changed (placed on worker w, or
+	 * not: LOCUS_NONE); may be NULL. */
+	void (*state)(void *eng, uint32_t t, uint32_t w, enum locus__mon_state state, double now);
+	/* Task t is rewound: it may be another executor's, finished there
+	 * (which calls locus__exec_rewind); NULL when every worker is this
+	 * executor's. */
+	void (*rewind)(void *eng, uint32_t t, double now);
 	/* Task t, which this executor has not placed, is cancelled: it may be
 	 * another executor's (which calls locus__exec_cancel); NULL when
 	 * every worker is this executor's. */
@@ -199,6 +216,7 @@ struct locus__exec {
 	uint8_t *tstate;
 	uint8_t *tfrom_policy; /* placed by the policy (else by a retry) */
 	uint8_t *tvoid;	       /* cancelled after it finished: its next assignment is void */
+	uint8_t *tmon;	       /* its state as last told (enum locus__mon_state) */
 	uint8_t *tgather, *toutput;
 	uint32_t *tworker;   /* where it is placed, or LOCUS_NONE */
 	uint32_t *thome;     /* the worker its attempt here runs for, or LOCUS_NONE */
@@ -317,6 +335,9 @@ void locus__exec_requeue(struct locus__exec *x, uint32_t w, double now);
 /* Task t is withdrawn from this executor's worker it is placed on,
  * (queued, gathering or running: locus_act_cancel), if any. */
 void locus__exec_cancel(struct locus__exec *x, uint32_t t, double now);
+/* Task t runs again when next assigned (locus_act_rewind): finished here,
+ * it no longer counts; not finished, it is cancelled. */
+void locus__exec_rewind(struct locus__exec *x, uint32_t t, double now);
 /* Takes task t off its worker (out of the queue, or stopped where it runs
  * through ops->abort): it is unplaced. */
 void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now);

@@ -10,11 +10,28 @@ static void journal_task(struct flow *f, const struct rec *r);
 
 /* ---- rank 0: outcomes --------------------------------------------------------------- */
 
+void locus__rt_undone(struct flow *f, uint32_t t)
+{
+	if (t >= f->g->n_tasks || !f->done[t])
+		return;
+	f->done[t] = 0;
+	f->n_done--;
+	f->st->claimed[f->task_full ? f->task_full[t] : t] = 0;
+}
+
 void locus__rt_take_report(struct flow *f, const struct rec *r)
 {
 	if (r->task >= f->g->n_tasks)
 		return;
 	if (f->done[r->task]) {
+		/* A policy that reads a monitor of every task decides from what
+		 * its ranks knew a message ago: it may move a task that has
+		 * just ended, which then runs again (counted). Another policy
+		 * that runs a task twice has made a mistake. */
+		if (f->monitor_all) {
+			f->reruns++;
+			return;
+		}
 		char nb[64];
 		locus__rt_local_fail(f, LOCUS_EINCOMPLETE, "task %s ran twice (policy %s)",
 				     locus__rt_task_name(f, r->task, nb, sizeof nb), f->pol->name);

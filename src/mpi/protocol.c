@@ -186,6 +186,60 @@ static void op_cancel(void *eng, uint32_t t, double now)
 			locus__rt_post_copy(f, r, F_CANCEL, &q, sizeof q);
 }
 
+/* A task's state for the monitor: to every scheduler rank, when the policy
+ * needs it. */
+static void op_state(void *eng, uint32_t t, uint32_t w, enum locus__mon_state state, double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	if (!f->monitor_all)
+		return;
+	struct tstate m = {t, w, (uint32_t)state, 0, locus__rt_now_of(f)};
+	for (int r = 0; r < (int)f->D; r++)
+		if (r == f->rank)
+			locus__rt_take_state(f, &m);
+		else
+			locus__rt_post_copy(f, r, F_STATE, &m, sizeof m);
+}
+
+void locus__rt_take_state(struct flow *f, const struct tstate *m)
+{
+	if (!f->mon_worker || m->task >= f->g->n_tasks || m->state > LOCUS__M_DONE)
+		return;
+	f->mon_worker[m->task] = m->worker;
+	f->mon_state[m->task] = (uint8_t)m->state;
+	f->mon_since[m->task] = m->since;
+}
+
+/* A rewind: every rank hears (the one where the task finished rewinds it,
+ * the one where it runs cancels it), and rank 0 takes its end back. A
+ * finished task's next run is its next attempt, as on the rank where it
+ * finished: the assignment that follows carries the count. (Rank 0 hosts
+ * the scheduler of a policy that rewinds, GTP/r's one, and knows the task
+ * finished by then: the worker's report went ahead of its news.) */
+static void op_rewind(void *eng, uint32_t t, double now)
+{
+	struct flow *f = eng;
+	(void)now;
+	struct retry q = {t, 0, 0, 0};
+	for (int r = 0; r < f->size; r++)
+		if (r != f->rank)
+			locus__rt_post_copy(f, r, F_REWIND, &q, sizeof q);
+	if (f->rank == 0 && f->done[t]) {
+		f->x.tattempt[t]++;
+		locus__rt_undone(f, t);
+	}
+}
+
+/* Rewinding a finished task here: rank 0 takes its end back (op_rewind,
+ * F_REWIND); nothing else to undo on this rank. */
+static void op_unended(void *eng, uint32_t w, uint32_t t)
+{
+	(void)eng;
+	(void)w;
+	(void)t;
+}
+
 static void op_halt(void *eng, const char *why)
 {
 	locus__rt_local_fail(eng, LOCUS_EINCOMPLETE, "%s", why);
@@ -214,6 +268,9 @@ const struct locus__exec_ops locus__rt_mpi_ops = {
     .halt = op_halt,
     .fail = op_fail,
     .cancel = op_cancel,
+    .state = op_state,
+    .rewind = op_rewind,
+    .unended = op_unended,
     .ran = locus__rt_op_ran,
     .retry_away = locus__rt_op_retry_away,
 };
@@ -243,6 +300,28 @@ uint32_t locus__rt_mon_placed(const struct locus_monitor *m, uint32_t t, double 
 	const struct flow *f = m->engine;
 	if (computed)
 		*computed = 0;
+	if (f->monitor_all && t < f->g->n_tasks && f->mon_worker) {
+		/* As the task's worker last said: a running task's computed
+		 * part estimated from the time it has run over its cost. */
+		uint32_t w = f->mon_worker[t];
+		switch (f->mon_state[t]) {
+		case LOCUS__M_DONE:
+			if (computed)
+				*computed = 1;
+			return w;
+		case LOCUS__M_RUNNING:
+			if (computed) {
+				double c = locus_workload_cost(f->wl, t, w),
+				       run = locus__rt_now_of(f) - f->mon_since[t];
+				*computed = c > 0 ? fmin(run / c, 0.999) : 0.999;
+			}
+			return w;
+		case LOCUS__M_GATHERING:
+			return w;
+		default:
+			return LOCUS_NONE;
+		}
+	}
 	/* This rank's worker's tasks (queued or running) alone. */
 	if (t < f->g->n_tasks && f->worker != NONE && f->x.tworker[t] == f->worker &&
 	    f->x.tstate[t] != LOCUS__T_NEW && f->x.tstate[t] != LOCUS__T_DONE)

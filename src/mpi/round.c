@@ -334,6 +334,20 @@ static int setup(struct flow *f)
 	    (!f->on_fs || !f->obj_bytes || !f->obj_sum || !f->tassigned || !f->ran || !f->hosted ||
 	     !f->sent || !f->recvd || !f->batch || !f->urgent || !f->stage_bytes))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	/* A policy that reads a monitor of every task: its scheduler ranks
+	 * hear each task's state from the worker that has it. */
+	f->monitor_all = !!(locus_policy_needs(f->pol) & LOCUS_NEEDS_MONITOR);
+	if (!rc && f->monitor_all && !(f->sbatch = calloc((size_t)f->size, sizeof *f->sbatch)))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!rc && f->monitor_all && f->rank < (int)f->D) {
+		f->mon_worker = malloc((f->g->n_tasks + 1) * sizeof *f->mon_worker);
+		f->mon_state = calloc(f->g->n_tasks + 1, 1);
+		f->mon_since = calloc(f->g->n_tasks + 1, sizeof *f->mon_since);
+		if (!f->mon_worker || !f->mon_state || !f->mon_since)
+			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		for (size_t t = 0; f->mon_worker && t < f->g->n_tasks; t++)
+			f->mon_worker[t] = NONE;
+	}
 	if (!rc && f->rank == 0) {
 		f->recs = calloc(f->g->n_tasks + 1, sizeof *f->recs);
 		f->done = calloc(f->g->n_tasks + 1, 1);
@@ -435,6 +449,9 @@ static void round_free(struct flow *f)
 	for (int r = 0; f->batch && r < f->size; r++)
 		locus__buf_fini(&f->batch[r]);
 	free(f->batch);
+	for (int r = 0; f->sbatch && r < f->size; r++)
+		locus__buf_fini(&f->sbatch[r]);
+	free(f->sbatch);
 	free(f->urgent);
 	for (size_t i = 0; i < OUT_MAX; i++)
 		free(f->piece_buf[i]);
@@ -450,6 +467,9 @@ static void round_free(struct flow *f)
 	free(f->stage_bytes);
 	free(f->recs);
 	free(f->done);
+	free(f->mon_worker);
+	free(f->mon_state);
+	free(f->mon_since);
 	free(f->proc_rank);
 	free(f->node_rank);
 	free(f->node_at);
@@ -519,6 +539,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 		rc = locus__rt_agree(f, rc ? rc : r2);
 		report->pieces = f->pieces;
 		report->rings = f->rings;
+		report->repeated += f->reruns;
 	}
 	if (st->round == 0) {
 		st->skipped = f->skipped;

@@ -48,6 +48,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -109,6 +110,8 @@ enum {
 	F_REDUCE,  /* -> a rank of the node: a reduction step there (struct reducereq + objects) */
 	F_CANCEL,  /* -> every worker rank: withdraw a task (struct retry: task) */
 	F_ATTEMPT, /* -> every rank: a task's attempts so far (struct retry: task, attempt) */
+	F_STATE,   /* worker -> scheduler ranks: a task's state for the monitor (struct tstate) */
+	F_REWIND,  /* -> every rank: a task runs again (struct retry: task) */
 	F_BATCH	   /* several of the above, each a struct bhead + its bytes */
 };
 
@@ -189,6 +192,13 @@ struct retried {
 	int32_t ok, pad;
 	double start, read_end, compute_end;
 	char why[WHY_MAX];
+};
+
+/* A task's state as a monitor sees it (enum locus__mon_state), on worker
+ * `worker` since `since` (the run's clock). */
+struct tstate {
+	uint32_t task, worker, state, pad;
+	double since;
 };
 
 /* A finished task, as rank 0 records it. */
@@ -330,7 +340,14 @@ struct flow {
 	uint8_t *hosted; /* by worker: this rank's */
 	struct fresh *fresh;
 	size_t n_fresh, fresh_cap;
-	size_t D, K; /* scheduler ranks, worker nodes */
+	/* Scheduler ranks, for a policy that needs a monitor of every task
+	 * (LOCUS_NEEDS_MONITOR): each task's state as its worker last said. */
+	int monitor_all;
+	uint32_t *mon_worker;
+	uint8_t *mon_state;
+	double *mon_since;
+	size_t reruns; /* rank 0: a task reported again (a monitor's lag) */
+	size_t D, K;   /* scheduler ranks, worker nodes */
 	size_t n_workers, n_scheds, n_procs;
 	int *proc_rank;
 	int *node_rank;	 /* by worker node: its ranks node_rank[node_at[n] ..] */
@@ -350,7 +367,10 @@ struct flow {
 	int *dests, *tested; /* each send's destination; MPI_Testsome's indices */
 	size_t n_out, out_cap;
 	struct locus__buf *batch; /* by rank: messages not sent yet */
-	unsigned char *urgent;	  /* by rank: its batch holds one to ring for */
+	/* By rank: tasks' states for the monitor not sent yet (F_STATE), which
+	 * go ahead of the batch (monitor_all only). */
+	struct locus__buf *sbatch;
+	unsigned char *urgent; /* by rank: its batch holds one to ring for */
 	/* Buffers kept from message to message: fresh memory costs a page
 	 * fault a page when first written (20 us each on some virtual
 	 * machines: a 4 MiB piece read into new memory took 20 ms), and
@@ -480,6 +500,8 @@ void locus__rt_deliver(struct flow *f, struct locus_event *ev);
 void locus__rt_take_message(struct flow *f, const struct fwire *w);
 extern const struct locus__exec_ops locus__rt_mpi_ops;
 int locus__rt_agree(struct flow *f, int rc);
+/* A task's state as its worker said it (F_STATE), into the monitor. */
+void locus__rt_take_state(struct flow *f, const struct tstate *m);
 uint32_t locus__rt_mon_placed(const struct locus_monitor *m, uint32_t t, double *computed);
 double locus__rt_mon_moved(const struct locus_monitor *m, uint32_t o, uint32_t node);
 double locus__rt_mon_one(const struct locus_monitor *m, uint32_t node);
@@ -562,6 +584,8 @@ int locus__rt_reduce_poll(struct flow *f);
 
 /* outcome.c */
 void locus__rt_take_report(struct flow *f, const struct rec *r);
+/* Rank 0: task t, rewound, is not done (any more). */
+void locus__rt_undone(struct flow *f, uint32_t t);
 int locus__rt_resume(struct flow *f);
 int locus__rt_results(struct flow *f, struct locus_mpi_flow_report *rep);
 

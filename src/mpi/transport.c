@@ -112,10 +112,22 @@ static void release(struct flow *f, void *buf)
 	free(buf);
 }
 
-/* Sends what waits for rank `dest`. */
+/* Sends what waits for rank `dest`: tasks' states for its monitor
+ * first. What a rank tells a scheduler at one time, a policy's message
+ * included, is read with the monitor as fresh as the rank can make it
+ * (a worker that reports a failed attempt has started its next task by
+ * the time the message is sent; the simulator's monitor is exact). */
 static void flush_batch(struct flow *f, int dest)
 {
 	struct locus__buf *b = &f->batch[dest];
+	if (f->sbatch && f->sbatch[dest].len) {
+		struct locus__buf *s = &f->sbatch[dest];
+		if (b->len && locus__buf_append(s, b->data, b->len))
+			locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
+		locus__buf_fini(b);
+		*b = *s;
+		*s = (struct locus__buf){0};
+	}
 	if (!b->len)
 		return;
 	char *data = b->data;
@@ -140,7 +152,8 @@ void locus__rt_post_copy(struct flow *f, int dest, int tag, const void *p, size_
 {
 	if (len <= BATCH_MAX && f->batch) {
 		static const char pad[8];
-		struct locus__buf *b = &f->batch[dest];
+		struct locus__buf *b =
+		    tag == F_STATE && f->sbatch ? &f->sbatch[dest] : &f->batch[dest];
 		struct bhead h = {(uint32_t)tag, (uint32_t)len};
 		if (locus__buf_append(b, (const char *)&h, sizeof h) ||
 		    locus__buf_append(b, p, len) || locus__buf_append(b, pad, (8 - len % 8) % 8))
@@ -347,6 +360,19 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 		const struct retry *q = (const void *)buf;
 		if (!quiet && n == sizeof *q && q->task < f->g->n_tasks)
 			locus__exec_cancel(&f->x, q->task, locus__rt_now_of(f));
+		break;
+	}
+	case F_STATE:
+		if (n == sizeof(struct tstate))
+			locus__rt_take_state(f, (const struct tstate *)(const void *)buf);
+		break;
+	case F_REWIND: {
+		const struct retry *q = (const void *)buf;
+		if (!quiet && n == sizeof *q && q->task < f->g->n_tasks) {
+			locus__exec_rewind(&f->x, q->task, locus__rt_now_of(f));
+			if (f->rank == 0)
+				locus__rt_undone(f, q->task);
+		}
 		break;
 	}
 	case F_ATTEMPT: {

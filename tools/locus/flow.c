@@ -1202,6 +1202,13 @@ static int run_rank(struct flow_args *a)
 			    "are the last round's)\n",
 			    rep.lost, rep.lost == 1 ? " was" : "s were", rep.rounds,
 			    rep.rounds == 1 ? "" : "s");
+		if (rep.repeated)
+			fprintf(stderr,
+				"locus flow run: %zu task%s ran again: policy %s moved %s as %s "
+				"ended, from a monitor a message late (the first run counts)\n",
+				rep.repeated, rep.repeated == 1 ? "" : "s", pname,
+				rep.repeated == 1 ? "it" : "them",
+				rep.repeated == 1 ? "it" : "they");
 		if (a->res.json)
 			rc = locus_report_json(r, stdout);
 		else
