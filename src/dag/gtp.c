@@ -198,7 +198,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 				  "policy %s runs one scheduler on the workload's workers", name);
 	if (!ctx->monitor)
 		return locus__err(err, LOCUS_ENOTSUP, NULL, 0, 0,
-				  "policy %s needs an engine with a monitor (the simulator)", name);
+				  "policy %s needs an engine with a monitor", name);
 	struct gtp *s = calloc(1, sizeof *s);
 	if (!s)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
