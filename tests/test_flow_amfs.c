@@ -346,6 +346,50 @@ TEST(stealing_balances_a_data_aware_pile_up)
 	locus_graph_destroy(g);
 }
 
+/* Stealing waits for a task to spare, not on a timer: idle workers cost
+ * no message while no queue holds one (two independent tasks over 256
+ * workers), neither at the start nor as simulated time goes by, so a task
+ * of 1e9 s costs as many events as one of 1 s. (Issue 28's hang: before,
+ * each idle worker asked again every 12.8 simulated seconds.) */
+static struct run two_tasks(struct locus_platform *p, double work, const char *opts)
+{
+	struct locus_graph *g = NULL;
+	struct locus_workload *wl = NULL;
+	struct locus_error err;
+	struct run x = {.rc = -1};
+	locus_graph_create(&g, "two", &err);
+	locus_graph_add_task(g, "a", work);
+	locus_graph_add_task(g, "b", work);
+	if (!locus_graph_finish(g, &err) && !locus_workload_from_graph(&wl, p, g, NULL, &err))
+		x = simulate(wl, opts, 0);
+	locus_workload_destroy(wl);
+	locus_graph_destroy(g);
+	return x;
+}
+
+TEST(idle_workers_send_nothing)
+{
+	struct locus_platform *p = cluster(64, 4);
+	struct run off = two_tasks(p, 1, "config=aware,steal=0");
+	struct run on = two_tasks(p, 1, "config=aware,steal=2");
+	struct run lng = two_tasks(p, 1e9, "config=aware,steal=2");
+	CHECK(!off.rc && !on.rc && !lng.rc);
+	if (!off.rc && !on.rc && !lng.rc) {
+		/* Beside steal=0: a worker whose queue empties asks its four
+		 * neighbours once (a request and an answer each), nothing more. */
+		CHECK(on.r->messages > off.r->messages);
+		CHECK(on.r->messages <= off.r->messages + 2 * 4 * 2);
+		CHECK_EQ_INT(lng.r->messages, on.r->messages);
+		CHECK_EQ_INT(lng.r->events, on.r->events);
+		CHECK_EQ_INT(counter(on.r, "steals"), 0);
+		CHECK(lng.r->makespan >= 1e9 && lng.r->makespan < 1e9 + 1);
+	}
+	locus_result_destroy(off.r);
+	locus_result_destroy(on.r);
+	locus_result_destroy(lng.r);
+	locus_platform_destroy(p);
+}
+
 /* Options are checked and named in errors; the scheduler count must be
  * a submitter and pairs. */
 TEST(options)
@@ -598,6 +642,8 @@ static int readers_split(const struct locus_result *r, const uint32_t *a, const 
 
 /* V-F: file1 is 1 % of stage b's consumption, so 2 of 200 servers hold
  * it: one copy, on a server holding the fewest of stage b's input files.
+ * Without stealing (steal=0): a stolen reader copies its file from where
+ * it was queued, which is not what this test looks at.
  * The table counts a file on its writer's node when the writer is sent
  * (V-F3), so the copies go to the 100 nodes that write nothing (before,
  * each went to the node about to write the next file: 89 workers ran 10
@@ -612,7 +658,7 @@ TEST(replica_placement_of_section_v_f)
 	struct locus_error err;
 	CHECK(g && p);
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run x = simulate(wl, "config=cogather", 1);
+	struct run x = simulate(wl, "config=cogather,steal=0", 1);
 	CHECK_EQ_INT(x.rc, 0);
 	if (!x.rc) {
 		CHECK_EQ_INT(counter(x.r, "multicasts"), 100);
@@ -1130,7 +1176,8 @@ TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(collectives_started_while_others_end),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
-	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(options),
+	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(idle_workers_send_nothing),
+	  TEST_ENTRY(options),
 	  TEST_ENTRY(result_json_version_6), TEST_ENTRY(random_workflows_under_every_configuration),
 	  TEST_ENTRY(replica_placement_of_section_v_f),
 	  TEST_ENTRY(replicating_the_writer_instead_of_the_file),

@@ -123,6 +123,13 @@ void locus__catalog_host_clash(const struct locus_catalog *cat, const char *name
 	"host names match ignoring case, and up to the first '.' when only one of the two "        \
 	"has a domain"
 
+/* The k-th node of wl's platform without cores (where a workflow
+ * policy's schedulers run: a dispatcher node), or UINT32_MAX when the
+ * platform has fewer. The workload keeps an index (workload.c), so that
+ * placing D schedulers costs D look-ups, not D scans of the nodes. */
+struct locus_workload;
+uint32_t locus__node_without_cores(const struct locus_workload *wl, size_t k);
+
 #define LOCUS__ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -139,6 +139,8 @@ int locus_graph_draw_work(struct locus_graph *g, const struct locus_work_spec *w
 struct wl_priv {
 	struct locus_graph *graph; /* built for it (chunk workloads), or NULL */
 	int shares_tasks;	   /* wl->tasks is graph->tasks (its own graph) */
+	uint32_t *coreless;	   /* the platform's nodes without cores, in order */
+	size_t n_coreless;
 };
 
 void locus_workload_destroy(struct locus_workload *wl)
@@ -150,6 +152,7 @@ void locus_workload_destroy(struct locus_workload *wl)
 		free(wl->tasks);
 	if (pv) {
 		locus_graph_destroy(pv->graph);
+		free(pv->coreless);
 		free(pv);
 	}
 	free(wl->holders);
@@ -271,8 +274,14 @@ static int bind(struct locus_workload *wl, const struct locus_graph *g,
 	}
 	wl->worker_node = locus__calloc(locus_platform_cores(p), sizeof *wl->worker_node);
 	wl->node_at = locus__calloc(p->n_nodes + 1, sizeof *wl->node_at);
-	if ((!wl->tasks && n) || !wl->worker_node || !wl->node_at)
+	for (size_t k = 0; k < p->n_nodes; k++)
+		pv->n_coreless += p->nodes[k].cores == 0;
+	pv->coreless = locus__calloc(pv->n_coreless ? pv->n_coreless : 1, sizeof *pv->coreless);
+	if ((!wl->tasks && n) || !wl->worker_node || !wl->node_at || !pv->coreless)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t k = 0, i = 0; k < p->n_nodes; k++)
+		if (p->nodes[k].cores == 0)
+			pv->coreless[i++] = (uint32_t)k;
 	if ((rc = place_objects(wl, g, cat)))
 		return rc == LOCUS_ERANGE
 			   ? locus__err(err, rc, NULL, 0, 0, "too many replicas (%zu objects)",
@@ -433,6 +442,19 @@ int locus_workload_from_graph(struct locus_workload **out, const struct locus_pl
 	}
 	*out = wl;
 	return 0;
+}
+
+uint32_t locus__node_without_cores(const struct locus_workload *wl, size_t k)
+{
+	const struct wl_priv *pv = wl->priv;
+	if (pv && pv->coreless)
+		return k < pv->n_coreless ? pv->coreless[k] : UINT32_MAX;
+	/* A workload made by hand (tests): look. */
+	const struct locus_platform *p = wl->platform;
+	for (size_t i = 0, seen = 0; i < p->n_nodes; i++)
+		if (p->nodes[i].cores == 0 && seen++ == k)
+			return (uint32_t)i;
+	return UINT32_MAX;
 }
 
 int locus_workload_is_local(const struct locus_workload *wl, uint32_t t, uint32_t node)

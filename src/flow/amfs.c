@@ -111,10 +111,9 @@ static size_t amfs_schedulers(size_t n_workers, size_t requested)
  * of them they spread over the nodes. */
 static uint32_t amfs_scheduler_node(const struct locus_workload *wl, size_t n, size_t s)
 {
-	const struct locus_platform *p = wl->platform;
 	size_t D = n >= 3 ? (n - 1) / 2 : 1, k = s == 0 ? 0 : (s - 1) % D;
-	uint32_t node = locus__node_without_cores(p, k);
-	return node != UINT32_MAX ? node : (uint32_t)(k * p->n_nodes / D);
+	uint32_t node = locus__node_without_cores(wl, k);
+	return node != UINT32_MAX ? node : (uint32_t)(k * wl->platform->n_nodes / D);
 }
 
 int locus__amfs_cmp_u32(const void *a, const void *b)
@@ -282,6 +281,7 @@ static void destroy(void *state)
 	free(s->dispatcher);
 	free(s->server);
 	free(s->worker);
+	free(s->hungry);
 	free(s->count.stage_colls);
 	locus_flow_analysis_destroy(s->an);
 	locus__amfs_options_fini(&s->opt);

@@ -93,11 +93,12 @@ enum {
 	M_STEAL,    /* thief -> victim: arg0 the thief */
 	M_NOTHING,  /* victim -> thief */
 	M_MOVED,    /* victim -> dispatcher: arg0 task, arg1 its new worker */
-	M_STOP,	    /* submitter -> worker: the workflow is done */
 	M_DELLOC,   /* -> server: arg0 file, arg1 a node that lacked it */
 	M_HOLD,	    /* dispatcher -> server: a gather brings arg0 to node arg1 */
-	M_UNHOLD    /* dispatcher -> server: arg0 at arg1 no longer held (arg2:
+	M_UNHOLD,   /* dispatcher -> server: arg0 at arg1 no longer held (arg2:
 		       a task sent to arg1 still reads it) */
+	M_WAKE,	    /* victim -> thief it had nothing for: arg0 has a task to spare */
+	M_BUSY	    /* woken thief -> victim: it found work meanwhile */
 };
 
 /* Copy (and dispatcher timer) tags: what a LOCUS_EV_TRANSFER is about. */
@@ -168,6 +169,10 @@ struct amfs {
 	struct amfs_dispatcher **dispatcher; /* by dispatcher */
 	struct amfs_server **server;	     /* by server */
 	struct amfs_worker **worker;	     /* by worker */
+	/* Global stealing: this instance's idle workers that found no queue
+	 * to steal from, woken as one grows. */
+	uint32_t *hungry;
+	uint32_t n_hungry, hungry_cap;
 	struct amfs_counts count;
 };
 

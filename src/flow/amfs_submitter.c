@@ -30,10 +30,10 @@ void locus__amfs_submitter_event(struct amfs *s, struct amfs_submitter *sub,
 {
 	uint32_t me = p_submitter(s);
 	if (ev->kind == LOCUS_EV_MESSAGE && ev->msg->type == M_FINISHED) {
-		/* Every dispatcher is done: the workers stop looking for work. */
-		if (++sub->finished == s->D && s->opt.steal)
-			for (uint32_t w = 0; w < s->nw; w++)
-				amfs_send(act, me, w, M_STOP, 0, 0, 0, 0);
+		/* The submitter waits for every dispatcher (V-A). Idle
+		 * workers need no word that the workflow is done: they steal
+		 * only when woken by a task to spare, and none comes now. */
+		sub->finished++;
 		return;
 	}
 	if (ev->kind != LOCUS_EV_START)

@@ -6,6 +6,15 @@
  * is and copying it from a peer, one file after another (the "sequential
  * file location lookup and transfer"); when the task ends it tells its
  * dispatcher. An idle worker steals the last task queued at a neighbour.
+ *
+ * Stealing waits for events, not on a timer: a neighbour that had nothing
+ * to give keeps the thief's name, and when a task it could give joins its
+ * queue it wakes the thief (M_WAKE), which asks it again; a thief busy by
+ * then says so (M_BUSY), and the next one waiting is woken. Every worker
+ * starts idle, so each starts as if its neighbours had all asked it in
+ * vain: its first tasks to spare wake them, nearest first. An idle
+ * worker's cost is thus a message or two per task that could move to it,
+ * never a poll per simulated second nor a message at the start.
  */
 #include "flow/amfs.h"
 
@@ -14,12 +23,10 @@
 
 #include "flow/assign.h"
 
-/* An idle worker looks for work to steal after STEAL_WAIT seconds, then
- * waits twice as long after each round that found none, up to
- * STEAL_WAIT_MAX. */
-#define STEAL_WAIT     0.05
-#define STEAL_WAIT_MAX 12.8
-#define STEAL_TIMER    1
+/* Under global stealing, an idle worker first looks for work STEAL_WAIT
+ * seconds after the start (the first assignments are on their way). */
+#define STEAL_WAIT  0.05
+#define STEAL_TIMER 1
 
 /* A task in a worker's queue, with the ways its assignment said. */
 struct amfs_queued {
@@ -34,10 +41,16 @@ struct amfs_worker {
 	/* Its queue, in the order the tasks came: q[head .. head + len). */
 	struct amfs_queued *q;
 	uint32_t head, len, cap;
-	uint32_t stole;	   /* steal tries in this round */
-	double steal_wait; /* the wait before its next round */
-	uint8_t timer_set; /* a steal timer is pending */
-	uint8_t stopped;   /* told the workflow is done */
+	uint32_t stole; /* steal tries in this round */
+	/* Thieves this worker had nothing for, in the order they asked:
+	 * woken when a task they could take joins the queue. */
+	uint32_t *hungry;
+	uint32_t n_hungry, hungry_cap;
+	/* Neighbours woken as the idle workers they were at the start
+	 * (neighbour() order). */
+	uint32_t woke;
+	uint8_t asking;	  /* a steal request waits for its answer */
+	uint32_t woken_by; /* a victim that woke it while it was asking, or NONE */
 };
 
 /* Whether node `node` holds o now (the engine's monitor). */
@@ -54,7 +67,10 @@ struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w)
 {
 	(void)s;
 	(void)w;
-	return locus__calloc(1, sizeof(struct amfs_worker));
+	struct amfs_worker *wk = locus__calloc(1, sizeof *wk);
+	if (wk)
+		wk->woken_by = NONE;
+	return wk;
 }
 
 void locus__amfs_worker_destroy(struct amfs_worker *wk)
@@ -62,6 +78,7 @@ void locus__amfs_worker_destroy(struct amfs_worker *wk)
 	if (!wk)
 		return;
 	free(wk->q);
+	free(wk->hungry);
 	free(wk);
 }
 
@@ -258,53 +275,133 @@ static void copy_ended(struct amfs *s, struct amfs_worker *wk, struct locus_acti
 
 /* ---- stealing -------------------------------------------------------------------------------- */
 
+/* Worker w's k-th neighbour, nearest first (w + 1, w - 1, w + 2,
+ * w - 2, ...), or NONE past either end. */
+static uint32_t neighbour(const struct amfs *s, uint32_t w, uint32_t k)
+{
+	uint32_t dist = k / 2 + 1;
+	int64_t v = k % 2 ? (int64_t)w - dist : (int64_t)w + dist;
+	return v < 0 || v >= (int64_t)s->nw ? NONE : (uint32_t)v;
+}
+
+/* Adds thief to a list of waiting thieves (once): 0, or LOCUS_ENOMEM. */
+static int wait_list_add(uint32_t **list, uint32_t *n, uint32_t *cap, uint32_t thief)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if ((*list)[i] == thief)
+			return 0;
+	if (*n == *cap) {
+		size_t c = *cap;
+		if (locus__grow(list, &c, (size_t)*n + 1, sizeof **list))
+			return LOCUS_ENOMEM;
+		*cap = (uint32_t)c;
+	}
+	(*list)[(*n)++] = thief;
+	return 0;
+}
+
+/* Takes a thief off a list: the first on node `node` (it reads the
+ * task's inputs where the victim would), else the first; NONE when the
+ * list is empty. */
+static uint32_t wait_list_pop(const struct amfs *s, uint32_t *list, uint32_t *n, uint32_t node)
+{
+	if (!*n)
+		return NONE;
+	uint32_t i = 0;
+	while (i < *n && node_of(s, list[i]) != node)
+		i++;
+	if (i == *n)
+		i = 0;
+	uint32_t thief = list[i];
+	memmove(list + i, list + i + 1, (*n - i - 1) * sizeof *list);
+	(*n)--;
+	return thief;
+}
+
+/* Whether a thief could take a task of wk's queue: one behind the head
+ * that no gather placed there. */
+static int stealable(const struct amfs_worker *wk)
+{
+	for (uint32_t k = 1; k < wk->len; k++)
+		if (!wk->q[wk->head + k].stay)
+			return 1;
+	return 0;
+}
+
+/* Worker w has a task to give: it wakes the first thief waiting for one
+ * (its own list, then the neighbours idle since the start; under global
+ * stealing, the instance's list). */
+static void wake_thief(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w)
+{
+	uint32_t node = node_of(s, w), thief = wait_list_pop(s, wk->hungry, &wk->n_hungry, node);
+	if (s->opt.steal == UINT32_MAX) {
+		if (thief == NONE)
+			thief = wait_list_pop(s, s->hungry, &s->n_hungry, node);
+	} else {
+		while (thief == NONE && wk->woke < 2 * (uint64_t)s->opt.steal)
+			thief = neighbour(s, w, wk->woke++);
+	}
+	if (thief != NONE)
+		amfs_send(act, w, thief, M_WAKE, 0, 1, w, 0);
+}
+
+/* Worker w asks v for a task; one request at a time. */
+static void ask(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w,
+		uint32_t v)
+{
+	amfs_send(act, w, v, M_STEAL, 0, 1, w, 0);
+	wk->asking = 1;
+	s->count.steal_tries++;
+}
+
 /* Worker w, idle, asks its next neighbour for a task; when it has asked
- * them all in vain it waits (twice as long each time) and asks again. */
+ * them all in vain, it waits until one of them wakes it. */
 static void try_steal(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w)
 {
 	uint32_t steal = s->opt.steal;
-	if (!steal || wk->len || wk->stopped)
+	if (!steal || wk->len || wk->asking)
 		return;
+	if (wk->woken_by != NONE) {
+		/* A victim woke it while it waited for another's answer. */
+		uint32_t v = wk->woken_by;
+		wk->woken_by = NONE;
+		ask(s, wk, act, w, v);
+		return;
+	}
 	if (steal == UINT32_MAX) {
 		/* Global stealing (beyond the paper, to measure what the
-		 * neighbours' limit costs): the worker with the longest queue,
-		 * as a global work queue would know it, once a round. (The
-		 * one place a process reads others' state: on MPI ranks it
-		 * sees only its own instance's workers.) */
+		 * neighbours' limit costs): the worker with the longest queue
+		 * that has a task to spare, as a global work queue would know
+		 * it, at each try. (The one place a process reads others'
+		 * state: on MPI ranks it sees only its own instance's
+		 * workers.) When none has one, the thief waits in the
+		 * instance's list. */
 		uint32_t v = NONE, most = 0;
-		for (uint32_t x = 0; x < s->nw && !wk->stole; x++) {
+		for (uint32_t x = 0; x < s->nw; x++) {
 			uint32_t n = queued(s, x);
-			if (x != w && n >= 2 && (v == NONE || n > most)) {
+			if (x != w && n >= 2 && (v == NONE || n > most) && stealable(s->worker[x])) {
 				v = x;
 				most = n;
 			}
 		}
 		if (v != NONE) {
-			wk->stole = 1;
-			amfs_send(act, w, v, M_STEAL, 0, 1, w, 0);
-			s->count.steal_tries++;
+			ask(s, wk, act, w, v);
 			return;
 		}
-	}
-	uint64_t span = steal == UINT32_MAX ? 0 : 2 * (uint64_t)steal;
-	while (wk->stole < span) {
-		uint32_t k = wk->stole++, dist = k / 2 + 1;
-		/* Nearest first: w + 1, w - 1, w + 2, w - 2, ... */
-		int64_t v = k % 2 ? (int64_t)w - dist : (int64_t)w + dist;
-		if (v < 0 || v >= (int64_t)s->nw)
-			continue;
-		amfs_send(act, w, (uint32_t)v, M_STEAL, 0, 1, w, 0);
-		s->count.steal_tries++;
+		if (wait_list_add(&s->hungry, &s->n_hungry, &s->hungry_cap, w))
+			locus_act_oom(act);
 		return;
 	}
-	wk->stole = 0;
-	if (!wk->timer_set) {
-		wk->steal_wait = wk->steal_wait > 0 ? 2 * wk->steal_wait : STEAL_WAIT;
-		if (wk->steal_wait > STEAL_WAIT_MAX)
-			wk->steal_wait = STEAL_WAIT_MAX;
-		locus_act_timer(act, w, wk->steal_wait, STEAL_TIMER);
-		wk->timer_set = 1;
+	while (wk->stole < 2 * (uint64_t)steal) {
+		uint32_t v = neighbour(s, w, wk->stole++);
+		if (v == NONE)
+			continue;
+		ask(s, wk, act, w, v);
+		return;
 	}
+	/* Every neighbour keeps its name now: the next task one of them
+	 * could give wakes it. */
+	wk->stole = 0;
 }
 
 /* A thief asks: it gets the last task queued, never the head nor one that
@@ -318,6 +415,9 @@ static void give_task(struct amfs *s, struct amfs_worker *wk, struct locus_actio
 		if (!wk->q[wk->head + k].stay)
 			i = k;
 	if (i == NONE) {
+		/* Nothing now: the thief waits here for the next task. */
+		if (wait_list_add(&wk->hungry, &wk->n_hungry, &wk->hungry_cap, thief))
+			locus_act_oom(act);
 		amfs_send(act, w, thief, M_NOTHING, 0, 0, 0, 0);
 		return;
 	}
@@ -351,10 +451,18 @@ static void assigned(struct amfs *s, struct amfs_worker *wk, struct locus_action
 		return;
 	}
 	wk->stole = 0;
-	wk->steal_wait = 0;
+	if (m->from < s->nw)
+		wk->asking = 0; /* a victim's answer */
+	if (wk->woken_by != NONE) {
+		/* Busy now: the victim that woke it wakes another. */
+		amfs_send(act, w, wk->woken_by, M_BUSY, 0, 0, 0, 0);
+		wk->woken_by = NONE;
+	}
 	locus_act_cost(act, s->g->tasks[q.task].n_in + s->g->tasks[q.task].n_out);
 	if (heads(wk, q.task))
 		head_changed(s, wk, act, w);
+	else if (!q.stay)
+		wake_thief(s, wk, act, w); /* a task to spare */
 }
 
 static void message(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w,
@@ -372,11 +480,27 @@ static void message(struct amfs *s, struct amfs_worker *wk, struct locus_actions
 		give_task(s, wk, act, w, (uint32_t)m->arg[0]);
 		break;
 	case M_NOTHING:
+		wk->asking = 0;
 		if (!wk->len)
 			try_steal(s, wk, act, w);
 		break;
-	case M_STOP:
-		wk->stopped = 1;
+	case M_WAKE:
+		/* A neighbour has a task to spare: ask it (after the answer
+		 * awaited, if one is), or say this worker found work meanwhile
+		 * (it wakes the next thief). */
+		if (wk->len) {
+			amfs_send(act, w, (uint32_t)m->arg[0], M_BUSY, 0, 0, 0, 0);
+		} else if (wk->asking) {
+			if (wk->woken_by != NONE)
+				amfs_send(act, w, wk->woken_by, M_BUSY, 0, 0, 0, 0);
+			wk->woken_by = (uint32_t)m->arg[0];
+		} else {
+			ask(s, wk, act, w, (uint32_t)m->arg[0]);
+		}
+		break;
+	case M_BUSY:
+		if (stealable(wk))
+			wake_thief(s, wk, act, w);
 		break;
 	default:
 		break;
@@ -391,18 +515,14 @@ void locus__amfs_worker_event(struct amfs *s, struct amfs_worker *wk, uint32_t w
 		message(s, wk, act, w, ev->msg);
 		break;
 	case LOCUS_EV_START:
-		/* Idle from the start: it looks for work after a while. */
-		if (s->opt.steal && !wk->timer_set) {
-			wk->steal_wait = STEAL_WAIT;
+		/* Idle from the start: under global stealing it looks for
+		 * work after a while; a neighbour wakes it otherwise. */
+		if (s->opt.steal == UINT32_MAX)
 			locus_act_timer(act, w, STEAL_WAIT, STEAL_TIMER);
-			wk->timer_set = 1;
-		}
 		break;
 	case LOCUS_EV_TIMER:
-		if (ev->tag == STEAL_TIMER) {
-			wk->timer_set = 0;
+		if (ev->tag == STEAL_TIMER)
 			try_steal(s, wk, act, w);
-		}
 		break;
 	case LOCUS_EV_TRANSFER:
 		if (TAG_KIND(ev->transfer.tag) == K_FETCH)

@@ -62,7 +62,7 @@ size_t locus__flow_one_scheduler(size_t n_workers, size_t requested)
 
 uint32_t locus__flow_one_scheduler_node(const struct locus_workload *wl, size_t n, size_t sched)
 {
-	uint32_t node = locus__node_without_cores(wl->platform, 0);
+	uint32_t node = locus__node_without_cores(wl, 0);
 	(void)n;
 	(void)sched;
 	return node != UINT32_MAX ? node : 0;

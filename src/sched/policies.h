@@ -28,14 +28,7 @@ extern const struct locus_policy locus__policy_amfs;     /* flow/amfs.c */
 extern const struct locus_policy locus__policy_taskvine; /* flow/taskvine.c */
 extern const struct locus_policy locus__policy_dask;     /* flow/dask.c */
 
-/* The k-th node without cores (where a workflow policy's schedulers run:
- * a dispatcher node), or UINT32_MAX when the platform has fewer. */
-static inline uint32_t locus__node_without_cores(const struct locus_platform *p, size_t k)
-{
-	for (size_t i = 0, seen = 0; i < p->n_nodes; i++)
-		if (p->nodes[i].cores == 0 && seen++ == k)
-			return (uint32_t)i;
-	return UINT32_MAX;
-}
+/* The k-th node without cores (where a workflow policy's schedulers
+ * run): locus__node_without_cores, src/core/internal.h. */
 
 #endif
