@@ -390,6 +390,42 @@ TEST(idle_workers_send_nothing)
 	locus_platform_destroy(p);
 }
 
+/* A sleeping thief looks when the polling would have: worker 1 (its own
+ * node) is idle from the start; its looks would come at 0.05, 0.15, 0.35
+ * s and so on, the wait doubling up to 12.8 s (12.75, 25.55, ... 89.55,
+ * 102.35). Task a runs 100 s on worker 0 and writes f; b and c read f and
+ * queue there at 100 s, c a task to spare: worker 1, woken, steals it at
+ * its look of 102.35 s, not at once. */
+TEST(a_woken_thief_looks_when_the_polling_would)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	locus_graph_create(&g, "late", &err);
+	uint32_t a = (uint32_t)locus_graph_add_task(g, "a", 100);
+	uint32_t f = (uint32_t)locus_graph_add_object(g, "f", 1000);
+	locus_graph_add_output(g, a, f, &err);
+	uint32_t b = (uint32_t)locus_graph_add_task(g, "b", 10);
+	uint32_t c = (uint32_t)locus_graph_add_task(g, "c", 10);
+	locus_graph_add_input(g, b, f);
+	locus_graph_add_input(g, c, f);
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = cluster(2, 1);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run x = simulate(wl, "config=aware,steal=1", 0);
+	CHECK_EQ_INT(x.rc, 0);
+	if (!x.rc) {
+		CHECK_EQ_INT(counter(x.r, "steals"), 1);
+		CHECK_EQ_INT(x.r->tasks[a].worker, x.r->tasks[b].worker);
+		CHECK(x.r->tasks[c].worker != x.r->tasks[a].worker);
+		CHECK(x.r->tasks[c].assigned > 102.35 && x.r->tasks[c].assigned < 102.4);
+	}
+	locus_result_destroy(x.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
 /* Options are checked and named in errors; the scheduler count must be
  * a submitter and pairs. */
 TEST(options)
@@ -642,8 +678,6 @@ static int readers_split(const struct locus_result *r, const uint32_t *a, const 
 
 /* V-F: file1 is 1 % of stage b's consumption, so 2 of 200 servers hold
  * it: one copy, on a server holding the fewest of stage b's input files.
- * Without stealing (steal=0): a stolen reader copies its file from where
- * it was queued, which is not what this test looks at.
  * The table counts a file on its writer's node when the writer is sent
  * (V-F3), so the copies go to the 100 nodes that write nothing (before,
  * each went to the node about to write the next file: 89 workers ran 10
@@ -658,7 +692,7 @@ TEST(replica_placement_of_section_v_f)
 	struct locus_error err;
 	CHECK(g && p);
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run x = simulate(wl, "config=cogather,steal=0", 1);
+	struct run x = simulate(wl, "config=cogather", 1);
 	CHECK_EQ_INT(x.rc, 0);
 	if (!x.rc) {
 		CHECK_EQ_INT(counter(x.r, "multicasts"), 100);
@@ -1177,6 +1211,7 @@ TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
 	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(idle_workers_send_nothing),
+	  TEST_ENTRY(a_woken_thief_looks_when_the_polling_would),
 	  TEST_ENTRY(options),
 	  TEST_ENTRY(result_json_version_6), TEST_ENTRY(random_workflows_under_every_configuration),
 	  TEST_ENTRY(replica_placement_of_section_v_f),

@@ -97,8 +97,7 @@ enum {
 	M_HOLD,	    /* dispatcher -> server: a gather brings arg0 to node arg1 */
 	M_UNHOLD,   /* dispatcher -> server: arg0 at arg1 no longer held (arg2:
 		       a task sent to arg1 still reads it) */
-	M_WAKE,	    /* victim -> thief it had nothing for: arg0 has a task to spare */
-	M_BUSY	    /* woken thief -> victim: it found work meanwhile */
+	M_WAKE	    /* victim -> a thief it had nothing for: a task to spare now */
 };
 
 /* Copy (and dispatcher timer) tags: what a LOCUS_EV_TRANSFER is about. */
@@ -169,8 +168,8 @@ struct amfs {
 	struct amfs_dispatcher **dispatcher; /* by dispatcher */
 	struct amfs_server **server;	     /* by server */
 	struct amfs_worker **worker;	     /* by worker */
-	/* Global stealing: this instance's idle workers that found no queue
-	 * to steal from, woken as one grows. */
+	/* Global stealing: this instance's idle workers asleep after a look
+	 * in vain, one woken by each task to spare. */
 	uint32_t *hungry;
 	uint32_t n_hungry, hungry_cap;
 	struct amfs_counts count;

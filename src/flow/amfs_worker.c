@@ -7,26 +7,32 @@
  * file location lookup and transfer"); when the task ends it tells its
  * dispatcher. An idle worker steals the last task queued at a neighbour.
  *
- * Stealing waits for events, not on a timer: a neighbour that had nothing
- * to give keeps the thief's name, and when a task it could give joins its
- * queue it wakes the thief (M_WAKE), which asks it again; a thief busy by
- * then says so (M_BUSY), and the next one waiting is woken. Every worker
- * starts idle, so each starts as if its neighbours had all asked it in
- * vain: its first tasks to spare wake them, nearest first. An idle
- * worker's cost is thus a message or two per task that could move to it,
- * never a poll per simulated second nor a message at the start.
+ * An idle worker asks its neighbours one after the other; after a round
+ * in which none had a task to spare it looks again 50 ms later, waiting
+ * twice as long after each round in vain, up to 12.8 s. Those later looks
+ * are not simulated one by one while they would find nothing: the worker
+ * sleeps, each neighbour that answered "nothing" keeps its name, and when
+ * a task it could give joins its queue it wakes them all (M_WAKE). A
+ * woken worker works out when its next look would have been and looks
+ * then. Every worker starts asleep, as if its neighbours had all answered
+ * "nothing" (its first look 50 ms after the start). So an idle worker
+ * costs messages per task that could move to it, not per simulated
+ * second.
  */
 #include "flow/amfs.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flow/assign.h"
 
-/* Under global stealing, an idle worker first looks for work STEAL_WAIT
- * seconds after the start (the first assignments are on their way). */
-#define STEAL_WAIT  0.05
-#define STEAL_TIMER 1
+/* An idle worker first looks for work STEAL_WAIT seconds after the start
+ * (the first assignments are on their way), and after each round in vain
+ * waits twice as long, up to STEAL_WAIT_MAX. */
+#define STEAL_WAIT     0.05
+#define STEAL_WAIT_MAX 12.8
+#define STEAL_TIMER    1
 
 /* A task in a worker's queue, with the ways its assignment said. */
 struct amfs_queued {
@@ -41,16 +47,19 @@ struct amfs_worker {
 	/* Its queue, in the order the tasks came: q[head .. head + len). */
 	struct amfs_queued *q;
 	uint32_t head, len, cap;
-	uint32_t stole; /* steal tries in this round */
-	/* Thieves this worker had nothing for, in the order they asked:
-	 * woken when a task they could take joins the queue. */
+	uint32_t stole;	   /* steal tries in this round */
+	double steal_wait; /* the wait before its next round */
+	uint8_t timer_set; /* a steal timer is pending */
+	/* Asleep: idle, every neighbour answered "nothing", and its next
+	 * look (at next_look) would find nothing until one wakes it. */
+	uint8_t asleep;
+	double next_look;
+	/* Thieves this worker had nothing for (woken when a task they could
+	 * take joins the queue), and whether its neighbours, asleep from the
+	 * start, were woken once. */
 	uint32_t *hungry;
 	uint32_t n_hungry, hungry_cap;
-	/* Neighbours woken as the idle workers they were at the start
-	 * (neighbour() order). */
-	uint32_t woke;
-	uint8_t asking;	  /* a steal request waits for its answer */
-	uint32_t woken_by; /* a victim that woke it while it was asking, or NONE */
+	uint8_t woke_start;
 };
 
 /* Whether node `node` holds o now (the engine's monitor). */
@@ -67,10 +76,7 @@ struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w)
 {
 	(void)s;
 	(void)w;
-	struct amfs_worker *wk = locus__calloc(1, sizeof *wk);
-	if (wk)
-		wk->woken_by = NONE;
-	return wk;
+	return locus__calloc(1, sizeof(struct amfs_worker));
 }
 
 void locus__amfs_worker_destroy(struct amfs_worker *wk)
@@ -300,20 +306,13 @@ static int wait_list_add(uint32_t **list, uint32_t *n, uint32_t *cap, uint32_t t
 	return 0;
 }
 
-/* Takes a thief off a list: the first on node `node` (it reads the
- * task's inputs where the victim would), else the first; NONE when the
- * list is empty. */
-static uint32_t wait_list_pop(const struct amfs *s, uint32_t *list, uint32_t *n, uint32_t node)
+/* Takes the first thief off a list: it, or NONE when the list is empty. */
+static uint32_t wait_list_pop(uint32_t *list, uint32_t *n)
 {
 	if (!*n)
 		return NONE;
-	uint32_t i = 0;
-	while (i < *n && node_of(s, list[i]) != node)
-		i++;
-	if (i == *n)
-		i = 0;
-	uint32_t thief = list[i];
-	memmove(list + i, list + i + 1, (*n - i - 1) * sizeof *list);
+	uint32_t thief = list[0];
+	memmove(list, list + 1, (*n - 1) * sizeof *list);
 	(*n)--;
 	return thief;
 }
@@ -328,56 +327,93 @@ static int stealable(const struct amfs_worker *wk)
 	return 0;
 }
 
-/* Worker w has a task to give: it wakes the first thief waiting for one
- * (its own list, then the neighbours idle since the start; under global
- * stealing, the instance's list). */
-static void wake_thief(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w)
+/* Worker w has a task to spare: it wakes the thieves it had nothing for,
+ * its neighbours the first time (asleep since the start), and under
+ * global stealing one thief of the instance's list. */
+static void wake_thieves(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act,
+			 uint32_t w)
 {
-	uint32_t node = node_of(s, w), thief = wait_list_pop(s, wk->hungry, &wk->n_hungry, node);
+	for (uint32_t i = 0; i < wk->n_hungry; i++)
+		amfs_send(act, w, wk->hungry[i], M_WAKE, 0, 0, 0, 0);
+	wk->n_hungry = 0;
 	if (s->opt.steal == UINT32_MAX) {
-		if (thief == NONE)
-			thief = wait_list_pop(s, s->hungry, &s->n_hungry, node);
-	} else {
-		while (thief == NONE && wk->woke < 2 * (uint64_t)s->opt.steal)
-			thief = neighbour(s, w, wk->woke++);
+		uint32_t thief = wait_list_pop(s->hungry, &s->n_hungry);
+		if (thief != NONE)
+			amfs_send(act, w, thief, M_WAKE, 0, 0, 0, 0);
+	} else if (!wk->woke_start) {
+		wk->woke_start = 1;
+		for (uint32_t k = 0; k < 2 * (uint64_t)s->opt.steal; k++)
+			if (neighbour(s, w, k) != NONE)
+				amfs_send(act, w, neighbour(s, w, k), M_WAKE, 0, 0, 0, 0);
 	}
-	if (thief != NONE)
-		amfs_send(act, w, thief, M_WAKE, 0, 1, w, 0);
 }
 
-/* Worker w asks v for a task; one request at a time. */
-static void ask(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w,
-		uint32_t v)
+/* The wait after a round in vain: 50 ms, then twice the last, at most
+ * 12.8 s. */
+static double next_wait(double wait)
 {
-	amfs_send(act, w, v, M_STEAL, 0, 1, w, 0);
-	wk->asking = 1;
-	s->count.steal_tries++;
+	return wait > 0 ? (2 * wait < STEAL_WAIT_MAX ? 2 * wait : STEAL_WAIT_MAX) : STEAL_WAIT;
+}
+
+/* Worker w, idle, found no task: its next look is in steal_wait seconds
+ * (unless a timer is pending already). It sleeps until a task to spare
+ * wakes it when its look was in vain everywhere it could look (every
+ * neighbour said "nothing"; under global stealing, no queue had one),
+ * else (a queue had one, given to another first) the look is a timer. */
+static void fall_asleep(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act,
+			uint32_t w, double now, int everywhere)
+{
+	if (wk->timer_set)
+		return;
+	wk->steal_wait = next_wait(wk->steal_wait);
+	if (!everywhere) {
+		locus_act_timer(act, w, wk->steal_wait, STEAL_TIMER);
+		wk->timer_set = 1;
+		return;
+	}
+	wk->next_look = now + wk->steal_wait;
+	wk->asleep = 1;
+	if (s->opt.steal == UINT32_MAX &&
+	    wait_list_add(&s->hungry, &s->n_hungry, &s->hungry_cap, w))
+		locus_act_oom(act);
+}
+
+/* A sleeping worker is woken, or given a task: the looks it slept
+ * through found nothing (each doubling the wait), and the next one is a
+ * timer now. */
+static void wake_up(struct amfs_worker *wk, struct locus_actions *act, uint32_t w, double now)
+{
+	while (wk->next_look < now) {
+		if (wk->steal_wait >= STEAL_WAIT_MAX) {
+			wk->next_look += ceil((now - wk->next_look) / STEAL_WAIT_MAX) * STEAL_WAIT_MAX;
+			break;
+		}
+		wk->steal_wait = next_wait(wk->steal_wait);
+		wk->next_look += wk->steal_wait;
+	}
+	wk->asleep = 0;
+	wk->timer_set = 1;
+	locus_act_timer(act, w, wk->next_look - now, STEAL_TIMER);
 }
 
 /* Worker w, idle, asks its next neighbour for a task; when it has asked
- * them all in vain, it waits until one of them wakes it. */
-static void try_steal(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w)
+ * them all in vain it sleeps until its next look or a neighbour's task to
+ * spare, whichever is later. */
+static void try_steal(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w,
+		      double now)
 {
 	uint32_t steal = s->opt.steal;
-	if (!steal || wk->len || wk->asking)
+	if (!steal || wk->len)
 		return;
-	if (wk->woken_by != NONE) {
-		/* A victim woke it while it waited for another's answer. */
-		uint32_t v = wk->woken_by;
-		wk->woken_by = NONE;
-		ask(s, wk, act, w, v);
-		return;
-	}
 	if (steal == UINT32_MAX) {
 		/* Global stealing (beyond the paper, to measure what the
 		 * neighbours' limit costs): the worker with the longest queue
 		 * that has a task to spare, as a global work queue would know
-		 * it, at each try. (The one place a process reads others'
+		 * it, once a round. (The one place a process reads others'
 		 * state: on MPI ranks it sees only its own instance's
-		 * workers.) When none has one, the thief waits in the
-		 * instance's list. */
+		 * workers.) */
 		uint32_t v = NONE, most = 0;
-		for (uint32_t x = 0; x < s->nw; x++) {
+		for (uint32_t x = 0; x < s->nw && !wk->stole; x++) {
 			uint32_t n = queued(s, x);
 			if (x != w && n >= 2 && (v == NONE || n > most) && stealable(s->worker[x])) {
 				v = x;
@@ -385,23 +421,26 @@ static void try_steal(struct amfs *s, struct amfs_worker *wk, struct locus_actio
 			}
 		}
 		if (v != NONE) {
-			ask(s, wk, act, w, v);
+			wk->stole = 1;
+			amfs_send(act, w, v, M_STEAL, 0, 1, w, 0);
+			s->count.steal_tries++;
 			return;
 		}
-		if (wait_list_add(&s->hungry, &s->n_hungry, &s->hungry_cap, w))
-			locus_act_oom(act);
-		return;
 	}
-	while (wk->stole < 2 * (uint64_t)steal) {
+	uint64_t span = steal == UINT32_MAX ? 0 : 2 * (uint64_t)steal;
+	while (wk->stole < span) {
 		uint32_t v = neighbour(s, w, wk->stole++);
 		if (v == NONE)
 			continue;
-		ask(s, wk, act, w, v);
+		amfs_send(act, w, v, M_STEAL, 0, 1, w, 0);
+		s->count.steal_tries++;
 		return;
 	}
-	/* Every neighbour keeps its name now: the next task one of them
-	 * could give wakes it. */
+	/* Global: the queue picked gave its task to another first (stole),
+	 * or none had one. */
+	int everywhere = steal != UINT32_MAX || !wk->stole;
 	wk->stole = 0;
+	fall_asleep(s, wk, act, w, now, everywhere);
 }
 
 /* A thief asks: it gets the last task queued, never the head nor one that
@@ -415,7 +454,7 @@ static void give_task(struct amfs *s, struct amfs_worker *wk, struct locus_actio
 		if (!wk->q[wk->head + k].stay)
 			i = k;
 	if (i == NONE) {
-		/* Nothing now: the thief waits here for the next task. */
+		/* Nothing now: the next task to spare wakes the thief. */
 		if (wait_list_add(&wk->hungry, &wk->n_hungry, &wk->hungry_cap, thief))
 			locus_act_oom(act);
 		amfs_send(act, w, thief, M_NOTHING, 0, 0, 0, 0);
@@ -439,7 +478,7 @@ static void give_task(struct amfs *s, struct amfs_worker *wk, struct locus_actio
  * thief is told them again: a process knows what its messages said, not
  * what another process decided). */
 static void assigned(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w,
-		     const struct locus_msg *m)
+		     const struct locus_msg *m, double now)
 {
 	struct amfs_queued q = {.task = (uint32_t)m->arg[0],
 				.gather = (uint8_t)m->arg[2],
@@ -451,26 +490,22 @@ static void assigned(struct amfs *s, struct amfs_worker *wk, struct locus_action
 		return;
 	}
 	wk->stole = 0;
-	if (m->from < s->nw)
-		wk->asking = 0; /* a victim's answer */
-	if (wk->woken_by != NONE) {
-		/* Busy now: the victim that woke it wakes another. */
-		amfs_send(act, w, wk->woken_by, M_BUSY, 0, 0, 0, 0);
-		wk->woken_by = NONE;
-	}
+	wk->steal_wait = 0;
+	if (wk->asleep)
+		wake_up(wk, act, w, now); /* its next look, as a timer */
 	locus_act_cost(act, s->g->tasks[q.task].n_in + s->g->tasks[q.task].n_out);
 	if (heads(wk, q.task))
 		head_changed(s, wk, act, w);
 	else if (!q.stay)
-		wake_thief(s, wk, act, w); /* a task to spare */
+		wake_thieves(s, wk, act, w); /* a task to spare */
 }
 
 static void message(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w,
-		    const struct locus_msg *m)
+		    const struct locus_msg *m, double now)
 {
 	switch (m->type) {
 	case LOCUS_MSG_ASSIGN_FLOW:
-		assigned(s, wk, act, w, m);
+		assigned(s, wk, act, w, m, now);
 		break;
 	case M_LOCATED:
 	case M_NOTIFY:
@@ -480,27 +515,12 @@ static void message(struct amfs *s, struct amfs_worker *wk, struct locus_actions
 		give_task(s, wk, act, w, (uint32_t)m->arg[0]);
 		break;
 	case M_NOTHING:
-		wk->asking = 0;
 		if (!wk->len)
-			try_steal(s, wk, act, w);
+			try_steal(s, wk, act, w, now);
 		break;
 	case M_WAKE:
-		/* A neighbour has a task to spare: ask it (after the answer
-		 * awaited, if one is), or say this worker found work meanwhile
-		 * (it wakes the next thief). */
-		if (wk->len) {
-			amfs_send(act, w, (uint32_t)m->arg[0], M_BUSY, 0, 0, 0, 0);
-		} else if (wk->asking) {
-			if (wk->woken_by != NONE)
-				amfs_send(act, w, wk->woken_by, M_BUSY, 0, 0, 0, 0);
-			wk->woken_by = (uint32_t)m->arg[0];
-		} else {
-			ask(s, wk, act, w, (uint32_t)m->arg[0]);
-		}
-		break;
-	case M_BUSY:
-		if (stealable(wk))
-			wake_thief(s, wk, act, w);
+		if (wk->asleep)
+			wake_up(wk, act, w, now);
 		break;
 	default:
 		break;
@@ -512,17 +532,28 @@ void locus__amfs_worker_event(struct amfs *s, struct amfs_worker *wk, uint32_t w
 {
 	switch (ev->kind) {
 	case LOCUS_EV_MESSAGE:
-		message(s, wk, act, w, ev->msg);
+		message(s, wk, act, w, ev->msg, ev->now);
 		break;
 	case LOCUS_EV_START:
-		/* Idle from the start: under global stealing it looks for
-		 * work after a while; a neighbour wakes it otherwise. */
-		if (s->opt.steal == UINT32_MAX)
+		/* Idle from the start: it first looks STEAL_WAIT later, asleep
+		 * until a neighbour has a task to spare; under global stealing
+		 * (no neighbours to wake it) on a timer. */
+		if (!s->opt.steal)
+			break;
+		wk->steal_wait = STEAL_WAIT;
+		if (s->opt.steal == UINT32_MAX) {
 			locus_act_timer(act, w, STEAL_WAIT, STEAL_TIMER);
+			wk->timer_set = 1;
+		} else {
+			wk->next_look = ev->now + STEAL_WAIT;
+			wk->asleep = 1;
+		}
 		break;
 	case LOCUS_EV_TIMER:
-		if (ev->tag == STEAL_TIMER)
-			try_steal(s, wk, act, w);
+		if (ev->tag == STEAL_TIMER) {
+			wk->timer_set = 0;
+			try_steal(s, wk, act, w, ev->now);
+		}
 		break;
 	case LOCUS_EV_TRANSFER:
 		if (TAG_KIND(ev->transfer.tag) == K_FETCH)
@@ -536,7 +567,7 @@ void locus__amfs_worker_event(struct amfs *s, struct amfs_worker *wk, uint32_t w
 		if (wk->len)
 			head_changed(s, wk, act, w);
 		else if (s->opt.steal)
-			try_steal(s, wk, act, w);
+			try_steal(s, wk, act, w, ev->now);
 		break;
 	}
 	default:
