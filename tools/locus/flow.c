@@ -1281,6 +1281,7 @@ int cmd_flow(int argc, char **argv)
 	}
 	struct flow_args a = {.sub = argv[1],
 			      .seed = 1,
+			      .retries = 1, /* as --help and docs/mpi.md say */
 			      .load = {.seed = 1, .runtime = 1},
 			      .nodes = 64,
 			      .cores = 4,
