@@ -211,7 +211,7 @@ static void kept_to_shared(struct flow *f, const struct locus_graph *g, int lead
 		locus__rt_fmt(to, sizeof to, "%s/%s", f->shared, g->objects[o].name);
 		locus__rt_fmt(from, sizeof from, "%s/store/o%" PRIu32, f->node_dir, o);
 		if (locus__rt_file_sum(from, &b, st->sum[o] ? &h : NULL) || b != st->bytes[o] ||
-		    h != st->sum[o] || locus__rt_copy_file(from, to, &b, f->rank))
+		    h != st->sum[o] || locus__rt_copy_file(from, to, &b, f->rank, NULL))
 			continue;
 		avail[o] = 1;
 		if (!locus__grow(&st->copied, &st->copied_cap, st->n_copied + 1,
