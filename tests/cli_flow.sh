@@ -227,6 +227,11 @@ else
 	done
 	[ ! -e out.txt ] && ok || fail "a refused journal: the run went on"
 	[ ! -e jl ] && ok || fail "a refused journal left $(find jl)"
+	# A journal run that fails before its tasks keeps no empty directory.
+	printf 'out.txt: absent.txt\n\tcp absent.txt out.txt\n' >Absent.mf
+	run journal-early 1 "$locus" flow run Absent.mf "${R[@]}" --journal early.j --local "$tmp/hr/jl" &&
+		expect journal-early 'absent.txt, an input of task' "$err"
+	[ ! -e jl ] && ok || fail "a journal run failing early left $(find jl)"
 	run journal-output 1 "$locus" flow run Makeflow "${R[@]}" --journal out.txt &&
 		expect journal-output 'the journal would be the workflow.s file "out.txt", an output of task' "$err"
 	[ ! -e out.txt ] && ok || fail "journal-output: out.txt was made"
@@ -237,8 +242,9 @@ else
 	first=$!
 	for _ in $(seq 200); do [ -d l1 ] && break; sleep 0.05; done
 	sleep 0.3
-	run two-runs 1 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/hr/l2" &&
+	run two-runs 1 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/hr/l2" --journal new.j &&
 		expect two-runs 'another run is using the shared directory .*/hr \(one run at a time' "$err"
+	[ ! -e new.j ] && [ ! -e l2 ] && ok || fail "two runs: the refused one left $(ls -d new.j l2 2>&1)"
 	touch go
 	wait $first && [ -s out.txt ] && ok || fail "two runs: the first failed: $(cat first.out)"
 	rm -f out.txt go

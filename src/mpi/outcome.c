@@ -214,6 +214,8 @@ int locus__rt_journal_open(struct flow *f, const struct locus_graph *g)
 	int rc = journal_is_output(f, g);
 	if (rc)
 		return rc;
+	struct stat jst;
+	f->jmade = stat(f->opt->journal, &jst) && errno == ENOENT;
 	f->jfd = open(f->opt->journal, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (f->jfd < 0)
 		return locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,

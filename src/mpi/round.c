@@ -254,22 +254,28 @@ static int claim(struct flow *f)
 {
 	struct state *st = f->st;
 	int rc = f->opt->journal ? locus__rt_journal_open(f, f->opt->graph) : 0;
-	if (rc || st->shared_fd >= 0)
-		return rc;
-	st->shared_fd = open(f->shared, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (st->shared_fd < 0)
-		return locus__err(f->err, LOCUS_EIO, NULL, 0, 0, "shared directory %s: %s",
-				  f->shared, strerror(errno));
-	if (flock(st->shared_fd, LOCK_EX | LOCK_NB)) {
-		close(st->shared_fd);
-		st->shared_fd = -1;
-		return locus__err(f->err, LOCUS_EEXIST, NULL, 0, 0,
-				  "another run is using the shared directory %s (one run at a "
-				  "time in a directory)",
-				  f->shared);
+	if (!rc && st->shared_fd < 0) {
+		st->shared_fd = open(f->shared, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (st->shared_fd < 0)
+			rc = locus__err(f->err, LOCUS_EIO, NULL, 0, 0, "shared directory %s: %s",
+					f->shared, strerror(errno));
 	}
-	st->swept_files = sweep_shared(f);
-	return 0;
+	if (!rc && !st->shared_locked && flock(st->shared_fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			rc = locus__err(f->err, LOCUS_EEXIST, NULL, 0, 0,
+					"another run is using the shared directory %s (one run "
+					"at a time in a directory)",
+					f->shared);
+		/* A file system without locks (NFS may refuse one on a
+		 * directory): the run goes, unlocked and sweeping nothing. */
+	} else if (!rc && !st->shared_locked) {
+		st->shared_locked = 1;
+		st->swept_files = sweep_shared(f);
+	}
+	/* A journal this refused run made goes (it holds only its head). */
+	if (rc && f->jmade)
+		unlink(f->opt->journal);
+	return rc;
 }
 
 /* The directory `local` (opt->local): there, or made when its parent is
@@ -312,8 +318,11 @@ static int hold_job_dir(struct flow *f, const char *dir)
 					  strerror(errno));
 		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		struct stat a, b;
-		if (fd >= 0 && !flock(fd, LOCK_SH) && !fstat(fd, &a) && !stat(dir, &b) &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		/* Where the file system has no locks, held without one (no
+		 * sweep can take it: it cannot lock it either). */
+		int held = fd >= 0 && (!flock(fd, LOCK_SH) || (errno != EINTR && errno != EWOULDBLOCK));
+		if (held && !fstat(fd, &a) && !stat(dir, &b) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
 			st->job_fd = fd;
 		else if (fd >= 0)
 			close(fd);
@@ -751,8 +760,19 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	 * The files a resumed run or a later round took from the nodes leave
 	 * the shared directory once it has succeeded. */
 	int keep = opt->keep || (opt->journal && rc) || rc == ROUND_AGAIN;
+	/* Kept for the journal: only what holds something (a run that
+	 * failed before its tasks kept nothing). */
+	int prune = keep && !opt->keep && rc != ROUND_AGAIN;
 	if (f->node_dir[0] && !keep)
 		locus__rmtree(f->node_dir);
+	if (f->node_dir[0] && prune) {
+		static const char *const parts[] = {"store", "work", "reduce", ""};
+		for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+			char p[PATH_MAX + 16];
+			locus__rt_fmt(p, sizeof p, "%s/%s", f->node_dir, parts[k]);
+			rmdir(p);
+		}
+	}
 	for (size_t i = 0; !rc && !opt->keep && i < st->n_copied; i++) {
 		char p[PATH_MAX];
 		locus__rt_fmt(p, sizeof p, "%s/%s", f->shared,
@@ -762,7 +782,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	locus__rt_bell_close(f);
 	MPI_Barrier(f->comm);
 	/* The run's directory, once every node's is gone (on every host). */
-	if (f->job_dir[0] && !keep)
+	if (f->job_dir[0] && (!keep || prune))
 		rmdir(f->job_dir);
 	round_free(f);
 	/* The result names the tasks of what this round ran. */

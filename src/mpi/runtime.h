@@ -313,6 +313,8 @@ struct state {
 	 * shared lock on the run's directory under opt->local (a run that
 	 * sweeps what killed runs left takes only what no live rank holds). */
 	int shared_fd, job_fd;
+	int shared_locked; /* rank 0 holds shared_fd's lock (not all file
+			    * systems lock directories) */
 	int made_local; /* this rank made opt->local: removed at the end */
 	/* What the first round swept: temporaries a killed run left in the
 	 * shared directory (rank 0), killed runs' directories under
@@ -478,7 +480,8 @@ struct flow {
 	size_t skipped, rerun;
 
 	/* Rank 0. */
-	int jfd; /* the journal, or -1 */
+	int jfd;  /* the journal, or -1 */
+	int jmade; /* this round's open made the journal (removed if refused) */
 	struct rec *recs;
 	uint8_t *done;
 	size_t n_done, next_progress;
