@@ -292,10 +292,10 @@ struct locus_mpi_flow_options {
 	/* Where node storage goes; NULL: /dev/shm. Not empty; made when
 	 * missing if its parent exists (and removed at the end, when empty). */
 	const char *local;
-	const char *policy;		 /* NULL: "amfs" */
-	const char *policy_opts;	 /* "key=value,..." or NULL */
-	size_t dispatchers;		 /* scheduler ranks; 0: one per 63 worker nodes */
-	size_t emulate_nodes;		 /* > 0: worker rank r on node (r - D) mod K */
+	const char *policy;	 /* NULL: "amfs" */
+	const char *policy_opts; /* "key=value,..." or NULL */
+	size_t dispatchers;	 /* scheduler ranks; 0: one per 63 worker nodes */
+	size_t emulate_nodes;	 /* > 0: worker rank r on node (r - D) mod K */
 	uint64_t seed;
 	int retries;	 /* more attempts of a failed task */
 	int keep;	 /* 1: leave the nodes' directories in place */

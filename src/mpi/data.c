@@ -188,8 +188,7 @@ int locus__rt_write_all(int fd, const void *buf, size_t len)
  * that `to` is whole or absent. 0 or an errno value, and *writing (may
  * be NULL) says whether it was writing `to` that failed, not reading
  * `from`; *bytes gets the size. */
-int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int rank,
-			int *writing)
+int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int rank, int *writing)
 {
 	char tmp[PATH_MAX + 64];
 	int dummy;
@@ -431,7 +430,8 @@ static void copy_failed(struct flow *f, const struct job *jb, uint32_t o, const 
 		locus__rt_local_fail(f, LOCUS_EIO, "cannot write %s to the shared directory%s: %s",
 				     path, task, strerror(rc));
 	else if (writing)
-		locus__rt_local_fail(f, LOCUS_EIO, "cannot copy %s into node %s's storage, %s%s: %s",
+		locus__rt_local_fail(f, LOCUS_EIO,
+				     "cannot copy %s into node %s's storage, %s%s: %s",
 				     locus__rt_obj_name(f, o), f->plat->nodes[f->node].name, path,
 				     task, strerror(rc));
 	else
@@ -487,7 +487,8 @@ static void job_step(struct flow *f, uint32_t j)
 				 * may be had elsewhere; anything else (an input
 				 * that cannot be read, a full node) would be asked
 				 * again and again: the run ends, saying why. */
-				if (rc != ENOENT || writing || f->g->objects[o].producer == LOCUS_NONE)
+				if (rc != ENOENT || writing ||
+				    f->g->objects[o].producer == LOCUS_NONE)
 					copy_failed(f, jb, o, writing ? b : a, rc, writing);
 				continue;
 			}

@@ -192,12 +192,12 @@ static int journal_is_output(struct flow *f, const struct locus_graph *g)
 		locus__rt_fmt(opath, sizeof opath, "%s/%s", oreal, s2 + 1);
 		if (!strcmp(opath, jpath)) {
 			char nb[64];
-			return locus__err(f->err, LOCUS_EINVAL, f->opt->journal, 0, 0,
-					  "the journal would be the workflow's file \"%s\", an "
-					  "output of task %s: name another journal",
-					  g->objects[o].name,
-					  locus__rt_task_name(f, g->objects[o].producer, nb,
-							      sizeof nb));
+			return locus__err(
+			    f->err, LOCUS_EINVAL, f->opt->journal, 0, 0,
+			    "the journal would be the workflow's file \"%s\", an "
+			    "output of task %s: name another journal",
+			    g->objects[o].name,
+			    locus__rt_task_name(f, g->objects[o].producer, nb, sizeof nb));
 		}
 	}
 	return 0;

@@ -223,8 +223,8 @@ static size_t sweep_shared(struct flow *f)
 		if (!slash)
 			continue;
 		char p[PATH_MAX];
-		locus__rt_fmt(p, sizeof p, "%s/%.*s", f->shared,
-			      (int)(slash - g->objects[o].name), g->objects[o].name);
+		locus__rt_fmt(p, sizeof p, "%s/%.*s", f->shared, (int)(slash - g->objects[o].name),
+			      g->objects[o].name);
 		dirs[n++] = strdup(p);
 	}
 	qsort(dirs, n, sizeof *dirs, str_cmp);
@@ -294,14 +294,16 @@ static int local_dir(struct flow *f, const char *local)
 	if (errno != ENOENT)
 		return locus__err(f->err, LOCUS_EIO, NULL, 0, 0, "nodes' storage %s: %s", local,
 				  strerror(errno));
-	if (!mkdir(local, 0755))
+	if (!mkdir(local, 0755)) {
 		f->st->made_local = 1;
-	else if (errno != EEXIST)
-		return locus__err(f->err, LOCUS_ENOENT, NULL, 0, 0,
-				  "nodes' storage %s: cannot make it: %s%s", local,
-				  strerror(errno),
-				  errno == ENOENT ? " (its parent directory is missing)" : "");
-	return 0;
+		return 0;
+	}
+	int e = errno;
+	if (e == EEXIST)
+		return 0;
+	return locus__err(f->err, LOCUS_ENOENT, NULL, 0, 0,
+			  "nodes' storage %s: cannot make it: %s%s", local, strerror(e),
+			  e == ENOENT ? " (its parent directory is missing)" : "");
 }
 
 /* This rank holds the run's directory `dir` (made if missing) with a
@@ -320,7 +322,8 @@ static int hold_job_dir(struct flow *f, const char *dir)
 		struct stat a, b;
 		/* Where the file system has no locks, held without one (no
 		 * sweep can take it: it cannot lock it either). */
-		int held = fd >= 0 && (!flock(fd, LOCK_SH) || (errno != EINTR && errno != EWOULDBLOCK));
+		int held =
+		    fd >= 0 && (!flock(fd, LOCK_SH) || (errno != EINTR && errno != EWOULDBLOCK));
 		if (held && !fstat(fd, &a) && !stat(dir, &b) && a.st_dev == b.st_dev &&
 		    a.st_ino == b.st_ino)
 			st->job_fd = fd;

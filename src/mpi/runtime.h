@@ -315,7 +315,7 @@ struct state {
 	int shared_fd, job_fd;
 	int shared_locked; /* rank 0 holds shared_fd's lock (not all file
 			    * systems lock directories) */
-	int made_local; /* this rank made opt->local: removed at the end */
+	int made_local;	   /* this rank made opt->local: removed at the end */
 	/* What the first round swept: temporaries a killed run left in the
 	 * shared directory (rank 0), killed runs' directories under
 	 * opt->local (summed on rank 0). */
@@ -480,7 +480,7 @@ struct flow {
 	size_t skipped, rerun;
 
 	/* Rank 0. */
-	int jfd;  /* the journal, or -1 */
+	int jfd;   /* the journal, or -1 */
 	int jmade; /* this round's open made the journal (removed if refused) */
 	struct rec *recs;
 	uint8_t *done;
@@ -533,8 +533,7 @@ void locus__rt_apply_updates(struct flow *f, const struct repl *u, size_t n);
 int locus__rt_drain_fresh(struct flow *f);
 int locus__rt_rank_of_node(const struct flow *f, uint32_t n, uint32_t o);
 int locus__rt_parent_dirs(const char *path);
-int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int rank,
-			int *writing);
+int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int rank, int *writing);
 int locus__rt_fs_copy(struct flow *f, const char *from, const char *to, uint64_t *bytes,
 		      int *writing);
 /* write(2) of all of buf[0..len) to fd: 0, or an errno value (ENOSPC for

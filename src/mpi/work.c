@@ -204,9 +204,8 @@ int locus__rt_op_keep(void *eng, uint32_t o, uint32_t node, double now)
 	uint64_t bytes = 0;
 	struct stat st;
 	int link = !lstat(src, &st) && S_ISLNK(st.st_mode);
-	if (!f->opt->fn &&
-	    (link ? (errno = locus__rt_copy_file(src, dst, &bytes, f->rank, NULL))
-		  : rename(src, dst))) {
+	if (!f->opt->fn && (link ? (errno = locus__rt_copy_file(src, dst, &bytes, f->rank, NULL))
+				 : rename(src, dst))) {
 		char nb[64];
 		locus__rt_fmt(why, sizeof why, "cannot keep %s in node %s's storage: %s",
 			      locus__rt_out_name(f, t, k), f->plat->nodes[f->node].name,

@@ -23,7 +23,8 @@
 static const struct cli_opt help = {"help", 'h', CLI_FLAG, 0, NULL, "show this help"};
 /* Its "--" line (a line of --help only). */
 static const struct cli_opt end_of_options = {
-    "", 0, CLI_FLAG, 0, NULL, "end of the options: an argument after it may start\nwith '-' (a file named -x.mf)"};
+    .name = "",
+    .help = "end of the options: an argument after it may start\nwith '-' (a file named -x.mf)"};
 
 int cli_expects(const char *cmd, const char *opt, const char *what, const char *arg)
 {
