@@ -3,7 +3,12 @@
 # path for a generated Montage and a hand-written Makeflow; sim under
 # every AMFS configuration (and the baselines) on generated workflows,
 # Makeflows and the WfCommons instances, with versioned JSON, all the
-# output files, determinism, and clear errors that leave nothing behind.
+# output files, determinism, and clear errors that leave nothing behind;
+# run's hardening (issue 28): "--" before a name starting with '-', the
+# default retry, --local and --journal refused or made as documented, one
+# run at a time in a directory, what killed runs left swept, unreadable
+# inputs, full disks and commands that cannot start said as such (each a
+# small run on 3 ranks; skipped without MPI).
 # Usage: cli_flow.sh LOCUS_BINARY TESTS_DIR.
 set -u
 locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -168,6 +173,131 @@ run bad-opt 1 "$locus" flow sim gen:montage:8 -o nope=1 --out bad.json &&
 	expect bad-opt 'no option "nope"' "$err"
 [ -e bad.json ] && fail "an error left bad.json" || ok
 run no-dir 1 "$locus" flow sim gen:montage:8 --out nodir/r.json && expect no-dir 'nodir' "$err"
+
+# ---- locus flow run: hardening (issue 28) ------------------------------------------
+if "$locus" flow run gen:montage:4 2>&1 | grep -q "built without MPI"; then
+	echo "locus was built without MPI: flow run's checks skipped"
+else
+	. "$tests/mpi/sanitizer-env.sh"
+	R=(-np 3 --emulate-nodes 2 -q)
+	mkdir -p hr && cd hr || exit 1
+	echo x >in.txt
+	printf 'out.txt: in.txt\n\tcp in.txt out.txt\n' >Makeflow
+	# A name that starts with '-' after "--" (and said so without it);
+	# --local: never empty; a missing directory is made when its parent
+	# exists, and removed afterwards; a missing parent is refused.
+	cp Makeflow ./-my\ flow.mf
+	run dash-name 0 "$locus" flow run "${R[@]}" --local "$tmp/hr/newlocal" -- '-my flow.mf' &&
+		cmp -s out.txt in.txt && [ ! -e newlocal ] && ok ||
+		fail "a workflow named -my flow.mf after --, --local made and removed"
+	run dash-hint 2 "$locus" flow run '-my flow.mf' "${R[@]}" &&
+		expect dash-hint 'unknown option -m in "-my flow.mf" \(an argument that starts with .-. goes after "--"\)' "$err"
+	run dash-help 0 "$locus" sim --help && expect dash-help '^      -- +end of the options' "$out"
+	rm -f out.txt
+	run local-empty 2 "$locus" flow run Makeflow "${R[@]}" --local '' &&
+		expect local-empty '--local expects a directory, got ""' "$err"
+	run local-parent 1 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/hr/no/dir" &&
+		expect local-parent 'its parent directory is missing' "$err"
+	[ ! -e no ] && ok || fail "--local with a missing parent made it"
+	# --retries defaults to 1: a command failing once succeeds. What a
+	# killed run left (a temporary in the shared directory, its directory
+	# under --local) is swept, and said; a journal's directory is kept.
+	printf 'out.txt: in.txt\n\tif [ -e %s/once ]; then cp in.txt out.txt; else touch %s/once; exit 1; fi\n' \
+		"$PWD" "$PWD" >Once.mf
+	sh -c 'echo $$ >dead.pid'
+	dead=$(cat dead.pid)
+	echo partial >"out.txt.locus-tmp-1-$dead"
+	mkdir -p "loc/locus-flow-$dead-1f/node000/store" "loc/locus-flow-j0123/node000/store"
+	echo x >"loc/locus-flow-$dead-1f/node000/store/o1"
+	run retry-sweep 0 "$locus" flow run Once.mf "${R[@]}" --local "$tmp/hr/loc" &&
+		cmp -s out.txt in.txt && ok || fail "the default retry"
+	expect sweep 'swept what killed runs left: 1 temporary in the shared directory, 1 run directory under' "$err"
+	[ ! -e "out.txt.locus-tmp-1-$dead" ] && [ "$(ls loc)" = locus-flow-j0123 ] && ok ||
+		fail "sweep: left $(ls out.txt.* loc 2>&1)"
+	rm -f out.txt
+	# A file that is not a journal is refused and left as it was; so is
+	# a journal the workflow would write; neither leaves a directory.
+	for body in 'one line' 'line one\nline two'; do
+		printf "$body" >notes.txt
+		cp notes.txt notes.ref
+		run "not-a-journal $body" 1 "$locus" flow run Makeflow "${R[@]}" --journal notes.txt \
+			--local "$tmp/hr/jl" &&
+			expect not-a-journal 'notes.txt:1:1: expected "locus-flow-journal 1' "$err"
+		cmp -s notes.txt notes.ref && ok || fail "not-a-journal \"$body\": the file was changed"
+	done
+	[ ! -e out.txt ] && ok || fail "a refused journal: the run went on"
+	[ ! -e jl ] && ok || fail "a refused journal left $(find jl)"
+	# A journal run that fails before its tasks keeps no empty directory.
+	printf 'out.txt: absent.txt\n\tcp absent.txt out.txt\n' >Absent.mf
+	run journal-early 1 "$locus" flow run Absent.mf "${R[@]}" --journal early.j --local "$tmp/hr/jl" &&
+		expect journal-early 'absent.txt, an input of task' "$err"
+	[ ! -e jl ] && ok || fail "a journal run failing early left $(find jl)"
+	run journal-output 1 "$locus" flow run Makeflow "${R[@]}" --journal out.txt &&
+		expect journal-output 'the journal would be the workflow.s file "out.txt", an output of task' "$err"
+	[ ! -e out.txt ] && ok || fail "journal-output: out.txt was made"
+	# One run at a time in a directory: the second is refused while the
+	# first waits for a gate.
+	printf 'out.txt: in.txt\n\twhile [ ! -e %s/go ]; do sleep 0.05; done; cp in.txt out.txt\n' "$PWD" >Gate.mf
+	"$locus" flow run Gate.mf "${R[@]}" --local "$tmp/hr/l1" >first.out 2>&1 &
+	first=$!
+	for _ in $(seq 200); do [ -d l1 ] && break; sleep 0.05; done
+	sleep 0.3
+	run two-runs 1 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/hr/l2" --journal new.j &&
+		expect two-runs 'another run is using the shared directory .*/hr \(one run at a time' "$err"
+	[ ! -e new.j ] && [ ! -e l2 ] && ok || fail "two runs: the refused one left $(ls -d new.j l2 2>&1)"
+	touch go
+	wait $first && [ -s out.txt ] && ok || fail "two runs: the first failed: $(cat first.out)"
+	rm -f out.txt go
+	# An input that cannot be read (as root: a file of /proc/sys that is
+	# write-only) ends the run naming it, under every policy.
+	wo=""
+	for p in /proc/sys/vm/compact_memory /proc/sys/net/ipv4/route/flush; do
+		[ -e "$p" ] && ! cat "$p" >/dev/null 2>&1 && wo=$p && break
+	done
+	if [ -n "$wo" ]; then
+		mkdir -p unread && ln -sf "$wo" unread/in.txt
+		printf 'mid.txt: in.txt\n\tcp in.txt mid.txt\nout.txt: mid.txt\n\tcp mid.txt out.txt\n' >unread/Makeflow
+		for pol in "--config cache" "-x taskvine"; do
+			# shellcheck disable=SC2086
+			run "unreadable $pol" 1 timeout 20 "$locus" flow run unread/Makeflow "${R[@]}" $pol &&
+				expect "unreadable $pol" 'in.txt.*Permission denied' "$err"
+		done
+	fi
+	# A command that cannot start: a WfCommons program not found.
+	cat >nf.json <<'EOF'
+{"name": "nf", "schemaVersion": "1.4",
+ "workflow": {"executedAt": "20240101T000000+0000", "makespanInSeconds": 1,
+  "tasks": [{"name": "t", "id": "t", "type": "compute", "runtimeInSeconds": 0.1,
+    "command": {"program": "no_such_program_xyz", "arguments": ["in.txt"]},
+    "parents": [], "children": [],
+    "files": [{"link": "input", "name": "in.txt", "sizeInBytes": 2},
+              {"link": "output", "name": "nf.out", "sizeInBytes": 2}]}]}}
+EOF
+	run not-found 1 "$locus" flow run wfcommons:nf.json "${R[@]}" &&
+		expect not-found 'task t failed on 2 attempts .*cannot start its command \(no_such_program_xyz\): No such file or directory' "$err"
+	# Full disks (a 64 KiB tmpfs, where one may be mounted): the journal
+	# says "No space left on device" and keeps whole lines; a full node
+	# storage is said with the command's status.
+	mkdir -p mnt
+	if mount -t tmpfs -o size=64k tmpfs mnt 2>/dev/null; then
+		long=$(printf 'n%.0s' $(seq 200))
+		for i in $(seq 20); do printf '%s%d: in.txt\n\tcp in.txt %s%d\n' "$long" "$i" "$long" "$i"; done >Long.mf
+		printf 'locus-flow-journal 1\t20\t21\n' >mnt/j
+		cat /dev/zero >mnt/fill 2>/dev/null
+		run journal-full 1 "$locus" flow run Long.mf "${R[@]}" --journal mnt/j &&
+			expect journal-full 'cannot write the journal mnt/j: No space left on device' "$err"
+		[ "$(tail -c 1 mnt/j | od -An -c | tr -d ' ')" = '\n' ] && ok || fail "journal-full: a torn line"
+		rm -f mnt/fill mnt/j "$long"*
+		head -c 30000 /dev/urandom >big.bin
+		printf 'o1: big.bin\n\tcp big.bin o1\no2: o1\n\tcat o1 o1 o1 > o2\n' >Big.mf
+		run local-full 1 "$locus" flow run Big.mf "${R[@]}" --local "$tmp/hr/mnt" &&
+			expect local-full "task o2 failed .*exited with 1; node node00[01]'s storage .* is full \(No space left on device\)" "$err"
+		umount mnt
+	else
+		echo "tmpfs cannot be mounted here: the full-disk checks skipped"
+	fi
+	cd "$tmp" || exit 1
+fi
 
 echo "cli_flow: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -286,12 +286,16 @@ typedef int (*locus_mpi_flow_fn)(void *user, const struct locus_mpi_flow_task *t
 
 struct locus_mpi_flow_options {
 	const struct locus_graph *graph; /* the workflow (every rank the same) */
-	const char *shared;		 /* the shared directory (required) */
-	const char *local;		 /* where node storage goes; NULL: /dev/shm */
-	const char *policy;		 /* NULL: "amfs" */
-	const char *policy_opts;	 /* "key=value,..." or NULL */
-	size_t dispatchers;		 /* scheduler ranks; 0: one per 63 worker nodes */
-	size_t emulate_nodes;		 /* > 0: worker rank r on node (r - D) mod K */
+	/* The shared directory (required): locked while the run goes (another
+	 * run in it is an error), and swept of what killed runs left there. */
+	const char *shared;
+	/* Where node storage goes; NULL: /dev/shm. Not empty; made when
+	 * missing if its parent exists (and removed at the end, when empty). */
+	const char *local;
+	const char *policy;	 /* NULL: "amfs" */
+	const char *policy_opts; /* "key=value,..." or NULL */
+	size_t dispatchers;	 /* scheduler ranks; 0: one per 63 worker nodes */
+	size_t emulate_nodes;	 /* > 0: worker rank r on node (r - D) mod K */
 	uint64_t seed;
 	int retries;	 /* more attempts of a failed task */
 	int keep;	 /* 1: leave the nodes' directories in place */
@@ -313,7 +317,9 @@ struct locus_mpi_flow_options {
 	 * them (checked by size and checksum); a task whose outputs are
 	 * lost or damaged runs again, and so do the producers of its own
 	 * lost inputs. The nodes' storage of a run that fails is kept for
-	 * that. Locked while the run goes: another run on it is an error. */
+	 * that. Locked while the run goes: another run on it is an error.
+	 * A file that is not a journal (or another workflow's, or a file the
+	 * workflow writes) is refused and left as it was. */
 	const char *journal;
 	int checksum;
 	/* Rank 0 only, may be NULL: about every 1 % of the tasks. */
@@ -363,6 +369,12 @@ struct locus_mpi_flow_report {
 	 * bytes over the time any rank had a copy with it under way. */
 	double *work;
 	double net_bw, fs_bw;
+	/* Rank 0: what runs killed before this one left and this one swept
+	 * (docs/mpi.md, "Ending"): temporaries in the shared directory
+	 * (NAME.locus-tmp-RANK-PID), and run directories under
+	 * options.local that no live run held (a journal's are kept for its
+	 * resume). */
+	size_t swept_files, swept_dirs;
 };
 
 /* Runs every task of opt->graph exactly once (retries aside), as

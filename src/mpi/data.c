@@ -167,20 +167,44 @@ int locus__rt_parent_dirs(const char *path)
 	return locus__mkdirs(buf, &e) ? -1 : 0;
 }
 
+int locus__rt_write_all(int fd, const void *buf, size_t len)
+{
+	for (size_t w = 0; w < len;) {
+		ssize_t k = write(fd, (const char *)buf + w, len - w);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return errno;
+		if (k == 0)
+			return ENOSPC;
+		/* A short write (a full file system) is followed by one that
+		 * fails and says why. */
+		w += (size_t)k;
+	}
+	return 0;
+}
+
 /* Copies file `from` to `to` through a temporary renamed at the end, so
- * that `to` is whole or absent. 0 or an errno value; *bytes gets the
- * size. */
-int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int rank)
+ * that `to` is whole or absent. 0 or an errno value, and *writing (may
+ * be NULL) says whether it was writing `to` that failed, not reading
+ * `from`; *bytes gets the size. */
+int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int rank, int *writing)
 {
 	char tmp[PATH_MAX + 64];
+	int dummy;
+	writing = writing ? writing : &dummy;
+	*writing = 1;
+	*bytes = 0;
 	int n = locus__rt_fmt(tmp, sizeof tmp, "%s.locus-tmp-%d-%ld", to, rank, (long)getpid());
 	if (n < 0 || (size_t)n >= sizeof tmp)
 		return ENAMETOOLONG;
 	if (locus__rt_parent_dirs(to))
 		return errno ? errno : EIO;
+	*writing = 0;
 	int in = open(from, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return errno;
+	*writing = 1;
 	int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0) {
 		int e = errno;
@@ -196,21 +220,12 @@ int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int r
 			continue;
 		if (r < 0) {
 			rc = errno;
+			*writing = 0;
 			break;
 		}
 		if (r == 0)
 			break;
-		for (ssize_t w = 0; w < r;) {
-			ssize_t k = write(out, buf + w, (size_t)(r - w));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				rc = errno;
-				break;
-			}
-			w += k;
-		}
-		if (rc)
+		if ((rc = locus__rt_write_all(out, buf, (size_t)r)))
 			break;
 		total += (uint64_t)r;
 	}
@@ -227,10 +242,11 @@ int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int r
 
 /* Whether name is one a task may use: relative, without "..", non-empty. */
 /* copy_file to or from the shared directory, timed. */
-int locus__rt_fs_copy(struct flow *f, const char *from, const char *to, uint64_t *bytes)
+int locus__rt_fs_copy(struct flow *f, const char *from, const char *to, uint64_t *bytes,
+		      int *writing)
 {
 	double t = locus__rt_now_of(f);
-	int rc = locus__rt_copy_file(from, to, bytes, f->rank);
+	int rc = locus__rt_copy_file(from, to, bytes, f->rank, writing);
 	if (!rc) {
 		f->fs_bytes += *bytes;
 		if (!locus__grow(&f->fs_span, &f->fs_span_cap, f->n_fs_span + 2,
@@ -400,6 +416,29 @@ static int start_pull(struct flow *f, uint32_t j, uint32_t o, uint32_t partial)
 	return 1;
 }
 
+/* A local copy of job j (file o, with the shared directory) failed for
+ * a reason asking again would not mend: the run ends, naming the file,
+ * the task it was for and the reason. */
+static void copy_failed(struct flow *f, const struct job *jb, uint32_t o, const char *path, int rc,
+			int writing)
+{
+	char nb[64], task[96] = "";
+	if (jb->task != LOCUS_NONE && jb->task < f->g->n_tasks)
+		locus__rt_fmt(task, sizeof task, " (for task %s)",
+			      locus__rt_task_name(f, jb->task, nb, sizeof nb));
+	if (jb->to == LOCUS_FS)
+		locus__rt_local_fail(f, LOCUS_EIO, "cannot write %s to the shared directory%s: %s",
+				     path, task, strerror(rc));
+	else if (writing)
+		locus__rt_local_fail(f, LOCUS_EIO,
+				     "cannot copy %s into node %s's storage, %s%s: %s",
+				     locus__rt_obj_name(f, o), f->plat->nodes[f->node].name, path,
+				     task, strerror(rc));
+	else
+		locus__rt_local_fail(f, LOCUS_EIO, "cannot read %s%s: %s", path, task,
+				     strerror(rc));
+}
+
 /* Starts what job j has to do: local copies at once, pulls by MPI. */
 static void job_step(struct flow *f, uint32_t j)
 {
@@ -416,17 +455,19 @@ static void job_step(struct flow *f, uint32_t j)
 	for (uint32_t k = 0; k < jb->n && !f->failed; k++) {
 		uint32_t o = jb->objs[k];
 		uint64_t bytes = 0;
-		int rc;
+		int rc, writing = 0;
 		if (jb->to == LOCUS_FS) {
 			/* From this node to the shared directory. */
 			if (f->on_fs[o])
 				continue;
 			locus__rt_store_path(f, o, a, sizeof a);
 			locus__rt_shared_path(f, o, b, sizeof b);
-			if ((rc = locus__rt_fs_copy(f, a, b, &bytes))) {
+			if ((rc = locus__rt_fs_copy(f, a, b, &bytes, &writing))) {
 				jb->ok = 0;
-				if (rc == ENOENT)
+				if (rc == ENOENT && !writing)
 					locus__rt_lost(f, o);
+				else
+					copy_failed(f, jb, o, b, rc, writing);
 				continue;
 			}
 			f->bytes_fs_written += bytes;
@@ -440,8 +481,15 @@ static void job_step(struct flow *f, uint32_t j)
 		if (jb->from == LOCUS_FS) {
 			locus__rt_shared_path(f, o, a, sizeof a);
 			locus__rt_store_path(f, o, b, sizeof b);
-			if ((rc = locus__rt_fs_copy(f, a, b, &bytes))) {
+			if ((rc = locus__rt_fs_copy(f, a, b, &bytes, &writing))) {
 				jb->ok = 0;
+				/* A produced file gone from the shared directory
+				 * may be had elsewhere; anything else (an input
+				 * that cannot be read, a full node) would be asked
+				 * again and again: the run ends, saying why. */
+				if (rc != ENOENT || writing ||
+				    f->g->objects[o].producer == LOCUS_NONE)
+					copy_failed(f, jb, o, writing ? b : a, rc, writing);
 				continue;
 			}
 			f->bytes_fs_read += bytes;

@@ -80,6 +80,22 @@ static void jput(struct locus__buf *b, const char *s)
 	}
 }
 
+/* Appends buf[0..len) to the journal, synced: 0, or an errno value, the
+ * journal then cut back to where it was (no half-written line). */
+static int journal_append(struct flow *f, const void *buf, size_t len)
+{
+	if (!buf)
+		return ENOMEM;
+	off_t at = lseek(f->jfd, 0, SEEK_END);
+	int rc = locus__rt_write_all(f->jfd, buf, len);
+	if (!rc && fdatasync(f->jfd))
+		rc = errno;
+	if (rc && at >= 0 && ftruncate(f->jfd, at)) {
+		/* it stays torn: the next run cuts its last line */
+	}
+	return rc;
+}
+
 /* Rank 0: task r finished; its files, then it (a task line means its files
  * are all written above it), in one write, synced before the run goes on:
  * a killed run loses no finished task, and leaves at most a torn last
@@ -116,9 +132,10 @@ static void journal_task(struct flow *f, const struct rec *r)
 	locus__buf_append(&b, "\t", 1);
 	jput(&b, f->plat->nodes[r->node].name);
 	locus__buf_append(&b, "\n", 1);
-	if (!b.data || write(f->jfd, b.data, b.len) != (ssize_t)b.len || fdatasync(f->jfd))
+	int rc = journal_append(f, b.data, b.len);
+	if (rc)
 		locus__rt_local_fail(f, LOCUS_EIO, "cannot write the journal %s: %s",
-				     f->opt->journal, strerror(errno));
+				     f->opt->journal, strerror(rc));
 	locus__buf_fini(&b);
 }
 
@@ -149,22 +166,56 @@ static int journal_read(struct flow *f, const struct locus_graph *g, const char 
 	return 0;
 }
 
-/* Opens (and locks) the journal on rank 0, then agrees on what is done:
- * the files of the tasks it names are checked where they were kept (each
- * node's first rank checks its own) and copied to the shared directory;
- * a task whose needed files are gone is run again, and the producers of
- * its lost inputs too. f->g becomes the workflow left. Collective. */
-/* A run given a journal, or a later round: what is done and where its
- * files are (the journal's lines, or the rounds before), the files still
- * there put in the shared directory, and the workflow left to run. A
- * task stays done unless an output of it that a task left to run reads
- * (or a final output) is gone, to a fixed point. */
-/* Rank 0: opens and locks the journal, cuts a torn last line, reads what
- * it says (the first round; later rounds know it and more) or writes its
- * head line. */
-static int journal_open(struct flow *f, const struct locus_graph *g)
+/* Rank 0: whether the journal is a file the workflow writes (an output
+ * of one of its tasks, in the shared directory): 0, or the error. */
+static int journal_is_output(struct flow *f, const struct locus_graph *g)
+{
+	char dir[PATH_MAX], real[PATH_MAX], jpath[PATH_MAX * 2], opath[PATH_MAX * 2];
+	locus__rt_fmt(dir, sizeof dir, "%s", f->opt->journal);
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : dir;
+	if (slash == dir)
+		locus__rt_fmt(real, sizeof real, "/");
+	else if (!realpath(slash ? (*slash = 0, dir) : ".", real))
+		return 0; /* its directory is missing: opening it says so */
+	locus__rt_fmt(jpath, sizeof jpath, "%s/%s", real, base);
+	for (uint32_t o = 0; o < g->n_objects; o++) {
+		if (g->objects[o].producer == LOCUS_NONE)
+			continue;
+		/* The output's directory as the journal's: its real path. */
+		char odir[PATH_MAX], oreal[PATH_MAX];
+		locus__rt_fmt(odir, sizeof odir, "%s/%s", f->shared, g->objects[o].name);
+		char *s2 = strrchr(odir, '/');
+		*s2 = 0;
+		if (strcmp(s2 + 1, base) || !realpath(odir, oreal))
+			continue;
+		locus__rt_fmt(opath, sizeof opath, "%s/%s", oreal, s2 + 1);
+		if (!strcmp(opath, jpath)) {
+			char nb[64];
+			return locus__err(
+			    f->err, LOCUS_EINVAL, f->opt->journal, 0, 0,
+			    "the journal would be the workflow's file \"%s\", an "
+			    "output of task %s: name another journal",
+			    g->objects[o].name,
+			    locus__rt_task_name(f, g->objects[o].producer, nb, sizeof nb));
+		}
+	}
+	return 0;
+}
+
+/* Rank 0, before any node's directory is made: opens and locks the
+ * journal, refuses a file that is not a journal (left as it was, byte for
+ * byte) or one the workflow writes, reads what it says (the first round;
+ * later rounds know it and more), then cuts a torn last line or writes
+ * its head line. */
+int locus__rt_journal_open(struct flow *f, const struct locus_graph *g)
 {
 	struct state *st = f->st;
+	int rc = journal_is_output(f, g);
+	if (rc)
+		return rc;
+	struct stat jst;
+	f->jmade = stat(f->opt->journal, &jst) && errno == ENOENT;
 	f->jfd = open(f->opt->journal, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (f->jfd < 0)
 		return locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
@@ -174,23 +225,39 @@ static int journal_open(struct flow *f, const struct locus_graph *g)
 				  "another run is using this journal");
 	char *text = NULL;
 	size_t len = 0;
-	int rc = locus__read_file(&text, &len, f->opt->journal, f->err);
+	rc = locus__read_file(&text, &len, f->opt->journal, f->err);
+	/* Its first line is the head, or (a run killed as it wrote it) a
+	 * piece of the head and nothing else; anything else is not a
+	 * journal and is not touched. */
+	static const char magic[] = "locus-flow-journal ";
+	char head[128];
+	int hn = locus__rt_fmt(head, sizeof head, "locus-flow-journal 1\t%zu\t%zu\n", g->n_tasks,
+			       g->n_objects);
+	const char *nl = !rc ? memchr(text, '\n', len) : NULL;
+	int torn_head = !rc && !nl && len < (size_t)hn && !memcmp(text, head, len);
+	size_t first = nl ? (size_t)(nl - text) : len;
+	if (!rc && len && !torn_head &&
+	    (!nl || first < sizeof magic - 1 || memcmp(text, magic, sizeof magic - 1)))
+		rc = locus__err(f->err, LOCUS_EPARSE, f->opt->journal, 1, 1,
+				"expected \"locus-flow-journal 1\": this file is not a journal "
+				"of locus flow run (left as it is)");
 	/* A last line a kill cut short goes: the next is appended after the
 	 * last whole one. */
-	while (!rc && len && text[len - 1] != '\n')
-		len--;
-	if (!rc && ftruncate(f->jfd, (off_t)len))
+	size_t whole = len;
+	while (!rc && whole && text[whole - 1] != '\n')
+		whole--;
+	/* Read before anything is cut, so that a journal refused (another
+	 * workflow's) stays as it was. */
+	if (!rc && whole && st->round == 0)
+		rc = journal_read(f, g, text, whole, st->claimed, st->place, st->bytes, st->sum);
+	if (!rc && whole < len && ftruncate(f->jfd, (off_t)whole))
 		rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
 				"cannot cut its torn last line: %s", strerror(errno));
-	if (!rc && len && st->round == 0)
-		rc = journal_read(f, g, text, len, st->claimed, st->place, st->bytes, st->sum);
-	if (!rc && !len) {
-		char head[128];
-		int n = locus__rt_fmt(head, sizeof head, "locus-flow-journal 1\t%zu\t%zu\n",
-				      g->n_tasks, g->n_objects);
-		if (write(f->jfd, head, (size_t)n) != n)
+	if (!rc && !whole) {
+		int e = journal_append(f, head, (size_t)hn);
+		if (e)
 			rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
-					"cannot write: %s", strerror(errno));
+					"cannot write: %s", strerror(e));
 	}
 	free(text);
 	return rc;
@@ -211,7 +278,7 @@ static void kept_to_shared(struct flow *f, const struct locus_graph *g, int lead
 		locus__rt_fmt(to, sizeof to, "%s/%s", f->shared, g->objects[o].name);
 		locus__rt_fmt(from, sizeof from, "%s/store/o%" PRIu32, f->node_dir, o);
 		if (locus__rt_file_sum(from, &b, st->sum[o] ? &h : NULL) || b != st->bytes[o] ||
-		    h != st->sum[o] || locus__rt_copy_file(from, to, &b, f->rank))
+		    h != st->sum[o] || locus__rt_copy_file(from, to, &b, f->rank, NULL))
 			continue;
 		avail[o] = 1;
 		if (!locus__grow(&st->copied, &st->copied_cap, st->n_copied + 1,
@@ -264,9 +331,10 @@ static int shared_now(struct flow *f, const struct locus_graph *g, unsigned char
 		if (avail[o])
 			st->place[o] = -2;
 	}
-	if (jl.len && (write(f->jfd, jl.data, jl.len) != (ssize_t)jl.len || fdatasync(f->jfd)))
+	int wrc = jl.len ? journal_append(f, jl.data, jl.len) : 0;
+	if (wrc)
 		rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0, "cannot write: %s",
-				strerror(errno));
+				strerror(wrc));
 	locus__buf_fini(&jl);
 	return rc;
 }
@@ -333,8 +401,6 @@ int locus__rt_resume(struct flow *f)
 	int rc = done && avail && avail_all
 		     ? 0
 		     : locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-	if (!rc && f->rank == 0 && f->opt->journal)
-		rc = journal_open(f, g);
 	if ((rc = locus__rt_agree(f, rc)))
 		goto out;
 	MPI_Bcast(st->claimed, (int)nt, MPI_UNSIGNED_CHAR, 0, f->comm);

@@ -436,7 +436,7 @@ static void reduce_over(struct flow *f, struct rstep *r, const char *failed)
 			locus__rt_fmt(why, sizeof why, "its command did not write %s",
 				      locus__rt_out_name(f, t, 0));
 		else if ((!lstat(out, &st) && S_ISLNK(st.st_mode))
-			     ? locus__rt_copy_file(out, dst, &bytes, f->rank)
+			     ? (errno = locus__rt_copy_file(out, dst, &bytes, f->rank, NULL))
 			     : rename(out, dst))
 			locus__rt_fmt(why, sizeof why, "cannot keep its result: %s",
 				      strerror(errno));

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "mpi/runtime.h"
 
+#include <dirent.h>
+
 static int roles(struct flow *f);
 
 static int check_names(struct flow *f)
@@ -181,7 +183,192 @@ static int roles(struct flow *f)
 	return 0;
 }
 
-/* The run's directory under `local`, named by rank 0; this node's in it. */
+/* Whether file name `name` is a temporary a copy left
+ * (NAME.locus-tmp-RANK-PID, locus__rt_copy_file) whose process is not
+ * alive on this host. */
+static int stale_temporary(const char *name)
+{
+	const char *t = strstr(name, ".locus-tmp-"), *p;
+	if (!t || t == name)
+		return 0;
+	for (p = t + 11; *p >= '0' && *p <= '9'; p++)
+		;
+	if (p == t + 11 || *p != '-' || !p[1])
+		return 0;
+	char *end;
+	long pid = strtol(p + 1, &end, 10);
+	if (*end || pid <= 0 || strstr(t + 1, ".locus-tmp-"))
+		return 0;
+	return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Rank 0, holding the shared directory's lock: removes the temporaries
+ * killed runs left beside the workflow's files (in each directory the
+ * workflow's names point into). Returns how many. */
+static size_t sweep_shared(struct flow *f)
+{
+	const struct locus_graph *g = f->opt->graph;
+	char **dirs = calloc(g->n_objects + 1, sizeof *dirs);
+	size_t n = 0, swept = 0;
+	if (!dirs)
+		return 0;
+	dirs[n++] = strdup(f->shared);
+	for (uint32_t o = 0; o < g->n_objects; o++) {
+		const char *slash = strrchr(g->objects[o].name, '/');
+		if (!slash)
+			continue;
+		char p[PATH_MAX];
+		locus__rt_fmt(p, sizeof p, "%s/%.*s", f->shared, (int)(slash - g->objects[o].name),
+			      g->objects[o].name);
+		dirs[n++] = strdup(p);
+	}
+	qsort(dirs, n, sizeof *dirs, str_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (!dirs[i] || (i && dirs[i - 1] && !strcmp(dirs[i], dirs[i - 1])))
+			continue;
+		DIR *d = opendir(dirs[i]);
+		for (struct dirent *e; d && (e = readdir(d));) {
+			char p[PATH_MAX * 2];
+			locus__rt_fmt(p, sizeof p, "%s/%s", dirs[i], e->d_name);
+			if (stale_temporary(e->d_name) && !unlink(p))
+				swept++;
+		}
+		if (d)
+			closedir(d);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+	return swept;
+}
+
+/* Rank 0, before anything is made: the journal (opened, checked, locked)
+ * and the shared directory (locked: one run at a time in it; then what
+ * killed runs left there is swept). */
+static int claim(struct flow *f)
+{
+	struct state *st = f->st;
+	int rc = f->opt->journal ? locus__rt_journal_open(f, f->opt->graph) : 0;
+	if (!rc && st->shared_fd < 0) {
+		st->shared_fd = open(f->shared, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (st->shared_fd < 0)
+			rc = locus__err(f->err, LOCUS_EIO, NULL, 0, 0, "shared directory %s: %s",
+					f->shared, strerror(errno));
+	}
+	if (!rc && !st->shared_locked && flock(st->shared_fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			rc = locus__err(f->err, LOCUS_EEXIST, NULL, 0, 0,
+					"another run is using the shared directory %s (one run "
+					"at a time in a directory)",
+					f->shared);
+		/* A file system without locks (NFS may refuse one on a
+		 * directory): the run goes, unlocked and sweeping nothing. */
+	} else if (!rc && !st->shared_locked) {
+		st->shared_locked = 1;
+		st->swept_files = sweep_shared(f);
+	}
+	/* A journal this refused run made goes (it holds only its head). */
+	if (rc && f->jmade)
+		unlink(f->opt->journal);
+	return rc;
+}
+
+/* The directory `local` (opt->local): there, or made when its parent is
+ * (and then removed at the end, when empty); never an empty name. */
+static int local_dir(struct flow *f, const char *local)
+{
+	struct stat sb;
+	if (!*local)
+		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+				  "the nodes' storage directory (--local) is an empty name");
+	if (!stat(local, &sb))
+		return S_ISDIR(sb.st_mode)
+			   ? 0
+			   : locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
+					"nodes' storage %s: not a directory", local);
+	if (errno != ENOENT)
+		return locus__err(f->err, LOCUS_EIO, NULL, 0, 0, "nodes' storage %s: %s", local,
+				  strerror(errno));
+	if (!mkdir(local, 0755)) {
+		f->st->made_local = 1;
+		return 0;
+	}
+	int e = errno;
+	if (e == EEXIST)
+		return 0;
+	return locus__err(f->err, LOCUS_ENOENT, NULL, 0, 0,
+			  "nodes' storage %s: cannot make it: %s%s", local, strerror(e),
+			  e == ENOENT ? " (its parent directory is missing)" : "");
+}
+
+/* This rank holds the run's directory `dir` (made if missing) with a
+ * shared lock over the rounds: a run sweeping killed runs' directories
+ * takes only those no rank holds. The directory is checked to be the
+ * one locked (a sweep may have removed it between its making and the
+ * lock: then made again). */
+static int hold_job_dir(struct flow *f, const char *dir)
+{
+	struct state *st = f->st;
+	for (int tries = 0; st->job_fd < 0 && tries < 100; tries++) {
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return locus__err(f->err, LOCUS_EIO, NULL, 0, 0, "node storage %s: %s", dir,
+					  strerror(errno));
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		struct stat a, b;
+		/* Where the file system has no locks, held without one (no
+		 * sweep can take it: it cannot lock it either). */
+		int held =
+		    fd >= 0 && (!flock(fd, LOCK_SH) || (errno != EINTR && errno != EWOULDBLOCK));
+		if (held && !fstat(fd, &a) && !stat(dir, &b) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			st->job_fd = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
+	return st->job_fd >= 0 ? 0
+			       : locus__err(f->err, LOCUS_EIO, NULL, 0, 0,
+					    "node storage %s: cannot hold it", dir);
+}
+
+/* A node's first rank: removes the directories under `local` of runs
+ * that are gone (killed: no rank holds them, and their rank 0's process,
+ * which names them, is not alive here), keeping a journal's
+ * (locus-flow-j*: its resume takes their files). Returns how many. */
+static size_t sweep_local(struct flow *f, const char *local)
+{
+	size_t swept = 0;
+	DIR *d = opendir(local);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (strncmp(e->d_name, "locus-flow-", 11) || e->d_name[11] < '0' ||
+		    e->d_name[11] > '9' || !strcmp(e->d_name, f->st->job))
+			continue;
+		/* Named by its rank 0's process: one alive here may be a run
+		 * that holds no lock (a locus before the locks). */
+		long pid = strtol(e->d_name + 11, NULL, 10);
+		if (pid > 0 && !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		char p[PATH_MAX];
+		locus__rt_fmt(p, sizeof p, "%s/%s", local, e->d_name);
+		int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat a, b;
+		if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB) && !fstat(fd, &a) && !stat(p, &b) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino && !locus__rmtree(p))
+			swept++;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	return swept;
+}
+
+/* The run's directory under `local`, named by rank 0; this node's in it;
+ * the directories of killed runs there swept. Collective. */
 int locus__rt_directories(struct flow *f)
 {
 	const char *local = f->opt->local ? f->opt->local : "/dev/shm";
@@ -214,6 +401,7 @@ int locus__rt_directories(struct flow *f)
 		}
 	}
 	MPI_Bcast(name, sizeof name, MPI_CHAR, 0, f->comm);
+	int first = !f->st->job[0];
 	locus__rt_fmt(f->st->job, sizeof f->st->job, "%s", name);
 	/* The round's name for partial locus__rt_results (reductions). */
 	uint64_t nonce = 0;
@@ -225,10 +413,30 @@ int locus__rt_directories(struct flow *f)
 	}
 	MPI_Bcast(&nonce, 1, MPI_UINT64_T, 0, f->comm);
 	f->nonce = nonce;
+	/* Made if need be, and then by its real path: a task's working
+	 * directory links to the node's files by absolute paths. */
+	int rc = f->rank >= (int)f->D ? local_dir(f, local) : 0;
+	char real[PATH_MAX];
+	if (!rc && f->rank >= (int)f->D && realpath(local, real))
+		local = real;
 	int n = locus__rt_fmt(f->job_dir, sizeof f->job_dir, "%s/%s", local, name);
-	if (n < 0 || (size_t)n >= sizeof f->job_dir)
-		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "--local %s: too long", local);
+	if (!rc && (n < 0 || (size_t)n >= sizeof f->job_dir))
+		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0, "--local %s: too long", local);
 	if (f->rank < (int)f->D)
+		f->job_dir[0] = 0; /* a scheduler rank keeps nothing there */
+	if (!rc && f->job_dir[0])
+		rc = hold_job_dir(f, f->job_dir);
+	/* Every rank holds the run's directory before any sweeps. */
+	if ((rc = locus__rt_agree(f, rc)))
+		return rc;
+	unsigned long swept = 0, all = 0;
+	int leader = f->job_dir[0] && f->node_rank[f->node_at[f->node]] == f->rank;
+	if (first && leader)
+		swept = sweep_local(f, local);
+	MPI_Reduce(&swept, &all, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, f->comm);
+	if (first)
+		f->st->swept_dirs = all;
+	if (!f->job_dir[0])
 		return 0;
 	locus__rt_fmt(f->node_dir, sizeof f->node_dir, "%s/%s", f->job_dir,
 		      f->plat->nodes[f->node].name);
@@ -303,6 +511,11 @@ static int setup(struct flow *f)
 	if ((rc = locus__rt_agree(f, rc)))
 		return rc;
 	rc = layout(f);
+	if (!rc && f->rank == 0)
+		rc = claim(f);
+	/* Nothing is made on the nodes for a run that cannot claim its
+	 * journal or its shared directory. */
+	rc = locus__rt_agree(f, rc);
 	if (!rc)
 		rc = locus__rt_directories(f);
 	locus__rt_bell_open(f);
@@ -550,8 +763,19 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	 * The files a resumed run or a later round took from the nodes leave
 	 * the shared directory once it has succeeded. */
 	int keep = opt->keep || (opt->journal && rc) || rc == ROUND_AGAIN;
+	/* Kept for the journal: only what holds something (a run that
+	 * failed before its tasks kept nothing). */
+	int prune = keep && !opt->keep && rc != ROUND_AGAIN;
 	if (f->node_dir[0] && !keep)
 		locus__rmtree(f->node_dir);
+	if (f->node_dir[0] && prune) {
+		static const char *const parts[] = {"store", "work", "reduce", ""};
+		for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+			char p[PATH_MAX + 16];
+			locus__rt_fmt(p, sizeof p, "%s/%s", f->node_dir, parts[k]);
+			rmdir(p);
+		}
+	}
 	for (size_t i = 0; !rc && !opt->keep && i < st->n_copied; i++) {
 		char p[PATH_MAX];
 		locus__rt_fmt(p, sizeof p, "%s/%s", f->shared,
@@ -560,7 +784,8 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	}
 	locus__rt_bell_close(f);
 	MPI_Barrier(f->comm);
-	if (f->rank == 0 && f->job_dir[0] && !keep)
+	/* The run's directory, once every node's is gone (on every host). */
+	if (f->job_dir[0] && (!keep || prune))
 		rmdir(f->job_dir);
 	round_free(f);
 	/* The result names the tasks of what this round ran. */
@@ -592,6 +817,7 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	int ok = st.claimed && st.place && st.bytes && st.sum && st.work, all = 0;
 	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
 	int rc = all ? 0 : locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	st.shared_fd = st.job_fd = -1;
 	for (size_t o = 0; st.place && o < no; o++)
 		st.place[o] = -1;
 	for (size_t t = 0; st.work && t < nt; t++)
@@ -619,7 +845,23 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	report->net_bw = st.peer_secs > 0 ? st.peer_bytes / st.peer_secs : 0;
 	report->fs_bw = st.fs_secs > 0 ? st.fs_bytes / st.fs_secs : 0;
 	report->work = st.work;
+	report->swept_files = st.swept_files;
+	report->swept_dirs = st.swept_dirs;
 	st.work = NULL;
+	/* The locks go; a --local directory this rank made goes when empty
+	 * (its run directory first: every rank's node directory went before
+	 * the last round's barrier). */
+	if (st.job_fd >= 0)
+		close(st.job_fd);
+	if (st.shared_fd >= 0)
+		close(st.shared_fd);
+	if (st.made_local) {
+		char p[PATH_MAX];
+		const char *local = opt->local ? opt->local : "/dev/shm";
+		locus__rt_fmt(p, sizeof p, "%s/%s", local, st.job);
+		rmdir(p);
+		rmdir(local);
+	}
 	free(st.claimed);
 	free(st.place);
 	free(st.bytes);

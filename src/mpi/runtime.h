@@ -63,6 +63,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -307,6 +308,18 @@ struct state {
 	 * function (-1: not run), and what the transfers achieved. */
 	double *work;
 	double peer_bytes, peer_secs, fs_bytes, fs_secs;
+	/* Held over the rounds (-1: none): rank 0's lock on the shared
+	 * directory (one run at a time in it), and each worker rank's
+	 * shared lock on the run's directory under opt->local (a run that
+	 * sweeps what killed runs left takes only what no live rank holds). */
+	int shared_fd, job_fd;
+	int shared_locked; /* rank 0 holds shared_fd's lock (not all file
+			    * systems lock directories) */
+	int made_local;	   /* this rank made opt->local: removed at the end */
+	/* What the first round swept: temporaries a killed run left in the
+	 * shared directory (rank 0), killed runs' directories under
+	 * opt->local (summed on rank 0). */
+	size_t swept_files, swept_dirs;
 };
 
 /* A round's end code (never a LOCUS_E* code, never returned): a file was
@@ -467,7 +480,8 @@ struct flow {
 	size_t skipped, rerun;
 
 	/* Rank 0. */
-	int jfd; /* the journal, or -1 */
+	int jfd;   /* the journal, or -1 */
+	int jmade; /* this round's open made the journal (removed if refused) */
 	struct rec *recs;
 	uint8_t *done;
 	size_t n_done, next_progress;
@@ -519,8 +533,15 @@ void locus__rt_apply_updates(struct flow *f, const struct repl *u, size_t n);
 int locus__rt_drain_fresh(struct flow *f);
 int locus__rt_rank_of_node(const struct flow *f, uint32_t n, uint32_t o);
 int locus__rt_parent_dirs(const char *path);
-int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int rank);
-int locus__rt_fs_copy(struct flow *f, const char *from, const char *to, uint64_t *bytes);
+int locus__rt_copy_file(const char *from, const char *to, uint64_t *bytes, int rank, int *writing);
+int locus__rt_fs_copy(struct flow *f, const char *from, const char *to, uint64_t *bytes,
+		      int *writing);
+/* write(2) of all of buf[0..len) to fd: 0, or an errno value (ENOSPC for
+ * a write that took nothing). */
+int locus__rt_write_all(int fd, const void *buf, size_t len);
+/* Rank 0, before the nodes' directories are made: the journal opened,
+ * checked and locked (outcome.c). */
+int locus__rt_journal_open(struct flow *f, const struct locus_graph *g);
 int locus__rt_safe_name(const char *s);
 void locus__rt_start_copy(struct flow *f, uint32_t proc, const uint32_t *objs, uint32_t n,
 			  uint32_t from, uint32_t to, uint64_t tag, uint32_t task);

@@ -13,6 +13,7 @@ static void end_attempt(struct flow *f);
 static void out_path(const struct flow *f, uint32_t k, char *buf, size_t size);
 static void fn_over(struct flow *f);
 static void attempt_failed(struct flow *f, const char *why);
+static void full_storage(const struct flow *f, char *why, size_t size);
 static void task_computed(struct flow *f);
 
 /* ---- the worker ------------------------------------------------------------------- */
@@ -203,11 +204,14 @@ int locus__rt_op_keep(void *eng, uint32_t o, uint32_t node, double now)
 	uint64_t bytes = 0;
 	struct stat st;
 	int link = !lstat(src, &st) && S_ISLNK(st.st_mode);
-	if (!f->opt->fn &&
-	    (link ? locus__rt_copy_file(src, dst, &bytes, f->rank) : rename(src, dst))) {
-		locus__rt_fmt(why, sizeof why, "cannot keep %s: %s", locus__rt_out_name(f, t, k),
+	if (!f->opt->fn && (link ? (errno = locus__rt_copy_file(src, dst, &bytes, f->rank, NULL))
+				 : rename(src, dst))) {
+		char nb[64];
+		locus__rt_fmt(why, sizeof why, "cannot keep %s in node %s's storage: %s",
+			      locus__rt_out_name(f, t, k), f->plat->nodes[f->node].name,
 			      strerror(errno));
-		locus__rt_local_fail(f, LOCUS_EIO, "task %" PRIu32 ": %s", t, why);
+		locus__rt_local_fail(f, LOCUS_EIO, "task %s: %s",
+				     locus__rt_task_name(f, t, nb, sizeof nb), why);
 		return -1;
 	}
 	/* Its checksum, with which every reader checks its copy. */
@@ -235,10 +239,12 @@ void locus__rt_op_write(void *eng, uint32_t w, uint32_t o, double now)
 		out_path(f, out_index(f, t, o), src, sizeof src);
 	locus__rt_shared_path(f, o, sp, sizeof sp);
 	uint64_t bytes = 0;
-	int rc = locus__rt_fs_copy(f, src, sp, &bytes);
+	int rc = locus__rt_fs_copy(f, src, sp, &bytes, NULL);
 	if (rc) {
-		locus__rt_local_fail(f, LOCUS_EIO, "cannot write %s to the shared directory: %s",
-				     sp, strerror(rc));
+		char nb[64];
+		locus__rt_local_fail(f, LOCUS_EIO,
+				     "task %s: cannot write %s to the shared directory: %s",
+				     locus__rt_task_name(f, t, nb, sizeof nb), sp, strerror(rc));
 		return;
 	}
 	if (!kept && f->opt->fn)
@@ -811,18 +817,45 @@ static void launch(struct flow *f)
 		return;
 	}
 	if (rc) {
-		locus__rt_fmt(why, sizeof why, "cannot start its command: %s", strerror(rc));
+		/* Which program (a Makeflow line runs under /bin/sh, or its
+		 * first word without it), and why: not found, not executable,
+		 * no process to be had (EAGAIN), its stderr file not made. */
+		const char *prog = argv ? argv[0] : c->argv ? c->argv[0] : "/bin/sh";
+		locus__rt_fmt(why, sizeof why, "cannot start its command (%s): %s%s", prog,
+			      strerror(rc),
+			      rc == EAGAIN ? " (no process to be had: the limit of processes "
+					     "or memory is reached)"
+					   : "");
+		full_storage(f, why, sizeof why);
 		attempt_failed(f, why);
 		return;
 	}
 	f->pid = pid;
 }
 
-/* The last lines of the attempt's stderr, quoted in `why`. */
+/* The last lines of the attempt's stderr, quoted in `why`; when it has
+ * none and the node's storage is full, that (its stderr could not be
+ * written there either). */
 static void stderr_tail(const struct flow *f, char *why, size_t size)
 {
+	size_t n = strlen(why);
 	if (f->work[0]) /* a function's has no stderr of its own */
 		locus__rt_stderr_tail_of(f->work, why, size);
+	if (strlen(why) == n)
+		full_storage(f, why, size);
+}
+
+/* Appends to `why` that the node's storage is full, when it is. */
+static void full_storage(const struct flow *f, char *why, size_t size)
+{
+	struct statvfs sv;
+	/* Root may write the blocks kept for it (f_bfree); others not. */
+	if (!f->node_dir[0] || statvfs(f->node_dir, &sv) ||
+	    (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) > 0)
+		return;
+	size_t len = strlen(why);
+	locus__rt_fmt(why + len, size - len, "; node %s's storage %s is full (%s)",
+		      f->plat->nodes[f->node].name, f->node_dir, strerror(ENOSPC));
 }
 
 /* The last lines of the stderr of the command run in `work`. */

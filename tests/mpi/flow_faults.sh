@@ -10,7 +10,7 @@
 #  - a killed run resumes from its journal without running again what
 #    it recorded, and makes again what a lost node's storage held; a
 #    journal in use is refused to a second run; a killed launcher leaves
-#    no command running;
+#    no command running, and the next run sweeps its directory;
 #  - a file deleted (or, with --checksum, damaged) while the run goes is
 #    made again by its producer, in a second round;
 #  - --measured: the run replayed by locus flow sim on the measured
@@ -208,6 +208,18 @@ if [ "$(wc -l <"$d/pids" 2>/dev/null)" -ge 4 ] && [ "$alive" -eq 0 ]; then
 	pass "launcher killed: no command left ${took} s later"
 else
 	fail "launcher killed: $alive of $(wc -l <"$d/pids" 2>/dev/null) commands still run ${took} s later"
+fi
+# The next run with that --local sweeps the killed run's directory, and
+# says so.
+mkdir -p "$d/next"
+echo x >"$d/next/in.txt"
+printf 'out.txt: in.txt\n\tcp in.txt out.txt\n' >"$d/next/Makeflow"
+if run "$d/next/Makeflow" -np 3 --emulate-nodes 2 -q --local "$tmp/local" &&
+	grep -q "swept what killed runs left: 0 temporaries in the shared directory, 1 run directory under $tmp/local" "$tmp/out" &&
+	[ -z "$(ls -A "$tmp/local")" ]; then
+	pass "launcher killed: the next run swept its directory"
+else
+	fail "launcher killed: the next run did not sweep ($(ls -A "$tmp/local" 2>&1))"
 fi
 rm -rf "$tmp/local"
 

@@ -253,6 +253,14 @@ static int ranks_option(const char *cmd, void *values, int id, const char *arg)
 		return cli_expects(cmd, "--retries", "a count from 0 to 1000", arg);
 	if (id == O_STAND_IN && !(a->stand_in > 0 && a->stand_in <= 1e6))
 		return cli_expects(cmd, "--stand-in", "a factor > 0", arg);
+	/* An empty name would be the file system's root (--local), this
+	 * directory (--shared), or no file at all (--journal). */
+	if ((id == O_LOCAL || id == O_SHARED || id == O_JOURNAL) && !*arg)
+		return cli_expects(cmd,
+				   id == O_LOCAL    ? "--local"
+				   : id == O_SHARED ? "--shared"
+						    : "--journal",
+				   id == O_JOURNAL ? "a file" : "a directory", arg);
 	return 0;
 }
 
@@ -265,11 +273,13 @@ static const struct cli_opt ranks_opts[] = {
      "one machine plays K nodes, each with its own storage\n"
      "directory (worker ranks spread round-robin)"},
     {"local", O_LOCAL, CLI_TEXT, AT(local), "DIR",
-     "where the nodes' storage goes (default /dev/shm)"},
+     "where the nodes' storage goes (default /dev/shm); made\n"
+     "if missing (its parent must exist) and then removed"},
     {"shared", O_SHARED, CLI_TEXT, AT(shared), "DIR",
      "the shared directory: the workflow's inputs are read\n"
      "there and its final outputs written there (default:\n"
-     "the workflow file's directory)"},
+     "the workflow file's directory); one run at a time\n"
+     "in it, which sweeps what killed runs left"},
     {"retries", O_RETRIES, CLI_UINT, AT(retries), "N",
      "run a failing task up to N more times (default 1)"},
     {"keep", O_KEEP, CLI_FLAG, AT(keep), NULL, "keep every node's storage and working directories"},
@@ -277,7 +287,8 @@ static const struct cli_opt ranks_opts[] = {
      "record each finished task and where its outputs are;\n"
      "run again with it, an interrupted run does only what\n"
      "is left, taking the files the nodes kept (a task\n"
-     "whose files were lost runs again)"},
+     "whose files were lost runs again); a file that is\n"
+     "not a journal is refused and left as it is"},
     {"checksum", O_CHECKSUM, CLI_FLAG, AT(checksum), NULL,
      "the journal checks kept files by checksum, not size only"},
     {"measured", O_MEASURED, CLI_TEXT, AT(measured), "PREFIX",
@@ -1187,6 +1198,13 @@ static int run_rank(struct flow_args *a)
 	} else if (rank == 0) {
 		const struct locus_result *r = rep.result;
 		uint64_t D = a->dispatchers ? a->dispatchers : 1;
+		if (rep.swept_files || rep.swept_dirs)
+			fprintf(
+			    stderr,
+			    "locus flow run: swept what killed runs left: %zu temporar%s in the "
+			    "shared directory, %zu run director%s under %s\n",
+			    rep.swept_files, rep.swept_files == 1 ? "y" : "ies", rep.swept_dirs,
+			    rep.swept_dirs == 1 ? "y" : "ies", a->local ? a->local : "/dev/shm");
 		if (a->journal && (rep.skipped || rep.rerun))
 			fprintf(
 			    stderr,
@@ -1281,6 +1299,7 @@ int cmd_flow(int argc, char **argv)
 	}
 	struct flow_args a = {.sub = argv[1],
 			      .seed = 1,
+			      .retries = 1, /* as --help and docs/mpi.md say */
 			      .load = {.seed = 1, .runtime = 1},
 			      .nodes = 64,
 			      .cores = 4,

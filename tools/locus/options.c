@@ -21,6 +21,10 @@
 
 /* Every command's -h, --help (its line only: cli_parse knows it). */
 static const struct cli_opt help = {"help", 'h', CLI_FLAG, 0, NULL, "show this help"};
+/* Its "--" line (a line of --help only). */
+static const struct cli_opt end_of_options = {
+    .name = "",
+    .help = "end of the options: an argument after it may start\nwith '-' (a file named -x.mf)"};
 
 int cli_expects(const char *cmd, const char *opt, const char *what, const char *arg)
 {
@@ -123,6 +127,19 @@ static int make_tables(const char *cmd, const struct cli_command *c, struct opti
 	return 0;
 }
 
+/* The word of argv that holds the unknown option getopt_long just
+ * returned '?' for: the one it stepped past, unless the letter (optopt)
+ * is not the last of its word, where getopt stays on that word. */
+static const char *unknown_word(int argc, char **argv, int id)
+{
+	const char *prev = argv[optind - 1];
+	if (id != '?' || !optopt || optind >= argc)
+		return prev;
+	if (prev[0] == '-' && prev[1] != '-' && strchr(prev + 1, optopt))
+		return prev;
+	return argv[optind];
+}
+
 int cli_parse(const char *cmd, const struct cli_command *c, void *values, int argc, char **argv)
 {
 	struct option longs[MAX_OPTIONS + 2]; /* and --help, and the end */
@@ -146,10 +163,18 @@ int cli_parse(const char *cmd, const struct cli_command *c, void *values, int ar
 				   ? cli_usage_error(cmd, "%s needs a value", argv[optind - 1])
 				   : cli_usage_error(cmd, "option %s needs a value",
 						     argv[optind - 1]);
+		const char *word = unknown_word(argc, argv, id);
+		if (!o && strlen(word) > 2 && word[1] != '-')
+			/* A letter inside a word ("-my flow.mf"): most often a
+			 * name that starts with '-'. */
+			return cli_usage_error(cmd,
+					       "unknown option -%c in \"%s\" (an argument that "
+					       "starts with '-' goes after \"--\")",
+					       optopt, word);
 		if (!o)
 			return c->errors == CLI_ERRORS_QUOTED
-				   ? cli_usage_error(cmd, "unknown option \"%s\"", argv[optind - 1])
-				   : cli_usage_error(cmd, "unknown option %s", argv[optind - 1]);
+				   ? cli_usage_error(cmd, "unknown option \"%s\"", word)
+				   : cli_usage_error(cmd, "unknown option %s", word);
 		void *target = (char *)values + use->at;
 		int rc = set_value(cmd, o, target, optarg);
 		if (!rc && use->group->option)
@@ -211,6 +236,10 @@ void cli_help(const struct cli_command *c, FILE *fp)
 		}
 	}
 	help_option(fp, &help, help.help, c->column);
+	/* "--" ends the options (getopt's rule); where options stand first,
+	 * the command's own words say what "--" leads to. */
+	if (c->order == CLI_OPTIONS_ANYWHERE)
+		help_option(fp, &end_of_options, end_of_options.help, c->column);
 	fputs(c->tail, fp);
 }
 
