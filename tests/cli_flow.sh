@@ -131,6 +131,15 @@ run sim-graph 0 "$locus" sim --graph makeflow:mf/Makeflow --procs 2 &&
 	expect sim-graph 'status +complete' "$out"
 run sim-gen 0 "$locus" sim --graph gen:blast:4:2 --procs 4 && expect sim-gen 'status +complete' "$out"
 
+# Rules of no work (issue 28): heft, cpop and peft once ran none of them
+# (a task of no duration planned before its predecessor).
+mkdir -p zero
+printf 'LOCUS_RUNTIME=0\na:\n\techo a > a\nb: a\n\tcat a > b\nc:\n\techo c > c\n' >zero/Makeflow
+for pol in heft cpop peft; do
+	run "zero-$pol" 0 "$locus" flow sim zero/Makeflow --nodes 2 -x $pol -q &&
+		expect "zero-$pol" 'status +complete' "$out"
+done
+
 # The WfCommons instances: every configuration completes.
 if [ -n "$shared" ] && [ -d "$shared/wfcommons" ]; then
 	n=0

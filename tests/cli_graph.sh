@@ -202,6 +202,22 @@ run reactive-compare 0 "$locus" sim $reactive --variability 0.5 --compare heft,g
 	[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 6 ] && ok ||
 	fail "reactive policies: not six complete runs"
 
+# Tasks of no work (issue 28): every static plan once put a task of no
+# duration before its predecessor on a processor, and the run never ended.
+printf '3\n0 0 0\n1 0 1 0\n2 0 1 1\n3 0 1 0\n4 0 2 2 3\n' >zero.stg
+cat >zero.json <<'J'
+{"schemaVersion": "1.5", "name": "zero", "workflow": {"specification": {
+ "tasks": [{"id": "a", "name": "a", "parents": [], "children": ["b"], "inputFiles": [], "outputFiles": ["f"]},
+  {"id": "b", "name": "b", "parents": ["a"], "children": [], "inputFiles": ["f"], "outputFiles": []},
+  {"id": "c", "name": "c", "parents": [], "children": [], "inputFiles": [], "outputFiles": []}],
+ "files": [{"id": "f", "sizeInBytes": 10}]}}}
+J
+for g in zero.stg zero.json; do
+	run "zero-$g" 0 "$locus" sim --graph $g --compare heft,cpop,peft,dls,gtp &&
+		[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 5 ] && ok ||
+		fail "$g: tasks of no work, not five complete runs"
+done
+
 # Errors: usage, input naming file:line:column, nothing written.
 run no-graph 1 "$locus" sim --graph missing.stg && expect no-graph 'missing.stg' "$err"
 printf '3\n0 0 0\n1 2 1 0\n2 3 1 5\n' >bad.stg
