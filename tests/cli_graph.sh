@@ -218,6 +218,13 @@ for g in zero.stg zero.json; do
 		fail "$g: tasks of no work, not five complete runs"
 done
 
+# A graph from a pipe (issue 28): read once, then told and parsed (the
+# format check used to consume it: "empty file"). Streams are held to
+# the limit of files (test_core: read_file_limit).
+run pipe-text 0 "$locus" sim --graph <(cat heft.txt) && expect pipe-text 'makespan +80\.000000 s' "$out"
+run pipe-stg 0 "$locus" sim --graph <(cat zero.stg) && expect pipe-stg 'status +complete' "$out"
+run pipe-json 0 "$locus" sim --graph <(cat zero.json) && expect pipe-json 'status +complete' "$out"
+
 # Errors: usage, input naming file:line:column, nothing written.
 run no-graph 1 "$locus" sim --graph missing.stg && expect no-graph 'missing.stg' "$err"
 printf '3\n0 0 0\n1 2 1 0\n2 3 1 5\n' >bad.stg

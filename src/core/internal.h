@@ -86,13 +86,27 @@ int locus__parse_size(const char *s, uint64_t *out);
 int locus__write_atomic(const char *path, const void *data, size_t n, struct locus_error *err);
 
 /* Reads a whole file into a NUL-terminated buffer the caller frees
- * (LOCUS_ENOENT, LOCUS_EIO with the path and reason). */
+ * (LOCUS_ENOENT, LOCUS_EIO with the path and reason), at most
+ * LOCUS_READ_MAX bytes (LOCUS_ERANGE): locus_read_file. */
 int locus__read_file(char **text, size_t *len, const char *path, struct locus_error *err);
+
+/* The same with a limit of `max` bytes: a regular file larger is refused
+ * unread, any other input (a pipe, a device) once `max` bytes are read
+ * and more follow. */
+int locus__read_file_max(char **text, size_t *len, const char *path, size_t max,
+			 struct locus_error *err);
 
 /* The index of the first character of s[0..n) that is not blank, a
  * byte-order mark or in a '#' comment (n when none); its line and column
  * in *line, *col. How the readers tell a file's format. */
 size_t locus__first_significant(const char *s, size_t n, long *line, long *col);
+
+/* Reads a task graph from text[0..len) read from `path`: format 0 tells
+ * STG, the text form and WfCommons by the first significant character
+ * (locus_dag_load), 1 is STG, 2 the text form, 3 WfCommons. */
+struct locus_graph;
+int locus__dag_load_text(struct locus_graph **out, const char *text, size_t len,
+			 const char *path, int format, struct locus_error *err);
 
 /* Removes a directory tree (best effort); returns 0 or LOCUS_EIO. */
 int locus__rmtree(const char *path);

@@ -374,7 +374,8 @@ int locus__mkdirs(const char *path, struct locus_error *err)
 	return 0;
 }
 
-int locus__read_file(char **text, size_t *len, const char *path, struct locus_error *err)
+int locus__read_file_max(char **text, size_t *len, const char *path, size_t max,
+			 struct locus_error *err)
 {
 	*text = NULL;
 	*len = 0;
@@ -382,22 +383,52 @@ int locus__read_file(char **text, size_t *len, const char *path, struct locus_er
 	if (!fp)
 		return locus__err(err, errno == ENOENT ? LOCUS_ENOENT : LOCUS_EIO, path, 0, 0,
 				  "cannot open: %s", strerror(errno));
+	/* A regular file says its size; a pipe, a terminal or a device
+	 * (/dev/zero) is read up to the same limit and no further. */
+	struct stat st;
+	int big = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
+		  (uint64_t)st.st_size > (uint64_t)max;
 	struct locus__buf b = {0};
-	char chunk[65536];
-	size_t n;
-	int rc = locus__buf_append(&b, "", 0);
-	while (!rc && (n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		rc = locus__buf_append(&b, chunk, n);
-	int e = ferror(fp) ? (errno ? errno : EIO) : 0;
+	int rc = 0;
+	while (!big) {
+		/* Straight into the buffer, one byte more than max at most
+		 * (the byte that says the input is larger). */
+		if ((rc = locus__grow(&b.data, &b.cap, b.len + 65536 + 1, 1)))
+			break;
+		size_t room = b.cap - b.len - 1;
+		if (room - 1 > max - b.len)
+			room = max - b.len + 1;
+		size_t n = fread(b.data + b.len, 1, room, fp);
+		if (!n)
+			break;
+		b.len += n;
+		big = b.len > max;
+	}
+	if (b.data)
+		b.data[b.len] = 0;
+	int e = !big && !rc && ferror(fp) ? (errno ? errno : EIO) : 0;
 	fclose(fp);
-	if (rc || e) {
+	if (rc || e || big) {
 		locus__buf_fini(&b);
+		if (big) {
+			int gib = max % ((size_t)1 << 30) == 0, mib = max % ((size_t)1 << 20) == 0;
+			return locus__err(err, LOCUS_ERANGE, path, 0, 0,
+					  "more than %zu %s: expected at most that much in one "
+					  "input (a file, a pipe or a device)",
+					  gib ? max >> 30 : mib ? max >> 20 : max,
+					  gib ? "GiB" : mib ? "MiB" : "bytes");
+		}
 		return rc ? locus__err(err, rc, path, 0, 0, "out of memory")
 			  : locus__err(err, LOCUS_EIO, path, 0, 0, "cannot read: %s", strerror(e));
 	}
 	*text = b.data;
 	*len = b.len;
 	return 0;
+}
+
+int locus__read_file(char **text, size_t *len, const char *path, struct locus_error *err)
+{
+	return locus__read_file_max(text, len, path, LOCUS_READ_MAX, err);
 }
 
 /* ---- the public forms (locus/files.h) ------------------------------------ */

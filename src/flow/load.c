@@ -150,10 +150,11 @@ int locus_flow_load(struct locus_graph **out, const char *spec,
 		     (text[i + 5] == ' ' || text[i + 5] == '\t' || text[i + 5] == '\r' ||
 		      text[i + 5] == '\n'));
 	if (graph) {
-		/* The dag loader says what an empty file lacks, and reads
-		 * the rest (again: a graph file is read in milliseconds). */
+		/* The dag loader says what an empty file lacks, and reads the
+		 * rest from this text: a pipe cannot be read twice. */
+		rc = locus__dag_load_text(out, text, len, spec, 0, err);
 		free(text);
-		return locus_dag_load(out, spec, err);
+		return rc;
 	}
 	if (!has_rule(text, len)) {
 		free(text);
