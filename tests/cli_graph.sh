@@ -239,7 +239,15 @@ run procs-graph 2 "$locus" sim --procs 4 && expect procs-graph 'apply to a task 
 run graph-source 2 "$locus" sim --graph heft.txt --tasks 10 && expect graph-source 'drop' "$err"
 run fail-node 1 "$locus" sim --graph heft.txt --fail nosuch@3 && expect fail-node 'no node "nosuch"' "$err"
 run var-range 2 "$locus" sim --graph heft.txt --variability 1.5 && expect var-range 'in \[0, 1\)' "$err"
-run ccr-neg 2 "$locus" sim --graph heft.txt --ccr -1 && expect ccr-neg 'ccr' "$err"
+run ccr-neg 2 "$locus" sim --graph heft.txt --ccr -1 && expect ccr-neg 'ccr must be between 0 and 1e6' "$err"
+run procs-range 2 "$locus" sim --graph heft.txt --procs 1000001 &&
+	expect procs-range 'procs must be between 1 and 1000000' "$err"
+run procs-zero 2 "$locus" sim --graph heft.txt --procs 0 && expect procs-zero 'between 1 and 1000000' "$err"
+expect help-procs 'P processors \(1 to 1000000\)' "$("$locus" sim --help)"
+# Many processors in time linear in them (issue 28: the mean bandwidth
+# visited every pair of nodes, a minute for 100,000).
+run procs-many 0 timeout 20 "$locus" sim --graph gen:sameprob:20 --procs 100000 &&
+	expect procs-many 'status +complete' "$out"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
