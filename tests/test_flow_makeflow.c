@@ -815,6 +815,17 @@ static const struct bad_case bad[] = {
      "has none"},
     {"# only comments\nX=1\n", 3, 1, "the file has none"},
     {"a:\n\tc\x01\0d\n", 2, 4, "a NUL byte: expected text"},
+    /* A name where the command runs is one file's, a file has one name
+     * (issue 28: the task got one of the two, or a run failed late). */
+    {"o: in1->x in2->x\n\tc\n", 1, 11,
+     "\"x\" names both \"in1\" (column 4) and \"in2\" where the rule's command runs: "
+     "expected one file for each name (rename one with local->remote)"},
+    {"o: in1->in2 in2\n\tc\n", 1, 13, "\"in2\" names both \"in1\" (column 4) and \"in2\""},
+    {"a->x b->x: in\n\tc\n", 1, 6, "\"x\" names both \"a\" (column 1) and \"b\""},
+    {"x: a->x\n\tc\n", 1, 4, "\"x\" names both \"x\" (column 1) and \"a\""},
+    {"o: in -> a in->b\n\tc\n", 1, 12,
+     "file \"in\" is named \"a\" (column 4) and \"b\" where the rule's command runs: "
+     "expected one name for each file"},
 };
 
 TEST(errors)
@@ -879,6 +890,13 @@ TEST(accepted)
 	CHECK_EQ_STR(env(g, 1), "G=top");
 	CHECK_EQ_INT(bytes_of(g, "in"), 3);
 	locus_graph_destroy(g);
+	/* A file named twice under one name is one input. */
+	const char *twice[] = {"o: in in\n\tc\n", "o: in->a in->a\n\tc\n", "o: in->in in\n\tc\n"};
+	for (size_t k = 0; k < LOCUS__ARRAY_LEN(twice); k++) {
+		CHECK_EQ_INT(read_mf(&g, twice[k], NULL, &err), 0);
+		CHECK_EQ_INT(g->tasks[0].n_in, 1);
+		locus_graph_destroy(g);
+	}
 }
 
 /* ---- size ---------------------------------------------------------------------------------- */

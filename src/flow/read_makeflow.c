@@ -36,6 +36,59 @@ static int missing_command(struct mf *r, const char *found)
 	    line, rule_text(r, q), found);
 }
 
+/* The name rule file f has where the rule's command runs. */
+static const char *seen_as(const struct mf *r, const struct mf_file *f)
+{
+	return f->as == SIZE_MAX ? r->g->objects[f->obj].name : r->files.text.data + f->as;
+}
+
+/* Whether the rule's files have one name each where its command runs,
+ * and each name one file: "o: in1->x in2->x" and "o: in1->in2 in2" gave
+ * the task one of the two files, "a->x b->x: in" failed after the run
+ * had copied a out. 0 or the error, at the file named second. */
+static int one_name_each(struct mf *r)
+{
+	char q[MF_QUOTE_SIZE], q2[MF_QUOTE_SIZE], q3[MF_QUOTE_SIZE];
+	struct locus__strmap by_name, by_file;
+	int rc = 0;
+	if (r->n_rfiles < 2)
+		return 0;
+	locus__strmap_init(&by_name);
+	locus__strmap_init(&by_file);
+	for (size_t k = 0; k < r->n_rfiles && !rc; k++) {
+		const struct mf_file *f = &r->rfiles[k];
+		const char *name = r->g->objects[f->obj].name, *as = seen_as(r, f);
+		size_t j;
+		long line, col;
+		if (locus__strmap_get(&by_name, as, &j) && r->rfiles[j].obj != f->obj) {
+			locus__mf_where(r, r->rfiles[j].off, &line, &col);
+			rc = locus__mf_perr(
+			    r, f->off,
+			    "%s names both %s (column %ld) and %s where the rule's command runs: "
+			    "expected one file for each name (rename one with local->remote)",
+			    locus__mf_quote(q, as, strlen(as)),
+			    locus__mf_quote(q2, r->g->objects[r->rfiles[j].obj].name,
+					    strlen(r->g->objects[r->rfiles[j].obj].name)),
+			    col, locus__mf_quote(q3, name, strlen(name)));
+		} else if (locus__strmap_get(&by_file, name, &j) &&
+			   strcmp(seen_as(r, &r->rfiles[j]), as)) {
+			const char *other = seen_as(r, &r->rfiles[j]);
+			locus__mf_where(r, r->rfiles[j].off, &line, &col);
+			rc = locus__mf_perr(r, f->off,
+					    "file %s is named %s (column %ld) and %s where the "
+					    "rule's command runs: expected one name for each file",
+					    locus__mf_quote(q, name, strlen(name)),
+					    locus__mf_quote(q2, other, strlen(other)), col,
+					    locus__mf_quote(q3, as, strlen(as)));
+		} else if (locus__strmap_put(&by_name, as, k) || locus__strmap_put(&by_file, name, k)) {
+			rc = locus__mf_oom(r);
+		}
+	}
+	locus__strmap_fini(&by_name);
+	locus__strmap_fini(&by_file);
+	return rc;
+}
+
 /* The line's file list: targets, ':', sources, each maybe renamed with
  * local->remote. */
 static int rule_line(struct mf *r, struct mf_src *c)
@@ -115,6 +168,8 @@ static int rule_line(struct mf *r, struct mf_src *c)
 	}
 	if (colon == SIZE_MAX)
 		return locus__mf_perr(r, start, "expected ':' between the targets and the sources");
+	if ((rc = one_name_each(r)))
+		return rc;
 	if (locus__grow(&r->rule_line, &r->rules_cap, r->n_rules + 1, sizeof *r->rule_line))
 		return locus__mf_oom(r);
 	r->rule_line[r->n_rules] = r->line;
