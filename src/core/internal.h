@@ -69,9 +69,19 @@ struct locus__field {
  * blanks has none. */
 size_t locus__split_fields(const char *line, size_t n, struct locus__field *f, size_t max);
 
-/* Reads field f as a finite number (strtod syntax, the whole field):
- * returns 0 or LOCUS_EPARSE. */
+/* Reads field f as a finite decimal number (the whole field, as
+ * locus__parse_decimal): returns 0 or LOCUS_EPARSE. */
 int locus__field_number(const struct locus__field *f, double *out);
+
+/* The length of the decimal number s[0..n) starts with: an optional sign,
+ * digits with an optional fraction (or a fraction alone), an optional
+ * exponent ("12", "-1.5", ".5", "2e3"); 0 when it starts with none.
+ * Hexadecimal ("0x10" is "0" and more), "inf" and "nan" are not. */
+size_t locus__decimal_len(const char *s, size_t n);
+
+/* Reads s[0..n), all of it a decimal number (locus__decimal_len), as a
+ * finite double: 0 or LOCUS_EPARSE. */
+int locus__parse_decimal(const char *s, size_t n, double *out);
 
 /* Parses an unsigned decimal integer at s[0..n): all characters must be
  * digits, at least one, no overflow. Returns 0 or LOCUS_ERANGE/EPARSE. */

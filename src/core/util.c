@@ -217,18 +217,52 @@ size_t locus__split_fields(const char *line, size_t n, struct locus__field *f, s
 	return count;
 }
 
-int locus__field_number(const struct locus__field *f, double *out)
+static size_t digits(const char *s, size_t i, size_t n)
+{
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i;
+}
+
+size_t locus__decimal_len(const char *s, size_t n)
+{
+	size_t i = n && (s[0] == '+' || s[0] == '-');
+	size_t int_end = digits(s, i, n), end = int_end;
+	if (end < n && s[end] == '.') {
+		size_t frac_end = digits(s, end + 1, n);
+		if (int_end == i && frac_end == end + 1)
+			return 0; /* "." or "-." */
+		end = frac_end;
+	} else if (int_end == i) {
+		return 0;
+	}
+	if (end < n && (s[end] == 'e' || s[end] == 'E')) {
+		size_t j = end + 1;
+		j += j < n && (s[j] == '+' || s[j] == '-');
+		size_t exp_end = digits(s, j, n);
+		if (exp_end > j)
+			end = exp_end;
+	}
+	return end;
+}
+
+int locus__parse_decimal(const char *s, size_t n, double *out)
 {
 	char tmp[64], *end;
-	if (f->n == 0 || f->n >= sizeof tmp || memchr(f->s, 0, f->n))
+	if (n == 0 || n >= sizeof tmp || locus__decimal_len(s, n) != n)
 		return LOCUS_EPARSE;
-	memcpy(tmp, f->s, f->n);
-	tmp[f->n] = 0;
+	memcpy(tmp, s, n);
+	tmp[n] = 0;
 	double v = strtod(tmp, &end);
 	if (*end || !isfinite(v))
 		return LOCUS_EPARSE;
 	*out = v;
 	return 0;
+}
+
+int locus__field_number(const struct locus__field *f, double *out)
+{
+	return locus__parse_decimal(f->s, f->n, out);
 }
 
 int locus__parse_u64(const char *s, size_t n, uint64_t *out)

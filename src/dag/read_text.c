@@ -154,11 +154,12 @@ static int task_line(struct text_reader *r)
 		return oom(r);
 	for (size_t m = 0; m < P; m++) {
 		double c;
-		if (locus__field_number(&f[1 + m], &c) || !(c >= 0))
+		if (locus__field_number(&f[1 + m], &c) || !(c >= 0 && c <= LOCUS_WORK_MAX))
 			return locus__err(r->err, LOCUS_EPARSE, r->name, r->line, f[1 + m].col,
-					  "expected the cost of task %s on processor %zu (a number "
-					  ">= 0), got %s",
-					  key, m + 1, locus__dag_quote(&f[1 + m], q, 0));
+					  "expected the cost of task %s on processor %zu (a "
+					  "decimal number from 0 to %g), got %s",
+					  key, m + 1, LOCUS_WORK_MAX,
+					  locus__dag_quote(&f[1 + m], q, 0));
 		r->cost[t * P + m] = c + 0.0;
 	}
 	r->ids[t] = id;

@@ -144,7 +144,7 @@ static int id_string(struct wctx *c, json_t *v, const char *path, const char **o
 	return 0;
 }
 
-/* A runtime in seconds: a finite number >= 0. */
+/* A runtime in seconds: a number from 0 to LOCUS_WORK_MAX. */
 static int seconds(struct wctx *c, json_t *v, const char *path, double *out)
 {
 	char got[64];
@@ -152,9 +152,9 @@ static int seconds(struct wctx *c, json_t *v, const char *path, double *out)
 		return perr(c, "%s: expected a number of seconds, got %s", path,
 			    locus__json_describe(v, got, sizeof got));
 	double s = json_number_value(v);
-	if (!(s >= 0) || isinf(s))
-		return perr(c, "%s: expected a runtime of 0 seconds or more, got %s", path,
-			    locus__json_describe(v, got, sizeof got));
+	if (!(s >= 0 && s <= LOCUS_WORK_MAX))
+		return perr(c, "%s: expected a runtime from 0 to %g seconds, got %s", path,
+			    LOCUS_WORK_MAX, locus__json_describe(v, got, sizeof got));
 	*out = s;
 	return 0;
 }

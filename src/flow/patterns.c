@@ -125,6 +125,29 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "pattern thresholds: expected gather, multicast and scatter of 1 "
 				  "or more");
+	/* A reduce stage the workflow lacks is a mistake (a misspelt name
+	 * reduced nothing, silently). */
+	for (size_t k = 0; k < opt->n_reduce; k++) {
+		const char *name = opt->reduce[k] ? opt->reduce[k] : "";
+		size_t s = 0, ns = g->task_stage ? g->n_stages : 0;
+		while (s < ns && strcmp(g->stage_names[s], name))
+			s++;
+		if (s < ns)
+			continue;
+		struct locus__buf b = {0};
+		for (s = 0; s < ns && s < 8 && !locus__buf_printf(&b, "%s%s", s ? ", " : "",
+								    g->stage_names[s]);
+		     s++)
+			;
+		if (ns > 8)
+			locus__buf_printf(&b, ", ...");
+		int rc = locus__err(err, LOCUS_EINVAL, g->name, 0, 0,
+				    "reduce stage \"%s\": the workflow has no such stage: "
+				    "expected one of its %zu stages (%s)",
+				    name, ns, b.data ? b.data : "");
+		locus__buf_fini(&b);
+		return rc;
+	}
 	struct locus_flow_analysis *a = calloc(1, sizeof *a);
 	if (!a)
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");

@@ -357,8 +357,10 @@ static int variable_line(struct mf *r, struct mf_src *c, size_t name_at, size_t 
 		double v;
 		if (locus__mf_parse_seconds(r->tmp.data, &v))
 			return locus__mf_perr(
-			    r, at, "expected LOCUS_RUNTIME in seconds (a number >= 0), got %s",
-			    locus__mf_quote(q, r->tmp.data, r->tmp.len));
+			    r, at,
+			    "expected LOCUS_RUNTIME in seconds (a decimal number from 0 to %g), "
+			    "got %s",
+			    LOCUS_WORK_MAX, locus__mf_quote(q, r->tmp.data, r->tmp.len));
 	}
 	char *value = locus__strndup(r->tmp.data, r->tmp.len);
 	if (!value)
@@ -613,9 +615,10 @@ int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t 
 	*out = NULL;
 	if (!text && len)
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no text");
-	if (opt && !(opt->runtime >= 0 && isfinite(opt->runtime)))
+	if (opt && !(opt->runtime >= 0 && opt->runtime <= LOCUS_WORK_MAX))
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0,
-				  "expected a default runtime of 0 seconds or more");
+				  "expected a default runtime from 0 to %g seconds, got %g",
+				  LOCUS_WORK_MAX, opt->runtime);
 	struct mf r = {.text = text ? text : "", .len = len, .name = name, .opt = opt};
 	r.err = err ? err : &local;
 	locus__strmap_init(&r.var_ix);

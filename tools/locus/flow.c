@@ -444,6 +444,10 @@ static int check_args(const char *cmd, struct flow_args *a)
 		    a->config);
 	if (a->compare && a->pol.name)
 		return cli_usage_error(cmd, "--compare names the policies; drop --policy");
+	if ((a->compare && cli_list_check(cmd, "--compare", "configurations or policies",
+					  a->compare)) ||
+	    (a->reduce && cli_list_check(cmd, "--reduce", "stages", a->reduce)))
+		return CLI_EXIT_USAGE;
 	if (a->compare)
 		return cli_results_one_run(cmd, &a->res);
 	return 0;

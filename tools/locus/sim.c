@@ -465,6 +465,8 @@ static int check_args(const struct sim_args *a)
 		return cli_usage_error("sim", "--ip prints a text comparison; drop --json");
 	if (a->compare && a->pol.opts)
 		return cli_usage_error("sim", "--opt sets one policy's options; drop --compare");
+	if (a->compare && cli_list_check("sim", "--compare", "policies", a->compare))
+		return CLI_EXIT_USAGE;
 	if (a->compare)
 		return cli_results_one_run("sim", &a->res);
 	return 0;
