@@ -177,6 +177,18 @@ run bad-opt 1 "$locus" flow sim gen:montage:8 -o nope=1 --out bad.json &&
 	expect bad-opt 'no option "nope"' "$err"
 [ -e bad.json ] && fail "an error left bad.json" || ok
 run no-dir 1 "$locus" flow sim gen:montage:8 --out nodir/r.json && expect no-dir 'nodir' "$err"
+# Issue 28: a reduce stage the workflow lacks, an empty list, hexadecimal
+# and work past its range were accepted.
+run reduce-none 1 "$locus" flow sim gen:montage:8 --reduce mAdd,nosuch &&
+	expect reduce-none 'reduce stage "nosuch": the workflow has no such stage: expected one of its 8 stages \(mProject, ' "$err"
+run reduce-none-show 1 "$locus" flow show gen:montage:8 --reduce nosuch && expect reduce-none-show 'no such stage' "$err"
+run reduce-empty 2 "$locus" flow sim gen:montage:8 --reduce '' && expect reduce-empty '--reduce expects stages' "$err"
+run compare-empty 2 "$locus" flow sim gen:montage:8 --compare '' &&
+	expect compare-empty '--compare expects configurations or policies separated by commas, got "" \(a name is missing\)' "$err"
+run compare-comma 2 "$locus" flow sim gen:montage:8 --compare cache, && expect compare-comma 'a name is missing' "$err"
+printf 'LOCUS_RUNTIME=0x10\na:\n\techo a > a\n' >hex.mf
+run hex-runtime 1 "$locus" flow sim hex.mf &&
+	expect hex-runtime 'hex.mf:1:15: expected LOCUS_RUNTIME in seconds \(a decimal number from 0 to 1e\+09\), got "0x10"' "$err"
 
 echo "cli_flow: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

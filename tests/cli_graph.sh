@@ -240,6 +240,12 @@ run graph-source 2 "$locus" sim --graph heft.txt --tasks 10 && expect graph-sour
 run fail-node 1 "$locus" sim --graph heft.txt --fail nosuch@3 && expect fail-node 'no node "nosuch"' "$err"
 run var-range 2 "$locus" sim --graph heft.txt --variability 1.5 && expect var-range 'in \[0, 1\)' "$err"
 run ccr-neg 2 "$locus" sim --graph heft.txt --ccr -1 && expect ccr-neg 'ccr must be between 0 and 1e6' "$err"
+run compare-empty 2 "$locus" sim --graph heft.txt --compare '' && expect compare-empty 'a name is missing' "$err"
+printf '1\n0 0 0\n1 0x10 1 0\n2 0 1 1\n' >hex.stg
+run hex-stg 1 "$locus" sim --graph hex.stg &&
+	expect hex-stg 'hex.stg:3:3: expected the cost of task 1 \(a decimal number from 0 to 1e\+09\), got "0x10"' "$err"
+printf '1\n0 0 0\n1 1e308 1 0\n2 0 1 1\n' >huge.stg
+run huge-stg 1 "$locus" sim --graph huge.stg && expect huge-stg 'huge.stg:3:3: .* got 1e308' "$err"
 run procs-range 2 "$locus" sim --graph heft.txt --procs 1000001 &&
 	expect procs-range 'procs must be between 1 and 1000000' "$err"
 run procs-zero 2 "$locus" sim --graph heft.txt --procs 0 && expect procs-zero 'between 1 and 1000000' "$err"
