@@ -140,6 +140,21 @@ for pol in heft cpop peft; do
 		expect "zero-$pol" 'status +complete' "$out"
 done
 
+# flow run refuses a task that writes files and has no command before
+# anything runs (issue 28: it failed at run time, "did not write g");
+# flow sim simulates it.
+cat >nocmd.json <<'J'
+{"schemaVersion": "1.5", "name": "nocmd", "workflow": {"specification": {
+ "tasks": [{"id": "a", "name": "a", "parents": [], "children": ["b"], "inputFiles": [], "outputFiles": ["f"]},
+  {"id": "b", "name": "b", "parents": ["a"], "children": [], "inputFiles": ["f"], "outputFiles": ["g"]}],
+ "files": [{"id": "f", "sizeInBytes": 2}, {"id": "g", "sizeInBytes": 2}]},
+ "execution": {"tasks": [{"id": "a", "runtimeInSeconds": 1, "command": {"program": "sh", "arguments": ["-c", "echo x > f"]}},
+  {"id": "b", "runtimeInSeconds": 1}]}}}
+J
+run nocmd-run 1 "$locus" flow run nocmd.json -q &&
+	expect nocmd-run 'nocmd.json: task "b" has no command, and it writes "g": expected a command for every task that writes files' "$err"
+run nocmd-sim 0 "$locus" flow sim nocmd.json -q && expect nocmd-sim 'status +complete' "$out"
+
 # The WfCommons instances: every configuration completes.
 if [ -n "$shared" ] && [ -d "$shared/wfcommons" ]; then
 	n=0
@@ -180,7 +195,7 @@ run no-dir 1 "$locus" flow sim gen:montage:8 --out nodir/r.json && expect no-dir
 # Issue 28: a reduce stage the workflow lacks, an empty list, hexadecimal
 # and work past its range were accepted.
 run reduce-none 1 "$locus" flow sim gen:montage:8 --reduce mAdd,nosuch &&
-	expect reduce-none 'reduce stage "nosuch": the workflow has no such stage: expected one of its 8 stages \(mProject, ' "$err"
+	expect reduce-none 'stage "nosuch": the workflow has no such stage: expected one of its 8 stages \(mProject, ' "$err"
 run reduce-none-show 1 "$locus" flow show gen:montage:8 --reduce nosuch && expect reduce-none-show 'no such stage' "$err"
 run reduce-empty 2 "$locus" flow sim gen:montage:8 --reduce '' && expect reduce-empty '--reduce expects stages' "$err"
 run compare-empty 2 "$locus" flow sim gen:montage:8 --compare '' &&

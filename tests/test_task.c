@@ -287,7 +287,8 @@ TEST(mean_bandwidth)
 	for (int round = 0; round < 200; round++) {
 		struct locus_platform *p = NULL;
 		size_t n = 1 + locus_rng_below(&rng, 30);
-		CHECK_EQ_INT(locus_platform_generate(&p, n, 1 + locus_rng_below(&rng, 4), 1, "n"), 0);
+		CHECK_EQ_INT(locus_platform_generate(&p, n, 1 + locus_rng_below(&rng, 4), 1, "n"),
+			     0);
 		static const double bws[] = {1e8, 1.25e8, 3e7, 1e9, 7.5e7};
 		for (size_t i = 0; i < n; i++) {
 			struct locus_node *x = &p->nodes[i];
@@ -308,7 +309,8 @@ TEST(mean_bandwidth)
 				uint32_t a = (uint32_t)locus_rng_below(&rng, n);
 				uint32_t b = (uint32_t)locus_rng_below(&rng, n);
 				if (a != b)
-					locus_platform_set_link(p, a, b, 1e6 + 1e8 * locus_rng_uniform(&rng));
+					locus_platform_set_link(
+					    p, a, b, 1e6 + 1e8 * locus_rng_uniform(&rng));
 			}
 		}
 		struct locus_workload *wl = NULL;
@@ -337,6 +339,6 @@ TEST(mean_bandwidth)
 }
 
 TEST_MAIN(TEST_ENTRY(edges_follow_objects), TEST_ENTRY(refuses_cycles_and_two_writers),
-	  TEST_ENTRY(stages_commands_and_names),
-	  TEST_ENTRY(costs_per_processor), TEST_ENTRY(replica_table),
-	  TEST_ENTRY(chunk_workload_is_a_bag_of_tasks), TEST_ENTRY(mean_bandwidth))
+	  TEST_ENTRY(stages_commands_and_names), TEST_ENTRY(costs_per_processor),
+	  TEST_ENTRY(replica_table), TEST_ENTRY(chunk_workload_is_a_bag_of_tasks),
+	  TEST_ENTRY(mean_bandwidth))

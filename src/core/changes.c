@@ -371,16 +371,17 @@ int locus_changes_load(struct locus_change **out, size_t *n, const struct locus_
 
 /* ---- --fail specs -------------------------------------------------------- */
 
-/* A decimal number >= 0 that starts with a digit or '.' (no sign, no
- * blank, no "inf", no hexadecimal): sets *end after it. */
+/* A number >= 0 in strtod syntax that starts with a digit or '.' (no
+ * sign, no blank, no "inf"): sets *end after it. */
 static int spec_number(const char *s, const char **end, double *v)
 {
+	char *e;
 	if (!((*s >= '0' && *s <= '9') || *s == '.'))
 		return LOCUS_EPARSE;
-	size_t n = locus__decimal_len(s, strlen(s));
-	if (locus__parse_decimal(s, n, v))
+	*v = strtod(s, &e);
+	if (e == s || !isfinite(*v))
 		return LOCUS_EPARSE;
-	*end = s + n;
+	*end = e;
 	return 0;
 }
 

@@ -69,9 +69,13 @@ struct locus__field {
  * blanks has none. */
 size_t locus__split_fields(const char *line, size_t n, struct locus__field *f, size_t max);
 
-/* Reads field f as a finite decimal number (the whole field, as
- * locus__parse_decimal): returns 0 or LOCUS_EPARSE. */
+/* Reads field f as a finite number (strtod syntax, the whole field):
+ * returns 0 or LOCUS_EPARSE. */
 int locus__field_number(const struct locus__field *f, double *out);
+
+/* The same, decimal only (locus__parse_decimal): the graph readers,
+ * whose formats are decimal (an STG cost "0x10" is no number). */
+int locus__field_decimal(const struct locus__field *f, double *out);
 
 /* The length of the decimal number s[0..n) starts with: an optional sign,
  * digits with an optional fraction (or a fraction alone), an optional
@@ -106,6 +110,10 @@ int locus__read_file(char **text, size_t *len, const char *path, struct locus_er
 int locus__read_file_max(char **text, size_t *len, const char *path, size_t max,
 			 struct locus_error *err);
 
+/* The length of the UTF-8 byte-order mark s[0..n) starts with: 3 or 0.
+ * Every text reader skips it (an editor may write one; it is no text). */
+size_t locus__bom_len(const char *s, size_t n);
+
 /* The index of the first character of s[0..n) that is not blank, a
  * byte-order mark or in a '#' comment (n when none); its line and column
  * in *line, *col. How the readers tell a file's format. */
@@ -115,8 +123,8 @@ size_t locus__first_significant(const char *s, size_t n, long *line, long *col);
  * STG, the text form and WfCommons by the first significant character
  * (locus_dag_load), 1 is STG, 2 the text form, 3 WfCommons. */
 struct locus_graph;
-int locus__dag_load_text(struct locus_graph **out, const char *text, size_t len,
-			 const char *path, int format, struct locus_error *err);
+int locus__dag_load_text(struct locus_graph **out, const char *text, size_t len, const char *path,
+			 int format, struct locus_error *err);
 
 /* Removes a directory tree (best effort); returns 0 or LOCUS_EIO. */
 int locus__rmtree(const char *path);

@@ -217,6 +217,11 @@ size_t locus__split_fields(const char *line, size_t n, struct locus__field *f, s
 	return count;
 }
 
+size_t locus__bom_len(const char *s, size_t n)
+{
+	return s && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
 static size_t digits(const char *s, size_t i, size_t n)
 {
 	while (i < n && s[i] >= '0' && s[i] <= '9')
@@ -261,6 +266,20 @@ int locus__parse_decimal(const char *s, size_t n, double *out)
 }
 
 int locus__field_number(const struct locus__field *f, double *out)
+{
+	char tmp[64], *end;
+	if (f->n == 0 || f->n >= sizeof tmp || memchr(f->s, 0, f->n))
+		return LOCUS_EPARSE;
+	memcpy(tmp, f->s, f->n);
+	tmp[f->n] = 0;
+	double v = strtod(tmp, &end);
+	if (*end || !isfinite(v))
+		return LOCUS_EPARSE;
+	*out = v;
+	return 0;
+}
+
+int locus__field_decimal(const struct locus__field *f, double *out)
 {
 	return locus__parse_decimal(f->s, f->n, out);
 }
@@ -445,12 +464,15 @@ int locus__read_file_max(char **text, size_t *len, const char *path, size_t max,
 	if (rc || e || big) {
 		locus__buf_fini(&b);
 		if (big) {
-			int gib = max % ((size_t)1 << 30) == 0, mib = max % ((size_t)1 << 20) == 0;
+			/* The limit in GiB or MiB where it is a whole number of them. */
+			int shift = max % ((size_t)1 << 30) == 0   ? 30
+				    : max % ((size_t)1 << 20) == 0 ? 20
+								   : 0;
+			const char *unit = shift == 30 ? "GiB" : shift == 20 ? "MiB" : "bytes";
 			return locus__err(err, LOCUS_ERANGE, path, 0, 0,
 					  "more than %zu %s: expected at most that much in one "
 					  "input (a file, a pipe or a device)",
-					  gib ? max >> 30 : mib ? max >> 20 : max,
-					  gib ? "GiB" : mib ? "MiB" : "bytes");
+					  max >> shift, unit);
 		}
 		return rc ? locus__err(err, rc, path, 0, 0, "out of memory")
 			  : locus__err(err, LOCUS_EIO, path, 0, 0, "cannot read: %s", strerror(e));

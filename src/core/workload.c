@@ -52,7 +52,7 @@ int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct 
 	size_t kn = colon ? (size_t)(colon - text) : strlen(text);
 	const char *args = colon ? colon + 1 : "";
 	double a = 0, b = 0;
-	const char *end;
+	char *end;
 #define KIND(s) (kn == strlen(s) && strncmp(text, s, kn) == 0)
 	if (KIND("trace")) {
 		char *data;
@@ -69,17 +69,12 @@ int locus_work_spec_parse(struct locus_work_spec *out, const char *text, struct 
 		out->trace = vals;
 		return 0;
 	}
-	/* Decimal numbers ("fixed:0x10" is refused). */
-	size_t na = locus__decimal_len(args, strlen(args));
-	end = args + na;
-	int two = *end == ':', bad = locus__parse_decimal(args, na, &a) != 0;
-	if (two) {
-		size_t nb = locus__decimal_len(end + 1, strlen(end + 1));
-		bad |= locus__parse_decimal(end + 1, nb, &b) != 0;
-		end += 1 + nb;
-	}
-	int ok = !bad && *args && !*end && a >= 0 && a <= LOCUS_WORK_MAX && b <= LOCUS_WORK_MAX &&
-		 isfinite(b);
+	a = strtod(args, &end);
+	int two = *end == ':';
+	if (two)
+		b = strtod(end + 1, &end);
+	int ok =
+	    *args && !*end && a >= 0 && a <= LOCUS_WORK_MAX && b <= LOCUS_WORK_MAX && isfinite(b);
 	if (KIND("fixed") && ok && !two) {
 		out->dist = LOCUS_WORK_FIXED;
 		out->mean = a;
@@ -327,9 +322,9 @@ static double mean_bw(const struct locus_workload *wl)
 	}
 	for (uint32_t a = 0; a < p->n_nodes; a++)
 		if (p->nodes[a].cores > 0)
-			nodes[n++] = (struct bw_node){p->nodes[a].rack, p->nodes[a].net_bw,
-						      (double)p->nodes[a].cores,
-						      p->nodes[a].disk_bw};
+			nodes[n++] =
+			    (struct bw_node){p->nodes[a].rack, p->nodes[a].net_bw,
+					     (double)p->nodes[a].cores, p->nodes[a].disk_bw};
 	memcpy(racked, nodes, n * sizeof *nodes);
 	qsort(nodes, n, sizeof *nodes, by_net);
 	qsort(racked, n, sizeof *racked, by_rack_net);

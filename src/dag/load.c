@@ -26,8 +26,9 @@ size_t locus__first_significant(const char *s, size_t n, long *line, long *col)
 {
 	size_t i = 0;
 	long ln = 1, c0 = 0;
-	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
-		i = 3;
+	/* Columns count from after a byte-order mark, as the readers'. */
+	i = locus__bom_len(s, n);
+	c0 = (long)i;
 	while (i < n) {
 		if (s[i] == '\n') {
 			ln++;
@@ -62,8 +63,8 @@ static enum format sniff(const char *s, size_t n, long *line, long *col)
 	return F_UNKNOWN;
 }
 
-int locus__dag_load_text(struct locus_graph **out, const char *text, size_t len,
-			 const char *path, int format, struct locus_error *err)
+int locus__dag_load_text(struct locus_graph **out, const char *text, size_t len, const char *path,
+			 int format, struct locus_error *err)
 {
 	enum format f = (enum format)format;
 	*out = NULL;

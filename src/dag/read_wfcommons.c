@@ -795,7 +795,13 @@ int locus_dag_read_wfcommons(struct locus_graph **out, const char *text, size_t 
 		*out = NULL;
 	if (!out || (!text && len))
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no output or no text");
-	/* json_loadb reads exactly `len` bytes: the text need not end in NUL. */
+	/* json_loadb reads exactly `len` bytes: the text need not end in NUL.
+	 * A byte-order mark, which JSON parsers may skip (RFC 8259), is. */
+	size_t bom = locus__bom_len(text, len);
+	if (bom) {
+		text += bom;
+		len -= bom;
+	}
 	json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return locus__err(err, LOCUS_EPARSE, name, je.line, je.column, "invalid JSON: %s",

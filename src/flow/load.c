@@ -166,3 +166,25 @@ int locus_flow_load(struct locus_graph **out, const char *spec,
 	}
 	return load_makeflow(out, spec, text, len, opt, err);
 }
+
+int locus_flow_check_commands(const struct locus_graph *g, const char *name,
+			      struct locus_error *err)
+{
+	if (!g)
+		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no workflow");
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_command *c = g->commands ? &g->commands[t] : NULL;
+		const struct locus_task *tk = &g->tasks[t];
+		if ((c && (c->line || c->argv)) || !tk->n_out)
+			continue;
+		const char *file = g->objects[g->outputs[tk->out_at]].name;
+		return locus__err(
+		    err, LOCUS_EINVAL, name, 0, 0,
+		    "task \"%s\" has no command, and it writes \"%s\"%s: expected a command "
+		    "for every task that writes files (WfCommons: the task's "
+		    "command.program and arguments), or stand-ins to run instead of the "
+		    "commands",
+		    tk->name ? tk->name : "?", file ? file : "?", tk->n_out > 1 ? " and more" : "");
+	}
+	return 0;
+}

@@ -80,7 +80,8 @@ static int one_name_each(struct mf *r)
 					    locus__mf_quote(q, name, strlen(name)),
 					    locus__mf_quote(q2, other, strlen(other)), col,
 					    locus__mf_quote(q3, as, strlen(as)));
-		} else if (locus__strmap_put(&by_name, as, k) || locus__strmap_put(&by_file, name, k)) {
+		} else if (locus__strmap_put(&by_name, as, k) ||
+			   locus__strmap_put(&by_file, name, k)) {
 			rc = locus__mf_oom(r);
 		}
 	}
@@ -615,6 +616,12 @@ int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t 
 	*out = NULL;
 	if (!text && len)
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no text");
+	/* A byte-order mark is skipped; columns count from after it. */
+	size_t bom = locus__bom_len(text, len);
+	if (bom) {
+		text += bom;
+		len -= bom;
+	}
 	if (opt && !(opt->runtime >= 0 && opt->runtime <= LOCUS_WORK_MAX))
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0,
 				  "expected a default runtime from 0 to %g seconds, got %g",
