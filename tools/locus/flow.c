@@ -1261,8 +1261,11 @@ static int flow_run(struct flow_args *a, int argc, char **argv)
 	/* A workflow that cannot be read is said before any rank starts. */
 	struct locus_error err = {0};
 	struct locus_graph *g = NULL;
-	if ((rc = load(&g, a, &err)))
+	if ((rc = load(&g, a, &err)) ||
+	    (!a->stand_in && (rc = locus_flow_check_commands(g, a->workflow, &err)))) {
+		locus_graph_destroy(g);
 		return cli_error("flow run", &err, rc);
+	}
 	locus_graph_destroy(g);
 	uint64_t D = a->dispatchers ? a->dispatchers : 1, np = a->np;
 	if (!np) {
