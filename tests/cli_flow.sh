@@ -136,6 +136,30 @@ run sim-graph 0 "$locus" sim --graph makeflow:mf/Makeflow --procs 2 &&
 	expect sim-graph 'status +complete' "$out"
 run sim-gen 0 "$locus" sim --graph gen:blast:4:2 --procs 4 && expect sim-gen 'status +complete' "$out"
 
+# Rules of no work (issue 28): heft, cpop and peft once ran none of them
+# (a task of no duration planned before its predecessor).
+mkdir -p zero
+printf 'LOCUS_RUNTIME=0\na:\n\techo a > a\nb: a\n\tcat a > b\nc:\n\techo c > c\n' >zero/Makeflow
+for pol in heft cpop peft; do
+	run "zero-$pol" 0 "$locus" flow sim zero/Makeflow --nodes 2 -x $pol -q &&
+		expect "zero-$pol" 'status +complete' "$out"
+done
+
+# flow run refuses a task that writes files and has no command before
+# anything runs (issue 28: it failed at run time, "did not write g");
+# flow sim simulates it.
+cat >nocmd.json <<'J'
+{"schemaVersion": "1.5", "name": "nocmd", "workflow": {"specification": {
+ "tasks": [{"id": "a", "name": "a", "parents": [], "children": ["b"], "inputFiles": [], "outputFiles": ["f"]},
+  {"id": "b", "name": "b", "parents": ["a"], "children": [], "inputFiles": ["f"], "outputFiles": ["g"]}],
+ "files": [{"id": "f", "sizeInBytes": 2}, {"id": "g", "sizeInBytes": 2}]},
+ "execution": {"tasks": [{"id": "a", "runtimeInSeconds": 1, "command": {"program": "sh", "arguments": ["-c", "echo x > f"]}},
+  {"id": "b", "runtimeInSeconds": 1}]}}}
+J
+run nocmd-run 1 "$locus" flow run nocmd.json -q &&
+	expect nocmd-run 'nocmd.json: task "b" has no command, and it writes "g": expected a command for every task that writes files' "$err"
+run nocmd-sim 0 "$locus" flow sim nocmd.json -q && expect nocmd-sim 'status +complete' "$out"
+
 # The WfCommons instances: every configuration completes.
 if [ -n "$shared" ] && [ -d "$shared/wfcommons" ]; then
 	n=0
@@ -173,6 +197,18 @@ run bad-opt 1 "$locus" flow sim gen:montage:8 -o nope=1 --out bad.json &&
 	expect bad-opt 'no option "nope"' "$err"
 [ -e bad.json ] && fail "an error left bad.json" || ok
 run no-dir 1 "$locus" flow sim gen:montage:8 --out nodir/r.json && expect no-dir 'nodir' "$err"
+# Issue 28: a reduce stage the workflow lacks, an empty list, hexadecimal
+# and work past its range were accepted.
+run reduce-none 1 "$locus" flow sim gen:montage:8 --reduce mAdd,nosuch &&
+	expect reduce-none 'stage "nosuch": the workflow has no such stage: expected one of its 8 stages \(mProject, ' "$err"
+run reduce-none-show 1 "$locus" flow show gen:montage:8 --reduce nosuch && expect reduce-none-show 'no such stage' "$err"
+run reduce-empty 2 "$locus" flow sim gen:montage:8 --reduce '' && expect reduce-empty '--reduce expects stages' "$err"
+run compare-empty 2 "$locus" flow sim gen:montage:8 --compare '' &&
+	expect compare-empty '--compare expects configurations or policies separated by commas, got "" \(a name is missing\)' "$err"
+run compare-comma 2 "$locus" flow sim gen:montage:8 --compare cache, && expect compare-comma 'a name is missing' "$err"
+printf 'LOCUS_RUNTIME=0x10\na:\n\techo a > a\n' >hex.mf
+run hex-runtime 1 "$locus" flow sim hex.mf &&
+	expect hex-runtime 'hex.mf:1:15: expected LOCUS_RUNTIME in seconds \(a decimal number from 0 to 1e\+09\), got "0x10"' "$err"
 
 # ---- locus flow run: hardening (issue 28) ------------------------------------------
 if "$locus" flow run gen:montage:4 2>&1 | grep -q "built without MPI"; then

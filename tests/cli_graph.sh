@@ -202,6 +202,29 @@ run reactive-compare 0 "$locus" sim $reactive --variability 0.5 --compare heft,g
 	[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 6 ] && ok ||
 	fail "reactive policies: not six complete runs"
 
+# Tasks of no work (issue 28): every static plan once put a task of no
+# duration before its predecessor on a processor, and the run never ended.
+printf '3\n0 0 0\n1 0 1 0\n2 0 1 1\n3 0 1 0\n4 0 2 2 3\n' >zero.stg
+cat >zero.json <<'J'
+{"schemaVersion": "1.5", "name": "zero", "workflow": {"specification": {
+ "tasks": [{"id": "a", "name": "a", "parents": [], "children": ["b"], "inputFiles": [], "outputFiles": ["f"]},
+  {"id": "b", "name": "b", "parents": ["a"], "children": [], "inputFiles": ["f"], "outputFiles": []},
+  {"id": "c", "name": "c", "parents": [], "children": [], "inputFiles": [], "outputFiles": []}],
+ "files": [{"id": "f", "sizeInBytes": 10}]}}}
+J
+for g in zero.stg zero.json; do
+	run "zero-$g" 0 "$locus" sim --graph $g --compare heft,cpop,peft,dls,gtp &&
+		[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 5 ] && ok ||
+		fail "$g: tasks of no work, not five complete runs"
+done
+
+# A graph from a pipe (issue 28): read once, then told and parsed (the
+# format check used to consume it: "empty file"). Streams are held to
+# the limit of files (test_core: read_file_limit).
+run pipe-text 0 "$locus" sim --graph <(cat heft.txt) && expect pipe-text 'makespan +80\.000000 s' "$out"
+run pipe-stg 0 "$locus" sim --graph <(cat zero.stg) && expect pipe-stg 'status +complete' "$out"
+run pipe-json 0 "$locus" sim --graph <(cat zero.json) && expect pipe-json 'status +complete' "$out"
+
 # Errors: usage, input naming file:line:column, nothing written.
 run no-graph 1 "$locus" sim --graph missing.stg && expect no-graph 'missing.stg' "$err"
 printf '3\n0 0 0\n1 2 1 0\n2 3 1 5\n' >bad.stg
@@ -216,7 +239,21 @@ run procs-graph 2 "$locus" sim --procs 4 && expect procs-graph 'apply to a task 
 run graph-source 2 "$locus" sim --graph heft.txt --tasks 10 && expect graph-source 'drop' "$err"
 run fail-node 1 "$locus" sim --graph heft.txt --fail nosuch@3 && expect fail-node 'no node "nosuch"' "$err"
 run var-range 2 "$locus" sim --graph heft.txt --variability 1.5 && expect var-range 'in \[0, 1\)' "$err"
-run ccr-neg 2 "$locus" sim --graph heft.txt --ccr -1 && expect ccr-neg 'ccr' "$err"
+run ccr-neg 2 "$locus" sim --graph heft.txt --ccr -1 && expect ccr-neg 'ccr must be between 0 and 1e6' "$err"
+run compare-empty 2 "$locus" sim --graph heft.txt --compare '' && expect compare-empty 'a name is missing' "$err"
+printf '1\n0 0 0\n1 0x10 1 0\n2 0 1 1\n' >hex.stg
+run hex-stg 1 "$locus" sim --graph hex.stg &&
+	expect hex-stg 'hex.stg:3:3: expected the cost of task 1 \(a decimal number from 0 to 1e\+09\), got "0x10"' "$err"
+printf '1\n0 0 0\n1 1e308 1 0\n2 0 1 1\n' >huge.stg
+run huge-stg 1 "$locus" sim --graph huge.stg && expect huge-stg 'huge.stg:3:3: .* got 1e308' "$err"
+run procs-range 2 "$locus" sim --graph heft.txt --procs 1000001 &&
+	expect procs-range 'procs must be between 1 and 1000000' "$err"
+run procs-zero 2 "$locus" sim --graph heft.txt --procs 0 && expect procs-zero 'between 1 and 1000000' "$err"
+expect help-procs 'P processors \(1 to 1000000\)' "$("$locus" sim --help)"
+# Many processors in time linear in them (issue 28: the mean bandwidth
+# visited every pair of nodes, a minute for 100,000).
+run procs-many 0 timeout 20 "$locus" sim --graph gen:sameprob:20 --procs 100000 &&
+	expect procs-many 'status +complete' "$out"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,9 +1,12 @@
 /* Core: random generator, heap, string map, sizes, errors, logging. */
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "core/internal.h"
 #include "locus/locus.h"
 #include "test.h"
+#include "test_util.h"
 
 TEST(rng_deterministic)
 {
@@ -219,8 +222,60 @@ TEST(log_parts)
 	locus_log_set_parts(0);
 }
 
+/* Reads /dev/fd/N of a pipe holding `n` bytes of 'x' with limit max. */
+static int read_pipe(size_t n, size_t max, char **text, size_t *len, struct locus_error *err)
+{
+	int fd[2];
+	char buf[600], path[64];
+	if (n > sizeof buf || pipe(fd))
+		return -100;
+	memset(buf, 'x', n);
+	if (write(fd[1], buf, n) != (ssize_t)n)
+		return -100;
+	close(fd[1]);
+	snprintf(path, sizeof path, "/dev/fd/%d", fd[0]);
+	int rc = locus__read_file_max(text, len, path, max, err);
+	close(fd[0]);
+	return rc;
+}
+
+/* Every input is read once, to its end, up to one limit: a regular file
+ * larger is refused unread, a pipe or a device once the limit is passed
+ * (/dev/zero used to fill the memory; a pipe of endless text never
+ * ended). */
+TEST(read_file_limit)
+{
+	struct locus_error err;
+	char *text = NULL, path[600];
+	size_t len = 0;
+	CHECK_EQ_INT(locus__read_file_max(&text, &len, "/dev/zero", 1 << 20, &err), LOCUS_ERANGE);
+	CHECK(text == NULL && len == 0);
+	CHECK(!strcmp(err.file, "/dev/zero") && strstr(err.message, "more than 1 MiB"));
+	CHECK_EQ_INT(read_pipe(500, 500, &text, &len, &err), 0);
+	CHECK(len == 500 && text[0] == 'x' && text[499] == 'x' && text[500] == 0);
+	free(text);
+	CHECK_EQ_INT(read_pipe(501, 500, &text, &len, &err), LOCUS_ERANGE);
+	CHECK(text == NULL && strstr(err.message, "more than 500 bytes"));
+	CHECK_EQ_INT(read_pipe(0, 500, &text, &len, &err), 0);
+	CHECK(len == 0 && text && text[0] == 0);
+	free(text);
+	snprintf(path, sizeof path, "%s/f", test_tmpdir());
+	FILE *fp = fopen(path, "wb");
+	CHECK(fp && fwrite("0123456789", 1, 10, fp) == 10 && fclose(fp) == 0);
+	CHECK_EQ_INT(locus__read_file_max(&text, &len, path, 9, &err), LOCUS_ERANGE);
+	CHECK(text == NULL && strstr(err.message, "more than 9 bytes"));
+	CHECK_EQ_INT(locus__read_file_max(&text, &len, path, 10, &err), 0);
+	CHECK(len == 10 && !strcmp(text, "0123456789"));
+	free(text);
+	CHECK_EQ_INT(locus_read_file(&text, &len, path, &err), 0);
+	free(text);
+	unlink(path);
+	*strrchr(path, '/') = 0;
+	rmdir(path);
+}
+
 TEST_MAIN(TEST_ENTRY(rng_deterministic), TEST_ENTRY(rng_known_sequence),
 	  TEST_ENTRY(rng_below_uniform), TEST_ENTRY(rng_normal_and_exponential_moments),
 	  TEST_ENTRY(rng_shuffle_permutes), TEST_ENTRY(heap_orders_with_ties_by_sequence),
 	  TEST_ENTRY(strmap_put_get_grow), TEST_ENTRY(parse_size_and_u64), TEST_ENTRY(error_format),
-	  TEST_ENTRY(log_parts))
+	  TEST_ENTRY(log_parts), TEST_ENTRY(read_file_limit))

@@ -518,6 +518,28 @@ static int check_plan(const struct locus_workload *wl, const struct locus_dag_pl
 			if (pos[g->preds[e].task] >= pos[t])
 				BAD("task %u placed before its predecessor %u", t,
 				    g->preds[e].task);
+	/* An engine that runs each worker's order, a task once its
+	 * predecessors are done, runs every task (tasks of no duration
+	 * once went before their predecessor on its worker: no run ended). */
+	memset(seen, 0, n + 1);
+	for (size_t done = 0; done < n;) {
+		size_t before = done;
+		for (uint32_t w = 0; w < p; w++)
+			for (uint32_t k = plan->order_at[w]; k < plan->order_at[w + 1]; k++) {
+				uint32_t t = plan->order[k], e;
+				if (seen[t])
+					continue;
+				for (e = g->pred_at[t]; e < g->pred_at[t + 1]; e++)
+					if (!seen[g->preds[e].task])
+						break;
+				if (e < g->pred_at[t + 1])
+					break;
+				seen[t] = 1;
+				done++;
+			}
+		if (done == before)
+			BAD("the orders wait on each other: %zu of %zu tasks run", done, n);
+	}
 	if (plan->makespan != last)
 		BAD("makespan %.17g, last finish %.17g", plan->makespan, last);
 	if (locus_dag_bounds(wl, NULL, &b) || plan->makespan < b.lower * (1 - 1e-12))
@@ -590,7 +612,9 @@ static void ref_fini(struct ref *r)
 }
 
 /* The earliest start on w at or after `ready` for `cost`, trying every gap
- * from time 0 (insertion) or after the last task; *gap gets the position. */
+ * from time 0 (insertion) or after the last task; *gap gets the position.
+ * A gap holds the task if it ends by the next task's start and starts
+ * before it (a task of no duration goes after those starting with it). */
 static double ref_fit(const struct ref *r, uint32_t w, double ready, double cost, int insertion,
 		      size_t *gap)
 {
@@ -599,7 +623,7 @@ static double ref_fit(const struct ref *r, uint32_t w, double ready, double cost
 	double prev = 0;
 	for (size_t k = 0; insertion && k < n; k++) {
 		double start = prev > ready ? prev : ready;
-		if (start + cost <= r->slot[l[k]].start) {
+		if (start < r->slot[l[k]].start && start + cost <= r->slot[l[k]].start) {
 			*gap = k;
 			return start;
 		}

@@ -217,9 +217,12 @@ static const struct bad_case stg_bad[] = {
     {"2\n0 0 0\n  2 1 1 0\n", 3, 3, "expected task id 1 (ids in order from 0), got 2"},
     {"2\n0 0 0\nfoo 1 1 0\n", 3, 1, "expected task id 1, got \"foo\""},
     {"2\n0 0 0\n1\n", 3, 2, "expected \"id cost npred pred...\", the line ends after the id"},
-    {"2\n0 0 0\n1 -3 1 0\n", 3, 3, "expected the cost of task 1 (a number >= 0), got -3"},
-    {"2\n0 0 0\n1 nan 1 0\n", 3, 3, "expected the cost of task 1 (a number >= 0), got \"nan\""},
-    {"2\n0 0 0\n1 1e999 1 0\n", 3, 3, "expected the cost of task 1 (a number >= 0), got \"1e999\""},
+    {"2\n0 0 0\n1 -3 1 0\n", 3, 3,
+     "expected the cost of task 1 (a decimal number from 0 to 1e+09), got -3"},
+    {"2\n0 0 0\n1 nan 1 0\n", 3, 3,
+     "expected the cost of task 1 (a decimal number from 0 to 1e+09), got \"nan\""},
+    {"2\n0 0 0\n1 1e999 1 0\n", 3, 3,
+     "expected the cost of task 1 (a decimal number from 0 to 1e+09), got \"1e999\""},
     {"2\n0 0 0\n1 4\n", 3, 4, "expected \"id cost npred pred...\", the line ends after the cost"},
     {"2\n0 0 0\n1 4 x 0\n", 3, 5, "expected the number of predecessors of task 1, got \"x\""},
     {"2\n0 0 0\n1 4 2 0\n", 3, 8, "expected 2 predecessors of task 1, the line lists 1"},
@@ -235,7 +238,14 @@ static const struct bad_case stg_bad[] = {
     {"1\n0 0 0\n1 4 1 0\n2 0 1 1\n# info\njunk\n", 6, 1,
      "expected no more task lines (1 tasks and the dummy entry and exit: ids 0 to 2), got "
      "\"junk\""},
-    {"1\n0 0 0\n1 4\x01 1 0\n", 3, 3, "expected the cost of task 1 (a number >= 0), got \"4?\""},
+    {"1\n0 0 0\n1 4\x01 1 0\n", 3, 3,
+     "expected the cost of task 1 (a decimal number from 0 to 1e+09), got \"4?\""},
+    /* Decimal and within the one range of task work (issue 28). */
+    {"1\n0 0 0\n1 0x10 1 0\n", 3, 3,
+     "expected the cost of task 1 (a decimal number from 0 to 1e+09), got \"0x10\""},
+    {"1\n0 0 0\n1 1e308 1 0\n", 3, 3,
+     "expected the cost of task 1 (a decimal number from 0 to 1e+09), got 1e308"},
+    {"1\n0 0 0\n1 1000000001 1 0\n", 3, 3, "from 0 to 1e+09), got 1000000001"},
 };
 
 TEST(stg_errors)
@@ -453,9 +463,13 @@ static const struct bad_case text_bad[] = {
     {"tasks 2 procs 2\n1 1 2 3\n", 2, 7,
      "expected 2 costs of task 1 (procs 2), got an extra field 3"},
     {"tasks 2 procs 2\n1 1 -2\n", 2, 5,
-     "expected the cost of task 1 on processor 2 (a number >= 0), got -2"},
+     "expected the cost of task 1 on processor 2 (a decimal number from 0 to 1e+09), got -2"},
     {"tasks 2 procs 2\n1 1 inf\n", 2, 5,
-     "expected the cost of task 1 on processor 2 (a number >= 0), got \"inf\""},
+     "expected the cost of task 1 on processor 2 (a decimal number from 0 to 1e+09), got \"inf\""},
+    {"tasks 2 procs 2\n1 0X1p3 2\n", 2, 3,
+     "expected the cost of task 1 on processor 1 (a decimal number from 0 to 1e+09), got "
+     "\"0X1p3\""},
+    {"tasks 2 procs 2\n1 1 2e9\n", 2, 5, "from 0 to 1e+09), got 2e9"},
     {T2, 4, 1, "expected \"edges E\" after the 2 tasks, the file ends before it"},
     {T2 "3 5 6\n", 4, 1, "expected \"edges E\" after the 2 tasks, got 3"},
     {T2 "edges\n", 4, 6, "expected \"edges E\", the line ends after \"edges\""},

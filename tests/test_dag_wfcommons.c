@@ -771,8 +771,16 @@ TEST(errors)
 	expect_error(SPEC("{\"id\": \"a\"}") "}, \"execution\": {\"tasks\": [{\"id\": \"a\", "
 					     "\"runtimeInSeconds\": -1}]}}}",
 		     LOCUS_EPARSE,
-		     "workflow.execution.tasks[0].runtimeInSeconds: expected a runtime of 0 "
-		     "seconds or more, got -1",
+		     "workflow.execution.tasks[0].runtimeInSeconds: expected a runtime from 0 "
+		     "to 1e+09 seconds, got -1",
+		     0);
+	/* The one range of task work (issue 28: 1e300 gave a 300-digit
+	 * makespan). */
+	expect_error(SPEC("{\"id\": \"a\"}") "}, \"execution\": {\"tasks\": [{\"id\": \"a\", "
+					     "\"runtimeInSeconds\": 1e300}]}}}",
+		     LOCUS_EPARSE,
+		     "workflow.execution.tasks[0].runtimeInSeconds: expected a runtime from 0 "
+		     "to 1e+09 seconds, got 1e+300",
 		     0);
 	expect_error("{\"workflow\": {\"tasks\": [{\"name\": \"a\", \"runtime\": \"5\"}]}}",
 		     LOCUS_EPARSE,

@@ -781,7 +781,7 @@ static const struct bad_case bad[] = {
      "this looks like a JX workflow (JSON), which is not supported"},
     {": in\n\tc\n", 1, 1, "expected at least one target before ':'"},
     {"LOCUS_RUNTIME=5\nLOCUS_RUNTIME+=6\n", 2, 16,
-     "expected LOCUS_RUNTIME in seconds (a number >= 0), got \"5 6\""},
+     "expected LOCUS_RUNTIME in seconds (a decimal number from 0 to 1e+09), got \"5 6\""},
     {"a:\n@LOCUS_RUNTIME=-1\n\tc\n", 2, 16, "got \"-1\""},
     {"a:\nLOCUS_RUNTIME=nan\n\tc\n", 2, 15, "got \"nan\""},
     {"a: 'my file\n\tc\n", 1, 4, "unterminated quote: expected a closing ' on the same line"},
@@ -815,6 +815,20 @@ static const struct bad_case bad[] = {
      "has none"},
     {"# only comments\nX=1\n", 3, 1, "the file has none"},
     {"a:\n\tc\x01\0d\n", 2, 4, "a NUL byte: expected text"},
+    /* A name where the command runs is one file's, a file has one name
+     * (issue 28: the task got one of the two, or a run failed late). */
+    {"LOCUS_RUNTIME=0x10\na:\n\tc\n", 1, 15,
+     "expected LOCUS_RUNTIME in seconds (a decimal number from 0 to 1e+09), got \"0x10\""},
+    {"a:\nLOCUS_RUNTIME='1e300'\n\tc\n", 2, 15, "from 0 to 1e+09), got \"'1e300'\""},
+    {"o: in1->x in2->x\n\tc\n", 1, 11,
+     "\"x\" names both \"in1\" (column 4) and \"in2\" where the rule's command runs: "
+     "expected one file for each name (rename one with local->remote)"},
+    {"o: in1->in2 in2\n\tc\n", 1, 13, "\"in2\" names both \"in1\" (column 4) and \"in2\""},
+    {"a->x b->x: in\n\tc\n", 1, 6, "\"x\" names both \"a\" (column 1) and \"b\""},
+    {"x: a->x\n\tc\n", 1, 4, "\"x\" names both \"x\" (column 1) and \"a\""},
+    {"o: in -> a in->b\n\tc\n", 1, 12,
+     "file \"in\" is named \"a\" (column 4) and \"b\" where the rule's command runs: "
+     "expected one name for each file"},
 };
 
 TEST(errors)
@@ -879,6 +893,13 @@ TEST(accepted)
 	CHECK_EQ_STR(env(g, 1), "G=top");
 	CHECK_EQ_INT(bytes_of(g, "in"), 3);
 	locus_graph_destroy(g);
+	/* A file named twice under one name is one input. */
+	const char *twice[] = {"o: in in\n\tc\n", "o: in->a in->a\n\tc\n", "o: in->in in\n\tc\n"};
+	for (size_t k = 0; k < LOCUS__ARRAY_LEN(twice); k++) {
+		CHECK_EQ_INT(read_mf(&g, twice[k], NULL, &err), 0);
+		CHECK_EQ_INT(g->tasks[0].n_in, 1);
+		locus_graph_destroy(g);
+	}
 }
 
 /* ---- size ---------------------------------------------------------------------------------- */

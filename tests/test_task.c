@@ -1,6 +1,8 @@
 /* The task model: graphs of tasks and objects, and the replica table. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "locus/locus.h"
 #include "test.h"
@@ -256,7 +258,87 @@ TEST(chunk_workload_is_a_bag_of_tasks)
 	locus_scenario_destroy(s);
 }
 
+/* The mean bandwidth between workers on different nodes, pair by pair. */
+static double pairwise_mean_bw(const struct locus_platform *p)
+{
+	double sum = 0, pairs = 0;
+	for (uint32_t a = 0; a < p->n_nodes; a++)
+		for (uint32_t b = 0; b < p->n_nodes; b++)
+			if (a != b && p->nodes[a].cores > 0 && p->nodes[b].cores > 0) {
+				double k = (double)p->nodes[a].cores * p->nodes[b].cores;
+				sum += k * locus_platform_pair_bw(p, a, b);
+				pairs += k;
+			}
+	return pairs > 0 ? sum / pairs : 0;
+}
+
+/* The workload's mean bandwidth (mean communication costs: HEFT's ranks)
+ * is the pairwise mean on shared networks with racks, backbones and
+ * nodes of every kind, and on pair links; and it takes time in
+ * proportion to the nodes (it visited every pair: 100,000 processors
+ * took a minute). */
+TEST(mean_bandwidth)
+{
+	struct locus_error err;
+	struct locus_graph *g = diamond();
+	CHECK(g != NULL);
+	struct locus_rng rng;
+	locus_rng_init(&rng, 28);
+	for (int round = 0; round < 200; round++) {
+		struct locus_platform *p = NULL;
+		size_t n = 1 + locus_rng_below(&rng, 30);
+		CHECK_EQ_INT(locus_platform_generate(&p, n, 1 + locus_rng_below(&rng, 4), 1, "n"),
+			     0);
+		static const double bws[] = {1e8, 1.25e8, 3e7, 1e9, 7.5e7};
+		for (size_t i = 0; i < n; i++) {
+			struct locus_node *x = &p->nodes[i];
+			x->cores = (int)locus_rng_below(&rng, 4);
+			x->net_bw = locus_rng_below(&rng, 2) ? bws[locus_rng_below(&rng, 5)]
+							     : 1e7 + 1e9 * locus_rng_uniform(&rng);
+			x->disk_bw = bws[locus_rng_below(&rng, 5)];
+		}
+		p->nodes[0].cores = 1 + (int)locus_rng_below(&rng, 3);
+		int kind = (int)locus_rng_below(&rng, 4);
+		if (kind == 1)
+			p->rack_bw = bws[locus_rng_below(&rng, 5)];
+		if (kind == 2)
+			p->backbone_bw = bws[locus_rng_below(&rng, 5)];
+		if (kind == 3) {
+			locus_platform_set_pairs(p, bws[locus_rng_below(&rng, 5)], 0);
+			for (size_t k = 0; n > 1 && k < 5; k++) {
+				uint32_t a = (uint32_t)locus_rng_below(&rng, n);
+				uint32_t b = (uint32_t)locus_rng_below(&rng, n);
+				if (a != b)
+					locus_platform_set_link(
+					    p, a, b, 1e6 + 1e8 * locus_rng_uniform(&rng));
+			}
+		}
+		struct locus_workload *wl = NULL;
+		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+		double want = pairwise_mean_bw(p);
+		if (!(fabs(wl->mean_bw - want) <= 1e-12 * want)) {
+			fprintf(stderr, "round %d (kind %d, %zu nodes): %.17g, pairwise %.17g\n",
+				round, kind, n, wl->mean_bw, want);
+			CHECK(0);
+		}
+		locus_workload_destroy(wl);
+		locus_platform_destroy(p);
+	}
+	/* 200,000 nodes in 20 racks. */
+	struct locus_platform *p = NULL;
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_platform_generate(&p, 200000, 20, 1, "n"), 0);
+	p->rack_bw = 5e7;
+	clock_t t0 = clock();
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 5);
+	CHECK(wl->mean_bw > 5e7 && wl->mean_bw < locus_platform_pair_bw(p, 0, 20));
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
 TEST_MAIN(TEST_ENTRY(edges_follow_objects), TEST_ENTRY(refuses_cycles_and_two_writers),
-	  TEST_ENTRY(stages_commands_and_names),
-	  TEST_ENTRY(costs_per_processor), TEST_ENTRY(replica_table),
-	  TEST_ENTRY(chunk_workload_is_a_bag_of_tasks))
+	  TEST_ENTRY(stages_commands_and_names), TEST_ENTRY(costs_per_processor),
+	  TEST_ENTRY(replica_table), TEST_ENTRY(chunk_workload_is_a_bag_of_tasks),
+	  TEST_ENTRY(mean_bandwidth))

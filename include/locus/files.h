@@ -17,9 +17,15 @@
 extern "C" {
 #endif
 
+/* The most bytes Locus reads from one input file: 1 GiB. */
+#define LOCUS_READ_MAX ((size_t)1 << 30)
+
 /* Reads a whole file into *text, NUL-terminated, allocated (the caller
  * frees it), and its length into *len. LOCUS_ENOENT or LOCUS_EIO name the
- * path and the reason. */
+ * path and the reason. A file that is not a regular file (a pipe, a
+ * device, a terminal) is read to its end once, as a regular one is; an
+ * input of more than LOCUS_READ_MAX bytes is refused (LOCUS_ERANGE),
+ * a regular file before it is read, a stream once that much is read. */
 int locus_read_file(char **text, size_t *len, const char *path, struct locus_error *err);
 
 /* Writes `n` bytes to `path` atomically: a temporary file in the same

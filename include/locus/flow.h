@@ -64,6 +64,15 @@ struct locus_flow_load_options {
 int locus_flow_load(struct locus_graph **out, const char *spec,
 		    const struct locus_flow_load_options *opt, struct locus_error *err);
 
+/* Whether g can be run by its commands (locus flow run without
+ * stand-ins): every task that writes files has a command. A task without
+ * one and without outputs runs as nothing; one with outputs could only
+ * fail after the run had started ("did not write f"). `name` (the
+ * workflow's file) labels the error. 0, or LOCUS_EINVAL naming the first
+ * such task and a file it writes. */
+int locus_flow_check_commands(const struct locus_graph *g, const char *name,
+			      struct locus_error *err);
+
 /* The workflow left to run once the tasks with done[t] non-zero have run
  * (a resumed run's): the others, in id order, with their names, stages,
  * commands and remote names; a done task's output they read is one of its
@@ -175,6 +184,13 @@ struct locus_flow_analysis {
  * LOCUS_ENOMEM. */
 int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_graph *g,
 		       const struct locus_pattern_options *opt, struct locus_error *err);
+
+/* Whether every stage the `sep`-separated `list` names ("mAdd,mBgModel")
+ * is a stage of g: a name the workflow lacks (a misspelt --reduce) would
+ * silently select nothing. 0, or LOCUS_EINVAL naming the first missing
+ * one and g's stages. */
+int locus_flow_check_stages(const struct locus_graph *g, const char *list, char sep,
+			    struct locus_error *err);
 void locus_flow_analysis_destroy(struct locus_flow_analysis *a);
 
 /* The stage of task t in an analysis (0 when the graph names none). */

@@ -73,6 +73,20 @@ size_t locus__split_fields(const char *line, size_t n, struct locus__field *f, s
  * returns 0 or LOCUS_EPARSE. */
 int locus__field_number(const struct locus__field *f, double *out);
 
+/* The same, decimal only (locus__parse_decimal): the graph readers,
+ * whose formats are decimal (an STG cost "0x10" is no number). */
+int locus__field_decimal(const struct locus__field *f, double *out);
+
+/* The length of the decimal number s[0..n) starts with: an optional sign,
+ * digits with an optional fraction (or a fraction alone), an optional
+ * exponent ("12", "-1.5", ".5", "2e3"); 0 when it starts with none.
+ * Hexadecimal ("0x10" is "0" and more), "inf" and "nan" are not. */
+size_t locus__decimal_len(const char *s, size_t n);
+
+/* Reads s[0..n), all of it a decimal number (locus__decimal_len), as a
+ * finite double: 0 or LOCUS_EPARSE. */
+int locus__parse_decimal(const char *s, size_t n, double *out);
+
 /* Parses an unsigned decimal integer at s[0..n): all characters must be
  * digits, at least one, no overflow. Returns 0 or LOCUS_ERANGE/EPARSE. */
 int locus__parse_u64(const char *s, size_t n, uint64_t *out);
@@ -86,13 +100,31 @@ int locus__parse_size(const char *s, uint64_t *out);
 int locus__write_atomic(const char *path, const void *data, size_t n, struct locus_error *err);
 
 /* Reads a whole file into a NUL-terminated buffer the caller frees
- * (LOCUS_ENOENT, LOCUS_EIO with the path and reason). */
+ * (LOCUS_ENOENT, LOCUS_EIO with the path and reason), at most
+ * LOCUS_READ_MAX bytes (LOCUS_ERANGE): locus_read_file. */
 int locus__read_file(char **text, size_t *len, const char *path, struct locus_error *err);
+
+/* The same with a limit of `max` bytes: a regular file larger is refused
+ * unread, any other input (a pipe, a device) once `max` bytes are read
+ * and more follow. */
+int locus__read_file_max(char **text, size_t *len, const char *path, size_t max,
+			 struct locus_error *err);
+
+/* The length of the UTF-8 byte-order mark s[0..n) starts with: 3 or 0.
+ * Every text reader skips it (an editor may write one; it is no text). */
+size_t locus__bom_len(const char *s, size_t n);
 
 /* The index of the first character of s[0..n) that is not blank, a
  * byte-order mark or in a '#' comment (n when none); its line and column
  * in *line, *col. How the readers tell a file's format. */
 size_t locus__first_significant(const char *s, size_t n, long *line, long *col);
+
+/* Reads a task graph from text[0..len) read from `path`: format 0 tells
+ * STG, the text form and WfCommons by the first significant character
+ * (locus_dag_load), 1 is STG, 2 the text form, 3 WfCommons. */
+struct locus_graph;
+int locus__dag_load_text(struct locus_graph **out, const char *text, size_t len, const char *path,
+			 int format, struct locus_error *err);
 
 /* Removes a directory tree (best effort); returns 0 or LOCUS_EIO. */
 int locus__rmtree(const char *path);

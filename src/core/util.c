@@ -217,6 +217,54 @@ size_t locus__split_fields(const char *line, size_t n, struct locus__field *f, s
 	return count;
 }
 
+size_t locus__bom_len(const char *s, size_t n)
+{
+	return s && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
+static size_t digits(const char *s, size_t i, size_t n)
+{
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i;
+}
+
+size_t locus__decimal_len(const char *s, size_t n)
+{
+	size_t i = n && (s[0] == '+' || s[0] == '-');
+	size_t int_end = digits(s, i, n), end = int_end;
+	if (end < n && s[end] == '.') {
+		size_t frac_end = digits(s, end + 1, n);
+		if (int_end == i && frac_end == end + 1)
+			return 0; /* "." or "-." */
+		end = frac_end;
+	} else if (int_end == i) {
+		return 0;
+	}
+	if (end < n && (s[end] == 'e' || s[end] == 'E')) {
+		size_t j = end + 1;
+		j += j < n && (s[j] == '+' || s[j] == '-');
+		size_t exp_end = digits(s, j, n);
+		if (exp_end > j)
+			end = exp_end;
+	}
+	return end;
+}
+
+int locus__parse_decimal(const char *s, size_t n, double *out)
+{
+	char tmp[64], *end;
+	if (n == 0 || n >= sizeof tmp || locus__decimal_len(s, n) != n)
+		return LOCUS_EPARSE;
+	memcpy(tmp, s, n);
+	tmp[n] = 0;
+	double v = strtod(tmp, &end);
+	if (*end || !isfinite(v))
+		return LOCUS_EPARSE;
+	*out = v;
+	return 0;
+}
+
 int locus__field_number(const struct locus__field *f, double *out)
 {
 	char tmp[64], *end;
@@ -229,6 +277,11 @@ int locus__field_number(const struct locus__field *f, double *out)
 		return LOCUS_EPARSE;
 	*out = v;
 	return 0;
+}
+
+int locus__field_decimal(const struct locus__field *f, double *out)
+{
+	return locus__parse_decimal(f->s, f->n, out);
 }
 
 int locus__parse_u64(const char *s, size_t n, uint64_t *out)
@@ -374,7 +427,8 @@ int locus__mkdirs(const char *path, struct locus_error *err)
 	return 0;
 }
 
-int locus__read_file(char **text, size_t *len, const char *path, struct locus_error *err)
+int locus__read_file_max(char **text, size_t *len, const char *path, size_t max,
+			 struct locus_error *err)
 {
 	*text = NULL;
 	*len = 0;
@@ -382,22 +436,55 @@ int locus__read_file(char **text, size_t *len, const char *path, struct locus_er
 	if (!fp)
 		return locus__err(err, errno == ENOENT ? LOCUS_ENOENT : LOCUS_EIO, path, 0, 0,
 				  "cannot open: %s", strerror(errno));
+	/* A regular file says its size; a pipe, a terminal or a device
+	 * (/dev/zero) is read up to the same limit and no further. */
+	struct stat st;
+	int big = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
+		  (uint64_t)st.st_size > (uint64_t)max;
 	struct locus__buf b = {0};
-	char chunk[65536];
-	size_t n;
-	int rc = locus__buf_append(&b, "", 0);
-	while (!rc && (n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		rc = locus__buf_append(&b, chunk, n);
-	int e = ferror(fp) ? (errno ? errno : EIO) : 0;
+	int rc = 0;
+	while (!big) {
+		/* Straight into the buffer, one byte more than max at most
+		 * (the byte that says the input is larger). */
+		if ((rc = locus__grow(&b.data, &b.cap, b.len + 65536 + 1, 1)))
+			break;
+		size_t room = b.cap - b.len - 1;
+		if (room - 1 > max - b.len)
+			room = max - b.len + 1;
+		size_t n = fread(b.data + b.len, 1, room, fp);
+		if (!n)
+			break;
+		b.len += n;
+		big = b.len > max;
+	}
+	if (b.data)
+		b.data[b.len] = 0;
+	int e = !big && !rc && ferror(fp) ? (errno ? errno : EIO) : 0;
 	fclose(fp);
-	if (rc || e) {
+	if (rc || e || big) {
 		locus__buf_fini(&b);
+		if (big) {
+			/* The limit in GiB or MiB where it is a whole number of them. */
+			int shift = max % ((size_t)1 << 30) == 0   ? 30
+				    : max % ((size_t)1 << 20) == 0 ? 20
+								   : 0;
+			const char *unit = shift == 30 ? "GiB" : shift == 20 ? "MiB" : "bytes";
+			return locus__err(err, LOCUS_ERANGE, path, 0, 0,
+					  "more than %zu %s: expected at most that much in one "
+					  "input (a file, a pipe or a device)",
+					  max >> shift, unit);
+		}
 		return rc ? locus__err(err, rc, path, 0, 0, "out of memory")
 			  : locus__err(err, LOCUS_EIO, path, 0, 0, "cannot read: %s", strerror(e));
 	}
 	*text = b.data;
 	*len = b.len;
 	return 0;
+}
+
+int locus__read_file(char **text, size_t *len, const char *path, struct locus_error *err)
+{
+	return locus__read_file_max(text, len, path, LOCUS_READ_MAX, err);
 }
 
 /* ---- the public forms (locus/files.h) ------------------------------------ */

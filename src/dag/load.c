@@ -26,8 +26,9 @@ size_t locus__first_significant(const char *s, size_t n, long *line, long *col)
 {
 	size_t i = 0;
 	long ln = 1, c0 = 0;
-	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
-		i = 3;
+	/* Columns count from after a byte-order mark, as the readers'. */
+	i = locus__bom_len(s, n);
+	c0 = (long)i;
 	while (i < n) {
 		if (s[i] == '\n') {
 			ln++;
@@ -62,6 +63,32 @@ static enum format sniff(const char *s, size_t n, long *line, long *col)
 	return F_UNKNOWN;
 }
 
+int locus__dag_load_text(struct locus_graph **out, const char *text, size_t len, const char *path,
+			 int format, struct locus_error *err)
+{
+	enum format f = (enum format)format;
+	*out = NULL;
+	if (f == F_UNKNOWN) {
+		long line, col;
+		f = sniff(text, len, &line, &col);
+		if (f == F_UNKNOWN)
+			return locus__err(err, LOCUS_EPARSE, path, line, col,
+					  len ? "expected a task graph: WfCommons JSON ('{'), the "
+						"text form ('tasks N procs P') or STG (the number "
+						"of tasks); or name the format: stg:, text:, "
+						"wfcommons:"
+					      : "empty file: expected a task graph");
+	}
+	switch (f) {
+	case F_STG:
+		return locus_dag_read_stg(out, text, len, path, err);
+	case F_TEXT:
+		return locus_dag_read_text(out, text, len, path, err);
+	default:
+		return locus_dag_read_wfcommons(out, text, len, path, err);
+	}
+}
+
 int locus_dag_load(struct locus_graph **out, const char *spec, struct locus_error *err)
 {
 	if (!out || !spec)
@@ -79,35 +106,13 @@ int locus_dag_load(struct locus_graph **out, const char *spec, struct locus_erro
 	if (!*path)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "graph \"%s\": no file named",
 				  spec);
+	/* Read once, then told and parsed from memory: a pipe is read once. */
 	char *text = NULL;
 	size_t len = 0;
 	int rc = locus_read_file(&text, &len, path, err);
 	if (rc)
 		return rc;
-	if (f == F_UNKNOWN) {
-		long line, col;
-		f = sniff(text, len, &line, &col);
-		if (f == F_UNKNOWN) {
-			rc = locus__err(err, LOCUS_EPARSE, path, line, col,
-					len ? "expected a task graph: WfCommons JSON ('{'), the "
-					      "text form ('tasks N procs P') or STG (the number of "
-					      "tasks); or name the format: stg:, text:, wfcommons:"
-					    : "empty file: expected a task graph");
-			free(text);
-			return rc;
-		}
-	}
-	switch (f) {
-	case F_STG:
-		rc = locus_dag_read_stg(out, text, len, path, err);
-		break;
-	case F_TEXT:
-		rc = locus_dag_read_text(out, text, len, path, err);
-		break;
-	default:
-		rc = locus_dag_read_wfcommons(out, text, len, path, err);
-		break;
-	}
+	rc = locus__dag_load_text(out, text, len, path, f, err);
 	free(text);
 	return rc;
 }

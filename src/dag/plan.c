@@ -229,10 +229,17 @@ struct locus__fit locus__dag_fit(const struct locus__dag *s, uint32_t w, double 
 			else
 				hi = mid;
 		}
+		/* A gap holds the task only if it starts strictly before
+		 * b[k]: a task of no duration put at b[k]'s very start would
+		 * run before it on this worker, and b[k] (placed earlier) may
+		 * be its predecessor, or precede one at that same instant.
+		 * So each worker's order rises in (start, placement) and
+		 * every predecessor comes first: no run can wait on itself.
+		 * With any duration, start + cost <= b[k].start says it. */
 		for (k = lo; k < tl->n; k++) {
 			double from = k ? b[k - 1].finish : 0;
 			double start = from > ready ? from : ready;
-			if (start + cost <= b[k].start)
+			if (start < b[k].start && start + cost <= b[k].start)
 				break;
 		}
 	}

@@ -93,7 +93,9 @@ void locus__dag_ready_all(struct locus__dag *s, uint32_t t);
 /* The earliest start of a task of `cost` seconds on worker w whose data
  * are ready at `ready`: the first idle gap at or after `ready` that holds
  * it when s->insertion (the gaps are searched from `ready` on, found by
- * binary search), else after the worker's last task. */
+ * binary search; a gap holds it only if it starts before the task after
+ * the gap, so a task of no duration goes after the tasks that start at
+ * its start), else after the worker's last task. */
 struct locus__fit locus__dag_fit(const struct locus__dag *s, uint32_t w, double ready, double cost);
 
 /* The fit of t on w with the least finish over the workers (ties: the

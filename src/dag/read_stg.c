@@ -101,10 +101,11 @@ static int task_line(struct stg_reader *r)
 	if (k < 2)
 		return locus__err(r->err, LOCUS_EPARSE, r->name, r->line, locus__dag_after(&f[0]),
 				  "expected \"id cost npred pred...\", the line ends after the id");
-	if (locus__field_number(&f[1], &cost) || !(cost >= 0))
+	if (locus__field_decimal(&f[1], &cost) || !(cost >= 0 && cost <= LOCUS_WORK_MAX))
 		return locus__err(r->err, LOCUS_EPARSE, r->name, r->line, f[1].col,
-				  "expected the cost of task %zu (a number >= 0), got %s", me,
-				  locus__dag_quote(&f[1], q, 0));
+				  "expected the cost of task %zu (a decimal number from 0 to %g), "
+				  "got %s",
+				  me, LOCUS_WORK_MAX, locus__dag_quote(&f[1], q, 0));
 	if (k < 3)
 		return locus__err(r->err, LOCUS_EPARSE, r->name, r->line, locus__dag_after(&f[1]),
 				  "expected \"id cost npred pred...\", the line ends after the "
@@ -209,6 +210,12 @@ int locus_dag_read_stg(struct locus_graph **out, const char *text, size_t len, c
 	*out = NULL;
 	if (!text && len)
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no text");
+	/* A byte-order mark is skipped; columns count from after it. */
+	size_t bom = locus__bom_len(text, len);
+	if (bom) {
+		text += bom;
+		len -= bom;
+	}
 	r.name = name;
 	r.err = err ? err : &local;
 	while (!rc && locus__next_line(text, len, &pos, &line, &ln)) {

@@ -154,11 +154,12 @@ static int task_line(struct text_reader *r)
 		return oom(r);
 	for (size_t m = 0; m < P; m++) {
 		double c;
-		if (locus__field_number(&f[1 + m], &c) || !(c >= 0))
+		if (locus__field_decimal(&f[1 + m], &c) || !(c >= 0 && c <= LOCUS_WORK_MAX))
 			return locus__err(r->err, LOCUS_EPARSE, r->name, r->line, f[1 + m].col,
-					  "expected the cost of task %s on processor %zu (a number "
-					  ">= 0), got %s",
-					  key, m + 1, locus__dag_quote(&f[1 + m], q, 0));
+					  "expected the cost of task %s on processor %zu (a "
+					  "decimal number from 0 to %g), got %s",
+					  key, m + 1, LOCUS_WORK_MAX,
+					  locus__dag_quote(&f[1 + m], q, 0));
 		r->cost[t * P + m] = c + 0.0;
 	}
 	r->ids[t] = id;
@@ -242,7 +243,7 @@ static int edge_line(struct text_reader *r)
 				  r->ids[from]);
 	if (k < 3)
 		goto short_line;
-	if (locus__field_number(&f[2], &data) || !(data >= 0 && data <= TEXT_MAX_DATA))
+	if (locus__field_decimal(&f[2], &data) || !(data >= 0 && data <= TEXT_MAX_DATA))
 		return locus__err(r->err, LOCUS_EPARSE, r->name, r->line, f[2].col,
 				  "expected the data of edge %" PRIu64 " -> %" PRIu64
 				  " (a number from 0 to 1e12), got %s",
@@ -351,6 +352,12 @@ int locus_dag_read_text(struct locus_graph **out, const char *text, size_t len, 
 	*out = NULL;
 	if (!text && len)
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no text");
+	/* A byte-order mark is skipped; columns count from after it. */
+	size_t bom = locus__bom_len(text, len);
+	if (bom) {
+		text += bom;
+		len -= bom;
+	}
 	r.name = name;
 	r.err = err ? err : &local;
 	locus__strmap_init(&r.by_id);

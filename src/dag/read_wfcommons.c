@@ -144,7 +144,7 @@ static int id_string(struct wctx *c, json_t *v, const char *path, const char **o
 	return 0;
 }
 
-/* A runtime in seconds: a finite number >= 0. */
+/* A runtime in seconds: a number from 0 to LOCUS_WORK_MAX. */
 static int seconds(struct wctx *c, json_t *v, const char *path, double *out)
 {
 	char got[64];
@@ -152,9 +152,9 @@ static int seconds(struct wctx *c, json_t *v, const char *path, double *out)
 		return perr(c, "%s: expected a number of seconds, got %s", path,
 			    locus__json_describe(v, got, sizeof got));
 	double s = json_number_value(v);
-	if (!(s >= 0) || isinf(s))
-		return perr(c, "%s: expected a runtime of 0 seconds or more, got %s", path,
-			    locus__json_describe(v, got, sizeof got));
+	if (!(s >= 0 && s <= LOCUS_WORK_MAX))
+		return perr(c, "%s: expected a runtime from 0 to %g seconds, got %s", path,
+			    LOCUS_WORK_MAX, locus__json_describe(v, got, sizeof got));
 	*out = s;
 	return 0;
 }
@@ -795,7 +795,13 @@ int locus_dag_read_wfcommons(struct locus_graph **out, const char *text, size_t 
 		*out = NULL;
 	if (!out || (!text && len))
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no output or no text");
-	/* json_loadb reads exactly `len` bytes: the text need not end in NUL. */
+	/* json_loadb reads exactly `len` bytes: the text need not end in NUL.
+	 * A byte-order mark, which JSON parsers may skip (RFC 8259), is. */
+	size_t bom = locus__bom_len(text, len);
+	if (bom) {
+		text += bom;
+		len -= bom;
+	}
 	json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return locus__err(err, LOCUS_EPARSE, name, je.line, je.column, "invalid JSON: %s",

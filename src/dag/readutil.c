@@ -31,7 +31,7 @@ void locus__dag_fields_fini(struct locus__dag_fields *fs)
 const char *locus__dag_quote(const struct locus__field *f, char *buf, int always)
 {
 	double v;
-	int q = always || locus__field_number(f, &v) != 0;
+	int q = always || locus__field_decimal(f, &v) != 0;
 	size_t k = 0, m = f->n < LOCUS__DAG_QUOTE_MAX ? f->n : LOCUS__DAG_QUOTE_MAX;
 	if (q)
 		buf[k++] = '"';

@@ -29,7 +29,7 @@ int locus__dag_split(struct locus__dag_fields *fs, const char *line, size_t len)
 void locus__dag_fields_fini(struct locus__dag_fields *fs);
 
 /* The field as an error message quotes it: a number as written (unless
- * `always`), anything else in double quotes; control bytes become '?',
+ * `always`; decimal only), anything else in double quotes; control bytes become '?',
  * a long field ends in "...". buf holds LOCUS__DAG_QUOTE_SIZE bytes. */
 const char *locus__dag_quote(const struct locus__field *f, char *buf, int always);
 

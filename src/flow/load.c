@@ -150,10 +150,11 @@ int locus_flow_load(struct locus_graph **out, const char *spec,
 		     (text[i + 5] == ' ' || text[i + 5] == '\t' || text[i + 5] == '\r' ||
 		      text[i + 5] == '\n'));
 	if (graph) {
-		/* The dag loader says what an empty file lacks, and reads
-		 * the rest (again: a graph file is read in milliseconds). */
+		/* The dag loader says what an empty file lacks, and reads the
+		 * rest from this text: a pipe cannot be read twice. */
+		rc = locus__dag_load_text(out, text, len, spec, 0, err);
 		free(text);
-		return locus_dag_load(out, spec, err);
+		return rc;
 	}
 	if (!has_rule(text, len)) {
 		free(text);
@@ -164,4 +165,26 @@ int locus_flow_load(struct locus_graph **out, const char *spec,
 				  "stg:, text:");
 	}
 	return load_makeflow(out, spec, text, len, opt, err);
+}
+
+int locus_flow_check_commands(const struct locus_graph *g, const char *name,
+			      struct locus_error *err)
+{
+	if (!g)
+		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no workflow");
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_command *c = g->commands ? &g->commands[t] : NULL;
+		const struct locus_task *tk = &g->tasks[t];
+		if ((c && (c->line || c->argv)) || !tk->n_out)
+			continue;
+		const char *file = g->objects[g->outputs[tk->out_at]].name;
+		return locus__err(
+		    err, LOCUS_EINVAL, name, 0, 0,
+		    "task \"%s\" has no command, and it writes \"%s\"%s: expected a command "
+		    "for every task that writes files (WfCommons: the task's "
+		    "command.program and arguments), or stand-ins to run instead of the "
+		    "commands",
+		    tk->name ? tk->name : "?", file ? file : "?", tk->n_out > 1 ? " and more" : "");
+	}
+	return 0;
 }

@@ -52,6 +52,7 @@
 
 #include "core/internal.h"
 #include "locus/flow.h"
+#include "locus/workload.h"
 
 /* How much of a name or a line a message quotes. */
 #define MF_QUOTE_MAX  60

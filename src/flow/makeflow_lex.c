@@ -328,19 +328,18 @@ void locus__mf_clear_locals(struct mf *r)
 	r->n_locals = 0;
 }
 
-/* Seconds as LOCUS_RUNTIME gives them: a finite number >= 0, the whole
- * value. */
+/* Seconds as LOCUS_RUNTIME gives them: a decimal number from 0 to
+ * LOCUS_WORK_MAX, the whole value. */
 int locus__mf_parse_seconds(const char *s, double *out)
 {
-	char *end, q = *s == '"' || *s == '\'' ? *s : 0;
+	char q = *s == '"' || *s == '\'' ? *s : 0;
 	size_t n = strlen(s);
 	if (q && (n < 2 || s[n - 1] != q))
 		return -1;
 	s += q != 0; /* a value in quotes: Makeflow keeps them */
-	if (!*s || *s == ' ' || *s == '\t' || *s == q)
-		return -1;
-	double v = strtod(s, &end);
-	if (*end != q || (q && end[1]) || !isfinite(v) || !(v >= 0))
+	n -= q ? 2 : 0;
+	double v;
+	if (locus__parse_decimal(s, n, &v) || !(v >= 0 && v <= LOCUS_WORK_MAX))
 		return -1;
 	*out = v + 0.0;
 	return 0;

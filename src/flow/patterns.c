@@ -112,6 +112,34 @@ static int critical_path(struct locus_flow_analysis *a, const struct locus_graph
 	return 0;
 }
 
+int locus_flow_check_stages(const struct locus_graph *g, const char *list, char sep,
+			    struct locus_error *err)
+{
+	size_t ns = g && g->task_stage ? g->n_stages : 0;
+	for (const char *at = list; at && *at;) {
+		const char *end = strchr(at, sep);
+		size_t n = end ? (size_t)(end - at) : strlen(at), s = 0;
+		while (s < ns && (strlen(g->stage_names[s]) != n || memcmp(g->stage_names[s], at, n)))
+			s++;
+		if (s == ns) {
+			struct locus__buf b = {0};
+			for (s = 0; s < ns && s < 8; s++)
+				if (locus__buf_printf(&b, "%s%s", s ? ", " : "", g->stage_names[s]))
+					break;
+			if (ns > 8)
+				locus__buf_printf(&b, ", ...");
+			int rc = locus__err(err, LOCUS_EINVAL, g ? g->name : NULL, 0, 0,
+					    "stage \"%.*s\": the workflow has no such stage: "
+					    "expected one of its %zu stages (%s)",
+					    (int)n, at, ns, b.data ? b.data : "");
+			locus__buf_fini(&b);
+			return rc;
+		}
+		at = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
 int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_graph *g,
 		       const struct locus_pattern_options *opt, struct locus_error *err)
 {

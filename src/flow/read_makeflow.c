@@ -36,6 +36,60 @@ static int missing_command(struct mf *r, const char *found)
 	    line, rule_text(r, q), found);
 }
 
+/* The name rule file f has where the rule's command runs. */
+static const char *seen_as(const struct mf *r, const struct mf_file *f)
+{
+	return f->as == SIZE_MAX ? r->g->objects[f->obj].name : r->files.text.data + f->as;
+}
+
+/* Whether the rule's files have one name each where its command runs,
+ * and each name one file: "o: in1->x in2->x" and "o: in1->in2 in2" gave
+ * the task one of the two files, "a->x b->x: in" failed after the run
+ * had copied a out. 0 or the error, at the file named second. */
+static int one_name_each(struct mf *r)
+{
+	char q[MF_QUOTE_SIZE], q2[MF_QUOTE_SIZE], q3[MF_QUOTE_SIZE];
+	struct locus__strmap by_name, by_file;
+	int rc = 0;
+	if (r->n_rfiles < 2)
+		return 0;
+	locus__strmap_init(&by_name);
+	locus__strmap_init(&by_file);
+	for (size_t k = 0; k < r->n_rfiles && !rc; k++) {
+		const struct mf_file *f = &r->rfiles[k];
+		const char *name = r->g->objects[f->obj].name, *as = seen_as(r, f);
+		size_t j;
+		long line, col;
+		if (locus__strmap_get(&by_name, as, &j) && r->rfiles[j].obj != f->obj) {
+			locus__mf_where(r, r->rfiles[j].off, &line, &col);
+			rc = locus__mf_perr(
+			    r, f->off,
+			    "%s names both %s (column %ld) and %s where the rule's command runs: "
+			    "expected one file for each name (rename one with local->remote)",
+			    locus__mf_quote(q, as, strlen(as)),
+			    locus__mf_quote(q2, r->g->objects[r->rfiles[j].obj].name,
+					    strlen(r->g->objects[r->rfiles[j].obj].name)),
+			    col, locus__mf_quote(q3, name, strlen(name)));
+		} else if (locus__strmap_get(&by_file, name, &j) &&
+			   strcmp(seen_as(r, &r->rfiles[j]), as)) {
+			const char *other = seen_as(r, &r->rfiles[j]);
+			locus__mf_where(r, r->rfiles[j].off, &line, &col);
+			rc = locus__mf_perr(r, f->off,
+					    "file %s is named %s (column %ld) and %s where the "
+					    "rule's command runs: expected one name for each file",
+					    locus__mf_quote(q, name, strlen(name)),
+					    locus__mf_quote(q2, other, strlen(other)), col,
+					    locus__mf_quote(q3, as, strlen(as)));
+		} else if (locus__strmap_put(&by_name, as, k) ||
+			   locus__strmap_put(&by_file, name, k)) {
+			rc = locus__mf_oom(r);
+		}
+	}
+	locus__strmap_fini(&by_name);
+	locus__strmap_fini(&by_file);
+	return rc;
+}
+
 /* The line's file list: targets, ':', sources, each maybe renamed with
  * local->remote. */
 static int rule_line(struct mf *r, struct mf_src *c)
@@ -115,6 +169,8 @@ static int rule_line(struct mf *r, struct mf_src *c)
 	}
 	if (colon == SIZE_MAX)
 		return locus__mf_perr(r, start, "expected ':' between the targets and the sources");
+	if ((rc = one_name_each(r)))
+		return rc;
 	if (locus__grow(&r->rule_line, &r->rules_cap, r->n_rules + 1, sizeof *r->rule_line))
 		return locus__mf_oom(r);
 	r->rule_line[r->n_rules] = r->line;
@@ -302,8 +358,10 @@ static int variable_line(struct mf *r, struct mf_src *c, size_t name_at, size_t 
 		double v;
 		if (locus__mf_parse_seconds(r->tmp.data, &v))
 			return locus__mf_perr(
-			    r, at, "expected LOCUS_RUNTIME in seconds (a number >= 0), got %s",
-			    locus__mf_quote(q, r->tmp.data, r->tmp.len));
+			    r, at,
+			    "expected LOCUS_RUNTIME in seconds (a decimal number from 0 to %g), "
+			    "got %s",
+			    LOCUS_WORK_MAX, locus__mf_quote(q, r->tmp.data, r->tmp.len));
 	}
 	char *value = locus__strndup(r->tmp.data, r->tmp.len);
 	if (!value)
@@ -558,9 +616,16 @@ int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t 
 	*out = NULL;
 	if (!text && len)
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no text");
-	if (opt && !(opt->runtime >= 0 && isfinite(opt->runtime)))
+	/* A byte-order mark is skipped; columns count from after it. */
+	size_t bom = locus__bom_len(text, len);
+	if (bom) {
+		text += bom;
+		len -= bom;
+	}
+	if (opt && !(opt->runtime >= 0 && opt->runtime <= LOCUS_WORK_MAX))
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0,
-				  "expected a default runtime of 0 seconds or more");
+				  "expected a default runtime from 0 to %g seconds, got %g",
+				  LOCUS_WORK_MAX, opt->runtime);
 	struct mf r = {.text = text ? text : "", .len = len, .name = name, .opt = opt};
 	r.err = err ? err : &local;
 	locus__strmap_init(&r.var_ix);

@@ -29,6 +29,12 @@ int cli_error(const char *cmd, const struct locus_error *err, int rc);
  * CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Checks a comma-separated list option (--compare, --reduce): one name
+ * or more, none empty ("", ",", "a,,b" are refused: an empty list once
+ * ran nothing and printed an empty table). 0, or prints the usage error
+ * naming `what` the names are and returns CLI_EXIT_USAGE. */
+int cli_list_check(const char *cmd, const char *opt, const char *what, const char *list);
+
 /* Parses a size ("64M", "1G", "4096") or a count into *out; prints the
  * usage error itself and returns CLI_EXIT_USAGE on failure, else 0. */
 int cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *out);

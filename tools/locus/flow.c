@@ -455,6 +455,10 @@ static int check_args(const char *cmd, struct flow_args *a)
 		    a->config);
 	if (a->compare && a->pol.name)
 		return cli_usage_error(cmd, "--compare names the policies; drop --policy");
+	if ((a->compare &&
+	     cli_list_check(cmd, "--compare", "configurations or policies", a->compare)) ||
+	    (a->reduce && cli_list_check(cmd, "--reduce", "stages", a->reduce)))
+		return CLI_EXIT_USAGE;
 	if (a->compare)
 		return cli_results_one_run(cmd, &a->res);
 	return 0;
@@ -478,7 +482,12 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 /* The workflow, read or generated. */
 static int load(struct locus_graph **g, const struct flow_args *a, struct locus_error *err)
 {
-	return locus_flow_load(g, a->workflow, &a->load, err);
+	int rc = locus_flow_load(g, a->workflow, &a->load, err);
+	if (!rc && a->reduce && (rc = locus_flow_check_stages(*g, a->reduce, ',', err))) {
+		locus_graph_destroy(*g);
+		*g = NULL;
+	}
+	return rc;
 }
 
 /* The --reduce list as an array of stage names (*names is one malloc'ed
@@ -1163,8 +1172,11 @@ static int run_rank(struct flow_args *a)
 		opts = amfs_opts(a, a->config);
 	else if (a->pol.opts)
 		opts = strdup(a->pol.opts);
-	/* Every rank reads the workflow: the same file gives the same graph. */
+	/* Every rank reads the workflow: the same file gives the same graph
+	 * (and the same refusal of a task that has no command to run). */
 	int rc = load(&g, a, &err);
+	if (!rc && !a->stand_in)
+		rc = locus_flow_check_commands(g, a->workflow, &err);
 	struct locus_mpi_flow_report rep = {0};
 	if (!rc) {
 		struct locus_mpi_flow_options o = {
@@ -1267,8 +1279,11 @@ static int flow_run(struct flow_args *a, int argc, char **argv)
 	/* A workflow that cannot be read is said before any rank starts. */
 	struct locus_error err = {0};
 	struct locus_graph *g = NULL;
-	if ((rc = load(&g, a, &err)))
+	if ((rc = load(&g, a, &err)) ||
+	    (!a->stand_in && (rc = locus_flow_check_commands(g, a->workflow, &err)))) {
+		locus_graph_destroy(g);
 		return cli_error("flow run", &err, rc);
+	}
 	locus_graph_destroy(g);
 	uint64_t D = a->dispatchers ? a->dispatchers : 1, np = a->np;
 	if (!np) {

@@ -31,6 +31,21 @@ int cli_expects(const char *cmd, const char *opt, const char *what, const char *
 	return cli_usage_error(cmd, "%s expects %s, got \"%s\"", opt, what, arg);
 }
 
+int cli_list_check(const char *cmd, const char *opt, const char *what, const char *list)
+{
+	for (const char *s = list;; s++) {
+		size_t n = strcspn(s, ",");
+		if (!n)
+			return cli_usage_error(cmd,
+					       "%s expects %s separated by commas, got \"%s\" (a "
+					       "name is missing)",
+					       opt, what, list);
+		s += n;
+		if (!*s)
+			return 0;
+	}
+}
+
 /* Whether option id is its short letter (else a named id of 256 on). */
 static int is_letter(int id)
 {

@@ -161,6 +161,8 @@ int cmd_plan(int argc, char **argv)
 	const char *out_paths[] = {a.json, a.svg};
 	if ((rc = cli_outputs_check("plan", out_paths, 2)))
 		goto out;
+	if (a.compare && (rc = cli_list_check("plan", "--compare", "methods", a.compare)))
+		goto out;
 	if ((rc = cli_dl_workers("plan", d)))
 		goto out;
 	if (!a.compare) {

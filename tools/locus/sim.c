@@ -158,7 +158,7 @@ static int graph_option(const char *cmd, void *values, int id, const char *arg)
 	if (id == O_PROCS && (!a->procs || a->procs > 1000000))
 		return cli_usage_error(cmd, "--procs must be between 1 and 1000000");
 	if (id == O_CCR && !(a->ccr >= 0 && a->ccr <= 1e6))
-		return cli_usage_error(cmd, "--ccr must be >= 0");
+		return cli_usage_error(cmd, "--ccr must be between 0 and 1e6");
 	if (id == O_BETA && !(a->beta >= 0 && a->beta < 2))
 		return cli_usage_error(cmd, "--beta must be in [0, 2)");
 	return 0;
@@ -174,9 +174,10 @@ static const struct cli_opt graph_opts[] = {
      "layrprob, layrpred); gen:montage[:IMAGES] or\n"
      "gen:blast[:N[:M]] ('locus flow --help')"},
     {"procs", O_PROCS, CLI_UINT, AT(procs), "P",
-     "run it on P processors joined by contention-free\n"
-     "links (default: the graph's cost columns, else 4;\n"
-     "--platform or --nodes give a platform instead)"},
+     "run it on P processors (1 to 1000000) joined by\n"
+     "contention-free links (default: the graph's cost\n"
+     "columns, else 4; --platform or --nodes give a\n"
+     "platform instead)"},
     {"link-bw", O_LINK_BW, CLI_BANDWIDTH, AT(link_bw), "BW",
      "each link's bandwidth (default: the graph's data\n"
      "unit, 1 for the text form; else 125MB)"},
@@ -184,7 +185,7 @@ static const struct cli_opt graph_opts[] = {
      "a transfer's start-up latency (default 0)"},
     {"ccr", O_CCR, CLI_NUMBER, AT(ccr), "X",
      "size the edges so that the mean transfer over the\n"
-     "mean compute is X (0: no communication)"},
+     "mean compute is X, 0 to 1e6 (0: no communication)"},
     {"beta", O_BETA, CLI_NUMBER, AT(beta), "B",
      "a cost per processor, uniform in w(1 +- B/2)\n"
      "around each task's work (0, the default: alike)"},
@@ -464,6 +465,8 @@ static int check_args(const struct sim_args *a)
 		return cli_usage_error("sim", "--ip prints a text comparison; drop --json");
 	if (a->compare && a->pol.opts)
 		return cli_usage_error("sim", "--opt sets one policy's options; drop --compare");
+	if (a->compare && cli_list_check("sim", "--compare", "policies", a->compare))
+		return CLI_EXIT_USAGE;
 	if (a->compare)
 		return cli_results_one_run("sim", &a->res);
 	return 0;
