@@ -210,7 +210,20 @@ else
 	fail "launcher killed: $alive of $(wc -l <"$d/pids" 2>/dev/null) commands still run ${took} s later"
 fi
 # The next run with that --local sweeps the killed run's directory, and
-# says so.
+# says so, once the killed run's ranks are gone (they go a moment after
+# their commands; a rank still alive holds its directory, which a sweep
+# rightly keeps).
+for _ in $(seq 1 100); do
+	busy=0
+	for k in "$tmp"/local/locus-flow-*; do
+		[ -d "$k" ] || continue
+		p=${k##*/locus-flow-}
+		p=${p%%-*}
+		if [ -e "/proc/$p" ] || ! flock -n "$k" true 2>/dev/null; then busy=1; fi
+	done
+	[ "$busy" -eq 0 ] && break
+	sleep 0.1
+done
 mkdir -p "$d/next"
 echo x >"$d/next/in.txt"
 printf 'out.txt: in.txt\n\tcp in.txt out.txt\n' >"$d/next/Makeflow"
