@@ -520,8 +520,14 @@ void locus__exec_want(struct locus__exec *x, uint32_t o, uint32_t node, double n
  * anywhere. */
 void locus__exec_appeared(struct locus__exec *x, uint32_t o, uint32_t node, double now)
 {
+	locus__exec_appeared_as(x, o, node, locus_replicas_count(x->cfg.rep, o) + on_fs(x, o) == 1,
+				now);
+}
+
+void locus__exec_appeared_as(struct locus__exec *x, uint32_t o, uint32_t node, int only,
+			     double now)
+{
 	const struct locus_object *ob = &x->g->objects[o];
-	int only = locus_replicas_count(x->cfg.rep, o) + on_fs(x, o) == 1;
 	int stored = ob->producer == LOCUS_NONE;
 	/* A task coming home waits for its outputs. */
 	uint32_t p = ob->producer;

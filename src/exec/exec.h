@@ -274,6 +274,12 @@ void locus__exec_try_start(struct locus__exec *x, uint32_t w, double now);
 void locus__exec_want(struct locus__exec *x, uint32_t o, uint32_t node, double now);
 /* Object o is now on `node` (LOCUS_FS: the file system), new there. */
 void locus__exec_appeared(struct locus__exec *x, uint32_t o, uint32_t node, double now);
+/* The same, told whether that copy was o's only one when it was made: an
+ * engine that hears of copies after its view has changed again (MPI: a
+ * batch of replica updates, applied before the executor hears of each)
+ * says so, as the view's count no longer can. */
+void locus__exec_appeared_as(struct locus__exec *x, uint32_t o, uint32_t node, int only,
+			     double now);
 /* A policy copy naming task t (or LOCUS_NONE) has ended, well or not. */
 void locus__exec_copy_over(struct locus__exec *x, uint32_t t, double now);
 /* A policy copy naming task t (or LOCUS_NONE) is under way: t does not

@@ -55,7 +55,8 @@ static void fresh_copy(struct flow *f, uint32_t o, uint32_t place)
 		locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;
 	}
-	f->fresh[f->n_fresh++] = (struct fresh){o, place};
+	uint32_t only = locus_replicas_count(f->rep, o) + f->on_fs[o] == 1;
+	f->fresh[f->n_fresh++] = (struct fresh){o, place, only, 0};
 }
 
 /* Changes this rank's view (place: a node, or LOCUS_FS): file o is there
@@ -128,15 +129,20 @@ void locus__rt_apply_updates(struct flow *f, const struct repl *u, size_t n)
 }
 
 /* The executor hears of the copies new to this rank's view that are still
- * there. Returns whether that set something going (an attempt, a copy):
- * replica updates alone leave an idle rank asleep. */
+ * there, each as the only copy or not as it was when learnt (a batch may
+ * bring a file's first copy and its second: told of the first only after
+ * both, the executor would take it for a second, and a task elsewhere
+ * waiting for the file would never ask for it). Returns whether that set
+ * something going (an attempt, a copy): replica updates alone leave an
+ * idle rank asleep. */
 int locus__rt_drain_fresh(struct flow *f)
 {
 	uint64_t gen = f->gen, id = f->next_id;
 	for (size_t i = 0; i < f->n_fresh && !f->failed && !f->finishing; i++) {
 		uint32_t o = f->fresh[i].object, place = f->fresh[i].place;
 		if (place == LOCUS_FS ? f->on_fs[o] : locus_replicas_has(f->rep, o, place))
-			locus__exec_appeared(&f->x, o, place, locus__rt_now_of(f));
+			locus__exec_appeared_as(&f->x, o, place, (int)f->fresh[i].only,
+						locus__rt_now_of(f));
 	}
 	f->n_fresh = 0;
 	return gen != f->gen || id != f->next_id;

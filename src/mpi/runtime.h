@@ -284,6 +284,7 @@ struct ran {
  * turn: where it is learnt, the view's users may be half-way). */
 struct fresh {
 	uint32_t object, place;
+	uint32_t only, pad; /* it was the file's only copy when the rank learnt of it */
 };
 
 /* What outlives a round (locus_mpi_flow_run): a round ends early when a
