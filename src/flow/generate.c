@@ -300,6 +300,193 @@ static int pair_cmp(const void *a, const void *b)
 	return (x->j > y->j) - (x->j < y->j);
 }
 
+/* Checks a Montage spec and works out its grid and counts: the grid's
+ * width, its neighbour pairs, the overlapping pairs taken (P) and the
+ * background-corrected images (B). */
+static int montage_counts(const struct locus_montage_spec *s, uint32_t *cols, uint64_t *n_pairs,
+			  uint64_t *P, uint64_t *B, struct locus_error *err)
+{
+	const uint32_t n = s->images;
+	if (n == 0)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "expected 1 image or more, got 0");
+	int rc = check_numbers(s->runtime_scale, s->jitter, err);
+	if (rc)
+		return rc;
+	*cols = grid_width(n);
+	*n_pairs = grid_pair_count(n, *cols);
+	*P = s->overlaps;
+	if (*P == 0) {
+		*P = (uint64_t)M_OVERLAPS * n / (uint64_t)M_IMAGES;
+		if (*P > *n_pairs)
+			*P = *n_pairs;
+	}
+	if (*P > *n_pairs)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected at most %" PRIu64 " overlapping pairs (the neighbours "
+				  "on a grid %" PRIu32 " images wide of %" PRIu32
+				  " images), got %" PRIu64,
+				  *n_pairs, *cols, n, *P);
+	if (s->background > n)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected at most %" PRIu32 " background-corrected images (the "
+				  "images), got %" PRIu32,
+				  n, s->background);
+	*B = s->background ? s->background : (uint64_t)M_BACKGROUND * n / (uint64_t)M_IMAGES;
+	/* Tasks, files, and inputs and outputs (as the table of the comment). */
+	uint64_t tasks = n + *P + *B + 6, files = 3 * (uint64_t)n + *P + *B + 8;
+	uint64_t refs = 5 * (uint64_t)n + 8 * *P + 7 * *B + 12;
+	if (tasks > GEN_MAX_IDS || files > GEN_MAX_IDS || refs > GEN_MAX_IDS)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "expected a workflow of fewer than 2^32 - 1 tasks, files and "
+				  "file uses, got %" PRIu64 " tasks, %" PRIu64 " files and %" PRIu64
+				  " uses",
+				  tasks, files, refs);
+	return 0;
+}
+
+/* Montage being built: its counts, its stages and the ids of the files
+ * that later stages read. The steps below add the tasks in the order of
+ * the table at the top of this file, so ids and runtimes follow it. */
+struct montage {
+	struct build b;
+	uint32_t n;		  /* images */
+	uint64_t P, B;		  /* overlapping pairs, corrected images */
+	double cv;		  /* the runtimes' coefficient of variation */
+	double rn, rp, rb;	  /* images, pairs and corrected images over Table VI's */
+	const struct pair *pairs; /* the P pairs taken, in image order */
+	uint32_t st_project, st_imgtbl, st_overlaps, st_diff, st_concat, st_bg, st_back, st_add;
+	uint32_t region, images_tbl, diffs_tbl, corrections;
+	uint32_t *raw_id, *p_id, *a_id, *c_id, *fit_id; /* per image, or per pair */
+};
+
+static void montage_stages(struct montage *m)
+{
+	m->st_project = add_stage(&m->b, "mProject");
+	m->st_imgtbl = add_stage(&m->b, "mImgtbl");
+	m->st_overlaps = add_stage(&m->b, "mOverlaps");
+	m->st_diff = add_stage(&m->b, "mDiffFit");
+	m->st_concat = add_stage(&m->b, "mConcatFit");
+	m->st_bg = add_stage(&m->b, "mBgModel");
+	m->st_back = add_stage(&m->b, "mBackground");
+	m->st_add = add_stage(&m->b, "mAdd");
+}
+
+/* The workflow's inputs, and mProject: each raw image projected into an
+ * image and its area. */
+static void montage_project(struct montage *m)
+{
+	struct build *b = &m->b;
+	char n1[64], n2[64], n3[64], tn[64];
+	m->region = add_file(b, "region.hdr", 1024);
+	for (uint32_t i = 0; i < m->n; i++) {
+		snprintf(n1, sizeof n1, "raw_%04" PRIu32 ".fits", i + 1);
+		m->raw_id[i] = add_file(b, n1, mb(2800 / M_IMAGES));
+	}
+	for (uint32_t i = 0; i < m->n && !b->rc; i++) {
+		snprintf(n1, sizeof n1, "raw_%04" PRIu32 ".fits", i + 1);
+		snprintf(n2, sizeof n2, "p_%04" PRIu32 ".fits", i + 1);
+		snprintf(n3, sizeof n3, "p_%04" PRIu32 "_area.fits", i + 1);
+		snprintf(tn, sizeof tn, "mProject_%04" PRIu32, i + 1);
+		const char *argv[] = {"mProject", n1, n2, "region.hdr"};
+		uint32_t t = add_task(b, tn, m->st_project, 12.0, m->cv, argv, 4);
+		add_input(b, t, m->raw_id[i]);
+		add_input(b, t, m->region);
+		m->p_id[i] = add_output(b, t, n2, mb(5500 / (2 * M_IMAGES)));
+		m->a_id[i] = add_output(b, t, n3, mb(5500 / (2 * M_IMAGES)));
+	}
+}
+
+/* mImgtbl over the projected images, then mOverlaps from its table. */
+static void montage_overlaps(struct montage *m)
+{
+	struct build *b = &m->b;
+	const char *imgtbl_argv[] = {"mImgtbl", ".", "images.tbl"};
+	uint32_t t = add_task(b, "mImgtbl", m->st_imgtbl, 0.43 * m->rn, m->cv, imgtbl_argv, 3);
+	for (uint32_t i = 0; i < m->n; i++)
+		add_input(b, t, m->p_id[i]);
+	m->images_tbl = add_output(b, t, "images.tbl", mb(0.81 * m->rn));
+
+	const char *overlaps_argv[] = {"mOverlaps", "images.tbl", "diffs.tbl"};
+	t = add_task(b, "mOverlaps", m->st_overlaps, 1.0 * m->rn, m->cv, overlaps_argv, 3);
+	add_input(b, t, m->images_tbl);
+	m->diffs_tbl = add_output(b, t, "diffs.tbl", mb(0.1 * m->rp));
+}
+
+/* mDiffFit for each overlapping pair, mConcatFit gathering the fits, and
+ * mBgModel's corrections from them. */
+static void montage_fit(struct montage *m)
+{
+	struct build *b = &m->b;
+	char n1[64], n2[64], n3[64], n4[64], tn[64];
+	uint32_t t;
+	for (uint64_t k = 0; k < m->P && !b->rc; k++) {
+		uint32_t i = m->pairs[k].i, j = m->pairs[k].j;
+		snprintf(n1, sizeof n1, "fit_%06" PRIu64 ".txt", k + 1);
+		snprintf(n2, sizeof n2, "p_%04" PRIu32 ".fits", i + 1);
+		snprintf(n3, sizeof n3, "p_%04" PRIu32 ".fits", j + 1);
+		snprintf(n4, sizeof n4, "diff_%06" PRIu64 ".fits", k + 1);
+		snprintf(tn, sizeof tn, "mDiffFit_%06" PRIu64, k + 1);
+		const char *argv[] = {"mDiffFit", "-s", n1, n2, n3, n4, "region.hdr"};
+		t = add_task(b, tn, m->st_diff, 1.2, m->cv, argv, 7);
+		add_input(b, t, m->p_id[i]);
+		add_input(b, t, m->a_id[i]);
+		add_input(b, t, m->p_id[j]);
+		add_input(b, t, m->a_id[j]);
+		add_input(b, t, m->diffs_tbl);
+		add_input(b, t, m->region);
+		m->fit_id[k] = add_output(b, t, n1, mb(3900 / M_OVERLAPS));
+	}
+
+	const char *concat_argv[] = {"mConcatFit", "statfiles.tbl", "fits.tbl", "."};
+	t = add_task(b, "mConcatFit", m->st_concat, 28.49 * m->rp, m->cv, concat_argv, 4);
+	for (uint64_t k = 0; k < m->P; k++)
+		add_input(b, t, m->fit_id[k]);
+	const uint32_t fits_tbl = add_output(b, t, "fits.tbl", mb(0.32 * m->rp));
+
+	const char *bg_argv[] = {"mBgModel", "images.tbl", "fits.tbl", "corrections.tbl"};
+	t = add_task(b, "mBgModel", m->st_bg, 10.0 * m->rp, m->cv, bg_argv, 4);
+	add_input(b, t, m->images_tbl);
+	add_input(b, t, fits_tbl);
+	m->corrections = add_output(b, t, "corrections.tbl", mb(0.05 * m->rn));
+}
+
+/* mBackground for each corrected image, mImgtbl over them, and mAdd
+ * writing the mosaic. */
+static void montage_mosaic(struct montage *m)
+{
+	struct build *b = &m->b;
+	char n1[64], n2[64], tn[64];
+	uint32_t t;
+	for (uint32_t i = 0; i < m->B && !b->rc; i++) {
+		snprintf(n1, sizeof n1, "p_%04" PRIu32 ".fits", i + 1);
+		snprintf(n2, sizeof n2, "c_%04" PRIu32 ".fits", i + 1);
+		snprintf(tn, sizeof tn, "mBackground_%04" PRIu32, i + 1);
+		const char *argv[] = {"mBackground", "-t", n1, n2, "images.tbl", "corrections.tbl"};
+		t = add_task(b, tn, m->st_back, 6.9, m->cv, argv, 6);
+		add_input(b, t, m->p_id[i]);
+		add_input(b, t, m->a_id[i]);
+		add_input(b, t, m->corrections);
+		m->c_id[i] = add_output(b, t, n2, mb(3700 / M_BACKGROUND));
+	}
+
+	const char *cimgtbl_argv[] = {"mImgtbl", ".", "cimages.tbl"};
+	t = add_task(b, "mImgtbl_corrected", m->st_imgtbl, 0.43 * m->rb, m->cv, cimgtbl_argv, 3);
+	for (uint32_t i = 0; i < m->B; i++)
+		add_input(b, t, m->c_id[i]);
+	const uint32_t cimages_tbl = add_output(b, t, "cimages.tbl", mb(0.81 * m->rb));
+
+	const char *add_argv[] = {"mAdd", "-e", "cimages.tbl", "region.hdr", "mosaic.fits"};
+	t = add_task(b, "mAdd", m->st_add, 60.0 * m->rn, m->cv, add_argv, 5);
+	add_input(b, t, cimages_tbl);
+	for (uint32_t i = 0; i < m->B; i++) {
+		add_input(b, t, m->c_id[i]);
+		add_input(b, t, m->a_id[i]);
+	}
+	add_input(b, t, m->region);
+	add_output(b, t, "mosaic.fits", mb(3700 * m->rn));
+	add_output(b, t, "mosaic_area.fits", mb(3700 * m->rn));
+}
+
 int locus_flow_montage(struct locus_graph **out, const struct locus_montage_spec *s,
 		       struct locus_error *err)
 {
@@ -308,47 +495,26 @@ int locus_flow_montage(struct locus_graph **out, const struct locus_montage_spec
 	*out = NULL;
 	if (!s)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no Montage spec");
-	const uint32_t n = s->images;
-	if (n == 0)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "expected 1 image or more, got 0");
-	int rc = check_numbers(s->runtime_scale, s->jitter, err);
+	uint32_t cols = 0;
+	uint64_t n_pairs = 0, P = 0, B = 0;
+	int rc = montage_counts(s, &cols, &n_pairs, &P, &B, err);
 	if (rc)
 		return rc;
-	const uint32_t cols = grid_width(n);
-	const uint64_t n_pairs = grid_pair_count(n, cols);
-	uint64_t P = s->overlaps;
-	if (P == 0) {
-		P = (uint64_t)M_OVERLAPS * n / (uint64_t)M_IMAGES;
-		if (P > n_pairs)
-			P = n_pairs;
-	}
-	if (P > n_pairs)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "expected at most %" PRIu64 " overlapping pairs (the neighbours "
-				  "on a grid %" PRIu32 " images wide of %" PRIu32
-				  " images), got %" PRIu64,
-				  n_pairs, cols, n, P);
-	if (s->background > n)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "expected at most %" PRIu32 " background-corrected images (the "
-				  "images), got %" PRIu32,
-				  n, s->background);
-	uint64_t B =
-	    s->background ? s->background : (uint64_t)M_BACKGROUND * n / (uint64_t)M_IMAGES;
-	/* Tasks, files, and inputs and outputs (as the table of the comment). */
-	uint64_t tasks = n + P + B + 6, files = 3 * (uint64_t)n + P + B + 8;
-	uint64_t refs = 5 * (uint64_t)n + 8 * P + 7 * B + 12;
-	if (tasks > GEN_MAX_IDS || files > GEN_MAX_IDS || refs > GEN_MAX_IDS)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "expected a workflow of fewer than 2^32 - 1 tasks, files and "
-				  "file uses, got %" PRIu64 " tasks, %" PRIu64 " files and %" PRIu64
-				  " uses",
-				  tasks, files, refs);
-
-	struct build b = {.scale = s->runtime_scale > 0 ? s->runtime_scale : 1, .err = err};
+	const uint32_t n = s->images;
+	struct montage m = {
+	    .b = {.scale = s->runtime_scale > 0 ? s->runtime_scale : 1, .err = err},
+	    .n = n,
+	    .P = P,
+	    .B = B,
+	    .cv = s->jitter,
+	    .rn = n / M_IMAGES,
+	    .rp = (double)P / M_OVERLAPS,
+	    .rb = (double)B / M_BACKGROUND,
+	};
 	struct locus_rng pick;
 	locus_rng_init(&pick, s->seed);
-	locus_rng_init(&b.times, locus_rng_next(&pick));
+	locus_rng_init(&m.b.times, locus_rng_next(&pick));
+	/* The pairs: every neighbour pair shuffled, the first P in image order. */
 	struct pair *pairs = locus__calloc(n_pairs ? n_pairs : 1, sizeof *pairs);
 	uint32_t *ids = locus__calloc((size_t)n * 4 + P, sizeof *ids);
 	if (!pairs || !ids) {
@@ -359,114 +525,26 @@ int locus_flow_montage(struct locus_graph **out, const struct locus_montage_spec
 	grid_pairs(n, cols, pairs);
 	locus_rng_shuffle(&pick, pairs, n_pairs, sizeof *pairs);
 	qsort(pairs, P, sizeof *pairs, pair_cmp);
-	uint32_t *raw_id = ids, *p_id = ids + n, *a_id = ids + 2 * (size_t)n;
-	uint32_t *c_id = ids + 3 * (size_t)n, *fit_id = ids + 4 * (size_t)n;
+	m.pairs = pairs;
+	m.raw_id = ids;
+	m.p_id = ids + n;
+	m.a_id = ids + 2 * (size_t)n;
+	m.c_id = ids + 3 * (size_t)n;
+	m.fit_id = ids + 4 * (size_t)n;
 
-	if ((rc = locus_graph_create(&b.g, "montage", err))) {
+	if ((rc = locus_graph_create(&m.b.g, "montage", err))) {
 		free(pairs);
 		free(ids);
 		return rc;
 	}
-	const double cv = s->jitter;
-	const double rn = n / M_IMAGES, rp = (double)P / M_OVERLAPS, rb = (double)B / M_BACKGROUND;
-	const uint32_t st_project = add_stage(&b, "mProject"), st_imgtbl = add_stage(&b, "mImgtbl"),
-		       st_overlaps = add_stage(&b, "mOverlaps"),
-		       st_diff = add_stage(&b, "mDiffFit"), st_concat = add_stage(&b, "mConcatFit"),
-		       st_bg = add_stage(&b, "mBgModel"), st_back = add_stage(&b, "mBackground"),
-		       st_add = add_stage(&b, "mAdd");
-	char n1[64], n2[64], n3[64], n4[64], tn[64];
-
-	const uint32_t region = add_file(&b, "region.hdr", 1024);
-	for (uint32_t i = 0; i < n; i++) {
-		snprintf(n1, sizeof n1, "raw_%04" PRIu32 ".fits", i + 1);
-		raw_id[i] = add_file(&b, n1, mb(2800 / M_IMAGES));
-	}
-	for (uint32_t i = 0; i < n && !b.rc; i++) {
-		snprintf(n1, sizeof n1, "raw_%04" PRIu32 ".fits", i + 1);
-		snprintf(n2, sizeof n2, "p_%04" PRIu32 ".fits", i + 1);
-		snprintf(n3, sizeof n3, "p_%04" PRIu32 "_area.fits", i + 1);
-		snprintf(tn, sizeof tn, "mProject_%04" PRIu32, i + 1);
-		const char *argv[] = {"mProject", n1, n2, "region.hdr"};
-		uint32_t t = add_task(&b, tn, st_project, 12.0, cv, argv, 4);
-		add_input(&b, t, raw_id[i]);
-		add_input(&b, t, region);
-		p_id[i] = add_output(&b, t, n2, mb(5500 / (2 * M_IMAGES)));
-		a_id[i] = add_output(&b, t, n3, mb(5500 / (2 * M_IMAGES)));
-	}
-
-	const char *imgtbl_argv[] = {"mImgtbl", ".", "images.tbl"};
-	uint32_t t = add_task(&b, "mImgtbl", st_imgtbl, 0.43 * rn, cv, imgtbl_argv, 3);
-	for (uint32_t i = 0; i < n; i++)
-		add_input(&b, t, p_id[i]);
-	const uint32_t images_tbl = add_output(&b, t, "images.tbl", mb(0.81 * rn));
-
-	const char *overlaps_argv[] = {"mOverlaps", "images.tbl", "diffs.tbl"};
-	t = add_task(&b, "mOverlaps", st_overlaps, 1.0 * rn, cv, overlaps_argv, 3);
-	add_input(&b, t, images_tbl);
-	const uint32_t diffs_tbl = add_output(&b, t, "diffs.tbl", mb(0.1 * rp));
-
-	for (uint64_t k = 0; k < P && !b.rc; k++) {
-		uint32_t i = pairs[k].i, j = pairs[k].j;
-		snprintf(n1, sizeof n1, "fit_%06" PRIu64 ".txt", k + 1);
-		snprintf(n2, sizeof n2, "p_%04" PRIu32 ".fits", i + 1);
-		snprintf(n3, sizeof n3, "p_%04" PRIu32 ".fits", j + 1);
-		snprintf(n4, sizeof n4, "diff_%06" PRIu64 ".fits", k + 1);
-		snprintf(tn, sizeof tn, "mDiffFit_%06" PRIu64, k + 1);
-		const char *argv[] = {"mDiffFit", "-s", n1, n2, n3, n4, "region.hdr"};
-		t = add_task(&b, tn, st_diff, 1.2, cv, argv, 7);
-		add_input(&b, t, p_id[i]);
-		add_input(&b, t, a_id[i]);
-		add_input(&b, t, p_id[j]);
-		add_input(&b, t, a_id[j]);
-		add_input(&b, t, diffs_tbl);
-		add_input(&b, t, region);
-		fit_id[k] = add_output(&b, t, n1, mb(3900 / M_OVERLAPS));
-	}
-
-	const char *concat_argv[] = {"mConcatFit", "statfiles.tbl", "fits.tbl", "."};
-	t = add_task(&b, "mConcatFit", st_concat, 28.49 * rp, cv, concat_argv, 4);
-	for (uint64_t k = 0; k < P; k++)
-		add_input(&b, t, fit_id[k]);
-	const uint32_t fits_tbl = add_output(&b, t, "fits.tbl", mb(0.32 * rp));
-
-	const char *bg_argv[] = {"mBgModel", "images.tbl", "fits.tbl", "corrections.tbl"};
-	t = add_task(&b, "mBgModel", st_bg, 10.0 * rp, cv, bg_argv, 4);
-	add_input(&b, t, images_tbl);
-	add_input(&b, t, fits_tbl);
-	const uint32_t corrections = add_output(&b, t, "corrections.tbl", mb(0.05 * rn));
-
-	for (uint32_t i = 0; i < B && !b.rc; i++) {
-		snprintf(n1, sizeof n1, "p_%04" PRIu32 ".fits", i + 1);
-		snprintf(n2, sizeof n2, "c_%04" PRIu32 ".fits", i + 1);
-		snprintf(tn, sizeof tn, "mBackground_%04" PRIu32, i + 1);
-		const char *argv[] = {"mBackground", "-t", n1, n2, "images.tbl", "corrections.tbl"};
-		t = add_task(&b, tn, st_back, 6.9, cv, argv, 6);
-		add_input(&b, t, p_id[i]);
-		add_input(&b, t, a_id[i]);
-		add_input(&b, t, corrections);
-		c_id[i] = add_output(&b, t, n2, mb(3700 / M_BACKGROUND));
-	}
-
-	const char *cimgtbl_argv[] = {"mImgtbl", ".", "cimages.tbl"};
-	t = add_task(&b, "mImgtbl_corrected", st_imgtbl, 0.43 * rb, cv, cimgtbl_argv, 3);
-	for (uint32_t i = 0; i < B; i++)
-		add_input(&b, t, c_id[i]);
-	const uint32_t cimages_tbl = add_output(&b, t, "cimages.tbl", mb(0.81 * rb));
-
-	const char *add_argv[] = {"mAdd", "-e", "cimages.tbl", "region.hdr", "mosaic.fits"};
-	t = add_task(&b, "mAdd", st_add, 60.0 * rn, cv, add_argv, 5);
-	add_input(&b, t, cimages_tbl);
-	for (uint32_t i = 0; i < B; i++) {
-		add_input(&b, t, c_id[i]);
-		add_input(&b, t, a_id[i]);
-	}
-	add_input(&b, t, region);
-	add_output(&b, t, "mosaic.fits", mb(3700 * rn));
-	add_output(&b, t, "mosaic_area.fits", mb(3700 * rn));
-
+	montage_stages(&m);
+	montage_project(&m);
+	montage_overlaps(&m);
+	montage_fit(&m);
+	montage_mosaic(&m);
 	free(pairs);
 	free(ids);
-	return build_end(&b, out);
+	return build_end(&m.b, out);
 }
 
 /* ---- mtcBLAST ---------------------------------------------------------------- */

@@ -140,44 +140,24 @@ int locus_flow_check_stages(const struct locus_graph *g, const char *list, char 
 	return 0;
 }
 
-int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_graph *g,
-		       const struct locus_pattern_options *opt, struct locus_error *err)
+/* The analysis's stages: the graph's, and one more when some task has
+ * no stage (every task, when the graph names none). */
+static size_t count_stages(const struct locus_graph *g)
 {
-	struct locus_pattern_options def;
-	*out = NULL;
-	if (!opt) {
-		locus_pattern_options_default(&def);
-		opt = &def;
-	}
-	if (!opt->gather || !opt->multicast || !opt->scatter)
-		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-				  "pattern thresholds: expected gather, multicast and scatter of 1 "
-				  "or more");
-	struct locus_flow_analysis *a = calloc(1, sizeof *a);
-	if (!a)
-		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-	a->opt = *opt;
-	/* Stages: the graph's, and one more for tasks without a stage. */
 	size_t ns = g->task_stage ? g->n_stages : 0;
 	int unnamed = !g->task_stage;
 	for (size_t t = 0; t < g->n_tasks && !unnamed; t++)
 		unnamed = g->task_stage[t] == LOCUS_NONE;
-	a->n_stages = ns + (unnamed ? 1 : 0);
-	size_t nt = g->n_tasks ? g->n_tasks : 1, no = g->n_objects ? g->n_objects : 1;
-	a->stages = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *a->stages);
-	a->task_patterns = locus__calloc(nt, 1);
-	a->object_patterns = locus__calloc(no, 1);
-	a->consumers_in_stage = locus__calloc(no, sizeof *a->consumers_in_stage);
-	uint32_t *count = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *count);
-	uint32_t *touched = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *touched);
+	return ns + (unnamed ? 1 : 0);
+}
+
+/* Table IV: each stage's tasks, their inputs and outputs. */
+static int tabulate_tasks(struct locus_flow_analysis *a, const struct locus_graph *g)
+{
 	/* By producer: the last task counted as reading one of its files + 1. */
-	uint32_t *seen = locus__calloc(nt, sizeof *seen);
-	if (!a->stages || !a->task_patterns || !a->object_patterns || !a->consumers_in_stage ||
-	    !count || !touched || !seen) {
-		free(seen);
-		goto oom;
-	}
-	/* Table IV: each stage's tasks, their inputs and outputs. */
+	uint32_t *seen = locus__calloc(g->n_tasks ? g->n_tasks : 1, sizeof *seen);
+	if (!seen)
+		return LOCUS_ENOMEM;
 	for (uint32_t t = 0; t < g->n_tasks; t++) {
 		const struct locus_task *tk = &g->tasks[t];
 		struct locus_flow_stage *st = &a->stages[locus_flow_stage_of(g, t)];
@@ -199,7 +179,19 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 			st->max_inputs = tk->n_in;
 	}
 	free(seen);
-	/* Table V: each file's readers by stage; multicast files. */
+	return 0;
+}
+
+/* Table V: each file's readers by stage; multicast files. */
+static int tabulate_files(struct locus_flow_analysis *a, const struct locus_graph *g)
+{
+	uint32_t *count = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *count);
+	uint32_t *touched = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *touched);
+	if (!count || !touched) {
+		free(count);
+		free(touched);
+		return LOCUS_ENOMEM;
+	}
 	for (uint32_t o = 0; o < g->n_objects; o++) {
 		const struct locus_object *ob = &g->objects[o];
 		size_t n_touched = 0;
@@ -217,7 +209,7 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 				st->max_consumers = count[s];
 			if (count[s] > a->consumers_in_stage[o])
 				a->consumers_in_stage[o] = count[s];
-			if (ob->producer != LOCUS_NONE && count[s] >= opt->multicast) {
+			if (ob->producer != LOCUS_NONE && count[s] >= a->opt.multicast) {
 				st->multicast_files++;
 				st->patterns |= LOCUS_PATTERN_MULTICAST;
 				a->object_patterns[o] |= LOCUS_PATTERN_MULTICAST;
@@ -225,9 +217,17 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 			count[s] = 0;
 		}
 	}
-	/* Each read: multicast when its stage reads the file that often.
-	 * Tasks by stage (a counting sort), then per stage each file's
-	 * readers counted, the reads marked, the counts cleared. */
+	free(count);
+	free(touched);
+	return 0;
+}
+
+/* Each read: multicast when its stage reads the file that often.
+ * Tasks by stage (a counting sort), then per stage each file's
+ * readers counted, the reads marked, the counts cleared. */
+static int mark_multicast_reads(struct locus_flow_analysis *a, const struct locus_graph *g)
+{
+	size_t nt = g->n_tasks ? g->n_tasks : 1, no = g->n_objects ? g->n_objects : 1;
 	size_t n_reads = 0;
 	for (uint32_t t = 0; t < g->n_tasks; t++)
 		if ((size_t)g->tasks[t].in_at + g->tasks[t].n_in > n_reads)
@@ -240,7 +240,7 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 		free(by_stage);
 		free(at);
 		free(readers);
-		goto oom;
+		return LOCUS_ENOMEM;
 	}
 	for (uint32_t t = 0; t < g->n_tasks; t++)
 		at[locus_flow_stage_of(g, t) + 1]++;
@@ -262,7 +262,7 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 					else if (pass == 1)
 						a->input_multicast[tk->in_at + k] =
 						    g->objects[o].producer != LOCUS_NONE &&
-						    readers[o] >= opt->multicast;
+						    readers[o] >= a->opt.multicast;
 					else
 						readers[o] = 0;
 				}
@@ -271,20 +271,30 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 	free(by_stage);
 	free(at);
 	free(readers);
-	/* Scatters: tasks with many outputs that others read. */
+	return 0;
+}
+
+/* Scatters: tasks with many outputs that others read. */
+static void find_scatters(struct locus_flow_analysis *a, const struct locus_graph *g)
+{
 	for (uint32_t t = 0; t < g->n_tasks; t++) {
 		const struct locus_task *tk = &g->tasks[t];
 		uint32_t read = 0;
 		for (uint32_t k = 0; k < tk->n_out; k++)
 			read += g->objects[g->outputs[tk->out_at + k]].n_cons > 0;
-		if (read >= opt->scatter && g->succ_at[t + 1] - g->succ_at[t] >= opt->scatter) {
+		if (read >= a->opt.scatter && g->succ_at[t + 1] - g->succ_at[t] >= a->opt.scatter) {
 			a->task_patterns[t] |= LOCUS_PATTERN_SCATTER;
 			struct locus_flow_stage *st = &a->stages[locus_flow_stage_of(g, t)];
 			st->scatters++;
 			st->patterns |= LOCUS_PATTERN_SCATTER;
 		}
 	}
-	/* Gathers (or reductions), then pipelines. */
+}
+
+/* Gathers (or reductions), then pipelines: after the scatters and the
+ * multicast reads, which a pipeline is not. */
+static void find_gathers_and_pipelines(struct locus_flow_analysis *a, const struct locus_graph *g)
+{
 	for (uint32_t t = 0; t < g->n_tasks; t++) {
 		const struct locus_task *tk = &g->tasks[t];
 		uint32_t s = locus_flow_stage_of(g, t), produced = 0, piped = 0;
@@ -297,8 +307,9 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 			piped += !a->input_multicast[tk->in_at + k] &&
 				 !(a->task_patterns[p] & LOCUS_PATTERN_SCATTER);
 		}
-		if (produced >= opt->gather) {
-			unsigned f = reduces(g, s, opt) ? LOCUS_PATTERN_REDUCE : LOCUS_PATTERN_GATHER;
+		if (produced >= a->opt.gather) {
+			unsigned f =
+			    reduces(g, s, &a->opt) ? LOCUS_PATTERN_REDUCE : LOCUS_PATTERN_GATHER;
 			a->task_patterns[t] |= (uint8_t)f;
 			st->gathers++;
 			st->patterns |= f;
@@ -308,15 +319,41 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 			st->patterns |= LOCUS_PATTERN_PIPELINE;
 		}
 	}
+}
+
+int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_graph *g,
+		       const struct locus_pattern_options *opt, struct locus_error *err)
+{
+	struct locus_pattern_options def;
+	*out = NULL;
+	if (!opt) {
+		locus_pattern_options_default(&def);
+		opt = &def;
+	}
+	if (!opt->gather || !opt->multicast || !opt->scatter)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				  "pattern thresholds: expected gather, multicast and scatter of 1 "
+				  "or more");
+	struct locus_flow_analysis *a = calloc(1, sizeof *a);
+	if (!a)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	a->opt = *opt;
+	a->n_stages = count_stages(g);
+	size_t nt = g->n_tasks ? g->n_tasks : 1, no = g->n_objects ? g->n_objects : 1;
+	a->stages = locus__calloc(a->n_stages ? a->n_stages : 1, sizeof *a->stages);
+	a->task_patterns = locus__calloc(nt, 1);
+	a->object_patterns = locus__calloc(no, 1);
+	a->consumers_in_stage = locus__calloc(no, sizeof *a->consumers_in_stage);
+	if (!a->stages || !a->task_patterns || !a->object_patterns || !a->consumers_in_stage ||
+	    tabulate_tasks(a, g) || tabulate_files(a, g) || mark_multicast_reads(a, g))
+		goto oom;
+	find_scatters(a, g);
+	find_gathers_and_pipelines(a, g);
 	if (critical_path(a, g))
 		goto oom;
-	free(count);
-	free(touched);
 	*out = a;
 	return 0;
 oom:
-	free(count);
-	free(touched);
 	locus_flow_analysis_destroy(a);
 	return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 }

@@ -365,14 +365,10 @@ static size_t reference(const struct scan *s, size_t j, size_t end, uint64_t at,
 	return best;
 }
 
-/* Builds the catalog from the sorted pieces. */
-static int assemble(struct scan *s)
+/* Refuses manifests of one dataset that disagree across nodes, and a
+ * manifest counting more chunks than a store may hold. */
+static int check_manifests(struct scan *s)
 {
-	char detail[512];
-	uint32_t *reps = NULL;
-	size_t reps_cap = 0;
-	int rc = 0;
-	/* Manifests of one dataset must agree across nodes. */
 	for (size_t i = 0; i < s->n_mans; i++) {
 		const struct manifest *m = find_manifest(s, s->mans[i].dataset);
 		char shown[200];
@@ -393,6 +389,13 @@ static int assemble(struct scan *s)
 					  m->chunks, s->cat->hosts[s->mans[i].host].name,
 					  s->mans[i].size, s->mans[i].chunks);
 	}
+	return 0;
+}
+
+/* Refuses a chunk file whose index is beyond the most chunks a store may
+ * hold. */
+static int check_indices(struct scan *s)
+{
 	for (size_t k = 0; k < s->n_pieces; k++) {
 		char shown[200];
 		if (s->pieces[k].index >= STORE_MAX_CHUNKS)
@@ -406,165 +409,179 @@ static int assemble(struct scan *s)
 			    s->cat->hosts[s->pieces[k].host].name, s->pieces[k].index,
 			    STORE_MAX_CHUNKS);
 	}
-	size_t i = 0;
-	while (i < s->n_pieces && !rc) {
-		const char *name = s->pieces[i].dataset;
-		size_t end = i;
-		while (end < s->n_pieces && strcmp(s->pieces[end].dataset, name) == 0)
-			end++;
-		long d = locus_catalog_add_dataset(s->cat, name);
-		if (d < 0) {
-			char shown[200];
-			rc = locus__err(s->err, d == LOCUS_EINVAL ? LOCUS_EPARSE : (int)d, s->root,
-					0, 0, "dataset \"%s\": %s",
-					locus__visible(name, SIZE_MAX, shown, sizeof shown),
-					d == LOCUS_EINVAL
-					    ? "expected a name without control characters"
-					    : locus_strerror((int)d));
-			break;
+	return 0;
+}
+
+/* Records chunks [from, to) of dataset d, which no node of the store
+ * holds, each with a problem saying so. Only the total length of such a
+ * run is known: each chunk is empty but the last, which takes `last`
+ * bytes. */
+static int add_missing(struct scan *s, size_t d, uint64_t from, uint64_t to, uint64_t last)
+{
+	char detail[512];
+	int rc = 0;
+	for (uint64_t k = from; k < to && !rc; k++) {
+		uint64_t len = k + 1 == to ? last : 0;
+		long c = locus_catalog_add_chunk(s->cat, d, len, NULL, 0, LOCUS_CHUNK_MISSING);
+		snprintf(detail, sizeof detail, "chunk %" PRIu64 " is on no node of the store", k);
+		rc = c < 0 ? (int)c
+			   : locus_catalog_add_problem(s->cat, d, (size_t)c, LOCUS_CHUNK_MISSING,
+						       detail);
+	}
+	return rc;
+}
+
+/* Adds the chunk whose pieces start at j, with reference piece p, and
+ * sets *k past its pieces. All replicas of this chunk: the first length
+ * wins, a replica of another length is dropped as corrupt and reported. */
+static int add_replicas(struct scan *s, size_t d, const char *name, size_t j, size_t end,
+			const struct piece *p, uint32_t **reps, size_t *reps_cap, size_t *k)
+{
+	char detail[512];
+	uint32_t n = 0, flags = 0;
+	int rc = 0;
+	for (*k = j; *k < end && s->pieces[*k].index == p->index; (*k)++) {
+		const struct piece *q = &s->pieces[*k];
+		if (*k > j && q->host == s->pieces[*k - 1].host)
+			/* Only a listing can say this: a directory with two
+			 * files for one index is refused by the walk. */
+			return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+					  "dataset \"%s\": node %s holds chunk %" PRIu64 " twice",
+					  name, s->cat->hosts[q->host].name, q->index);
+		if (q->offset != p->offset || q->length != p->length) {
+			flags |= LOCUS_CHUNK_CORRUPT;
+			snprintf(detail, sizeof detail,
+				 "chunk %" PRIu64 " on node %s is %" PRIu64
+				 " bytes at offset %" PRIu64 ", on node %s %" PRIu64
+				 " bytes at %" PRIu64 "; the former replica is ignored",
+				 q->index, s->cat->hosts[q->host].name, q->length, q->offset,
+				 s->cat->hosts[p->host].name, p->length, p->offset);
+			rc = locus_catalog_add_problem(s->cat, d, (size_t)p->index,
+						       LOCUS_CHUNK_CORRUPT, detail);
+		} else {
+			if (locus__grow(reps, reps_cap, (size_t)n + 1, sizeof **reps))
+				return LOCUS_ENOMEM;
+			(*reps)[n++] = q->host;
 		}
-		const struct manifest *m = find_manifest(s, name);
-		uint64_t next = 0; /* next expected chunk index */
-		size_t j = i;
-		while (j < end && !rc) {
-			struct locus_dataset *ds = &s->cat->datasets[d];
-			const struct piece *p = &s->pieces[reference(s, j, end, ds->size, m)];
-			if (p->index > next || p->offset > ds->size) {
-				/* Chunks nobody holds: the gap is known from offsets. */
-				if (p->offset <= ds->size || p->index <= next) {
-					rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
-							"dataset \"%s\": chunk %" PRIu64
-							" at offset %" PRIu64
-							" does not follow the chunks before it",
-							name, p->index, p->offset);
-					break;
-				}
-				for (uint64_t k = next; k < p->index && !rc; k++) {
-					/* Only the total of the gap is known; record one
-					 * missing chunk per index, the last taking the rest. */
-					uint64_t len = k + 1 < p->index ? 0 : p->offset - ds->size;
-					long c = locus_catalog_add_chunk(
-					    s->cat, (size_t)d, len, NULL, 0, LOCUS_CHUNK_MISSING);
-					snprintf(detail, sizeof detail,
-						 "chunk %" PRIu64 " is on no node of the store", k);
-					rc = c < 0 ? (int)c
-						   : locus_catalog_add_problem(
-							 s->cat, (size_t)d, (size_t)c,
-							 LOCUS_CHUNK_MISSING, detail);
-				}
-				next = p->index;
-				continue;
-			}
-			if (p->index < next || p->offset != ds->size) {
-				rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
-						"dataset \"%s\": chunk %" PRIu64
-						" on node %s starts at %" PRIu64
-						", expected %" PRIu64,
-						name, p->index, s->cat->hosts[p->host].name,
-						p->offset, ds->size);
-				break;
-			}
-			/* All replicas of this chunk: the first length wins, a replica
-			 * of another length is dropped as corrupt and reported. */
-			size_t k = j;
-			uint32_t n = 0, flags = 0;
-			while (k < end && s->pieces[k].index == p->index) {
-				const struct piece *q = &s->pieces[k];
-				if (k > j && q->host == s->pieces[k - 1].host) {
-					/* Only a listing can say this: a directory
-					 * with two files for one index is refused
-					 * by the walk. */
-					rc = locus__err(
-					    s->err, LOCUS_EPARSE, s->root, 0, 0,
-					    "dataset \"%s\": node %s holds chunk %" PRIu64 " twice",
-					    name, s->cat->hosts[q->host].name, q->index);
-					break;
-				}
-				if (q->offset != p->offset || q->length != p->length) {
-					flags |= LOCUS_CHUNK_CORRUPT;
-					snprintf(detail, sizeof detail,
-						 "chunk %" PRIu64 " on node %s is %" PRIu64
-						 " bytes at offset %" PRIu64 ", on node %s %" PRIu64
-						 " bytes at %" PRIu64
-						 "; the former replica is ignored",
-						 q->index, s->cat->hosts[q->host].name, q->length,
-						 q->offset, s->cat->hosts[p->host].name, p->length,
-						 p->offset);
-					rc = locus_catalog_add_problem(s->cat, (size_t)d,
-								       (size_t)p->index,
-								       LOCUS_CHUNK_CORRUPT, detail);
-				} else {
-					if (locus__grow(&reps, &reps_cap, (size_t)n + 1,
-							sizeof *reps)) {
-						rc = LOCUS_ENOMEM;
-						break;
-					}
-					reps[n++] = q->host;
-				}
-				k++;
-			}
-			if (rc)
-				break;
-			long c =
-			    locus_catalog_add_chunk(s->cat, (size_t)d, p->length, reps, n, flags);
-			if (c < 0)
-				rc = c == LOCUS_ERANGE
-					 ? locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+	}
+	if (rc)
+		return rc;
+	long c = locus_catalog_add_chunk(s->cat, d, p->length, *reps, n, flags);
+	if (c < 0)
+		return c == LOCUS_ERANGE ? locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
 						      "dataset \"%s\" is too large", name)
 					 : (int)c;
-			next = p->index + 1;
-			j = k;
-		}
-		if (!rc && m) {
-			struct locus_dataset *ds = &s->cat->datasets[d];
-			if (ds->n_chunks > m->chunks || ds->size > m->size) {
-				rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
-						"dataset \"%s\": the manifest says %" PRIu64
-						" chunks and %" PRIu64
-						" bytes, the store holds more",
-						name, m->chunks, m->size);
-			} else if (ds->n_chunks < m->chunks) {
-				/* Trailing chunks that no node holds. */
-				uint64_t rest = m->size - ds->size;
-				for (uint64_t k = ds->n_chunks; k < m->chunks && !rc; k++) {
-					uint64_t len = k + 1 == m->chunks ? rest : 0;
-					long c = locus_catalog_add_chunk(
-					    s->cat, (size_t)d, len, NULL, 0, LOCUS_CHUNK_MISSING);
-					snprintf(detail, sizeof detail,
-						 "chunk %" PRIu64 " is on no node of the store", k);
-					rc = c < 0 ? (int)c
-						   : locus_catalog_add_problem(
-							 s->cat, (size_t)d, (size_t)c,
-							 LOCUS_CHUNK_MISSING, detail);
-				}
-			} else if (ds->size != m->size) {
-				rc = locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
-						"dataset \"%s\": the manifest says %" PRIu64
-						" bytes, the chunks hold %" PRIu64,
-						name, m->size, ds->size);
-			}
-		}
-		i = end;
+	return 0;
+}
+
+/* Checks dataset d's chunks against its manifest, adding the trailing
+ * chunks that no node holds. */
+static int check_against_manifest(struct scan *s, size_t d, const struct manifest *m,
+				  const char *name)
+{
+	struct locus_dataset *ds = &s->cat->datasets[d];
+	if (ds->n_chunks > m->chunks || ds->size > m->size)
+		return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+				  "dataset \"%s\": the manifest says %" PRIu64
+				  " chunks and %" PRIu64 " bytes, the store holds more",
+				  name, m->chunks, m->size);
+	if (ds->n_chunks < m->chunks)
+		/* Trailing chunks that no node holds. */
+		return add_missing(s, d, ds->n_chunks, m->chunks, m->size - ds->size);
+	if (ds->size != m->size)
+		return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+				  "dataset \"%s\": the manifest says %" PRIu64
+				  " bytes, the chunks hold %" PRIu64,
+				  name, m->size, ds->size);
+	return 0;
+}
+
+/* Adds the dataset of the sorted pieces [i, end) to the catalog, chunk by
+ * chunk, with the chunks that no node holds. */
+static int assemble_dataset(struct scan *s, size_t i, size_t end, uint32_t **reps, size_t *reps_cap)
+{
+	const char *name = s->pieces[i].dataset;
+	long d = locus_catalog_add_dataset(s->cat, name);
+	if (d < 0) {
+		char shown[200];
+		return locus__err(s->err, d == LOCUS_EINVAL ? LOCUS_EPARSE : (int)d, s->root, 0, 0,
+				  "dataset \"%s\": %s",
+				  locus__visible(name, SIZE_MAX, shown, sizeof shown),
+				  d == LOCUS_EINVAL ? "expected a name without control characters"
+						    : locus_strerror((int)d));
 	}
-	/* Datasets with a manifest but no chunk file anywhere. */
+	const struct manifest *m = find_manifest(s, name);
+	uint64_t next = 0; /* next expected chunk index */
+	size_t j = i;
+	int rc = 0;
+	while (j < end && !rc) {
+		struct locus_dataset *ds = &s->cat->datasets[d];
+		const struct piece *p = &s->pieces[reference(s, j, end, ds->size, m)];
+		if (p->index > next || p->offset > ds->size) {
+			/* Chunks nobody holds: the gap is known from offsets. */
+			if (p->offset <= ds->size || p->index <= next)
+				return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+						  "dataset \"%s\": chunk %" PRIu64
+						  " at offset %" PRIu64
+						  " does not follow the chunks before it",
+						  name, p->index, p->offset);
+			rc = add_missing(s, (size_t)d, next, p->index, p->offset - ds->size);
+			next = p->index;
+			continue;
+		}
+		if (p->index < next || p->offset != ds->size)
+			return locus__err(s->err, LOCUS_EPARSE, s->root, 0, 0,
+					  "dataset \"%s\": chunk %" PRIu64
+					  " on node %s starts at %" PRIu64 ", expected %" PRIu64,
+					  name, p->index, s->cat->hosts[p->host].name, p->offset,
+					  ds->size);
+		size_t k;
+		rc = add_replicas(s, (size_t)d, name, j, end, p, reps, reps_cap, &k);
+		next = p->index + 1;
+		j = k;
+	}
+	if (!rc && m)
+		rc = check_against_manifest(s, (size_t)d, m, name);
+	return rc;
+}
+
+/* Adds the datasets with a manifest but no chunk file anywhere, every
+ * chunk missing. */
+static int add_empty_datasets(struct scan *s)
+{
+	int rc = 0;
 	for (size_t k = 0; k < s->n_mans && !rc; k++) {
 		const struct manifest *m = &s->mans[k];
 		if (locus_catalog_find_dataset(s->cat, m->dataset) >= 0)
 			continue;
 		long d = locus_catalog_add_dataset(s->cat, m->dataset);
-		for (uint64_t c = 0; d >= 0 && c < m->chunks && !rc; c++) {
-			long ci = locus_catalog_add_chunk(s->cat, (size_t)d,
-							  c + 1 == m->chunks ? m->size : 0, NULL, 0,
-							  LOCUS_CHUNK_MISSING);
-			snprintf(detail, sizeof detail,
-				 "chunk %" PRIu64 " is on no node of the store", c);
-			rc = ci < 0 ? (int)ci
-				    : locus_catalog_add_problem(s->cat, (size_t)d, (size_t)ci,
-								LOCUS_CHUNK_MISSING, detail);
-		}
-		if (d < 0)
-			rc = (int)d;
+		rc = d < 0 ? (int)d : add_missing(s, (size_t)d, 0, m->chunks, m->size);
 	}
+	return rc;
+}
+
+/* Builds the catalog from the sorted pieces. */
+static int assemble(struct scan *s)
+{
+	uint32_t *reps = NULL;
+	size_t reps_cap = 0;
+	int rc = check_manifests(s);
+	if (!rc)
+		rc = check_indices(s);
+	if (rc)
+		return rc;
+	/* One dataset at a time: its pieces are consecutive. */
+	size_t i = 0;
+	while (i < s->n_pieces && !rc) {
+		size_t end = i;
+		while (end < s->n_pieces &&
+		       strcmp(s->pieces[end].dataset, s->pieces[i].dataset) == 0)
+			end++;
+		rc = assemble_dataset(s, i, end, &reps, &reps_cap);
+		i = end;
+	}
+	if (!rc)
+		rc = add_empty_datasets(s);
 	free(reps);
 	if (rc && s->err && !s->err->code)
 		locus__err(s->err, rc, s->root, 0, 0, "%s", locus_strerror(rc));

@@ -152,6 +152,240 @@ static int add_stale_copies(const char *root, const char *name, struct node_copy
 	return rc;
 }
 
+/* Lists, in host order, a copy for each node that holds at least one
+ * replica of the dataset, with its temporary, final and moved-aside paths;
+ * slot[h] is host h's index in `copies`, or -1 when it holds no replica.
+ * `*n` counts a copy as soon as it is taken, so that a failure frees the
+ * paths already made. */
+static int plan_copies(const struct locus_catalog *cat, const struct locus_dataset *ds,
+		       const char *root, int *slot, struct node_copy *copies, size_t *n,
+		       struct locus_error *err)
+{
+	int rc;
+	for (size_t h = 0; h < cat->n_hosts; h++)
+		slot[h] = -1;
+	for (size_t c = 0; c < ds->n_chunks; c++)
+		for (uint32_t r = 0; r < ds->chunks[c].n_replicas; r++) {
+			uint32_t h = ds->chunks[c].replicas[r];
+			if (slot[h] >= 0)
+				continue;
+			if ((rc = check_host(cat->hosts[h].name, err)))
+				return rc;
+			slot[h] = (int)*n;
+			struct node_copy *nc = &copies[(*n)++];
+			char tag[64];
+			nc->host = h;
+			snprintf(tag, sizeof tag, ".locus-tmp.%ld.%zu", (long)getpid(), *n);
+			nc->tmp = join(root, cat->hosts[h].name, tag);
+			snprintf(tag, sizeof tag, ".locus-old.%ld.%zu", (long)getpid(), *n);
+			nc->old = join(root, cat->hosts[h].name, tag);
+			nc->final = join(root, cat->hosts[h].name, ds->name);
+			if (!nc->tmp || !nc->old || !nc->final)
+				return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		}
+	return 0;
+}
+
+/* Refuses a dataset that any of the nodes already holds, before anything
+ * is written. */
+static int refuse_existing(const struct node_copy *copies, size_t n, const char *name,
+			   struct locus_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (lstat(copies[i].final, &st) == 0)
+			return locus__err(
+			    err, LOCUS_EEXIST, copies[i].final, 0, 0,
+			    "dataset \"%s\" is already in the store (use --force to replace it)",
+			    name);
+	}
+	return 0;
+}
+
+/* Makes each writing node's temporary directory with the dataset's
+ * manifest in it, remembering the node directories this write creates so
+ * that a failure removes them again. */
+static int make_temporaries(const struct locus_catalog *cat, const struct locus_dataset *ds,
+			    const char *root, struct node_copy *copies, size_t n_writers,
+			    struct locus_error *err)
+{
+	int rc;
+	for (size_t i = 0; i < n_writers; i++) {
+		struct stat st;
+		char *node = join(root, cat->hosts[copies[i].host].name, NULL);
+		if (node && lstat(node, &st) != 0)
+			copies[i].node = node;
+		else
+			free(node);
+		if ((rc = locus__mkdirs(copies[i].tmp, err)))
+			return rc;
+		char *man = join(copies[i].tmp, ".locus-dataset", NULL);
+		char text[128];
+		int len = snprintf(text, sizeof text,
+				   "locus-store-dataset 1\nsize %" PRIu64 "\nchunks %zu\n",
+				   ds->size, ds->n_chunks);
+		rc = man ? locus__write_atomic(man, text, (size_t)len, err)
+			 : locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		free(man);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Creates chunk c's file in the temporary directory of each node that
+ * holds a replica of it, one descriptor per replica in `fds`; on a failure
+ * none is left open. */
+static int open_replicas(const struct locus_dataset *ds, size_t c, const struct node_copy *copies,
+			 const int *slot, int *fds, struct locus_error *err)
+{
+	const struct locus_chunk *ch = &ds->chunks[c];
+	char name[64];
+	locus_store_chunk_name(name, sizeof name, c, ch->offset);
+	for (uint32_t r = 0; r < ch->n_replicas; r++) {
+		char *path = join(copies[slot[ch->replicas[r]]].tmp, name, NULL);
+		fds[r] = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+		if (fds[r] < 0) {
+			int rc = locus__err(err, LOCUS_EIO, path, 0, 0, "cannot create: %s",
+					    strerror(errno));
+			free(path);
+			for (uint32_t k = 0; k < r; k++)
+				close(fds[k]);
+			return rc;
+		}
+		free(path);
+	}
+	return 0;
+}
+
+/* Writes chunk c to every replica, a piece at a time from the dataset's
+ * bytes, then syncs and closes each replica's file. */
+static int write_chunk(const struct locus_dataset *ds, size_t c, const struct node_copy *copies,
+		       const int *slot, int *fds, char *piece, locus_bytes_fn bytes, void *user,
+		       struct locus_error *err)
+{
+	const struct locus_chunk *ch = &ds->chunks[c];
+	uint32_t nr = ch->n_replicas;
+	int rc;
+	if (nr > 64)
+		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
+				  "chunk %zu has %u replicas; at most 64 are written", c, nr);
+	if ((rc = open_replicas(ds, c, copies, slot, fds, err)))
+		return rc;
+	for (uint64_t off = 0; off < ch->length && !rc; off += PIECE) {
+		size_t n = ch->length - off < PIECE ? (size_t)(ch->length - off) : PIECE;
+		rc = bytes(user, ch->offset + off, piece, n);
+		if (rc) {
+			rc = locus__err(
+			    err, rc, NULL, 0, 0,
+			    "cannot read bytes %" PRIu64 "..%" PRIu64 " of dataset \"%s\": %s",
+			    ch->offset + off, ch->offset + off + n, ds->name, locus_strerror(rc));
+			break;
+		}
+		for (uint32_t r = 0; r < nr && !rc; r++)
+			if (write_all(fds[r], piece, n))
+				rc =
+				    locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0,
+					       0, "cannot write chunk %zu: %s", c, strerror(errno));
+	}
+	for (uint32_t r = 0; r < nr; r++) {
+		if (!rc && fsync(fds[r]) != 0)
+			rc = locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0, 0,
+					"cannot sync chunk %zu: %s", c, strerror(errno));
+		if (close(fds[r]) != 0 && !rc)
+			rc = locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0, 0,
+					"cannot close chunk %zu: %s", c, strerror(errno));
+	}
+	return rc;
+}
+
+/* Writes every chunk of the dataset into the temporary directories. */
+static int write_chunks(const struct locus_dataset *ds, const struct node_copy *copies,
+			const int *slot, char *piece, locus_bytes_fn bytes, void *user,
+			struct locus_error *err)
+{
+	int rc = 0;
+	int *fds = locus__calloc(ds->n_chunks ? 64 : 1, sizeof *fds);
+	if (!fds)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t c = 0; c < ds->n_chunks && !rc; c++)
+		rc = write_chunk(ds, c, copies, slot, fds, piece, bytes, user, err);
+	free(fds);
+	return rc;
+}
+
+/* Puts one node's copy in place: a stale copy (no temporary) is only moved
+ * aside; a written one moves the copy it replaces aside, then is renamed to
+ * its final name. `state` records each step, for undo_renames. */
+static int install_copy(struct node_copy *nc, struct locus_error *err)
+{
+	int rc = 0;
+	if (!nc->tmp) {
+		/* A stale copy: only moved aside. */
+		if (rename(nc->final, nc->old) != 0)
+			return locus__err(err, LOCUS_EIO, nc->final, 0, 0,
+					  "cannot move the old copy aside: %s", strerror(errno));
+		nc->state = 1;
+		return 0;
+	}
+	fsync_dir(nc->tmp);
+	char *parent = parent_of(nc->final);
+	if (!parent || (rc = locus__mkdirs(parent, err))) {
+		free(parent);
+		return rc ? rc : locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	struct stat st;
+	if (lstat(nc->final, &st) == 0) {
+		if (rename(nc->final, nc->old) != 0) {
+			rc = locus__err(err, LOCUS_EIO, nc->final, 0, 0,
+					"cannot move the old copy aside: %s", strerror(errno));
+			free(parent);
+			return rc;
+		}
+		nc->state = 1;
+	}
+	if (rename(nc->tmp, nc->final) != 0) {
+		rc = locus__err(err, LOCUS_EIO, nc->final, 0, 0, "cannot rename into place: %s",
+				strerror(errno));
+		free(parent);
+		return rc;
+	}
+	nc->state = 2;
+	fsync_dir(parent);
+	free(parent);
+	return 0;
+}
+
+/* Undoes the renames install_copy made: each copy renamed in goes back to
+ * its temporary name, and each copy moved aside comes back. */
+static void undo_renames(struct node_copy *copies, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct node_copy *nc = &copies[i];
+		if (nc->state == 2)
+			rename(nc->final, nc->tmp);
+		if (nc->state >= 1)
+			rename(nc->old, nc->final);
+	}
+}
+
+/* Frees the copies; after a failure (rc) it first removes their temporary
+ * directories and the node directories this write made. */
+static void free_copies(struct node_copy *copies, size_t n, int rc)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (rc && copies[i].tmp)
+			locus__rmtree(copies[i].tmp);
+		if (rc && copies[i].node)
+			rmdir(copies[i].node); /* only if this write made it and it is empty */
+		free(copies[i].node);
+		free(copies[i].tmp);
+		free(copies[i].final);
+		free(copies[i].old);
+	}
+	free(copies);
+}
+
 int locus_store_write(const struct locus_catalog *cat, size_t d, const char *root,
 		      locus_bytes_fn bytes, void *user, bool force, struct locus_error *err)
 {
@@ -165,7 +399,6 @@ int locus_store_write(const struct locus_catalog *cat, size_t d, const char *roo
 	int *slot = locus__calloc(cat->n_hosts, sizeof *slot);
 	struct node_copy *copies = locus__calloc(cat->n_hosts, sizeof *copies);
 	size_t copies_cap = cat->n_hosts;
-	int *fds = NULL;
 	char *piece = malloc(PIECE);
 	size_t n_copies = 0, n_writers = 0;
 	int made_root = 0;
@@ -173,197 +406,37 @@ int locus_store_write(const struct locus_catalog *cat, size_t d, const char *roo
 		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 		goto cleanup;
 	}
-	for (size_t h = 0; h < cat->n_hosts; h++)
-		slot[h] = -1;
-	for (size_t c = 0; c < ds->n_chunks; c++)
-		for (uint32_t r = 0; r < ds->chunks[c].n_replicas; r++) {
-			uint32_t h = ds->chunks[c].replicas[r];
-			if (slot[h] >= 0)
-				continue;
-			if ((rc = check_host(cat->hosts[h].name, err)))
-				goto cleanup;
-			slot[h] = (int)n_copies;
-			struct node_copy *nc = &copies[n_copies++];
-			char tag[64];
-			nc->host = h;
-			snprintf(tag, sizeof tag, ".locus-tmp.%ld.%zu", (long)getpid(), n_copies);
-			nc->tmp = join(root, cat->hosts[h].name, tag);
-			snprintf(tag, sizeof tag, ".locus-old.%ld.%zu", (long)getpid(), n_copies);
-			nc->old = join(root, cat->hosts[h].name, tag);
-			nc->final = join(root, cat->hosts[h].name, ds->name);
-			if (!nc->tmp || !nc->old || !nc->final) {
-				rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-				goto cleanup;
-			}
-		}
+	if ((rc = plan_copies(cat, ds, root, slot, copies, &n_copies, err)))
+		goto cleanup;
 	n_writers = n_copies;
 	/* Replacing: copies on nodes outside the new placement go too. */
 	if (force && (rc = add_stale_copies(root, ds->name, &copies, &copies_cap, &n_copies, err)))
 		goto cleanup;
 	/* Refuse before writing anything. */
-	for (size_t i = 0; i < n_copies && !force; i++) {
-		struct stat st;
-		if (lstat(copies[i].final, &st) == 0) {
-			rc = locus__err(
-			    err, LOCUS_EEXIST, copies[i].final, 0, 0,
-			    "dataset \"%s\" is already in the store (use --force to replace it)",
-			    ds->name);
-			goto cleanup;
-		}
-	}
+	if (!force && (rc = refuse_existing(copies, n_copies, ds->name, err)))
+		goto cleanup;
 	/* Phase 1: every node's copy under its temporary name. */
 	struct stat root_st;
 	made_root = lstat(root, &root_st) != 0;
-	for (size_t i = 0; i < n_writers; i++) {
-		struct stat st;
-		char *node = join(root, cat->hosts[copies[i].host].name, NULL);
-		if (node && lstat(node, &st) != 0)
-			copies[i].node = node;
-		else
-			free(node);
-		if ((rc = locus__mkdirs(copies[i].tmp, err)))
-			goto cleanup;
-		char *man = join(copies[i].tmp, ".locus-dataset", NULL);
-		char text[128];
-		int len = snprintf(text, sizeof text,
-				   "locus-store-dataset 1\nsize %" PRIu64 "\nchunks %zu\n",
-				   ds->size, ds->n_chunks);
-		rc = man ? locus__write_atomic(man, text, (size_t)len, err)
-			 : locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-		free(man);
-		if (rc)
-			goto cleanup;
-	}
-	fds = locus__calloc(ds->n_chunks ? 64 : 1, sizeof *fds);
-	if (!fds) {
-		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	if ((rc = make_temporaries(cat, ds, root, copies, n_writers, err)) ||
+	    (rc = write_chunks(ds, copies, slot, piece, bytes, user, err)))
 		goto cleanup;
-	}
-	for (size_t c = 0; c < ds->n_chunks; c++) {
-		const struct locus_chunk *ch = &ds->chunks[c];
-		uint32_t nr = ch->n_replicas;
-		char name[64];
-		if (nr > 64) {
-			rc = locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
-					"chunk %zu has %u replicas; at most 64 are written", c, nr);
-			goto cleanup;
-		}
-		locus_store_chunk_name(name, sizeof name, c, ch->offset);
-		for (uint32_t r = 0; r < nr; r++) {
-			char *path = join(copies[slot[ch->replicas[r]]].tmp, name, NULL);
-			fds[r] =
-			    path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-			if (fds[r] < 0) {
-				rc = locus__err(err, LOCUS_EIO, path, 0, 0, "cannot create: %s",
-						strerror(errno));
-				free(path);
-				for (uint32_t k = 0; k < r; k++)
-					close(fds[k]);
-				goto cleanup;
-			}
-			free(path);
-		}
-		for (uint64_t off = 0; off < ch->length && !rc; off += PIECE) {
-			size_t n = ch->length - off < PIECE ? (size_t)(ch->length - off) : PIECE;
-			rc = bytes(user, ch->offset + off, piece, n);
-			if (rc) {
-				rc = locus__err(err, rc, NULL, 0, 0,
-						"cannot read bytes %" PRIu64 "..%" PRIu64
-						" of dataset \"%s\": %s",
-						ch->offset + off, ch->offset + off + n, ds->name,
-						locus_strerror(rc));
-				break;
-			}
-			for (uint32_t r = 0; r < nr && !rc; r++)
-				if (write_all(fds[r], piece, n))
-					rc = locus__err(
-					    err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0, 0,
-					    "cannot write chunk %zu: %s", c, strerror(errno));
-		}
-		for (uint32_t r = 0; r < nr; r++) {
-			if (!rc && fsync(fds[r]) != 0)
-				rc =
-				    locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0,
-					       0, "cannot sync chunk %zu: %s", c, strerror(errno));
-			if (close(fds[r]) != 0 && !rc)
-				rc =
-				    locus__err(err, LOCUS_EIO, copies[slot[ch->replicas[r]]].tmp, 0,
-					       0, "cannot close chunk %zu: %s", c, strerror(errno));
-		}
-		if (rc)
-			goto cleanup;
-	}
-	/* Phase 2: rename into place. */
-	for (size_t i = 0; i < n_copies; i++) {
-		struct node_copy *nc = &copies[i];
-		if (!nc->tmp) {
-			/* A stale copy: only moved aside. */
-			if (rename(nc->final, nc->old) != 0) {
-				rc = locus__err(err, LOCUS_EIO, nc->final, 0, 0,
-						"cannot move the old copy aside: %s",
-						strerror(errno));
-				goto undo;
-			}
-			nc->state = 1;
-			continue;
-		}
-		fsync_dir(nc->tmp);
-		char *parent = parent_of(nc->final);
-		if (!parent || (rc = locus__mkdirs(parent, err))) {
-			free(parent);
-			rc = rc ? rc : locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-			goto undo;
-		}
-		struct stat st;
-		if (lstat(nc->final, &st) == 0) {
-			if (rename(nc->final, nc->old) != 0) {
-				rc = locus__err(err, LOCUS_EIO, nc->final, 0, 0,
-						"cannot move the old copy aside: %s",
-						strerror(errno));
-				free(parent);
-				goto undo;
-			}
-			nc->state = 1;
-		}
-		if (rename(nc->tmp, nc->final) != 0) {
-			rc = locus__err(err, LOCUS_EIO, nc->final, 0, 0,
-					"cannot rename into place: %s", strerror(errno));
-			free(parent);
-			goto undo;
-		}
-		nc->state = 2;
-		fsync_dir(parent);
-		free(parent);
+	/* Phase 2: rename into place; a failure puts back what was renamed. */
+	for (size_t i = 0; i < n_copies && !rc; i++)
+		rc = install_copy(&copies[i], err);
+	if (rc) {
+		undo_renames(copies, n_copies);
+		goto cleanup;
 	}
 	/* Committed: drop the replaced copies. */
 	for (size_t i = 0; i < n_copies; i++)
 		locus__rmtree(copies[i].old);
 	locus_log(LOCUS_LOG_PLACE, "wrote dataset %s to %zu nodes of %s", ds->name, n_copies, root);
-	goto cleanup;
-undo:
-	for (size_t i = 0; i < n_copies; i++) {
-		struct node_copy *nc = &copies[i];
-		if (nc->state == 2)
-			rename(nc->final, nc->tmp);
-		if (nc->state >= 1)
-			rename(nc->old, nc->final);
-	}
 cleanup:
-	for (size_t i = 0; i < n_copies; i++) {
-		if (rc && copies[i].tmp)
-			locus__rmtree(copies[i].tmp);
-		if (rc && copies[i].node)
-			rmdir(copies[i].node); /* only if this write made it and it is empty */
-		free(copies[i].node);
-		free(copies[i].tmp);
-		free(copies[i].final);
-		free(copies[i].old);
-	}
+	free_copies(copies, n_copies, rc);
 	if (rc && made_root)
 		rmdir(root);
-	free(copies);
 	free(slot);
-	free(fds);
 	free(piece);
 	return rc;
 }

@@ -728,77 +728,89 @@ double locus_dlmpi_objective(const struct locus_workload *wl, double alpha, doub
 	return value;
 }
 
-int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, size_t max_tasks,
-		   uint32_t *task_node, double *objective, struct locus_error *err)
-{
-	size_t n = wl->n_tasks, m = wl->platform->n_nodes, lmax = 0, n_nz = 0;
-	double opt, best_value = -INFINITY;
-	double *power = NULL, *time = NULL, *ar = NULL;
-	uint32_t *assign = NULL, *best = NULL;
-	int *ia = NULL, *ja = NULL;
-	glp_prob *P = NULL;
-	glp_iocp parm;
-	int rc = 0, term;
+/* One exact solve of DL-MPI's program: its inputs, the problem and the
+ * arrays its matrix and assignments live in. */
+struct dlmpi_ip {
+	const struct locus_workload *wl;
+	size_t n, m;		 /* tasks, nodes */
+	size_t lmax;		 /* the most tasks that can be local */
+	double alpha, beta, opt; /* the weights; opt the work bound */
+	double *power, *time;	 /* per node */
+	uint32_t *assign, *best; /* per task: the last solution, the best */
+	double best_value;
+	int *ia, *ja; /* the constraint matrix's non-zeros */
+	double *ar;
+	glp_prob *P;
+};
 
-	if (!(alpha >= 0) || !(beta >= 0) || isinf(alpha) || isinf(beta))
+/* Refuses weights that are negative or not finite, and a workload too
+ * large for the exact program or for GLPK's int indices. */
+static int dlmpi_check(const struct dlmpi_ip *ip, size_t max_tasks, struct locus_error *err)
+{
+	if (!(ip->alpha >= 0) || !(ip->beta >= 0) || isinf(ip->alpha) || isinf(ip->beta))
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "DL-MPI weights must be finite and >= 0 (alpha %g, beta %g)",
-				  alpha, beta);
-	if (n > max_tasks)
+				  ip->alpha, ip->beta);
+	if (ip->n > max_tasks)
 		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
-				  "%zu tasks: the exact DL-MPI program is limited to %zu", n,
+				  "%zu tasks: the exact DL-MPI program is limited to %zu", ip->n,
 				  max_tasks);
-	if (!m)
+	if (!ip->m)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "the platform has no node");
-	if (n > (size_t)INT_MAX / 4 / m)
+	if (ip->n > (size_t)INT_MAX / 4 / ip->m)
 		return locus__err(err, LOCUS_ERANGE, NULL, 0, 0,
-				  "%zu tasks x %zu nodes: too large for GLPK", n, m);
-	struct locus_makespan_bound mb;
-	locus_bound_makespan(wl, NULL, &mb);
-	opt = mb.work;
-	if (!n) {
-		if (objective)
-			*objective = alpha + beta;
-		return 0;
-	}
-	power = locus__calloc(m, sizeof *power);
-	time = locus__calloc(m, sizeof *time);
-	assign = locus__calloc(n, sizeof *assign);
-	best = locus__calloc(n, sizeof *best);
+				  "%zu tasks x %zu nodes: too large for GLPK", ip->n, ip->m);
+	return 0;
+}
+
+/* Allocates the arrays, reads each node's power (refusing a platform
+ * where no node runs a worker) and counts the tasks that can be local. */
+static int dlmpi_prepare(struct dlmpi_ip *ip, struct locus_error *err)
+{
+	const struct locus_workload *wl = ip->wl;
+	size_t n = ip->n, m = ip->m;
+	ip->power = locus__calloc(m, sizeof *ip->power);
+	ip->time = locus__calloc(m, sizeof *ip->time);
+	ip->assign = locus__calloc(n, sizeof *ip->assign);
+	ip->best = locus__calloc(n, sizeof *ip->best);
 	/* Non-zeros: x_ti in its task row, its node row and the locality row,
 	 * and M in every node row. */
-	ia = locus__calloc(3 * n * m + m + 1, sizeof *ia);
-	ja = locus__calloc(3 * n * m + m + 1, sizeof *ja);
-	ar = locus__calloc(3 * n * m + m + 1, sizeof *ar);
-	if (!power || !time || !assign || !best || !ia || !ja || !ar) {
-		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-		goto out;
-	}
+	ip->ia = locus__calloc(3 * n * m + m + 1, sizeof *ip->ia);
+	ip->ja = locus__calloc(3 * n * m + m + 1, sizeof *ip->ja);
+	ip->ar = locus__calloc(3 * n * m + m + 1, sizeof *ip->ar);
+	if (!ip->power || !ip->time || !ip->assign || !ip->best || !ip->ia || !ip->ja || !ip->ar)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	int any_power = 0;
 	for (size_t i = 0; i < m; i++) {
-		power[i] = node_power(&wl->platform->nodes[i]);
-		any_power |= power[i] > 0;
+		ip->power[i] = node_power(&wl->platform->nodes[i]);
+		any_power |= ip->power[i] > 0;
 	}
-	if (!any_power) {
-		rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no node runs a worker");
-		goto out;
-	}
+	if (!any_power)
+		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no node runs a worker");
 	/* The most tasks that can be local: those held by a node that runs
 	 * workers (a storage node takes no task). */
 	for (size_t t = 0; t < n; t++) {
 		const struct locus_task *tk = &wl->tasks[t];
 		int can = 0;
 		for (uint32_t k = 0; k < tk->n_holders; k++)
-			can |= power[wl->holders[tk->holders_at + k]] > 0;
-		lmax += (size_t)can;
+			can |= ip->power[wl->holders[tk->holders_at + k]] > 0;
+		ip->lmax += (size_t)can;
 	}
+	return 0;
+}
 
-	/* Columns: x_ti = column 1 + t m + i (binary), M = column n m + 1.
-	 * Rows: task t = row t + 1 (sum_i x_ti = 1), node i = row n + i + 1
-	 * (sum_t w_t / power_i x_ti - M <= 0), locality = row n + m + 1
-	 * (sum of local x_ti >= l). */
-	term = glp_term_out(GLP_OFF);
-	P = glp_create_prob();
+/* Builds the program in ip->P, the locality row's bound left to set.
+ * Columns: x_ti = column 1 + t m + i (binary), M = column n m + 1.
+ * Rows: task t = row t + 1 (sum_i x_ti = 1), node i = row n + i + 1
+ * (sum_t w_t / power_i x_ti - M <= 0), locality = row n + m + 1
+ * (sum of local x_ti >= l). */
+static void dlmpi_build(struct dlmpi_ip *ip)
+{
+	const struct locus_workload *wl = ip->wl;
+	size_t n = ip->n, m = ip->m, n_nz = 0;
+	int *ia = ip->ia, *ja = ip->ja;
+	double *ar = ip->ar;
+	glp_prob *P = ip->P = glp_create_prob();
 	glp_set_obj_dir(P, GLP_MIN);
 	glp_add_cols(P, (int)(n * m + 1));
 	glp_add_rows(P, (int)(n + m + 1));
@@ -808,7 +820,7 @@ int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, s
 			int col = (int)(t * m + i) + 1;
 
 			glp_set_col_kind(P, col, GLP_BV);
-			if (!(power[i] > 0)) {
+			if (!(ip->power[i] > 0)) {
 				glp_set_col_bnds(P, col, GLP_FX, 0, 0);
 				continue;
 			}
@@ -819,7 +831,7 @@ int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, s
 			n_nz++;
 			ia[n_nz] = (int)(n + i) + 1;
 			ja[n_nz] = col;
-			ar[n_nz] = wl->tasks[t].work / power[i];
+			ar[n_nz] = wl->tasks[t].work / ip->power[i];
 			if (locus_workload_is_local(wl, (uint32_t)t, (uint32_t)i)) {
 				n_nz++;
 				ia[n_nz] = (int)(n + m) + 1;
@@ -838,65 +850,106 @@ int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, s
 		ar[n_nz] = -1;
 	}
 	glp_load_matrix(P, (int)n_nz, ia, ja, ar);
+}
+
+/* Reads the solution into ip->assign: each task to its largest x (1 up
+ * to GLPK's tolerance). */
+static void dlmpi_read_assignment(struct dlmpi_ip *ip)
+{
+	for (size_t t = 0; t < ip->n; t++) {
+		double most = -1;
+
+		for (size_t i = 0; i < ip->m; i++) {
+			double x = glp_mip_col_val(ip->P, (int)(t * ip->m + i) + 1);
+
+			if (x > most) {
+				most = x;
+				ip->assign[t] = (uint32_t)i;
+			}
+		}
+	}
+}
+
+/* Walks the locality levels upwards, solving the MIP at each and keeping
+ * the best assignment in ip->best, until no higher level can beat it. */
+static int dlmpi_walk_levels(struct dlmpi_ip *ip, struct locus_error *err)
+{
+	size_t n = ip->n, m = ip->m;
+	glp_iocp parm;
 	glp_init_iocp(&parm);
 	parm.presolve = GLP_ON;
 	parm.msg_lev = GLP_MSG_OFF;
 
-	for (size_t level = 0; level <= lmax;) {
+	for (size_t level = 0; level <= ip->lmax;) {
 		size_t local;
 		double makespan, value;
 		int status;
 
-		glp_set_row_bnds(P, (int)(n + m) + 1, GLP_LO, (double)level, 0);
-		status = glp_intopt(P, &parm);
-		if (status || glp_mip_status(P) != GLP_OPT) {
-			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-					"GLPK found no optimal assignment with %zu local tasks "
-					"(glp_intopt code %d, status %d)",
-					level, status, glp_mip_status(P));
-			break;
-		}
-		/* Each task to its largest x (1 up to GLPK's tolerance). */
-		for (size_t t = 0; t < n; t++) {
-			double most = -1;
-
-			for (size_t i = 0; i < m; i++) {
-				double x = glp_mip_col_val(P, (int)(t * m + i) + 1);
-
-				if (x > most) {
-					most = x;
-					assign[t] = (uint32_t)i;
-				}
-			}
-		}
-		value = dlmpi_value(wl, assign, power, time, opt, alpha, beta, &local, &makespan);
-		if (value > best_value) {
-			best_value = value;
-			memcpy(best, assign, n * sizeof *best);
+		glp_set_row_bnds(ip->P, (int)(n + m) + 1, GLP_LO, (double)level, 0);
+		status = glp_intopt(ip->P, &parm);
+		if (status || glp_mip_status(ip->P) != GLP_OPT)
+			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+					  "GLPK found no optimal assignment with %zu local tasks "
+					  "(glp_intopt code %d, status %d)",
+					  level, status, glp_mip_status(ip->P));
+		dlmpi_read_assignment(ip);
+		value = dlmpi_value(ip->wl, ip->assign, ip->power, ip->time, ip->opt, ip->alpha,
+				    ip->beta, &local, &makespan);
+		if (value > ip->best_value) {
+			ip->best_value = value;
+			memcpy(ip->best, ip->assign, n * sizeof *ip->best);
 		}
 		/* Higher levels have M* >= makespan: stop when even all of Lmax
 		 * local at this makespan would not do better. */
-		if (alpha * (double)lmax / (double)n +
-			(makespan > 0 ? beta * opt / makespan : beta) <=
-		    best_value)
+		if (ip->alpha * (double)ip->lmax / (double)n +
+			(makespan > 0 ? ip->beta * ip->opt / makespan : ip->beta) <=
+		    ip->best_value)
 			break;
 		level = (local > level ? local : level) + 1;
 	}
-	glp_delete_prob(P);
-	glp_term_out(term);
+	return 0;
+}
+
+int locus_dlmpi_ip(const struct locus_workload *wl, double alpha, double beta, size_t max_tasks,
+		   uint32_t *task_node, double *objective, struct locus_error *err)
+{
+	struct dlmpi_ip ip = {.wl = wl,
+			      .n = wl->n_tasks,
+			      .m = wl->platform->n_nodes,
+			      .alpha = alpha,
+			      .beta = beta,
+			      .best_value = -INFINITY};
+	int rc = dlmpi_check(&ip, max_tasks, err);
+	if (rc)
+		return rc;
+	struct locus_makespan_bound mb;
+	locus_bound_makespan(wl, NULL, &mb);
+	ip.opt = mb.work;
+	if (!ip.n) {
+		if (objective)
+			*objective = alpha + beta;
+		return 0;
+	}
+	rc = dlmpi_prepare(&ip, err);
+	if (!rc) {
+		int term = glp_term_out(GLP_OFF);
+		dlmpi_build(&ip);
+		rc = dlmpi_walk_levels(&ip, err);
+		glp_delete_prob(ip.P);
+		glp_term_out(term);
+	}
 	if (!rc) {
 		if (task_node)
-			memcpy(task_node, best, n * sizeof *best);
+			memcpy(task_node, ip.best, ip.n * sizeof *ip.best);
 		if (objective)
-			*objective = best_value;
+			*objective = ip.best_value;
 	}
-out:
-	free(power);
-	free(time);
-	free(assign);
-	free(best);
-	free(ia);
-	free(ja);
-	free(ar);
+	free(ip.power);
+	free(ip.time);
+	free(ip.assign);
+	free(ip.best);
+	free(ip.ia);
+	free(ip.ja);
+	free(ip.ar);
 	return rc;
 }
