@@ -22,160 +22,202 @@ static void field_str(struct locus__out *o, const char *k, const char *v)
 	locus__out_json_str(o, v, strlen(v));
 }
 
+/* The plan's method and settings, sizes and rounds: the document's first
+ * lines. */
+static void plan_json_settings(struct locus__out *o, const struct locus_divisible_plan *p)
+{
+	field_str(o, "format", PLAN_FORMAT);
+	locus__out_str(o, ", ");
+	locus__out_field_u64(o, "version", PLAN_VERSION);
+	locus__out_str(o, ",\n ");
+	field_str(o, "method", locus_divisible_method_name(&p->opt));
+	locus__out_str(o, ", ");
+	locus__out_key(o, "lambda");
+	locus__out_i64(o, p->opt.lambda);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "mu", p->opt.mu);
+	locus__out_str(o, ", ");
+	locus__out_field_u64(o, "group_size", p->opt.group_size);
+	locus__out_str(o, ",\n ");
+	locus__out_field_num(o, "W", p->W);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "b0", p->b0);
+	locus__out_str(o, ", ");
+	locus__out_field_u64(o, "n_workers", p->n_workers);
+	locus__out_str(o, ", ");
+	locus__out_field_u64(o, "n_groups", p->n_groups);
+	locus__out_str(o, ", ");
+	locus__out_field_u64(o, "n_used", p->n_used);
+	locus__out_str(o, ",\n ");
+	locus__out_field_num(o, "theta", p->theta);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "gamma", p->gamma);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "m_star", p->m_star);
+	locus__out_str(o, ", ");
+	locus__out_field_u64(o, "rounds", p->rounds);
+	locus__out_str(o, ", ");
+	locus__out_key(o, "fallback");
+	locus__out_str(o, p->fallback ? "true" : "false");
+}
+
+/* The round counts the search tried, with their T_real (none when the
+ * rounds were given). */
+static void plan_json_candidates(struct locus__out *o, const struct locus_divisible_plan *p)
+{
+	locus__out_key(o, "candidates");
+	locus__out_char(o, '[');
+	for (size_t i = 0; i < p->n_cand && !p->opt.rounds; i++) {
+		locus__out_str(o, i ? ", {" : "{");
+		locus__out_field_u64(o, "rounds", p->cand[i].rounds);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "t_real", p->cand[i].t_real);
+		if (p->cand[i].infeasible) {
+			locus__out_str(o, ", \"infeasible\": ");
+			locus__out_json_str(o, p->cand[i].infeasible,
+					    strlen(p->cand[i].infeasible));
+		}
+		locus__out_char(o, '}');
+	}
+	locus__out_char(o, ']');
+}
+
+static void plan_json_times(struct locus__out *o, const struct locus_divisible_plan *p)
+{
+	locus__out_field_num(o, "t_ideal", p->t_ideal);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "t_real", p->t_real);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "t_bound", p->t_bound);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "ratio", p->t_real / p->t_bound);
+}
+
+/* The virtual workers: members, parameters and, for those used, their
+ * chunk in each round. */
+static void plan_json_groups(struct locus__out *o, const struct locus_divisible_plan *p)
+{
+	locus__out_key(o, "groups");
+	locus__out_str(o, "[");
+	for (size_t k = 0; k < p->n_groups; k++) {
+		const struct locus_divisible_group *g = &p->groups[k];
+		locus__out_str(o, k ? ",\n  {" : "\n  {");
+		locus__out_key(o, "workers");
+		locus__out_char(o, '[');
+		for (size_t t = 0; t < g->count; t++) {
+			if (t)
+				locus__out_str(o, ", ");
+			locus__out_u64(o, p->order[g->first + t]);
+		}
+		locus__out_str(o, "], ");
+		locus__out_field_num(o, "S", g->S);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "B", g->B);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "Delta", g->Delta);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "E", g->E);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "R", g->R);
+		locus__out_str(o, ", ");
+		locus__out_key(o, "used");
+		locus__out_str(o, k < p->n_used ? "true" : "false");
+		locus__out_str(o, ", ");
+		locus__out_key(o, "chunks");
+		locus__out_char(o, '[');
+		for (size_t j = 0; k < p->n_used && j < p->rounds; j++) {
+			if (j)
+				locus__out_str(o, ", ");
+			locus__out_num(o, locus_divisible_group_chunk(p, j, k));
+		}
+		locus__out_str(o, "]}");
+	}
+	locus__out_char(o, ']');
+}
+
+/* The workers: parameters, virtual worker and rate. */
+static void plan_json_workers(struct locus__out *o, const struct locus_divisible_plan *p)
+{
+	locus__out_key(o, "workers");
+	locus__out_str(o, "[");
+	for (size_t i = 0; i < p->n_workers; i++) {
+		const struct locus_divisible_worker *w = &p->workers[i];
+		locus__out_str(o, i ? ",\n  {" : "\n  {");
+		locus__out_field_u64(o, "id", i);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "s", w->s);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "b", w->b);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "delta", w->delta);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "eps", w->eps);
+		locus__out_str(o, ", ");
+		locus__out_key(o, "group");
+		locus__out_i64(o, p->group_of[i]);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "rate", p->rate[i]);
+		locus__out_char(o, '}');
+	}
+	locus__out_str(o, "]");
+}
+
+/* An execution of the plan, simulated or measured: its makespan and every
+ * transfer and computation. */
+static void plan_json_execution(struct locus__out *o, const struct locus_divisible_run *run,
+				const char *label)
+{
+	locus__out_key(o, "execution");
+	locus__out_char(o, '{');
+	field_str(o, "label", label ? label : "simulated");
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "makespan", run->makespan);
+	locus__out_str(o, ", ");
+	locus__out_field_num(o, "link_busy", run->link_busy);
+	locus__out_str(o, ", ");
+	locus__out_key(o, "events");
+	locus__out_char(o, '[');
+	for (size_t e = 0; e < run->n_events; e++) {
+		const struct locus_divisible_event *v = &run->events[e];
+		locus__out_str(o, e ? ",\n  {" : "\n  {");
+		locus__out_field_u64(o, "worker", v->worker);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "round", v->round);
+		locus__out_str(o, ", ");
+		locus__out_field_u64(o, "group", v->group);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "units", v->units);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "send_start", v->send_start);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "recv_end", v->recv_end);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "comp_start", v->comp_start);
+		locus__out_str(o, ", ");
+		locus__out_field_num(o, "comp_end", v->comp_end);
+		locus__out_char(o, '}');
+	}
+	locus__out_str(o, "]}");
+}
+
 int locus_divisible_report_json(const struct locus_divisible_plan *p,
 				const struct locus_divisible_run *run, const char *label, FILE *fp)
 {
 	struct locus__out o;
 	locus__out_init(&o, fp);
 	locus__out_str(&o, "{");
-	field_str(&o, "format", PLAN_FORMAT);
-	locus__out_str(&o, ", ");
-	locus__out_field_u64(&o, "version", PLAN_VERSION);
+	plan_json_settings(&o, p);
 	locus__out_str(&o, ",\n ");
-	field_str(&o, "method", locus_divisible_method_name(&p->opt));
-	locus__out_str(&o, ", ");
-	locus__out_key(&o, "lambda");
-	locus__out_i64(&o, p->opt.lambda);
-	locus__out_str(&o, ", ");
-	locus__out_field_num(&o, "mu", p->opt.mu);
-	locus__out_str(&o, ", ");
-	locus__out_field_u64(&o, "group_size", p->opt.group_size);
+	plan_json_candidates(&o, p);
 	locus__out_str(&o, ",\n ");
-	locus__out_field_num(&o, "W", p->W);
-	locus__out_str(&o, ", ");
-	locus__out_field_num(&o, "b0", p->b0);
-	locus__out_str(&o, ", ");
-	locus__out_field_u64(&o, "n_workers", p->n_workers);
-	locus__out_str(&o, ", ");
-	locus__out_field_u64(&o, "n_groups", p->n_groups);
-	locus__out_str(&o, ", ");
-	locus__out_field_u64(&o, "n_used", p->n_used);
+	plan_json_times(&o, p);
 	locus__out_str(&o, ",\n ");
-	locus__out_field_num(&o, "theta", p->theta);
-	locus__out_str(&o, ", ");
-	locus__out_field_num(&o, "gamma", p->gamma);
-	locus__out_str(&o, ", ");
-	locus__out_field_num(&o, "m_star", p->m_star);
-	locus__out_str(&o, ", ");
-	locus__out_field_u64(&o, "rounds", p->rounds);
-	locus__out_str(&o, ", ");
-	locus__out_key(&o, "fallback");
-	locus__out_str(&o, p->fallback ? "true" : "false");
+	plan_json_groups(&o, p);
 	locus__out_str(&o, ",\n ");
-	locus__out_key(&o, "candidates");
-	locus__out_char(&o, '[');
-	for (size_t i = 0; i < p->n_cand && !p->opt.rounds; i++) {
-		locus__out_str(&o, i ? ", {" : "{");
-		locus__out_field_u64(&o, "rounds", p->cand[i].rounds);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "t_real", p->cand[i].t_real);
-		if (p->cand[i].infeasible) {
-			locus__out_str(&o, ", \"infeasible\": ");
-			locus__out_json_str(&o, p->cand[i].infeasible,
-					    strlen(p->cand[i].infeasible));
-		}
-		locus__out_char(&o, '}');
-	}
-	locus__out_str(&o, "],\n ");
-	locus__out_field_num(&o, "t_ideal", p->t_ideal);
-	locus__out_str(&o, ", ");
-	locus__out_field_num(&o, "t_real", p->t_real);
-	locus__out_str(&o, ", ");
-	locus__out_field_num(&o, "t_bound", p->t_bound);
-	locus__out_str(&o, ", ");
-	locus__out_field_num(&o, "ratio", p->t_real / p->t_bound);
-	locus__out_str(&o, ",\n ");
-	locus__out_key(&o, "groups");
-	locus__out_str(&o, "[");
-	for (size_t k = 0; k < p->n_groups; k++) {
-		const struct locus_divisible_group *g = &p->groups[k];
-		locus__out_str(&o, k ? ",\n  {" : "\n  {");
-		locus__out_key(&o, "workers");
-		locus__out_char(&o, '[');
-		for (size_t t = 0; t < g->count; t++) {
-			if (t)
-				locus__out_str(&o, ", ");
-			locus__out_u64(&o, p->order[g->first + t]);
-		}
-		locus__out_str(&o, "], ");
-		locus__out_field_num(&o, "S", g->S);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "B", g->B);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "Delta", g->Delta);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "E", g->E);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "R", g->R);
-		locus__out_str(&o, ", ");
-		locus__out_key(&o, "used");
-		locus__out_str(&o, k < p->n_used ? "true" : "false");
-		locus__out_str(&o, ", ");
-		locus__out_key(&o, "chunks");
-		locus__out_char(&o, '[');
-		for (size_t j = 0; k < p->n_used && j < p->rounds; j++) {
-			if (j)
-				locus__out_str(&o, ", ");
-			locus__out_num(&o, locus_divisible_group_chunk(p, j, k));
-		}
-		locus__out_str(&o, "]}");
-	}
-	locus__out_str(&o, "],\n ");
-	locus__out_key(&o, "workers");
-	locus__out_str(&o, "[");
-	for (size_t i = 0; i < p->n_workers; i++) {
-		const struct locus_divisible_worker *w = &p->workers[i];
-		locus__out_str(&o, i ? ",\n  {" : "\n  {");
-		locus__out_field_u64(&o, "id", i);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "s", w->s);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "b", w->b);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "delta", w->delta);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "eps", w->eps);
-		locus__out_str(&o, ", ");
-		locus__out_key(&o, "group");
-		locus__out_i64(&o, p->group_of[i]);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "rate", p->rate[i]);
-		locus__out_char(&o, '}');
-	}
-	locus__out_str(&o, "]");
+	plan_json_workers(&o, p);
 	if (run) {
 		locus__out_str(&o, ",\n ");
-		locus__out_key(&o, "execution");
-		locus__out_char(&o, '{');
-		field_str(&o, "label", label ? label : "simulated");
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "makespan", run->makespan);
-		locus__out_str(&o, ", ");
-		locus__out_field_num(&o, "link_busy", run->link_busy);
-		locus__out_str(&o, ", ");
-		locus__out_key(&o, "events");
-		locus__out_char(&o, '[');
-		for (size_t e = 0; e < run->n_events; e++) {
-			const struct locus_divisible_event *v = &run->events[e];
-			locus__out_str(&o, e ? ",\n  {" : "\n  {");
-			locus__out_field_u64(&o, "worker", v->worker);
-			locus__out_str(&o, ", ");
-			locus__out_field_u64(&o, "round", v->round);
-			locus__out_str(&o, ", ");
-			locus__out_field_u64(&o, "group", v->group);
-			locus__out_str(&o, ", ");
-			locus__out_field_num(&o, "units", v->units);
-			locus__out_str(&o, ", ");
-			locus__out_field_num(&o, "send_start", v->send_start);
-			locus__out_str(&o, ", ");
-			locus__out_field_num(&o, "recv_end", v->recv_end);
-			locus__out_str(&o, ", ");
-			locus__out_field_num(&o, "comp_start", v->comp_start);
-			locus__out_str(&o, ", ");
-			locus__out_field_num(&o, "comp_end", v->comp_end);
-			locus__out_char(&o, '}');
-		}
-		locus__out_str(&o, "]}");
+		plan_json_execution(&o, run, label);
 	}
 	locus__out_str(&o, "}\n");
 	return locus__out_fini(&o);
