@@ -166,17 +166,26 @@ static int journal_read(struct flow *f, const struct locus_graph *g, const char 
 	return 0;
 }
 
-/* Rank 0: whether the journal is a file the workflow writes (an output
- * of one of its tasks, in the shared directory): 0, or the error. */
-static int journal_is_output(struct flow *f, const struct locus_graph *g)
+const char *locus__rt_journal_place(const struct flow *f, char *real, size_t size)
 {
-	char dir[PATH_MAX], real[PATH_MAX], jpath[PATH_MAX * 2], opath[PATH_MAX * 2];
+	char dir[PATH_MAX];
 	locus__rt_fmt(dir, sizeof dir, "%s", f->opt->journal);
 	char *slash = strrchr(dir, '/');
 	const char *base = slash ? slash + 1 : dir;
 	if (slash == dir)
-		locus__rt_fmt(real, sizeof real, "/");
+		locus__rt_fmt(real, size, "/");
 	else if (!realpath(slash ? (*slash = 0, dir) : ".", real))
+		return NULL;
+	return f->opt->journal + (base - dir);
+}
+
+/* Rank 0: whether the journal is a file the workflow writes (an output
+ * of one of its tasks, in the shared directory): 0, or the error. */
+static int journal_is_output(struct flow *f, const struct locus_graph *g)
+{
+	char real[PATH_MAX], jpath[PATH_MAX * 2], opath[PATH_MAX * 2];
+	const char *base = locus__rt_journal_place(f, real, sizeof real);
+	if (!base)
 		return 0; /* its directory is missing: opening it says so */
 	locus__rt_fmt(jpath, sizeof jpath, "%s/%s", real, base);
 	for (uint32_t o = 0; o < g->n_objects; o++) {

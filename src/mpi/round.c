@@ -386,14 +386,13 @@ int locus__rt_directories(struct flow *f)
 		if (f->opt->journal) {
 			/* Named by the journal's absolute path (its directory's
 			 * real path: the journal itself may not exist yet). */
-			char dir[PATH_MAX], real[PATH_MAX];
-			locus__rt_fmt(dir, sizeof dir, "%s", f->opt->journal);
-			char *slash = strrchr(dir, '/');
-			const char *base = slash ? slash + 1 : dir;
-			if (slash == dir)
-				locus__rt_fmt(real, sizeof real, "/");
-			else if (!realpath(slash ? (*slash = 0, dir) : ".", real))
+			char real[PATH_MAX];
+			const char *base = locus__rt_journal_place(f, real, sizeof real);
+			if (!base) {
 				locus__rt_fmt(real, sizeof real, "?");
+				base = strrchr(f->opt->journal, '/');
+				base = base ? base + 1 : f->opt->journal;
+			}
 			uint64_t h = locus__rt_fnv(FNV_START, real, strlen(real));
 			h = locus__rt_fnv(h, "/", 1);
 			h = locus__rt_fnv(h, base, strlen(base));

@@ -609,6 +609,10 @@ void locus__rt_take_report(struct flow *f, const struct rec *r);
 /* Rank 0: task t, rewound, is not done (any more). */
 void locus__rt_undone(struct flow *f, uint32_t t);
 int locus__rt_resume(struct flow *f);
+/* The journal's place (opt->journal): its directory's real path into
+ * real (the journal itself may not exist yet), and its name, a pointer
+ * into opt->journal; NULL when the directory is missing. */
+const char *locus__rt_journal_place(const struct flow *f, char *real, size_t size);
 int locus__rt_results(struct flow *f, struct locus_mpi_flow_report *rep);
 
 /* round.c */
