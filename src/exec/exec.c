@@ -524,8 +524,7 @@ void locus__exec_appeared(struct locus__exec *x, uint32_t o, uint32_t node, doub
 				now);
 }
 
-void locus__exec_appeared_as(struct locus__exec *x, uint32_t o, uint32_t node, int only,
-			     double now)
+void locus__exec_appeared_as(struct locus__exec *x, uint32_t o, uint32_t node, int only, double now)
 {
 	const struct locus_object *ob = &x->g->objects[o];
 	int stored = ob->producer == LOCUS_NONE;

@@ -385,7 +385,8 @@ static void wake_up(struct amfs_worker *wk, struct locus_actions *act, uint32_t 
 {
 	while (wk->next_look < now) {
 		if (wk->steal_wait >= STEAL_WAIT_MAX) {
-			wk->next_look += ceil((now - wk->next_look) / STEAL_WAIT_MAX) * STEAL_WAIT_MAX;
+			wk->next_look +=
+			    ceil((now - wk->next_look) / STEAL_WAIT_MAX) * STEAL_WAIT_MAX;
 			break;
 		}
 		wk->steal_wait = next_wait(wk->steal_wait);
@@ -415,7 +416,8 @@ static void try_steal(struct amfs *s, struct amfs_worker *wk, struct locus_actio
 		uint32_t v = NONE, most = 0;
 		for (uint32_t x = 0; x < s->nw && !wk->stole; x++) {
 			uint32_t n = queued(s, x);
-			if (x != w && n >= 2 && (v == NONE || n > most) && stealable(s->worker[x])) {
+			if (x != w && n >= 2 && (v == NONE || n > most) &&
+			    stealable(s->worker[x])) {
 				v = x;
 				most = n;
 			}
