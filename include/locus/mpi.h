@@ -388,6 +388,15 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		       struct locus_mpi_flow_report *report, struct locus_error *err);
 void locus_mpi_flow_report_fini(struct locus_mpi_flow_report *report);
 
+/* What the nodes of comm can do, measured (collective; every rank calls
+ * it): the slowest node's local storage reading back a 64 MiB file it
+ * has just written in `dir` (NULL: /dev/shm), and MPI moving 64 MiB from
+ * the first worker rank (rank 1 when there are more than 2) to the last.
+ * Rank 0 gets both rates in bytes/s (0: not measured); the other ranks'
+ * are undefined. `locus flow run --measured` writes them into a platform
+ * file for the simulator. */
+void locus_mpi_probe(MPI_Comm comm, const char *dir, double *disk_bw, double *net_bw);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,5 @@
 /* locus flow: many-task workflows (AME/AMFS): show one's stages and
  * patterns, or run it in the simulator under a data-management policy. */
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1052,64 +1051,6 @@ static void run_progress(void *user, size_t done, size_t total, double seconds)
 		fputc('\n', stderr);
 }
 
-/* What the nodes can do, measured after the run for --measured (every
- * rank calls it): the slowest node's local storage reading a 64 MiB file
- * it has just written (its first rank on each host: the simulator's
- * disk_bw is a read bandwidth), and MPI moving 64 MiB from the first
- * worker rank to the last. Rank 0 gets the rates
- * (bytes/s; 0 when not measured). Buffers are written before the clock
- * starts, so that what is timed is the storage and the transport. */
-static void probe_platform(const struct flow_args *a, double *disk_bw, double *net_bw)
-{
-	const size_t n = (size_t)64 << 20;
-	int rank, size, local = 0;
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	MPI_Comm host;
-	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-	MPI_Comm_rank(host, &local);
-	MPI_Comm_free(&host);
-	char *buf = malloc(n);
-	if (buf)
-		memset(buf, 'x', n);
-	double disk = 0;
-	if (buf && local == 0) {
-		char path[4096];
-		snprintf(path, sizeof path, "%s/locus-probe-%d-%ld",
-			 a->local ? a->local : "/dev/shm", rank, (long)getpid());
-		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd >= 0 && write(fd, buf, n) == (ssize_t)n && !fsync(fd)) {
-			double t0 = MPI_Wtime();
-			if (pread(fd, buf, n, 0) == (ssize_t)n)
-				disk = (double)n / (MPI_Wtime() - t0);
-		}
-		if (fd >= 0)
-			close(fd);
-		unlink(path);
-	}
-	/* The slowest host's; hosts that did not measure say nothing. */
-	double mine = disk > 0 ? disk : 1e300, slowest = 0;
-	MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-	*disk_bw = slowest < 1e300 ? slowest : 0;
-	int from = size > 2 ? 1 : 0, to = size - 1, ok = buf != NULL, all = 0;
-	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	double net = 0;
-	if (all && from != to) {
-		MPI_Barrier(MPI_COMM_WORLD);
-		double t0 = MPI_Wtime();
-		if (rank == from) {
-			MPI_Send(buf, (int)n, MPI_BYTE, to, 0, MPI_COMM_WORLD);
-			MPI_Recv(&ok, 1, MPI_INT, to, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			net = (double)n / (MPI_Wtime() - t0);
-		} else if (rank == to) {
-			MPI_Recv(buf, (int)n, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			MPI_Send(&ok, 1, MPI_INT, from, 1, MPI_COMM_WORLD);
-		}
-	}
-	MPI_Reduce(&net, net_bw, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-	free(buf);
-}
-
 /* --measured PREFIX: the run's nodes with what the probes measured of
  * their storage and network, and each task's seconds in its command, in
  * the workflow's task order (a task the run did not do: the workflow's
@@ -1201,7 +1142,7 @@ static int run_rank(struct flow_args *a)
 	}
 	double disk_bw = 0, net_bw = 0;
 	if (!rc && a->measured)
-		probe_platform(a, &disk_bw, &net_bw);
+		locus_mpi_probe(MPI_COMM_WORLD, a->local, &disk_bw, &net_bw);
 	if (rc) {
 		if (rank == 0)
 			status = cli_error(cmd, &err, rc);
