@@ -491,10 +491,12 @@ static void assigned(struct amfs *s, struct amfs_worker *wk, struct locus_action
 		locus_act_oom(act);
 		return;
 	}
+	/* Asleep: the looks it slept through first (with the waits they
+	 * had), its next one a timer; then the wait starts again. */
+	if (wk->asleep)
+		wake_up(wk, act, w, now);
 	wk->stole = 0;
 	wk->steal_wait = 0;
-	if (wk->asleep)
-		wake_up(wk, act, w, now); /* its next look, as a timer */
 	locus_act_cost(act, s->g->tasks[q.task].n_in + s->g->tasks[q.task].n_out);
 	if (heads(wk, q.task))
 		head_changed(s, wk, act, w);
