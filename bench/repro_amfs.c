@@ -34,7 +34,7 @@
  *  replicate  V-F5's alternative: the writer of a multicast group run again
  *           on the replicas' nodes instead of copying the group, against
  *           copying it, on Montage 6x6 and mtcBLAST
- *  wfcommons  the WfCommons instances of ../shared/data, every configuration
+ *  wfcommons  the WfCommons instances of tests/fixtures, every configuration
  *  million  a million-task workflow, simulated
  *
  *   repro_amfs [--out DIR] [--quick] [EXPERIMENT...]  (default: all, into docs/results)
@@ -718,14 +718,15 @@ static void exp_wfcommons(void)
 		printf("---|");
 	printf("\n");
 	for (size_t i = 0; i < sizeof inst / sizeof inst[0]; i++) {
-		/* From the repository (make repro) or its build directory. */
+		/* The copies in tests/fixtures, from the repository (make
+		 * repro) or its build directory. */
 		char path[512];
-		snprintf(path, sizeof path, "../shared/data/wfcommons/%s", inst[i]);
+		snprintf(path, sizeof path, "tests/fixtures/wfcommons/%s", inst[i]);
 		FILE *probe = fopen(path, "r");
 		if (probe)
 			fclose(probe);
 		else
-			snprintf(path, sizeof path, "../../shared/data/wfcommons/%s", inst[i]);
+			snprintf(path, sizeof path, "../tests/fixtures/wfcommons/%s", inst[i]);
 		struct locus_graph *g = NULL;
 		struct locus_error err = {0};
 		if (locus_flow_load(&g, path, NULL, &err)) {

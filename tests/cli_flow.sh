@@ -13,7 +13,6 @@
 set -u
 locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tests=$(cd "$2" && pwd)
-shared=$(cd "$tests/../../shared/data" 2>/dev/null && pwd) || shared=""
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-flow.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -160,18 +159,17 @@ run nocmd-run 1 "$locus" flow run nocmd.json -q &&
 	expect nocmd-run 'nocmd.json: task "b" has no command, and it writes "g": expected a command for every task that writes files' "$err"
 run nocmd-sim 0 "$locus" flow sim nocmd.json -q && expect nocmd-sim 'status +complete' "$out"
 
-# The WfCommons instances: every configuration completes.
-if [ -n "$shared" ] && [ -d "$shared/wfcommons" ]; then
-	n=0
-	for f in "$shared"/wfcommons/*-001.json; do
-		if run "wf $(basename "$f")" 0 "$locus" flow sim "$f" --nodes 8 --compare $configs -q; then
-			[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 7 ] && ok ||
-				fail "$f: not seven complete runs"
-			n=$((n + 1))
-		fi
-	done
-	[ "$n" -eq 4 ] && ok || fail "wfcommons: $n of 4 instances ran"
-fi
+# The WfCommons instances (tests/fixtures/wfcommons): every configuration
+# completes.
+n=0
+for f in "$tests"/fixtures/wfcommons/*-001.json; do
+	if run "wf $(basename "$f")" 0 "$locus" flow sim "$f" --nodes 8 --compare $configs -q; then
+		[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 7 ] && ok ||
+			fail "$f: not seven complete runs"
+		n=$((n + 1))
+	fi
+done
+[ "$n" -eq 4 ] && ok || fail "wfcommons: $n of 4 instances ran"
 
 # Errors: clear, with the right status, nothing half-written.
 run bad-config 2 "$locus" flow sim gen:montage:8 --config fast &&

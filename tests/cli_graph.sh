@@ -8,7 +8,7 @@
 set -u
 locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tests=$(cd "$2" && pwd)
-shared=$(cd "$tests/../../shared/data" 2>/dev/null && pwd) || shared=""
+data=$tests/fixtures
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-graph.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -81,48 +81,44 @@ head -n 1 r.csv | grep -q ',start,attempts,name$' && [ "$(wc -l <r.csv)" -eq 11 
 	fail "csv: not 10 tasks with the graph columns"
 tail -n 1 g.svg | grep -q '</svg>' && ok || fail "gantt: not a whole SVG"
 
-# Every STG graph on 2, 4, 8 and 16 identical processors without
+# Every STG graph (tests/fixtures/stg) on 2, 4, 8 and 16 identical processors without
 # communication: no policy beats the critical path or work/P, both read
 # from the file itself (its "CP Length" line and the sum of its costs).
-if [ -n "$shared" ] && [ -d "$shared/stg" ]; then
-	n=0
-	for f in "$shared"/stg/*/*.stg; do
-		cp=$(awk '/CP Length/ { print $NF }' "$f")
-		work=$(awk '!/^#/ && NF >= 3 && NR > 1 { s += $2 } END { print s }' "$f")
-		for p in 2 4 8 16; do
-			if ! "$locus" sim --graph "$f" --procs $p --compare heft,cpop,dls,peft --json >c.json 2>c.err; then
-				fail "stg $f on $p: $(cat c.err)"
-				continue
-			fi
-			runs=$(grep -c '"policy": ' c.json)
-			[ "$runs" -eq 4 ] || fail "stg $f on $p: $runs runs"
-			grep -o '"makespan": [0-9.e+-]*' c.json | sed 's/.*: //' >ms.txt
-			bad=$(awk -v cp="$cp" -v w="$work" -v p=$p \
-				'$1 + 0 < cp * (1 - 1e-9) || $1 + 0 < w / p * (1 - 1e-9) { print }' ms.txt)
-			grep -q '"status": "failed"' c.json && fail "stg $f on $p: a run failed"
-			[ -z "$bad" ] && [ -s ms.txt ] || fail "stg $f on $p: makespan $bad below cp $cp or work/P $work/$p"
-			n=$((n + 1))
-		done
+n=0
+for f in "$data"/stg/*/*.stg; do
+	cp=$(awk '/CP Length/ { print $NF }' "$f")
+	work=$(awk '!/^#/ && NF >= 3 && NR > 1 { s += $2 } END { print s }' "$f")
+	for p in 2 4 8 16; do
+		if ! "$locus" sim --graph "$f" --procs $p --compare heft,cpop,dls,peft --json >c.json 2>c.err; then
+			fail "stg $f on $p: $(cat c.err)"
+			continue
+		fi
+		runs=$(grep -c '"policy": ' c.json)
+		[ "$runs" -eq 4 ] || fail "stg $f on $p: $runs runs"
+		grep -o '"makespan": [0-9.e+-]*' c.json | sed 's/.*: //' >ms.txt
+		bad=$(awk -v cp="$cp" -v w="$work" -v p=$p \
+			'$1 + 0 < cp * (1 - 1e-9) || $1 + 0 < w / p * (1 - 1e-9) { print }' ms.txt)
+		grep -q '"status": "failed"' c.json && fail "stg $f on $p: a run failed"
+		[ -z "$bad" ] && [ -s ms.txt ] || fail "stg $f on $p: makespan $bad below cp $cp or work/P $work/$p"
+		n=$((n + 1))
 	done
-	[ "$n" -ge 80 ] && ok || fail "stg: only $n graph x processor runs"
-fi
+done
+[ "$n" -ge 80 ] && ok || fail "stg: only $n graph x processor runs"
 
 # A WfCommons instance: complete under every policy; a node failing
 # midway ends a static plan's run with a message naming the task, exit 1.
-if [ -n "$shared" ] && [ -f "$shared/wfcommons/blast-chameleon-small-001.json" ]; then
-	wf="$shared/wfcommons/blast-chameleon-small-001.json"
-	run wf 0 "$locus" sim --graph "$wf" --procs 4 --compare heft,cpop,dls,peft &&
-		[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 4 ] && ok ||
-		fail "wfcommons: not four complete runs"
-	run wf-run 0 "$locus" sim --graph "$wf" --procs 4 --json
-	ms=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed 's/.*: //')
-	half=$(awk -v m="$ms" 'BEGIN { print m / 2 }')
-	run wf-fail 1 "$locus" sim --graph "$wf" --procs 4 --fail "p02@$half" &&
-		expect wf-fail-status 'status +FAILED after' "$out" &&
-		expect wf-fail-err 'the run failed: task .* (was lost when node p02 failed|lost .* from node p02)' "$err"
-	run wf-recover 1 "$locus" sim --graph "$wf" --procs 4 --fail "p02@$half+10" --json &&
-		expect wf-recover-json '"status": "failed"' "$out"
-fi
+wf="$data/wfcommons/blast-chameleon-small-001.json"
+run wf 0 "$locus" sim --graph "$wf" --procs 4 --compare heft,cpop,dls,peft &&
+	[ "$(printf '%s\n' "$out" | grep -c ' complete ')" -eq 4 ] && ok ||
+	fail "wfcommons: not four complete runs"
+run wf-run 0 "$locus" sim --graph "$wf" --procs 4 --json
+ms=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed 's/.*: //')
+half=$(awk -v m="$ms" 'BEGIN { print m / 2 }')
+run wf-fail 1 "$locus" sim --graph "$wf" --procs 4 --fail "p02@$half" &&
+	expect wf-fail-status 'status +FAILED after' "$out" &&
+	expect wf-fail-err 'the run failed: task .* (was lost when node p02 failed|lost .* from node p02)' "$err"
+run wf-recover 1 "$locus" sim --graph "$wf" --procs 4 --fail "p02@$half+10" --json &&
+	expect wf-recover-json '"status": "failed"' "$out"
 
 # Generated graphs, derived data and heterogeneity, scenarios.
 run gen 0 "$locus" sim --graph gen:layrpred:300 --procs 10 --ccr 0.5 --beta 0.5 --seed 3 --json

@@ -1,6 +1,6 @@
 /*
  * The WfCommons reader (locus_dag_read_wfcommons): the four shipped
- * WfInstances (../shared/data/wfcommons, WfFormat 1.5) against counts made
+ * WfInstances (tests/fixtures/wfcommons, WfFormat 1.5) against counts made
  * here from the same JSON with jansson; each run in the simulator under
  * HEFT, CPOP, DLS and PEFT on 4 and 16 nodes (every task once, in
  * dependency order, never below the bounds), with a node failing mid-run
@@ -32,7 +32,9 @@ static const char *const policies[] = {"heft", "cpop", "dls", "peft"};
 static char *instance_text(size_t k, size_t *len)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/data/wfcommons/%s", LOCUS_SHARED_DIR, instances[k]);
+	snprintf(path, sizeof path, "%s", test_fixture("wfcommons"));
+	size_t dl = strlen(path);
+	snprintf(path + dl, sizeof path - dl, "/%s", instances[k]);
 	char *text = test_slurp(path, len);
 	if (!text)
 		fprintf(stderr, "cannot read %s\n", path);

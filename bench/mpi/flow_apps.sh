@@ -16,7 +16,7 @@
 #     does it (the mpiBLAST-style `locus run` over 16 placed fragments,
 #     scal and fifo) on as many ranks and nodes, each run timed alike
 #     (makespan, and wall seconds with MPI's start) and its hits checked.
-# (c) Each WfCommons instance of ../shared/data/wfcommons with stand-ins
+# (c) Each WfCommons instance of tests/fixtures/wfcommons with stand-ins
 #     (runtimes x 0.01) on 2 emulated nodes of 2 workers, --measured, then
 #     replayed by locus flow sim on the measured platform: the makespans
 #     side by side.
@@ -32,7 +32,7 @@ GRID=${2:-6}
 NODES=${3:-4}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-DATA=${FLOW_APPS_DATA:-$ROOT/../shared/data/wfcommons}
+DATA=${FLOW_APPS_DATA:-$ROOT/tests/fixtures/wfcommons}
 W=$(mktemp -d "${TMPDIR:-/tmp}/flow-apps.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

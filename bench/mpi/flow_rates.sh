@@ -59,7 +59,7 @@ C=${FLOW_RATES_CHAIN:-150}     # chained tasks
 T2=${FLOW_RATES_FN_TASKS:-50000} # independent task functions
 C2=${FLOW_RATES_FN_CHAIN:-10000} # chained task functions
 BENCH_FLOW=$(dirname "$LOCUS")/bench_flow
-WF=${FLOW_RATES_WFCOMMONS:-/work/shared/data/wfcommons/montage-chameleon-2mass-005d-001.json}
+WF=${FLOW_RATES_WFCOMMONS:-$HERE/../../tests/fixtures/wfcommons/montage-chameleon-2mass-005d-001.json}
 # Scratch in the caller's TMPDIR; the nodes' storage goes to /dev/shm (locus's default).
 W=$(mktemp -d "${TMPDIR:-/tmp}/flow-rates.XXXXXX")
 trap 'rm -rf "$W"' EXIT

@@ -273,9 +273,12 @@ for how in deleted corrupted; do
 done
 
 # ---- stand-ins ------------------------------------------------------------------------
-# (the smallest instance: 101 tasks, 1.6 MB of files)
-wf=$(ls "$here/../../../shared/data/wfcommons/"seismology-*.json 2>/dev/null | head -n 1)
-if [ -n "$wf" ]; then
+# (the smallest instance of tests/fixtures/wfcommons: 101 tasks, 1.6 MB
+# of files)
+wf="$here/../fixtures/wfcommons/seismology-chameleon-100p-001.json"
+if [ ! -r "$wf" ]; then
+	fail "no $wf"
+else
 	d="$tmp/standin"
 	mkdir -p "$d"
 	if run "wfcommons:$wf" --shared "$d" -np 5 --emulate-nodes 2 --stand-in 0.0001 -q \
