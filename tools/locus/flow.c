@@ -1,5 +1,7 @@
 /* locus flow: many-task workflows (AME/AMFS): show one's stages and
  * patterns, or run it in the simulator under a data-management policy. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -7,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -18,6 +22,8 @@ static const char *const help_head =
     "usage: locus flow show WORKFLOW [OPTIONS]\n"
     "       locus flow sim WORKFLOW [OPTIONS]\n"
     "       locus flow run WORKFLOW [-np N] [--emulate-nodes K] [OPTIONS]\n"
+    "       locus flow run WORKFLOW --dry-run [OPTIONS]\n"
+    "       locus flow clean WORKFLOW [--shared DIR] [--journal FILE]\n"
     "\n"
     "Many-task workflows: programs coupled by files. 'show' prints a workflow's\n"
     "stages, the dataflow patterns found in them (gather, reduce, multicast,\n"
@@ -29,7 +35,12 @@ static const char *const help_head =
     "on MPI ranks under the same policy: each task's command in a working directory\n"
     "of its node where its inputs appear under their names, files kept in each\n"
     "node's local storage and copied between nodes by MPI, the final outputs\n"
-    "written to the shared directory.\n";
+    "written to the shared directory. 'run --dry-run' prints what a run would do\n"
+    "(ranks, the workflow's inputs and whether they are there, every task's\n"
+    "command, reads and writes in the order its dependencies allow) and makes\n"
+    "nothing. 'clean' removes what a run of the workflow made in the shared\n"
+    "directory (every file a task writes) and its --journal, as makeflow -c does,\n"
+    "and nothing else.\n";
 
 static const char *const help_workflow =
     "\n"
@@ -74,8 +85,8 @@ struct flow_args {
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
 	const char *local, *shared, *journal, *measured;
-	int keep, have_run, tty, checksum;
-	double stand_in;
+	int keep, have_run, have_run_only, tty, checksum, dry_run;
+	double stand_in, timeout;
 	/* The platform (sim). */
 	const char *platform;
 	uint64_t nodes, cores, dispatchers, net_bw, disk_bw, storage, fs_bw;
@@ -120,6 +131,8 @@ enum {
 	O_CHECKSUM,
 	O_MEASURED,
 	O_STAND_IN,
+	O_DRY_RUN,
+	O_TIMEOUT,
 	O_DISPATCHERS,
 	O_NET_BW,
 	O_DISK_BW,
@@ -244,6 +257,8 @@ static int ranks_option(const char *cmd, void *values, int id, const char *arg)
 {
 	struct flow_args *a = values;
 	a->have_run = 1;
+	if (id != O_SHARED && id != O_JOURNAL)
+		a->have_run_only = 1; /* not clean's */
 	if (id == 'n' && (!a->np || a->np > 1000000))
 		return cli_expects(cmd, "--np", "a count of ranks from 2", arg);
 	if (id == 'K' && (!a->emulate || a->emulate > 100000))
@@ -252,6 +267,8 @@ static int ranks_option(const char *cmd, void *values, int id, const char *arg)
 		return cli_expects(cmd, "--retries", "a count from 0 to 1000", arg);
 	if (id == O_STAND_IN && !(a->stand_in > 0 && a->stand_in <= 1e6))
 		return cli_expects(cmd, "--stand-in", "a factor > 0", arg);
+	if (id == O_TIMEOUT && !(a->timeout > 0 && a->timeout <= 1e9))
+		return cli_expects(cmd, "--timeout", "seconds > 0", arg);
 	/* An empty name would be the file system's root (--local), this
 	 * directory (--shared), or no file at all (--journal). */
 	if ((id == O_LOCAL || id == O_SHARED || id == O_JOURNAL) && !*arg)
@@ -299,6 +316,14 @@ static const struct cli_opt ranks_opts[] = {
      "run stand-ins instead of the commands: each reads its\n"
      "inputs, sleeps X times its runtime and writes outputs\n"
      "of their recorded sizes (WfCommons instances)"},
+    {"timeout", O_TIMEOUT, CLI_NUMBER, AT(timeout), "SECONDS",
+     "end an attempt that runs longer (its whole process\n"
+     "group: SIGTERM, SIGKILL 2 s later), report it with\n"
+     "its stderr and retry it as any failure; a Makeflow's\n"
+     ".MAKEFLOW WALL_TIME gives its rules' own limit"},
+    {"dry-run", O_DRY_RUN, CLI_FLAG, AT(dry_run), NULL,
+     "print what the run would do, in order, and start\n"
+     "nothing: no rank, file, directory, lock or journal"},
 };
 static const struct cli_group ranks_group = CLI_GROUP(ranks_opts, ranks_option);
 
@@ -413,11 +438,24 @@ static int check_args(const char *cmd, struct flow_args *a)
 	const char *sub = a->sub;
 	int is_sim = !strcmp(sub, "sim"), is_run = !strcmp(sub, "run");
 	if (a->mpi.mpirun || a->mpi.hostfile || a->mpi.n_args)
-		a->have_run = 1;
+		a->have_run = a->have_run_only = 1;
+	if (!strcmp(sub, "clean")) {
+		if (a->have_run_only || a->config || a->pol.name || a->pol.opts || a->compare ||
+		    a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||
+		    a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 ||
+		    a->cost_entry >= 0 || a->work || a->reduce || cli_results_any(&a->res) ||
+		    a->res.json)
+			return cli_usage_error(cmd, "'locus flow clean' takes the workflow's "
+						    "options, --shared and --journal");
+		return 0;
+	}
 	if (!is_run && a->have_run)
 		return cli_usage_error(cmd, "--np, --emulate-nodes, --local, --shared, --retries, "
-					    "--keep, --stand-in and the launcher's options are "
-					    "'locus flow run''s");
+					    "--keep, --stand-in, --timeout, --dry-run and the "
+					    "launcher's options are 'locus flow run''s");
+	if (a->dry_run && (cli_results_any(&a->res) || a->measured || a->res.json))
+		return cli_usage_error(cmd, "a dry run writes nothing and has no result: drop "
+					    "the output options");
 	if (!is_sim && a->work)
 		return cli_usage_error(cmd, "--work replaces the runtimes 'locus flow sim' uses");
 	if (is_run &&
@@ -1016,7 +1054,6 @@ out:
 
 /* ---- run ------------------------------------------------------------------- */
 
-#ifdef LOCUS_HAVE_MPI
 /* The shared directory: --shared, else the workflow file's directory
  * (where a Makeflow's relative names point), else this one. */
 static int shared_dir(const struct flow_args *a, char *buf, size_t size)
@@ -1043,6 +1080,348 @@ static int shared_dir(const struct flow_args *a, char *buf, size_t size)
 	return 0;
 }
 
+/* ---- run --dry-run, and clean -------------------------------------------------- */
+
+/* Prints a task's command as it would run: the shell line, or the words. */
+static void print_command(const struct locus_command *c)
+{
+	if (c && c->line) {
+		printf("%s", c->line);
+	} else if (c && c->argv) {
+		for (uint32_t i = 0; i < c->argc; i++)
+			printf("%s%s", i ? " " : "", c->argv[i]);
+	} else {
+		printf("(none: the task runs nothing)");
+	}
+	if (c && (c->flags & LOCUS_COMMAND_LOCAL))
+		printf("   [LOCAL: where the workflow was started]");
+	printf("\n");
+}
+
+/* A workflow file's path in the shared directory. */
+static void shared_path(const char *shared, const char *name, char *buf, size_t size)
+{
+	if (name[0] == '/')
+		snprintf(buf, size, "%s", name);
+	else
+		snprintf(buf, size, "%s/%s", shared, name);
+}
+
+/* Prints the list of the names of objects ids[0..n) on one line. */
+static void print_names(const char *label, const struct locus_graph *g, const uint32_t *ids,
+			uint32_t n, const char *const *as)
+{
+	if (!n)
+		return;
+	printf("       %-6s ", label);
+	for (uint32_t k = 0; k < n; k++) {
+		const char *name = g->objects[ids[k]].name;
+		printf("%s%s", k ? ", " : "", name ? name : "(unnamed)");
+		if (as && as[k])
+			printf(" (as %s)", as[k]);
+	}
+	printf("\n");
+}
+
+/* locus flow run --dry-run: what the run would do, from the launching
+ * process, making nothing (no rank starts, no file, directory, lock or
+ * journal is made). 0, or 1 when the run would fail before any task
+ * (a workflow that cannot be read, a journal that is not this
+ * workflow's, inputs missing in the shared directory). */
+static int flow_dry_run(struct flow_args *a)
+{
+	const char *cmd = "flow run";
+	struct locus_error err = {0};
+	struct locus_graph *g = NULL;
+	int rc;
+	if ((rc = load(&g, a, &err)) ||
+	    (!a->stand_in && (rc = locus_flow_check_commands(g, a->workflow, &err)))) {
+		locus_graph_destroy(g);
+		return cli_error(cmd, &err, rc);
+	}
+	char shared[4096], path[8192];
+	shared_dir(a, shared, sizeof shared);
+	/* What a journal says is done (read, never made nor locked). */
+	unsigned char *done = NULL;
+	size_t n_done = 0;
+	struct locus_flow_journal j = {0};
+	int journal_state = 0; /* 0 none asked, 1 missing or empty, 2 read */
+	if (a->journal) {
+		size_t len = 0;
+		FILE *fp = fopen(a->journal, "rb");
+		char *text = NULL;
+		journal_state = 1;
+		if (fp) {
+			char *buf = NULL;
+			size_t cap = 0;
+			FILE *mem = open_memstream(&buf, &cap);
+			char chunk[65536];
+			size_t k;
+			while (mem && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
+				fwrite(chunk, 1, k, mem);
+			if (mem)
+				fclose(mem);
+			fclose(fp);
+			text = buf;
+			len = cap;
+		}
+		if (text && len) {
+			if ((rc = locus_flow_journal_parse(&j, g, text, len, a->journal, &err))) {
+				free(text);
+				locus_graph_destroy(g);
+				return cli_error(cmd, &err, rc);
+			}
+			journal_state = 2;
+			done = j.done;
+			for (size_t t = 0; t < g->n_tasks; t++)
+				n_done += done[t] != 0;
+		}
+		free(text);
+	}
+	size_t n_in = 0, n_out = 0, missing = 0;
+	for (size_t o = 0; o < g->n_objects; o++) {
+		n_in += g->objects[o].producer == LOCUS_NONE;
+		n_out += g->objects[o].producer != LOCUS_NONE && !g->objects[o].n_cons;
+	}
+	uint64_t D = a->dispatchers ? a->dispatchers : 1, np = a->np;
+	if (!np) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		np = a->emulate ? a->emulate + D : (uint64_t)(cores > 1 ? cores : 2);
+	}
+	const char *pname = a->pol.name ? a->pol.name : "amfs";
+	printf("locus flow run --dry-run: nothing is run or made\n\n");
+	printf("workflow   %s: %zu task%s, %zu stage%s, %zu file%s (%zu input%s, %zu final "
+	       "output%s)\n",
+	       a->workflow, g->n_tasks, g->n_tasks == 1 ? "" : "s", g->n_stages,
+	       g->n_stages == 1 ? "" : "s", g->n_objects, g->n_objects == 1 ? "" : "s", n_in,
+	       n_in == 1 ? "" : "s", n_out, n_out == 1 ? "" : "s");
+	printf("shared     %s (inputs read there, final outputs written there)\n", shared);
+	printf("ranks      %" PRIu64 ": %" PRIu64 " dispatcher%s, %" PRIu64 " worker%s", np, D,
+	       D == 1 ? "" : "s", np > D ? np - D : 0, np - D == 1 ? "" : "s");
+	if (a->emulate)
+		printf(" on %" PRIu64 " emulated node%s", a->emulate, a->emulate == 1 ? "" : "s");
+	else if (a->mpi.hostfile)
+		printf(" on the hosts of %s", a->mpi.hostfile);
+	printf("; node storage under %s\n", a->local ? a->local : "/dev/shm");
+	printf("policy     %s", pname);
+	if (!strcmp(pname, "amfs"))
+		printf(" (config %s)", a->config ? a->config : "auto");
+	printf(": it places each task on a worker as the run goes,\n"
+	       "           so the tasks are listed in an order their dependencies allow,\n"
+	       "           each to run on whichever worker the policy picks then\n");
+	printf("attempts   %" PRIu64 " per task", a->retries + 1);
+	if (a->timeout > 0)
+		printf(", each ended after %g s", a->timeout);
+	printf("\n");
+	if (a->stand_in > 0)
+		printf("commands   stand-ins: each reads its inputs and sleeps %g x its runtime\n",
+		       a->stand_in);
+	if (journal_state == 1)
+		printf("journal    %s: none yet, the run would make it\n", a->journal);
+	else if (journal_state == 2)
+		printf("journal    %s: %zu of %zu tasks done, skipped unless their files are "
+		       "lost\n",
+		       a->journal, n_done, g->n_tasks);
+	printf("\ninputs of the workflow, in %s:\n", shared);
+	for (size_t o = 0; o < g->n_objects; o++) {
+		const struct locus_object *ob = &g->objects[o];
+		if (ob->producer != LOCUS_NONE)
+			continue;
+		struct stat st;
+		const char *name = ob->name ? ob->name : "(unnamed)";
+		shared_path(shared, name, path, sizeof path);
+		if (!stat(path, &st)) {
+			printf("  %s (%jd bytes)\n", name, (intmax_t)st.st_size);
+		} else if (a->stand_in > 0) {
+			printf("  %s (missing: the stand-ins make it, %" PRIu64 " bytes)\n", name,
+			       ob->bytes);
+		} else {
+			printf("  %s (MISSING: %s)\n", name, strerror(errno));
+			missing++;
+		}
+	}
+	printf("\ntasks, in an order the run may start them:\n");
+	for (size_t i = 0; i < g->n_tasks; i++) {
+		uint32_t t = g->topo[i];
+		const struct locus_task *tk = &g->tasks[t];
+		printf("%5zu  %s", i + 1, tk->name ? tk->name : "(unnamed)");
+		if (g->task_stage && g->task_stage[t] != LOCUS_NONE)
+			printf("   stage %s", g->stage_names[g->task_stage[t]]);
+		printf("   level %" PRIu32, g->level[t]);
+		if (done && done[t])
+			printf("   done (journal)");
+		printf("\n       run    ");
+		if (a->stand_in > 0)
+			printf("(stand-in: %g s)\n", tk->work * a->stand_in);
+		else
+			print_command(g->commands ? &g->commands[t] : NULL);
+		print_names("reads", g, g->inputs + tk->in_at, tk->n_in,
+			    g->input_as ? g->input_as + tk->in_at : NULL);
+		print_names("writes", g, g->outputs + tk->out_at, tk->n_out,
+			    g->output_as ? g->output_as + tk->out_at : NULL);
+	}
+	printf("\nfinal outputs, written to %s:", shared);
+	for (size_t o = 0; o < g->n_objects; o++)
+		if (g->objects[o].producer != LOCUS_NONE && !g->objects[o].n_cons)
+			printf(" %s", g->objects[o].name ? g->objects[o].name : "(unnamed)");
+	printf("\n");
+	fflush(stdout);
+	locus_flow_journal_fini(&j);
+	locus_graph_destroy(g);
+	if (missing) {
+		fprintf(stderr,
+			"locus flow run: %zu input%s of the workflow %s missing in %s: the run "
+			"would fail\n",
+			missing, missing == 1 ? "" : "s", missing == 1 ? "is" : "are", shared);
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* locus flow clean: removes, from the shared directory, every file a
+ * task of the workflow writes (its final outputs, and intermediates a
+ * run left there), and the run's journal when --journal names one. It
+ * checks everything first and removes nothing when it would remove what
+ * the workflow does not make: a journal of another workflow (or not a
+ * journal), a directory where the workflow writes a file, the workflow's
+ * own file. Locks the shared directory as a run does, so it never cleans
+ * under a run. */
+static int flow_clean(struct flow_args *a)
+{
+	const char *cmd = "flow clean";
+	struct locus_error err = {0};
+	struct locus_graph *g = NULL;
+	int rc = load(&g, a, &err);
+	if (rc) {
+		locus_graph_destroy(g);
+		return cli_error(cmd, &err, rc);
+	}
+	char shared[4096], path[8192];
+	shared_dir(a, shared, sizeof shared);
+	int status = 0;
+	int dfd = open(shared, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		fprintf(stderr, "locus flow clean: cannot open the shared directory %s: %s\n",
+			shared, strerror(errno));
+		locus_graph_destroy(g);
+		return CLI_EXIT_FAIL;
+	}
+	if (flock(dfd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+		fprintf(stderr,
+			"locus flow clean: another run is using the shared directory %s; clean "
+			"once it is over\n",
+			shared);
+		close(dfd);
+		locus_graph_destroy(g);
+		return CLI_EXIT_FAIL;
+	}
+	/* The workflow's own file, which no clean removes. */
+	struct stat wst;
+	const char *wf = a->workflow;
+	static const char *const prefixes[] = {"makeflow:", "wfcommons:", "stg:", "text:"};
+	for (size_t k = 0; k < CLI_ARRAY_LEN(prefixes); k++)
+		if (!strncmp(wf, prefixes[k], strlen(prefixes[k])))
+			wf += strlen(prefixes[k]);
+	int have_wf = strncmp(a->workflow, "gen:", 4) && !stat(wf, &wst);
+	/* The journal: this workflow's, or left alone (and so is all else). */
+	int journal = 0;
+	if (a->journal) {
+		FILE *fp = fopen(a->journal, "rb");
+		if (!fp && errno != ENOENT) {
+			fprintf(stderr, "locus flow clean: cannot read the journal %s: %s\n",
+				a->journal, strerror(errno));
+			status = CLI_EXIT_FAIL;
+		} else if (fp) {
+			char *text = NULL;
+			size_t len = 0;
+			FILE *mem = open_memstream(&text, &len);
+			char chunk[65536];
+			size_t k;
+			while (mem && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
+				fwrite(chunk, 1, k, mem);
+			if (mem)
+				fclose(mem);
+			fclose(fp);
+			struct locus_flow_journal j = {0};
+			if (!text || (len && locus_flow_journal_parse(&j, g, text, len, a->journal,
+								      &err))) {
+				char msg[1024];
+				fprintf(stderr,
+					"locus flow clean: refusing to remove %s, which is not a "
+					"journal of %s (%s); nothing removed\n",
+					a->journal, a->workflow,
+					locus_error_format(&err, msg, sizeof msg));
+				status = CLI_EXIT_FAIL;
+			}
+			locus_flow_journal_fini(&j);
+			free(text);
+			journal = !status;
+		}
+	}
+	/* Every file the workflow makes, checked before any goes. */
+	size_t made = 0, absent = 0;
+	uint64_t bytes = 0;
+	for (size_t o = 0; !status && o < g->n_objects; o++) {
+		const struct locus_object *ob = &g->objects[o];
+		if (ob->producer == LOCUS_NONE || !ob->name)
+			continue;
+		shared_path(shared, ob->name, path, sizeof path);
+		struct stat st;
+		if (lstat(path, &st)) {
+			if (errno != ENOENT) {
+				fprintf(stderr, "locus flow clean: cannot look at %s: %s\n", path,
+					strerror(errno));
+				status = CLI_EXIT_FAIL;
+			}
+			continue;
+		}
+		if (S_ISDIR(st.st_mode) ||
+		    (have_wf && st.st_dev == wst.st_dev && st.st_ino == wst.st_ino)) {
+			fprintf(stderr,
+				"locus flow clean: refusing to remove %s, %s, not a file the "
+				"workflow makes (task \"%s\" writes \"%s\"); nothing removed\n",
+				path, S_ISDIR(st.st_mode) ? "a directory" : "the workflow itself",
+				g->tasks[ob->producer].name ? g->tasks[ob->producer].name : "?",
+				ob->name);
+			status = CLI_EXIT_FAIL;
+		}
+	}
+	for (size_t o = 0; !status && o < g->n_objects; o++) {
+		const struct locus_object *ob = &g->objects[o];
+		if (ob->producer == LOCUS_NONE || !ob->name)
+			continue;
+		shared_path(shared, ob->name, path, sizeof path);
+		struct stat st;
+		if (lstat(path, &st)) {
+			absent++;
+			continue;
+		}
+		if (unlink(path)) {
+			fprintf(stderr, "locus flow clean: cannot remove %s: %s\n", path,
+				strerror(errno));
+			status = CLI_EXIT_FAIL;
+			break;
+		}
+		made++;
+		bytes += (uint64_t)st.st_size;
+	}
+	if (!status && journal && unlink(a->journal)) {
+		fprintf(stderr, "locus flow clean: cannot remove the journal %s: %s\n", a->journal,
+			strerror(errno));
+		status = CLI_EXIT_FAIL;
+	}
+	if (!status)
+		printf("locus flow clean: removed %zu file%s (%" PRIu64 " bytes) of %s from %s%s%s "
+		       "(%zu of the %zu files it makes were not there)\n",
+		       made, made == 1 ? "" : "s", bytes, a->workflow, shared,
+		       journal ? ", and the journal " : "", journal ? a->journal : "", absent,
+		       made + absent);
+	close(dfd);
+	locus_graph_destroy(g);
+	return status;
+}
+
+#ifdef LOCUS_HAVE_MPI
 static void run_progress(void *user, size_t done, size_t total, double seconds)
 {
 	(void)user;
@@ -1205,6 +1584,8 @@ static int run_rank(struct flow_args *a)
 
 static int flow_run(struct flow_args *a, int argc, char **argv)
 {
+	if (a->dry_run)
+		return flow_dry_run(a);
 #ifdef LOCUS_HAVE_MPI
 	if (cli_in_mpi_job())
 		return run_rank(a);
@@ -1263,8 +1644,9 @@ int cmd_flow(int argc, char **argv)
 			      .latency = -1,
 			      .cost_msg = -1,
 			      .cost_entry = -1};
-	if (strcmp(a.sub, "show") && strcmp(a.sub, "sim") && strcmp(a.sub, "run"))
-		return cli_usage_error("flow", "expected 'show', 'sim' or 'run', got \"%s\"",
+	if (strcmp(a.sub, "show") && strcmp(a.sub, "sim") && strcmp(a.sub, "run") &&
+	    strcmp(a.sub, "clean"))
+		return cli_usage_error("flow", "expected 'show', 'sim', 'run' or 'clean', got \"%s\"",
 				       a.sub);
 	cli_mpi_np_spelling(argc, argv);
 	int rc = parse_args(argc - 1, argv + 1, &a);
@@ -1274,6 +1656,8 @@ int cmd_flow(int argc, char **argv)
 		return flow_show(&a);
 	if (!strcmp(a.sub, "run"))
 		return flow_run(&a, argc, argv);
+	if (!strcmp(a.sub, "clean"))
+		return flow_clean(&a);
 	/* The engine's defaults for what was not given. */
 	if (a.fs_ops < 0)
 		a.fs_ops = 2000;

@@ -1,0 +1,131 @@
+#!/bin/bash
+# End-to-end tests of what a Makeflow user expects of `locus flow` beside
+# running (issue 29): `run --dry-run` prints the tasks in an order their
+# dependencies allow with their commands, reads and writes, and leaves
+# the directory byte for byte as it was (no file, lock, journal or node
+# directory); `clean` removes exactly the files the workflow makes and
+# its journal, refusing (and removing nothing) when it would remove what
+# the workflow does not make; `--timeout` and `.MAKEFLOW WALL_TIME` end
+# an attempt that runs too long, its process group with it.
+# Usage: cli_flow_ops.sh LOCUS_BINARY TESTS_DIR.
+set -u
+locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tests=$(cd "$2" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-flowops.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+. "$tests/lib/cli.sh"
+
+# What a directory holds: every entry's path, type, size, mode and
+# modification time (the directory's own too, unless a second argument
+# says "entries"), and every file's bytes.
+snapshot() {
+	local depth=0
+	[ "${2:-}" = entries ] && depth=1
+	(cd "$1" && find . -mindepth $depth -printf '%p %y %s %m %T@\n' | LC_ALL=C sort &&
+		find . -type f -exec md5sum {} + | LC_ALL=C sort)
+}
+
+mkdir wf && cd wf || exit 1
+echo 'some input' >in.txt
+echo 'not the workflow'"'"'s' >notes.txt
+cat >Makeflow <<'MF'
+a.txt: in.txt
+	cat in.txt > a.txt
+b.txt: a.txt
+	cat a.txt a.txt > b.txt
+out.txt: a.txt b.txt
+	cat a.txt b.txt > out.txt
+MF
+cd "$tmp" || exit 1
+
+# ---- run --dry-run --------------------------------------------------------------------
+before=$(snapshot wf)
+run dry 0 "$locus" flow run wf/Makeflow --dry-run -np 3 --emulate-nodes 2 --journal wf/run.j \
+	--local "$tmp/wf/nodes" --timeout 7
+expect dry-head 'nothing is run or made' "$out"
+expect dry-ranks 'ranks +3: 1 dispatcher, 2 workers on 2 emulated nodes; node storage under .*/wf/nodes' "$out"
+expect dry-limit 'attempts +2 per task, each ended after 7 s' "$out"
+expect dry-journal 'journal +wf/run.j: none yet, the run would make it' "$out"
+expect dry-input '^  in.txt \(11 bytes\)$' "$out"
+expect dry-cmd '^       run +cat a.txt b.txt > out.txt$' "$out"
+expect dry-reads '^       reads +a.txt, b.txt$' "$out"
+expect dry-final 'final outputs, written to wf: out.txt$' "$out"
+# The tasks in dependency order, each with its number.
+order=$(printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ { printf "%s%s ", $1, $2 }')
+[ "$order" = "1a.txt 2b.txt 3out.txt " ] && ok || fail "dry run order: $order"
+[ "$(snapshot wf)" = "$before" ] && ok || fail "the dry run changed the directory: $(ls -la wf)"
+# A missing input is said, and the dry run fails as the run would; an
+# existing file that is not this workflow's journal is refused.
+mv wf/in.txt in.away
+run dry-missing 1 "$locus" flow run wf/Makeflow --dry-run -np 3 &&
+	expect dry-missing '1 input of the workflow is missing in wf: the run would fail' "$err" &&
+	expect dry-missing-line 'in.txt \(MISSING: No such file or directory\)' "$out"
+mv in.away wf/in.txt
+before=$(snapshot wf)
+run dry-notes 1 "$locus" flow run wf/Makeflow --dry-run --journal wf/notes.txt &&
+	expect dry-notes 'notes.txt:1:1: expected "locus-flow-journal 1"' "$err"
+[ "$(snapshot wf)" = "$before" ] && ok || fail "a failed dry run changed the directory"
+run dry-out 2 "$locus" flow run wf/Makeflow --dry-run --out r.json &&
+	expect dry-out 'a dry run writes nothing' "$err"
+
+# ---- clean ------------------------------------------------------------------------------
+# What a run leaves (made here by hand: the same names), then clean:
+# only what the workflow does not make stays.
+for f in a.txt b.txt out.txt; do echo made >"wf/$f"; done
+run clean 0 "$locus" flow clean wf/Makeflow &&
+	expect clean 'removed 3 files \(15 bytes\) of wf/Makeflow from wf \(0 of the 3' "$out"
+[ "$(cd wf && ls | tr '\n' ' ')" = "Makeflow in.txt notes.txt " ] && ok ||
+	fail "clean left $(ls wf)"
+[ "$(snapshot wf entries)" = "$(printf '%s\n' "$before" | grep -v '^\. ')" ] && ok ||
+	fail "clean changed what the workflow does not make"
+run clean-again 0 "$locus" flow clean wf/Makeflow && expect clean-again 'removed 0 files .*3 of the 3' "$out"
+# Refusals remove nothing: a journal that is not the workflow's (or
+# not a journal), a directory where the workflow writes a file, the
+# workflow's own file among what it makes; and a run holding the
+# directory.
+echo made >wf/out.txt
+run clean-notes 1 "$locus" flow clean wf/Makeflow --journal wf/notes.txt &&
+	expect clean-notes 'refusing to remove wf/notes.txt, which is not a journal of wf/Makeflow \(.*expected "locus-flow-journal 1"' "$err"
+printf 'locus-flow-journal 1\t9\t9\n' >other.j
+run clean-other 1 "$locus" flow clean wf/Makeflow --journal other.j &&
+	expect clean-other 'refusing to remove other.j, which is not a journal of wf/Makeflow' "$err"
+[ -e wf/out.txt ] && [ -e wf/notes.txt ] && [ -e other.j ] && ok || fail "a refused clean removed something"
+mkdir wf/b.txt
+run clean-dir 1 "$locus" flow clean wf/Makeflow &&
+	expect clean-dir 'refusing to remove wf/b.txt, a directory, not a file the workflow makes \(task "b.txt" writes "b.txt"\); nothing removed' "$err"
+[ -e wf/out.txt ] && ok || fail "clean-dir removed out.txt"
+rmdir wf/b.txt
+mkdir self && printf 'in.txt: x\n\tcp x in.txt\nMakeflow: in.txt\n\tcp in.txt Makeflow\n' >self/Makeflow
+echo x >self/x && echo y >self/in.txt
+run clean-self 1 "$locus" flow clean self/Makeflow &&
+	expect clean-self 'refusing to remove self/Makeflow, the workflow itself' "$err"
+[ -e self/in.txt ] && ok || fail "clean-self removed in.txt"
+if command -v flock >/dev/null; then
+	run clean-locked 1 flock wf "$locus" flow clean wf/Makeflow &&
+		expect clean-locked 'another run is using the shared directory wf; clean once it is over' "$err"
+	[ -e wf/out.txt ] && ok || fail "clean under a run removed out.txt"
+fi
+run clean-opt 2 "$locus" flow clean wf/Makeflow -np 3 &&
+	expect clean-opt "'locus flow clean' takes the workflow's options, --shared and --journal" "$err"
+rm -f wf/out.txt
+
+if "$locus" flow run gen:montage:4 2>&1 | grep -q "built without MPI"; then
+	echo "locus was built without MPI: the real runs skipped"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+fi
+. "$tests/mpi/sanitizer-env.sh"
+R=(-np 3 --emulate-nodes 2 -q)
+
+# A real run with a journal, then clean: back to what was there before.
+run real 0 "$locus" flow run wf/Makeflow "${R[@]}" --journal wf/run.j --local "$tmp/loc" &&
+	[ -s wf/out.txt ] && [ -s wf/run.j ] && ok || fail "the run with a journal"
+run real-clean 0 "$locus" flow clean wf/Makeflow --journal wf/run.j &&
+	expect real-clean ', and the journal wf/run.j' "$out"
+[ "$(cd wf && ls | tr '\n' ' ')" = "Makeflow in.txt notes.txt " ] && ok ||
+	fail "clean after a run left $(ls wf)"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
