@@ -110,6 +110,22 @@ run clean-opt 2 "$locus" flow clean wf/Makeflow -np 3 &&
 	expect clean-opt "'locus flow clean' takes the workflow's options, --shared and --journal" "$err"
 rm -f wf/out.txt
 
+# ---- time limits in the simulator ----------------------------------------------------
+# A rule of 5 s under a WALL_TIME of 2 s fails each attempt; --timeout
+# gives the rules without one theirs; a limit above the runtimes changes
+# nothing.
+printf 'LOCUS_RUNTIME=5\na.txt:\n\techo a > a.txt\nLOCUS_RUNTIME=1\n.MAKEFLOW WALL_TIME 2\nb.txt: a.txt\n\tcat a.txt > b.txt\n' >lim.mf
+run sim-free 0 "$locus" flow sim lim.mf --nodes 2 -q && expect sim-free 'makespan +6.0' "$out"
+run sim-limit 1 "$locus" flow sim lim.mf --nodes 2 -q --timeout 4 --retries 2 &&
+	expect sim-limit 'task a.txt failed on 3 attempts \(last on node .*\): attempt 3 timed out after 4 s' "$err"
+run sim-limit-above 0 "$locus" flow sim lim.mf --nodes 2 -q --timeout 6 && expect sim-limit-above 'makespan +6.0' "$out"
+printf 'LOCUS_RUNTIME=3\n.MAKEFLOW WALL_TIME 2\nb.txt:\n\techo b > b.txt\n' >lim2.mf
+run sim-wall 1 "$locus" flow sim lim2.mf --nodes 2 -q --timeout 60 &&
+	expect sim-wall 'task b.txt failed on 2 attempts .*: attempt 2 timed out after 2 s' "$err"
+run dry-wall 0 "$locus" flow run lim.mf --dry-run && expect dry-wall '2  b.txt .* limit 2 s \(WALL_TIME\)' "$out"
+run show-limit 2 "$locus" flow show lim.mf --timeout 3 &&
+	expect show-limit "--timeout and --retries are 'locus flow run''s and 'locus flow sim''s" "$err"
+
 if "$locus" flow run gen:montage:4 2>&1 | grep -q "built without MPI"; then
 	echo "locus was built without MPI: the real runs skipped"
 	echo "$passed passed, $failed failed"
@@ -126,6 +142,59 @@ run real-clean 0 "$locus" flow clean wf/Makeflow --journal wf/run.j &&
 	expect real-clean ', and the journal wf/run.j' "$out"
 [ "$(cd wf && ls | tr '\n' ' ')" = "Makeflow in.txt notes.txt " ] && ok ||
 	fail "clean after a run left $(ls wf)"
+
+# ---- time limits ------------------------------------------------------------------------
+# A rule's .MAKEFLOW WALL_TIME of 1 s: the first attempt (a shell that
+# starts a child, both sleeping 30 s) is ended with its child, the second
+# (the retry) runs at once and succeeds. The script notes when each
+# attempt started and the child's pid.
+# Whether process $1 lives (a zombie, killed and not yet reaped, does not).
+alive() {
+	[ -r "/proc/$1/stat" ] && ! awk '{ exit !($3 == "Z") }' "/proc/$1/stat" 2>/dev/null
+}
+mkdir tl && cd tl || exit 1
+cat >slow.sh <<'SH'
+date +%s.%N >>"$1/starts"
+if [ -e "$1/first" ]; then echo done >out.txt; exit 0; fi
+touch "$1/first"
+sleep 30 &
+echo $! >"$1/child.pid"
+echo "started, then slept" >&2
+sleep 30
+SH
+printf '.MAKEFLOW WALL_TIME 1\nout.txt:\n\tsh %s/slow.sh %s\n' "$PWD" "$PWD" >Makeflow
+t0=$(date +%s.%N)
+run limit 0 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/loc"
+t1=$(date +%s.%N)
+[ "$(cat out.txt 2>/dev/null)" = done ] && ok || fail "the retry after a time-out did not run"
+gap=$(awk 'NR == 1 { a = $1 } NR == 2 { printf "%.2f", $1 - a }' starts)
+awk -v g="$gap" 'BEGIN { exit !(g >= 0.9 && g < 2.5) }' && ok ||
+	fail "the attempt over its 1 s limit was ended $gap s after it started"
+child=$(cat child.pid)
+! alive "$child" && ok || fail "the timed-out command's child $child still runs"
+awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 20) }' && ok || fail "the run took $t0 to $t1"
+# No retry left: the run fails, saying so with the attempt's stderr.
+rm -f first starts out.txt
+run limit-fail 1 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/loc" --retries 0 &&
+	expect limit-fail 'task out.txt failed .*its command timed out after 1 s \(its process group ended by SIGTERM\); its stderr ends: started, then slept' "$err"
+# --timeout for every task; a command ignoring SIGTERM (its child too)
+# gets SIGKILL 2 s later.
+cat >stubborn.sh <<'SH'
+trap '' TERM
+sleep 30 &
+echo $! >"$1/stubborn.pid"
+sleep 30
+SH
+printf 'out.txt:\n\tsh %s/stubborn.sh %s\n' "$PWD" "$PWD" >Stubborn.mf
+t0=$(date +%s.%N)
+run stubborn 1 "$locus" flow run Stubborn.mf "${R[@]}" --local "$tmp/loc" --retries 0 --timeout 0.5 &&
+	expect stubborn 'timed out after 0.5 s \(its process group ended by SIGKILL, 2 s after SIGTERM\)' "$err"
+t1=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 15) }' && ok || fail "stubborn: the run took $t0 to $t1"
+child=$(cat stubborn.pid)
+! alive "$child" && ok || fail "the child $child that ignores SIGTERM still runs"
+run timeout-bad 2 "$locus" flow run Makeflow --timeout 0 && expect timeout-bad '--timeout expects seconds > 0, got "0"' "$err"
+cd "$tmp" || exit 1
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -732,6 +732,44 @@ TEST(runtime)
 	CHECK(g == NULL);
 }
 
+/* WALL_TIME (Makeflow's time limit, seconds): a rule's command keeps the
+ * value in its scope, the directive's or a variable's; a workflow left
+ * to run keeps it. */
+TEST(wall_time)
+{
+	const char *text = ".MAKEFLOW WALL_TIME 30\n"
+			   "a:\n"
+			   "\tx\n"
+			   "b: a\n"
+			   ".MAKEFLOW WALL_TIME 1.5\n"
+			   "\tx\n"
+			   "c: b\n"
+			   "\tx\n"
+			   "WALL_TIME=0\n"
+			   "d: c\n"
+			   "\tx\n";
+	struct locus_graph *g = NULL;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(read_mf(&g, text, NULL, &err), 0);
+	CHECK(g->commands[0].wall_time == 30);
+	CHECK(g->commands[1].wall_time == 1.5);
+	CHECK(g->commands[2].wall_time == 30);
+	CHECK(g->commands[3].wall_time == 0);
+	unsigned char done[4] = {1, 0, 0, 0};
+	struct locus_graph *left = NULL;
+	CHECK_EQ_INT(locus_flow_remaining(&left, g, done, &err), 0);
+	CHECK_EQ_INT(left->n_tasks, 3);
+	CHECK(left->commands[0].wall_time == 1.5);
+	CHECK(left->commands[1].wall_time == 30);
+	CHECK(left->commands[2].wall_time == 0);
+	locus_graph_destroy(left);
+	locus_graph_destroy(g);
+	/* None: no limit. */
+	CHECK_EQ_INT(read_mf(&g, "a:\n\tx\n", NULL, &err), 0);
+	CHECK(g->commands[0].wall_time == 0);
+	locus_graph_destroy(g);
+}
+
 /* ---- errors ------------------------------------------------------------------------------ */
 
 struct bad_case {
@@ -772,6 +810,9 @@ static const struct bad_case bad[] = {
      "unknown .MAKEFLOW key \"SIZE\": expected CATEGORY, CORES, DISK, MEMORY, MODE, "
      "WALL_TIME or MPI_PROCESSES"},
     {".MAKEFLOW CORES many\n", 1, 17, "expected a number for .MAKEFLOW CORES, got \"many\""},
+    {".MAKEFLOW WALL_TIME 10s\n", 1, 21,
+     "expected .MAKEFLOW WALL_TIME in seconds (a decimal number from 0 to"},
+    {"WALL_TIME=soon\n", 1, 11, "expected WALL_TIME in seconds (a decimal number from 0 to"},
     {".MAKEFLOW MODE FAST\n", 1, 16, "expected MAX_THROUGHPUT, MIN_WASTE or FIXED"},
     {".UMBRELLA SPEC x.json\n", 1, 1, ".UMBRELLA is not supported"},
     {".INCLUDE x\n", 1, 1, "unknown directive \".INCLUDE\": expected .MAKEFLOW or .SIZE"},
@@ -891,6 +932,7 @@ TEST(accepted)
 	CHECK_EQ_STR(line(g, 0), "echo simulation 8 1024 top");
 	CHECK_EQ_STR(line(g, 1), "echo 4");
 	CHECK_EQ_STR(env(g, 1), "G=top");
+	CHECK(g->commands[0].wall_time == 3600 && g->commands[1].wall_time == 3600);
 	CHECK_EQ_INT(bytes_of(g, "in"), 3);
 	locus_graph_destroy(g);
 	/* A file named twice under one name is one input. */
@@ -1075,5 +1117,6 @@ TEST_MAIN(TEST_ENTRY(capitol), TEST_ENTRY(montage), TEST_ENTRY(blast), TEST_ENTR
 	  TEST_ENTRY(variables), TEST_ENTRY(variables_in_file_lists), TEST_ENTRY(command_lines),
 	  TEST_ENTRY(stages), TEST_ENTRY(renames_and_quotes), TEST_ENTRY(comments),
 	  TEST_ENTRY(size_directive), TEST_ENTRY(sizes_from_directory), TEST_ENTRY(runtime),
+	  TEST_ENTRY(wall_time),
 	  TEST_ENTRY(errors), TEST_ENTRY(accepted), TEST_ENTRY(remaining), TEST_ENTRY(journal),
 	  TEST_ENTRY(hundred_thousand_rules))

@@ -643,7 +643,73 @@ TEST(local_storage_is_counted_and_bounded)
 	}
 }
 
-TEST_MAIN(TEST_ENTRY(reads_and_writes_on_the_file_system),
+/* Time limits (locus_sim_config.time_limit, a Makeflow's WALL_TIME): a
+ * limit no attempt passes changes nothing, to the bit; a task whose
+ * compute exceeds its limit stops at the limit and fails, each attempt
+ * alike, and the run fails after the retries saying so. */
+static int limited_run(struct locus_result **r, const struct locus_workload *wl,
+		       const double *limit, uint32_t retries, char *msg, size_t size)
+{
+	struct locus_sim_config cfg = {.wl = wl,
+				       .policy = locus_policy_find("amfs"),
+				       .schedulers = 3,
+				       .latency = -1,
+				       .cost_per_msg = 5e-6,
+				       .cost_per_entry = 1e-7,
+				       .shared_fs_bw = 1.25e9,
+				       .time_limit = limit,
+				       .retries = retries};
+	struct locus_error err = {0};
+	*r = NULL;
+	int rc = locus_sim_run(r, &cfg, &err);
+	snprintf(msg, size, "%s", rc ? err.message : "");
+	return rc;
+}
+
+TEST(time_limits)
+{
+	struct locus_graph *g = test_workflow_montage(4);
+	struct locus_platform *p = test_flow_cluster(2, 2, 1);
+	struct locus_workload *wl = NULL;
+	struct locus_error err = {0};
+	char msg[600];
+	CHECK(g && p);
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	double *limit = calloc(g->n_tasks, sizeof *limit);
+	CHECK(limit);
+	struct locus_result *free_run = NULL, *in_time = NULL, *over = NULL;
+	CHECK_EQ_INT(limited_run(&free_run, wl, NULL, 0, msg, sizeof msg), 0);
+	/* Every task's limit its own work (30 s for mAdd, the longest): an
+	 * attempt ending at its limit is in time; nothing changes. */
+	uint32_t add = LOCUS_NONE;
+	for (size_t t = 0; t < g->n_tasks; t++) {
+		limit[t] = g->tasks[t].work;
+		if (!strcmp(g->stage_names[g->task_stage[t]], "mAdd"))
+			add = (uint32_t)t;
+	}
+	CHECK(add != LOCUS_NONE && g->tasks[add].work == 30);
+	CHECK_EQ_INT(limited_run(&in_time, wl, limit, 0, msg, sizeof msg), 0);
+	CHECK(in_time->makespan == free_run->makespan);
+	/* mAdd limited to 29.9 s: each of its 3 attempts stops there and
+	 * fails, and the run fails after the third. */
+	limit[add] = 29.9;
+	CHECK_EQ_INT(limited_run(&over, wl, limit, 2, msg, sizeof msg), LOCUS_EINCOMPLETE);
+	CHECK(over == NULL);
+	CHECK(strstr(msg, "task mAdd failed on 3 attempts") != NULL);
+	CHECK(strstr(msg, "attempt 3 timed out after 29.9 s") != NULL);
+	/* No retries: the first attempt ends the run. */
+	CHECK_EQ_INT(limited_run(&over, wl, limit, 0, msg, sizeof msg), LOCUS_EINCOMPLETE);
+	CHECK(strstr(msg, "failed on 1 attempt ") != NULL);
+	CHECK(strstr(msg, "attempt 1 timed out after 29.9 s") != NULL);
+	locus_result_destroy(in_time);
+	locus_result_destroy(free_run);
+	free(limit);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+TEST_MAIN(TEST_ENTRY(reads_and_writes_on_the_file_system), TEST_ENTRY(time_limits),
 	  TEST_ENTRY(opens_on_the_file_system_one_after_another),
 	  TEST_ENTRY(a_copy_naming_a_task_holds_it), TEST_ENTRY(metadata_operations_queue),
 	  TEST_ENTRY(copies_in_one_flow_and_drops),

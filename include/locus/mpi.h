@@ -328,6 +328,18 @@ struct locus_mpi_flow_options {
 	/* The process group this rank's commands run in (a process that
 	 * kills it when the rank dies: the CLI's keeper), or 0: the rank's. */
 	int process_group;
+	/* Seconds an attempt of a task's command (or stand-in) may run; a
+	 * task's own limit (locus_command.wall_time, a Makeflow's WALL_TIME)
+	 * comes first; 0: none. An attempt over it is ended, the command's
+	 * whole process group (SIGTERM, then SIGKILL 2 s later), and fails
+	 * ("timed out after N s", with its stderr), retried as any failure.
+	 * A command with a limit runs in a process group of its own. */
+	double timeout;
+	/* > 0: a descriptor (the keeper's pipe) told of each such group: its
+	 * id as 4 bytes (int32) when the command starts and its negation
+	 * when it has ended, so that whoever reads it can end the groups
+	 * left when the rank dies. */
+	int group_fd;
 	/* A policy of the program's own (not in the registry), run instead
 	 * of `policy`; NULL: `policy`. The same on every rank. */
 	const struct locus_policy *policy_def;

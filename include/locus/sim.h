@@ -104,6 +104,11 @@ struct locus_sim_config {
 	/* More attempts such a task gets before the run fails (the MPI
 	 * runtime's retries). */
 	uint32_t retries;
+	/* By task, NULL for none: seconds an attempt may compute (a
+	 * Makeflow's WALL_TIME, locus flow run --timeout). An attempt whose
+	 * compute would take longer stops there and fails ("timed out after
+	 * N s"), retried as the attempts above; 0: no limit. */
+	const double *time_limit;
 };
 
 /* Runs the simulation. Errors: LOCUS_EINVAL for a bad config or policy

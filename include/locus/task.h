@@ -80,6 +80,9 @@ struct locus_command {
 	 * (Makeflow's exported variables), or NULL. */
 	const char *const *env;
 	uint32_t n_env;
+	/* Seconds an attempt may run before it is ended and fails (a
+	 * Makeflow rule's WALL_TIME); 0: no limit of its own. */
+	double wall_time;
 };
 
 /* Makeflow's LOCAL: the command runs where the workflow was started. */

@@ -323,7 +323,7 @@ int locus_graph_set_command(struct locus_graph *g, uint32_t task, const struct l
 	struct builder *b = bld(g);
 	int oom = 0;
 	if (b->finished || task >= g->n_tasks || !c || !c->line == !c->argc ||
-	    (c->argc && !c->argv) || (c->n_env && !c->env))
+	    (c->argc && !c->argv) || (c->n_env && !c->env) || !(c->wall_time >= 0))
 		return LOCUS_EINVAL;
 	if (cover_tasks(g, (void **)&g->commands, &b->commands_len, &b->commands_cap,
 			sizeof *g->commands, NULL))
@@ -342,7 +342,7 @@ int locus_graph_set_command(struct locus_graph *g, uint32_t task, const struct l
 	struct locus_command *to = &g->commands[task];
 	free((void *)to->argv);
 	free((void *)to->env);
-	*to = (struct locus_command){line, argv, c->argc, c->flags, env, c->n_env};
+	*to = (struct locus_command){line, argv, c->argc, c->flags, env, c->n_env, c->wall_time};
 	return 0;
 }
 

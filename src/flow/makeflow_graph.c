@@ -359,7 +359,7 @@ int locus__mf_keep_command(struct mf *r, uint32_t t, const char *line, uint32_t 
 	if (locus__grow(&r->cmds, &r->cmds_cap, (size_t)t + 1, sizeof *r->cmds))
 		return locus__mf_oom(r);
 	c = &r->cmds[t];
-	*c = (struct mf_cmd){r->store.len, 0, 0, flags, stage};
+	*c = (struct mf_cmd){r->store.len, 0, 0, flags, stage, 0};
 	if (locus__buf_append(&r->store, line, strlen(line) + 1))
 		return locus__mf_oom(r);
 	c->env = r->store.len;
@@ -390,7 +390,8 @@ int locus__mf_set_commands(struct mf *r)
 		struct locus_command lc = {.line = r->store.data + c->line,
 					   .flags = c->flags,
 					   .env = c->n_env ? r->env : NULL,
-					   .n_env = c->n_env};
+					   .n_env = c->n_env,
+					   .wall_time = c->wall_time};
 		if (locus_graph_set_stage(r->g, t, c->stage) ||
 		    locus_graph_set_command(r->g, t, &lc))
 			return locus__mf_oom(r);

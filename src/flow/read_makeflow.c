@@ -270,6 +270,10 @@ static int command_line(struct mf *r, struct mf_src *c)
 		return locus__mf_oom(r);
 	if ((rc = locus__mf_keep_command(r, (uint32_t)t, line, flags, (uint32_t)stage)))
 		return rc;
+	/* Its time limit: WALL_TIME in its scope (checked when set). */
+	const char *wt = locus__mf_lookup(r, "WALL_TIME", 0);
+	if (wt)
+		locus__mf_parse_seconds(wt, &r->cmds[t].wall_time);
 
 	if (locus__grow(&r->src_at, &r->src_at_cap, r->n_rules + 2, sizeof *r->src_at))
 		return locus__mf_oom(r);
@@ -354,14 +358,12 @@ static int variable_line(struct mf *r, struct mf_src *c, size_t name_at, size_t 
 		     locus__buf_append(&r->tmp, " ", 1))) ||
 	    locus__buf_append(&r->tmp, r->val.data, r->val.len))
 		return locus__mf_oom(r);
-	if (!strcmp(name, "LOCUS_RUNTIME")) {
+	if (!strcmp(name, "LOCUS_RUNTIME") || !strcmp(name, "WALL_TIME")) {
 		double v;
 		if (locus__mf_parse_seconds(r->tmp.data, &v))
 			return locus__mf_perr(
-			    r, at,
-			    "expected LOCUS_RUNTIME in seconds (a decimal number from 0 to %g), "
-			    "got %s",
-			    LOCUS_WORK_MAX, locus__mf_quote(q, r->tmp.data, r->tmp.len));
+			    r, at, "expected %s in seconds (a decimal number from 0 to %g), got %s",
+			    name, LOCUS_WORK_MAX, locus__mf_quote(q, r->tmp.data, r->tmp.len));
 	}
 	char *value = locus__strndup(r->tmp.data, r->tmp.len);
 	if (!value)
@@ -501,6 +503,14 @@ static int directive_line(struct mf *r, struct mf_src *c, size_t at, size_t n)
 			return locus__mf_perr(
 			    r, w->v[1].off, "expected a number for .MAKEFLOW %s, got %s",
 			    locus__mf_word(w, 0), locus__mf_quote(q, val, w->v[1].len));
+		/* A time limit the run keeps: seconds, no unit. */
+		double secs;
+		if (is_word(w, 0, "WALL_TIME") && locus__mf_parse_seconds(val, &secs))
+			return locus__mf_perr(
+			    r, w->v[1].off,
+			    "expected .MAKEFLOW WALL_TIME in seconds (a decimal number from 0 "
+			    "to %g), got %s",
+			    LOCUS_WORK_MAX, locus__mf_quote(q, val, w->v[1].len));
 	}
 	/* Makeflow sets the variable KEY. */
 	char *value = locus__strdup(val);

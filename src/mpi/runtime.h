@@ -446,6 +446,13 @@ struct flow {
 	int **asleep;		 /* by rank: its flag, NULL on another machine */
 	int standin;		 /* cur is a stand-in sleeping until standin_end */
 	double standin_end;
+	/* The current attempt's time limit (opt->timeout, or its command's
+	 * wall_time): its length, when it is due, and once it has passed,
+	 * when the group gets SIGKILL; the command's own process group. */
+	double limit, deadline, kill_at;
+	int timed_out;	  /* the limit passed: SIGTERM sent */
+	int spawn_alone;  /* locus__rt_spawn_in: in a process group of its own */
+	pid_t group;	  /* that group, or 0 */
 	int attempt;
 	double start, read_end, compute_end;
 	char work[PATH_MAX];

@@ -646,6 +646,10 @@ static void idle_wait(struct flow *f, unsigned *idle)
 		max = top->due > t ? top->due - t : 0;
 	if (f->cur != NONE && f->standin && f->standin_end - t < max)
 		max = f->standin_end > t ? f->standin_end - t : 0;
+	/* Nor past an attempt's time limit, or its SIGKILL. */
+	double due = f->timed_out ? f->kill_at : f->deadline;
+	if (f->cur != NONE && due > 0 && due - t < max)
+		max = due > t ? due - t : 0;
 	/* A worker whose next task waits for its inputs learns that they
 	 * were made from replica updates, which do not ring. */
 	if (f->cur == NONE && f->worker != NONE && f->x.w[f->worker].head != NONE && max > 1e-3)

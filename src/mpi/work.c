@@ -15,6 +15,7 @@ static void fn_over(struct flow *f);
 static void attempt_failed(struct flow *f, const char *why);
 static void full_storage(const struct flow *f, char *why, size_t size);
 static void task_computed(struct flow *f);
+static void group_over(struct flow *f);
 
 /* ---- the worker ------------------------------------------------------------------- */
 
@@ -180,6 +181,7 @@ void locus__rt_op_abort(void *eng, uint32_t w, uint32_t t, int state, double now
 		waitpid(f->pid, NULL, 0);
 		f->pid = 0;
 	}
+	group_over(f);
 	locus__rt_fn_wait(f);
 	f->standin = 0;
 	f->gen++;
@@ -474,10 +476,12 @@ int locus__rt_spawn_in(struct flow *f, const struct locus_command *c, const char
 	posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	posix_spawn_file_actions_addchdir_np(&fa, work);
 	posix_spawnattr_t attr, *ap = NULL;
-	if (f->opt->process_group > 0) {
-		/* In the group whose keeper kills it if this rank dies. */
+	if (f->spawn_alone || f->opt->process_group > 0) {
+		/* In a group of its own (a command with a time limit: ending
+		 * it ends what it started), or in the group whose keeper kills
+		 * it if this rank dies. */
 		posix_spawnattr_init(&attr);
-		posix_spawnattr_setpgroup(&attr, f->opt->process_group);
+		posix_spawnattr_setpgroup(&attr, f->spawn_alone ? 0 : f->opt->process_group);
 		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
 		ap = &attr;
 	}
@@ -529,7 +533,7 @@ again:
 			rc = ENOMEM;
 		}
 	}
-	if (rc == EPERM && ap) {
+	if (rc == EPERM && ap && !f->spawn_alone) {
 		/* The group's keeper is gone (killed from outside). */
 		posix_spawnattr_destroy(ap);
 		ap = NULL;
@@ -753,6 +757,11 @@ static void launch(struct flow *f)
 		call_fn(f);
 		return;
 	}
+	/* Its time limit: its command's own, else the run's. */
+	const struct locus_command *lc = f->g->commands ? &f->g->commands[t] : NULL;
+	f->limit = lc && lc->wall_time > 0 ? lc->wall_time : f->opt->timeout;
+	f->deadline = f->limit > 0 ? locus__rt_now_of(f) + f->limit : 0;
+	f->timed_out = 0;
 	locus__rt_fmt(f->work, sizeof f->work, "%s/work/t%" PRIu32 ".%d", f->node_dir, t,
 		      f->attempt);
 	locus__rmtree(f->work);
@@ -809,7 +818,9 @@ static void launch(struct flow *f)
 	char errp[PATH_MAX + 8];
 	locus__rt_fmt(errp, sizeof errp, "%s.err", f->work);
 	pid_t pid;
+	f->spawn_alone = f->limit > 0;
 	int rc = locus__rt_spawn_in(f, c, line, argv, f->work, errp, &pid);
+	f->spawn_alone = 0;
 	free(line);
 	free(argv);
 	if (rc == ENOMEM) {
@@ -831,6 +842,64 @@ static void launch(struct flow *f)
 		return;
 	}
 	f->pid = pid;
+	if (f->limit > 0) {
+		/* Its own group, made by the spawn: whoever keeps the rank's
+		 * commands is told, to end it if the rank dies. */
+		f->group = pid;
+		int32_t id = (int32_t)pid;
+		if (f->opt->group_fd > 0 && write(f->opt->group_fd, &id, sizeof id) != sizeof id) {
+			/* The keeper is gone: the rank ends the group itself. */
+		}
+	}
+}
+
+/* The current command's own process group is over: what is left of it
+ * is killed (what a timed-out command started), and the keeper told. */
+static void group_over(struct flow *f)
+{
+	if (f->group <= 0)
+		return;
+	if (f->timed_out)
+		kill(-f->group, SIGKILL);
+	int32_t id = -(int32_t)f->group;
+	if (f->opt->group_fd > 0 && write(f->opt->group_fd, &id, sizeof id) != sizeof id) {
+		/* The keeper is gone. */
+	}
+	f->group = 0;
+}
+
+/* Past the attempt's limit: its group is asked to end (SIGTERM), and
+ * made to 2 s later (SIGKILL). A stand-in just fails. 1 when the
+ * attempt is over. */
+#define KILL_GRACE 2.0
+static int over_time(struct flow *f, double now)
+{
+	if (f->deadline <= 0 || now < f->deadline)
+		return 0;
+	if (f->standin) {
+		char why[WHY_MAX];
+		if (f->standin_end <= f->deadline)
+			return 0; /* it ends in time */
+		f->standin = 0;
+		locus__rt_fmt(why, sizeof why, "it timed out after %g s (a stand-in of %g s)",
+			      f->limit, f->g->tasks[f->cur].work * f->opt->stand_in);
+		f->deadline = 0;
+		attempt_failed(f, why);
+		return 1;
+	}
+	if (f->pid <= 0)
+		return 0;
+	if (!f->timed_out) {
+		f->timed_out = 1;
+		f->kill_at = now + KILL_GRACE;
+		if (kill(f->group > 0 ? -f->group : f->pid, SIGTERM)) {
+			/* Gone already: its exit is seen next. */
+		}
+	} else if (f->kill_at > 0 && now >= f->kill_at) {
+		f->kill_at = 0;
+		kill(f->group > 0 ? -f->group : f->pid, SIGKILL);
+	}
+	return 0;
 }
 
 /* The last lines of the attempt's stderr, quoted in `why`; when it has
@@ -985,18 +1054,31 @@ int locus__rt_worker_step(struct flow *f)
 	if (f->pid > 0) {
 		int st;
 		if (waitpid(f->pid, &st, WNOHANG) != f->pid)
-			return 0;
+			return over_time(f, locus__rt_now_of(f));
 		f->pid = 0;
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		int timed_out = f->timed_out;
+		int killed = timed_out && !f->kill_at;
+		group_over(f);
+		f->deadline = 0;
+		f->timed_out = 0;
+		if (!timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 			task_computed(f);
 			return 1;
 		}
 		char why[WHY_MAX];
-		locus__rt_exit_why(st, why, sizeof why);
+		if (timed_out)
+			locus__rt_fmt(why, sizeof why,
+				      "its command timed out after %g s (its process group ended by "
+				      "%s)",
+				      f->limit, killed ? "SIGKILL, 2 s after SIGTERM" : "SIGTERM");
+		else
+			locus__rt_exit_why(st, why, sizeof why);
 		stderr_tail(f, why, sizeof why);
 		attempt_failed(f, why);
 		return 1;
 	}
+	if (f->standin && over_time(f, locus__rt_now_of(f)))
+		return 1;
 	if (f->standin && locus__rt_now_of(f) >= f->standin_end) {
 		f->standin = 0;
 		task_computed(f);

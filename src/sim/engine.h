@@ -127,6 +127,7 @@ struct proc {
 	double read_start;
 	double read_end;
 	double compute_end;
+	int timed_out; /* its compute stops at its time limit (cfg->time_limit) */
 };
 
 struct engine {

@@ -132,6 +132,11 @@ static void computing(struct engine *e, uint32_t w, double now)
 	double end = e->seg_at[pr->node] == e->seg_at[pr->node + 1]
 			 ? now + locus_workload_cost(e->wl, t, w)
 			 : locus__sim_compute_end(e, pr->node, now, locus__sim_work_units(e, t, w));
+	/* Past its time limit, the attempt ends there and fails. */
+	double limit = e->cfg->time_limit ? e->cfg->time_limit[t] : 0;
+	pr->timed_out = limit > 0 && end > now + limit;
+	if (pr->timed_out)
+		end = now + limit;
 	locus__sim_push_ev(e, end, EV_COMPUTED, w, pr->gen);
 }
 
@@ -141,6 +146,14 @@ void locus__sim_computed(struct engine *e, uint32_t w, double now)
 {
 	uint32_t t = e->x.w[w].task;
 	e->procs[w].compute_end = now;
+	if (e->procs[w].timed_out) {
+		char why[96];
+		e->procs[w].timed_out = 0;
+		snprintf(why, sizeof why, "attempt %" PRIu32 " timed out after %g s",
+			 e->x.tattempt[t] + 1, e->cfg->time_limit[t]);
+		locus__exec_failed(&e->x, w, LOCUS_FAIL_ERROR, why, now);
+		return;
+	}
 	if (e->cfg->fails && e->cfg->fails(e->cfg->fails_user, t, e->x.tattempt[t])) {
 		char why[64];
 		snprintf(why, sizeof why, "attempt %" PRIu32 " failed (as the run was told)",

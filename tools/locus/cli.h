@@ -318,6 +318,10 @@ void cli_watch_launcher(void);
  * before their watch can stop anything); the commands run in its
  * process group, which it returns (0: none could be started). */
 int cli_keep_commands(void);
+/* The keeper's pipe (cli_keep_commands), where the rank names the
+ * process groups of its own that commands with a time limit run in
+ * (locus_mpi_flow_options.group_fd), or -1. */
+int cli_keeper_fd(void);
 /* Whether process pid exists (on this host). */
 int cli_pid_alive(long pid);
 /* --measured PREFIX of locus run and locus flow run: the platform the run

@@ -85,7 +85,7 @@ struct flow_args {
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
 	const char *local, *shared, *journal, *measured;
-	int keep, have_run, have_run_only, tty, checksum, dry_run;
+	int keep, have_run, have_run_only, have_limit, tty, checksum, dry_run;
 	double stand_in, timeout;
 	/* The platform (sim). */
 	const char *platform;
@@ -256,7 +256,10 @@ static const struct cli_group compare_group = CLI_GROUP(compare_opts, NULL);
 static int ranks_option(const char *cmd, void *values, int id, const char *arg)
 {
 	struct flow_args *a = values;
-	a->have_run = 1;
+	if (id == O_TIMEOUT || id == O_RETRIES)
+		a->have_limit = 1; /* run's and sim's */
+	else
+		a->have_run = 1;
 	if (id != O_SHARED && id != O_JOURNAL)
 		a->have_run_only = 1; /* not clean's */
 	if (id == 'n' && (!a->np || a->np > 1000000))
@@ -297,7 +300,8 @@ static const struct cli_opt ranks_opts[] = {
      "the workflow file's directory); one run at a time\n"
      "in it, which sweeps what killed runs left"},
     {"retries", O_RETRIES, CLI_UINT, AT(retries), "N",
-     "run a failing task up to N more times (default 1)"},
+     "run a failing task up to N more times (default 1;\n"
+     "sim: a task over its time limit)"},
     {"keep", O_KEEP, CLI_FLAG, AT(keep), NULL, "keep every node's storage and working directories"},
     {"journal", O_JOURNAL, CLI_TEXT, AT(journal), "FILE",
      "record each finished task and where its outputs are;\n"
@@ -320,7 +324,8 @@ static const struct cli_opt ranks_opts[] = {
      "end an attempt that runs longer (its whole process\n"
      "group: SIGTERM, SIGKILL 2 s later), report it with\n"
      "its stderr and retry it as any failure; a Makeflow's\n"
-     ".MAKEFLOW WALL_TIME gives its rules' own limit"},
+     ".MAKEFLOW WALL_TIME gives its rules' own limit (sim:\n"
+     "an attempt computing longer fails at the limit)"},
     {"dry-run", O_DRY_RUN, CLI_FLAG, AT(dry_run), NULL,
      "print what the run would do, in order, and start\n"
      "nothing: no rank, file, directory, lock or journal"},
@@ -416,7 +421,7 @@ static const struct cli_use uses[] = {
     {.group = &config_group, .before = "\nPolicy (sim):\n"},
     {.group = &cli_policy_group, .at = AT(pol), .say = policy_say},
     {.group = &compare_group},
-    {.group = &ranks_group, .before = "\nRanks (run):\n"},
+    {.group = &ranks_group, .before = "\nRanks and attempts (run; --timeout and --retries sim too):\n"},
     {.group = &cli_mpi_group,
      .at = AT(mpi),
      .instead = "      --mpirun PATH, --hostfile FILE, --mpi-arg ARG   the launcher and its "
@@ -450,9 +455,12 @@ static int check_args(const char *cmd, struct flow_args *a)
 		return 0;
 	}
 	if (!is_run && a->have_run)
-		return cli_usage_error(cmd, "--np, --emulate-nodes, --local, --shared, --retries, "
-					    "--keep, --stand-in, --timeout, --dry-run and the "
-					    "launcher's options are 'locus flow run''s");
+		return cli_usage_error(cmd, "--np, --emulate-nodes, --local, --shared, --keep, "
+					    "--stand-in, --dry-run and the launcher's options are "
+					    "'locus flow run''s");
+	if (!is_run && !is_sim && a->have_limit)
+		return cli_usage_error(cmd, "--timeout and --retries are 'locus flow run''s and "
+					    "'locus flow sim''s");
 	if (a->dry_run && (cli_results_any(&a->res) || a->measured || a->res.json))
 		return cli_usage_error(cmd, "a dry run writes nothing and has no result: drop "
 					    "the output options");
@@ -940,6 +948,7 @@ static int flow_sim(struct flow_args *a)
 	struct flow_run plan[FLOW_MAX_RUNS] = {{0}};
 	struct locus_result *runs[FLOW_MAX_RUNS] = {0};
 	size_t n_plan = 0, n_runs = 0;
+	double *limits = NULL;
 	int status = 0, rc;
 	if ((status = cli_results_check(cmd, &a->res, NULL, 0)))
 		return status;
@@ -990,6 +999,21 @@ static int flow_sim(struct flow_args *a)
 	}
 	if ((rc = locus_workload_from_graph(&wl, plat, g, NULL, &err)))
 		goto fail;
+	/* The time limits: each task's own (WALL_TIME), else --timeout. */
+	int limited = a->timeout > 0;
+	for (size_t t = 0; !limited && g->commands && t < g->n_tasks; t++)
+		limited = g->commands[t].wall_time > 0;
+	if (limited) {
+		limits = cli_calloc(g->n_tasks, sizeof *limits);
+		if (!limits) {
+			rc = cli_set_error(&err, LOCUS_ENOMEM, NULL, "out of memory");
+			goto fail;
+		}
+		for (size_t t = 0; t < g->n_tasks; t++)
+			limits[t] = g->commands && g->commands[t].wall_time > 0
+					? g->commands[t].wall_time
+					: a->timeout;
+	}
 	int tty = !a->quiet && isatty(2);
 	for (size_t i = 0; i < n_plan; i++) {
 		int amfs = !strcmp(plan[i].policy->name, "amfs");
@@ -1009,6 +1033,8 @@ static int flow_sim(struct flow_args *a)
 		    .no_transfer_results = !cli_results_transfers(&a->res),
 		    .progress = tty ? cli_progress : NULL,
 		    .progress_user = (void *)plan[i].policy->name,
+		    .time_limit = limits,
+		    .retries = limits ? (uint32_t)a->retries : 0,
 		};
 		if ((rc = locus_sim_run(&runs[i], &cfg, &err)))
 			goto fail;
@@ -1046,6 +1072,7 @@ out:
 		locus_result_destroy(runs[i]);
 	for (size_t i = 0; i < n_plan; i++)
 		free(plan[i].opts);
+	free(limits);
 	locus_workload_destroy(wl);
 	locus_platform_destroy(plat);
 	locus_graph_destroy(g);
@@ -1248,6 +1275,8 @@ static int flow_dry_run(struct flow_args *a)
 		if (g->task_stage && g->task_stage[t] != LOCUS_NONE)
 			printf("   stage %s", g->stage_names[g->task_stage[t]]);
 		printf("   level %" PRIu32, g->level[t]);
+		if (g->commands && g->commands[t].wall_time > 0)
+			printf("   limit %g s (WALL_TIME)", g->commands[t].wall_time);
 		if (done && done[t])
 			printf("   done (journal)");
 		printf("\n       run    ");
@@ -1515,6 +1544,8 @@ static int run_rank(struct flow_args *a)
 		    .checksum = a->checksum,
 		    .cancel = &cli_cancelled,
 		    .process_group = group,
+		    .timeout = a->timeout,
+		    .group_fd = cli_keeper_fd(),
 		    .progress = a->tty && !a->quiet ? run_progress : NULL,
 		};
 		rc = locus_mpi_flow_run(MPI_COMM_WORLD, &o, &rep, &err);

@@ -45,6 +45,7 @@ static volatile pid_t child; /* the command running now, or 0 */
 /* The process group commands run in: the keeper's (cli_keep_commands),
  * or 0, each its own. */
 static pid_t keeper_group;
+static int keeper_fd = -1; /* the write end of its pipe */
 /* Held while a command starts and `child` is set, so that the watch over
  * the launcher never misses a command that has started: it used to read
  * 0 while posix_spawnp returned, and that command outlived the rank. */
@@ -574,7 +575,11 @@ void cli_watch_launcher(void)
  * what is safe in such a child (system calls). It leads the process group
  * the rank's commands run in, holds the read end of a pipe whose write
  * end only the rank holds, and when that pipe ends (the rank is gone, or
- * done) kills the group: itself and every command left. */
+ * done) kills the group: itself and every command left. A command with a
+ * time limit runs in a group of its own, which the rank tells it of
+ * through the pipe (its id as an int32 when it starts, negated when it
+ * has ended): those left are killed first. */
+#define KEEPER_GROUPS 64
 static void keeper_run(int rd)
 {
 	struct sigaction ign = {.sa_handler = SIG_IGN};
@@ -602,12 +607,27 @@ static void keeper_run(int rd)
 		if (nul > 3)
 			close(nul);
 	}
-	char c;
+	int32_t groups[KEEPER_GROUPS], id;
+	size_t n_groups = 0, got = 0;
 	for (;;) {
-		ssize_t n = read(rd, &c, 1);
+		ssize_t n = read(rd, (char *)&id + got, sizeof id - got);
 		if (n == 0 || (n < 0 && errno != EINTR))
 			break;
+		if (n < 0 || (got += (size_t)n) < sizeof id)
+			continue;
+		got = 0;
+		if (id > 0 && n_groups < KEEPER_GROUPS) {
+			groups[n_groups++] = id;
+		} else if (id < 0) {
+			for (size_t k = 0; k < n_groups; k++)
+				if (groups[k] == -id) {
+					groups[k] = groups[--n_groups];
+					break;
+				}
+		}
 	}
+	for (size_t k = 0; k < n_groups; k++)
+		kill(-groups[k], SIGKILL);
 	kill(0, SIGKILL);
 	_exit(0);
 }
@@ -640,7 +660,13 @@ int cli_keep_commands(void)
 		return 0;
 	}
 	keeper_group = p;
+	keeper_fd = fds[1];
 	return p;
+}
+
+int cli_keeper_fd(void)
+{
+	return keeper_fd;
 }
 
 int cli_pid_alive(long pid)
