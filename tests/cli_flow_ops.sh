@@ -196,5 +196,71 @@ child=$(cat stubborn.pid)
 run timeout-bad 2 "$locus" flow run Makeflow --timeout 0 && expect timeout-bad '--timeout expects seconds > 0, got "0"' "$err"
 cd "$tmp" || exit 1
 
+# ---- the status file ----------------------------------------------------------------------
+# While a run goes its status file says what runs; at the end, what was
+# done and read and written (exact here); a killed run is said killed.
+mkdir st && cd st || exit 1
+echo x >in.txt
+cat >Makeflow <<'MF'
+a.txt: in.txt
+	cat in.txt > a.txt
+b.txt: a.txt
+	sleep 1.5; cat a.txt a.txt > b.txt
+c.txt: a.txt
+	sleep 1.5; cat a.txt a.txt > c.txt
+out.txt: c.txt b.txt
+	cat c.txt b.txt > out.txt
+MF
+run st-none 1 "$locus" flow status . && expect st-none 'no status file at ./.locus-flow-status' "$err"
+"$locus" flow run Makeflow "${R[@]}" --local "$tmp/loc" >run.out 2>&1 &
+pid=$!
+seen=""
+for _ in $(seq 100); do
+	if "$locus" flow status . --json >s.json 2>/dev/null &&
+		grep -q '"running": 2' s.json && grep -q '"state": "running"' s.json; then
+		seen=yes
+		break
+	fi
+	sleep 0.05
+done
+[ -n "$seen" ] && ok || fail "the status file never said 2 tasks were running ($(cat s.json 2>&1))"
+wait $pid && ok || fail "the status run failed: $(cat run.out)"
+run st-done 0 "$locus" flow status . &&
+	expect st-done '^run of .*Makeflow: complete$' "$out" &&
+	expect st-done-tasks 'tasks 4: 0 waiting, 0 running, 4 done; 0 failed attempts' "$out" &&
+	expect st-done-bytes 'the done tasks read 14 bytes and wrote 18' "$out" &&
+	expect st-done-stage '^sleep +2 +0 +0 +2 +0 +4 +8$' "$out"
+[ -z "$(ls -a | grep 'locus-flow-status.tmp')" ] && ok || fail "a status temporary was left"
+# Killed with SIGKILL: the status says what it last knew, and that the
+# run is gone.
+rm -f a.txt b.txt c.txt out.txt
+"$locus" flow run Makeflow "${R[@]}" --local "$tmp/loc2" >run.out 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	grep -qs '"running": 2' .locus-flow-status && break
+	sleep 0.05
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+sleep 0.5
+run st-killed 1 "$locus" flow status . &&
+	expect st-killed 'killed: its rank 0 \(pid [0-9]+ on .*\) is gone' "$out" &&
+	expect st-killed-tasks 'tasks 4: 1 waiting, 2 running, 1 done' "$out"
+rm -rf "$tmp/loc2"
+# A failed attempt (retried) is counted; with a journal the status
+# file is beside it, and clean removes both.
+printf 'x: in.txt\n\tif [ -e %s/once ]; then cp in.txt x; else touch %s/once; exit 1; fi\n' "$PWD" "$PWD" >Once.mf
+run st-once 0 "$locus" flow run Once.mf "${R[@]}" --local "$tmp/loc" --journal once.j &&
+	[ -s once.j.status ] && ok || fail "no once.j.status"
+run st-journal 0 "$locus" flow status once.j &&
+	expect st-journal 'tasks 1: 0 waiting, 0 running, 1 done; 1 failed attempt$' "$out"
+run st-clean 0 "$locus" flow clean Once.mf --journal once.j &&
+	expect st-clean "and the journal once.j, and the run's status file" "$out"
+[ ! -e once.j ] && [ ! -e once.j.status ] && [ ! -e x ] && ok || fail "clean left $(ls)"
+run st-clean-dir 0 "$locus" flow clean Makeflow && [ ! -e .locus-flow-status ] && ok ||
+	fail "clean left the shared directory's status file"
+run st-other 1 "$locus" flow status Makeflow && expect st-other 'Makeflow:1:1: expected a locus-flow-status document' "$err"
+cd "$tmp" || exit 1
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -7,6 +7,7 @@
  * message, the workflow a resumed run has left, and a 100,000-rule
  * workflow timed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -770,6 +771,64 @@ TEST(wall_time)
 	locus_graph_destroy(g);
 }
 
+/* A run's status file: written atomically (nothing left beside it) and
+ * read back as written; a file of another kind or version refused. */
+TEST(status_file)
+{
+	const char *dir = test_tmpdir();
+	char path[1024], other[1024];
+	snprintf(path, sizeof path, "%s/st", dir);
+	char *names[] = {"mProject", "mAdd"};
+	struct locus_flow_status_count stages[2] = {{3, 1, 1, 1, 2, 100, 200},
+						    {1, 1, 0, 0, 0, 0, 0}};
+	struct locus_flow_status s = {.workflow = "wf/Makeflow",
+				      .state = "failed",
+				      .failure = "task x failed",
+				      .host = "h1",
+				      .pid = 4242,
+				      .started = 1.5e9,
+				      .updated = 1.5e9 + 2.25,
+				      .tasks = {4, 2, 1, 1, 2, 100, 200},
+				      .n_stages = 2,
+				      .stage_names = names,
+				      .stages = stages};
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus_flow_status_write(&s, path, &err), 0);
+	struct locus_flow_status r;
+	CHECK_EQ_INT(locus_flow_status_read(&r, path, &err), 0);
+	CHECK_EQ_STR(r.workflow, "wf/Makeflow");
+	CHECK_EQ_STR(r.state, "failed");
+	CHECK_EQ_STR(r.failure, "task x failed");
+	CHECK_EQ_STR(r.host, "h1");
+	CHECK_EQ_INT(r.pid, 4242);
+	CHECK(r.started == 1.5e9 && r.updated == 1.5e9 + 2.25);
+	CHECK(!memcmp(&r.tasks, &s.tasks, sizeof r.tasks));
+	CHECK_EQ_INT(r.n_stages, 2);
+	CHECK_EQ_STR(r.stage_names[1], "mAdd");
+	CHECK(!memcmp(r.stages, stages, sizeof stages));
+	locus_flow_status_fini(&r);
+	/* Only the file: the temporary was renamed over it. */
+	DIR *d = opendir(dir);
+	size_t n = 0;
+	for (struct dirent *de; d && (de = readdir(d));)
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	CHECK_EQ_INT(n, 1);
+	snprintf(other, sizeof other, "%s/other", dir);
+	CHECK_EQ_INT(test_write(other, "{\"format\": \"locus-result\", \"version\": 1}"), 0);
+	CHECK_EQ_INT(locus_flow_status_read(&r, other, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.message, "format: expected \"locus-flow-status\"") != NULL);
+	CHECK_EQ_INT(test_write(other, "{\"format\": \"locus-flow-status\", \"version\": 2}"), 0);
+	CHECK_EQ_INT(locus_flow_status_read(&r, other, &err), LOCUS_EPARSE);
+	CHECK(strstr(err.message, "version: expected 1") != NULL);
+	CHECK_EQ_INT(test_write(other, "{\"format\": \"locus-flow-status\",\n\"version\": 1,"), 0);
+	CHECK_EQ_INT(locus_flow_status_read(&r, other, &err), LOCUS_EPARSE);
+	CHECK_EQ_INT(err.line, 2);
+	snprintf(other, sizeof other, "%s/none", dir);
+	CHECK_EQ_INT(locus_flow_status_read(&r, other, &err), LOCUS_EIO);
+}
+
 /* ---- errors ------------------------------------------------------------------------------ */
 
 struct bad_case {
@@ -1117,6 +1176,6 @@ TEST_MAIN(TEST_ENTRY(capitol), TEST_ENTRY(montage), TEST_ENTRY(blast), TEST_ENTR
 	  TEST_ENTRY(variables), TEST_ENTRY(variables_in_file_lists), TEST_ENTRY(command_lines),
 	  TEST_ENTRY(stages), TEST_ENTRY(renames_and_quotes), TEST_ENTRY(comments),
 	  TEST_ENTRY(size_directive), TEST_ENTRY(sizes_from_directory), TEST_ENTRY(runtime),
-	  TEST_ENTRY(wall_time),
+	  TEST_ENTRY(wall_time), TEST_ENTRY(status_file),
 	  TEST_ENTRY(errors), TEST_ENTRY(accepted), TEST_ENTRY(remaining), TEST_ENTRY(journal),
 	  TEST_ENTRY(hundred_thousand_rules))

@@ -100,6 +100,40 @@ int locus_flow_journal_parse(struct locus_flow_journal *j, const struct locus_gr
 			     struct locus_error *err);
 void locus_flow_journal_fini(struct locus_flow_journal *j);
 
+/* ---- a run's status (docs/formats.md, "Flow status") --------------------------- */
+
+/* Tasks by state, and the bytes the done tasks read and wrote. */
+struct locus_flow_status_count {
+	uint64_t total, waiting, running, done;
+	uint64_t failed_attempts; /* attempts that failed (timed out included) */
+	uint64_t bytes_read, bytes_written;
+};
+
+/* What a run of a workflow has done so far, as its rank 0 last wrote it:
+ * `state` is "running", "complete" or "failed" (then `failure` says
+ * why); times are Unix seconds; pid and host are rank 0's. */
+struct locus_flow_status {
+	char *workflow, *state, *failure, *host;
+	long pid;
+	double started, updated;
+	struct locus_flow_status_count tasks;
+	size_t n_stages;
+	char **stage_names;
+	struct locus_flow_status_count *stages;
+};
+
+/* Writes s to `path` as a locus-flow-status document, atomically (a
+ * temporary beside it, renamed over it): a reader sees the last whole
+ * one. 0, LOCUS_EIO (the reason), LOCUS_ENOMEM. */
+int locus_flow_status_write(const struct locus_flow_status *s, const char *path,
+			    struct locus_error *err);
+/* Reads one back: 0, LOCUS_EIO, LOCUS_EPARSE (what was expected, with
+ * the JSON path or line and column), LOCUS_ENOMEM. Free with
+ * locus_flow_status_fini. */
+int locus_flow_status_read(struct locus_flow_status *s, const char *path,
+			   struct locus_error *err);
+void locus_flow_status_fini(struct locus_flow_status *s);
+
 /* ---- dataflow patterns (AME/AMFS sections II-A, V-F, V-G) ------------------- */
 
 /* The five patterns, as flags. */

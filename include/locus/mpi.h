@@ -335,6 +335,12 @@ struct locus_mpi_flow_options {
 	 * ("timed out after N s", with its stderr), retried as any failure.
 	 * A command with a limit runs in a process group of its own. */
 	double timeout;
+	/* Rank 0 keeps this file up to date while the run goes (at most
+	 * twice a second when something changed, every 5 s anyway, and at
+	 * the end): tasks waiting, running and done, failed
+	 * attempts and bytes, in all and per stage, rewritten atomically
+	 * (locus_flow_status_write); NULL: none. */
+	const char *status;
 	/* > 0: a descriptor (the keeper's pipe) told of each such group: its
 	 * id as 4 bytes (int32) when the command starts and its negation
 	 * when it has ended, so that whoever reads it can end the groups

@@ -14,6 +14,9 @@ void locus__rt_undone(struct flow *f, uint32_t t)
 {
 	if (t >= f->g->n_tasks || !f->done[t])
 		return;
+	if (f->st->began)
+		f->st->began[f->task_full ? f->task_full[t] : t] = 0;
+	f->st->status_dirty = 1;
 	f->done[t] = 0;
 	f->n_done--;
 	f->st->claimed[f->task_full ? f->task_full[t] : t] = 0;
@@ -55,6 +58,12 @@ void locus__rt_take_report(struct flow *f, const struct rec *r)
 		st->sum[full] = orec[k].sum;
 	}
 	journal_task(f, r);
+	if (f->st->fails && r->attempts > 0) {
+		uint32_t full = f->task_full ? f->task_full[r->task] : r->task;
+		if (f->st->fails[full] < r->attempts - 1)
+			f->st->fails[full] = r->attempts - 1;
+	}
+	f->st->status_dirty = 1;
 	f->n_done++;
 	if (f->opt->progress && (f->n_done >= f->next_progress || f->n_done == f->g->n_tasks)) {
 		f->opt->progress(f->opt->progress_user, f->n_done, f->g->n_tasks,
@@ -671,4 +680,88 @@ int locus__rt_results(struct flow *f, struct locus_mpi_flow_report *rep)
 	free(colls);
 	free(csum);
 	return rc;
+}
+
+/* ---- rank 0: the status file ----------------------------------------------------------- */
+
+void locus__rt_status_began(struct flow *f, uint32_t t, uint32_t attempt)
+{
+	struct state *st = f->st;
+	if (!st->began || t >= f->g->n_tasks)
+		return;
+	uint32_t full = f->task_full ? f->task_full[t] : t;
+	st->began[full] = 1;
+	if (st->fails[full] < attempt)
+		st->fails[full] = attempt; /* the attempts before it failed */
+	st->status_dirty = 1;
+}
+
+void locus__rt_status_tick(struct flow *f)
+{
+	struct state *st = f->st;
+	/* At most twice a second when something changed, and every 5 s
+	 * anyway (a reader sees the run is alive). */
+	double now = locus__rt_mono();
+	if (now < st->status_next || (!st->status_dirty && now < st->status_next + 4.5))
+		return;
+	st->status_next = now + 0.5;
+	st->status_dirty = 0;
+	st->status_live = 1;
+	locus__rt_status_write(f->opt, st, "running", NULL);
+}
+
+/* Adds task t (of state `state`: 0 waiting, 1 running, 2 done) to c. */
+static void count_task(struct locus_flow_status_count *c, const struct locus_graph *g,
+		       const struct state *st, uint32_t t, int state)
+{
+	const struct locus_task *tk = &g->tasks[t];
+	c->total++;
+	*(state == 2 ? &c->done : state == 1 ? &c->running : &c->waiting) += 1;
+	c->failed_attempts += st->fails[t];
+	if (state != 2)
+		return;
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = g->inputs[tk->in_at + k];
+		c->bytes_read += g->objects[o].producer != LOCUS_NONE && st->place[o] != -1
+				     ? st->bytes[o]
+				     : g->objects[o].bytes;
+	}
+	for (uint32_t k = 0; k < tk->n_out; k++)
+		c->bytes_written += st->bytes[g->outputs[tk->out_at + k]];
+}
+
+void locus__rt_status_write(const struct locus_mpi_flow_options *opt, struct state *st,
+			    const char *state, const char *failure)
+{
+	const struct locus_graph *g = opt->graph;
+	if (!opt->status || !st->began)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	struct locus_flow_status s = {.workflow = (char *)(g->name ? g->name : ""),
+				      .state = (char *)state,
+				      .failure = (char *)failure,
+				      .host = host,
+				      .pid = (long)getpid(),
+				      .started = st->status_t0,
+				      .updated = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec,
+				      .n_stages = g->n_stages,
+				      .stage_names = (char **)g->stage_names};
+	s.stages = calloc(g->n_stages ? g->n_stages : 1, sizeof *s.stages);
+	if (!s.stages)
+		return;
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		int ts_ = st->claimed[t] ? 2 : st->began[t] ? 1 : 0;
+		count_task(&s.tasks, g, st, t, ts_);
+		if (g->task_stage && g->task_stage[t] != LOCUS_NONE)
+			count_task(&s.stages[g->task_stage[t]], g, st, t, ts_);
+	}
+	struct locus_error e = {0};
+	if (locus_flow_status_write(&s, opt->status, &e) && !st->status_warned) {
+		st->status_warned = 1; /* once: the run goes on without it */
+		fprintf(stderr, "locus: %s\n", e.message);
+	}
+	free(s.stages);
 }

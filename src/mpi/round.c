@@ -821,11 +821,32 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		st.place[o] = -1;
 	for (size_t t = 0; st.work && t < nt; t++)
 		st.work[t] = -1;
+	int rank = 0;
+	MPI_Comm_rank(comm, &rank);
+	if (!rc && rank == 0 && opt->status) {
+		/* The status file, written once the run holds its directory
+		 * (a refused run leaves the running one's alone). */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		st.began = calloc(nt + 1, 1);
+		st.fails = calloc(nt + 1, sizeof *st.fails);
+		if (!st.began || !st.fails) {
+			free(st.began);
+			free(st.fails);
+			st.began = NULL;
+			st.fails = NULL;
+		}
+		st.status_t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+		st.status_dirty = 1;
+	}
 	/* A round that lost a file ends, and the next runs what is left. */
 	while (!rc) {
 		rc = run_round(comm, opt, &st, report, err);
 		if (rc != ROUND_AGAIN)
 			break;
+		for (size_t t = 0; st.began && t < nt; t++)
+			if (!st.claimed[t])
+				st.began[t] = 0;
 		if (++st.round == MAX_ROUNDS) {
 			rc = locus__err(
 			    err, LOCUS_EINCOMPLETE, NULL, 0, 0,
@@ -837,6 +858,10 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		locus_mpi_flow_report_fini(report);
 		rc = 0;
 	}
+	if (st.began && st.status_live)
+		locus__rt_status_write(opt, &st, rc ? "failed" : "complete", rc ? err->message : NULL);
+	free(st.began);
+	free(st.fails);
 	report->skipped = st.skipped;
 	report->rerun = st.rerun;
 	report->rounds = st.round + 1;

@@ -113,6 +113,7 @@ enum {
 	F_ATTEMPT, /* -> every rank: a task's attempts so far (struct retry: task, attempt) */
 	F_STATE,   /* worker -> scheduler ranks: a task's state for the monitor (struct tstate) */
 	F_REWIND,  /* -> every rank: a task runs again (struct retry: task) */
+	F_STARTED, /* worker -> rank 0, with a status file: an attempt began (struct retry) */
 	F_BATCH	   /* several of the above, each a struct bhead + its bytes */
 };
 
@@ -321,6 +322,14 @@ struct state {
 	 * shared directory (rank 0), killed runs' directories under
 	 * opt->local (summed on rank 0). */
 	size_t swept_files, swept_dirs;
+	/* Rank 0, with opt->status, by task of opt->graph: whether an
+	 * attempt of it has begun in this round, and its failed attempts;
+	 * when the run began (Unix seconds) and the file is next written. */
+	unsigned char *began;
+	uint32_t *fails;
+	double status_t0, status_next;
+	int status_dirty, status_warned;
+	int status_live; /* written once: the run holds its directory's lock */
 };
 
 /* A round's end code (never a LOCUS_E* code, never returned): a file was
@@ -615,6 +624,12 @@ int locus__rt_reduce_poll(struct flow *f);
 void locus__rt_take_report(struct flow *f, const struct rec *r);
 /* Rank 0: task t, rewound, is not done (any more). */
 void locus__rt_undone(struct flow *f, uint32_t t);
+/* Rank 0's status file (opt->status): an attempt of round task t began;
+ * written now and then from the loop; written with the run's end. */
+void locus__rt_status_began(struct flow *f, uint32_t t, uint32_t attempt);
+void locus__rt_status_tick(struct flow *f);
+void locus__rt_status_write(const struct locus_mpi_flow_options *opt, struct state *st,
+			    const char *state, const char *failure);
 int locus__rt_resume(struct flow *f);
 /* The journal's place (opt->journal): its directory's real path into
  * real (the journal itself may not exist yet), and its name, a pointer

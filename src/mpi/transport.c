@@ -366,6 +366,12 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 		if (n == sizeof(struct tstate))
 			locus__rt_take_state(f, (const struct tstate *)(const void *)buf);
 		break;
+	case F_STARTED: {
+		const struct retry *q = (const void *)buf;
+		if (!quiet && f->rank == 0 && n == sizeof *q)
+			locus__rt_status_began(f, q->task, q->attempt);
+		break;
+	}
 	case F_REWIND: {
 		const struct retry *q = (const void *)buf;
 		if (!quiet && n == sizeof *q && q->task < f->g->n_tasks) {
@@ -745,6 +751,8 @@ void locus__rt_loop(struct flow *f)
 		locus__rt_flush_updates(f);
 		flush_batches(f);
 		did |= outbox_progress(f);
+		if (f->rank == 0 && f->opt->status)
+			locus__rt_status_tick(f);
 		if (f->opt->cancel && *f->opt->cancel && !f->failed) {
 			if (getenv("LOCUS_FLOW_DEBUG"))
 				dump(f);

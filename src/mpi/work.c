@@ -90,6 +90,11 @@ void locus__rt_op_start(void *eng, uint32_t w, uint32_t t, double now)
 	f->gen++;
 	f->attempt = (int)f->x.tattempt[t];
 	f->start = now;
+	if (f->opt->status) {
+		/* Rank 0's status file counts it running. */
+		struct retry m = {.task = t, .attempt = (uint32_t)f->attempt};
+		locus__rt_post_copy(f, 0, F_STARTED, &m, sizeof m);
+	}
 	f->read_failed = 0;
 	free(f->r_keep);
 	f->r_keep = NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -24,6 +25,7 @@ static const char *const help_head =
     "       locus flow run WORKFLOW [-np N] [--emulate-nodes K] [OPTIONS]\n"
     "       locus flow run WORKFLOW --dry-run [OPTIONS]\n"
     "       locus flow clean WORKFLOW [--shared DIR] [--journal FILE]\n"
+    "       locus flow status DIR|JOURNAL|FILE [--json]\n"
     "\n"
     "Many-task workflows: programs coupled by files. 'show' prints a workflow's\n"
     "stages, the dataflow patterns found in them (gather, reduce, multicast,\n"
@@ -40,7 +42,10 @@ static const char *const help_head =
     "command, reads and writes in the order its dependencies allow) and makes\n"
     "nothing. 'clean' removes what a run of the workflow made in the shared\n"
     "directory (every file a task writes) and its --journal, as makeflow -c does,\n"
-    "and nothing else.\n";
+    "and nothing else. A run keeps a status file up to date (tasks waiting,\n"
+    "running, done, failed attempts and bytes, per stage): DIR/.locus-flow-status\n"
+    "in its shared directory, or JOURNAL.status beside its journal; 'status' prints\n"
+    "it, and says when the run was killed.\n";
 
 static const char *const help_workflow =
     "\n"
@@ -84,7 +89,7 @@ struct flow_args {
 	/* run */
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
-	const char *local, *shared, *journal, *measured;
+	const char *local, *shared, *journal, *measured, *status;
 	int keep, have_run, have_run_only, have_limit, tty, checksum, dry_run;
 	double stand_in, timeout;
 	/* The platform (sim). */
@@ -133,6 +138,7 @@ enum {
 	O_STAND_IN,
 	O_DRY_RUN,
 	O_TIMEOUT,
+	O_STATUS,
 	O_DISPATCHERS,
 	O_NET_BW,
 	O_DISK_BW,
@@ -274,12 +280,13 @@ static int ranks_option(const char *cmd, void *values, int id, const char *arg)
 		return cli_expects(cmd, "--timeout", "seconds > 0", arg);
 	/* An empty name would be the file system's root (--local), this
 	 * directory (--shared), or no file at all (--journal). */
-	if ((id == O_LOCAL || id == O_SHARED || id == O_JOURNAL) && !*arg)
+	if ((id == O_LOCAL || id == O_SHARED || id == O_JOURNAL || id == O_STATUS) && !*arg)
 		return cli_expects(cmd,
 				   id == O_LOCAL    ? "--local"
 				   : id == O_SHARED ? "--shared"
+				   : id == O_STATUS ? "--status"
 						    : "--journal",
-				   id == O_JOURNAL ? "a file" : "a directory", arg);
+				   id == O_JOURNAL || id == O_STATUS ? "a file" : "a directory", arg);
 	return 0;
 }
 
@@ -326,6 +333,11 @@ static const struct cli_opt ranks_opts[] = {
      "its stderr and retry it as any failure; a Makeflow's\n"
      ".MAKEFLOW WALL_TIME gives its rules' own limit (sim:\n"
      "an attempt computing longer fails at the limit)"},
+    {"status", O_STATUS, CLI_TEXT, AT(status), "FILE",
+     "the status file the run keeps up to date (default:\n"
+     "JOURNAL.status with --journal, else DIR/.locus-flow-\n"
+     "status in the shared directory); 'locus flow status'\n"
+     "prints it"},
     {"dry-run", O_DRY_RUN, CLI_FLAG, AT(dry_run), NULL,
      "print what the run would do, in order, and start\n"
      "nothing: no rank, file, directory, lock or journal"},
@@ -444,6 +456,15 @@ static int check_args(const char *cmd, struct flow_args *a)
 	int is_sim = !strcmp(sub, "sim"), is_run = !strcmp(sub, "run");
 	if (a->mpi.mpirun || a->mpi.hostfile || a->mpi.n_args)
 		a->have_run = a->have_run_only = 1;
+	if (!strcmp(sub, "status")) {
+		if (a->have_run || a->have_limit || a->config || a->pol.name || a->pol.opts ||
+		    a->compare || a->platform || a->have_nodes || a->have_dispatchers ||
+		    a->fs_bw || a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 ||
+		    a->cost_msg >= 0 || a->cost_entry >= 0 || a->work || a->reduce ||
+		    cli_results_any(&a->res))
+			return cli_usage_error(cmd, "'locus flow status' takes --json only");
+		return 0;
+	}
 	if (!strcmp(sub, "clean")) {
 		if (a->have_run_only || a->config || a->pol.name || a->pol.opts || a->compare ||
 		    a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||
@@ -516,6 +537,9 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 	int rc = cli_parse(cmd, &command, a, argc, argv);
 	if (rc)
 		return rc;
+	if (optind >= argc && !strcmp(a->sub, "status"))
+		return cli_usage_error(cmd, "name the run: its shared directory, its journal or "
+					    "its status file");
 	if (optind >= argc)
 		return cli_usage_error(cmd, "name the workflow: a file, or gen:montage, gen:blast");
 	a->workflow = argv[optind++];
@@ -1107,6 +1131,105 @@ static int shared_dir(const struct flow_args *a, char *buf, size_t size)
 	return 0;
 }
 
+/* The status file of a run: --status, else beside its journal, else in
+ * its shared directory. */
+static void status_path(const struct flow_args *a, const char *shared, char *buf, size_t size)
+{
+	if (a->status)
+		snprintf(buf, size, "%s", a->status);
+	else if (a->journal)
+		snprintf(buf, size, "%s.status", a->journal);
+	else
+		snprintf(buf, size, "%s/.locus-flow-status", shared);
+}
+
+/* Prints one line of counts. */
+static void print_count(const char *name, const struct locus_flow_status_count *c)
+{
+	printf("%-20s %7" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64 " %13" PRIu64
+	       " %13" PRIu64 "\n",
+	       name, c->total, c->waiting, c->running, c->done, c->failed_attempts, c->bytes_read,
+	       c->bytes_written);
+}
+
+/* locus flow status DIR|JOURNAL|FILE: what the run's status file says,
+ * and whether the run was killed (its rank 0 gone while it said
+ * "running"). 0 for a run going or complete, 1 for one that failed or
+ * was killed, or no status file. */
+static int flow_status(struct flow_args *a)
+{
+	const char *x = a->workflow;
+	char path[4200];
+	struct stat sb;
+	if (!stat(x, &sb) && S_ISDIR(sb.st_mode)) {
+		snprintf(path, sizeof path, "%s/.locus-flow-status", x);
+	} else {
+		snprintf(path, sizeof path, "%s.status", x);
+		if (stat(path, &sb))
+			snprintf(path, sizeof path, "%s", x);
+	}
+	if (stat(path, &sb)) {
+		fprintf(stderr,
+			"locus flow status: no status file at %s (%s): a run writes "
+			"DIR/.locus-flow-status in its shared directory, or JOURNAL.status beside "
+			"its --journal, once it has started\n",
+			path, strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	struct locus_flow_status s;
+	struct locus_error err = {0};
+	int rc = locus_flow_status_read(&s, path, &err);
+	if (rc)
+		return cli_error("flow status", &err, rc);
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	int running = !strcmp(s.state, "running");
+	int killed = running && !strcmp(host, s.host) && !cli_pid_alive(s.pid);
+	int status = killed || !strcmp(s.state, "failed") ? CLI_EXIT_FAIL : 0;
+	if (a->res.json) {
+		FILE *fp = fopen(path, "r");
+		char chunk[65536];
+		size_t k;
+		while (fp && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
+			fwrite(chunk, 1, k, stdout);
+		if (fp)
+			fclose(fp);
+		locus_flow_status_fini(&s);
+		return status;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	printf("run of %s: ", s.workflow);
+	if (killed)
+		printf("killed: its rank 0 (pid %ld on %s) is gone; the counts below are the last "
+		       "it wrote\n",
+		       s.pid, s.host);
+	else if (s.failure)
+		printf("%s: %s\n", s.state, s.failure);
+	else
+		printf("%s%s\n", s.state,
+		       running && strcmp(host, s.host) ? " (as its rank 0 on another host last wrote)"
+						       : "");
+	printf("  status file %s, written %.1f s ago by rank 0 (pid %ld on %s)\n", path,
+	       now - s.updated, s.pid, s.host);
+	printf("  %s %.1f s ago; %s %.1f s\n", "started", now - s.started,
+	       running && !killed ? "running for" : "ran", s.updated - s.started);
+	printf("  tasks %" PRIu64 ": %" PRIu64 " waiting, %" PRIu64 " running, %" PRIu64
+	       " done; %" PRIu64 " failed attempt%s\n",
+	       s.tasks.total, s.tasks.waiting, s.tasks.running, s.tasks.done,
+	       s.tasks.failed_attempts, s.tasks.failed_attempts == 1 ? "" : "s");
+	printf("  the done tasks read %" PRIu64 " bytes and wrote %" PRIu64 "\n\n",
+	       s.tasks.bytes_read, s.tasks.bytes_written);
+	printf("%-20s %7s %8s %8s %7s %7s %13s %13s\n", "stage", "tasks", "waiting", "running",
+	       "done", "failed", "bytes read", "bytes written");
+	for (size_t k = 0; k < s.n_stages; k++)
+		print_count(s.stage_names[k], &s.stages[k]);
+	print_count("(all)", &s.tasks);
+	locus_flow_status_fini(&s);
+	return status;
+}
+
 /* ---- run --dry-run, and clean -------------------------------------------------- */
 
 /* Prints a task's command as it would run: the shell line, or the words. */
@@ -1439,12 +1562,24 @@ static int flow_clean(struct flow_args *a)
 			strerror(errno));
 		status = CLI_EXIT_FAIL;
 	}
+	/* The runs' status files: in the shared directory, and the
+	 * journal's. */
+	size_t n_status = 0;
+	for (int k = 0; !status && k < 1 + (a->journal != NULL); k++) {
+		struct stat st;
+		if (k == 0)
+			snprintf(path, sizeof path, "%s/.locus-flow-status", shared);
+		else
+			snprintf(path, sizeof path, "%s.status", a->journal);
+		if (!lstat(path, &st) && S_ISREG(st.st_mode) && !unlink(path))
+			n_status++;
+	}
 	if (!status)
-		printf("locus flow clean: removed %zu file%s (%" PRIu64 " bytes) of %s from %s%s%s "
+		printf("locus flow clean: removed %zu file%s (%" PRIu64 " bytes) of %s from %s%s%s%s "
 		       "(%zu of the %zu files it makes were not there)\n",
 		       made, made == 1 ? "" : "s", bytes, a->workflow, shared,
-		       journal ? ", and the journal " : "", journal ? a->journal : "", absent,
-		       made + absent);
+		       journal ? ", and the journal " : "", journal ? a->journal : "",
+		       n_status ? ", and the run's status file" : "", absent, made + absent);
 	close(dfd);
 	locus_graph_destroy(g);
 	return status;
@@ -1513,8 +1648,9 @@ static int run_rank(struct flow_args *a)
 	int group = cli_keep_commands();
 	struct locus_error err = {0};
 	struct locus_graph *g = NULL;
-	char shared[4096];
+	char shared[4096], status_file[4200];
 	shared_dir(a, shared, sizeof shared);
+	status_path(a, shared, status_file, sizeof status_file);
 	char *opts = NULL;
 	const char *pname = a->pol.name ? a->pol.name : "amfs";
 	if (!strcmp(pname, "amfs"))
@@ -1545,6 +1681,7 @@ static int run_rank(struct flow_args *a)
 		    .cancel = &cli_cancelled,
 		    .process_group = group,
 		    .timeout = a->timeout,
+		    .status = status_file,
 		    .group_fd = cli_keeper_fd(),
 		    .progress = a->tty && !a->quiet ? run_progress : NULL,
 		};
@@ -1676,8 +1813,9 @@ int cmd_flow(int argc, char **argv)
 			      .cost_msg = -1,
 			      .cost_entry = -1};
 	if (strcmp(a.sub, "show") && strcmp(a.sub, "sim") && strcmp(a.sub, "run") &&
-	    strcmp(a.sub, "clean"))
-		return cli_usage_error("flow", "expected 'show', 'sim', 'run' or 'clean', got \"%s\"",
+	    strcmp(a.sub, "clean") && strcmp(a.sub, "status"))
+		return cli_usage_error("flow",
+				       "expected 'show', 'sim', 'run', 'clean' or 'status', got \"%s\"",
 				       a.sub);
 	cli_mpi_np_spelling(argc, argv);
 	int rc = parse_args(argc - 1, argv + 1, &a);
@@ -1689,6 +1827,8 @@ int cmd_flow(int argc, char **argv)
 		return flow_run(&a, argc, argv);
 	if (!strcmp(a.sub, "clean"))
 		return flow_clean(&a);
+	if (!strcmp(a.sub, "status"))
+		return flow_status(&a);
 	/* The engine's defaults for what was not given. */
 	if (a.fs_ops < 0)
 		a.fs_ops = 2000;
