@@ -71,7 +71,11 @@ static const char *const help_tail =
     "  locus flow sim Makeflow --nodes 8 --cores 2 --compare cache,taskvine,dask\n"
     "  locus flow sim wf.json --config aware --storage 2G --out run.json --trace run.trace\n"
     "  locus flow run mosaic/Makeflow -np 5 --emulate-nodes 2 --config cogather --gantt g.svg\n"
-    "  mpirun --hostfile hosts -np 65 locus flow run Makeflow --local /tmp --shared $PWD\n";
+    "  mpirun --hostfile hosts -np 65 locus flow run Makeflow --local /tmp --shared $PWD\n"
+    "  locus flow run Makeflow -np 9 --dry-run        # what would run, in order; makes nothing\n"
+    "  locus flow run Makeflow -np 9 --timeout 600 --retries 2 --journal m.j\n"
+    "  locus flow status m.j                          # while it runs, or after it was killed\n"
+    "  locus flow clean Makeflow --journal m.j        # as makeflow -c\n";
 
 #define FLOW_MAX_RUNS 32
 
