@@ -595,6 +595,10 @@ const char *locus__rt_out_name(const struct flow *f, uint32_t t, uint32_t k);
 int locus__rt_link_inputs(struct flow *f, uint32_t t, const char *work, const uint8_t *keep,
 			  int count, char *why, size_t size);
 int locus__rt_output_dirs(struct flow *f, uint32_t t, const char *work, char *why, size_t size);
+/* The current command's own process group (a command with a time limit)
+ * is over: what is left of it is killed when kill_all or the command
+ * timed out, and the keeper is told. */
+void locus__rt_group_over(struct flow *f, int kill_all);
 int locus__rt_spawn_in(struct flow *f, const struct locus_command *c, const char *line,
 		       char *const *argv, const char *work, const char *errp, pid_t *pid);
 /* A task function's own thread (when MPI allows one and the options do

@@ -774,6 +774,7 @@ void locus__rt_loop(struct flow *f)
 		waitpid(f->pid, NULL, 0);
 		f->pid = 0;
 	}
+	locus__rt_group_over(f, 1);
 	locus__rt_fn_wait(f);
 	for (size_t i = 0; i < f->n_rsteps; i++)
 		if (f->rsteps[i].used && f->rsteps[i].pid > 0) {

@@ -15,7 +15,6 @@ static void fn_over(struct flow *f);
 static void attempt_failed(struct flow *f, const char *why);
 static void full_storage(const struct flow *f, char *why, size_t size);
 static void task_computed(struct flow *f);
-static void group_over(struct flow *f);
 
 /* ---- the worker ------------------------------------------------------------------- */
 
@@ -186,7 +185,8 @@ void locus__rt_op_abort(void *eng, uint32_t w, uint32_t t, int state, double now
 		waitpid(f->pid, NULL, 0);
 		f->pid = 0;
 	}
-	group_over(f);
+	locus__rt_group_over(f, 1);
+	f->deadline = 0;
 	locus__rt_fn_wait(f);
 	f->standin = 0;
 	f->gen++;
@@ -858,13 +858,11 @@ static void launch(struct flow *f)
 	}
 }
 
-/* The current command's own process group is over: what is left of it
- * is killed (what a timed-out command started), and the keeper told. */
-static void group_over(struct flow *f)
+void locus__rt_group_over(struct flow *f, int kill_all)
 {
 	if (f->group <= 0)
 		return;
-	if (f->timed_out)
+	if (kill_all || f->timed_out)
 		kill(-f->group, SIGKILL);
 	int32_t id = -(int32_t)f->group;
 	if (f->opt->group_fd > 0 && write(f->opt->group_fd, &id, sizeof id) != sizeof id) {
@@ -1063,7 +1061,7 @@ int locus__rt_worker_step(struct flow *f)
 		f->pid = 0;
 		int timed_out = f->timed_out;
 		int killed = timed_out && !f->kill_at;
-		group_over(f);
+		locus__rt_group_over(f, 0);
 		f->deadline = 0;
 		f->timed_out = 0;
 		if (!timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 0) {

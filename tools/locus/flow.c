@@ -470,7 +470,7 @@ static int check_args(const char *cmd, struct flow_args *a)
 		return 0;
 	}
 	if (!strcmp(sub, "clean")) {
-		if (a->have_run_only || a->config || a->pol.name || a->pol.opts || a->compare ||
+		if (a->have_run_only || a->have_limit || a->config || a->pol.name || a->pol.opts || a->compare ||
 		    a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||
 		    a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 ||
 		    a->cost_entry >= 0 || a->work || a->reduce || cli_results_any(&a->res) ||
@@ -1370,6 +1370,9 @@ static int flow_dry_run(struct flow_args *a)
 	if (a->stand_in > 0)
 		printf("commands   stand-ins: each reads its inputs and sleeps %g x its runtime\n",
 		       a->stand_in);
+	char status_file[4200];
+	status_path(a, shared, status_file, sizeof status_file);
+	printf("status     %s (the run would keep it up to date)\n", status_file);
 	if (journal_state == 1)
 		printf("journal    %s: none yet, the run would make it\n", a->journal);
 	else if (journal_state == 2)
