@@ -853,7 +853,8 @@ static void launch(struct flow *f)
 		f->group = pid;
 		int32_t id = (int32_t)pid;
 		if (f->opt->group_fd > 0 && write(f->opt->group_fd, &id, sizeof id) != sizeof id) {
-			/* The keeper is gone: the rank ends the group itself. */
+			/* No keeper to tell (it is gone): the rank still ends
+			 * the group itself (locus__rt_group_over). */
 		}
 	}
 }
