@@ -351,7 +351,7 @@ TEST(stg_set)
 			size_t nl = strlen(de->d_name);
 			if (nl < 4 || strcmp(de->d_name + nl - 4, ".stg") != 0)
 				continue;
-			char path[1200];
+			char path[1024 + 288];
 			snprintf(path, sizeof path, "%s/%s", dirpath, de->d_name);
 			if (!check_stg_file(path)) {
 				closedir(dir);
