@@ -143,6 +143,26 @@ run real-clean 0 "$locus" flow clean wf/Makeflow --journal wf/run.j &&
 [ "$(cd wf && ls | tr '\n' ' ')" = "Makeflow in.txt notes.txt " ] && ok ||
 	fail "clean after a run left $(ls wf)"
 
+# A static policy's dry run lists its plan, each task with its node: the
+# nodes the real run then used, task for task (HEFT and CPOP).
+mkdir plan && cd plan || exit 1
+echo x >in.txt
+printf 'a.txt: in.txt\n\tcat in.txt > a.txt\n' >Makeflow
+for f in b c d; do printf '%s.txt: a.txt\n\tcat a.txt a.txt > %s.txt\n' $f $f >>Makeflow; done
+printf 'out.txt: b.txt c.txt d.txt\n\tcat b.txt c.txt d.txt > out.txt\n' >>Makeflow
+for x in heft cpop; do
+	run "plan-$x" 0 "$locus" flow run Makeflow -np 4 --emulate-nodes 2 -x $x --dry-run &&
+		expect "plan-$x" "policy +$x: its plan, made before any task runs" "$out"
+	planned=$(printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && $3 == "on" { print $2, $4 }' | LC_ALL=C sort)
+	run "real-$x" 0 "$locus" flow run Makeflow -np 4 --emulate-nodes 2 -x $x -q --out "r-$x.json" --local "$tmp/loc"
+	ran=$(grep -o '"node": [0-9]*, "source".*"name": "[^"]*"' "r-$x.json" |
+		sed 's/"node": \([0-9]*\),.*"name": "\([^"]*\)"/\2 node00\1/' | LC_ALL=C sort)
+	[ "$(printf '%s\n' "$planned" | wc -l)" -eq 5 ] && [ "$planned" = "$ran" ] && ok ||
+		fail "$x: the dry run planned $(echo $planned), the run ran $(echo $ran)"
+	rm -f a.txt b.txt c.txt d.txt out.txt
+done
+cd "$tmp" || exit 1
+
 # ---- time limits ------------------------------------------------------------------------
 # A rule's .MAKEFLOW WALL_TIME of 1 s: the first attempt (a shell that
 # starts a child, both sleeping 30 s) is ended with its child, the second
@@ -240,8 +260,10 @@ for _ in $(seq 100); do
 	grep -qs '"running": 2' .locus-flow-status && break
 	sleep 0.05
 done
-kill -9 $pid
-wait $pid 2>/dev/null
+{
+	kill -9 $pid
+	wait $pid
+} 2>/dev/null
 sleep 0.5
 run st-killed 1 "$locus" flow status . &&
 	expect st-killed 'killed: its rank 0 \(pid [0-9]+ on .*\) is gone' "$out" &&

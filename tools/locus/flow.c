@@ -1277,6 +1277,83 @@ static void print_names(const char *label, const struct locus_graph *g, const ui
 	printf("\n");
 }
 
+/* The plan a static policy makes for the run (--dry-run): the policy run
+ * in the simulator on the platform the MPI engine would build (K nodes
+ * with the worker ranks spread round-robin, D dispatcher nodes without
+ * cores, the default bandwidths; one machine without --emulate-nodes),
+ * with the run's seed. *plan is NULL (and 0 returned) when the policy
+ * makes no plan (it decides as the run goes) or the nodes are another
+ * machine's (--hostfile). */
+static int static_plan(struct locus_result **plan, struct locus_platform **platform,
+		       const struct flow_args *a, const struct locus_graph *g, uint64_t np,
+		       uint64_t D, const char *pname, struct locus_error *err)
+{
+	*plan = NULL;
+	*platform = NULL;
+	const struct locus_policy *pol = locus_policy_find(pname);
+	if (!pol || a->mpi.hostfile || !strcmp(pname, "amfs") || !strcmp(pname, "taskvine") ||
+	    !strcmp(pname, "dask"))
+		return 0;
+	size_t W = (size_t)(np - D), K = a->emulate ? (size_t)a->emulate : 1;
+	if (K > W)
+		K = W;
+	size_t n = K + (size_t)D;
+	char **names = cli_calloc(n, sizeof *names);
+	int *cores = cli_calloc(n, sizeof *cores);
+	int rc = names && cores ? 0 : cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	for (size_t r = 0; !rc && r < W; r++)
+		cores[r % K]++;
+	for (size_t i = 0; !rc && i < n; i++) {
+		char buf[300];
+		if (i >= K)
+			snprintf(buf, sizeof buf, "dispatcher%zu", i - K);
+		else if (a->emulate)
+			snprintf(buf, sizeof buf, "node%03zu", i);
+		else
+			snprintf(buf, sizeof buf, "%s", host);
+		if (!(names[i] = strdup(buf)))
+			rc = cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	}
+	if (!rc)
+		rc = locus_platform_create(platform, (const char *const *)names, cores, n, err);
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(cores);
+	struct locus_workload *wl = NULL;
+	if (!rc)
+		rc = locus_workload_from_graph(&wl, *platform, g, NULL, err);
+	if (!rc) {
+		struct locus_sim_config cfg = {.wl = wl,
+					       .policy = pol,
+					       .policy_opts = a->pol.opts,
+					       .schedulers = (size_t)D,
+					       .seed = a->seed,
+					       .latency = -1,
+					       .cost_per_msg = 5e-6,
+					       .cost_per_entry = 1e-7,
+					       .shared_fs_bw = 1.25e9,
+					       .fs_ops = 2000};
+		rc = locus_sim_run(plan, &cfg, err);
+	}
+	locus_workload_destroy(wl);
+	if (!rc && *plan && !((*plan)->pstats.planned_makespan > 0 && (*plan)->tasks)) {
+		locus_result_destroy(*plan);
+		*plan = NULL;
+	}
+	return rc;
+}
+
+static const struct locus_result *plan_by_start; /* for by_start */
+static int by_start(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	double sa = plan_by_start->tasks[a].start, sb = plan_by_start->tasks[b].start;
+	return sa < sb ? -1 : sa > sb ? 1 : (a > b) - (a < b);
+}
+
 /* locus flow run --dry-run: what the run would do, from the launching
  * process, making nothing (no rank starts, no file, directory, lock or
  * journal is made). 0, or 1 when the run would fail before any task
@@ -1343,6 +1420,27 @@ static int flow_dry_run(struct flow_args *a)
 		np = a->emulate ? a->emulate + D : (uint64_t)(cores > 1 ? cores : 2);
 	}
 	const char *pname = a->pol.name ? a->pol.name : "amfs";
+	struct locus_result *plan = NULL;
+	struct locus_platform *plat = NULL;
+	if (np > D && (rc = static_plan(&plan, &plat, a, g, np, D, pname, &err))) {
+		locus_flow_journal_fini(&j);
+		locus_graph_destroy(g);
+		return cli_error(cmd, &err, rc);
+	}
+	uint32_t *order = cli_calloc(g->n_tasks, sizeof *order);
+	if (!order) {
+		locus_result_destroy(plan);
+		locus_platform_destroy(plat);
+		locus_flow_journal_fini(&j);
+		locus_graph_destroy(g);
+		return CLI_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < g->n_tasks; i++)
+		order[i] = g->topo[i];
+	if (plan) {
+		plan_by_start = plan;
+		qsort(order, g->n_tasks, sizeof *order, by_start);
+	}
 	printf("locus flow run --dry-run: nothing is run or made\n\n");
 	printf("workflow   %s: %zu task%s, %zu stage%s, %zu file%s (%zu input%s, %zu final "
 	       "output%s)\n",
@@ -1360,9 +1458,15 @@ static int flow_dry_run(struct flow_args *a)
 	printf("policy     %s", pname);
 	if (!strcmp(pname, "amfs"))
 		printf(" (config %s)", a->config ? a->config : "auto");
-	printf(": it places each task on a worker as the run goes,\n"
-	       "           so the tasks are listed in an order their dependencies allow,\n"
-	       "           each to run on whichever worker the policy picks then\n");
+	if (plan)
+		printf(": its plan, made before any task runs (here on the nodes the\n"
+		       "           run builds, with its seed: planned makespan %.3f s); the tasks\n"
+		       "           are listed in the plan's order, each with its node\n",
+		       plan->pstats.planned_makespan);
+	else
+		printf(": it places each task on a worker as the run goes,\n"
+		       "           so the tasks are listed in an order their dependencies allow,\n"
+		       "           each to run on whichever worker the policy picks then\n");
 	printf("attempts   %" PRIu64 " per task", a->retries + 1);
 	if (a->timeout > 0)
 		printf(", each ended after %g s", a->timeout);
@@ -1397,11 +1501,14 @@ static int flow_dry_run(struct flow_args *a)
 			missing++;
 		}
 	}
-	printf("\ntasks, in an order the run may start them:\n");
+	printf("\ntasks, %s:\n", plan ? "in the plan's order" : "in an order the run may start them");
 	for (size_t i = 0; i < g->n_tasks; i++) {
-		uint32_t t = g->topo[i];
+		uint32_t t = order[i];
 		const struct locus_task *tk = &g->tasks[t];
 		printf("%5zu  %s", i + 1, tk->name ? tk->name : "(unnamed)");
+		if (plan)
+			printf("   on %s (simulated start %.3f s)",
+			       plat->nodes[plan->tasks[t].node].name, plan->tasks[t].start);
 		if (g->task_stage && g->task_stage[t] != LOCUS_NONE)
 			printf("   stage %s", g->stage_names[g->task_stage[t]]);
 		printf("   level %" PRIu32, g->level[t]);
@@ -1425,6 +1532,9 @@ static int flow_dry_run(struct flow_args *a)
 			printf(" %s", g->objects[o].name ? g->objects[o].name : "(unnamed)");
 	printf("\n");
 	fflush(stdout);
+	free(order);
+	locus_result_destroy(plan);
+	locus_platform_destroy(plat);
 	locus_flow_journal_fini(&j);
 	locus_graph_destroy(g);
 	if (missing) {
