@@ -253,8 +253,10 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 	int quiet = f->failed || f->finishing, work = tag != F_REPL;
 	switch (tag) {
 	case F_POLICY:
-		if (!quiet && n == sizeof(struct fwire))
+		if (!quiet && n == sizeof(struct fwire)) {
+			f->rk.msgs_received++;
 			locus__rt_take_message(f, (const struct fwire *)(const void *)buf);
+		}
 		break;
 	case F_REPL:
 		locus__rt_apply_updates(f, (const struct repl *)(const void *)buf,
@@ -303,10 +305,14 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 	case F_REPORT: {
 		const struct rec *r = (const void *)buf;
 		if (!quiet && f->rank == 0 && n >= sizeof *r &&
-		    n == sizeof *r + r->n_out * sizeof(struct outrec))
-			locus__rt_take_report(f, r);
+		    (r->failed ? !r->n_out : n == sizeof *r + r->n_out * sizeof(struct outrec)))
+			locus__rt_take_report(f, r, n);
 		break;
 	}
+	case F_OUTPUT:
+		if (!quiet && f->rank == 0 && f->ck && f->ck->output)
+			f->ck->output(f->ck->user, buf, n);
+		break;
 	case F_ERROR:
 		if (f->rank == 0 && n == sizeof(struct endmsg)) {
 			const struct endmsg *m = (const void *)buf;
