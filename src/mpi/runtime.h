@@ -496,6 +496,7 @@ struct flow {
 	 * allows it (MPI_THREAD_FUNNELED), so that the rank serves files
 	 * and messages while one runs; they never call MPI. */
 	int fn_threaded, fn_busy, fn_go, fn_quit, fn_rc;
+	int fn_inline_due; /* on the rank's thread: call fn at the next turn */
 	int fn_done; /* atomic: the call ended */
 	int fn_evfd; /* written when it has (an idle rank's sleep ends) */
 	pthread_t fn_thread;

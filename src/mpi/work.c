@@ -198,6 +198,7 @@ void locus__rt_op_abort(void *eng, uint32_t w, uint32_t t, int state, double now
 	locus__rt_fn_wait(f);
 	f->standin = 0;
 	f->pacing = 0;
+	f->fn_inline_due = 0;
 	f->gen++;
 	end_attempt(f);
 	f->cur = NONE;
@@ -686,8 +687,10 @@ static void call_fn(struct flow *f)
 		pthread_mutex_unlock(&f->fn_mu);
 		return; /* the worker's turn sees it end (fn_over) */
 	}
-	f->fn_rc = f->opt->fn(f->opt->user, &f->fn_task, f->fn_why, sizeof f->fn_why);
-	fn_over(f);
+	/* On the rank's own thread: at its next turn, not inside the
+	 * executor's call that started the task (whose caller would then run
+	 * on with the task already ended under it). */
+	f->fn_inline_due = 1;
 }
 
 /* The task function's call has ended (fn_rc, fn_why). */
@@ -1040,6 +1043,12 @@ static void task_computed(struct flow *f)
 /* The worker's turn: has its command (function, stand-in) ended? */
 int locus__rt_worker_step(struct flow *f)
 {
+	if (f->fn_inline_due) {
+		f->fn_inline_due = 0;
+		f->fn_rc = f->opt->fn(f->opt->user, &f->fn_task, f->fn_why, sizeof f->fn_why);
+		fn_over(f);
+		return 1;
+	}
 	if (f->fn_busy && __atomic_load_n(&f->fn_done, __ATOMIC_ACQUIRE)) {
 		uint64_t v;
 		if (read(f->fn_evfd, &v, sizeof v) < 0) {
