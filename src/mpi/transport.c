@@ -614,11 +614,16 @@ static void idle_wait(struct flow *f, unsigned *idle)
 {
 	unsigned n = (*idle)++;
 	int cmd = f->pid > 0;
-	/* A task function running on its thread: the rank sleeps at once,
-	 * and wakes when the call ends. */
+	/* A task function running on its thread: the rank yields to it for
+	 * a while (a short call ends without a sleep and a wake-up on each
+	 * side), then sleeps, and wakes when the call ends. */
 	int fn = f->fn_busy;
 	if (fn && __atomic_load_n(&f->fn_done, __ATOMIC_ACQUIRE))
 		return;
+	if (fn && n < SPIN_TURNS && !locus__rt_moving(f)) {
+		sched_yield();
+		return;
+	}
 	if (locus__rt_moving(f)) {
 		/* A send MPI has not completed may wait for its
 		 * destination to call into MPI: rung again now and then. */
