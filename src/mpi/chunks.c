@@ -238,14 +238,12 @@ static void settled(void *user, const struct rec *r, const char *why)
 	if (r->failed) {
 		add_failure(c, r, why);
 	} else if (c->journal_fd >= 0) {
+		/* Written and synced at the end of the loop's turn (tick). */
 		const struct locus_dataset *ds = &c->cat->datasets[tk->dataset];
-		struct locus_error jerr = {0};
-		c->journal_buf.len = 0;
-		if (!locus__journal_format(&c->journal_buf, ds->name, tk->chunk,
-					   ds->chunks[tk->chunk].offset,
-					   c->g->objects[c->g->inputs[tk->in_at]].bytes))
-			locus__journal_write(c->journal_fd, c->opt->journal, c->journal_buf.data,
-					     c->journal_buf.len, &jerr);
+		if (locus__journal_format(&c->journal_buf, ds->name, tk->chunk,
+					  ds->chunks[tk->chunk].offset,
+					  c->g->objects[c->g->inputs[tk->in_at]].bytes))
+			c->journal_failed = LOCUS_ENOMEM;
 	}
 	size_t n = c->g->n_tasks, settled = ++c->n_done;
 	if (c->opt->progress && (settled >= c->next_progress || settled == n)) {
@@ -253,6 +251,21 @@ static void settled(void *user, const struct rec *r, const char *why)
 				 mono() - c->t0);
 		c->next_progress = settled + (n + 99) / 100;
 	}
+}
+
+/* Rank 0, at the end of each turn of its loop: the journal's new lines,
+ * written and synced at once. Non-zero ends the run with err's message. */
+static int tick(void *user, struct locus_error *err)
+{
+	struct chunks *c = user;
+	if (c->journal_failed)
+		return locus__err(err, c->journal_failed, NULL, 0, 0, "out of memory");
+	if (!c->journal_buf.len)
+		return 0;
+	int rc = locus__journal_write(c->journal_fd, c->opt->journal, c->journal_buf.data,
+				      c->journal_buf.len, err);
+	c->journal_buf.len = 0;
+	return rc;
 }
 
 /* ---- the report ------------------------------------------------------------------- */
@@ -438,11 +451,14 @@ static void chunks_fini(struct chunks *c)
 	free(c->first);
 	free(c->out);
 	locus_graph_destroy(c->g);
-	locus__buf_fini(&c->journal_buf);
 	if (c->journal_fd >= 0) {
-		fsync(c->journal_fd);
+		struct locus_error e = {0};
+		if (c->journal_buf.len) /* a run that failed: what it did stays done */
+			locus__journal_write(c->journal_fd, c->opt->journal, c->journal_buf.data,
+					     c->journal_buf.len, &e);
 		close(c->journal_fd);
 	}
+	locus__buf_fini(&c->journal_buf);
 }
 
 int locus_mpi_run(MPI_Comm comm, const struct locus_mpi_options *opt, locus_mpi_chunk_fn fn,
@@ -497,6 +513,7 @@ int locus_mpi_run(MPI_Comm comm, const struct locus_mpi_options *opt, locus_mpi_
 					      .path = chunk_path,
 					      .pace_bw = opt->emulate_net_bw,
 					      .settled = settled,
+					      .tick = tick,
 					      .take_output = opt->output ? take_output : NULL,
 					      .output = opt->output ? output : NULL,
 					      .user = &c,

@@ -51,7 +51,8 @@ struct chunks {
 	struct locus_mpi_failure *failures;
 	size_t n_failures, failures_cap, n_done, next_progress;
 	double t0;
-	struct locus__buf journal_buf;
+	struct locus__buf journal_buf; /* lines not yet written */
+	int journal_failed;
 };
 
 /* The same outcome on every rank: the first failing rank's error, or 0.

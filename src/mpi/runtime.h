@@ -233,6 +233,9 @@ struct locus__rt_chunks {
 	double pace_bw; /* > 0: a copy counts as arrived bytes / pace_bw after it began */
 	/* Rank 0: a task settled (r->failed: given up, `why` says why). */
 	void (*settled)(void *user, const struct rec *r, const char *why);
+	/* Rank 0, at the end of each turn of its loop (may be NULL): non-zero
+	 * ends the run with the error it set. */
+	int (*tick)(void *user, struct locus_error *err);
 	/* The worker's rank, after its task succeeded: the output its
 	 * function left (a malloc'ed buffer, or NULL), sent to rank 0. */
 	void (*take_output)(void *user, char **buf, size_t *len);

@@ -749,6 +749,11 @@ void locus__rt_loop(struct flow *f)
 		if (f->worker != NONE && !f->failed)
 			did |= locus__rt_worker_step(f) | locus__rt_reduce_poll(f);
 		did |= locus__rt_serve_step(f);
+		if (f->ck && f->ck->tick && f->rank == 0 && !f->failed) {
+			struct locus_error e = {0};
+			if (f->ck->tick(f->ck->user, &e))
+				locus__rt_local_fail(f, e.code, "%s", e.message);
+		}
 		locus__rt_flush_updates(f);
 		flush_batches(f);
 		did |= outbox_progress(f);
