@@ -288,6 +288,16 @@ static int gather_ranks(struct chunks *c, const struct locus_mpi_rank *mine,
 	return 0;
 }
 
+static int start_cmp(const void *a, const void *b, void *tasks)
+{
+	const struct locus_task_result *by_start = tasks;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	double sx = by_start[x].start, sy = by_start[y].start;
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
 /* Rank 0: the runtime's result as a chunk run's (bytes read where they
  * were or fetched, waits, bounds, the store's problems), the rates the
  * run achieved, and the platform for a replay. */
@@ -321,16 +331,8 @@ static int chunk_result(struct chunks *c, struct locus_mpi_flow_report *fr,
 	}
 	for (size_t t = 0; t < n; t++)
 		order[t] = (uint32_t)t;
-	/* By start: stable enough for waits (ties start together). */
-	for (size_t i = 1; i < n; i++) {
-		uint32_t x = order[i];
-		size_t j = i;
-		while (j && r->tasks[order[j - 1]].start > r->tasks[x].start) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = x;
-	}
+	/* By start, ties by task. */
+	qsort_r(order, n, sizeof *order, start_cmp, r->tasks);
 	double best = INFINITY;
 	for (size_t i = 0; i < n; i++) {
 		struct locus_task_result *tr = &r->tasks[order[i]];
