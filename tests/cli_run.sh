@@ -160,17 +160,14 @@ alive=0
 for p in $(cat pids); do [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null && alive=$((alive + 1)); done
 [ "$alive" -eq 0 ] && ok || fail "killed launcher: $alive commands still run a second later"
 mkdir -p resk/reads.fa && touch "resk/reads.fa/chunk-000000.out.tmp.$(hostname).999999999"
-# Scratch directories carry their host: another host's (TMPDIR on a shared
-# file system), or one whose name has no host, is never swept, since this
-# host cannot tell whether its pid lives.
-host=$(hostname)
-mkdir -p "scr/locus-rank3-$host-999999999-abcdef" "scr/locus-rank1-elsewhere.example-999999999-abcdef" \
-	scr/locus-rank2-999999999-abcdef
+# What a killed run left where the nodes keep fetched chunks ($TMPDIR: the
+# run's directory, named by its rank 0's pid) is swept; a live run's is not.
+mkdir -p scr/locus-flow-999999999-1/n0/store scr/locus-flow-$$-1
 TMPDIR=$tmp/scr run sweep 0 "$locus" run -np 5 -K 4 --store st -q --results resk -- true
 [ -z "$(find resk -name '*.tmp.*')" ] && ok || fail "temporaries left: $(find resk -name '*.tmp.*')"
-[ -z "$(ls scr | grep -F "locus-rank" | grep -F -- "-$host-")" ] && ok || fail "scratch directories left: $(ls scr)"
-[ -d scr/locus-rank1-elsewhere.example-999999999-abcdef ] && [ -d scr/locus-rank2-999999999-abcdef ] && ok ||
-	fail "the sweep removed a scratch directory of another host: $(ls scr)"
+[ ! -e scr/locus-flow-999999999-1 ] && ok || fail "a killed run's directory was left: $(ls scr)"
+[ -d scr/locus-flow-$$-1 ] && ok || fail "the sweep removed a live run's directory: $(ls scr)"
+[ -z "$(ls scr | grep -F locus-flow- | grep -v -F "locus-flow-$$-1")" ] && ok || fail "the run left: $(ls scr)"
 
 # Without --results each chunk's output reaches stdout whole (rank 0
 # writes them one at a time), and a failed attempt's only the report.

@@ -161,6 +161,14 @@ void locus__catalog_host_clash(const struct locus_catalog *cat, const char *name
  * placing D schedulers costs D look-ups, not D scans of the nodes. */
 struct locus_workload;
 uint32_t locus__node_without_cores(const struct locus_workload *wl, size_t k);
+/* The graph of a chunk workload (workload.c): one object per chunk of
+ * `cat` (of dataset `only`, when not NULL) that skip (may be NULL) does not
+ * name, one task reading it, none depending on another; finished. */
+struct locus_work_spec;
+int locus__chunk_graph(struct locus_graph **out, const struct locus_catalog *cat, const char *only,
+		       const struct locus_work_spec *work, uint64_t seed,
+		       int (*skip)(void *user, size_t dataset, size_t chunk), void *skip_user,
+		       struct locus_error *err);
 
 #define LOCUS__ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

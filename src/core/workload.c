@@ -449,25 +449,18 @@ int locus_workload_build(struct locus_workload **out, const struct locus_platfor
 	return locus_workload_build_skip(out, p, cat, only, work, seed, NULL, NULL, err);
 }
 
-int locus_workload_build_skip(struct locus_workload **out, const struct locus_platform *p,
-			      const struct locus_catalog *cat, const char *only,
-			      const struct locus_work_spec *work, uint64_t seed,
-			      int (*skip)(void *user, size_t dataset, size_t chunk),
-			      void *skip_user, struct locus_error *err)
+/* The graph of a chunk workload: one object per chunk (chunks the skip
+ * callback names left out), one task reading it, none depending on
+ * another; finished. */
+int locus__chunk_graph(struct locus_graph **out, const struct locus_catalog *cat, const char *only,
+		       const struct locus_work_spec *work, uint64_t seed,
+		       int (*skip)(void *user, size_t dataset, size_t chunk), void *skip_user,
+		       struct locus_error *err)
 {
-	struct locus_workload *wl = calloc(1, sizeof *wl);
-	struct wl_priv *pv = calloc(1, sizeof *pv);
 	struct locus_graph *g = NULL;
 	struct locus_rng rng;
 	int rc = 0;
 	*out = NULL;
-	if (!wl || !pv) {
-		free(pv);
-		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-		goto fail;
-	}
-	wl->priv = pv;
-	wl->platform = p;
 	long only_ds = -1;
 	if (only && (only_ds = locus_catalog_find_dataset(cat, only)) < 0) {
 		rc = locus__err(err, LOCUS_ENOENT, NULL, 0, 0, "no dataset \"%s\" in the catalog",
@@ -488,7 +481,6 @@ int locus_workload_build_skip(struct locus_workload **out, const struct locus_pl
 	/* The graph: one object per chunk, one task reading it. */
 	if ((rc = locus_graph_create(&g, NULL, err)))
 		goto fail;
-	pv->graph = g;
 	locus_rng_init(&rng, seed);
 	size_t t = 0;
 	for (size_t d = 0; d < cat->n_datasets; d++) {
@@ -514,7 +506,37 @@ int locus_workload_build_skip(struct locus_workload **out, const struct locus_pl
 			t++;
 		}
 	}
-	if ((rc = locus_graph_finish(g, err)) || (rc = bind(wl, g, cat, err)))
+	if ((rc = locus_graph_finish(g, err)))
+		goto fail;
+	*out = g;
+	return 0;
+fail:
+	locus_graph_destroy(g);
+	return rc;
+}
+
+int locus_workload_build_skip(struct locus_workload **out, const struct locus_platform *p,
+			      const struct locus_catalog *cat, const char *only,
+			      const struct locus_work_spec *work, uint64_t seed,
+			      int (*skip)(void *user, size_t dataset, size_t chunk),
+			      void *skip_user, struct locus_error *err)
+{
+	struct locus_workload *wl = calloc(1, sizeof *wl);
+	struct wl_priv *pv = calloc(1, sizeof *pv);
+	struct locus_graph *g = NULL;
+	int rc = 0;
+	*out = NULL;
+	if (!wl || !pv) {
+		free(pv);
+		rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
+	wl->priv = pv;
+	wl->platform = p;
+	if ((rc = locus__chunk_graph(&g, cat, only, work, seed, skip, skip_user, err)))
+		goto fail;
+	pv->graph = g;
+	if ((rc = bind(wl, g, cat, err)))
 		goto fail;
 	*out = wl;
 	return 0;

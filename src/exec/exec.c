@@ -122,6 +122,8 @@ int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg
 	x->g = cfg->wl->graph;
 	x->pflags = locus_policy_flags(cfg->policy);
 	x->has_edges = locus_graph_has_edges(x->g);
+	if (cfg->keep_going && (x->has_edges || !cfg->ops->gave_up))
+		return LOCUS_EINVAL;
 	x->n_workers = cfg->wl->n_workers;
 	x->n_procs = x->n_workers + cfg->n_schedulers;
 	size_t nt = cfg->wl->n_tasks ? cfg->wl->n_tasks : 1;
@@ -912,6 +914,31 @@ void locus__exec_lost(struct locus__exec *x, uint32_t t, uint32_t w, enum locus_
 	place(x, to, t, -1, 1, 1, now);
 }
 
+/* Task t failed its last attempt (`attempt`, on worker `by`) and the run
+ * goes on without it: it counts as ended, the engine records why, and the
+ * process that was given it hears LOCUS_EV_FAILED (final) unless it heard
+ * so already (LOCUS_POLICY_RETRIES). */
+static void give_up(struct locus__exec *x, uint32_t home, uint32_t t, uint32_t attempt, uint32_t by,
+		    enum locus_fail_reason why, const char *text, double now)
+{
+	int told = (x->pflags & LOCUS_POLICY_RETRIES) && x->tassigner[t] != NONE;
+	x->tattempt[t] = attempt;
+	x->tstate[t] = LOCUS__T_DONE;
+	x->tworker[t] = NONE;
+	monitor(x, t, by, LOCUS__M_DONE, now);
+	x->done++;
+	x->cfg.ops->gave_up(x->cfg.eng, home, by, t, attempt + 1, text ? text : "", now);
+	if (x->tfrom_policy[t] && !told) {
+		struct locus_event ev = {.kind = LOCUS_EV_FAILED,
+					 .failed = {.task = t,
+						    .worker = by,
+						    .attempt = attempt,
+						    .final = 1,
+						    .reason = why}};
+		x->cfg.ops->tell(x->cfg.eng, home, &ev, now);
+	}
+}
+
 /* Attempt `attempt` of worker home's task t failed on worker `by`: the
  * policy hears of it, or it runs again (at the head of a queue), or the
  * run fails. The task is unplaced. */
@@ -933,6 +960,10 @@ static void retry_or_fail(struct locus__exec *x, uint32_t home, uint32_t t, uint
 		x->cfg.ops->tell(x->cfg.eng, home, &ev, now);
 		if (!final)
 			return;
+	}
+	if (final && x->cfg.keep_going) {
+		give_up(x, home, t, attempt, by, why, text, now);
+		return;
 	}
 	if (final) {
 		fail(x, LOCUS_EINCOMPLETE,

@@ -164,6 +164,11 @@ struct locus__exec_ops {
 	 * this executor hosts every worker. */
 	void (*retry_away)(void *eng, uint32_t home, uint32_t w, uint32_t t, uint32_t attempt,
 			   double now);
+	/* With config.keep_going: worker home's task t failed its last
+	 * attempt (`attempts` in all, the last on worker `by`, why) and is
+	 * given up; the run goes on. */
+	void (*gave_up)(void *eng, uint32_t home, uint32_t by, uint32_t t, uint32_t attempts,
+			const char *why, double now);
 	/* The run cannot finish (a failure the policy does not get past):
 	 * the result says why. */
 	void (*halt)(void *eng, const char *why);
@@ -193,6 +198,11 @@ struct locus__exec_config {
 	/* Outputs no task reads go to the file system whatever the
 	 * assignment says (a real run's results, in its shared directory). */
 	int finals_to_fs;
+	/* A task that fails its last attempt is given up (ops->gave_up), its
+	 * worker's process told LOCUS_EV_FAILED (final), and the run goes on;
+	 * else the run ends. Graphs without edges only (no task waits for a
+	 * given-up one): locus__exec_init refuses it otherwise. */
+	int keep_going;
 };
 
 /* Per worker. */

@@ -18,6 +18,11 @@ static void job_over(struct flow *f, uint32_t j);
  * that a later round or run finds it under the same name. */
 void locus__rt_store_path(const struct flow *f, uint32_t o, char *buf, size_t size)
 {
+	if (f->ck_here && f->ck_here[o]) {
+		/* A chunk this node holds: read in place, in the store. */
+		f->ck->path(f->ck->user, f->serve_node, o, buf, size);
+		return;
+	}
 	locus__rt_fmt(buf, size, "%s/store/o%" PRIu32, f->node_dir,
 		      f->obj_full ? f->obj_full[o] : o);
 }
@@ -613,6 +618,9 @@ static void pull_end(struct flow *f, uint32_t p, int ok)
 	if (ok) {
 		f->bytes_peer += pl->got;
 		f->transfers++;
+		f->rk.fetches++;
+		f->rk.bytes_fetched += pl->got;
+		f->pace_bytes += pl->got;
 		locus__rt_stage_add(f, jb->task, 0, pl->got);
 		jb->moved += pl->got;
 		if (!pl->partial)
@@ -762,6 +770,7 @@ int locus__rt_serve_step(struct flow *f)
 			struct piece pc = {sv->stream, sv->off};
 			memcpy(buf, &pc, sizeof pc);
 			size_t got = 0;
+			double t_read = locus__rt_mono();
 			while (got < n) {
 				ssize_t k = pread(sv->fd, buf + sizeof pc + got, n - got,
 						  (off_t)(sv->off + got));
@@ -781,11 +790,14 @@ int locus__rt_serve_step(struct flow *f)
 						     locus__rt_obj_name(f, sv->object));
 				return did;
 			}
+			f->rk.serve_read_seconds += locus__rt_mono() - t_read;
+			f->rk.bytes_served += n;
 			locus__rt_post(f, sv->to_rank, F_DATA, buf, sizeof pc + n);
 			f->pieces++;
 			sv->off += n;
 			did = 1;
 			if (sv->off == sv->length) {
+				f->rk.serves++;
 				close(sv->fd);
 				sv->used = sv->active = 0;
 				/* A partial result is used once, where it goes. */
@@ -805,7 +817,8 @@ void locus__rt_drop_here(struct flow *f, uint32_t o)
 	/* Not while a task of this rank reads it. */
 	char p[PATH_MAX];
 	locus__rt_store_path(f, o, p, sizeof p);
-	unlink(p);
+	if (!(f->ck_here && f->ck_here[o])) /* never the store's own */
+		unlink(p);
 	locus__rt_note(f, o, f->node, 0);
 }
 

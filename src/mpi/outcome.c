@@ -22,7 +22,7 @@ void locus__rt_undone(struct flow *f, uint32_t t)
 	f->st->claimed[f->task_full ? f->task_full[t] : t] = 0;
 }
 
-void locus__rt_take_report(struct flow *f, const struct rec *r)
+void locus__rt_take_report(struct flow *f, const struct rec *r, size_t len)
 {
 	if (r->task >= f->g->n_tasks)
 		return;
@@ -42,6 +42,15 @@ void locus__rt_take_report(struct flow *f, const struct rec *r)
 	}
 	f->done[r->task] = 1;
 	f->recs[r->task] = *r;
+	if (f->ck) {
+		/* A run of chunks: the caller keeps its journal and failures. */
+		char why[WHY_MAX];
+		size_t wl = r->failed ? len - sizeof *r : 0;
+		wl = wl < sizeof why - 1 ? wl : sizeof why - 1;
+		memcpy(why, r + 1, wl);
+		why[wl] = 0;
+		f->ck->settled(f->ck->user, r, why);
+	}
 	/* What a later round needs: the task is done, its files where they
 	 * were kept. */
 	struct state *st = f->st;
@@ -515,10 +524,13 @@ static int xfer_cmp(const void *a, const void *b)
 static void task_result(const struct flow *f, struct locus_result *r, uint32_t t)
 {
 	const struct rec *c = &f->recs[t];
+	/* A chunk's task read its chunk where it was, or a copy from
+	 * c->source; a workflow's reads are in its stages' figures. */
+	int local = !f->ck || c->source == c->node;
 	r->tasks[t] = (struct locus_task_result){.worker = c->worker,
 						 .node = c->node,
-						 .source = c->node,
-						 .local = 1,
+						 .source = f->ck ? c->source : c->node,
+						 .local = local,
 						 .idle_since = c->assigned,
 						 .assigned = c->assigned,
 						 .read_end = c->read_end,
@@ -529,9 +541,9 @@ static void task_result(const struct flow *f, struct locus_result *r, uint32_t t
 		r->makespan = c->end;
 	struct locus_worker_result *wr = &r->workers[c->worker];
 	wr->tasks++;
-	wr->local_tasks++;
+	wr->local_tasks += local;
 	wr->busy += c->end - c->start;
-	r->local_tasks++;
+	r->local_tasks += local;
 	uint32_t s = f->g->task_stage ? f->g->task_stage[t] : LOCUS_NONE;
 	if (s == LOCUS_NONE)
 		return;

@@ -20,7 +20,10 @@ void locus__rt_deliver(struct flow *f, struct locus_event *ev)
 		return;
 	}
 	locus__actions_reset(act);
+	double t = locus__rt_mono();
 	f->pol->on_event(f->pstate, ev, act);
+	f->rk.decide_seconds += locus__rt_mono() - t;
+	f->rk.events++;
 	if (act->oom) {
 		locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;
@@ -111,6 +114,7 @@ static void op_send(void *eng, const struct locus_msg *m, uint32_t aseq, double 
 	int dest = f->proc_rank[m->to];
 	if (dest != f->rank) {
 		locus__rt_post_copy(f, dest, F_POLICY, &w, sizeof w);
+		f->rk.msgs_sent++;
 		return;
 	}
 	if (locus__grow(&f->inbox, &f->in_cap, f->in_head + f->in_len + 1, sizeof *f->inbox)) {
@@ -273,6 +277,7 @@ const struct locus__exec_ops locus__rt_mpi_ops = {
     .unended = op_unended,
     .ran = locus__rt_op_ran,
     .retry_away = locus__rt_op_retry_away,
+    .gave_up = locus__rt_op_gave_up,
 };
 
 /* ---- set-up ------------------------------------------------------------------------ */

@@ -48,7 +48,8 @@ static int check_names(struct flow *f)
 static int layout(struct flow *f)
 {
 	const struct locus_mpi_flow_options *o = f->opt;
-	size_t D = o->dispatchers ? o->dispatchers : 1;
+	const struct locus__rt_chunks *ck = f->ck;
+	size_t D = ck ? ck->schedulers : o->dispatchers ? o->dispatchers : 1;
 	if ((size_t)f->size < D + 1)
 		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
 				  "%d ranks cannot run %zu scheduler rank%s and a worker", f->size,
@@ -69,7 +70,12 @@ static int layout(struct flow *f)
 	for (size_t r = 1; r < (size_t)f->size; r++)
 		f->one_host &= !strcmp(hosts, hosts + r * MPI_MAX_PROCESSOR_NAME);
 	size_t W = (size_t)f->size - D, K = 0;
-	if (o->emulate_nodes) {
+	if (ck) {
+		/* A store's nodes, each worker rank's matched by the caller. */
+		K = ck->n_nodes;
+		for (size_t r = D; r < (size_t)f->size; r++)
+			rank_node[r] = ck->rank_node[r];
+	} else if (o->emulate_nodes) {
 		K = o->emulate_nodes < W ? o->emulate_nodes : W;
 		for (size_t r = D; r < (size_t)f->size; r++)
 			rank_node[r] = (uint32_t)((r - D) % K);
@@ -106,6 +112,8 @@ static int layout(struct flow *f)
 		char buf[MPI_MAX_PROCESSOR_NAME + 16];
 		if (i >= K)
 			locus__rt_fmt(buf, sizeof buf, "dispatcher%zu", i - K);
+		else if (ck)
+			locus__rt_fmt(buf, sizeof buf, "%s", ck->node_names[i]);
 		else if (o->emulate_nodes)
 			locus__rt_fmt(buf, sizeof buf, "node%03zu", i);
 		else
@@ -129,9 +137,23 @@ static int layout(struct flow *f)
 	f->node_at = calloc(K + 1, sizeof *f->node_at);
 	if (!rc && (!f->node_rank || !f->node_at))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	/* A run of chunks: a store node without a worker rank has its chunks
+	 * served by the scheduler ranks on it (listed after the workers'). */
+	unsigned char *serves = NULL;
+	if (!rc && ck && !(serves = calloc((size_t)f->size, 1)))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t r = 0; serves && r < D; r++) {
+		uint32_t k = ck->rank_node[r];
+		int workers = 0;
+		for (size_t q = D; q < (size_t)f->size && !workers; q++)
+			workers = rank_node[q] == k;
+		serves[r] = k < K && !workers;
+	}
+	f->serve_node = NONE;
 	if (!rc) {
-		for (size_t r = D; r < (size_t)f->size; r++)
-			f->node_at[rank_node[r] + 1]++;
+		for (size_t r = 0; r < (size_t)f->size; r++)
+			if (r >= D || (serves && serves[r]))
+				f->node_at[(r >= D ? rank_node[r] : ck->rank_node[r]) + 1]++;
 		for (size_t k = 0; k < K; k++)
 			f->node_at[k + 1] += f->node_at[k];
 		size_t *fill = calloc(K, sizeof *fill);
@@ -141,10 +163,20 @@ static int layout(struct flow *f)
 			uint32_t k = rank_node[r];
 			f->node_rank[f->node_at[k] + fill[k]++] = (int)r;
 		}
+		for (size_t r = 0; fill && serves && r < D; r++)
+			if (serves[r]) {
+				uint32_t k = ck->rank_node[r];
+				f->node_rank[f->node_at[k] + fill[k]++] = (int)r;
+				if ((int)r == f->rank)
+					f->serve_node = k;
+			}
 		free(fill);
 	}
+	free(serves);
 	if (!rc)
 		f->node = f->rank < (int)D ? (uint32_t)(K + (size_t)f->rank) : rank_node[f->rank];
+	if (!rc && f->rank >= (int)D)
+		f->serve_node = f->node;
 	free(rank_node);
 	return rc;
 }
@@ -156,7 +188,9 @@ static int roles(struct flow *f)
 {
 	int amfs = !strcmp(f->pol->name, "amfs");
 	f->n_workers = f->wl->n_workers;
-	f->n_scheds = f->pol->schedulers(f->n_workers, amfs ? 1 + 2 * f->D : 0);
+	f->n_scheds = f->pol->schedulers(f->n_workers, f->ck		? f->ck->sched_wish
+						       : amfs ? 1 + 2 * f->D
+							      : 0);
 	f->n_procs = f->n_workers + f->n_scheds;
 	f->proc_rank = malloc(f->n_procs * sizeof *f->proc_rank);
 	if (!f->proc_rank)
@@ -254,6 +288,8 @@ static int claim(struct flow *f)
 {
 	struct state *st = f->st;
 	int rc = f->opt->journal ? locus__rt_journal_open(f, f->opt->graph) : 0;
+	if (f->ck)
+		return rc; /* a run of chunks has no shared directory */
 	if (!rc && st->shared_fd < 0) {
 		st->shared_fd = open(f->shared, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (st->shared_fd < 0)
@@ -480,14 +516,36 @@ static int check_inputs(struct flow *f)
 	return 0;
 }
 
+/* A run of chunks: each chunk is where the store has it (no copy on the
+ * shared file system), and every rank knows it from the start. */
+static int chunks_placed(struct flow *f)
+{
+	const struct locus_workload *wl = f->wl;
+	f->ck_here = calloc(f->g->n_objects + 1, 1);
+	if (!f->ck_here)
+		return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (uint32_t o = 0; o < f->g->n_objects; o++) {
+		f->on_fs[o] = 0;
+		f->obj_bytes[o] = f->g->objects[o].bytes;
+		for (uint32_t k = wl->obj_at[o]; k < wl->obj_at[o + 1]; k++) {
+			if (locus_replicas_add(f->rep, o, wl->holders[k]) < 0)
+				return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0,
+						  "out of memory");
+			if (wl->holders[k] == f->serve_node)
+				f->ck_here[o] = 1;
+		}
+	}
+	return 0;
+}
+
 static int setup(struct flow *f)
 {
 	const struct locus_mpi_flow_options *o = f->opt;
 	int rc = 0;
-	if (!o->graph || !o->shared)
+	if (!o->graph || (!o->shared && !f->ck))
 		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
 				"a workflow and a shared directory are required");
-	if (!rc && !realpath(o->shared, f->shared))
+	if (!rc && !f->ck && !realpath(o->shared, f->shared))
 		rc = locus__err(f->err, LOCUS_ENOENT, NULL, 0, 0, "shared directory %s: %s",
 				o->shared, strerror(errno));
 	f->g = o->graph;
@@ -505,7 +563,7 @@ static int setup(struct flow *f)
 	if (!rc && o->fn && o->stand_in > 0)
 		rc = locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
 				"a run has task functions or stand-ins, not both");
-	if (!rc)
+	if (!rc && !f->ck) /* a run of chunks names no file */
 		rc = check_names(f);
 	if ((rc = locus__rt_agree(f, rc)))
 		return rc;
@@ -522,10 +580,10 @@ static int setup(struct flow *f)
 		return rc;
 	if ((o->journal || f->st->round) && (rc = locus__rt_resume(f)))
 		return rc;
-	rc = locus_workload_from_graph(&f->wl, f->plat, f->g, NULL, f->err);
+	rc = locus_workload_from_graph(&f->wl, f->plat, f->g, f->ck ? f->ck->cat : NULL, f->err);
 	if (!rc)
 		rc = roles(f);
-	if (!rc && f->rank == 0)
+	if (!rc && f->rank == 0 && !f->ck)
 		rc = check_inputs(f);
 	if (!rc && locus_replicas_create(&f->rep, f->g->n_objects, f->plat->n_nodes))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
@@ -568,6 +626,8 @@ static int setup(struct flow *f)
 	}
 	for (uint32_t k = 0; !rc && k < f->g->n_objects; k++)
 		f->on_fs[k] = f->g->objects[k].producer == LOCUS_NONE;
+	if (!rc && f->ck)
+		rc = chunks_placed(f);
 	if (!rc && locus_heap_init(&f->timers, sizeof(struct timer), locus__rt_timer_cmp))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	if (!rc) {
@@ -586,7 +646,8 @@ static int setup(struct flow *f)
 						.engine = "the MPI runtime",
 						.hosted = f->hosted,
 						.retries = (uint32_t)o->retries,
-						.finals_to_fs = 1};
+						.finals_to_fs = 1,
+						.keep_going = f->ck != NULL};
 		if (locus__exec_init(&f->x, &xc))
 			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 		f->x_on = !rc;
@@ -700,9 +761,11 @@ static void round_free(struct flow *f)
 	free(f->task_full);
 	free(f->obj_full);
 	free(f->obj_round);
+	free(f->ck_here);
 }
 
-static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, struct state *st,
+static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
+		     const struct locus__rt_chunks *ck, struct state *st,
 		     struct locus_mpi_flow_report *report, struct locus_error *err)
 {
 	memset(report, 0, sizeof *report);
@@ -717,6 +780,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 	MPI_Comm_rank(f->comm, &f->rank);
 	MPI_Comm_size(f->comm, &f->size);
 	f->opt = opt;
+	f->ck = ck;
 	f->st = st;
 	f->err = err;
 	f->pid = 0;
@@ -752,6 +816,10 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 		report->pieces = f->pieces;
 		report->rings = f->rings;
 		report->repeated += f->reruns;
+		if (ck && ck->self) {
+			f->rk.fetch_seconds = f->pull_secs;
+			*ck->self = f->rk;
+		}
 	}
 	if (st->round == 0) {
 		st->skipped = f->skipped;
@@ -801,6 +869,13 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt, st
 int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		       struct locus_mpi_flow_report *report, struct locus_error *err)
 {
+	return locus__rt_run(comm, opt, NULL, report, err);
+}
+
+int locus__rt_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
+		  const struct locus__rt_chunks *ck, struct locus_mpi_flow_report *report,
+		  struct locus_error *err)
+{
 	struct locus_error dummy = {0};
 	if (!err)
 		err = &dummy;
@@ -841,7 +916,7 @@ int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	}
 	/* A round that lost a file ends, and the next runs what is left. */
 	while (!rc) {
-		rc = run_round(comm, opt, &st, report, err);
+		rc = run_round(comm, opt, ck, &st, report, err);
 		if (rc != ROUND_AGAIN)
 			break;
 		for (size_t t = 0; st.began && t < nt; t++)

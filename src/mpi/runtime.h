@@ -114,6 +114,7 @@ enum {
 	F_STATE,   /* worker -> scheduler ranks: a task's state for the monitor (struct tstate) */
 	F_REWIND,  /* -> every rank: a task runs again (struct retry: task) */
 	F_STARTED, /* worker -> rank 0, with a status file: an attempt began (struct retry) */
+	F_OUTPUT,  /* worker -> rank 0: a chunk's output (bytes), before its report */
 	F_BATCH	   /* several of the above, each a struct bhead + its bytes */
 };
 
@@ -205,9 +206,45 @@ struct tstate {
 
 /* A finished task, as rank 0 records it. */
 struct rec {
-	uint32_t task, worker, node, attempts, n_out, pad;
+	uint32_t task, worker, node, attempts, n_out;
+	uint32_t source; /* where it read its input from (chunk runs), else node */
+	uint32_t failed; /* given up (chunk runs): then its why, no outrec */
+	uint32_t pad;
 	double assigned, start, read_end, compute_end, end;
-	/* then n_out struct outrec, in the task's output order */
+	/* then n_out struct outrec, in the task's output order; failed: the
+	 * why, up to the message's end */
+};
+
+/* A run of chunks (locus_mpi_run, chunks.c): a graph without edges whose
+ * files are the chunks of a node-local store, each read where a node
+ * holds it (in the store, in place) or copied to the node for the task and
+ * deleted after it. The same on every rank. */
+struct locus__rt_chunks {
+	/* The store's nodes, platform nodes 0 .. n_nodes - 1, and by rank
+	 * each worker rank's (the first `schedulers` ranks schedule). */
+	char *const *node_names;
+	size_t n_nodes;
+	const uint32_t *rank_node;
+	size_t schedulers;		 /* ranks that schedule */
+	size_t sched_wish;		 /* passed to the policy's schedulers() */
+	const struct locus_catalog *cat; /* where each chunk is at the start */
+	/* The path of chunk object o in this rank's node's part of the store
+	 * (this node holds it), into buf. */
+	void (*path)(void *user, uint32_t node, uint32_t o, char *buf, size_t size);
+	double pace_bw; /* > 0: a copy counts as arrived bytes / pace_bw after it began */
+	/* Rank 0: a task settled (r->failed: given up, `why` says why). */
+	void (*settled)(void *user, const struct rec *r, const char *why);
+	/* Rank 0, at the end of each turn of its loop (may be NULL): non-zero
+	 * ends the run with the error it set. */
+	int (*tick)(void *user, struct locus_error *err);
+	/* The worker's rank, after its task succeeded: the output its
+	 * function left (a malloc'ed buffer, or NULL), sent to rank 0. */
+	void (*take_output)(void *user, char **buf, size_t *len);
+	/* Rank 0: an output, in the order the tasks' reports come. */
+	void (*output)(void *user, const char *buf, size_t len);
+	void *user;
+	/* Filled in at the run's end: this rank's figures. */
+	struct locus_mpi_rank *self;
 };
 
 /* Where a finished task's output is, for the journal. */
@@ -341,6 +378,15 @@ struct state {
 
 struct flow {
 	struct state *st;
+	/* A run of chunks, or NULL (a workflow). */
+	const struct locus__rt_chunks *ck;
+	uint8_t *ck_here;    /* by file: this node holds it in the store */
+	uint32_t serve_node; /* the store node whose chunks this rank serves, or NONE */
+	uint32_t src;	  /* where the current attempt's input came from */
+	uint64_t pace_bytes; /* bytes the current attempt's reads copied */
+	double paced_until;  /* with ck->pace_bw: when the copies count as arrived */
+	int pacing;
+	struct locus_mpi_rank rk; /* this rank's figures (chunk runs) */
 	MPI_Comm comm;
 	int rank, size;
 	const struct locus_mpi_flow_options *opt;
@@ -469,6 +515,7 @@ struct flow {
 	 * allows it (MPI_THREAD_FUNNELED), so that the rank serves files
 	 * and messages while one runs; they never call MPI. */
 	int fn_threaded, fn_busy, fn_go, fn_quit, fn_rc;
+	int fn_inline_due; /* on the rank's thread: call fn at the next turn */
 	int fn_done; /* atomic: the call ended */
 	int fn_evfd; /* written when it has (an idle rank's sleep ends) */
 	pthread_t fn_thread;
@@ -588,6 +635,8 @@ void locus__rt_op_write(void *eng, uint32_t w, uint32_t o, double now);
 void locus__rt_op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *done, double now);
 void locus__rt_op_ran(void *eng, uint32_t by, uint32_t home, uint32_t t, uint32_t attempt, int ok,
 		      const char *why, double now);
+void locus__rt_op_gave_up(void *eng, uint32_t home, uint32_t by, uint32_t t, uint32_t attempts,
+			  const char *why, double now);
 void locus__rt_op_retry_away(void *eng, uint32_t home, uint32_t w, uint32_t t, uint32_t attempt,
 			     double now);
 const char *locus__rt_in_name(const struct flow *f, uint32_t t, uint32_t k);
@@ -625,7 +674,7 @@ void locus__rt_take_reduce(struct flow *f, const struct reducereq *q, const uint
 int locus__rt_reduce_poll(struct flow *f);
 
 /* outcome.c */
-void locus__rt_take_report(struct flow *f, const struct rec *r);
+void locus__rt_take_report(struct flow *f, const struct rec *r, size_t len);
 /* Rank 0: task t, rewound, is not done (any more). */
 void locus__rt_undone(struct flow *f, uint32_t t);
 /* Rank 0's status file (opt->status): an attempt of round task t began;
@@ -643,5 +692,9 @@ int locus__rt_results(struct flow *f, struct locus_mpi_flow_report *rep);
 
 /* round.c */
 int locus__rt_directories(struct flow *f);
+/* locus_mpi_flow_run, or a run of chunks (ck non-NULL). */
+int locus__rt_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
+		  const struct locus__rt_chunks *ck, struct locus_mpi_flow_report *report,
+		  struct locus_error *err);
 
 #endif

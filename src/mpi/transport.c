@@ -253,8 +253,10 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 	int quiet = f->failed || f->finishing, work = tag != F_REPL;
 	switch (tag) {
 	case F_POLICY:
-		if (!quiet && n == sizeof(struct fwire))
+		if (!quiet && n == sizeof(struct fwire)) {
+			f->rk.msgs_received++;
 			locus__rt_take_message(f, (const struct fwire *)(const void *)buf);
+		}
 		break;
 	case F_REPL:
 		locus__rt_apply_updates(f, (const struct repl *)(const void *)buf,
@@ -303,10 +305,14 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 	case F_REPORT: {
 		const struct rec *r = (const void *)buf;
 		if (!quiet && f->rank == 0 && n >= sizeof *r &&
-		    n == sizeof *r + r->n_out * sizeof(struct outrec))
-			locus__rt_take_report(f, r);
+		    (r->failed ? !r->n_out : n == sizeof *r + r->n_out * sizeof(struct outrec)))
+			locus__rt_take_report(f, r, n);
 		break;
 	}
+	case F_OUTPUT:
+		if (!quiet && f->rank == 0 && f->ck && f->ck->output)
+			f->ck->output(f->ck->user, buf, n);
+		break;
 	case F_ERROR:
 		if (f->rank == 0 && n == sizeof(struct endmsg)) {
 			const struct endmsg *m = (const void *)buf;
@@ -614,11 +620,16 @@ static void idle_wait(struct flow *f, unsigned *idle)
 {
 	unsigned n = (*idle)++;
 	int cmd = f->pid > 0;
-	/* A task function running on its thread: the rank sleeps at once,
-	 * and wakes when the call ends. */
+	/* A task function running on its thread: the rank yields to it for
+	 * a while (a short call ends without a sleep and a wake-up on each
+	 * side), then sleeps, and wakes when the call ends. */
 	int fn = f->fn_busy;
 	if (fn && __atomic_load_n(&f->fn_done, __ATOMIC_ACQUIRE))
 		return;
+	if (fn && n < SPIN_TURNS && !locus__rt_moving(f)) {
+		sched_yield();
+		return;
+	}
 	if (locus__rt_moving(f)) {
 		/* A send MPI has not completed may wait for its
 		 * destination to call into MPI: rung again now and then. */
@@ -748,6 +759,11 @@ void locus__rt_loop(struct flow *f)
 		if (f->worker != NONE && !f->failed)
 			did |= locus__rt_worker_step(f) | locus__rt_reduce_poll(f);
 		did |= locus__rt_serve_step(f);
+		if (f->ck && f->ck->tick && f->rank == 0 && !f->failed) {
+			struct locus_error e = {0};
+			if (f->ck->tick(f->ck->user, &e))
+				locus__rt_local_fail(f, e.code, "%s", e.message);
+		}
 		locus__rt_flush_updates(f);
 		flush_batches(f);
 		did |= outbox_progress(f);

@@ -15,6 +15,7 @@ static void fn_over(struct flow *f);
 static void attempt_failed(struct flow *f, const char *why);
 static void full_storage(const struct flow *f, char *why, size_t size);
 static void task_computed(struct flow *f);
+static void chunk_ended(struct flow *f, uint32_t t);
 
 /* ---- the worker ------------------------------------------------------------------- */
 
@@ -129,14 +130,18 @@ void locus__rt_op_start(void *eng, uint32_t w, uint32_t t, double now)
 		return;
 	}
 	f->reads_left = 1; /* held while the reads are asked for */
+	f->src = f->node;
+	f->pace_bytes = 0;
 	for (long k = 0; k < n && !f->failed; k++) {
 		uint32_t o = f->reads[k].object, src = f->reads[k].source;
 		/* The workflow's own inputs are read in place, from the shared
 		 * directory. */
 		if (f->g->objects[o].producer == LOCUS_NONE && src == LOCUS_FS)
 			continue;
-		if (src != f->node)
+		if (src != f->node) {
+			f->src = src;
 			bring(f, o, src, t, 1);
+		}
 	}
 	/* Without commands a reduction's task reads all its inputs (the
 	 * policy's model reduced them); with them, those its partial results
@@ -168,6 +173,16 @@ void locus__rt_read_over(struct flow *f, uint64_t gen, int ok)
 		locus__exec_requeue(&f->x, f->worker, locus__rt_now_of(f));
 		return;
 	}
+	/* An emulated network: what was copied counts as here only once it
+	 * would have crossed it. */
+	if (f->ck && f->ck->pace_bw > 0 && f->pace_bytes) {
+		double due = f->start + (double)f->pace_bytes / f->ck->pace_bw;
+		if (due > locus__rt_now_of(f)) {
+			f->paced_until = due;
+			f->pacing = 1;
+			return;
+		}
+	}
 	launch(f);
 }
 
@@ -189,6 +204,8 @@ void locus__rt_op_abort(void *eng, uint32_t w, uint32_t t, int state, double now
 	f->deadline = 0;
 	locus__rt_fn_wait(f);
 	f->standin = 0;
+	f->pacing = 0;
+	f->fn_inline_due = 0;
 	f->gen++;
 	end_attempt(f);
 	f->cur = NONE;
@@ -262,6 +279,54 @@ void locus__rt_op_write(void *eng, uint32_t w, uint32_t o, double now)
 	locus__exec_written(&f->x, w, o, now);
 }
 
+/* A run of chunks: task t has ended here; its output goes to rank 0
+ * (ahead of its report), and a chunk copied here for it goes (no other
+ * task reads it: the store keeps its own). */
+static void chunk_ended(struct flow *f, uint32_t t)
+{
+	const struct locus_task *tk = &f->g->tasks[t];
+	char *buf = NULL;
+	size_t len = 0;
+	if (f->ck->take_output)
+		f->ck->take_output(f->ck->user, &buf, &len);
+	if (buf) /* rank 0 schedules: never a worker's */
+		locus__rt_post(f, 0, F_OUTPUT, buf, len);
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = f->g->inputs[tk->in_at + k];
+		if (!f->ck_here[o])
+			locus__rt_drop_here(f, o);
+	}
+}
+
+/* A run of chunks: the last attempt of worker home's task t failed (on
+ * worker `by`) and is given up: rank 0 records it with why. */
+void locus__rt_op_gave_up(void *eng, uint32_t home, uint32_t by, uint32_t t, uint32_t attempts,
+			  const char *why, double now)
+{
+	struct flow *f = eng;
+	size_t wl = strlen(why);
+	struct rec *r = calloc(1, sizeof *r + wl);
+	if (!r) {
+		locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	*r = (struct rec){.task = t,
+			  .worker = by,
+			  .node = f->wl->worker_node[by],
+			  .attempts = attempts,
+			  .source = f->src,
+			  .failed = 1,
+			  .assigned = f->tassigned[t],
+			  .start = f->start,
+			  .read_end = f->read_end,
+			  .compute_end = now,
+			  .end = now};
+	(void)home;
+	memcpy(r + 1, why, wl);
+	locus__rt_flush_updates(f);
+	locus__rt_post(f, 0, F_REPORT, r, sizeof *r + wl);
+}
+
 /* The task has ended (here, or elsewhere and come home): rank 0 records
  * it, with where its outputs are, and the executor tells the policy. */
 void locus__rt_op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *done, double now)
@@ -277,6 +342,8 @@ void locus__rt_op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *d
 			locus__rt_partial_gone(f, t, f->g->inputs[tk->in_at + k]);
 	end_attempt(f);
 	f->cur = NONE;
+	if (f->ck && !home)
+		chunk_ended(f, t);
 	size_t len = sizeof(struct rec) + tk->n_out * sizeof(struct outrec);
 	struct rec *r = calloc(1, len);
 	if (!r) {
@@ -288,6 +355,7 @@ void locus__rt_op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *d
 			  .node = rn->node,
 			  .attempts = f->x.tattempt[t] + 1,
 			  .n_out = tk->n_out,
+			  .source = home ? rn->node : f->src,
 			  .assigned = f->tassigned[t],
 			  .start = rn->start,
 			  .read_end = rn->read_end,
@@ -324,6 +392,8 @@ void locus__rt_op_ran(void *eng, uint32_t by, uint32_t home, uint32_t t, uint32_
 			    .read_end = f->read_end,
 			    .compute_end = ok ? f->compute_end : 0};
 	locus__rt_fmt(r.why, sizeof r.why, "%s", why ? why : "");
+	if (ok && f->ck)
+		chunk_ended(f, t);
 	if (ok) {
 		end_attempt(f);
 		f->cur = NONE;
@@ -626,8 +696,10 @@ static void call_fn(struct flow *f)
 		pthread_mutex_unlock(&f->fn_mu);
 		return; /* the worker's turn sees it end (fn_over) */
 	}
-	f->fn_rc = f->opt->fn(f->opt->user, &f->fn_task, f->fn_why, sizeof f->fn_why);
-	fn_over(f);
+	/* On the rank's own thread: at its next turn, not inside the
+	 * executor's call that started the task (whose caller would then run
+	 * on with the task already ended under it). */
+	f->fn_inline_due = 1;
 }
 
 /* The task function's call has ended (fn_rc, fn_why). */
@@ -1044,6 +1116,12 @@ static void task_computed(struct flow *f)
 /* The worker's turn: has its command (function, stand-in) ended? */
 int locus__rt_worker_step(struct flow *f)
 {
+	if (f->fn_inline_due) {
+		f->fn_inline_due = 0;
+		f->fn_rc = f->opt->fn(f->opt->user, &f->fn_task, f->fn_why, sizeof f->fn_why);
+		fn_over(f);
+		return 1;
+	}
 	if (f->fn_busy && __atomic_load_n(&f->fn_done, __ATOMIC_ACQUIRE)) {
 		uint64_t v;
 		if (read(f->fn_evfd, &v, sizeof v) < 0) {
@@ -1083,6 +1161,11 @@ int locus__rt_worker_step(struct flow *f)
 	}
 	if (f->standin && over_time(f, locus__rt_now_of(f)))
 		return 1;
+	if (f->pacing && locus__rt_now_of(f) >= f->paced_until) {
+		f->pacing = 0;
+		launch(f);
+		return 1;
+	}
 	if (f->standin && locus__rt_now_of(f) >= f->standin_end) {
 		f->standin = 0;
 		task_computed(f);

@@ -49,6 +49,14 @@ check "bytes, function on the main thread" 5 "$tmp/store" "$tmp/src.fa" reads.fa
 	fifo dlmpi scal bytes inline
 check "retries on another rank" 5 "$tmp/store" "$tmp/src.fa" reads.fa 4 \
 	fifo monolithic dlmpi delay scal flaky
+# Many small chunks, one replica each, the function on the rank's own
+# thread: it runs at the rank's next turn (scal hung when it ran inside
+# the executor's call that started it).
+"$locus" place --input "$tmp/src.fa" --chunk-size 1K --split fasta --store "$tmp/tiny" \
+	--dataset reads.fa --seed 3 --nodes 4 --racks 1 --replicas 1 >/dev/null ||
+	{ echo "FAIL: locus place" >&2; exit 1; }
+check "many small chunks, function on the main thread" 4 "$tmp/tiny" "$tmp/src.fa" reads.fa 4 \
+	monolithic dlmpi scal inline
 check "a chunk failing every attempt" 5 "$tmp/store" "$tmp/src.fa" reads.fa 4 \
 	fifo scal broken=5 flaky
 check "two scal schedulers among 8 ranks" 8 "$tmp/store" "$tmp/src.fa" reads.fa 4 \
