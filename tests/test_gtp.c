@@ -194,7 +194,8 @@ TEST(task_ending_at_a_point)
 		const char *file;
 		size_t procs;
 		double heft;
-	} cases[] = {{"dag/rand0002.stg", 2, 125}, {"dag/rand0005.stg", 2, 324},
+	} cases[] = {{"dag/rand0002.stg", 2, 125},
+		     {"dag/rand0005.stg", 2, 324},
 		     {"dag/rand0001.stg", 3, 110}};
 	static const char *const names[] = {"gtp", "gtp-c", "gtp-r", "gtp-c-r"};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -255,7 +256,8 @@ TEST(stg_sweep_nothing_varying)
 						 r->makespan >= r->lb_makespan * (1 - 1e-12) &&
 						 r->makespan == (k < 4 ? h : d)->makespan;
 					if (!ok)
-						fprintf(stderr, "  %s on %s, %zu procs, CCR %d: %g\n",
+						fprintf(stderr,
+							"  %s on %s, %zu procs, CCR %d: %g\n",
 							names[k], files[i], procs[j], ccr,
 							r ? r->makespan : -1.0);
 					locus_result_destroy(r);
@@ -265,6 +267,55 @@ TEST(stg_sweep_nothing_varying)
 				locus_result_destroy(d);
 				fixture_fini(&f);
 			}
+}
+
+/* A shared network, nothing varying: transfers contend for the nodes'
+ * interfaces (and disks, racks' uplinks, a backbone), which HEFT's and
+ * the paper's estimates leave out. GTP's costing books each transfer on
+ * what it crosses, and a point replaces the schedule only when the new one
+ * is estimated to end sooner by gain=0.3: so GTP and GTP/c end within 10 %
+ * of non-insertion HEFT on every platform model. Before, they remapped at
+ * every point on estimates that assumed contention-free links and ended
+ * 4.5 to 12.7 times later (200 tasks, 8 nodes; 19,224 migrations on the
+ * issue's 300 tasks, 10 nodes). */
+TEST(shared_network_nothing_varying)
+{
+	struct {
+		double disk, rack, backbone;
+		size_t racks;
+	} models[] = {{1e11, 0, 0, 1}, {0, 0, 0, 1}, {0, 50e6, 0, 2}, {0, 0, 300e6, 1}};
+	for (size_t m = 0; m < 4; m++) {
+		struct locus_error err = {0};
+		struct locus_dag_gen spec = {
+		    .method = LOCUS_DAG_SAMEPROB, .n_tasks = 200, .seed = 1};
+		struct fixture f = {0};
+		CHECK(locus_dag_generate(&f.g, &spec, &err) == 0 &&
+		      locus_dag_set_heterogeneity(f.g, 8, 0.5, 1, &err) == 0 &&
+		      locus_dag_set_ccr(f.g, 0.5, LOCUS_DEFAULT_NET_BW, 1, &err) == 0 &&
+		      locus_platform_generate(&f.p, 8, models[m].racks, 1, "node") == 0);
+		CHECK(f.p->network != LOCUS_NET_PAIRS);
+		for (size_t n = 0; n < f.p->n_nodes && models[m].disk > 0; n++)
+			f.p->nodes[n].disk_bw = models[m].disk;
+		f.p->rack_bw = models[m].rack;
+		f.p->backbone_bw = models[m].backbone;
+		CHECK_EQ_INT(locus_workload_from_graph(&f.wl, f.p, f.g, NULL, &err), 0);
+		struct locus_result *h = run(f.wl, "heft", "insertion=0", NULL, 0);
+		CHECK(h && !h->failed);
+		static const char *const names[] = {"gtp", "gtp-c"};
+		for (size_t k = 0; k < 2; k++) {
+			struct locus_result *r = run(f.wl, names[k], "on=none", NULL, 0);
+			int ok = r && valid_run(r, f.g) && r->makespan <= 1.1 * h->makespan &&
+				 counter(r, "points_kept") > 0 &&
+				 counter(r, "points_kept") <= counter(r, "resched_points");
+			if (!ok)
+				fprintf(stderr, "  %s on model %zu: %g against HEFT's %g\n",
+					names[k], m, r ? r->makespan : -1.0, h->makespan);
+			locus_result_destroy(r);
+			CHECK(ok);
+		}
+		locus_result_destroy(h);
+		fixture_fini(&f);
+	}
 }
 
 TEST(dls_sr_reschedules_on_slack)
@@ -1237,7 +1288,7 @@ TEST(options_and_refusals)
 }
 
 TEST_MAIN(TEST_ENTRY(first_schedule_is_heft_without_insertion), TEST_ENTRY(task_ending_at_a_point),
-	  TEST_ENTRY(stg_sweep_nothing_varying),
+	  TEST_ENTRY(stg_sweep_nothing_varying), TEST_ENTRY(shared_network_nothing_varying),
 	  TEST_ENTRY(dls_sr_reschedules_on_slack), TEST_ENTRY(variable_platforms),
 	  TEST_ENTRY(failures_end_the_run_clearly), TEST_ENTRY(lost_data_with_no_task_lost),
 	  TEST_ENTRY(rewinding_survives_failures), TEST_ENTRY(rewinding_of_fig3),

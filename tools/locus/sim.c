@@ -777,7 +777,7 @@ struct sim {
 	struct locus_change *changes;
 	size_t n_changes;
 	struct locus_variability var; /* --variability's scenario (bound 0: none) */
-	char *names; /* the policies' names, cut at the commas */
+	char *names;		      /* the policies' names, cut at the commas */
 	const struct locus_policy **pols;
 	size_t n_pol;
 	struct locus_result **runs;
