@@ -497,14 +497,18 @@ static double arrival(struct gtp *s, double left, uint32_t a, uint32_t b, int be
 		moved = 0;
 		for (uint32_t k = 0; k < n; k++) {
 			const struct lane *l = &s->lanes[r[k]];
-			double sum = rate, first = INFINITY, cap = lane_cap(s, r[k]);
+			/* (A rate above the capacity - an engine's pair
+			 * bandwidth that is not its interfaces' - takes it all;
+			 * alone on a resource a transfer always fits.) */
+			double cap = lane_cap(s, r[k]), first = INFINITY;
+			double sum = rate < cap ? rate : cap;
 			for (uint32_t i = 0; i < l->n; i++)
 				if (l->at[3 * i] < start + c && l->at[3 * i + 1] > start) {
 					sum += l->at[3 * i + 2];
 					if (l->at[3 * i + 1] < first)
 						first = l->at[3 * i + 1];
 				}
-			if (sum > cap * (1 + 1e-9)) {
+			if (sum > cap * (1 + 1e-9) && first < INFINITY) {
 				start = first;
 				moved = 1;
 			}
