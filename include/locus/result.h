@@ -109,6 +109,14 @@ struct locus_result {
 	char policy[32];
 	char *policy_options; /* the options it ran with (owned), or NULL */
 	uint64_t seed;
+	/* The variability scenario its platform changes were drawn from
+	 * (struct locus_variability: GTP's bound, the mean seconds between a
+	 * resource's changes, the horizon, whether links vary), as the caller
+	 * that drew it records it; var_bound 0: none. The engine does not
+	 * set them: a scenario reaches it as a list of changes. The period is
+	 * what decides how much a reactive policy gains (docs/sim.md). */
+	double var_bound, var_period, var_horizon;
+	int var_links;
 	size_t n_tasks, n_workers, n_schedulers, n_nodes;
 	double makespan;
 	size_t local_tasks;

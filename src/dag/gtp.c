@@ -51,11 +51,24 @@
  * from DLS's plan and, when a task ends later than its spare time, maps
  * what is left by DLS's dynamic levels with the same cost equations.
  *
+ * On a shared network (not the paper's contention-free links) the costing
+ * books every transfer on the resources it crosses - the source's disk
+ * and interface, the reader's interface, the racks' uplinks, the backbone
+ * - in the first gap where its rate fits (arrival), so transfers that
+ * share an interface queue in the estimate as they do in the run; and a
+ * point costs the schedule in force the same way and keeps it unless the
+ * new mapping is estimated to end sooner by a fraction `gain` (the
+ * guard). Without both, GTP remapped at every point on estimates that
+ * assumed free links, and migrated without end (issue 27).
+ *
  * Options: period=SECONDS (default: a tenth of the first schedule's
  * makespan), on=none|speed|fail|all (also reschedule when a node's speed
  * or a link's bandwidth changes, when a node goes down or up, or both;
  * default speed: docs/results/gtp.md measured it ahead of every period;
- * on=none is the paper's periodic rescheduling).
+ * on=none is the paper's periodic rescheduling), guard=auto|on|off (the
+ * guard above; auto: on a shared network only, so the paper's GTP is
+ * unchanged on contention-free links), gain=FRACTION (the guard's least
+ * estimated gain, default 0.3: docs/results/gtp.md).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -66,8 +79,11 @@
 #include "locus/dag.h"
 #include "sched/policies.h"
 
-#define TIMER_TAG  1
-#define MSG_FAILED 1 /* arg[1] of a worker's message: a task's attempt failed */
+#define TIMER_TAG 1
+/* guard: the least relative gain in estimated makespan for which a point
+ * replaces the schedule in force (gain=FRACTION). */
+#define DEFAULT_GAIN 0.3
+#define MSG_FAILED   1 /* arg[1] of a worker's message: a task's attempt failed */
 
 struct gtp {
 	const struct locus_workload *wl;
@@ -112,6 +128,29 @@ struct gtp {
 	uint32_t *rw, rows_cap;
 	int asked;
 	uint64_t triggers;
+	/* A shared network (not contention-free links): transfers queue on
+	 * what they cross - the source's disk and interface, the reader's
+	 * interface, the racks' uplinks, the backbone - and the costing
+	 * books them: each resource (numbered as in res_of) a lane of the
+	 * spans it is taken, a transfer in the first gap of all its
+	 * resources from when it is ready (insertion, so one booked late
+	 * does not hold back one ready sooner). undo: the lanes a candidate
+	 * booked, to take back. A point keeps the schedule in force unless
+	 * the new one is estimated to end sooner (guard). */
+	int shared, guard;
+	double gain; /* the least relative gain in estimated makespan taken */
+	uint32_t nn, n_racks, *rack, n_lanes;
+	struct lane {
+		double *at; /* start, end, rate triples */
+		uint32_t n, cap;
+	} * lanes;
+	uint32_t *src; /* GTP/c: by object, the copy the mapping read it from */
+	uint32_t *undo;
+	size_t n_undo, undo_cap;
+	int oom;
+	int booking;		 /* map_all books transfers */
+	double est_new, est_cur; /* the estimated makespans of the last point */
+	uint64_t kept;		 /* points that kept the schedule (guard) */
 	/* The tests' view of the costing (gtp.h), or NULL; the length of
 	 * the graph's inputs (rows of watch->input). */
 	struct locus__gtp_watch *watch;
@@ -170,7 +209,63 @@ static void destroy(void *state)
 	free(s->rda);
 	free(s->rcost);
 	free(s->rw);
+	free(s->rack);
+	for (uint32_t r = 0; s->lanes && r < s->n_lanes; r++)
+		free(s->lanes[r].at);
+	free(s->lanes);
+	free(s->src);
+	free(s->undo);
 	free(s);
+}
+
+struct rack_key {
+	const char *name;
+	uint32_t node;
+};
+
+static int cmp_rack(const void *a, const void *b)
+{
+	const struct rack_key *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+/* On a shared network: each node's rack index and the booking arrays.
+ * Returns 0 or LOCUS_ENOMEM. */
+static int shared_init(struct gtp *s)
+{
+	const struct locus_platform *p = s->wl->platform;
+	s->nn = (uint32_t)p->n_nodes;
+	struct rack_key *k = malloc((s->nn ? s->nn : 1) * sizeof *k);
+	s->rack = malloc((s->nn ? s->nn : 1) * sizeof *s->rack);
+	if (!k || !s->rack) {
+		free(k);
+		return LOCUS_ENOMEM;
+	}
+	for (uint32_t n = 0; n < s->nn; n++)
+		k[n] = (struct rack_key){p->nodes[n].rack, n};
+	qsort(k, s->nn, sizeof *k, cmp_rack);
+	s->n_racks = 0;
+	for (uint32_t i = 0; i < s->nn; i++) {
+		if (i && strcmp(k[i].name, k[i - 1].name))
+			s->n_racks++;
+		s->rack[k[i].node] = s->n_racks;
+	}
+	s->n_racks += s->nn > 0;
+	free(k);
+	s->n_lanes = 3 * s->nn + 2 * s->n_racks + 1;
+	s->lanes = calloc(s->n_lanes, sizeof *s->lanes);
+	/* A candidate books at most 6 resources an input. */
+	uint32_t most = 0;
+	for (uint32_t t = 0; t < s->n; t++)
+		if (s->g->tasks[t].n_in > most)
+			most = s->g->tasks[t].n_in;
+	s->undo_cap = (size_t)6 * most + 6;
+	s->undo = malloc(s->undo_cap * sizeof *s->undo);
+	s->src = malloc((s->g->n_objects ? s->g->n_objects : 1) * sizeof *s->src);
+	for (size_t o = 0; s->src && o < s->g->n_objects; o++)
+		s->src[o] = LOCUS_NONE;
+	return s->lanes && s->undo && s->src ? 0 : LOCUS_ENOMEM;
 }
 
 static void plan_spare(struct gtp *s);
@@ -182,17 +277,22 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	const char *name = dls	    ? "dls-sr"
 			   : copies ? (rewind ? "gtp-c-r" : "gtp-c")
 				    : (rewind ? "gtp-r" : "gtp");
-	double period = 0;
-	int on = 0, rc;
+	static const char *const guards[] = {"auto", "on", "off", NULL};
+	double period = 0, gain = DEFAULT_GAIN;
+	int on = 0, guard = 0, rc;
 	*state = NULL;
 	if (!dls && ((rc = locus_kv_double(ctx->opts, "period", 0, 0, 1e15, &period, err)) ||
-		     (rc = locus_kv_choice(ctx->opts, "on", ons, 1, &on, err))))
+		     (rc = locus_kv_choice(ctx->opts, "on", ons, 1, &on, err)) ||
+		     (rc = locus_kv_choice(ctx->opts, "guard", guards, 0, &guard, err)) ||
+		     (rc = locus_kv_double(ctx->opts, "gain", DEFAULT_GAIN, 0, 1, &gain, err))))
 		return rc;
 	const char *unknown = locus_kv_unused(ctx->opts);
 	if (unknown)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "policy %s: unknown option \"%s\" (it takes %s)", name, unknown,
-				  dls ? "none" : "period=SECONDS, on=none|speed|fail|all");
+				  dls ? "none"
+				      : "period=SECONDS, on=none|speed|fail|all, "
+					"guard=auto|on|off, gain=FRACTION");
 	if (ctx->n_schedulers != 1 || ctx->n_workers != ctx->wl->n_workers)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "policy %s runs one scheduler on the workload's workers", name);
@@ -212,6 +312,13 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	s->dls = dls;
 	s->on_speed = on == 1 || on == 3;
 	s->on_fail = on == 2 || on == 3;
+	s->shared = !dls && s->wl->platform->network != LOCUS_NET_PAIRS;
+	s->guard = !dls && (guard == 1 || (guard == 0 && s->shared));
+	s->gain = gain;
+	if (s->shared && shared_init(s)) {
+		destroy(s);
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
 	for (uint32_t t = 0; t < s->n; t++) {
 		const struct locus_task *tk = &s->g->tasks[t];
 		if ((size_t)tk->in_at + tk->n_in > s->n_inputs)
@@ -332,6 +439,112 @@ static double comm(const struct gtp *s, double left, uint32_t a, uint32_t b, int
 	return (begun ? 0 : s->wl->platform->latency) + left / bw;
 }
 
+/* The resources a transfer from node a to node b crosses on a shared
+ * network, into r (at most 6): a's disk and interface out, b's interface
+ * in, the racks' uplinks between racks, the backbone (as the simulator
+ * routes it). Returns how many. */
+static uint32_t res_of(const struct gtp *s, uint32_t a, uint32_t b, uint32_t *r)
+{
+	const struct locus_platform *p = s->wl->platform;
+	uint32_t n = 0, nn = s->nn;
+	r[n++] = a;
+	r[n++] = nn + a;
+	r[n++] = 2 * nn + b;
+	if (p->rack_bw > 0 && s->rack[a] != s->rack[b]) {
+		r[n++] = 3 * nn + 2 * s->rack[a];
+		r[n++] = 3 * nn + 2 * s->rack[b] + 1;
+	}
+	if (p->backbone_bw > 0)
+		r[n++] = 3 * nn + 2 * s->n_racks;
+	return n;
+}
+
+/* The capacity of resource r of res_of, bytes/s, now. */
+static double lane_cap(const struct gtp *s, uint32_t r)
+{
+	const struct locus_platform *p = s->wl->platform;
+	uint32_t nn = s->nn;
+	if (r < nn)
+		return p->nodes[r].disk_bw;
+	if (r < 3 * nn) {
+		uint32_t node = r < 2 * nn ? r - nn : r - 2 * nn;
+		return p->nodes[node].net_bw * s->mon->bandwidth(s->mon, node);
+	}
+	return r < 3 * nn + 2 * s->n_racks ? p->rack_bw : p->backbone_bw;
+}
+
+/* When `left` bytes sent from node a to node b, ready to go at `ready`,
+ * would have arrived (a transfer begun: no start-up). Contention-free
+ * (Eq. 3): at once, at the pair's bandwidth. On a shared network while
+ * the costing books (map_all), in the first gap from `ready` that every
+ * resource it crosses has free for its whole time, which it then holds
+ * (`commit`; 0: only looks): so inputs sent to one node, or from one
+ * node, queue behind each other as they do on the interfaces they share,
+ * where the contention-free estimate has them all at once. */
+static double arrival(struct gtp *s, double left, uint32_t a, uint32_t b, int begun, double ready,
+		      int commit)
+{
+	double c = comm(s, left, a, b, begun);
+	if (!s->booking || a == b || !(left > 0) || !(c < INFINITY))
+		return ready + c;
+	uint32_t r[6], n = res_of(s, a, b, r);
+	/* It flows at the pair's rate: a resource carries it beside others
+	 * as long as their rates fit in its capacity (a disk or backbone
+	 * wider than an interface carries several at once). */
+	double rate = (left / (c - (begun ? 0 : s->wl->platform->latency)));
+	double start = ready;
+	for (int moved = 1; moved;) {
+		moved = 0;
+		for (uint32_t k = 0; k < n; k++) {
+			const struct lane *l = &s->lanes[r[k]];
+			/* (A rate above the capacity - an engine's pair
+			 * bandwidth that is not its interfaces' - takes it all;
+			 * alone on a resource a transfer always fits.) */
+			double cap = lane_cap(s, r[k]), first = INFINITY;
+			double sum = rate < cap ? rate : cap;
+			for (uint32_t i = 0; i < l->n; i++)
+				if (l->at[3 * i] < start + c && l->at[3 * i + 1] > start) {
+					sum += l->at[3 * i + 2];
+					if (l->at[3 * i + 1] < first)
+						first = l->at[3 * i + 1];
+				}
+			if (sum > cap * (1 + 1e-9) && first < INFINITY) {
+				start = first;
+				moved = 1;
+			}
+		}
+	}
+	double end = start + c;
+	for (uint32_t k = 0; commit && k < n; k++) {
+		struct lane *l = &s->lanes[r[k]];
+		if (l->n == l->cap) {
+			uint32_t cap = l->cap ? 2 * l->cap : 16;
+			double *at = realloc(l->at, (size_t)3 * cap * sizeof *at);
+			if (!at) {
+				s->oom = 1;
+				continue;
+			}
+			l->at = at;
+			l->cap = cap;
+		}
+		if (s->n_undo == s->undo_cap)
+			continue;
+		l->at[3 * l->n] = start;
+		l->at[3 * l->n + 1] = end;
+		l->at[3 * l->n + 2] = rate;
+		l->n++;
+		s->undo[s->n_undo++] = r[k];
+	}
+	return end;
+}
+
+/* Takes back what was booked since the undo log held `mark` entries. */
+static void unbook(struct gtp *s, size_t mark)
+{
+	while (s->n_undo > mark)
+		s->lanes[s->undo[--s->n_undo]].n--;
+}
+
 /* When input object o of task t would be on worker w's node, mapped
  * there now (Eq. 8, or 13 with copies): its producer's EFT and the
  * transfer from the producer's processor (GTP) or the cheapest copy
@@ -342,7 +555,7 @@ static double comm(const struct gtp *s, double left, uint32_t a, uint32_t b, int
  * regathers the whole input from its producer's processor, even onto a
  * node that holds a copy (only the producer's own node has it for
  * nothing), while GTP/c takes a copy on the node for nothing (CM). */
-static double input_ready(const struct gtp *s, uint32_t t, uint32_t o, uint32_t w, double now)
+static double input_ready(struct gtp *s, uint32_t t, uint32_t o, uint32_t w, double now)
 {
 	const struct locus_object *ob = &s->g->objects[o];
 	uint32_t u = ob->producer, to = node_of(s, w);
@@ -353,7 +566,8 @@ static double input_ready(const struct gtp *s, uint32_t t, uint32_t o, uint32_t 
 	double got = migrates ? 0 : s->mon->moved(s->mon, o, to);
 	if (!s->done[u]) {
 		/* Sent from the processor u is mapped on, after it ends. */
-		return s->eft[u] + comm(s, bytes * (1 - got), node_of(s, s->newmu[u]), to, got > 0);
+		return arrival(s, bytes * (1 - got), node_of(s, s->newmu[u]), to, got > 0,
+			       s->eft[u], 1);
 	}
 	/* u is done: EFT(u) = t (Eq. 9). */
 	if (got >= 1)
@@ -362,24 +576,32 @@ static double input_ready(const struct gtp *s, uint32_t t, uint32_t o, uint32_t 
 		uint32_t from = s->pi[u] != LOCUS_NONE ? node_of(s, s->pi[u]) : LOCUS_NONE;
 		if (from == LOCUS_NONE)
 			return now;
-		return now + comm(s, bytes * (1 - got), from, to, got > 0);
+		return arrival(s, bytes * (1 - got), from, to, got > 0, now, 1);
 	}
 	/* CM (Eq. 12): the cheapest of the copies; one on the node itself
 	 * costs nothing. */
 	uint32_t n = locus_replicas_count(s->mon->replicas, o);
 	const uint32_t *h = locus_replicas_nodes(s->mon->replicas, o);
 	double best = INFINITY;
+	uint32_t from = LOCUS_NONE;
 	for (uint32_t k = 0; k < n; k++) {
-		double c = h[k] == to ? 0 : comm(s, bytes * (1 - got), h[k], to, got > 0);
-		if (c < best)
+		double c =
+		    h[k] == to ? now : arrival(s, bytes * (1 - got), h[k], to, got > 0, now, 0);
+		if (c < best) {
 			best = c;
+			from = h[k];
+		}
 	}
-	return n ? now + best : now;
+	if (from != LOCUS_NONE && from != to && best < INFINITY)
+		arrival(s, bytes * (1 - got), from, to, got > 0, now, 1);
+	if (s->shared) /* the last costing of t is its mapping's: send uses it */
+		s->src[o] = from;
+	return n ? best : now;
 }
 
 /* When the inputs of unfinished task t would be on worker w's node, mapped
  * there now (Eqs. 6 to 8 without the processor's availability). */
-static double data_ready(const struct gtp *s, uint32_t t, uint32_t w, double now)
+static double data_ready(struct gtp *s, uint32_t t, uint32_t w, double now)
 {
 	const struct locus_task *tk = &s->g->tasks[t];
 	double da = now;
@@ -405,13 +627,21 @@ static double cost_on(const struct gtp *s, uint32_t t, uint32_t w, double now, d
 	return est + locus_workload_cost(s->wl, t, w) * (started ? 1 - s->kc[t] : 1) / s->avail[w];
 }
 
-/* Maps every unfinished task (Eqs. 5 to 11) into s->newmu and s->eft. */
-static void map_all(struct gtp *s, double now)
+/* Maps every unfinished task (Eqs. 5 to 11) into s->newmu and s->eft;
+ * with `fixed`, only costs the schedule in force (each task on the worker
+ * it was last sent to) the same way. Returns the estimated makespan: the
+ * latest EFT of an unfinished task (INFINITY when one has no processor). */
+static double map_all(struct gtp *s, double now, int fixed)
 {
+	double makespan = now;
 	for (uint32_t w = 0; w < s->nw; w++) {
 		s->avail[w] = s->mon->avail(s->mon, node_of(s, w));
 		s->pa[w] = now;
 	}
+	s->booking = s->shared;
+	s->n_undo = 0;
+	for (uint32_t r = 0; s->shared && r < s->n_lanes; r++)
+		s->lanes[r].n = 0;
 	/* A task running stays on its processor until it ends or moves:
 	 * its processor is not free before that. */
 	for (uint32_t t = 0; t < s->n; t++) {
@@ -445,31 +675,43 @@ static void map_all(struct gtp *s, double now)
 		double best = INFINITY;
 		uint32_t best_w = LOCUS_NONE;
 		for (uint32_t w = 0; w < s->nw; w++) {
-			if (!(s->avail[w] > 0))
+			if (!(s->avail[w] > 0) || (fixed && w != s->mu[t]))
 				continue;
+			size_t mark = s->n_undo;
 			int started = s->pi[t] == w && s->kc[t] > 0;
 			double da = started ? NAN : data_ready(s, t, w, now);
 			double est, eft = cost_on(s, t, w, now, started ? now : da, &est);
-			if (s->watch) {
+			unbook(s, mark);
+			if (s->watch && !fixed) {
 				size_t at = (size_t)t * s->nw + w;
 				s->watch->est[at] = est;
 				s->watch->eft[at] = eft;
 				s->watch->da[at] = da;
 			}
-			if (eft < best) {
+			/* A placed task stays where it is on a tie: a migration
+			 * must gain. */
+			if (eft < best || (eft == best && w == s->pi[t])) {
 				best = eft;
 				best_w = w;
 			}
 		}
 		if (best_w == LOCUS_NONE) { /* no processor left: keep it */
 			s->eft[t] = INFINITY;
+			makespan = INFINITY;
 			continue;
 		}
+		if (s->booking && !(s->pi[t] == best_w && s->kc[t] > 0))
+			data_ready(s, t, best_w, now); /* its transfers, booked */
+		s->n_undo = 0;
 		s->newmu[t] = best_w;
 		s->eft[t] = best;
 		if (best > s->pa[best_w])
 			s->pa[best_w] = best; /* Eq. 7 */
+		if (best > makespan)
+			makespan = best;
 	}
+	s->booking = 0;
+	return makespan;
 }
 
 /* ---- DLS/sr -------------------------------------------------------------------- */
@@ -737,7 +979,11 @@ static void send(struct gtp *s, struct locus_actions *act, uint32_t t, uint32_t 
 			continue;
 		if (again)
 			locus_act_drop(act, o, to);
-		if (s->copies) {
+		if (s->copies && s->shared && s->src[o] != LOCUS_NONE &&
+		    locus_replicas_has(rep, o, s->src[o])) {
+			/* The copy the booked costing chose (the least busy). */
+			from = s->src[o];
+		} else if (s->copies) {
 			uint32_t n = locus_replicas_count(rep, o);
 			const uint32_t *h = locus_replicas_nodes(rep, o);
 			double best = INFINITY;
@@ -849,6 +1095,24 @@ static void rewind_failed(struct gtp *s, struct locus_actions *act)
 	}
 }
 
+/* Whether the schedule in force cannot stand as it is: a task was
+ * rewound at this point or its attempt failed (it is in no worker's
+ * list), or it is sent to a processor that is down. */
+static int forced(const struct gtp *s)
+{
+	uint32_t linked = 0, left = 0;
+	for (uint32_t t = 0; t < s->n; t++) {
+		left += !s->done[t];
+		if (!s->done[t] &&
+		    (s->mu[t] >= s->nw || !(s->mon->avail(s->mon, node_of(s, s->mu[t])) > 0)))
+			return 1;
+	}
+	for (uint32_t w = 0; w < s->nw; w++)
+		for (uint32_t t = s->head[w]; t != LOCUS_NONE; t = s->next[t])
+			linked += !s->done[t];
+	return linked != left;
+}
+
 /* A rescheduling point at `now`. */
 static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 {
@@ -902,8 +1166,25 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 			locus_act_oom(act);
 			return;
 		}
+	} else if (s->guard && !forced(s)) {
+		/* The schedule in force, costed as the new one will be: the
+		 * new one replaces it only if it is estimated to end sooner. */
+		s->est_cur = map_all(s, now, 1);
+		s->est_new = map_all(s, now, 0);
+		if (s->oom) {
+			locus_act_oom(act);
+			return;
+		}
+		if (!(s->est_new < s->est_cur * (1 - s->gain))) {
+			s->kept++;
+			return;
+		}
 	} else {
-		map_all(s, now);
+		s->est_new = map_all(s, now, 0);
+		if (s->oom) {
+			locus_act_oom(act);
+			return;
+		}
 	}
 	/* The new sequences: each worker's unfinished tasks in mapping order. */
 	memset(s->seq_at, 0, (s->nw + 1) * sizeof *s->seq_at);
@@ -1111,6 +1392,10 @@ static void stats(void *state, struct locus_policy_stats *out)
 		out->counter_names[5] = "slack_exceeded";
 		out->counters[5] = s->triggers;
 	}
+	if (s->guard) {
+		out->counter_names[s->rewind ? 7 : 5] = "points_kept";
+		out->counters[s->rewind ? 7 : 5] = s->kept;
+	}
 	if (s->rewind) {
 		out->counter_names[5] = "rewound_tasks";
 		out->counters[5] = s->rt;
@@ -1155,7 +1440,7 @@ const struct locus_policy locus__policy_gtp = {
     .on_event = on_event,
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
-    .options = "period=SECONDS,on=none|speed|fail|all",
+    .options = "period=SECONDS,on=none|speed|fail|all,guard=auto|on|off,gain=FRACTION",
     .needs = LOCUS_NEEDS_MONITOR | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES,
 };
 
@@ -1169,7 +1454,7 @@ const struct locus_policy locus__policy_gtp_c = {
     .on_event = on_event,
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
-    .options = "period=SECONDS,on=none|speed|fail|all",
+    .options = "period=SECONDS,on=none|speed|fail|all,guard=auto|on|off,gain=FRACTION",
     .needs = LOCUS_NEEDS_MONITOR | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES,
 };
 
@@ -1184,7 +1469,7 @@ const struct locus_policy locus__policy_gtp_r = {
     .on_event = on_event,
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS | LOCUS_POLICY_RETRIES,
-    .options = "period=SECONDS,on=none|speed|fail|all",
+    .options = "period=SECONDS,on=none|speed|fail|all,guard=auto|on|off,gain=FRACTION",
     .needs = LOCUS_NEEDS_MONITOR | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES | LOCUS_NEEDS_REWIND |
 	     LOCUS_NEEDS_FAILED,
 };
@@ -1199,7 +1484,7 @@ const struct locus_policy locus__policy_gtp_c_r = {
     .on_event = on_event,
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS | LOCUS_POLICY_RETRIES,
-    .options = "period=SECONDS,on=none|speed|fail|all",
+    .options = "period=SECONDS,on=none|speed|fail|all,guard=auto|on|off,gain=FRACTION",
     .needs = LOCUS_NEEDS_MONITOR | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_COPIES | LOCUS_NEEDS_REWIND |
 	     LOCUS_NEEDS_FAILED,
 };

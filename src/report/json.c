@@ -366,6 +366,19 @@ int locus_report_json(const struct locus_result *r, FILE *fp)
 	}
 	locus__out_str(&o, ",\n  ");
 	field_seed(&o, r->seed);
+	if (r->dag && r->var_bound > 0) {
+		/* Within version 5: the scenario's variability, its period
+		 * above all (what decides GTP's gain). */
+		locus__out_str(&o, ",\n  \"variability\": {");
+		locus__out_field_num(&o, "bound", r->var_bound);
+		locus__out_str(&o, ", ");
+		locus__out_field_num(&o, "period", r->var_period);
+		locus__out_str(&o, ", ");
+		locus__out_field_num(&o, "horizon", r->var_horizon);
+		locus__out_str(&o, ", \"links\": ");
+		locus__out_str(&o, r->var_links ? "true" : "false");
+		locus__out_str(&o, "}");
+	}
 	if (r->dag) {
 		locus__out_str(&o, ",\n  \"status\": ");
 		locus__out_str(&o, r->failed ? "\"failed\"" : "\"complete\"");

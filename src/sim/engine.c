@@ -25,11 +25,26 @@ static double seconds_now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Completions come first at an instant: a computation ended (its outputs
+ * registered) and an object arrived (contention-free) before anything
+ * that observes the run at that time - a message or timer reaching a
+ * policy, which reads the monitor, a platform change, a worker starting
+ * its next task - as the sharing model's flows already do. Otherwise a
+ * policy woken at the instant a task ends would see it computed and its
+ * output nowhere. */
+static int ev_class(uint32_t kind)
+{
+	return kind == EV_COMPUTED || kind == EV_MOVED ? 0 : 1;
+}
+
 static int cmp_ev(const void *a, const void *b)
 {
 	const struct ev *x = a, *y = b;
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
+	int cx = ev_class(x->kind), cy = ev_class(y->kind);
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 

@@ -6,8 +6,10 @@
  * busy process waits; handling one costs cost_per_msg plus cost_per_entry
  * per metadata entry the policy examined, and the actions take effect when
  * the handling ends. Events are ordered by time, then by a sequence number,
- * and flow completions (from the max-min sharing model) come before events
- * at the same instant, so a run is a pure function of its inputs.
+ * and completions (flows of the max-min sharing model, contention-free
+ * moves, computations) come before other events at the same instant, so a
+ * policy woken then sees what ended then, and a run is a pure function of
+ * its inputs.
  *
  * Data move in "moves": a worker's read of a task's stored input when the
  * task starts (MV_READ), and an object sent to a node (MV_XFER) because a

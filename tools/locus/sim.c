@@ -238,7 +238,9 @@ static const struct cli_opt changes_opts[] = {
      "now and then to a value in [1-B, 1] of its peak"},
     {"var-period", O_VAR_PERIOD, CLI_NUMBER, AT(var_period), "S",
      "mean seconds between a resource's changes\n"
-     "(default: the makespan's lower bound / 10)"},
+     "(default: the makespan's lower bound / 10); how\n"
+     "fast the platform changes decides what GTP gains\n"
+     "over HEFT more than B does (docs/results/gtp.md)"},
     {"var-horizon", O_VAR_HORIZON, CLI_NUMBER, AT(var_horizon), "S",
      "no change after S seconds (default: 10 x the bound)"},
     {"var-links", O_VAR_LINKS, CLI_UINT, AT(var_links), "0|1",
@@ -512,6 +514,11 @@ static void print_summary(const struct locus_result *r)
 	if (r->failed)
 		printf("  status            FAILED after %zu of %zu tasks: %s\n", r->tasks_done,
 		       r->n_tasks, r->failure);
+	if (r->var_bound > 0)
+		printf("  variability       bound %g, each resource changing every %g s on "
+		       "average until %g s%s\n",
+		       r->var_bound, r->var_period, r->var_horizon,
+		       r->var_links ? "" : " (processors only)");
 	printf("  makespan          %12.6f s   lower bound %.6f s (ratio %.3f)\n", r->makespan,
 	       r->lb_makespan, r->lb_makespan > 0 ? r->makespan / r->lb_makespan : 0);
 	if (r->attempts_lost)
@@ -604,7 +611,8 @@ static double data_bw(const struct locus_platform *p)
 /* The scenario: --scenario, then --fail, then --variability's, merged
  * by time. `scale` sets --variability's default period and horizon. */
 static int build_changes(struct locus_change **out, size_t *n, const struct sim_args *a,
-			 const struct locus_platform *p, double scale, struct locus_error *err)
+			 const struct locus_platform *p, double scale,
+			 struct locus_variability *drawn, struct locus_error *err)
 {
 	struct locus_change *all = NULL, *more = NULL, *merged = NULL;
 	size_t n_all = 0, n_more = 0;
@@ -643,6 +651,7 @@ static int build_changes(struct locus_change **out, size_t *n, const struct sim_
 		}
 		if ((rc = locus_changes_generate(&more, &n_more, p, &v, err)))
 			goto out;
+		*drawn = v;
 		size_t n_merged;
 		if ((rc = locus_changes_merge(&merged, &n_merged, all, n_all, more, n_more)))
 			goto nomem;
@@ -675,6 +684,11 @@ static void print_dag_summary(const struct locus_result *r, const struct locus_p
 		       r->n_tasks, r->failure);
 	else
 		printf("  status            complete\n");
+	if (r->var_bound > 0)
+		printf("  variability       bound %g, each resource changing every %g s on "
+		       "average until %g s%s\n",
+		       r->var_bound, r->var_period, r->var_horizon,
+		       r->var_links ? "" : " (processors only)");
 	printf("  makespan          %12.6f s   lower bound %.6f s (ratio %.3f)\n", r->makespan,
 	       r->lb_makespan, r->lb_makespan > 0 ? r->makespan / r->lb_makespan : 0);
 	if (r->pstats.planned_makespan > 0)
@@ -762,7 +776,8 @@ struct sim {
 	long opt_local;
 	struct locus_change *changes;
 	size_t n_changes;
-	char *names; /* the policies' names, cut at the commas */
+	struct locus_variability var; /* --variability's scenario (bound 0: none) */
+	char *names;		      /* the policies' names, cut at the commas */
 	const struct locus_policy **pols;
 	size_t n_pol;
 	struct locus_result **runs;
@@ -910,7 +925,8 @@ static int sim_workload(struct sim *s, struct sim_args *a)
 		struct locus_dag_bounds db;
 		if ((rc = locus_dag_bounds(s->wl, NULL, &db)))
 			return rc;
-		if ((rc = build_changes(&s->changes, &s->n_changes, a, plat, db.lower, &s->err)))
+		if ((rc = build_changes(&s->changes, &s->n_changes, a, plat, db.lower, &s->var,
+					&s->err)))
 			return rc;
 	}
 	return 0;
@@ -948,6 +964,10 @@ static int sim_runs(struct sim *s, const struct sim_args *a, int *status)
 		struct locus_result *r = s->runs[i];
 		s->n_runs++;
 		r->opt_local = a->shared_fs > 0 ? 0 : s->opt_local;
+		r->var_bound = s->var.bound;
+		r->var_period = s->var.period;
+		r->var_horizon = s->var.horizon;
+		r->var_links = s->var.links;
 		/* What the source said was wrong with the data, in the result
 		 * and, once, on stderr. */
 		if (a->source && (rc = locus_result_set_problems(r, s->cat, a->dataset)))
