@@ -153,10 +153,10 @@ var0=$(printf '%s\n' "$out" | grep -o '"makespan": [0-9.e+-]*' | head -n 1 | sed
 ge "$var" "$var0" && ok || fail "variability 0.6 gave a shorter run ($var < $var0)"
 # The result records the scenario's rate of change: the default period
 # (the lower bound / 10) and horizon, or --var-period's.
-run var-record 0 "$locus" sim --graph "$tests/fixtures/dag/rand0002.stg" --procs 4 --ccr 0 \
+run var-record 0 "$locus" sim --graph "$tests/fixtures/stg/50/rand0002.stg" --procs 4 --ccr 0 \
 	--variability 0.4 --policy gtp-c --json &&
 	expect var-record '"variability": \{"bound": 0.4, "period": 7.1, "horizon": 710, "links": true\}' "$out"
-run var-period 0 "$locus" sim --graph "$tests/fixtures/dag/rand0002.stg" --procs 4 --ccr 0 \
+run var-period 0 "$locus" sim --graph "$tests/fixtures/stg/50/rand0002.stg" --procs 4 --ccr 0 \
 	--variability 0.4 --var-period 2.5 --var-links 0 --policy gtp-c &&
 	expect var-period 'variability +bound 0.4, each resource changing every 2.5 s on average until 710 s \(processors only\)' "$out"
 
