@@ -84,6 +84,11 @@ void locus__rt_note_as(struct flow *f, uint32_t o, uint32_t place, int add, int 
 	}
 	if (fresh && !told)
 		fresh_copy(f, o, place);
+	/* A run of chunks: a copy is its reader's alone (deleted when its
+	 * task ends), as a simulated read makes no replica: no other rank
+	 * hears of it. */
+	if (f->ck)
+		return;
 	if (locus__grow(&f->ups, &f->ups_cap, f->n_ups + 1, sizeof *f->ups)) {
 		locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;

@@ -821,7 +821,9 @@ static void launch(struct flow *f)
 	int whole = 1;
 	for (uint32_t k = 0; k < in->n_in; k++) {
 		uint32_t o = f->g->inputs[in->in_at + k];
-		if (locus_replicas_has(f->rep, o, f->node) && !locus__rt_intact(f, o)) {
+		/* (A chunk in the store is the run's input, read as it is.) */
+		if (locus_replicas_has(f->rep, o, f->node) && !(f->ck_here && f->ck_here[o]) &&
+		    !locus__rt_intact(f, o)) {
 			locus__rt_lost(f, o);
 			whole = 0;
 		}
