@@ -517,7 +517,8 @@ struct flow {
 	int fn_threaded, fn_busy, fn_go, fn_quit, fn_rc;
 	int fn_inline_due; /* on the rank's thread: call fn at the next turn */
 	int fn_done; /* atomic: the call ended */
-	int fn_evfd; /* written when it has (an idle rank's sleep ends) */
+	int fn_evfd; /* written when it has and the rank sleeps (fn_sleeps) */
+	int fn_sleeps; /* atomic: the rank's thread sleeps on fn_evfd */
 	pthread_t fn_thread;
 	pthread_mutex_t fn_mu;
 	pthread_cond_t fn_cv;

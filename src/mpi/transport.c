@@ -707,9 +707,26 @@ static void idle_wait(struct flow *f, unsigned *idle)
 			return;
 		}
 	}
+	if (fn) {
+		/* The call's end writes fn_evfd only while this flag is up. */
+		__atomic_store_n(&f->fn_sleeps, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&f->fn_done, __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&f->fn_sleeps, 0, __ATOMIC_SEQ_CST);
+			if (mine)
+				__atomic_store_n(mine, 0, __ATOMIC_SEQ_CST);
+			return;
+		}
+	}
 	if (ppoll(pfd, np, &ts, NULL) > 0 && mine && (pfd[0].revents & POLLIN)) {
 		bell_drain(f);
 		f->rings++;
+	}
+	if (fn) {
+		__atomic_store_n(&f->fn_sleeps, 0, __ATOMIC_SEQ_CST);
+		uint64_t v;
+		if (read(f->fn_evfd, &v, sizeof v) < 0) {
+			/* not written (EAGAIN) */
+		}
 	}
 	if (mine)
 		__atomic_store_n(mine, 0, __ATOMIC_SEQ_CST);

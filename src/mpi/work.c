@@ -735,10 +735,13 @@ static void *fn_main(void *arg)
 		pthread_mutex_lock(&f->fn_mu);
 		f->fn_rc = rc;
 		memcpy(f->fn_why, why, sizeof why);
-		__atomic_store_n(&f->fn_done, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&f->fn_done, 1, __ATOMIC_SEQ_CST);
 		pthread_cond_broadcast(&f->fn_cv);
+		/* The rank's thread is told only when it sleeps (it sets
+		 * fn_sleeps, then looks at fn_done, before its sleep). */
 		uint64_t one = 1;
-		if (write(f->fn_evfd, &one, sizeof one) < 0) {
+		if (__atomic_load_n(&f->fn_sleeps, __ATOMIC_SEQ_CST) &&
+		    write(f->fn_evfd, &one, sizeof one) < 0) {
 			/* a full counter: it has been written already */
 		}
 	}
@@ -1125,10 +1128,6 @@ int locus__rt_worker_step(struct flow *f)
 		return 1;
 	}
 	if (f->fn_busy && __atomic_load_n(&f->fn_done, __ATOMIC_ACQUIRE)) {
-		uint64_t v;
-		if (read(f->fn_evfd, &v, sizeof v) < 0) {
-			/* taken already */
-		}
 		f->fn_busy = f->fn_done = 0;
 		fn_over(f);
 		return 1;
