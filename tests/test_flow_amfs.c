@@ -314,10 +314,12 @@ TEST(stealing_balances_a_data_aware_pile_up)
 	struct locus_platform *p = cluster(8, 2);
 	struct locus_workload *wl = NULL;
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run none = simulate(wl, "config=aware,multicast=1000,steal=0", 0);
-	struct run near = simulate(wl, "config=aware,multicast=1000,steal=2", 0);
-	struct run all = simulate(wl, "config=aware,multicast=1000,steal=100", 0);
-	struct run global = simulate(wl, "config=aware,multicast=1000,steal=1e9", 0);
+	/* (The paper's rule, aware=first, piles the readers on the writer's
+	 * node; aware=now would spread them: readers_spread_over_...) */
+	struct run none = simulate(wl, "config=aware,aware=first,multicast=1000,steal=0", 0);
+	struct run near = simulate(wl, "config=aware,aware=first,multicast=1000,steal=2", 0);
+	struct run all = simulate(wl, "config=aware,aware=first,multicast=1000,steal=100", 0);
+	struct run global = simulate(wl, "config=aware,aware=first,multicast=1000,steal=1e9", 0);
 	CHECK(!none.rc && !near.rc && !all.rc && !global.rc);
 	if (!none.rc && !near.rc && !all.rc && !global.rc) {
 		/* Without stealing: 64 tasks of 10 s on one node's 2 workers. */
@@ -341,6 +343,88 @@ TEST(stealing_balances_a_data_aware_pile_up)
 	locus_result_destroy(none.r);
 	locus_result_destroy(near.r);
 	locus_result_destroy(all.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+/* The most tasks of `readers` (n of them) any node ran. */
+static int most_on_a_node(const struct locus_result *r, const uint32_t *readers, int n, int nodes)
+{
+	int per[64] = {0}, most = 0;
+	for (int i = 0; i < n; i++) {
+		uint32_t node = r->tasks[readers[i]].node;
+		if (node < (uint32_t)nodes && node < 64 && ++per[node] > most)
+			most = per[node];
+	}
+	return most;
+}
+
+/* Placement by where inputs are now (aware=now): 64 readers of one file
+ * on 8 nodes of 2 cores, without stealing. No collective (multicast=1000):
+ * the paper's rule (aware=first) sends all 64 to the writer's node (321 s
+ * of 10 s tasks on 2 cores); by where the file is now, each reader sent
+ * elsewhere brings it to its node, so the readers spread over the nodes
+ * (no node runs more than twice its share, 8) and the run beats
+ * round-robin staging's. As a multicast (copies on every node) and as a
+ * scatter (a piece a reader, from one writer), the readers spread over
+ * the holders too. */
+TEST(readers_spread_over_where_their_inputs_are)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	locus_graph_create(&g, "spread", &err);
+	uint32_t src = (uint32_t)locus_graph_add_task(g, "src", 1);
+	uint32_t f = (uint32_t)locus_graph_add_object(g, "f", 1000000);
+	locus_graph_add_output(g, src, f, &err);
+	uint32_t split = (uint32_t)locus_graph_add_task(g, "split", 1);
+	uint32_t readers[64], pieces[64];
+	char nm[16];
+	for (int i = 0; i < 64; i++) {
+		snprintf(nm, sizeof nm, "t%d", i);
+		readers[i] = (uint32_t)locus_graph_add_task(g, nm, 10);
+		locus_graph_add_input(g, readers[i], f);
+	}
+	for (int i = 0; i < 64; i++) {
+		snprintf(nm, sizeof nm, "p%d", i);
+		pieces[i] = (uint32_t)locus_graph_add_object(g, nm, 100000);
+		locus_graph_add_output(g, split, pieces[i], &err);
+		snprintf(nm, sizeof nm, "s%d", i);
+		uint32_t t = (uint32_t)locus_graph_add_task(g, nm, 10);
+		locus_graph_add_input(g, t, pieces[i]);
+		pieces[i] = t;
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = cluster(8, 2);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run first = simulate(wl, "config=aware,aware=first,multicast=1000,steal=0", 0);
+	struct run now = simulate(wl, "config=aware,multicast=1000,steal=0", 0);
+	struct run staging = simulate(wl, "config=staging,multicast=1000,steal=0", 0);
+	struct run mc = simulate(wl, "config=aware,steal=0", 0);
+	CHECK(!first.rc && !now.rc && !staging.rc && !mc.rc);
+	if (!first.rc && !now.rc && !staging.rc && !mc.rc) {
+		CHECK_EQ_INT(most_on_a_node(first.r, readers, 64, 8), 64);
+		CHECK(most_on_a_node(now.r, readers, 64, 8) <= 16);
+		CHECK(now.r->makespan < first.r->makespan / 2);
+		CHECK(now.r->makespan <= staging.r->makespan);
+		CHECK_EQ_INT(counter(mc.r, "multicasts"), 1);
+		CHECK_EQ_INT(counter(mc.r, "scatters"), 1);
+		CHECK(most_on_a_node(mc.r, readers, 64, 8) <= 16);
+		CHECK(most_on_a_node(mc.r, pieces, 64, 8) <= 16);
+		CHECK(most_on_a_node(now.r, pieces, 64, 8) <= 16);
+		fprintf(stderr,
+			"  64 readers: aware=first %.1f s (%d on one node), now %.1f s (%d), "
+			"staging %.1f s; multicast %d, scatter %d a node at most\n",
+			first.r->makespan, most_on_a_node(first.r, readers, 64, 8),
+			now.r->makespan, most_on_a_node(now.r, readers, 64, 8),
+			staging.r->makespan, most_on_a_node(mc.r, readers, 64, 8),
+			most_on_a_node(mc.r, pieces, 64, 8));
+	}
+	locus_result_destroy(first.r);
+	locus_result_destroy(now.r);
+	locus_result_destroy(staging.r);
+	locus_result_destroy(mc.r);
 	locus_workload_destroy(wl);
 	locus_platform_destroy(p);
 	locus_graph_destroy(g);
@@ -412,7 +496,9 @@ TEST(a_woken_thief_looks_when_the_polling_would)
 	struct locus_platform *p = cluster(2, 1);
 	struct locus_workload *wl = NULL;
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run x = simulate(wl, "config=aware,steal=1", 0);
+	/* (aware=first: c waits behind b on a's node for a thief; aware=now
+	 * would send it to the idle node at once.) */
+	struct run x = simulate(wl, "config=aware,aware=first,steal=1", 0);
 	CHECK_EQ_INT(x.rc, 0);
 	if (!x.rc) {
 		CHECK_EQ_INT(counter(x.r, "steals"), 1);
@@ -692,8 +778,17 @@ TEST(replica_placement_of_section_v_f)
 	struct locus_error err;
 	CHECK(g && p);
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run x = simulate(wl, "config=cogather", 1);
+	/* The paper's placement (aware=first: each reader to a holder);
+	 * aware=now sends readers to idle nodes too, which bring the file
+	 * (1 MB, 2.4 ms, against a 1 s wait), as fast. */
+	struct run x = simulate(wl, "config=cogather,aware=first", 1);
+	struct run now = simulate(wl, "config=cogather", 0);
 	CHECK_EQ_INT(x.rc, 0);
+	CHECK_EQ_INT(now.rc, 0);
+	if (!x.rc && !now.rc) {
+		fprintf(stderr, "  V-F example, aware=now: %.2f s\n", now.r->makespan);
+	}
+	locus_result_destroy(now.r);
 	if (!x.rc) {
 		CHECK_EQ_INT(counter(x.r, "multicasts"), 100);
 		CHECK_EQ_INT(counter(x.r, "replicas"), 100);
@@ -953,7 +1048,10 @@ TEST(trees_follow_the_global_order)
 	struct locus_platform *p = test_flow_cluster(24, 1, 3);
 	struct locus_workload *wl = NULL;
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run x = simulate_d(wl, "config=cogather,steal=0", 3, 1, 1);
+	/* (aware=first keeps every reader on a holder: aware=now sends some
+	 * elsewhere, which fetch the file from a holder, lower or higher, as
+	 * any worker does; the trees are the same.) */
+	struct run x = simulate_d(wl, "config=cogather,aware=first,steal=0", 3, 1, 1);
 	CHECK_EQ_INT(x.rc, 0);
 	if (!x.rc) {
 		CHECK_EQ_INT(counter(x.r, "gathers"), 3);
@@ -1207,6 +1305,7 @@ TEST(every_process_knows_only_its_own_part)
 }
 
 TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
+	  TEST_ENTRY(readers_spread_over_where_their_inputs_are),
 	  TEST_ENTRY(collectives_started_while_others_end),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),

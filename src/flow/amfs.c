@@ -17,9 +17,13 @@
  *    server answers the file's locations, or "N/A" and subscribes the
  *    dispatcher, which it notifies when the file is produced (V-B1, V-C);
  *  - a task whose inputs are all produced is sent to a worker: data-aware
- *    (`aware`), to a worker of the node holding its first input (or, with
- *    -o aware=bytes, most of its input bytes) when that node is the
- *    dispatcher's, else round-robin over the dispatcher's workers;
+ *    (`aware`), to the dispatcher's node where it would start soonest,
+ *    by where its inputs are now (the dispatcher's view: the servers'
+ *    answers, its collectives' copies, the nodes it sent readers to)
+ *    against each node's queue (-o aware=now); or, the paper's rule, to
+ *    the node holding its first input (aware=first; aware=bytes: most of
+ *    its input bytes) when that node is the dispatcher's, else
+ *    round-robin over the dispatcher's workers;
  *  - a worker runs its tasks in the order they came; for the task at the
  *    head of its queue it brings the inputs its node lacks: from the
  *    shared file system (staging), or by asking each file's server where
@@ -444,7 +448,7 @@ const struct locus_policy locus__policy_amfs = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "config=staging|cache|aware|cogather|asgather|shared|auto, "
-	       "aware=first|bytes, replicate=file|task, steal=N, keep=0|1, file_cost=S, "
+	       "aware=now|first|bytes, replicate=file|task, steal=N, keep=0|1, file_cost=S, "
 	       "fetch_cost=S, "
 	       "reduce=STAGE[+STAGE...], "
 	       "reduce_cost=S, gather=N, multicast=N, scatter=N",

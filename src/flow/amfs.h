@@ -47,9 +47,14 @@
 /* The configurations (-o config=, Fig. 10). */
 enum config { C_STAGING, C_CACHE, C_AWARE, C_COGATHER, C_ASGATHER, C_SHARED, C_AUTO };
 
+/* Data-aware dispatch (-o aware=): where a task's inputs are now, weighed
+ * against the nodes' loads (now); the paper's node of its first input
+ * (first); the node holding most of its input bytes (bytes). */
+enum aware { A_NOW, A_FIRST, A_BYTES };
+
 struct amfs_options {
 	int config;	    /* enum config */
-	int aware_bytes;    /* aware=bytes: to most input bytes, not the first input */
+	int aware;	    /* enum aware: how data-aware dispatch picks a node */
 	int keep;	    /* keep=1: no intermediate file is deleted */
 	int replicate_task; /* replicate=task (V-F5) */
 	uint32_t steal;	    /* neighbours to try (0: none, UINT32_MAX: all) */

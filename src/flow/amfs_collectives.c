@@ -310,11 +310,13 @@ void locus__amfs_coll_step(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 		coll_down(s, ds, act, id, c->parent[child]);
 		if (!c->left && !c->done) {
 			c->done = 1;
-			/* The servers learn of the copies. */
+			/* The servers learn of the copies, and ds's view. */
 			for (uint32_t e = 1; e < c->n; e++)
-				for (uint32_t k = c->fat[0]; k < c->fat[1]; k++)
+				for (uint32_t k = c->fat[0]; k < c->fat[1]; k++) {
 					amfs_send(act, me, p_server(s, server_of(s, c->files[k])),
 						  M_ADDLOC, 0, 2, c->files[k], c->node[e]);
+					locus__amfs_learn(s, ds, act, c->files[k], c->node[e]);
+				}
 			locus__amfs_coll_release(s, ds, act, id);
 		}
 		return;
@@ -322,9 +324,11 @@ void locus__amfs_coll_step(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 	/* Scatter: the child has its subtree's pieces (their servers learn
 	 * of the copies, to delete them with the rest); its own tasks run
 	 * there, the rest go on down. */
-	for (uint32_t k = c->fat[child]; k < c->fat[c->end[child]]; k++)
+	for (uint32_t k = c->fat[child]; k < c->fat[c->end[child]]; k++) {
 		amfs_send(act, me, p_server(s, server_of(s, c->files[k])), M_ADDLOC, 0, 2,
 			  c->files[k], c->node[child]);
+		locus__amfs_learn(s, ds, act, c->files[k], c->node[child]);
+	}
 	coll_down(s, ds, act, id, child);
 	coll_down(s, ds, act, id, c->parent[child]);
 	/* Its readers there may start collectives, which move ds->colls. */

@@ -226,7 +226,7 @@ static const struct cli_group config_group = CLI_GROUP(config_opts, NULL);
 static const struct cli_say policy_say[] = {
     {'x', "amfs (default), taskvine, dask, or any policy of\n"
 	  "'locus sim --list-policies'"},
-    {'o', "policy options (amfs: aware=first|bytes, steal=N,\n"
+    {'o', "policy options (amfs: aware=now|first|bytes, steal=N,\n"
 	  "keep=1, multicast=N, ...: docs/flow.md)"},
     {0, NULL},
 };
