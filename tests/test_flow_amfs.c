@@ -335,7 +335,7 @@ TEST(stealing_balances_a_data_aware_pile_up)
 		for (size_t t = 0; t < g->n_tasks; t++)
 			CHECK_EQ_INT(near.r->tasks[t].attempts, 1);
 		fprintf(stderr,
-			"  makespan: no stealing %.1f s, 2 neighbours %.1f s, all %.1f s, the "
+			"  makespan: no stealing %.1f s, 2 hops %.1f s, all %.1f s, the "
 			"longest queue %.1f s\n",
 			none.r->makespan, near.r->makespan, all.r->makespan, global.r->makespan);
 	}
@@ -430,6 +430,71 @@ TEST(readers_spread_over_where_their_inputs_are)
 	locus_graph_destroy(g);
 }
 
+/* Stealing on the torus (VI-B2a): 26 worker nodes of 2 cores and a
+ * dispatcher node make a 3 x 3 x 3 torus; 48 readers of a file all go to
+ * its writer's node 0 (aware=first, no multicast). Thieves one hop away
+ * (steal=1) are the workers of nodes 1, 2 (x), 3, 6 (y), 9 and 18 (z):
+ * every reader runs on node 0 or one of those six, and each of the six
+ * runs some (before, the neighbours were worker ranks w +- 1: node 0's
+ * other core and node 1). */
+TEST(stealing_only_between_torus_neighbours)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	locus_graph_create(&g, "torus", &err);
+	uint32_t src = (uint32_t)locus_graph_add_task(g, "src", 1);
+	uint32_t f = (uint32_t)locus_graph_add_object(g, "f", 1000);
+	locus_graph_add_output(g, src, f, &err);
+	uint32_t readers[48];
+	for (int i = 0; i < 48; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "t%d", i);
+		readers[i] = (uint32_t)locus_graph_add_task(g, nm, 10);
+		locus_graph_add_input(g, readers[i], f);
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = cluster(26, 2);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run x = simulate(wl, "config=aware,aware=first,multicast=1000,steal=1", 0);
+	struct run bad = simulate(wl, "config=aware,torus=3x3x4,steal=1", 0);
+	struct run shaped = simulate(wl, "config=aware,aware=first,multicast=1000,torus=27x1x1", 0);
+	CHECK(!x.rc && !shaped.rc);
+	CHECK_EQ_INT(bad.rc, LOCUS_EINVAL);
+	CHECK(strstr(bad.msg, "torus=3x3x4: 36 nodes, but the platform has 27") != NULL);
+	if (!x.rc && !shaped.rc) {
+		uint32_t src_node = x.r->tasks[src].node;
+		CHECK_EQ_INT(src_node, 0);
+		int ran[27] = {0};
+		for (int i = 0; i < 48; i++)
+			ran[x.r->tasks[readers[i]].node]++;
+		static const int near[] = {1, 2, 3, 6, 9, 18};
+		int off = 48 - ran[0];
+		for (int k = 0; k < 6; k++) {
+			CHECK(ran[near[k]] > 0);
+			off -= ran[near[k]];
+		}
+		CHECK_EQ_INT(off, 0);
+		CHECK(counter(x.r, "steals") > 0);
+		/* A ring of 27 (torus=27x1x1): the neighbours are nodes 1 and 26
+		 * (the dispatcher's, no workers): node 1 alone. */
+		int ring = 0;
+		for (int i = 0; i < 48; i++) {
+			uint32_t n = shaped.r->tasks[readers[i]].node;
+			CHECK(n == 0 || n == 1);
+			ring += n == 1;
+		}
+		CHECK(ring > 0);
+		fprintf(stderr, "  torus: %d of 48 readers stolen, %.1f s (a ring: %d, %.1f s)\n",
+			48 - ran[0], x.r->makespan, ring, shaped.r->makespan);
+	}
+	locus_result_destroy(x.r);
+	locus_result_destroy(shaped.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
 /* Stealing waits for a task to spare, not on a timer: idle workers cost
  * no message while no queue holds one (two independent tasks over 256
  * workers), neither at the start nor as simulated time goes by, so a task
@@ -455,12 +520,13 @@ TEST(idle_workers_send_nothing)
 {
 	struct locus_platform *p = cluster(64, 4);
 	struct run off = two_tasks(p, 1, "config=aware,steal=0");
-	struct run on = two_tasks(p, 1, "config=aware,steal=2");
-	struct run lng = two_tasks(p, 1e9, "config=aware,steal=2");
+	struct run on = two_tasks(p, 1, "config=aware,steal=1");
+	struct run lng = two_tasks(p, 1e9, "config=aware,steal=1");
 	CHECK(!off.rc && !on.rc && !lng.rc);
 	if (!off.rc && !on.rc && !lng.rc) {
 		/* Beside steal=0: a worker whose queue empties asks its four
-		 * neighbours once (a request and an answer each), nothing more. */
+		 * neighbours once (a request and an answer each), nothing more
+		 * (65 nodes: a 1 x 5 x 13 torus, 4 nodes one hop away). */
 		CHECK(on.r->messages > off.r->messages);
 		CHECK(on.r->messages <= off.r->messages + 2 * 4 * 2);
 		CHECK_EQ_INT(lng.r->messages, on.r->messages);
@@ -1306,6 +1372,7 @@ TEST(every_process_knows_only_its_own_part)
 
 TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(readers_spread_over_where_their_inputs_are),
+	  TEST_ENTRY(stealing_only_between_torus_neighbours),
 	  TEST_ENTRY(collectives_started_while_others_end),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),

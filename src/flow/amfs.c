@@ -31,7 +31,8 @@
  *    "sequential file location lookup and transfer" of VI-B1a); when the
  *    task ends it tells its dispatcher, which tells the servers of the
  *    files it wrote (V-C);
- *  - an idle worker steals the last task queued at a neighbour (V-I).
+ *  - an idle worker steals the last task queued at a neighbour (V-I): a
+ *    worker of a node next to its own on the 3-D torus (VI-B2a).
  *
  * Patterns (src/flow/patterns.c) drive the collectives (V-B3, IV-C, V-F).
  * Every tree follows one global order, the nodes' (V-D: files flow only
@@ -268,6 +269,75 @@ static int tasks_and_files(struct amfs *s)
 	return 0;
 }
 
+/* ---- the torus ------------------------------------------------------------------------------ */
+
+/* The most cubic X <= Y <= Z of n nodes (BG/P's partitions: 512 nodes
+ * 8x8x8, 1,024 8x8x16, 2,048 8x16x16, 4,096 16x16x16, 8,192 16x16x32):
+ * the largest X, then the largest Y. */
+static void cubic(uint32_t n, uint32_t *d)
+{
+	d[0] = d[1] = 1;
+	d[2] = n ? n : 1;
+	for (uint32_t x = 1; (uint64_t)x * x * x <= n; x++) {
+		if (n % x)
+			continue;
+		for (uint32_t y = x; (uint64_t)y * y <= n / x; y++)
+			if ((n / x) % y == 0) {
+				d[0] = x;
+				d[1] = y;
+				d[2] = n / x / y;
+			}
+	}
+}
+
+/* The coordinate d + delta on a ring of `size` (delta within it). */
+static uint32_t wrap(uint32_t c, int64_t delta, uint32_t size)
+{
+	int64_t v = ((int64_t)c + delta) % (int64_t)size;
+	return (uint32_t)(v < 0 ? v + size : v);
+}
+
+uint32_t locus__amfs_torus_near(const struct amfs *s, uint32_t n, uint32_t hops, uint32_t *out,
+				uint32_t room)
+{
+	const uint32_t *T = s->torus;
+	uint32_t c[3] = {n % T[0], n / T[0] % T[1], n / T[0] / T[1]}, got = 0;
+	/* Each ring's reach: half its size (a wider offset comes round). */
+	int64_t reach[3];
+	for (int i = 0; i < 3; i++)
+		reach[i] = (int64_t)(T[i] / 2) < (int64_t)hops ? (int64_t)(T[i] / 2) : (int64_t)hops;
+	for (int64_t dist = 1; dist <= (int64_t)hops && got < room; dist++) {
+		int64_t seen_any = 0;
+		/* Offsets of |dx| + |dy| + |dz| = dist, x first, + before -. */
+		for (int64_t ax = 0; ax <= reach[0] && ax <= dist; ax++)
+			for (int64_t ay = 0; ay <= reach[1] && ax + ay <= dist; ay++) {
+				int64_t az = dist - ax - ay;
+				if (az > reach[2])
+					continue;
+				for (int sx = 1; sx >= -1; sx -= 2)
+					for (int sy = 1; sy >= -1; sy -= 2)
+						for (int sz = 1; sz >= -1; sz -= 2) {
+							if ((!ax && sx < 0) || (!ay && sy < 0) ||
+							    (!az && sz < 0))
+								continue;
+							uint32_t m =
+							    wrap(c[0], sx * ax, T[0]) +
+							    T[0] * (wrap(c[1], sy * ay, T[1]) +
+								    T[1] * wrap(c[2], sz * az, T[2]));
+							int dup = m == n || m >= s->nn;
+							for (uint32_t i = 0; i < got && !dup; i++)
+								dup = out[i] == m;
+							if (!dup && got < room)
+								out[got++] = m;
+							seen_any++;
+						}
+			}
+		if (!seen_any)
+			break;
+	}
+	return got;
+}
+
 /* ---- creation -------------------------------------------------------------------------------- */
 
 static void destroy(void *state)
@@ -357,6 +427,22 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		return rc;
 	}
 	s->D = (uint32_t)((ctx->n_schedulers - 1) / 2);
+	if (s->opt.torus[0]) {
+		uint64_t cells = (uint64_t)s->opt.torus[0] * s->opt.torus[1] * s->opt.torus[2];
+		if (cells != s->nn) {
+			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+					"policy option torus=%ux%ux%u: %llu nodes, but the platform "
+					"has %u",
+					s->opt.torus[0], s->opt.torus[1], s->opt.torus[2],
+					(unsigned long long)cells, s->nn);
+			destroy(s);
+			return rc;
+		}
+		for (int i = 0; i < 3; i++)
+			s->torus[i] = s->opt.torus[i];
+	} else {
+		cubic(s->nn, s->torus);
+	}
 	if ((rc = locus_flow_analyse(&s->an, s->g, &s->opt.patterns, err))) {
 		destroy(s);
 		return rc;
@@ -448,7 +534,8 @@ const struct locus_policy locus__policy_amfs = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "config=staging|cache|aware|cogather|asgather|shared|auto, "
-	       "aware=now|first|bytes, replicate=file|task, steal=N, keep=0|1, file_cost=S, "
+	       "aware=now|first|bytes, replicate=file|task, steal=N, torus=XxYxZ, keep=0|1, "
+	       "file_cost=S, "
 	       "fetch_cost=S, "
 	       "reduce=STAGE[+STAGE...], "
 	       "reduce_cost=S, gather=N, multicast=N, scatter=N",

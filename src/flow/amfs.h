@@ -57,7 +57,11 @@ struct amfs_options {
 	int aware;	    /* enum aware: how data-aware dispatch picks a node */
 	int keep;	    /* keep=1: no intermediate file is deleted */
 	int replicate_task; /* replicate=task (V-F5) */
-	uint32_t steal;	    /* neighbours to try (0: none, UINT32_MAX: all) */
+	/* Stealing: from the workers of the nodes within `steal` hops on the
+	 * 3-D torus (0: none, UINT32_MAX: the longest queue anywhere); its
+	 * shape, X x Y x Z nodes (0 0 0: the most cubic of the node count). */
+	uint32_t steal;
+	uint32_t torus[3];
 	double file_cost, reduce_cost;
 	double fetch_cost; /* a worker's peer copy of one file: its set-up, seconds */
 	/* The pattern thresholds and reduce stages (the analysis's); the
@@ -140,6 +144,9 @@ struct amfs {
 	struct locus_flow_analysis *an;
 	struct amfs_options opt;
 	double net_bw;		/* the worker nodes' mean interface (auto's rule) */
+	/* The 3-D torus the nodes are on (V-I, VI-B2a), node i at x = i mod
+	 * X, y = (i / X) mod Y, z = i / (X Y). */
+	uint32_t torus[3];
 	uint32_t nw, nn, D, ns; /* workers, nodes, dispatchers, stages */
 	/* Groups: dispatcher d's worker nodes gnodes[gnodes_at[d] ..
 	 * gnodes_at[d + 1]) and workers (gworkers, likewise); each node's
@@ -223,6 +230,12 @@ static inline void amfs_send(struct locus_actions *act, uint32_t from, uint32_t 
 	m.arg[1] = a1;
 	locus_act_send(act, &m);
 }
+
+/* The nodes within `hops` hops of node n on the torus (n left out),
+ * nearest first, each once, into out (room for `room`): how many (at most
+ * room). */
+uint32_t locus__amfs_torus_near(const struct amfs *s, uint32_t n, uint32_t hops, uint32_t *out,
+				uint32_t room);
 
 /* Whether gather task t gathers asynchronously (amfs_options.c). */
 int locus__amfs_gathers_async(const struct amfs *s, uint32_t t);
