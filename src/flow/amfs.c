@@ -60,7 +60,9 @@
  *    increasing order, then spreads those tasks over the holders; the
  *    source roots the tree when it is below every copy, else it sends one
  *    copy to the lowest, which roots it (a peer copy: the source waits
- *    for no child); with -o replicate=task it runs the writer again on
+ *    for no child); across dispatchers, the scopes reading the group form
+ *    a binomial chain (struct amfs: chain), each getting it from its
+ *    parent scope's first holder rather than all from the source; with -o replicate=task it runs the writer again on
  *    those servers instead (V-F5, amfs_replication.c);
  *  - scatter: the pieces a scattering task wrote go down a binomial tree
  *    in archives to the nodes their readers are sent to, round-robin, in
@@ -98,6 +100,7 @@
 #include "flow/amfs.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "flow/setup.h"
 #include "sched/policies.h"
@@ -269,6 +272,114 @@ static int tasks_and_files(struct amfs *s)
 	return 0;
 }
 
+/* ---- multicasts across dispatchers --------------------------------------------------------- */
+
+/* (writer, dispatcher, file) of a multicast file read by a dispatcher's
+ * task; file NONE: a task of it reads the group as a multicast. */
+struct mc_use {
+	uint32_t p, d, o;
+};
+
+static int cmp_use(const void *a, const void *b)
+{
+	const struct mc_use *x = a, *y = b;
+	if (x->p != y->p)
+		return (x->p > y->p) - (x->p < y->p);
+	if (x->d != y->d)
+		return (x->d > y->d) - (x->d < y->d);
+	return (x->o > y->o) - (x->o < y->o);
+}
+
+/* The chains (struct amfs: chain, chain_at). 0, or LOCUS_ENOMEM. */
+static int chains(struct amfs *s)
+{
+	const struct locus_graph *g = s->g;
+	uint32_t nt = (uint32_t)g->n_tasks, D = s->D;
+	ALLOC(s->chain_at, (size_t)nt + 1);
+	if (!s->chain_at)
+		return LOCUS_ENOMEM;
+	if (D < 2 || s->opt.replicate_task || !data_aware(&s->opt))
+		return 0;
+	size_t n = 0;
+	for (uint32_t t = 0; t < nt; t++)
+		for (uint32_t j = 0; j < g->tasks[t].n_in; j++) {
+			uint32_t o = g->inputs[g->tasks[t].in_at + j], p = g->objects[o].producer;
+			n += p != LOCUS_NONE && s->mc_out[p] ? 2 : 0;
+		}
+	struct mc_use *u = locus__calloc(n ? n : 1, sizeof *u);
+	ALLOC(s->chain, n);
+	if (!u || !s->chain) {
+		free(u);
+		return LOCUS_ENOMEM;
+	}
+	size_t m = 0;
+	for (uint32_t t = 0; t < nt; t++)
+		for (uint32_t j = 0; j < g->tasks[t].n_in; j++) {
+			uint32_t o = g->inputs[g->tasks[t].in_at + j], p = g->objects[o].producer;
+			if (p == LOCUS_NONE || !s->mc_out[p])
+				continue;
+			/* The group as the dispatcher sees it: its multicast
+			 * files its tasks read, whoever reads them so. */
+			if (s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST)
+				u[m++] = (struct mc_use){p, s->tdisp[t], o};
+			if (s->an->input_multicast[g->tasks[t].in_at + j])
+				u[m++] = (struct mc_use){p, s->tdisp[t], NONE};
+		}
+	qsort(u, m, sizeof *u, cmp_use);
+	/* Each writer's run of uses: its readers' dispatchers (in the run's
+	 * order: by dispatcher), each with its files' count and sum. */
+	size_t at = 0, fill = 0;
+	for (uint32_t p = 0; p < nt; p++) {
+		s->chain_at[p] = (uint32_t)fill;
+		size_t end = at;
+		while (end < m && u[end].p == p)
+			end++;
+		size_t first = fill;
+		uint64_t cnt0 = 0, sum0 = 0;
+		int same = 1, any = 0;
+		for (size_t i = at; i < end;) {
+			uint32_t d = u[i].d;
+			uint64_t cnt = 0, sum = 0;
+			int reads = 0;
+			for (; i < end && u[i].d == d; i++) {
+				if (u[i].o == NONE) {
+					reads = 1;
+				} else if (i == at || u[i - 1].d != d || u[i - 1].o != u[i].o) {
+					cnt++;
+					sum += (uint64_t)u[i].o * 2654435761u + 1;
+				}
+			}
+			if (!reads)
+				continue;
+			if (!any) {
+				cnt0 = cnt;
+				sum0 = sum;
+				any = 1;
+			}
+			same = same && cnt == cnt0 && sum == sum0;
+			s->chain[fill++] = d;
+		}
+		at = end;
+		if (!same || fill - first < 2) {
+			fill = first;
+			continue;
+		}
+		/* From p's dispatcher on (modulo D): the first runs the root. */
+		uint32_t k = (uint32_t)(fill - first), rot = 0;
+		while (rot < k && s->chain[first + rot] < s->tdisp[p])
+			rot++;
+		uint32_t *c = s->chain + first, tmp;
+		for (uint32_t r = 0; r < rot; r++) {
+			tmp = c[0];
+			memmove(c, c + 1, (k - 1) * sizeof *c);
+			c[k - 1] = tmp;
+		}
+	}
+	s->chain_at[nt] = (uint32_t)fill;
+	free(u);
+	return 0;
+}
+
 /* ---- the torus ------------------------------------------------------------------------------ */
 
 /* The most cubic X <= Y <= Z of n nodes (BG/P's partitions: 512 nodes
@@ -375,6 +486,8 @@ static void destroy(void *state)
 	free(s->dgroups);
 	free(s->async);
 	free(s->mc_out);
+	free(s->chain);
+	free(s->chain_at);
 	free(s->tcat);
 	free(s->file_place);
 	free(s->server_files);
@@ -455,7 +568,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->server, s->D);
 	ALLOC(s->worker, s->nw);
 	if (!s->count.stage_colls || !s->dispatcher || !s->server || !s->worker || groups(s) ||
-	    task_lists(s) || tasks_and_files(s)) {
+	    task_lists(s) || tasks_and_files(s) || chains(s)) {
 		destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}

@@ -106,7 +106,11 @@ enum {
 	M_HOLD,	    /* dispatcher -> server: a gather brings arg0 to node arg1 */
 	M_UNHOLD,   /* dispatcher -> server: arg0 at arg1 no longer held (arg2:
 		       a task sent to arg1 still reads it) */
-	M_WAKE	    /* victim -> a thief it had nothing for: a task to spare now */
+	M_WAKE,	    /* victim -> a thief it had nothing for: a task to spare now */
+	M_GROUP_AT, /* dispatcher -> its child in a group's chain: arg0 the
+		       writer, arg1 a node of the sender's holding the group */
+	M_GROUP_GOT /* dispatcher -> its parent in the chain: arg0 the writer,
+		       its copy from the parent's node has come */
 };
 
 /* Copy (and dispatcher timer) tags: what a LOCUS_EV_TRANSFER is about. */
@@ -162,6 +166,16 @@ struct amfs {
 	uint32_t *dtasks, *dtasks_at;
 	uint8_t *async;	 /* gathers asynchronously (decided once: gathers_async) */
 	uint8_t *mc_out; /* writes a multicast file */
+	/* Multicasts across dispatchers (V-F4 at scale): the dispatchers
+	 * whose tasks read writer p's group as a multicast,
+	 * chain[chain_at[p] .. chain_at[p + 1]), in the order of the
+	 * binomial tree over them (from p's dispatcher on, modulo D) when
+	 * they are two or more and see the same files of the group; else
+	 * none. The first copies the group from where it was made; each
+	 * other one from its parent's node holding it (the tree's position
+	 * i's parent is i with its lowest set bit cleared), so the group
+	 * leaves each holder once a round, not once a dispatcher. */
+	uint32_t *chain, *chain_at;
 	/* Reads a stored input nodes hold from the start (a catalog's chunk,
 	 * not on the file system): it reads it where it is when it starts,
 	 * not from a cache (its locality is the workload's). */

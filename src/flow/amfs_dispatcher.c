@@ -23,6 +23,7 @@ void locus__amfs_dispatcher_destroy(struct amfs_dispatcher *ds)
 	for (size_t i = 0; i < ds->n_colls; i++)
 		locus__amfs_coll_free(&ds->colls[i]);
 	free(ds->colls);
+	free(ds->chains);
 	free(ds->task);
 	free(ds->obj);
 	free(ds->loc);
@@ -639,9 +640,39 @@ static int group_located(struct amfs *s, struct amfs_dispatcher *ds, struct locu
 		uint32_t i = locus__amfs_dindex(ds, s->g->outputs[pk->out_at + j]);
 		all = i == NONE || ds->loc[i] != NONE;
 	}
-	return !all	 ? 0
-	       : scatter ? locus__amfs_start_scatter(s, ds, act, p, ds->loc[gk])
-			 : locus__amfs_start_multicast(s, ds, act, p, ds->loc[gk]);
+	if (!all)
+		return 0;
+	if (scatter)
+		return locus__amfs_start_scatter(s, ds, act, p, ds->loc[gk]);
+	/* In a chain (past its root): from its parent's node holding the
+	 * group, once told (M_GROUP_AT). */
+	uint32_t pos = locus__amfs_chain_pos(s, ds, p), from = ds->loc[gk];
+	if (pos != NONE && pos) {
+		struct amfs_chain *ch = locus__amfs_chain_of(ds, p);
+		if (!ch)
+			return LOCUS_ENOMEM;
+		if (ch->heard == NONE)
+			return 0;
+		from = ch->heard;
+	}
+	return locus__amfs_start_multicast(s, ds, act, p, from);
+}
+
+/* ds's parent in writer p's chain holds the group on `node`: ds's
+ * multicast of it starts from there (once ds knows where each file is). */
+static void group_at(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+		     uint32_t p, uint32_t node)
+{
+	struct amfs_chain *ch = locus__amfs_chain_of(ds, p);
+	if (!ch) {
+		locus_act_oom(act);
+		return;
+	}
+	ch->heard = node;
+	int scatter;
+	uint32_t gk = group_of(s, ds, p, &scatter);
+	if (gk != NONE && !scatter && ds->coll[gk] == NONE && group_located(s, ds, act, p, gk, 0))
+		locus_act_oom(act);
 }
 
 /* ds learned that o is on node n. */
@@ -822,6 +853,15 @@ static void dispatcher_handle(struct amfs *s, struct amfs_dispatcher *ds,
 		/* (Its workers name only its tasks.) */
 		if (a0 < s->g->n_tasks && mine(s, ds, a0))
 			task_moved(s, ds, act, a0, (uint32_t)m->arg[1]);
+		break;
+	case M_GROUP_AT:
+		if (a0 < s->g->n_tasks && locus__amfs_chain_pos(s, ds, a0) != NONE &&
+		    (uint32_t)m->arg[1] < s->nn)
+			group_at(s, ds, act, a0, (uint32_t)m->arg[1]);
+		break;
+	case M_GROUP_GOT:
+		if (a0 < s->g->n_tasks && locus__amfs_chain_pos(s, ds, a0) != NONE)
+			locus__amfs_chain_got(s, ds, act, a0);
 		break;
 	case M_DONE:
 		if (a0 < s->g->n_tasks && mine(s, ds, a0))

@@ -47,6 +47,15 @@ struct amfs_coll {
 	 * from above its pieces: the source sends to entry 1 alone (coll_tree). */
 	int relay;
 	int done;
+	int chained; /* a multicast in its group's chain (struct amfs: chain) */
+};
+
+/* A dispatcher's part in writer p's chain: where it heard its parent
+ * holds the group (NONE: not yet), its own node holding it (NONE: not
+ * yet), the next child bit to tell. */
+struct amfs_chain {
+	uint32_t p, heard, entry;
+	int bit;
 };
 
 struct amfs_dispatcher {
@@ -88,6 +97,8 @@ struct amfs_dispatcher {
 	uint32_t *nfiles, *ntouch;
 	struct amfs_coll *colls;
 	size_t n_colls, colls_cap;
+	struct amfs_chain *chains; /* its parts in chains, as they come */
+	size_t n_chains, chains_cap;
 };
 
 /* Task t of ds's (the caller knows it is). */
@@ -150,6 +161,10 @@ struct amfs_coll *locus__amfs_group_coll(struct amfs *s, struct amfs_dispatcher 
 					 uint32_t *id);
 int locus__amfs_start_multicast(struct amfs *s, struct amfs_dispatcher *ds,
 				struct locus_actions *act, uint32_t p, uint32_t from);
+uint32_t locus__amfs_chain_pos(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t p);
+struct amfs_chain *locus__amfs_chain_of(struct amfs_dispatcher *ds, uint32_t p);
+void locus__amfs_chain_got(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			   uint32_t p);
 int locus__amfs_start_scatter(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
 			      uint32_t p, uint32_t from);
 
