@@ -399,9 +399,9 @@ TEST(readers_spread_over_where_their_inputs_are)
 	struct locus_workload *wl = NULL;
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
 	struct run first = simulate(wl, "config=aware,aware=first,multicast=1000,steal=0", 0);
-	struct run now = simulate(wl, "config=aware,multicast=1000,steal=0", 0);
+	struct run now = simulate(wl, "config=aware,aware=now,multicast=1000,steal=0", 0);
 	struct run staging = simulate(wl, "config=staging,multicast=1000,steal=0", 0);
-	struct run mc = simulate(wl, "config=aware,steal=0", 0);
+	struct run mc = simulate(wl, "config=aware,aware=now,steal=0", 0);
 	CHECK(!first.rc && !now.rc && !staging.rc && !mc.rc);
 	if (!first.rc && !now.rc && !staging.rc && !mc.rc) {
 		CHECK_EQ_INT(most_on_a_node(first.r, readers, 64, 8), 64);
@@ -848,7 +848,7 @@ TEST(replica_placement_of_section_v_f)
 	 * aware=now sends readers to idle nodes too, which bring the file
 	 * (1 MB, 2.4 ms, against a 1 s wait), as fast. */
 	struct run x = simulate(wl, "config=cogather,aware=first", 1);
-	struct run now = simulate(wl, "config=cogather", 0);
+	struct run now = simulate(wl, "config=cogather,aware=now", 0);
 	CHECK_EQ_INT(x.rc, 0);
 	CHECK_EQ_INT(now.rc, 0);
 	if (!x.rc && !now.rc) {

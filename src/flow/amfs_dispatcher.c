@@ -223,8 +223,10 @@ static void load_add(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t 
 	if (w == NONE || !my_node(s, ds, node_of(s, w)))
 		return;
 	uint32_t *at = &ds->wload[s->worker_place[w]];
-	if (delta > 0 || *at)
+	if (delta > 0 || *at) {
 		bump(&ds->nload[s->node_place[node_of(s, w)]], delta);
+		bump(&ds->load, delta);
+	}
 	bump(at, delta);
 }
 
@@ -291,8 +293,10 @@ static uint32_t waves(const struct amfs *s, const struct amfs_dispatcher *ds, ui
  * ds knows: for each node holding some of t's produced inputs (ds's
  * view: held), and the next node round-robin, the time to bring what it
  * lacks (its bytes over the mean interface, fetch_cost a file) plus the
- * waves of tasks queued before it (the tasks ds sent there, not done,
- * over its cores, each as long as t there). The least wins; among equals
+ * waves of tasks queued before it beyond the mean of ds's nodes (the
+ * tasks ds sent there, not done, over its cores, each as long as t
+ * there: a wave every node has to run costs nothing, the others being
+ * as busy). The least wins; among equals
  * the one holding more bytes, then the less loaded, then the first found
  * (inputs in order, each file's holders most recent first). So readers
  * of a file held on many nodes (scattered, multicast, copied by earlier
@@ -332,17 +336,22 @@ static uint32_t now_node(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t)
 	}
 	if (rr != NONE)
 		ds->ntouch[n_touch++] = rr;
-	uint32_t best = NONE, best_load = 0;
+	/* The waves every node of ds's has queued, as ds spreads its load
+	 * evenly: waiting that long anywhere costs nothing (the other nodes
+	 * are as busy). */
+	uint32_t nw = s->gworkers_at[d + 1] - s->gworkers_at[d];
+	uint32_t best = NONE, best_load = 0, mean = nw ? ds->load / nw : 0;
 	double best_cost = 0;
 	for (uint32_t c = 0; c < n_touch; c++) {
 		uint32_t i = ds->ntouch[c], n = s->gnodes[base + i], load = ds->nload[i];
 		double speed = s->wl->platform->nodes[n].speed;
 		double bring = (n_files - ds->nfiles[i]) * s->opt.fetch_cost +
 			       (s->net_bw > 0 ? (double)(total - ds->nbytes[i]) / s->net_bw : 0);
-		double cost = bring + (double)waves(s, ds, i) * tk->work / speed;
+		uint32_t wv = waves(s, ds, i);
+		double cost = bring + (double)(wv > mean ? wv - mean : 0) * tk->work / speed;
 		if (best == NONE || cost < best_cost ||
-		    (cost == best_cost && (ds->nbytes[i] > ds->nbytes[best] ||
-					   (ds->nbytes[i] == ds->nbytes[best] && load < best_load)))) {
+		    (cost == best_cost && (load < best_load ||
+					   (load == best_load && ds->nbytes[i] > ds->nbytes[best])))) {
 			best = i;
 			best_cost = cost;
 			best_load = load;
@@ -378,16 +387,52 @@ static uint32_t multicast_holder(struct amfs *s, struct amfs_dispatcher *ds, uin
 	return bw;
 }
 
+/* aware=now keeps the paper's choice while its node has no more waves
+ * queued than the dispatcher's nodes have on the mean (readers of the
+ * same files stay grouped there as the paper's rule groups them). */
+
+/* The paper's choice for task t (V-I): a worker of the node holding its
+ * first produced input (a multicast group's least loaded holder), when
+ * that node is ds's; else NONE. */
+static uint32_t first_input_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		if (s->g->objects[o].producer == LOCUS_NONE)
+			continue;
+		uint32_t n = locus__amfs_dwhere(ds, o);
+		if (n == NONE)
+			continue;
+		uint32_t w = multicast_holder(s, ds, locus__amfs_dindex(ds, o));
+		if (w != NONE)
+			return w;
+		return my_node(s, ds, n) ? locus__amfs_worker_on(s, ds, n) : NONE;
+	}
+	return NONE;
+}
+
 /* The worker ds sends task t to: a worker of `hint` (a node) when it is
- * ds's, else data-aware (aware=now: now_node; first: the node of its
- * first produced input, or a multicast's least loaded holder; bytes: the
- * node of most of its input bytes) or round-robin. */
+ * ds's, else data-aware or round-robin. Data-aware: aware=first, the
+ * paper's choice (first_input_worker); aware=now, the same while its
+ * node has no more waves queued than ds's nodes on the mean, else
+ * now_node's (a pile-up overflows where the inputs are now,
+ * or to the least loaded node); aware=bytes, the node holding most of its input bytes. */
 uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t,
 				   uint32_t hint)
 {
-	if (hint == NONE && data_aware(&s->opt) && s->opt.aware == A_NOW)
-		hint = now_node(s, ds, t);
-	else if (hint == NONE && data_aware(&s->opt)) {
+	if (hint == NONE && data_aware(&s->opt) && s->opt.aware != A_BYTES) {
+		uint32_t w = first_input_worker(s, ds, t);
+		if (w != NONE && s->opt.aware == A_FIRST)
+			return w;
+		if (s->opt.aware == A_NOW) {
+			uint32_t nw = s->gworkers_at[ds->d + 1] - s->gworkers_at[ds->d];
+			if (w != NONE &&
+			    waves(s, ds, s->node_place[node_of(s, w)]) <= (nw ? ds->load / nw : 0))
+				return w;
+			hint = now_node(s, ds, t);
+		}
+	} else if (hint == NONE && data_aware(&s->opt)) {
 		const struct locus_task *tk = &s->g->tasks[t];
 		uint64_t best = 0;
 		for (uint32_t k = 0; k < tk->n_in; k++) {
@@ -397,13 +442,6 @@ uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, u
 			uint32_t n = locus__amfs_dwhere(ds, o);
 			if (n == NONE)
 				continue;
-			if (s->opt.aware == A_FIRST) {
-				uint32_t w = multicast_holder(s, ds, locus__amfs_dindex(ds, o));
-				if (w != NONE)
-					return w;
-				hint = n;
-				break;
-			}
 			/* Most input bytes: this file's node, with every other
 			 * input there. */
 			uint64_t b = 0;

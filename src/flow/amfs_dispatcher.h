@@ -85,6 +85,7 @@ struct amfs_dispatcher {
 	uint32_t *sload, *smark, sgen, *scount, *stouch;
 	uint32_t *wload; /* by its worker (place): tasks it sent there, not done */
 	uint32_t *nload; /* by its node (place): the same, its workers' sum */
+	uint32_t load;	 /* the same, all its workers' */
 	/* Its view of where its tasks' produced inputs are now (aware=now):
 	 * by input (as obj), a list of the nodes it knows hold the file or
 	 * will (where it was made, the copies its collectives made, the
