@@ -6,9 +6,10 @@
  * is and copying it from a peer, one file after another (the "sequential
  * file location lookup and transfer"); when the task ends it tells its
  * dispatcher. An idle worker steals the last task queued at a neighbour:
- * a worker of a node within `steal` hops of its own on the 3-D torus
- * (VI-B2a: "we limit stealing to a compute node's neighbors ... on the
- * 3D torus network"), never one of its own node's.
+ * another worker of its own node (an AME worker serves a node's cores),
+ * then a worker of each node within `steal` hops of its own on the 3-D
+ * torus (VI-B2a: "we limit stealing to a compute node's neighbors ... on
+ * the 3D torus network").
  *
  * An idle worker asks its neighbours one after the other; after a round
  * in which none had a task to spare it looks again 50 ms later, waiting
@@ -64,8 +65,9 @@ struct amfs_worker {
 	uint32_t n_hungry, hungry_cap;
 	uint8_t woke_start;
 	/* Its neighbours: the nodes within `steal` hops of its node on the
-	 * torus, nearest first, and on each the worker it asks (its own
-	 * place on its node, modulo that node's workers). */
+	 * torus, nearest first; the workers it asks: its own node's others,
+	 * then on each near node one (its own place on its node, modulo that
+	 * node's workers). */
 	uint32_t *near, n_near;
 	uint32_t *nb, n_nb;
 };
@@ -90,8 +92,9 @@ struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w)
 	uint64_t side = 2 * (uint64_t)hops + 1, room = s->nn;
 	if (side < 2000000 && side * side * side < room)
 		room = side * side * side;
+	uint32_t mates = s->nworkers_at[node + 1] - s->nworkers_at[node] - 1;
 	ALLOC(wk->near, room);
-	ALLOC(wk->nb, room);
+	ALLOC(wk->nb, room + mates);
 	if (!wk->near || !wk->nb) {
 		locus__amfs_worker_destroy(wk);
 		return NULL;
@@ -104,6 +107,11 @@ struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w)
 	uint32_t place = 0;
 	while (s->nworkers[s->nworkers_at[node] + place] != w)
 		place++;
+	/* Its own node's other workers first (the node's one queue, as an
+	 * AME worker serves a BG/P node's cores: a task taken there needs no
+	 * copy), then one on each near node. */
+	for (uint32_t k = 1; k <= mates; k++)
+		wk->nb[wk->n_nb++] = s->nworkers[s->nworkers_at[node] + (place + k) % (mates + 1)];
 	for (uint32_t i = 0; i < wk->n_near; i++) {
 		uint32_t m = wk->near[i], k = s->nworkers_at[m + 1] - s->nworkers_at[m];
 		if (k)
@@ -279,14 +287,14 @@ static void file_located(struct amfs *s, struct amfs_worker *wk, struct locus_ac
 	int input = s->g->objects[o].producer == LOCUS_NONE;
 	if (m->type == M_LOCATED && m->arg[1] == 0 && !input)
 		return; /* N/A: the server will notify */
-	/* A workflow input: from a node caching it (one of those named, by
-	 * this worker's rank), else where it is stored (the file system, or
-	 * a catalog's nodes: LOCUS_NONE lets the engine's locus_source_pick
+	/* From one of the nodes named, by this worker's rank (the copies of
+	 * a file many workers fetch spread over its holders); a workflow
+	 * input none caches, where it is stored (the file system, or a
+	 * catalog's nodes: LOCUS_NONE lets the engine's locus_source_pick
 	 * say which). */
 	uint32_t from = (uint32_t)(m->type == M_NOTIFY ? m->arg[1]
 				   : m->arg[1] == 0    ? LOCUS_NONE
-				   : input	       ? m->arg[2 + w % (uint32_t)m->arg[1]]
-						       : m->arg[2]);
+						       : m->arg[2 + w % (uint32_t)m->arg[1]]);
 	if (here(s, o, node_of(s, w))) {
 		fetched(s, act, w, q);
 		return;
@@ -357,7 +365,7 @@ static int stealable(const struct amfs_worker *wk)
 }
 
 /* Worker w has a task to spare: it wakes the thieves it had nothing for,
- * the first time every worker of its neighbour nodes (asleep since the
+ * the first time every other worker of its node and its neighbour nodes (asleep since the
  * start: those that ask w among them), and under global stealing one
  * thief of the instance's list. */
 static void wake_thieves(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act,
@@ -372,10 +380,11 @@ static void wake_thieves(struct amfs *s, struct amfs_worker *wk, struct locus_ac
 			amfs_send(act, w, thief, M_WAKE, 0, 0, 0, 0);
 	} else if (!wk->woke_start) {
 		wk->woke_start = 1;
-		for (uint32_t i = 0; i < wk->n_near; i++) {
-			uint32_t m = wk->near[i];
+		for (uint32_t i = 0; i <= wk->n_near; i++) {
+			uint32_t m = i < wk->n_near ? wk->near[i] : node_of(s, w);
 			for (uint32_t k = s->nworkers_at[m]; k < s->nworkers_at[m + 1]; k++)
-				amfs_send(act, w, s->nworkers[k], M_WAKE, 0, 0, 0, 0);
+				if (s->nworkers[k] != w)
+					amfs_send(act, w, s->nworkers[k], M_WAKE, 0, 0, 0, 0);
 		}
 	}
 }
