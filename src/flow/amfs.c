@@ -17,13 +17,14 @@
  *    server answers the file's locations, or "N/A" and subscribes the
  *    dispatcher, which it notifies when the file is produced (V-B1, V-C);
  *  - a task whose inputs are all produced is sent to a worker: data-aware
- *    (`aware`), to a worker of the node holding its first input (or, with
- *    -o aware=bytes, most of its input bytes) when that node is the
- *    dispatcher's, else round-robin over the dispatcher's workers; with
- *    -o aware=now, the same unless that node is queued beyond the mean,
- *    then where its inputs are now (the dispatcher's view: the servers'
- *    answers, its collectives' copies, the nodes it sent readers to)
- *    weighed against each node's queue;
+ *    (`aware`), by where its inputs are now (-o aware=now, the default):
+ *    to the node holding its first input (the paper's rule) unless that
+ *    node is queued beyond the mean, then where its inputs are now (the
+ *    dispatcher's view: the servers' answers, its collectives' copies,
+ *    the nodes it sent readers to) weighed against each node's queue;
+ *    -o aware=first, the paper's rule alone, aware=bytes, most of its
+ *    input bytes (both when that node is the dispatcher's, else
+ *    round-robin over the dispatcher's workers);
  *  - a worker runs its tasks in the order they came; for the task at the
  *    head of its queue it brings the inputs its node lacks: from the
  *    shared file system (staging), or by asking each file's server where

@@ -23,7 +23,7 @@ int locus__amfs_options_read(struct amfs_options *o, struct locus_kv *kv, struct
 	memset(o, 0, sizeof *o);
 	locus_pattern_options_default(po);
 	if ((rc = locus_kv_choice(kv, "config", configs, C_AUTO, &o->config, err)) ||
-	    (rc = locus_kv_choice(kv, "aware", awares, A_FIRST, &o->aware, err)) ||
+	    (rc = locus_kv_choice(kv, "aware", awares, A_NOW, &o->aware, err)) ||
 	    (rc = locus_kv_choice(kv, "replicate", replicate_ways, 0, &o->replicate_task, err)) ||
 	    (rc = locus_kv_double(kv, "steal", 1, 0, 1e9, &steal, err)) ||
 	    (rc = locus_kv_double(kv, "keep", 0, 0, 1, &keep, err)) ||
