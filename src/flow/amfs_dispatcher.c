@@ -291,17 +291,18 @@ static uint32_t waves(const struct amfs *s, const struct amfs_dispatcher *ds, ui
 
 /* aware=now: the node of ds's where task t would start soonest as far as
  * ds knows: for each node holding some of t's produced inputs (ds's
- * view: held), and the next node round-robin, the time to bring what it
- * lacks (its bytes over the mean interface, fetch_cost a file) plus the
- * waves of tasks queued before it beyond the mean of ds's nodes (the
- * tasks ds sent there, not done, over its cores, each as long as t
- * there: a wave every node has to run costs nothing, the others being
- * as busy). The least wins; among equals
- * the one holding more bytes, then the less loaded, then the first found
- * (inputs in order, each file's holders most recent first). So readers
- * of a file held on many nodes (scattered, multicast, copied by earlier
- * readers) spread over them, and a pile-up on one holder overflows to
- * another node as soon as waiting there costs more than the copy. */
+ * view: held), and ds's least loaded node holding none (the first from
+ * a round-robin position among equals), the time to bring what it lacks
+ * (its bytes over the mean interface, fetch_cost a file) plus the waves
+ * of tasks queued there beyond the mean of ds's nodes (the tasks ds sent
+ * there, not done, over its cores, each as long as t there: a wave every
+ * node has to run costs nothing, the others being as busy). The least
+ * wins; among equals the less loaded, then the one holding more bytes,
+ * then the first found (inputs in order, each file's holders most recent
+ * first). So readers of a file held on many nodes (scattered, multicast,
+ * copied by earlier readers) spread over them, and a pile-up on one
+ * holder overflows to another node as soon as waiting there costs more
+ * than the copy. */
 static uint32_t now_node(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t)
 {
 	const struct locus_task *tk = &s->g->tasks[t];
