@@ -1238,6 +1238,44 @@ TEST(multicast_time_logarithmic_in_the_dispatchers)
 	CHECK(src[5] <= 5 + 3);
 }
 
+/* The BG/P preset (include/locus/flow.h): a partition of 512 nodes is
+ * 504 worker nodes of 4 cores and 8 dispatcher nodes, GPFS 1.25 GB/s per
+ * 64 nodes (10 GB/s); 8,192 nodes reach the 60 GB/s cap. Unknown names
+ * and partitions of one node are refused. */
+TEST(the_bgp_preset)
+{
+	const struct locus_flow_preset *bgp = locus_flow_preset_find("bgp");
+	CHECK(bgp != NULL);
+	CHECK(locus_flow_preset_find("bgq") == NULL);
+	if (!bgp)
+		return;
+	struct locus_platform *p = NULL;
+	struct locus_error err = {0};
+	size_t D = 0;
+	double fs = 0;
+	CHECK_EQ_INT(locus_flow_preset_platform(bgp, 512, &p, &D, &fs, &err), 0);
+	if (p) {
+		CHECK_EQ_INT(p->n_nodes, 512);
+		CHECK_EQ_INT(D, 8);
+		CHECK_NEAR(fs, 10e9, 1);
+		CHECK_EQ_INT(p->nodes[0].cores, 4);
+		CHECK_EQ_INT(p->nodes[503].cores, 4);
+		CHECK_EQ_INT(p->nodes[504].cores, 0);
+		CHECK_NEAR(p->nodes[0].net_bw, 425e6, 1);
+		CHECK_NEAR(p->nodes[0].disk_bw, 1e9, 1);
+	}
+	locus_platform_destroy(p);
+	p = NULL;
+	CHECK_EQ_INT(locus_flow_preset_platform(bgp, 8192, &p, &D, &fs, &err), 0);
+	CHECK_NEAR(fs, 60e9, 1);
+	CHECK_EQ_INT(D, 128);
+	locus_platform_destroy(p);
+	p = NULL;
+	CHECK_EQ_INT(locus_flow_preset_platform(bgp, 1, &p, &D, &fs, &err), LOCUS_EINVAL);
+	CHECK(strstr(err.message, "a partition of 1 nodes: expected 2 to 10000000") != NULL);
+	CHECK(p == NULL);
+}
+
 /* ---- one instance a process --------------------------------------------------------------- */
 
 /* The amfs policy with one instance for each process, as on MPI ranks
@@ -1450,7 +1488,7 @@ TEST(every_process_knows_only_its_own_part)
 TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(readers_spread_over_where_their_inputs_are),
 	  TEST_ENTRY(stealing_only_between_torus_neighbours),
-	  TEST_ENTRY(multicast_time_logarithmic_in_the_dispatchers),
+	  TEST_ENTRY(multicast_time_logarithmic_in_the_dispatchers), TEST_ENTRY(the_bgp_preset),
 	  TEST_ENTRY(collectives_started_while_others_end),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
