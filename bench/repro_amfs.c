@@ -4,7 +4,9 @@
  * simulator with the amfs policy, beside the taskvine and dask baselines;
  * docs/results/amfs.md reads the results.
  *
- * The machine is the paper's BG/P: nodes of 4 cores linked at 425 MB/s
+ * The machine is the library's "bgp" preset (include/locus/flow.h, the
+ * one `locus flow sim --platform preset:bgp` runs on), the paper's BG/P:
+ * nodes of 4 cores linked at 425 MB/s
  * (a torus link), a RAM disk of 1 GB/s each, one dispatcher node (a
  * dispatcher and a metadata server, no workers) per 63 worker nodes, 50 us
  * of latency, 5 us a message; GPFS of 1.25 GB/s per 64 nodes (one I/O node
@@ -14,11 +16,12 @@
  * files of 2.1 MB in 14.74 s and 3,883 of 1 MB in 44.64 s (11.2 and 11.5
  * ms a file, whatever its size); its
  * metadata serves at most 2,000 operations a second in all (an
- * assumption: the paper gives none). One more constant is calibrated:
+ * assumption: the paper gives none). One more constant was calibrated:
  * the set-up of a worker's peer copy of one file (amfs's fetch_cost), so
  * that Data Cache's mImgtbl takes 6.2 times Staging's (the paper's
- * figure); every other ratio is then the model's prediction, printed next
- * to the paper's.
+ * figure): the preset holds it, and montage prints the calibration again
+ * beside it; every other ratio is then the model's prediction, printed
+ * next to the paper's.
  *
  *  montage  the 6x6 degree Montage (Table VI: 1,319 images) on 512 cores:
  *           each stage's time for every configuration over Staging's
@@ -50,15 +53,14 @@
 
 #include "repro.h"
 
-#define CORES	 4
-#define NET_BW	 425e6
-#define DISK_BW	 1e9
-#define FS_OPS	 2000.0
-#define FS_OPEN	 0.0113
-#define FS_PER64 1.25e9
-#define FS_MAX	 60e9
-#define COST_MSG 5e-6
-#define COST_ENT 1e-7
+/* The machine: the library's preset (include/locus/flow.h, "bgp"), the
+ * one `locus flow sim --platform preset:bgp` runs on. */
+static const struct locus_flow_preset *bgp;
+#define CORES	 (bgp->cores)
+#define FS_OPS	 (bgp->fs_ops)
+#define FS_OPEN	 (bgp->fs_latency)
+#define COST_MSG (bgp->cost_msg)
+#define COST_ENT (bgp->cost_entry)
 
 static const char *out_dir = "docs/results";
 static int quick;
@@ -97,36 +99,11 @@ struct machine {
 static struct machine machine(size_t cores)
 {
 	struct machine m = {0};
-	size_t nodes = cores / CORES;
-	m.dispatchers = (nodes + 63) / 64;
-	m.workers = nodes - m.dispatchers;
-	char **names = calloc(nodes, sizeof *names);
-	int *c = calloc(nodes, sizeof *c);
-	if (!names || !c)
-		die("machine", NULL);
-	for (size_t i = 0; i < nodes; i++) {
-		names[i] = malloc(24);
-		if (!names[i])
-			die("machine", NULL);
-		if (i < m.workers)
-			snprintf(names[i], 24, "node%05zu", i);
-		else
-			snprintf(names[i], 24, "disp%04zu", i - m.workers);
-		c[i] = i < m.workers ? CORES : 0;
-	}
 	struct locus_error err = {0};
-	if (locus_platform_create(&m.p, (const char *const *)names, c, nodes, &err))
+	if (locus_flow_preset_platform(bgp, cores / (size_t)CORES, &m.p, &m.dispatchers, &m.fs_bw,
+				       &err))
 		die("machine", &err);
-	for (size_t i = 0; i < nodes; i++) {
-		m.p->nodes[i].net_bw = NET_BW;
-		m.p->nodes[i].disk_bw = DISK_BW;
-		free(names[i]);
-	}
-	free(names);
-	free(c);
-	m.fs_bw = FS_PER64 * (double)((nodes + 63) / 64);
-	if (m.fs_bw > FS_MAX)
-		m.fs_bw = FS_MAX;
+	m.workers = m.p->n_nodes - m.dispatchers;
 	return m;
 }
 
@@ -161,7 +138,7 @@ static struct locus_result *go(const struct locus_workload *wl, const struct mac
 				       .policy_opts = amfs ? opts : run->more,
 				       .schedulers = amfs ? 1 + 2 * m->dispatchers : 0,
 				       .seed = 1,
-				       .latency = -1,
+				       .latency = bgp->latency,
 				       .cost_per_msg = COST_MSG,
 				       .cost_per_entry = COST_ENT,
 				       .shared_fs_bw = m->fs_bw,
@@ -327,9 +304,13 @@ static void exp_montage(int with_table7)
 		if (!strcmp(locus_graph_task_name(g, t, buf, sizeof buf), "mImgtbl"))
 			files = g->tasks[t].n_in;
 	}
-	fetch_cost = (6.2 * t_st - t_ca) / (double)files;
-	if (fetch_cost < 0)
-		fetch_cost = 0;
+	double cal = (6.2 * t_st - t_ca) / (double)files;
+	if (cal < 0)
+		cal = 0;
+	/* The runs use the preset's (the calibration as it was made once):
+	 * every figure and `locus flow sim --platform preset:bgp` on the same
+	 * machine. */
+	fetch_cost = bgp->fetch_cost;
 	locus_result_destroy(st);
 	locus_result_destroy(ca);
 	(void)im;
@@ -337,10 +318,10 @@ static void exp_montage(int with_table7)
 	printf("%zu tasks on %zu worker nodes of %d cores and %zu dispatcher nodes; GPFS %.2f GB/s, "
 	       "%.1f ms to open a file, %.0f operations/s in all. Calibration: with no set-up cost per peer copy, Data Cache's "
 	       "mImgtbl takes %.1f s against Staging's %.1f s; %.1f ms a file (%zu files) makes "
-	       "it the paper's 6.2 times: fetch_cost = %.4f s.\n\n",
+	       "it the paper's 6.2 times: fetch_cost = %.4f s (the preset's, which every run "
+	       "uses: %.4f s).\n\n",
 	       g->n_tasks, m.workers, CORES, m.dispatchers, m.fs_bw / 1e9, 1e3 * FS_OPEN, FS_OPS,
-	       t_ca, t_st,
-	       1e3 * fetch_cost, files, fetch_cost);
+	       t_ca, t_st, 1e3 * cal, files, cal, fetch_cost);
 
 	static const struct run runs[] = {{"staging", NULL},  {"cache", NULL},
 					  {"aware", NULL},    {"cogather", NULL},
@@ -455,21 +436,10 @@ static void exp_montage(int with_table7)
 	locus_graph_destroy(g);
 }
 
-/* fetch_cost as montage calibrates it, when montage did not run. */
+/* fetch_cost: the preset's (montage prints the calibration beside it). */
 static void calibrated(void)
 {
-	if (fetch_cost >= 0)
-		return;
-	int q = quick;
-	fprintf(stderr, "repro_amfs: calibrating fetch_cost on Montage 6x6 first\n");
-	FILE *keep = stdout;
-	stdout = fopen("/dev/null", "w");
-	if (!stdout)
-		die("calibration", NULL);
-	exp_montage(0);
-	fclose(stdout);
-	stdout = keep;
-	quick = q;
+	fetch_cost = bgp->fetch_cost;
 }
 
 /* ---- Montage on more cores ---------------------------------------------------------------------- */
@@ -548,10 +518,11 @@ static void exp_blast(void)
 	size_t n_cores = quick ? 2 : sizeof cores / sizeof cores[0];
 	printf("## mtcBLAST (63 fragments, cores / 16 query files)\n\n");
 	printf("blastp: its time (first task ready to last end, s) without stealing, stealing from "
-	       "the 2 nearest workers on each side (steal=2, the paper's neighbours) and from every "
-	       "worker, and stealing's gain; blastp + merge (blastp's first ready to merge's last "
-	       "end) with collective and with asynchronous gather, both with steal=2.\n\n");
-	printf("| cores | tasks | blastp, no stealing | steal=2 | gain | every worker | gain "
+	       "the nodes next to a worker's own on the 3-D torus (steal=1, the paper's neighbours) "
+	       "and from every worker, and stealing's gain; blastp + merge (blastp's first ready to "
+	       "merge's last end) with collective and with asynchronous gather, both with "
+	       "steal=1.\n\n");
+	printf("| cores | tasks | blastp, no stealing | steal=1 | gain | every worker | gain "
 	       "| blastp+merge, collective | asynchronous | async / coll. |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|\n");
 	struct repro_line gain2 = {0}, gainall = {0};
@@ -563,9 +534,9 @@ static void exp_blast(void)
 		if (locus_workload_from_graph(&wl, m.p, g, NULL, &err))
 			die("workload", &err);
 		static const struct run runs[] = {{"cogather", "steal=0"},
-						  {"cogather", "steal=2"},
+						  {"cogather", "steal=1"},
 						  {"cogather", "steal=1e9"},
-						  {"asgather", "steal=2"}};
+						  {"asgather", "steal=1"}};
 		double bp[4], bm[4];
 		for (size_t r = 0; r < 4; r++) {
 			struct locus_result *res = go(wl, &m, &runs[r], 1, NULL);
@@ -590,7 +561,7 @@ static void exp_blast(void)
 		locus_platform_destroy(m.p);
 	}
 	printf("\n");
-	struct locus_series se[2] = {repro_series(&gain2, "steal=2 (the paper: 3-9 %)", 0, 0),
+	struct locus_series se[2] = {repro_series(&gain2, "steal=1, torus neighbours (the paper: 3-9 %)", 0, 0),
 				     repro_series(&gainall, "every worker", 0, 0)};
 	struct locus_chart c = {.title = "mtcBLAST: stealing's gain on blastp (Fig. 11)",
 				.x_label = "cores",
@@ -792,6 +763,9 @@ static void exp_million(void)
 
 int main(int argc, char **argv)
 {
+	bgp = locus_flow_preset_find("bgp");
+	if (!bgp)
+		die("the bgp preset", NULL);
 	static const struct {
 		const char *name;
 		void (*fn)(void);

@@ -22,9 +22,10 @@
  * of 1 GB/s, 50 us latency (`locus flow sim`'s defaults, from BG/P), and
  * one node without cores for the submitter, the one dispatcher and its
  * metadata server. One dispatcher, not the paper's one per 63 worker
- * nodes: with D of them, each multicasts the file to its own nodes from
- * the source and scatters its own readers' pieces, so the run holds D
- * trees rooted at one node where Fig. 9 measures one tree over N nodes.
+ * nodes: with D of them, each multicasts the file to its own nodes (the
+ * scopes chained in a binomial tree, each from its parent scope's first
+ * holder) and scatters its own readers' pieces, so the run holds D trees
+ * where Fig. 9 measures one tree over N nodes.
  * Processes handle messages at no cost (cost_per_msg and cost_per_entry
  * 0): this measures the data movement. (The engine tells a policy of a
  * copy's end at once and for nothing, so the dispatcher that drives each

@@ -25,6 +25,13 @@ run help 0 "$locus" flow --help && expect help-show 'locus flow show WORKFLOW' "
 run help-sub 0 "$locus" flow sim --help && expect help-sub 'gen:blast' "$out"
 run no-args 2 "$locus" flow && expect no-args 'usage: locus flow show' "$err"
 run bad-sub 2 "$locus" flow walk x && expect bad-sub "expected 'show', 'sim', 'run', 'clean' or 'status'" "$err"
+# The BG/P preset (issue 26): a partition of 16 nodes is 15 worker nodes
+# of 4 cores and a dispatcher node, with the preset's fetch_cost given to
+# amfs; a preset of another name, or of fewer than 2 nodes, is refused.
+run preset 0 "$locus" flow sim gen:montage:64 --platform preset:bgp:16 --config staging &&
+	expect preset 'config=staging,fetch_cost=0.0677, seed 1: 60 workers on 16 nodes, 3 schedulers' "$out"
+run preset-name 2 "$locus" flow sim gen:montage:4 --platform preset:xyz && expect preset-name 'no such preset \(expected preset:bgp\[:NODES\]\)' "$err"
+run preset-size 2 "$locus" flow sim gen:montage:4 --platform preset:bgp:1 && expect preset-size 'expected a partition of 2 to 1000000 nodes' "$err"
 run run-only 2 "$locus" flow sim gen:montage:4 --np 3 && expect run-only "'locus flow run''s" "$err"
 run run-compare 2 "$locus" flow run gen:montage:4 --compare cache,aware && expect run-compare "platform's options are 'locus flow sim''s" "$err"
 run run-missing 1 "$locus" flow run /nonexistent/Makeflow && expect run-missing "cannot open" "$err"

@@ -314,10 +314,12 @@ TEST(stealing_balances_a_data_aware_pile_up)
 	struct locus_platform *p = cluster(8, 2);
 	struct locus_workload *wl = NULL;
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run none = simulate(wl, "config=aware,multicast=1000,steal=0", 0);
-	struct run near = simulate(wl, "config=aware,multicast=1000,steal=2", 0);
-	struct run all = simulate(wl, "config=aware,multicast=1000,steal=100", 0);
-	struct run global = simulate(wl, "config=aware,multicast=1000,steal=1e9", 0);
+	/* (The paper's rule, aware=first, piles the readers on the writer's
+	 * node; aware=now would spread them: readers_spread_over_...) */
+	struct run none = simulate(wl, "config=aware,aware=first,multicast=1000,steal=0", 0);
+	struct run near = simulate(wl, "config=aware,aware=first,multicast=1000,steal=2", 0);
+	struct run all = simulate(wl, "config=aware,aware=first,multicast=1000,steal=100", 0);
+	struct run global = simulate(wl, "config=aware,aware=first,multicast=1000,steal=1e9", 0);
 	CHECK(!none.rc && !near.rc && !all.rc && !global.rc);
 	if (!none.rc && !near.rc && !all.rc && !global.rc) {
 		/* Without stealing: 64 tasks of 10 s on one node's 2 workers. */
@@ -333,7 +335,7 @@ TEST(stealing_balances_a_data_aware_pile_up)
 		for (size_t t = 0; t < g->n_tasks; t++)
 			CHECK_EQ_INT(near.r->tasks[t].attempts, 1);
 		fprintf(stderr,
-			"  makespan: no stealing %.1f s, 2 neighbours %.1f s, all %.1f s, the "
+			"  makespan: no stealing %.1f s, 2 hops %.1f s, all %.1f s, the "
 			"longest queue %.1f s\n",
 			none.r->makespan, near.r->makespan, all.r->makespan, global.r->makespan);
 	}
@@ -341,6 +343,153 @@ TEST(stealing_balances_a_data_aware_pile_up)
 	locus_result_destroy(none.r);
 	locus_result_destroy(near.r);
 	locus_result_destroy(all.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+/* The most tasks of `readers` (n of them) any node ran. */
+static int most_on_a_node(const struct locus_result *r, const uint32_t *readers, int n, int nodes)
+{
+	int per[64] = {0}, most = 0;
+	for (int i = 0; i < n; i++) {
+		uint32_t node = r->tasks[readers[i]].node;
+		if (node < (uint32_t)nodes && node < 64 && ++per[node] > most)
+			most = per[node];
+	}
+	return most;
+}
+
+/* Placement by where inputs are now (aware=now): 64 readers of one file
+ * on 8 nodes of 2 cores, without stealing. No collective (multicast=1000):
+ * the paper's rule (aware=first) sends all 64 to the writer's node (321 s
+ * of 10 s tasks on 2 cores); by where the file is now, each reader sent
+ * elsewhere brings it to its node, so the readers spread over the nodes
+ * (no node runs more than twice its share, 8) and the run beats
+ * round-robin staging's. As a multicast (copies on every node) and as a
+ * scatter (a piece a reader, from one writer), the readers spread over
+ * the holders too. */
+TEST(readers_spread_over_where_their_inputs_are)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	locus_graph_create(&g, "spread", &err);
+	uint32_t src = (uint32_t)locus_graph_add_task(g, "src", 1);
+	uint32_t f = (uint32_t)locus_graph_add_object(g, "f", 1000000);
+	locus_graph_add_output(g, src, f, &err);
+	uint32_t split = (uint32_t)locus_graph_add_task(g, "split", 1);
+	uint32_t readers[64], pieces[64];
+	char nm[16];
+	for (int i = 0; i < 64; i++) {
+		snprintf(nm, sizeof nm, "t%d", i);
+		readers[i] = (uint32_t)locus_graph_add_task(g, nm, 10);
+		locus_graph_add_input(g, readers[i], f);
+	}
+	for (int i = 0; i < 64; i++) {
+		snprintf(nm, sizeof nm, "p%d", i);
+		pieces[i] = (uint32_t)locus_graph_add_object(g, nm, 100000);
+		locus_graph_add_output(g, split, pieces[i], &err);
+		snprintf(nm, sizeof nm, "s%d", i);
+		uint32_t t = (uint32_t)locus_graph_add_task(g, nm, 10);
+		locus_graph_add_input(g, t, pieces[i]);
+		pieces[i] = t;
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = cluster(8, 2);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run first = simulate(wl, "config=aware,aware=first,multicast=1000,steal=0", 0);
+	struct run now = simulate(wl, "config=aware,aware=now,multicast=1000,steal=0", 0);
+	struct run staging = simulate(wl, "config=staging,multicast=1000,steal=0", 0);
+	struct run mc = simulate(wl, "config=aware,aware=now,steal=0", 0);
+	CHECK(!first.rc && !now.rc && !staging.rc && !mc.rc);
+	if (!first.rc && !now.rc && !staging.rc && !mc.rc) {
+		CHECK_EQ_INT(most_on_a_node(first.r, readers, 64, 8), 64);
+		CHECK(most_on_a_node(now.r, readers, 64, 8) <= 16);
+		CHECK(now.r->makespan < first.r->makespan / 2);
+		CHECK(now.r->makespan <= staging.r->makespan);
+		CHECK_EQ_INT(counter(mc.r, "multicasts"), 1);
+		CHECK_EQ_INT(counter(mc.r, "scatters"), 1);
+		CHECK(most_on_a_node(mc.r, readers, 64, 8) <= 16);
+		CHECK(most_on_a_node(mc.r, pieces, 64, 8) <= 16);
+		CHECK(most_on_a_node(now.r, pieces, 64, 8) <= 16);
+		fprintf(stderr,
+			"  64 readers: aware=first %.1f s (%d on one node), now %.1f s (%d), "
+			"staging %.1f s; multicast %d, scatter %d a node at most\n",
+			first.r->makespan, most_on_a_node(first.r, readers, 64, 8),
+			now.r->makespan, most_on_a_node(now.r, readers, 64, 8),
+			staging.r->makespan, most_on_a_node(mc.r, readers, 64, 8),
+			most_on_a_node(mc.r, pieces, 64, 8));
+	}
+	locus_result_destroy(first.r);
+	locus_result_destroy(now.r);
+	locus_result_destroy(staging.r);
+	locus_result_destroy(mc.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+/* Stealing on the torus (VI-B2a): 26 worker nodes of 2 cores and a
+ * dispatcher node make a 3 x 3 x 3 torus; 48 readers of a file all go to
+ * its writer's node 0 (aware=first, no multicast). Thieves one hop away
+ * (steal=1) are node 0's other worker and the workers of nodes 1, 2 (x),
+ * 3, 6 (y), 9 and 18 (z): every reader runs on node 0 or one of those
+ * six, and each of the six runs some (before, the neighbours were worker
+ * ranks w +- 1: node 0's other core and node 1). */
+TEST(stealing_only_between_torus_neighbours)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	locus_graph_create(&g, "torus", &err);
+	uint32_t src = (uint32_t)locus_graph_add_task(g, "src", 1);
+	uint32_t f = (uint32_t)locus_graph_add_object(g, "f", 1000);
+	locus_graph_add_output(g, src, f, &err);
+	uint32_t readers[48];
+	for (int i = 0; i < 48; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "t%d", i);
+		readers[i] = (uint32_t)locus_graph_add_task(g, nm, 10);
+		locus_graph_add_input(g, readers[i], f);
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = cluster(26, 2);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run x = simulate(wl, "config=aware,aware=first,multicast=1000,steal=1", 0);
+	struct run bad = simulate(wl, "config=aware,torus=3x3x4,steal=1", 0);
+	struct run shaped = simulate(wl, "config=aware,aware=first,multicast=1000,torus=27x1x1", 0);
+	CHECK(!x.rc && !shaped.rc);
+	CHECK_EQ_INT(bad.rc, LOCUS_EINVAL);
+	CHECK(strstr(bad.msg, "torus=3x3x4: 36 nodes, but the platform has 27") != NULL);
+	if (!x.rc && !shaped.rc) {
+		uint32_t src_node = x.r->tasks[src].node;
+		CHECK_EQ_INT(src_node, 0);
+		int ran[27] = {0};
+		for (int i = 0; i < 48; i++)
+			ran[x.r->tasks[readers[i]].node]++;
+		static const int near[] = {1, 2, 3, 6, 9, 18};
+		int off = 48 - ran[0];
+		for (int k = 0; k < 6; k++) {
+			CHECK(ran[near[k]] > 0);
+			off -= ran[near[k]];
+		}
+		CHECK_EQ_INT(off, 0);
+		CHECK(counter(x.r, "steals") > 0);
+		/* A ring of 27 (torus=27x1x1): the neighbours are nodes 1 and 26
+		 * (the dispatcher's, no workers): node 1 alone. */
+		int ring = 0;
+		for (int i = 0; i < 48; i++) {
+			uint32_t n = shaped.r->tasks[readers[i]].node;
+			CHECK(n == 0 || n == 1);
+			ring += n == 1;
+		}
+		CHECK(ring > 0);
+		fprintf(stderr, "  torus: %d of 48 readers stolen, %.1f s (a ring: %d, %.1f s)\n",
+			48 - ran[0], x.r->makespan, ring, shaped.r->makespan);
+	}
+	locus_result_destroy(x.r);
+	locus_result_destroy(shaped.r);
 	locus_workload_destroy(wl);
 	locus_platform_destroy(p);
 	locus_graph_destroy(g);
@@ -371,14 +520,16 @@ TEST(idle_workers_send_nothing)
 {
 	struct locus_platform *p = cluster(64, 4);
 	struct run off = two_tasks(p, 1, "config=aware,steal=0");
-	struct run on = two_tasks(p, 1, "config=aware,steal=2");
-	struct run lng = two_tasks(p, 1e9, "config=aware,steal=2");
+	struct run on = two_tasks(p, 1, "config=aware,steal=1");
+	struct run lng = two_tasks(p, 1e9, "config=aware,steal=1");
 	CHECK(!off.rc && !on.rc && !lng.rc);
 	if (!off.rc && !on.rc && !lng.rc) {
-		/* Beside steal=0: a worker whose queue empties asks its four
-		 * neighbours once (a request and an answer each), nothing more. */
+		/* Beside steal=0: a worker whose queue empties asks its seven
+		 * neighbours once (a request and an answer each), nothing more:
+		 * its node's 3 other workers, and one on each of the 4 nodes one
+		 * hop away (65 nodes: a 1 x 5 x 13 torus). */
 		CHECK(on.r->messages > off.r->messages);
-		CHECK(on.r->messages <= off.r->messages + 2 * 4 * 2);
+		CHECK(on.r->messages <= off.r->messages + 2 * (3 + 4) * 2);
 		CHECK_EQ_INT(lng.r->messages, on.r->messages);
 		CHECK_EQ_INT(lng.r->events, on.r->events);
 		CHECK_EQ_INT(counter(on.r, "steals"), 0);
@@ -412,7 +563,9 @@ TEST(a_woken_thief_looks_when_the_polling_would)
 	struct locus_platform *p = cluster(2, 1);
 	struct locus_workload *wl = NULL;
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run x = simulate(wl, "config=aware,steal=1", 0);
+	/* (aware=first: c waits behind b on a's node for a thief; aware=now
+	 * would send it to the idle node at once.) */
+	struct run x = simulate(wl, "config=aware,aware=first,steal=1", 0);
 	CHECK_EQ_INT(x.rc, 0);
 	if (!x.rc) {
 		CHECK_EQ_INT(counter(x.r, "steals"), 1);
@@ -692,8 +845,17 @@ TEST(replica_placement_of_section_v_f)
 	struct locus_error err;
 	CHECK(g && p);
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run x = simulate(wl, "config=cogather", 1);
+	/* The paper's placement (aware=first: each reader to a holder);
+	 * aware=now sends readers to idle nodes too, which bring the file
+	 * (1 MB, 2.4 ms, against a 1 s wait), as fast. */
+	struct run x = simulate(wl, "config=cogather,aware=first", 1);
+	struct run now = simulate(wl, "config=cogather,aware=now", 0);
 	CHECK_EQ_INT(x.rc, 0);
+	CHECK_EQ_INT(now.rc, 0);
+	if (!x.rc && !now.rc) {
+		fprintf(stderr, "  V-F example, aware=now: %.2f s\n", now.r->makespan);
+	}
+	locus_result_destroy(now.r);
 	if (!x.rc) {
 		CHECK_EQ_INT(counter(x.r, "multicasts"), 100);
 		CHECK_EQ_INT(counter(x.r, "replicas"), 100);
@@ -904,7 +1066,8 @@ TEST(replica_count_in_file_groups)
  * of its reads: 4 servers of a scope hold it). Every copy of a gather goes from a
  * lower node to a higher one; so does every copy of a multicast, but the
  * one by which the file enters a scope's tree at its lowest node from
- * above (its source waits for no child). Before, a gather rooted at its
+ * above (its source, or another scope's holder in the chain across
+ * dispatchers, waits for no child). Before, a gather rooted at its
  * own dispatcher's highest node took inputs down from the others', and
  * a multicast's tree followed the servers' loads. */
 TEST(trees_follow_the_global_order)
@@ -953,7 +1116,10 @@ TEST(trees_follow_the_global_order)
 	struct locus_platform *p = test_flow_cluster(24, 1, 3);
 	struct locus_workload *wl = NULL;
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
-	struct run x = simulate_d(wl, "config=cogather,steal=0", 3, 1, 1);
+	/* (aware=first keeps every reader on a holder: aware=now sends some
+	 * elsewhere, which fetch the file from a holder, lower or higher, as
+	 * any worker does; the trees are the same.) */
+	struct run x = simulate_d(wl, "config=cogather,aware=first,steal=0", 3, 1, 1);
 	CHECK_EQ_INT(x.rc, 0);
 	if (!x.rc) {
 		CHECK_EQ_INT(counter(x.r, "gathers"), 3);
@@ -969,16 +1135,22 @@ TEST(trees_follow_the_global_order)
 				up++;
 				continue;
 			}
-			/* Down: only a multicast's source, into a scope's lowest
-			 * holder of the file. */
-			uint32_t low = UINT32_MAX;
+			/* Down: only a multicast's source, or its holder in
+			 * another scope (the chain across dispatchers), into a
+			 * scope's lowest holder of the file. */
+			uint32_t low = UINT32_MAX, from_low = UINT32_MAX;
 			for (size_t j = 0; k >= 0 && j < x.r->n_xfers; j++) {
 				const struct locus_transfer_result *u = &x.r->xfers[j];
 				if (u->object == t->object && u->to < 24 && u->to / 8 == t->to / 8 &&
 				    u->to < low)
 					low = u->to;
+				if (u->object == t->object && u->to < 24 &&
+				    u->to / 8 == t->from / 8 && u->to < from_low)
+					from_low = u->to;
 			}
-			if (k >= 0 && t->from == x.r->tasks[writer[k]].node && t->to == low)
+			if (k >= 0 &&
+			    (t->from == x.r->tasks[writer[k]].node || t->from == from_low) &&
+			    t->to == low)
 				entries++;
 			else {
 				bad++;
@@ -995,6 +1167,113 @@ TEST(trees_follow_the_global_order)
 	locus_workload_destroy(wl);
 	locus_platform_destroy(p);
 	locus_graph_destroy(g);
+}
+
+/* A multicast across D dispatchers (4 worker nodes of 1 core each, 8
+ * readers each of a 100 MB file: 4 holders a scope) keeps the binomial
+ * tree: the scopes form a chain in which each gets the file from its
+ * parent's first holder, one child after another, so its time grows with
+ * log2 D, not D (before, the writer's node sent one copy to every other
+ * scope at once: 10.5 times the model at 8,192 nodes). The copies out of
+ * the writer's node are a few a round, not one a dispatcher. */
+static double multicast_time(int D, size_t *from_source)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	double t = -1;
+	locus_graph_create(&g, "mc", &err);
+	uint32_t sm = (uint32_t)locus_graph_stage(g, "m"), sr = (uint32_t)locus_graph_stage(g, "r");
+	uint32_t w = (uint32_t)locus_graph_add_task(g, "m", 1);
+	locus_graph_set_stage(g, w, sm);
+	uint32_t f = (uint32_t)locus_graph_add_object(g, "mc", 100000000);
+	locus_graph_add_output(g, w, f, &err);
+	for (int i = 0; i < 8 * D; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "r%d", i);
+		uint32_t r = (uint32_t)locus_graph_add_task(g, nm, 1);
+		locus_graph_set_stage(g, r, sr);
+		locus_graph_add_input(g, r, f);
+	}
+	struct locus_platform *p = test_flow_cluster(4 * D, 1, D);
+	struct locus_workload *wl = NULL;
+	if (!locus_graph_finish(g, &err) && p && !locus_workload_from_graph(&wl, p, g, NULL, &err)) {
+		struct run x = simulate_d(wl, "config=aware,steal=0", D, 1, 1);
+		if (!x.rc) {
+			double last = 0;
+			*from_source = 0;
+			for (size_t i = 0; i < x.r->n_xfers; i++) {
+				const struct locus_transfer_result *c = &x.r->xfers[i];
+				if (c->object != f || c->from >= (uint32_t)(4 * D))
+					continue;
+				last = c->end > last ? c->end : last;
+				*from_source += c->from == x.r->tasks[w].node;
+			}
+			t = last - x.r->tasks[w].end;
+		}
+		locus_result_destroy(x.r);
+	}
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+	return t;
+}
+
+TEST(multicast_time_logarithmic_in_the_dispatchers)
+{
+	size_t src[6] = {0};
+	double t[6];
+	for (int k = 1; k <= 5; k++) {
+		t[k] = multicast_time(1 << k, &src[k]);
+		CHECK(t[k] > 0);
+		fprintf(stderr, "  multicast over %d dispatchers: %.2f s, %zu copies from the source\n",
+			1 << k, t[k], src[k]);
+	}
+	/* 100 MB over 425 MB/s: 0.235 s a copy. 2 dispatchers: 3 rounds at
+	 * least (into the second scope, two in a scope); each doubling one
+	 * more round, not twice the time. */
+	CHECK(t[1] >= 3 * 0.235);
+	for (int k = 2; k <= 5; k++)
+		CHECK(t[k] <= t[k - 1] + 2 * 0.235 + 0.01);
+	CHECK(t[5] < 3 * t[1]);
+	CHECK(src[5] <= 5 + 3);
+}
+
+/* The BG/P preset (include/locus/flow.h): a partition of 512 nodes is
+ * 504 worker nodes of 4 cores and 8 dispatcher nodes, GPFS 1.25 GB/s per
+ * 64 nodes (10 GB/s); 8,192 nodes reach the 60 GB/s cap. Unknown names
+ * and partitions of one node are refused. */
+TEST(the_bgp_preset)
+{
+	const struct locus_flow_preset *bgp = locus_flow_preset_find("bgp");
+	CHECK(bgp != NULL);
+	CHECK(locus_flow_preset_find("bgq") == NULL);
+	if (!bgp)
+		return;
+	struct locus_platform *p = NULL;
+	struct locus_error err = {0};
+	size_t D = 0;
+	double fs = 0;
+	CHECK_EQ_INT(locus_flow_preset_platform(bgp, 512, &p, &D, &fs, &err), 0);
+	if (p) {
+		CHECK_EQ_INT(p->n_nodes, 512);
+		CHECK_EQ_INT(D, 8);
+		CHECK_NEAR(fs, 10e9, 1);
+		CHECK_EQ_INT(p->nodes[0].cores, 4);
+		CHECK_EQ_INT(p->nodes[503].cores, 4);
+		CHECK_EQ_INT(p->nodes[504].cores, 0);
+		CHECK_NEAR(p->nodes[0].net_bw, 425e6, 1);
+		CHECK_NEAR(p->nodes[0].disk_bw, 1e9, 1);
+	}
+	locus_platform_destroy(p);
+	p = NULL;
+	CHECK_EQ_INT(locus_flow_preset_platform(bgp, 8192, &p, &D, &fs, &err), 0);
+	CHECK_NEAR(fs, 60e9, 1);
+	CHECK_EQ_INT(D, 128);
+	locus_platform_destroy(p);
+	p = NULL;
+	CHECK_EQ_INT(locus_flow_preset_platform(bgp, 1, &p, &D, &fs, &err), LOCUS_EINVAL);
+	CHECK(strstr(err.message, "a partition of 1 nodes: expected 2 to 10000000") != NULL);
+	CHECK(p == NULL);
 }
 
 /* ---- one instance a process --------------------------------------------------------------- */
@@ -1207,6 +1486,9 @@ TEST(every_process_knows_only_its_own_part)
 }
 
 TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
+	  TEST_ENTRY(readers_spread_over_where_their_inputs_are),
+	  TEST_ENTRY(stealing_only_between_torus_neighbours),
+	  TEST_ENTRY(multicast_time_logarithmic_in_the_dispatchers), TEST_ENTRY(the_bgp_preset),
 	  TEST_ENTRY(collectives_started_while_others_end),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),

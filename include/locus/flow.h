@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "locus/error.h"
+#include "locus/platform.h"
 #include "locus/task.h"
 
 #ifdef __cplusplus
@@ -325,6 +326,46 @@ struct locus_blast_spec {
  * scale or jitter, or a graph too large for 32-bit ids; LOCUS_ENOMEM. */
 int locus_flow_blast(struct locus_graph **out, const struct locus_blast_spec *s,
 		     struct locus_error *err);
+
+/*
+ * Named platforms for workflows (`locus flow sim --platform preset:NAME`):
+ * a machine the papers measured on, with every constant of it in one
+ * place, so that the reproductions (bench/repro_amfs) and a user's runs
+ * see the same one. "bgp": the AME/AMFS paper's Blue Gene/P (Intrepid):
+ * nodes of 4 cores, one 425 MB/s torus link each, a 1 GB/s RAM disk, one
+ * node in 64 running a dispatcher and a metadata server (1:63), on the
+ * 3-D torus of the partition (amfs's most cubic shape of the node count:
+ * 8x8x8 for 512 nodes); GPFS of 1.25 GB/s per 64 nodes (one I/O node,
+ * 10 Gb/s Ethernet) up to 60 GB/s, 11.3 ms for a client to open a file
+ * (Table VII's GPFS rows), 2,000 metadata operations a second (assumed:
+ * the paper gives none); 50 us latency, 5 us a message, 0.1 us a
+ * metadata entry; a worker's peer copy of a file set up in 67.7 ms (the
+ * paper's FTP daemon, calibrated on Montage's Data Cache mImgtbl:
+ * docs/results/amfs.md).
+ */
+struct locus_flow_preset {
+	const char *name, *summary;
+	int cores;			/* per worker node */
+	double net_bw, disk_bw;		/* per node, bytes/s */
+	uint32_t nodes_per_dispatcher;	/* of each so many nodes, one runs a dispatcher */
+	double fs_bw_per64, fs_bw_max;	/* the shared file system, bytes/s */
+	double fs_latency, fs_ops;	/* open cost (s), metadata operations a second */
+	double latency, cost_msg, cost_entry; /* seconds */
+	double fetch_cost;		      /* amfs's -o fetch_cost (s) */
+};
+
+/* The preset named `name` ("bgp"), or NULL. */
+const struct locus_flow_preset *locus_flow_preset_find(const char *name);
+
+/* The preset's partition of `nodes` nodes (>= 2): the first nodes -
+ * D run workers (named node00000, ...), the last D = ceil(nodes /
+ * nodes_per_dispatcher) none (disp0000, ...: the dispatchers'); *fs_bw
+ * gets the file system's bandwidth for that size. The caller frees *out
+ * with locus_platform_destroy. LOCUS_EINVAL for fewer than 2 nodes (the
+ * message says so), LOCUS_ENOMEM. */
+int locus_flow_preset_platform(const struct locus_flow_preset *pr, size_t nodes,
+			       struct locus_platform **out, size_t *dispatchers, double *fs_bw,
+			       struct locus_error *err);
 
 #ifdef __cplusplus
 }

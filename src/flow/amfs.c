@@ -17,9 +17,14 @@
  *    server answers the file's locations, or "N/A" and subscribes the
  *    dispatcher, which it notifies when the file is produced (V-B1, V-C);
  *  - a task whose inputs are all produced is sent to a worker: data-aware
- *    (`aware`), to a worker of the node holding its first input (or, with
- *    -o aware=bytes, most of its input bytes) when that node is the
- *    dispatcher's, else round-robin over the dispatcher's workers;
+ *    (`aware`), by where its inputs are now (-o aware=now, the default):
+ *    to the node holding its first input (the paper's rule) unless that
+ *    node is queued beyond the mean, then where its inputs are now (the
+ *    dispatcher's view: the servers' answers, its collectives' copies,
+ *    the nodes it sent readers to) weighed against each node's queue;
+ *    -o aware=first, the paper's rule alone, aware=bytes, most of its
+ *    input bytes (both when that node is the dispatcher's, else
+ *    round-robin over the dispatcher's workers);
  *  - a worker runs its tasks in the order they came; for the task at the
  *    head of its queue it brings the inputs its node lacks: from the
  *    shared file system (staging), or by asking each file's server where
@@ -27,7 +32,8 @@
  *    "sequential file location lookup and transfer" of VI-B1a); when the
  *    task ends it tells its dispatcher, which tells the servers of the
  *    files it wrote (V-C);
- *  - an idle worker steals the last task queued at a neighbour (V-I).
+ *  - an idle worker steals the last task queued at a neighbour (V-I): a
+ *    worker of a node next to its own on the 3-D torus (VI-B2a).
  *
  * Patterns (src/flow/patterns.c) drive the collectives (V-B3, IV-C, V-F).
  * Every tree follows one global order, the nodes' (V-D: files flow only
@@ -55,7 +61,9 @@
  *    increasing order, then spreads those tasks over the holders; the
  *    source roots the tree when it is below every copy, else it sends one
  *    copy to the lowest, which roots it (a peer copy: the source waits
- *    for no child); with -o replicate=task it runs the writer again on
+ *    for no child); across dispatchers, the scopes reading the group form
+ *    a binomial chain (struct amfs: chain), each getting it from its
+ *    parent scope's first holder rather than all from the source; with -o replicate=task it runs the writer again on
  *    those servers instead (V-F5, amfs_replication.c);
  *  - scatter: the pieces a scattering task wrote go down a binomial tree
  *    in archives to the nodes their readers are sent to, round-robin, in
@@ -93,6 +101,7 @@
 #include "flow/amfs.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "flow/setup.h"
 #include "sched/policies.h"
@@ -264,6 +273,183 @@ static int tasks_and_files(struct amfs *s)
 	return 0;
 }
 
+/* ---- multicasts across dispatchers --------------------------------------------------------- */
+
+/* (writer, dispatcher, file) of a multicast file read by a dispatcher's
+ * task; file NONE: a task of it reads the group as a multicast. */
+struct mc_use {
+	uint32_t p, d, o;
+};
+
+static int cmp_use(const void *a, const void *b)
+{
+	const struct mc_use *x = a, *y = b;
+	if (x->p != y->p)
+		return (x->p > y->p) - (x->p < y->p);
+	if (x->d != y->d)
+		return (x->d > y->d) - (x->d < y->d);
+	return (x->o > y->o) - (x->o < y->o);
+}
+
+/* The chains (struct amfs: chain, chain_at). 0, or LOCUS_ENOMEM. */
+static int chains(struct amfs *s)
+{
+	const struct locus_graph *g = s->g;
+	uint32_t nt = (uint32_t)g->n_tasks, D = s->D;
+	ALLOC(s->chain_at, (size_t)nt + 1);
+	if (!s->chain_at)
+		return LOCUS_ENOMEM;
+	if (D < 2 || s->opt.replicate_task || !data_aware(&s->opt))
+		return 0;
+	size_t n = 0;
+	for (uint32_t t = 0; t < nt; t++)
+		for (uint32_t j = 0; j < g->tasks[t].n_in; j++) {
+			uint32_t o = g->inputs[g->tasks[t].in_at + j], p = g->objects[o].producer;
+			n += p != LOCUS_NONE && s->mc_out[p] ? 2 : 0;
+		}
+	struct mc_use *u = locus__calloc(n ? n : 1, sizeof *u);
+	ALLOC(s->chain, n);
+	if (!u || !s->chain) {
+		free(u);
+		return LOCUS_ENOMEM;
+	}
+	size_t m = 0;
+	for (uint32_t t = 0; t < nt; t++)
+		for (uint32_t j = 0; j < g->tasks[t].n_in; j++) {
+			uint32_t o = g->inputs[g->tasks[t].in_at + j], p = g->objects[o].producer;
+			if (p == LOCUS_NONE || !s->mc_out[p])
+				continue;
+			/* The group as the dispatcher sees it: its multicast
+			 * files its tasks read, whoever reads them so. */
+			if (s->an->object_patterns[o] & LOCUS_PATTERN_MULTICAST)
+				u[m++] = (struct mc_use){p, s->tdisp[t], o};
+			if (s->an->input_multicast[g->tasks[t].in_at + j])
+				u[m++] = (struct mc_use){p, s->tdisp[t], NONE};
+		}
+	qsort(u, m, sizeof *u, cmp_use);
+	/* Each writer's run of uses: its readers' dispatchers (in the run's
+	 * order: by dispatcher), each with its files' count and sum. */
+	size_t at = 0, fill = 0;
+	for (uint32_t p = 0; p < nt; p++) {
+		s->chain_at[p] = (uint32_t)fill;
+		size_t end = at;
+		while (end < m && u[end].p == p)
+			end++;
+		size_t first = fill;
+		uint64_t cnt0 = 0, sum0 = 0;
+		int same = 1, any = 0;
+		for (size_t i = at; i < end;) {
+			uint32_t d = u[i].d;
+			uint64_t cnt = 0, sum = 0;
+			int reads = 0;
+			for (; i < end && u[i].d == d; i++) {
+				if (u[i].o == NONE) {
+					reads = 1;
+				} else if (i == at || u[i - 1].d != d || u[i - 1].o != u[i].o) {
+					cnt++;
+					sum += (uint64_t)u[i].o * 2654435761u + 1;
+				}
+			}
+			if (!reads)
+				continue;
+			if (!any) {
+				cnt0 = cnt;
+				sum0 = sum;
+				any = 1;
+			}
+			same = same && cnt == cnt0 && sum == sum0;
+			s->chain[fill++] = d;
+		}
+		at = end;
+		if (!same || fill - first < 2) {
+			fill = first;
+			continue;
+		}
+		/* From p's dispatcher on (modulo D): the first runs the root. */
+		uint32_t k = (uint32_t)(fill - first), rot = 0;
+		while (rot < k && s->chain[first + rot] < s->tdisp[p])
+			rot++;
+		uint32_t *c = s->chain + first, tmp;
+		for (uint32_t r = 0; r < rot; r++) {
+			tmp = c[0];
+			memmove(c, c + 1, (k - 1) * sizeof *c);
+			c[k - 1] = tmp;
+		}
+	}
+	s->chain_at[nt] = (uint32_t)fill;
+	free(u);
+	return 0;
+}
+
+/* ---- the torus ------------------------------------------------------------------------------ */
+
+/* The most cubic X <= Y <= Z of n nodes (BG/P's partitions: 512 nodes
+ * 8x8x8, 1,024 8x8x16, 2,048 8x16x16, 4,096 16x16x16, 8,192 16x16x32):
+ * the largest X, then the largest Y. */
+static void cubic(uint32_t n, uint32_t *d)
+{
+	d[0] = d[1] = 1;
+	d[2] = n ? n : 1;
+	for (uint32_t x = 1; (uint64_t)x * x * x <= n; x++) {
+		if (n % x)
+			continue;
+		for (uint32_t y = x; (uint64_t)y * y <= n / x; y++)
+			if ((n / x) % y == 0) {
+				d[0] = x;
+				d[1] = y;
+				d[2] = n / x / y;
+			}
+	}
+}
+
+/* The coordinate d + delta on a ring of `size` (delta within it). */
+static uint32_t wrap(uint32_t c, int64_t delta, uint32_t size)
+{
+	int64_t v = ((int64_t)c + delta) % (int64_t)size;
+	return (uint32_t)(v < 0 ? v + size : v);
+}
+
+uint32_t locus__amfs_torus_near(const struct amfs *s, uint32_t n, uint32_t hops, uint32_t *out,
+				uint32_t room)
+{
+	const uint32_t *T = s->torus;
+	uint32_t c[3] = {n % T[0], n / T[0] % T[1], n / T[0] / T[1]}, got = 0;
+	/* Each ring's reach: half its size (a wider offset comes round). */
+	int64_t reach[3];
+	for (int i = 0; i < 3; i++)
+		reach[i] = (int64_t)(T[i] / 2) < (int64_t)hops ? (int64_t)(T[i] / 2) : (int64_t)hops;
+	for (int64_t dist = 1; dist <= (int64_t)hops && got < room; dist++) {
+		int64_t seen_any = 0;
+		/* Offsets of |dx| + |dy| + |dz| = dist, x first, + before -. */
+		for (int64_t ax = 0; ax <= reach[0] && ax <= dist; ax++)
+			for (int64_t ay = 0; ay <= reach[1] && ax + ay <= dist; ay++) {
+				int64_t az = dist - ax - ay;
+				if (az > reach[2])
+					continue;
+				for (int sx = 1; sx >= -1; sx -= 2)
+					for (int sy = 1; sy >= -1; sy -= 2)
+						for (int sz = 1; sz >= -1; sz -= 2) {
+							if ((!ax && sx < 0) || (!ay && sy < 0) ||
+							    (!az && sz < 0))
+								continue;
+							uint32_t m =
+							    wrap(c[0], sx * ax, T[0]) +
+							    T[0] * (wrap(c[1], sy * ay, T[1]) +
+								    T[1] * wrap(c[2], sz * az, T[2]));
+							int dup = m == n || m >= s->nn;
+							for (uint32_t i = 0; i < got && !dup; i++)
+								dup = out[i] == m;
+							if (!dup && got < room)
+								out[got++] = m;
+							seen_any++;
+						}
+			}
+		if (!seen_any)
+			break;
+	}
+	return got;
+}
+
 /* ---- creation -------------------------------------------------------------------------------- */
 
 static void destroy(void *state)
@@ -301,6 +487,8 @@ static void destroy(void *state)
 	free(s->dgroups);
 	free(s->async);
 	free(s->mc_out);
+	free(s->chain);
+	free(s->chain_at);
 	free(s->tcat);
 	free(s->file_place);
 	free(s->server_files);
@@ -353,6 +541,22 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 		return rc;
 	}
 	s->D = (uint32_t)((ctx->n_schedulers - 1) / 2);
+	if (s->opt.torus[0]) {
+		uint64_t cells = (uint64_t)s->opt.torus[0] * s->opt.torus[1] * s->opt.torus[2];
+		if (cells != s->nn) {
+			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+					"policy option torus=%ux%ux%u: %llu nodes, but the platform "
+					"has %u",
+					s->opt.torus[0], s->opt.torus[1], s->opt.torus[2],
+					(unsigned long long)cells, s->nn);
+			destroy(s);
+			return rc;
+		}
+		for (int i = 0; i < 3; i++)
+			s->torus[i] = s->opt.torus[i];
+	} else {
+		cubic(s->nn, s->torus);
+	}
 	if ((rc = locus_flow_analyse(&s->an, s->g, &s->opt.patterns, err))) {
 		destroy(s);
 		return rc;
@@ -365,7 +569,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->server, s->D);
 	ALLOC(s->worker, s->nw);
 	if (!s->count.stage_colls || !s->dispatcher || !s->server || !s->worker || groups(s) ||
-	    task_lists(s) || tasks_and_files(s)) {
+	    task_lists(s) || tasks_and_files(s) || chains(s)) {
 		destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
@@ -444,7 +648,8 @@ const struct locus_policy locus__policy_amfs = {
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
     .options = "config=staging|cache|aware|cogather|asgather|shared|auto, "
-	       "aware=first|bytes, replicate=file|task, steal=N, keep=0|1, file_cost=S, "
+	       "aware=now|first|bytes, replicate=file|task, steal=N, torus=XxYxZ, keep=0|1, "
+	       "file_cost=S, "
 	       "fetch_cost=S, "
 	       "reduce=STAGE[+STAGE...], "
 	       "reduce_cost=S, gather=N, multicast=N, scatter=N",

@@ -47,12 +47,21 @@
 /* The configurations (-o config=, Fig. 10). */
 enum config { C_STAGING, C_CACHE, C_AWARE, C_COGATHER, C_ASGATHER, C_SHARED, C_AUTO };
 
+/* Data-aware dispatch (-o aware=): where a task's inputs are now, weighed
+ * against the nodes' loads (now); the paper's node of its first input
+ * (first); the node holding most of its input bytes (bytes). */
+enum aware { A_NOW, A_FIRST, A_BYTES };
+
 struct amfs_options {
 	int config;	    /* enum config */
-	int aware_bytes;    /* aware=bytes: to most input bytes, not the first input */
+	int aware;	    /* enum aware: how data-aware dispatch picks a node */
 	int keep;	    /* keep=1: no intermediate file is deleted */
 	int replicate_task; /* replicate=task (V-F5) */
-	uint32_t steal;	    /* neighbours to try (0: none, UINT32_MAX: all) */
+	/* Stealing: from the workers of the nodes within `steal` hops on the
+	 * 3-D torus (0: none, UINT32_MAX: the longest queue anywhere); its
+	 * shape, X x Y x Z nodes (0 0 0: the most cubic of the node count). */
+	uint32_t steal;
+	uint32_t torus[3];
 	double file_cost, reduce_cost;
 	double fetch_cost; /* a worker's peer copy of one file: its set-up, seconds */
 	/* The pattern thresholds and reduce stages (the analysis's); the
@@ -97,7 +106,11 @@ enum {
 	M_HOLD,	    /* dispatcher -> server: a gather brings arg0 to node arg1 */
 	M_UNHOLD,   /* dispatcher -> server: arg0 at arg1 no longer held (arg2:
 		       a task sent to arg1 still reads it) */
-	M_WAKE	    /* victim -> a thief it had nothing for: a task to spare now */
+	M_WAKE,	    /* victim -> a thief it had nothing for: a task to spare now */
+	M_GROUP_AT, /* dispatcher -> its child in a group's chain: arg0 the
+		       writer, arg1 a node of the sender's holding the group */
+	M_GROUP_GOT /* dispatcher -> its parent in the chain: arg0 the writer,
+		       its copy from the parent's node has come */
 };
 
 /* Copy (and dispatcher timer) tags: what a LOCUS_EV_TRANSFER is about. */
@@ -135,6 +148,9 @@ struct amfs {
 	struct locus_flow_analysis *an;
 	struct amfs_options opt;
 	double net_bw;		/* the worker nodes' mean interface (auto's rule) */
+	/* The 3-D torus the nodes are on (V-I, VI-B2a), node i at x = i mod
+	 * X, y = (i / X) mod Y, z = i / (X Y). */
+	uint32_t torus[3];
 	uint32_t nw, nn, D, ns; /* workers, nodes, dispatchers, stages */
 	/* Groups: dispatcher d's worker nodes gnodes[gnodes_at[d] ..
 	 * gnodes_at[d + 1]) and workers (gworkers, likewise); each node's
@@ -150,6 +166,16 @@ struct amfs {
 	uint32_t *dtasks, *dtasks_at;
 	uint8_t *async;	 /* gathers asynchronously (decided once: gathers_async) */
 	uint8_t *mc_out; /* writes a multicast file */
+	/* Multicasts across dispatchers (V-F4 at scale): the dispatchers
+	 * whose tasks read writer p's group as a multicast,
+	 * chain[chain_at[p] .. chain_at[p + 1]), in the order of the
+	 * binomial tree over them (from p's dispatcher on, modulo D) when
+	 * they are two or more and see the same files of the group; else
+	 * none. The first copies the group from where it was made; each
+	 * other one from its parent's node holding it (the tree's position
+	 * i's parent is i with its lowest set bit cleared), so the group
+	 * leaves each holder once a round, not once a dispatcher. */
+	uint32_t *chain, *chain_at;
 	/* Reads a stored input nodes hold from the start (a catalog's chunk,
 	 * not on the file system): it reads it where it is when it starts,
 	 * not from a cache (its locality is the workload's). */
@@ -218,6 +244,12 @@ static inline void amfs_send(struct locus_actions *act, uint32_t from, uint32_t 
 	m.arg[1] = a1;
 	locus_act_send(act, &m);
 }
+
+/* The nodes within `hops` hops of node n on the torus (n left out),
+ * nearest first, each once, into out (room for `room`): how many (at most
+ * room). */
+uint32_t locus__amfs_torus_near(const struct amfs *s, uint32_t n, uint32_t hops, uint32_t *out,
+				uint32_t room);
 
 /* Whether gather task t gathers asynchronously (amfs_options.c). */
 int locus__amfs_gathers_async(const struct amfs *s, uint32_t t);

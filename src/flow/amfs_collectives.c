@@ -294,6 +294,9 @@ static void gather_step(struct amfs *s, struct amfs_dispatcher *ds, struct locus
 			      c->kind == CO_REDUCE ? LOCUS_GATHER_NONE : LOCUS_GATHER_POLICY);
 }
 
+static void chain_entry(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			uint32_t p, uint32_t node);
+
 /* A copy `child` of collective `id` (of ds's) ended. */
 void locus__amfs_coll_step(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
 			   uint32_t id, uint32_t child)
@@ -306,15 +309,20 @@ void locus__amfs_coll_step(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 		return;
 	}
 	if (c->kind == CO_MULTICAST) {
+		if (c->chained && c->relay && child == 1)
+			chain_entry(s, ds, act, c->task, c->node[1]);
+		c = &ds->colls[id];
 		coll_down(s, ds, act, id, child);
 		coll_down(s, ds, act, id, c->parent[child]);
 		if (!c->left && !c->done) {
 			c->done = 1;
-			/* The servers learn of the copies. */
+			/* The servers learn of the copies, and ds's view. */
 			for (uint32_t e = 1; e < c->n; e++)
-				for (uint32_t k = c->fat[0]; k < c->fat[1]; k++)
+				for (uint32_t k = c->fat[0]; k < c->fat[1]; k++) {
 					amfs_send(act, me, p_server(s, server_of(s, c->files[k])),
 						  M_ADDLOC, 0, 2, c->files[k], c->node[e]);
+					locus__amfs_learn(s, ds, act, c->files[k], c->node[e]);
+				}
 			locus__amfs_coll_release(s, ds, act, id);
 		}
 		return;
@@ -322,9 +330,11 @@ void locus__amfs_coll_step(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 	/* Scatter: the child has its subtree's pieces (their servers learn
 	 * of the copies, to delete them with the rest); its own tasks run
 	 * there, the rest go on down. */
-	for (uint32_t k = c->fat[child]; k < c->fat[c->end[child]]; k++)
+	for (uint32_t k = c->fat[child]; k < c->fat[c->end[child]]; k++) {
 		amfs_send(act, me, p_server(s, server_of(s, c->files[k])), M_ADDLOC, 0, 2,
 			  c->files[k], c->node[child]);
+		locus__amfs_learn(s, ds, act, c->files[k], c->node[child]);
+	}
 	coll_down(s, ds, act, id, child);
 	coll_down(s, ds, act, id, c->parent[child]);
 	/* Its readers there may start collectives, which move ds->colls. */
@@ -579,6 +589,82 @@ struct amfs_coll *locus__amfs_group_coll(struct amfs *s, struct amfs_dispatcher 
 	return c;
 }
 
+/* ---- a group's chain across dispatchers ------------------------------------------------------ */
+
+/* ds's position in writer p's chain, or NONE (none, or ds not in it). */
+uint32_t locus__amfs_chain_pos(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t p)
+{
+	for (uint32_t i = s->chain_at[p]; i < s->chain_at[p + 1]; i++)
+		if (s->chain[i] == ds->d)
+			return i - s->chain_at[p];
+	return NONE;
+}
+
+/* ds's part in p's chain (made as it first comes), or NULL when memory
+ * ran out. */
+struct amfs_chain *locus__amfs_chain_of(struct amfs_dispatcher *ds, uint32_t p)
+{
+	for (size_t i = 0; i < ds->n_chains; i++)
+		if (ds->chains[i].p == p)
+			return &ds->chains[i];
+	if (locus__grow(&ds->chains, &ds->chains_cap, ds->n_chains + 1, sizeof *ds->chains))
+		return NULL;
+	struct amfs_chain *ch = &ds->chains[ds->n_chains++];
+	*ch = (struct amfs_chain){.p = p, .heard = NONE, .entry = NONE, .bit = 31};
+	return ch;
+}
+
+/* ds tells its next child in p's chain (binomial: the largest subtree
+ * first, one at a time) where the group is. */
+static void chain_next(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+		       uint32_t p, struct amfs_chain *ch)
+{
+	uint32_t pos = locus__amfs_chain_pos(s, ds, p), k = s->chain_at[p + 1] - s->chain_at[p];
+	uint32_t low = pos ? pos & (~pos + 1) : 0;
+	for (; ch->bit >= 0; ch->bit--) {
+		uint64_t step = (uint64_t)1 << ch->bit, child = pos + step;
+		if ((low && step >= low) || child >= k)
+			continue;
+		ch->bit--;
+		amfs_send(act, p_disp(s, ds->d), p_disp(s, s->chain[s->chain_at[p] + child]),
+			  M_GROUP_AT, 0, 2, p, ch->entry);
+		return;
+	}
+}
+
+/* A child in p's chain has its copy: the next one hears. */
+void locus__amfs_chain_got(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			   uint32_t p)
+{
+	struct amfs_chain *ch = locus__amfs_chain_of(ds, p);
+	if (!ch)
+		locus_act_oom(act);
+	else if (ch->entry != NONE)
+		chain_next(s, ds, act, p, ch);
+}
+
+/* ds's node `node` holds p's group (its multicast's first holder in its
+ * scope): its parent in the chain hears its copy came, its children
+ * where the group is. */
+static void chain_entry(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			uint32_t p, uint32_t node)
+{
+	struct amfs_chain *ch = locus__amfs_chain_of(ds, p);
+	uint32_t pos = locus__amfs_chain_pos(s, ds, p);
+	if (!ch) {
+		locus_act_oom(act);
+		return;
+	}
+	if (ch->entry != NONE)
+		return;
+	ch->entry = node;
+	if (pos && pos != NONE)
+		amfs_send(act, p_disp(s, ds->d),
+			  p_disp(s, s->chain[s->chain_at[p] + (pos & (pos - 1))]), M_GROUP_GOT, 0,
+			  1, p, 0);
+	chain_next(s, ds, act, p, ch);
+}
+
 /* A multicast of the group of files producer p wrote that ds's tasks of
  * multicast stages read, from node `from`. */
 int locus__amfs_start_multicast(struct amfs *s, struct amfs_dispatcher *ds,
@@ -614,10 +700,15 @@ int locus__amfs_start_multicast(struct amfs *s, struct amfs_dispatcher *ds,
 	 * round; from above, so that no file of the tree flows down (the
 	 * source takes no part in the tree: it waits for no child). */
 	c->relay = !inside || (got && from > c->node[1]);
+	c->chained = locus__amfs_chain_pos(s, ds, p) != NONE;
 	locus__amfs_group_files(s, ds, id);
 	coll_tree(c);
 	s->count.replicas += got;
 	locus__amfs_group_wait(s, ds, p);
+	/* In a chain: `from` is the scope's first holder unless it relays
+	 * (then the copy to entry 1 brings it: locus__amfs_coll_step). */
+	if (c->chained && (c->n == 1 || !c->relay))
+		chain_entry(s, ds, act, p, from);
 	if (c->n == 1) {
 		c->done = 1;
 		locus__amfs_coll_release(s, ds, act, id);

@@ -23,6 +23,7 @@ void locus__amfs_dispatcher_destroy(struct amfs_dispatcher *ds)
 	for (size_t i = 0; i < ds->n_colls; i++)
 		locus__amfs_coll_free(&ds->colls[i]);
 	free(ds->colls);
+	free(ds->chains);
 	free(ds->task);
 	free(ds->obj);
 	free(ds->loc);
@@ -34,6 +35,12 @@ void locus__amfs_dispatcher_destroy(struct amfs_dispatcher *ds)
 	free(ds->scount);
 	free(ds->stouch);
 	free(ds->wload);
+	free(ds->held);
+	locus__links_fini(&ds->hl);
+	free(ds->nbytes);
+	free(ds->nload);
+	free(ds->nfiles);
+	free(ds->ntouch);
 	free(ds);
 }
 
@@ -97,7 +104,7 @@ static void find_inputs(const struct amfs *s, struct amfs_dispatcher *ds)
 			ds->obj[u++] = ds->obj[i];
 	ds->n_obj = u;
 	for (uint32_t i = 0; i < u; i++)
-		ds->loc[i] = ds->coll[i] = NONE;
+		ds->loc[i] = ds->coll[i] = ds->held[i] = NONE;
 }
 
 /* Dispatcher d's state, as it starts: its tasks waiting, none of their
@@ -109,6 +116,7 @@ struct amfs_dispatcher *locus__amfs_dispatcher_create(const struct amfs *s, uint
 	if (!ds)
 		return NULL;
 	ds->d = d;
+	locus__links_init(&ds->hl);
 	uint32_t n = s->dtasks_at[d + 1] - s->dtasks_at[d];
 	uint32_t nodes = s->gnodes_at[d + 1] - s->gnodes_at[d];
 	uint32_t workers = s->gworkers_at[d + 1] - s->gworkers_at[d];
@@ -119,7 +127,12 @@ struct amfs_dispatcher *locus__amfs_dispatcher_create(const struct amfs *s, uint
 	ALLOC(ds->scount, s->ns);
 	ALLOC(ds->stouch, s->ns);
 	ALLOC(ds->wload, workers);
-	if (!ds->task || !ds->sload || !ds->smark || !ds->scount || !ds->stouch || !ds->wload) {
+	ALLOC(ds->nbytes, nodes);
+	ALLOC(ds->nload, nodes);
+	ALLOC(ds->nfiles, nodes);
+	ALLOC(ds->ntouch, nodes);
+	if (!ds->task || !ds->sload || !ds->smark || !ds->scount || !ds->stouch || !ds->wload ||
+	    !ds->nbytes || !ds->nload || !ds->nfiles || !ds->ntouch) {
 		locus__amfs_dispatcher_destroy(ds);
 		return NULL;
 	}
@@ -145,7 +158,8 @@ struct amfs_dispatcher *locus__amfs_dispatcher_create(const struct amfs *s, uint
 	ALLOC(ds->obj, total + extra);
 	ALLOC(ds->loc, total + extra);
 	ALLOC(ds->coll, total + extra);
-	if (!ds->obj || !ds->loc || !ds->coll) {
+	ALLOC(ds->held, total + extra);
+	if (!ds->obj || !ds->loc || !ds->coll || !ds->held) {
 		locus__amfs_dispatcher_destroy(ds);
 		return NULL;
 	}
@@ -206,8 +220,14 @@ static void bump(uint32_t *at, int delta)
 /* ds counts delta tasks on worker w, when w is one of its own. */
 static void load_add(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t w, int delta)
 {
-	if (w != NONE && my_node(s, ds, node_of(s, w)))
-		bump(&ds->wload[s->worker_place[w]], delta);
+	if (w == NONE || !my_node(s, ds, node_of(s, w)))
+		return;
+	uint32_t *at = &ds->wload[s->worker_place[w]];
+	if (delta > 0 || *at) {
+		bump(&ds->nload[s->node_place[node_of(s, w)]], delta);
+		bump(&ds->load, delta);
+	}
+	bump(at, delta);
 }
 
 /* ds's table of each stage's input files on its servers (V-F3): file o
@@ -250,6 +270,104 @@ uint32_t locus__amfs_round_robin(struct amfs *s, struct amfs_dispatcher *ds)
 	return s->gworkers[s->gworkers_at[d] + ds->rr++ % n];
 }
 
+/* ds's view: o is on node n now, or will be (n one of ds's nodes: the
+ * others are not ds's to send to). */
+void locus__amfs_learn(const struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+		       uint32_t o, uint32_t n)
+{
+	uint32_t k = locus__amfs_dindex(ds, o);
+	if (k != NONE && my_node(s, ds, n) && locus__links_add(&ds->hl, &ds->held[k], n))
+		locus_act_oom(act);
+}
+
+/* The waves of tasks ds sent node place i (of its nodes) and that are
+ * not done, before one more there: its load over its cores. */
+static uint32_t waves(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t i)
+{
+	uint32_t n = s->gnodes[s->gnodes_at[ds->d] + i];
+	uint32_t cores = s->nworkers_at[n + 1] - s->nworkers_at[n];
+	return cores ? ds->nload[i] / cores : ds->nload[i];
+}
+
+/* aware=now: the node of ds's where task t would start soonest as far as
+ * ds knows: for each node holding some of t's produced inputs (ds's
+ * view: held), and ds's least loaded node holding none (the first from
+ * a round-robin position among equals), the time to bring what it lacks
+ * (its bytes over the mean interface, fetch_cost a file) plus the waves
+ * of tasks queued there beyond the mean of ds's nodes (the tasks ds sent
+ * there, not done, over its cores, each as long as t there: a wave every
+ * node has to run costs nothing, the others being as busy). The least
+ * wins; among equals the less loaded, then the one holding more bytes,
+ * then the first found (inputs in order, each file's holders most recent
+ * first). So readers of a file held on many nodes (scattered, multicast,
+ * copied by earlier readers) spread over them, and a pile-up on one
+ * holder overflows to another node as soon as waiting there costs more
+ * than the copy. */
+static uint32_t now_node(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	uint32_t base = s->gnodes_at[ds->d], n_touch = 0, n_files = 0;
+	uint64_t total = 0;
+	for (uint32_t j = 0; j < tk->n_in; j++) {
+		uint32_t o = s->g->inputs[tk->in_at + j];
+		if (s->g->objects[o].producer == LOCUS_NONE)
+			continue;
+		n_files++;
+		total += s->g->objects[o].bytes;
+		uint32_t k = locus__amfs_dindex(ds, o);
+		for (uint32_t l = k == NONE ? NONE : ds->held[k]; l != NONE; l = ds->hl.cell[l].next) {
+			uint32_t i = s->node_place[ds->hl.cell[l].val];
+			if (!ds->nfiles[i]++)
+				ds->ntouch[n_touch++] = i;
+			ds->nbytes[i] += s->g->objects[o].bytes;
+		}
+	}
+	/* Of ds's nodes that hold none of them, the one with the fewest
+	 * waves queued (the first from the round-robin position among
+	 * equals): a candidate too. */
+	uint32_t d = ds->d, nn = s->gnodes_at[d + 1] - s->gnodes_at[d], rr = NONE, rr_waves = 0;
+	for (uint32_t k = 0; k < nn; k++) {
+		uint32_t i = (ds->nrr + k) % nn;
+		if (!ds->nfiles[i] && (rr == NONE || waves(s, ds, i) < rr_waves)) {
+			rr = i;
+			rr_waves = waves(s, ds, i);
+			if (!rr_waves)
+				break;
+		}
+	}
+	if (rr != NONE)
+		ds->ntouch[n_touch++] = rr;
+	/* The waves every node of ds's has queued, as ds spreads its load
+	 * evenly: waiting that long anywhere costs nothing (the other nodes
+	 * are as busy). */
+	uint32_t nw = s->gworkers_at[d + 1] - s->gworkers_at[d];
+	uint32_t best = NONE, best_load = 0, mean = nw ? ds->load / nw : 0;
+	double best_cost = 0;
+	for (uint32_t c = 0; c < n_touch; c++) {
+		uint32_t i = ds->ntouch[c], n = s->gnodes[base + i], load = ds->nload[i];
+		double speed = s->wl->platform->nodes[n].speed;
+		double bring = (n_files - ds->nfiles[i]) * s->opt.fetch_cost +
+			       (s->net_bw > 0 ? (double)(total - ds->nbytes[i]) / s->net_bw : 0);
+		uint32_t wv = waves(s, ds, i);
+		double cost = bring + (double)(wv > mean ? wv - mean : 0) * tk->work / speed;
+		if (best == NONE || cost < best_cost ||
+		    (cost == best_cost && (load < best_load ||
+					   (load == best_load && ds->nbytes[i] > ds->nbytes[best])))) {
+			best = i;
+			best_cost = cost;
+			best_load = load;
+		}
+	}
+	uint32_t node = best == NONE ? NONE : s->gnodes[base + best];
+	if (best == rr && rr != NONE)
+		ds->nrr = rr + 1;
+	for (uint32_t c = 0; c < n_touch; c++) {
+		ds->nbytes[ds->ntouch[c]] = 0;
+		ds->nfiles[ds->ntouch[c]] = 0;
+	}
+	return node;
+}
+
 /* A multicast file's least loaded holder of ds's (V-F: the replicas share
  * its readers), or NONE: o's index i is a multicast's group. */
 static uint32_t multicast_holder(struct amfs *s, struct amfs_dispatcher *ds, uint32_t i)
@@ -270,13 +388,52 @@ static uint32_t multicast_holder(struct amfs *s, struct amfs_dispatcher *ds, uin
 	return bw;
 }
 
+/* aware=now keeps the paper's choice while its node has no more waves
+ * queued than the dispatcher's nodes have on the mean (readers of the
+ * same files stay grouped there as the paper's rule groups them). */
+
+/* The paper's choice for task t (V-I): a worker of the node holding its
+ * first produced input (a multicast group's least loaded holder), when
+ * that node is ds's; else NONE. */
+static uint32_t first_input_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_in; k++) {
+		uint32_t o = s->g->inputs[tk->in_at + k];
+		if (s->g->objects[o].producer == LOCUS_NONE)
+			continue;
+		uint32_t n = locus__amfs_dwhere(ds, o);
+		if (n == NONE)
+			continue;
+		uint32_t w = multicast_holder(s, ds, locus__amfs_dindex(ds, o));
+		if (w != NONE)
+			return w;
+		return my_node(s, ds, n) ? locus__amfs_worker_on(s, ds, n) : NONE;
+	}
+	return NONE;
+}
+
 /* The worker ds sends task t to: a worker of `hint` (a node) when it is
- * ds's, else data-aware (the node of its first produced input, or of
- * most of its input bytes) or round-robin. */
+ * ds's, else data-aware or round-robin. Data-aware: aware=first, the
+ * paper's choice (first_input_worker); aware=now, the same while its
+ * node has no more waves queued than ds's nodes on the mean, else
+ * now_node's (a pile-up overflows where the inputs are now,
+ * or to the least loaded node); aware=bytes, the node holding most of its input bytes. */
 uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t,
 				   uint32_t hint)
 {
-	if (hint == NONE && data_aware(&s->opt)) {
+	if (hint == NONE && data_aware(&s->opt) && s->opt.aware != A_BYTES) {
+		uint32_t w = first_input_worker(s, ds, t);
+		if (w != NONE && s->opt.aware == A_FIRST)
+			return w;
+		if (s->opt.aware == A_NOW) {
+			uint32_t nw = s->gworkers_at[ds->d + 1] - s->gworkers_at[ds->d];
+			if (w != NONE &&
+			    waves(s, ds, s->node_place[node_of(s, w)]) <= (nw ? ds->load / nw : 0))
+				return w;
+			hint = now_node(s, ds, t);
+		}
+	} else if (hint == NONE && data_aware(&s->opt)) {
 		const struct locus_task *tk = &s->g->tasks[t];
 		uint64_t best = 0;
 		for (uint32_t k = 0; k < tk->n_in; k++) {
@@ -286,13 +443,6 @@ uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, u
 			uint32_t n = locus__amfs_dwhere(ds, o);
 			if (n == NONE)
 				continue;
-			if (!s->opt.aware_bytes) {
-				uint32_t w = multicast_holder(s, ds, locus__amfs_dindex(ds, o));
-				if (w != NONE)
-					return w;
-				hint = n;
-				break;
-			}
 			/* Most input bytes: this file's node, with every other
 			 * input there. */
 			uint64_t b = 0;
@@ -314,6 +464,22 @@ uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, u
 			return w;
 	}
 	return locus__amfs_round_robin(s, ds);
+}
+
+/* Task t, sent (or stolen) to worker w, brings its produced inputs to
+ * w's node, which keeps them until their last reader has read them: ds's
+ * view counts them there. */
+static void learn_inputs(const struct amfs *s, struct amfs_dispatcher *ds,
+			 struct locus_actions *act, uint32_t t, uint32_t w, enum locus_gather gather)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	if (!data_aware(&s->opt) || gather == LOCUS_GATHER_NONE || w == NONE)
+		return;
+	for (uint32_t j = 0; j < tk->n_in; j++) {
+		uint32_t o = s->g->inputs[tk->in_at + j];
+		if (s->g->objects[o].producer != LOCUS_NONE)
+			locus__amfs_learn(s, ds, act, o, node_of(s, w));
+	}
 }
 
 /* Sends task t to worker w with the ways of the configuration. */
@@ -347,6 +513,7 @@ void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 	dt->worker = w;
 	load_add(s, ds, w, 1);
 	count_made(s, ds, t, node_of(s, w), 1);
+	learn_inputs(s, ds, act, t, w, gather);
 	s->count.sent++;
 	if (s->opt.replicate_task && s->mc_out[t])
 		locus__amfs_replicate_sent(s, ds, act, t, node_of(s, w));
@@ -512,9 +679,39 @@ static int group_located(struct amfs *s, struct amfs_dispatcher *ds, struct locu
 		uint32_t i = locus__amfs_dindex(ds, s->g->outputs[pk->out_at + j]);
 		all = i == NONE || ds->loc[i] != NONE;
 	}
-	return !all	 ? 0
-	       : scatter ? locus__amfs_start_scatter(s, ds, act, p, ds->loc[gk])
-			 : locus__amfs_start_multicast(s, ds, act, p, ds->loc[gk]);
+	if (!all)
+		return 0;
+	if (scatter)
+		return locus__amfs_start_scatter(s, ds, act, p, ds->loc[gk]);
+	/* In a chain (past its root): from its parent's node holding the
+	 * group, once told (M_GROUP_AT). */
+	uint32_t pos = locus__amfs_chain_pos(s, ds, p), from = ds->loc[gk];
+	if (pos != NONE && pos) {
+		struct amfs_chain *ch = locus__amfs_chain_of(ds, p);
+		if (!ch)
+			return LOCUS_ENOMEM;
+		if (ch->heard == NONE)
+			return 0;
+		from = ch->heard;
+	}
+	return locus__amfs_start_multicast(s, ds, act, p, from);
+}
+
+/* ds's parent in writer p's chain holds the group on `node`: ds's
+ * multicast of it starts from there (once ds knows where each file is). */
+static void group_at(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+		     uint32_t p, uint32_t node)
+{
+	struct amfs_chain *ch = locus__amfs_chain_of(ds, p);
+	if (!ch) {
+		locus_act_oom(act);
+		return;
+	}
+	ch->heard = node;
+	int scatter;
+	uint32_t gk = group_of(s, ds, p, &scatter);
+	if (gk != NONE && !scatter && ds->coll[gk] == NONE && group_located(s, ds, act, p, gk, 0))
+		locus_act_oom(act);
 }
 
 /* ds learned that o is on node n. */
@@ -522,6 +719,8 @@ static void located(struct amfs *s, struct amfs_dispatcher *ds, struct locus_act
 		    uint32_t o, uint32_t n)
 {
 	uint32_t k = locus__amfs_dindex(ds, o);
+	if (k != NONE)
+		locus__amfs_learn(s, ds, act, o, n);
 	if (k == NONE || ds->loc[k] != NONE)
 		return;
 	ds->loc[k] = n;
@@ -592,7 +791,8 @@ static void tasks_came(struct amfs *s, struct amfs_dispatcher *ds, struct locus_
 }
 
 /* A thief took t: its load and the files it will write move. */
-static void task_moved(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t, uint32_t w)
+static void task_moved(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+		       uint32_t t, uint32_t w)
 {
 	struct amfs_dtask *dt = dtask(s, ds, t);
 	uint32_t old = dt->worker;
@@ -603,6 +803,7 @@ static void task_moved(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t, u
 	dt->worker = w;
 	load_add(s, ds, w, 1);
 	count_made(s, ds, t, node_of(s, w), 1);
+	learn_inputs(s, ds, act, t, w, LOCUS_GATHER_POLICY);
 }
 
 /* Task t ended on `node`: the servers of its outputs learn where they
@@ -677,6 +878,10 @@ static void dispatcher_handle(struct amfs *s, struct amfs_dispatcher *ds,
 		tasks_came(s, ds, act);
 		break;
 	case M_LOCATED:
+		/* Every location named, the first one's news last (it may
+		 * dispatch the file's readers). */
+		for (int64_t i = m->arg[1] - 1; i > 0 && a0 < s->g->n_objects; i--)
+			locus__amfs_learn(s, ds, act, a0, (uint32_t)m->arg[2 + i]);
 		if (m->arg[1] > 0)
 			located(s, ds, act, a0, (uint32_t)m->arg[2]);
 		break;
@@ -686,7 +891,16 @@ static void dispatcher_handle(struct amfs *s, struct amfs_dispatcher *ds,
 	case M_MOVED:
 		/* (Its workers name only its tasks.) */
 		if (a0 < s->g->n_tasks && mine(s, ds, a0))
-			task_moved(s, ds, a0, (uint32_t)m->arg[1]);
+			task_moved(s, ds, act, a0, (uint32_t)m->arg[1]);
+		break;
+	case M_GROUP_AT:
+		if (a0 < s->g->n_tasks && locus__amfs_chain_pos(s, ds, a0) != NONE &&
+		    (uint32_t)m->arg[1] < s->nn)
+			group_at(s, ds, act, a0, (uint32_t)m->arg[1]);
+		break;
+	case M_GROUP_GOT:
+		if (a0 < s->g->n_tasks && locus__amfs_chain_pos(s, ds, a0) != NONE)
+			locus__amfs_chain_got(s, ds, act, a0);
 		break;
 	case M_DONE:
 		if (a0 < s->g->n_tasks && mine(s, ds, a0))

@@ -47,12 +47,22 @@ struct amfs_coll {
 	 * from above its pieces: the source sends to entry 1 alone (coll_tree). */
 	int relay;
 	int done;
+	int chained; /* a multicast in its group's chain (struct amfs: chain) */
+};
+
+/* A dispatcher's part in writer p's chain: where it heard its parent
+ * holds the group (NONE: not yet), its own node holding it (NONE: not
+ * yet), the next child bit to tell. */
+struct amfs_chain {
+	uint32_t p, heard, entry;
+	int bit;
 };
 
 struct amfs_dispatcher {
 	uint32_t d;
 	double now;		 /* the time of the event it handles */
 	uint32_t rr;		 /* round-robin position in its workers */
+	uint32_t nrr;		 /* aware=now's among its nodes */
 	uint32_t left;		 /* its tasks not done */
 	struct amfs_dtask *task; /* its tasks, by place (s->tplace) */
 	/* Its tasks' produced inputs, sorted (and, with replicate=task, those
@@ -74,8 +84,22 @@ struct amfs_dispatcher {
 	 * scratch by stage. */
 	uint32_t *sload, *smark, sgen, *scount, *stouch;
 	uint32_t *wload; /* by its worker (place): tasks it sent there, not done */
+	uint32_t *nload; /* by its node (place): the same, its workers' sum */
+	uint32_t load;	 /* the same, all its workers' */
+	/* Its view of where its tasks' produced inputs are now (aware=now):
+	 * by input (as obj), a list of the nodes it knows hold the file or
+	 * will (where it was made, the copies its collectives made, the
+	 * nodes it sent a reader to, which bring it there and keep it until
+	 * its last reader has read it); nbytes, nfiles, ntouch: scratch by
+	 * its node (place). */
+	uint32_t *held;
+	struct locus__links hl;
+	uint64_t *nbytes;
+	uint32_t *nfiles, *ntouch;
 	struct amfs_coll *colls;
 	size_t n_colls, colls_cap;
+	struct amfs_chain *chains; /* its parts in chains, as they come */
+	size_t n_chains, chains_cap;
 };
 
 /* Task t of ds's (the caller knows it is). */
@@ -101,6 +125,8 @@ uint32_t locus__amfs_dwhere(const struct amfs_dispatcher *ds, uint32_t o);
 uint32_t locus__amfs_worker_on(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t n);
 uint32_t locus__amfs_wload(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t w);
 uint32_t locus__amfs_round_robin(struct amfs *s, struct amfs_dispatcher *ds);
+void locus__amfs_learn(const struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+		       uint32_t o, uint32_t n);
 uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t,
 				   uint32_t hint);
 void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
@@ -136,6 +162,10 @@ struct amfs_coll *locus__amfs_group_coll(struct amfs *s, struct amfs_dispatcher 
 					 uint32_t *id);
 int locus__amfs_start_multicast(struct amfs *s, struct amfs_dispatcher *ds,
 				struct locus_actions *act, uint32_t p, uint32_t from);
+uint32_t locus__amfs_chain_pos(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t p);
+struct amfs_chain *locus__amfs_chain_of(struct amfs_dispatcher *ds, uint32_t p);
+void locus__amfs_chain_got(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+			   uint32_t p);
 int locus__amfs_start_scatter(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
 			      uint32_t p, uint32_t from);
 

@@ -13,18 +13,19 @@ int locus__amfs_options_read(struct amfs_options *o, struct locus_kv *kv, struct
 {
 	static const char *const configs[] = {"staging",  "cache",  "aware", "cogather",
 					      "asgather", "shared", "auto",  NULL};
-	static const char *const awares[] = {"first", "bytes", NULL};
+	static const char *const awares[] = {"now", "first", "bytes", NULL};
 	static const char *const replicate_ways[] = {"file", "task", NULL};
 	struct locus_pattern_options *po = &o->patterns;
 	const char *reduce = locus_kv_string(kv, "reduce", NULL);
+	const char *torus = locus_kv_string(kv, "torus", NULL);
 	double steal, keep, gth, mth, sth;
 	int rc;
 	memset(o, 0, sizeof *o);
 	locus_pattern_options_default(po);
 	if ((rc = locus_kv_choice(kv, "config", configs, C_AUTO, &o->config, err)) ||
-	    (rc = locus_kv_choice(kv, "aware", awares, 0, &o->aware_bytes, err)) ||
+	    (rc = locus_kv_choice(kv, "aware", awares, A_NOW, &o->aware, err)) ||
 	    (rc = locus_kv_choice(kv, "replicate", replicate_ways, 0, &o->replicate_task, err)) ||
-	    (rc = locus_kv_double(kv, "steal", 2, 0, 1e9, &steal, err)) ||
+	    (rc = locus_kv_double(kv, "steal", 1, 0, 1e9, &steal, err)) ||
 	    (rc = locus_kv_double(kv, "keep", 0, 0, 1, &keep, err)) ||
 	    (rc = locus_kv_double(kv, "file_cost", 1e-3, 0, 1e3, &o->file_cost, err)) ||
 	    (rc = locus_kv_double(kv, "fetch_cost", 0, 0, 1e3, &o->fetch_cost, err)) ||
@@ -35,6 +36,26 @@ int locus__amfs_options_read(struct amfs_options *o, struct locus_kv *kv, struct
 		return rc;
 	o->keep = keep > 0;
 	o->steal = steal >= 1e9 ? UINT32_MAX : (uint32_t)steal;
+	if (torus) {
+		/* X x Y x Z, each at least 1 (the platform's count checked at
+		 * creation). */
+		unsigned long d[3];
+		char *end = NULL;
+		const char *c = torus;
+		int ok = 1;
+		for (int i = 0; i < 3 && ok; i++) {
+			d[i] = *c >= '0' && *c <= '9' ? strtoul(c, &end, 10) : 0;
+			ok = d[i] >= 1 && d[i] <= UINT32_MAX && end && *end == (i < 2 ? 'x' : '\0');
+			c = end ? end + 1 : c;
+		}
+		if (!ok)
+			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+					  "policy option torus=%s: expected XxYxZ, three counts of "
+					  "nodes of at least 1 (e.g. 8x8x8)",
+					  torus);
+		for (int i = 0; i < 3; i++)
+			o->torus[i] = (uint32_t)d[i];
+	}
 	po->gather = (uint32_t)gth;
 	po->multicast = (uint32_t)mth;
 	po->scatter = (uint32_t)sth;

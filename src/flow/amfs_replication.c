@@ -212,11 +212,12 @@ static int known_at(const struct amfs_dispatcher *ds, uint32_t o, uint32_t n)
  * when t reads it as a multicast, or NONE: dispatch places t by its
  * first input (V-I), so a replica serves t only then (with aware=bytes,
  * never: t goes where most of its bytes are, and brings the group there
- * as any other file). */
+ * as any other file; with aware=now, as with first: the replicas are
+ * where its group is now). */
 uint32_t locus__amfs_replica_of(const struct amfs *s, const struct amfs_dispatcher *ds, uint32_t t)
 {
 	const struct locus_task *tk = &s->g->tasks[t];
-	for (uint32_t k = 0; k < tk->n_in && !s->opt.aware_bytes; k++) {
+	for (uint32_t k = 0; k < tk->n_in && s->opt.aware != A_BYTES; k++) {
 		uint32_t o = s->g->inputs[tk->in_at + k];
 		if (s->g->objects[o].producer == LOCUS_NONE)
 			continue;

@@ -5,7 +5,11 @@
  * shared file system (staging), or by asking each file's server where it
  * is and copying it from a peer, one file after another (the "sequential
  * file location lookup and transfer"); when the task ends it tells its
- * dispatcher. An idle worker steals the last task queued at a neighbour.
+ * dispatcher. An idle worker steals the last task queued at a neighbour:
+ * another worker of its own node (an AME worker serves a node's cores),
+ * then a worker of each node within `steal` hops of its own on the 3-D
+ * torus (VI-B2a: "we limit stealing to a compute node's neighbors ... on
+ * the 3D torus network").
  *
  * An idle worker asks its neighbours one after the other; after a round
  * in which none had a task to spare it looks again 50 ms later, waiting
@@ -60,6 +64,12 @@ struct amfs_worker {
 	uint32_t *hungry;
 	uint32_t n_hungry, hungry_cap;
 	uint8_t woke_start;
+	/* Its neighbours: the nodes within `steal` hops of its node on the
+	 * torus, nearest first; the workers it asks: its own node's others,
+	 * then on each near node one (its own place on its node, modulo that
+	 * node's workers). */
+	uint32_t *near, n_near;
+	uint32_t *nb, n_nb;
 };
 
 /* Whether node `node` holds o now (the engine's monitor). */
@@ -74,9 +84,43 @@ static int here(const struct amfs *s, uint32_t o, uint32_t node)
  * out. */
 struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w)
 {
-	(void)s;
-	(void)w;
-	return locus__calloc(1, sizeof(struct amfs_worker));
+	struct amfs_worker *wk = locus__calloc(1, sizeof *wk);
+	uint32_t hops = s->opt.steal, node = node_of(s, w);
+	if (!wk || !hops || hops == UINT32_MAX)
+		return wk;
+	/* At most (2 hops + 1)^3 - 1 nodes are that near, and nn - 1. */
+	uint64_t side = 2 * (uint64_t)hops + 1, room = s->nn;
+	if (side < 2000000 && side * side * side < room)
+		room = side * side * side;
+	uint32_t mates = s->nworkers_at[node + 1] - s->nworkers_at[node] - 1;
+	ALLOC(wk->near, room);
+	ALLOC(wk->nb, room + mates);
+	if (!wk->near || !wk->nb) {
+		locus__amfs_worker_destroy(wk);
+		return NULL;
+	}
+	wk->n_near = locus__amfs_torus_near(s, node, hops, wk->near, (uint32_t)room);
+	/* (Kept to size: steal=N hops may reach many nodes.) */
+	uint32_t *fit = realloc(wk->near, (wk->n_near ? wk->n_near : 1) * sizeof *fit);
+	if (fit)
+		wk->near = fit;
+	uint32_t place = 0;
+	while (s->nworkers[s->nworkers_at[node] + place] != w)
+		place++;
+	/* Its own node's other workers first (the node's one queue, as an
+	 * AME worker serves a BG/P node's cores: a task taken there needs no
+	 * copy), then one on each near node. */
+	for (uint32_t k = 1; k <= mates; k++)
+		wk->nb[wk->n_nb++] = s->nworkers[s->nworkers_at[node] + (place + k) % (mates + 1)];
+	for (uint32_t i = 0; i < wk->n_near; i++) {
+		uint32_t m = wk->near[i], k = s->nworkers_at[m + 1] - s->nworkers_at[m];
+		if (k)
+			wk->nb[wk->n_nb++] = s->nworkers[s->nworkers_at[m] + place % k];
+	}
+	fit = realloc(wk->nb, (wk->n_nb ? wk->n_nb : 1) * sizeof *fit);
+	if (fit)
+		wk->nb = fit;
+	return wk;
 }
 
 void locus__amfs_worker_destroy(struct amfs_worker *wk)
@@ -85,6 +129,8 @@ void locus__amfs_worker_destroy(struct amfs_worker *wk)
 		return;
 	free(wk->q);
 	free(wk->hungry);
+	free(wk->near);
+	free(wk->nb);
 	free(wk);
 }
 
@@ -241,14 +287,14 @@ static void file_located(struct amfs *s, struct amfs_worker *wk, struct locus_ac
 	int input = s->g->objects[o].producer == LOCUS_NONE;
 	if (m->type == M_LOCATED && m->arg[1] == 0 && !input)
 		return; /* N/A: the server will notify */
-	/* A workflow input: from a node caching it (one of those named, by
-	 * this worker's rank), else where it is stored (the file system, or
-	 * a catalog's nodes: LOCUS_NONE lets the engine's locus_source_pick
+	/* From one of the nodes named, by this worker's rank (the copies of
+	 * a file many workers fetch spread over its holders); a workflow
+	 * input none caches, where it is stored (the file system, or a
+	 * catalog's nodes: LOCUS_NONE lets the engine's locus_source_pick
 	 * say which). */
 	uint32_t from = (uint32_t)(m->type == M_NOTIFY ? m->arg[1]
 				   : m->arg[1] == 0    ? LOCUS_NONE
-				   : input	       ? m->arg[2 + w % (uint32_t)m->arg[1]]
-						       : m->arg[2]);
+						       : m->arg[2 + w % (uint32_t)m->arg[1]]);
 	if (here(s, o, node_of(s, w))) {
 		fetched(s, act, w, q);
 		return;
@@ -280,15 +326,6 @@ static void copy_ended(struct amfs *s, struct amfs_worker *wk, struct locus_acti
 }
 
 /* ---- stealing -------------------------------------------------------------------------------- */
-
-/* Worker w's k-th neighbour, nearest first (w + 1, w - 1, w + 2,
- * w - 2, ...), or NONE past either end. */
-static uint32_t neighbour(const struct amfs *s, uint32_t w, uint32_t k)
-{
-	uint32_t dist = k / 2 + 1;
-	int64_t v = k % 2 ? (int64_t)w - dist : (int64_t)w + dist;
-	return v < 0 || v >= (int64_t)s->nw ? NONE : (uint32_t)v;
-}
 
 /* Adds thief to a list of waiting thieves (once): 0, or LOCUS_ENOMEM. */
 static int wait_list_add(uint32_t **list, uint32_t *n, uint32_t *cap, uint32_t thief)
@@ -328,8 +365,9 @@ static int stealable(const struct amfs_worker *wk)
 }
 
 /* Worker w has a task to spare: it wakes the thieves it had nothing for,
- * its neighbours the first time (asleep since the start), and under
- * global stealing one thief of the instance's list. */
+ * the first time every other worker of its node and its neighbour nodes (asleep since the
+ * start: those that ask w among them), and under global stealing one
+ * thief of the instance's list. */
 static void wake_thieves(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act,
 			 uint32_t w)
 {
@@ -342,9 +380,12 @@ static void wake_thieves(struct amfs *s, struct amfs_worker *wk, struct locus_ac
 			amfs_send(act, w, thief, M_WAKE, 0, 0, 0, 0);
 	} else if (!wk->woke_start) {
 		wk->woke_start = 1;
-		for (uint32_t k = 0; k < 2 * (uint64_t)s->opt.steal; k++)
-			if (neighbour(s, w, k) != NONE)
-				amfs_send(act, w, neighbour(s, w, k), M_WAKE, 0, 0, 0, 0);
+		for (uint32_t i = 0; i <= wk->n_near; i++) {
+			uint32_t m = i < wk->n_near ? wk->near[i] : node_of(s, w);
+			for (uint32_t k = s->nworkers_at[m]; k < s->nworkers_at[m + 1]; k++)
+				if (s->nworkers[k] != w)
+					amfs_send(act, w, s->nworkers[k], M_WAKE, 0, 0, 0, 0);
+		}
 	}
 }
 
@@ -429,11 +470,9 @@ static void try_steal(struct amfs *s, struct amfs_worker *wk, struct locus_actio
 			return;
 		}
 	}
-	uint64_t span = steal == UINT32_MAX ? 0 : 2 * (uint64_t)steal;
+	uint32_t span = steal == UINT32_MAX ? 0 : wk->n_nb;
 	while (wk->stole < span) {
-		uint32_t v = neighbour(s, w, wk->stole++);
-		if (v == NONE)
-			continue;
+		uint32_t v = wk->nb[wk->stole++];
 		amfs_send(act, w, v, M_STEAL, 0, 1, w, 0);
 		s->count.steal_tries++;
 		return;

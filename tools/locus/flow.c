@@ -100,6 +100,7 @@ struct flow_args {
 	const char *platform;
 	uint64_t nodes, cores, dispatchers, net_bw, disk_bw, storage, fs_bw;
 	double fs_ops, fs_latency, latency, cost_msg, cost_entry;
+	double preset_fetch; /* --platform preset:...: amfs's fetch_cost unless -o gives one */
 	int have_nodes, have_dispatchers;
 	/* What to print and write. */
 	struct cli_results res;
@@ -249,7 +250,7 @@ static const struct cli_group config_group = CLI_GROUP(config_opts, NULL);
 static const struct cli_say policy_say[] = {
     {'x', "amfs (default), taskvine, dask, or any policy of\n"
 	  "'locus sim --list-policies'"},
-    {'o', "policy options (amfs: aware=first|bytes, steal=N,\n"
+    {'o', "policy options (amfs: aware=now|first|bytes, steal=N,\n"
 	  "keep=1, multicast=N, ...: docs/flow.md)"},
     {0, NULL},
 };
@@ -385,7 +386,10 @@ static int platform_option(const char *cmd, void *values, int id, const char *ar
 static const struct cli_opt platform_opts[] = {
     {"platform", 'p', CLI_TEXT, AT(platform), "FILE",
      "nodes from a platform file (nodes with 0 cores run\n"
-     "the dispatchers)"},
+     "the dispatchers), or preset:bgp[:NODES]: the AME/AMFS\n"
+     "paper's Blue Gene/P, a partition of NODES nodes (128:\n"
+     "512 cores) with its file system and costs\n"
+     "(docs/flow.md)"},
     {"nodes", 'N', CLI_UINT, AT(nodes), "N", "or N generated worker nodes (default 64)"},
     {"cores", 'c', CLI_UINT, AT(cores), "C", "cores (workers) per node (default 4, as BG/P)"},
     {"dispatchers", O_DISPATCHERS, CLI_UINT, AT(dispatchers), "D",
@@ -791,6 +795,8 @@ static char *amfs_opts(const struct flow_args *a, const char *config)
 		if (n < sizeof buf)
 			buf[n] = 0;
 	}
+	if (a->preset_fetch > 0 && !(a->pol.opts && strstr(a->pol.opts, "fetch_cost=")))
+		ADD("%sfetch_cost=%g", n ? "," : "", a->preset_fetch);
 	if (a->pol.opts)
 		ADD("%s%s", n ? "," : "", a->pol.opts);
 #undef ADD
@@ -980,6 +986,35 @@ static int flow_sim(struct flow_args *a)
 	int status = 0, rc;
 	if ((status = cli_results_check(cmd, &a->res, NULL, 0)))
 		return status;
+	/* A named platform: its constants, unless given. */
+	const struct locus_flow_preset *preset = NULL;
+	size_t preset_nodes = 128;
+	if (a->platform && !strncmp(a->platform, "preset:", 7)) {
+		char name[32];
+		const char *spec = a->platform + 7, *colon = strchr(spec, ':');
+		size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+		snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : 0), spec);
+		preset = locus_flow_preset_find(name);
+		if (!preset)
+			return cli_usage_error(cmd, "--platform %s: no such preset (expected "
+						    "preset:bgp[:NODES])",
+					       a->platform);
+		if (colon) {
+			char *end = NULL;
+			unsigned long long v = strtoull(colon + 1, &end, 10);
+			if (!colon[1] || !end || *end || v < 2 || v > 1000000)
+				return cli_usage_error(cmd,
+						       "--platform %s: expected a partition of 2 "
+						       "to 1000000 nodes after the preset's name",
+						       a->platform);
+			preset_nodes = (size_t)v;
+		}
+		a->preset_fetch = preset->fetch_cost;
+		if (!a->fs_latency)
+			a->fs_latency = preset->fs_latency;
+		if (a->latency < 0)
+			a->latency = preset->latency;
+	}
 	if ((status = plan_runs(a, plan, &n_plan)))
 		goto out;
 	if ((rc = load(&g, a, &err)))
@@ -1004,7 +1039,15 @@ static int flow_sim(struct flow_args *a)
 	/* The dispatchers: a platform file's nodes without cores, else one
 	 * per 63 worker nodes. */
 	uint64_t D = a->dispatchers;
-	if (a->platform) {
+	double preset_fs_bw = 0;
+	if (preset) {
+		size_t pd = 0;
+		if ((rc = locus_flow_preset_platform(preset, preset_nodes, &plat, &pd,
+						     &preset_fs_bw, &err)))
+			goto fail;
+		if (!D)
+			D = pd;
+	} else if (a->platform) {
 		if ((rc = locus_platform_load(&plat, a->platform, &err)))
 			goto fail;
 		uint64_t empty = 0, workers = 0;
@@ -1054,7 +1097,9 @@ static int flow_sim(struct flow_args *a)
 		    .latency = a->latency,
 		    .cost_per_msg = a->cost_msg,
 		    .cost_per_entry = a->cost_entry,
-		    .shared_fs_bw = a->fs_bw ? (double)a->fs_bw : 1.25e9,
+		    .shared_fs_bw = a->fs_bw		? (double)a->fs_bw
+				    : preset_fs_bw > 0 ? preset_fs_bw
+							: 1.25e9,
 		    .fs_ops = a->fs_ops,
 		    .fs_latency = a->fs_latency,
 		    .no_task_results = !cli_results_any(&a->res),
