@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "flow_cmd.h"
 #ifdef LOCUS_HAVE_MPI
 #include "locus/mpi.h"
 #endif
@@ -76,36 +77,6 @@ static const char *const help_tail =
     "  locus flow run Makeflow -np 9 --timeout 600 --retries 2 --journal m.j\n"
     "  locus flow status m.j                          # while it runs, or after it was killed\n"
     "  locus flow clean Makeflow --journal m.j        # as makeflow -c\n";
-
-#define FLOW_MAX_RUNS 32
-
-struct flow_args {
-	const char *sub, *workflow;
-	/* The workflow. */
-	struct locus_flow_load_options load;
-	uint64_t seed;
-	const char *work; /* sim: --work SPEC */
-	struct locus_pattern_options pat;
-	const char *reduce;
-	/* The policy (its name NULL: amfs). */
-	const char *config, *compare;
-	struct cli_policy pol;
-	/* run */
-	struct cli_mpi mpi;
-	uint64_t np, emulate, retries;
-	const char *local, *shared, *journal, *measured, *status;
-	int keep, have_run, have_run_only, have_limit, tty, checksum, dry_run;
-	double stand_in, timeout;
-	/* The platform (sim). */
-	const char *platform;
-	uint64_t nodes, cores, dispatchers, net_bw, disk_bw, storage, fs_bw;
-	double fs_ops, fs_latency, latency, cost_msg, cost_entry;
-	double preset_fetch; /* --platform preset:...: amfs's fetch_cost unless -o gives one */
-	int have_nodes, have_dispatchers;
-	/* What to print and write. */
-	struct cli_results res;
-	int quiet;
-};
 
 static const char *const configs[] = {"staging",  "cache",  "aware", "cogather",
 				      "asgather", "shared", "auto"};
@@ -557,7 +528,7 @@ static int parse_args(int argc, char **argv, struct flow_args *a)
 }
 
 /* The workflow, read or generated. */
-static int load(struct locus_graph **g, const struct flow_args *a, struct locus_error *err)
+int flow_load(struct locus_graph **g, const struct flow_args *a, struct locus_error *err)
 {
 	int rc = locus_flow_load(g, a->workflow, &a->load, err);
 	if (!rc && a->reduce && (rc = locus_flow_check_stages(*g, a->reduce, ',', err))) {
@@ -733,7 +704,7 @@ static int flow_show(struct flow_args *a)
 	size_t n_names = 0;
 	int rc = reduce_list(a->reduce, &copy, &names, &n_names);
 	if (!rc)
-		rc = load(&g, a, &err);
+		rc = flow_load(&g, a, &err);
 	if (!rc) {
 		/* The defaults, where no threshold was given. */
 		struct locus_pattern_options po;
@@ -1017,7 +988,7 @@ static int flow_sim(struct flow_args *a)
 	}
 	if ((status = plan_runs(a, plan, &n_plan)))
 		goto out;
-	if ((rc = load(&g, a, &err)))
+	if ((rc = flow_load(&g, a, &err)))
 		goto fail;
 	if (a->work) {
 		struct locus_work_spec spec;
@@ -1156,597 +1127,6 @@ out:
 
 /* The shared directory: --shared, else the workflow file's directory
  * (where a Makeflow's relative names point), else this one. */
-static int shared_dir(const struct flow_args *a, char *buf, size_t size)
-{
-	if (a->shared) {
-		snprintf(buf, size, "%s", a->shared);
-		return 0;
-	}
-	const char *w = a->workflow;
-	static const char *const prefixes[] = {"makeflow:", "wfcommons:", "stg:", "text:"};
-	for (size_t k = 0; k < CLI_ARRAY_LEN(prefixes); k++)
-		if (!strncmp(w, prefixes[k], strlen(prefixes[k])))
-			w += strlen(prefixes[k]);
-	if (!strncmp(a->workflow, "gen:", 4) || !strchr(w, '/')) {
-		snprintf(buf, size, ".");
-		return 0;
-	}
-	snprintf(buf, size, "%s", w);
-	char *slash = strrchr(buf, '/');
-	if (slash == buf)
-		slash[1] = 0;
-	else
-		*slash = 0;
-	return 0;
-}
-
-/* The status file of a run: --status, else beside its journal, else in
- * its shared directory. */
-static void status_path(const struct flow_args *a, const char *shared, char *buf, size_t size)
-{
-	if (a->status)
-		snprintf(buf, size, "%s", a->status);
-	else if (a->journal)
-		snprintf(buf, size, "%s.status", a->journal);
-	else
-		snprintf(buf, size, "%s/.locus-flow-status", shared);
-}
-
-/* Prints one line of counts. */
-static void print_count(const char *name, const struct locus_flow_status_count *c)
-{
-	printf("%-20s %7" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64 " %13" PRIu64
-	       " %13" PRIu64 "\n",
-	       name, c->total, c->waiting, c->running, c->done, c->failed_attempts, c->bytes_read,
-	       c->bytes_written);
-}
-
-/* locus flow status DIR|JOURNAL|FILE: what the run's status file says,
- * and whether the run was killed (its rank 0 gone while it said
- * "running"). 0 for a run going or complete, 1 for one that failed or
- * was killed, or no status file. */
-static int flow_status(struct flow_args *a)
-{
-	const char *x = a->workflow;
-	char path[4200];
-	struct stat sb;
-	if (!stat(x, &sb) && S_ISDIR(sb.st_mode)) {
-		snprintf(path, sizeof path, "%s/.locus-flow-status", x);
-	} else {
-		snprintf(path, sizeof path, "%s.status", x);
-		if (stat(path, &sb))
-			snprintf(path, sizeof path, "%s", x);
-	}
-	if (stat(path, &sb)) {
-		fprintf(stderr,
-			"locus flow status: no status file at %s (%s): a run writes "
-			"DIR/.locus-flow-status in its shared directory, or JOURNAL.status beside "
-			"its --journal, once it has started\n",
-			path, strerror(errno));
-		return CLI_EXIT_FAIL;
-	}
-	struct locus_flow_status s;
-	struct locus_error err = {0};
-	int rc = locus_flow_status_read(&s, path, &err);
-	if (rc)
-		return cli_error("flow status", &err, rc);
-	char host[256] = "";
-	gethostname(host, sizeof host - 1);
-	int running = !strcmp(s.state, "running");
-	int killed = running && !strcmp(host, s.host) && !cli_pid_alive(s.pid);
-	int status = killed || !strcmp(s.state, "failed") ? CLI_EXIT_FAIL : 0;
-	if (a->res.json) {
-		FILE *fp = fopen(path, "r");
-		char chunk[65536];
-		size_t k;
-		while (fp && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
-			fwrite(chunk, 1, k, stdout);
-		if (fp)
-			fclose(fp);
-		locus_flow_status_fini(&s);
-		return status;
-	}
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-	printf("run of %s: ", s.workflow);
-	if (killed)
-		printf("killed: its rank 0 (pid %ld on %s) is gone; the counts below are the last "
-		       "it wrote\n",
-		       s.pid, s.host);
-	else if (s.failure)
-		printf("%s: %s\n", s.state, s.failure);
-	else
-		printf("%s%s\n", s.state,
-		       running && strcmp(host, s.host) ? " (as its rank 0 on another host last wrote)"
-						       : "");
-	printf("  status file %s, written %.1f s ago by rank 0 (pid %ld on %s)\n", path,
-	       now - s.updated, s.pid, s.host);
-	printf("  %s %.1f s ago; %s %.1f s\n", "started", now - s.started,
-	       running && !killed ? "running for" : "ran", s.updated - s.started);
-	printf("  tasks %" PRIu64 ": %" PRIu64 " waiting, %" PRIu64 " running, %" PRIu64
-	       " done; %" PRIu64 " failed attempt%s\n",
-	       s.tasks.total, s.tasks.waiting, s.tasks.running, s.tasks.done,
-	       s.tasks.failed_attempts, s.tasks.failed_attempts == 1 ? "" : "s");
-	printf("  the done tasks read %" PRIu64 " bytes and wrote %" PRIu64 "\n\n",
-	       s.tasks.bytes_read, s.tasks.bytes_written);
-	printf("%-20s %7s %8s %8s %7s %7s %13s %13s\n", "stage", "tasks", "waiting", "running",
-	       "done", "failed", "bytes read", "bytes written");
-	for (size_t k = 0; k < s.n_stages; k++)
-		print_count(s.stage_names[k], &s.stages[k]);
-	print_count("(all)", &s.tasks);
-	locus_flow_status_fini(&s);
-	return status;
-}
-
-/* ---- run --dry-run, and clean -------------------------------------------------- */
-
-/* Prints a task's command as it would run: the shell line, or the words. */
-static void print_command(const struct locus_command *c)
-{
-	if (c && c->line) {
-		printf("%s", c->line);
-	} else if (c && c->argv) {
-		for (uint32_t i = 0; i < c->argc; i++)
-			printf("%s%s", i ? " " : "", c->argv[i]);
-	} else {
-		printf("(none: the task runs nothing)");
-	}
-	if (c && (c->flags & LOCUS_COMMAND_LOCAL))
-		printf("   [LOCAL: where the workflow was started]");
-	printf("\n");
-}
-
-/* A workflow file's path in the shared directory. */
-static void shared_path(const char *shared, const char *name, char *buf, size_t size)
-{
-	if (name[0] == '/')
-		snprintf(buf, size, "%s", name);
-	else
-		snprintf(buf, size, "%s/%s", shared, name);
-}
-
-/* Prints the list of the names of objects ids[0..n) on one line. */
-static void print_names(const char *label, const struct locus_graph *g, const uint32_t *ids,
-			uint32_t n, const char *const *as)
-{
-	if (!n)
-		return;
-	printf("       %-6s ", label);
-	for (uint32_t k = 0; k < n; k++) {
-		const char *name = g->objects[ids[k]].name;
-		printf("%s%s", k ? ", " : "", name ? name : "(unnamed)");
-		if (as && as[k])
-			printf(" (as %s)", as[k]);
-	}
-	printf("\n");
-}
-
-/* The plan a static policy makes for the run (--dry-run): the policy run
- * in the simulator on the platform the MPI engine would build (K nodes
- * with the worker ranks spread round-robin, D dispatcher nodes without
- * cores, the default bandwidths; one machine without --emulate-nodes),
- * with the run's seed. *plan is NULL (and 0 returned) when the policy
- * makes no plan (it decides as the run goes) or the nodes are another
- * machine's (--hostfile). */
-static int static_plan(struct locus_result **plan, struct locus_platform **platform,
-		       const struct flow_args *a, const struct locus_graph *g, uint64_t np,
-		       uint64_t D, const char *pname, struct locus_error *err)
-{
-	*plan = NULL;
-	*platform = NULL;
-	const struct locus_policy *pol = locus_policy_find(pname);
-	if (!pol || a->mpi.hostfile || !strcmp(pname, "amfs") || !strcmp(pname, "taskvine") ||
-	    !strcmp(pname, "dask"))
-		return 0;
-	size_t W = (size_t)(np - D), K = a->emulate ? (size_t)a->emulate : 1;
-	if (K > W)
-		K = W;
-	size_t n = K + (size_t)D;
-	char **names = cli_calloc(n, sizeof *names);
-	int *cores = cli_calloc(n, sizeof *cores);
-	int rc = names && cores ? 0 : cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
-	char host[256] = "";
-	gethostname(host, sizeof host - 1);
-	for (size_t r = 0; !rc && r < W; r++)
-		cores[r % K]++;
-	for (size_t i = 0; !rc && i < n; i++) {
-		char buf[300];
-		if (i >= K)
-			snprintf(buf, sizeof buf, "dispatcher%zu", i - K);
-		else if (a->emulate)
-			snprintf(buf, sizeof buf, "node%03zu", i);
-		else
-			snprintf(buf, sizeof buf, "%s", host);
-		if (!(names[i] = strdup(buf)))
-			rc = cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
-	}
-	if (!rc)
-		rc = locus_platform_create(platform, (const char *const *)names, cores, n, err);
-	for (size_t i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
-	free(cores);
-	struct locus_workload *wl = NULL;
-	if (!rc)
-		rc = locus_workload_from_graph(&wl, *platform, g, NULL, err);
-	if (!rc) {
-		struct locus_sim_config cfg = {.wl = wl,
-					       .policy = pol,
-					       .policy_opts = a->pol.opts,
-					       .schedulers = (size_t)D,
-					       .seed = a->seed,
-					       .latency = -1,
-					       .cost_per_msg = 5e-6,
-					       .cost_per_entry = 1e-7,
-					       .shared_fs_bw = 1.25e9,
-					       .fs_ops = 2000};
-		rc = locus_sim_run(plan, &cfg, err);
-	}
-	locus_workload_destroy(wl);
-	if (!rc && *plan && !((*plan)->pstats.planned_makespan > 0 && (*plan)->tasks)) {
-		locus_result_destroy(*plan);
-		*plan = NULL;
-	}
-	return rc;
-}
-
-static const struct locus_result *plan_by_start; /* for by_start */
-static int by_start(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	double sa = plan_by_start->tasks[a].start, sb = plan_by_start->tasks[b].start;
-	return sa < sb ? -1 : sa > sb ? 1 : (a > b) - (a < b);
-}
-
-/* locus flow run --dry-run: what the run would do, from the launching
- * process, making nothing (no rank starts, no file, directory, lock or
- * journal is made). 0, or 1 when the run would fail before any task
- * (a workflow that cannot be read, a journal that is not this
- * workflow's, inputs missing in the shared directory). */
-static int flow_dry_run(struct flow_args *a)
-{
-	const char *cmd = "flow run";
-	struct locus_error err = {0};
-	struct locus_graph *g = NULL;
-	int rc;
-	if ((rc = load(&g, a, &err)) ||
-	    (!a->stand_in && (rc = locus_flow_check_commands(g, a->workflow, &err)))) {
-		locus_graph_destroy(g);
-		return cli_error(cmd, &err, rc);
-	}
-	char shared[4096], path[8192];
-	shared_dir(a, shared, sizeof shared);
-	/* What a journal says is done (read, never made nor locked). */
-	unsigned char *done = NULL;
-	size_t n_done = 0;
-	struct locus_flow_journal j = {0};
-	int journal_state = 0; /* 0 none asked, 1 missing or empty, 2 read */
-	if (a->journal) {
-		size_t len = 0;
-		FILE *fp = fopen(a->journal, "rb");
-		char *text = NULL;
-		journal_state = 1;
-		if (fp) {
-			char *buf = NULL;
-			size_t cap = 0;
-			FILE *mem = open_memstream(&buf, &cap);
-			char chunk[65536];
-			size_t k;
-			while (mem && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
-				fwrite(chunk, 1, k, mem);
-			if (mem)
-				fclose(mem);
-			fclose(fp);
-			text = buf;
-			len = cap;
-		}
-		if (text && len) {
-			if ((rc = locus_flow_journal_parse(&j, g, text, len, a->journal, &err))) {
-				free(text);
-				locus_graph_destroy(g);
-				return cli_error(cmd, &err, rc);
-			}
-			journal_state = 2;
-			done = j.done;
-			for (size_t t = 0; t < g->n_tasks; t++)
-				n_done += done[t] != 0;
-		}
-		free(text);
-	}
-	size_t n_in = 0, n_out = 0, missing = 0;
-	for (size_t o = 0; o < g->n_objects; o++) {
-		n_in += g->objects[o].producer == LOCUS_NONE;
-		n_out += g->objects[o].producer != LOCUS_NONE && !g->objects[o].n_cons;
-	}
-	uint64_t D = a->dispatchers ? a->dispatchers : 1, np = a->np;
-	if (!np) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		np = a->emulate ? a->emulate + D : (uint64_t)(cores > 1 ? cores : 2);
-	}
-	const char *pname = a->pol.name ? a->pol.name : "amfs";
-	struct locus_result *plan = NULL;
-	struct locus_platform *plat = NULL;
-	if (np > D && (rc = static_plan(&plan, &plat, a, g, np, D, pname, &err))) {
-		locus_flow_journal_fini(&j);
-		locus_graph_destroy(g);
-		return cli_error(cmd, &err, rc);
-	}
-	uint32_t *order = cli_calloc(g->n_tasks, sizeof *order);
-	if (!order) {
-		locus_result_destroy(plan);
-		locus_platform_destroy(plat);
-		locus_flow_journal_fini(&j);
-		locus_graph_destroy(g);
-		return CLI_EXIT_FAIL;
-	}
-	for (size_t i = 0; i < g->n_tasks; i++)
-		order[i] = g->topo[i];
-	if (plan) {
-		plan_by_start = plan;
-		qsort(order, g->n_tasks, sizeof *order, by_start);
-	}
-	printf("locus flow run --dry-run: nothing is run or made\n\n");
-	printf("workflow   %s: %zu task%s, %zu stage%s, %zu file%s (%zu input%s, %zu final "
-	       "output%s)\n",
-	       a->workflow, g->n_tasks, g->n_tasks == 1 ? "" : "s", g->n_stages,
-	       g->n_stages == 1 ? "" : "s", g->n_objects, g->n_objects == 1 ? "" : "s", n_in,
-	       n_in == 1 ? "" : "s", n_out, n_out == 1 ? "" : "s");
-	printf("shared     %s (inputs read there, final outputs written there)\n", shared);
-	printf("ranks      %" PRIu64 ": %" PRIu64 " dispatcher%s, %" PRIu64 " worker%s", np, D,
-	       D == 1 ? "" : "s", np > D ? np - D : 0, np - D == 1 ? "" : "s");
-	if (a->emulate)
-		printf(" on %" PRIu64 " emulated node%s", a->emulate, a->emulate == 1 ? "" : "s");
-	else if (a->mpi.hostfile)
-		printf(" on the hosts of %s", a->mpi.hostfile);
-	printf("; node storage under %s\n", a->local ? a->local : "/dev/shm");
-	printf("policy     %s", pname);
-	if (!strcmp(pname, "amfs"))
-		printf(" (config %s)", a->config ? a->config : "auto");
-	if (plan)
-		printf(": its plan, made before any task runs (here on the nodes the\n"
-		       "           run builds, with its seed: planned makespan %.3f s); the tasks\n"
-		       "           are listed in the plan's order, each with its node\n",
-		       plan->pstats.planned_makespan);
-	else
-		printf(": it places each task on a worker as the run goes,\n"
-		       "           so the tasks are listed in an order their dependencies allow,\n"
-		       "           each to run on whichever worker the policy picks then\n");
-	printf("attempts   %" PRIu64 " per task", a->retries + 1);
-	if (a->timeout > 0)
-		printf(", each ended after %g s", a->timeout);
-	printf("\n");
-	if (a->stand_in > 0)
-		printf("commands   stand-ins: each reads its inputs and sleeps %g x its runtime\n",
-		       a->stand_in);
-	char status_file[4200];
-	status_path(a, shared, status_file, sizeof status_file);
-	printf("status     %s (the run would keep it up to date)\n", status_file);
-	if (journal_state == 1)
-		printf("journal    %s: none yet, the run would make it\n", a->journal);
-	else if (journal_state == 2)
-		printf("journal    %s: %zu of %zu tasks done, skipped unless their files are "
-		       "lost\n",
-		       a->journal, n_done, g->n_tasks);
-	printf("\ninputs of the workflow, in %s:\n", shared);
-	for (size_t o = 0; o < g->n_objects; o++) {
-		const struct locus_object *ob = &g->objects[o];
-		if (ob->producer != LOCUS_NONE)
-			continue;
-		struct stat st;
-		const char *name = ob->name ? ob->name : "(unnamed)";
-		shared_path(shared, name, path, sizeof path);
-		if (!stat(path, &st)) {
-			printf("  %s (%jd bytes)\n", name, (intmax_t)st.st_size);
-		} else if (a->stand_in > 0) {
-			printf("  %s (missing: the stand-ins make it, %" PRIu64 " bytes)\n", name,
-			       ob->bytes);
-		} else {
-			printf("  %s (MISSING: %s)\n", name, strerror(errno));
-			missing++;
-		}
-	}
-	printf("\ntasks, %s:\n", plan ? "in the plan's order" : "in an order the run may start them");
-	for (size_t i = 0; i < g->n_tasks; i++) {
-		uint32_t t = order[i];
-		const struct locus_task *tk = &g->tasks[t];
-		printf("%5zu  %s", i + 1, tk->name ? tk->name : "(unnamed)");
-		if (plan)
-			printf("   on %s (simulated start %.3f s)",
-			       plat->nodes[plan->tasks[t].node].name, plan->tasks[t].start);
-		if (g->task_stage && g->task_stage[t] != LOCUS_NONE)
-			printf("   stage %s", g->stage_names[g->task_stage[t]]);
-		printf("   level %" PRIu32, g->level[t]);
-		if (g->commands && g->commands[t].wall_time > 0)
-			printf("   limit %g s (WALL_TIME)", g->commands[t].wall_time);
-		if (done && done[t])
-			printf("   done (journal)");
-		printf("\n       run    ");
-		if (a->stand_in > 0)
-			printf("(stand-in: %g s)\n", tk->work * a->stand_in);
-		else
-			print_command(g->commands ? &g->commands[t] : NULL);
-		print_names("reads", g, g->inputs + tk->in_at, tk->n_in,
-			    g->input_as ? g->input_as + tk->in_at : NULL);
-		print_names("writes", g, g->outputs + tk->out_at, tk->n_out,
-			    g->output_as ? g->output_as + tk->out_at : NULL);
-	}
-	printf("\nfinal outputs, written to %s:", shared);
-	for (size_t o = 0; o < g->n_objects; o++)
-		if (g->objects[o].producer != LOCUS_NONE && !g->objects[o].n_cons)
-			printf(" %s", g->objects[o].name ? g->objects[o].name : "(unnamed)");
-	printf("\n");
-	fflush(stdout);
-	free(order);
-	locus_result_destroy(plan);
-	locus_platform_destroy(plat);
-	locus_flow_journal_fini(&j);
-	locus_graph_destroy(g);
-	if (missing) {
-		fprintf(stderr,
-			"locus flow run: %zu input%s of the workflow %s missing in %s: the run "
-			"would fail\n",
-			missing, missing == 1 ? "" : "s", missing == 1 ? "is" : "are", shared);
-		return CLI_EXIT_FAIL;
-	}
-	return 0;
-}
-
-/* locus flow clean: removes, from the shared directory, every file a
- * task of the workflow writes (its final outputs, and intermediates a
- * run left there), and the run's journal when --journal names one. It
- * checks everything first and removes nothing when it would remove what
- * the workflow does not make: a journal of another workflow (or not a
- * journal), a directory where the workflow writes a file, the workflow's
- * own file. Locks the shared directory as a run does, so it never cleans
- * under a run. */
-static int flow_clean(struct flow_args *a)
-{
-	const char *cmd = "flow clean";
-	struct locus_error err = {0};
-	struct locus_graph *g = NULL;
-	int rc = load(&g, a, &err);
-	if (rc) {
-		locus_graph_destroy(g);
-		return cli_error(cmd, &err, rc);
-	}
-	char shared[4096], path[8192];
-	shared_dir(a, shared, sizeof shared);
-	int status = 0;
-	int dfd = open(shared, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		fprintf(stderr, "locus flow clean: cannot open the shared directory %s: %s\n",
-			shared, strerror(errno));
-		locus_graph_destroy(g);
-		return CLI_EXIT_FAIL;
-	}
-	if (flock(dfd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
-		fprintf(stderr,
-			"locus flow clean: another run is using the shared directory %s; clean "
-			"once it is over\n",
-			shared);
-		close(dfd);
-		locus_graph_destroy(g);
-		return CLI_EXIT_FAIL;
-	}
-	/* The workflow's own file, which no clean removes. */
-	struct stat wst;
-	const char *wf = a->workflow;
-	static const char *const prefixes[] = {"makeflow:", "wfcommons:", "stg:", "text:"};
-	for (size_t k = 0; k < CLI_ARRAY_LEN(prefixes); k++)
-		if (!strncmp(wf, prefixes[k], strlen(prefixes[k])))
-			wf += strlen(prefixes[k]);
-	int have_wf = strncmp(a->workflow, "gen:", 4) && !stat(wf, &wst);
-	/* The journal: this workflow's, or left alone (and so is all else). */
-	int journal = 0;
-	if (a->journal) {
-		FILE *fp = fopen(a->journal, "rb");
-		if (!fp && errno != ENOENT) {
-			fprintf(stderr, "locus flow clean: cannot read the journal %s: %s\n",
-				a->journal, strerror(errno));
-			status = CLI_EXIT_FAIL;
-		} else if (fp) {
-			char *text = NULL;
-			size_t len = 0;
-			FILE *mem = open_memstream(&text, &len);
-			char chunk[65536];
-			size_t k;
-			while (mem && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
-				fwrite(chunk, 1, k, mem);
-			if (mem)
-				fclose(mem);
-			fclose(fp);
-			struct locus_flow_journal j = {0};
-			if (!text || (len && locus_flow_journal_parse(&j, g, text, len, a->journal,
-								      &err))) {
-				char msg[1024];
-				fprintf(stderr,
-					"locus flow clean: refusing to remove %s, which is not a "
-					"journal of %s (%s); nothing removed\n",
-					a->journal, a->workflow,
-					locus_error_format(&err, msg, sizeof msg));
-				status = CLI_EXIT_FAIL;
-			}
-			locus_flow_journal_fini(&j);
-			free(text);
-			journal = !status;
-		}
-	}
-	/* Every file the workflow makes, checked before any goes. */
-	size_t made = 0, absent = 0;
-	uint64_t bytes = 0;
-	for (size_t o = 0; !status && o < g->n_objects; o++) {
-		const struct locus_object *ob = &g->objects[o];
-		if (ob->producer == LOCUS_NONE || !ob->name)
-			continue;
-		shared_path(shared, ob->name, path, sizeof path);
-		struct stat st;
-		if (lstat(path, &st)) {
-			if (errno != ENOENT) {
-				fprintf(stderr, "locus flow clean: cannot look at %s: %s\n", path,
-					strerror(errno));
-				status = CLI_EXIT_FAIL;
-			}
-			continue;
-		}
-		if (S_ISDIR(st.st_mode) ||
-		    (have_wf && st.st_dev == wst.st_dev && st.st_ino == wst.st_ino)) {
-			fprintf(stderr,
-				"locus flow clean: refusing to remove %s, %s, not a file the "
-				"workflow makes (task \"%s\" writes \"%s\"); nothing removed\n",
-				path, S_ISDIR(st.st_mode) ? "a directory" : "the workflow itself",
-				g->tasks[ob->producer].name ? g->tasks[ob->producer].name : "?",
-				ob->name);
-			status = CLI_EXIT_FAIL;
-		}
-	}
-	for (size_t o = 0; !status && o < g->n_objects; o++) {
-		const struct locus_object *ob = &g->objects[o];
-		if (ob->producer == LOCUS_NONE || !ob->name)
-			continue;
-		shared_path(shared, ob->name, path, sizeof path);
-		struct stat st;
-		if (lstat(path, &st)) {
-			absent++;
-			continue;
-		}
-		if (unlink(path)) {
-			fprintf(stderr, "locus flow clean: cannot remove %s: %s\n", path,
-				strerror(errno));
-			status = CLI_EXIT_FAIL;
-			break;
-		}
-		made++;
-		bytes += (uint64_t)st.st_size;
-	}
-	if (!status && journal && unlink(a->journal)) {
-		fprintf(stderr, "locus flow clean: cannot remove the journal %s: %s\n", a->journal,
-			strerror(errno));
-		status = CLI_EXIT_FAIL;
-	}
-	/* The runs' status files: in the shared directory, and the
-	 * journal's. */
-	size_t n_status = 0;
-	for (int k = 0; !status && k < 1 + (a->journal != NULL); k++) {
-		struct stat st;
-		if (k == 0)
-			snprintf(path, sizeof path, "%s/.locus-flow-status", shared);
-		else
-			snprintf(path, sizeof path, "%s.status", a->journal);
-		if (!lstat(path, &st) && S_ISREG(st.st_mode) && !unlink(path))
-			n_status++;
-	}
-	if (!status)
-		printf("locus flow clean: removed %zu file%s (%" PRIu64 " bytes) of %s from %s%s%s%s "
-		       "(%zu of the %zu files it makes were not there)\n",
-		       made, made == 1 ? "" : "s", bytes, a->workflow, shared,
-		       journal ? ", and the journal " : "", journal ? a->journal : "",
-		       n_status ? ", and the run's status file" : "", absent, made + absent);
-	close(dfd);
-	locus_graph_destroy(g);
-	return status;
-}
-
 #ifdef LOCUS_HAVE_MPI
 static void run_progress(void *user, size_t done, size_t total, double seconds)
 {
@@ -1811,8 +1191,8 @@ static int run_rank(struct flow_args *a)
 	struct locus_error err = {0};
 	struct locus_graph *g = NULL;
 	char shared[4096], status_file[4200];
-	shared_dir(a, shared, sizeof shared);
-	status_path(a, shared, status_file, sizeof status_file);
+	flow_shared_dir(a, shared, sizeof shared);
+	flow_status_path(a, shared, status_file, sizeof status_file);
 	char *opts = NULL;
 	const char *pname = a->pol.name ? a->pol.name : "amfs";
 	if (!strcmp(pname, "amfs"))
@@ -1821,7 +1201,7 @@ static int run_rank(struct flow_args *a)
 		opts = strdup(a->pol.opts);
 	/* Every rank reads the workflow: the same file gives the same graph
 	 * (and the same refusal of a task that has no command to run). */
-	int rc = load(&g, a, &err);
+	int rc = flow_load(&g, a, &err);
 	if (!rc && !a->stand_in)
 		rc = locus_flow_check_commands(g, a->workflow, &err);
 	struct locus_mpi_flow_report rep = {0};
@@ -1931,7 +1311,7 @@ static int flow_run(struct flow_args *a, int argc, char **argv)
 	/* A workflow that cannot be read is said before any rank starts. */
 	struct locus_error err = {0};
 	struct locus_graph *g = NULL;
-	if ((rc = load(&g, a, &err)) ||
+	if ((rc = flow_load(&g, a, &err)) ||
 	    (!a->stand_in && (rc = locus_flow_check_commands(g, a->workflow, &err)))) {
 		locus_graph_destroy(g);
 		return cli_error("flow run", &err, rc);
