@@ -1,5 +1,6 @@
 /* locus flow's operations beside a run (flow_cmd.h): the status a run
  * keeps, printed; a dry run; and clean, as makeflow -c. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -248,12 +249,74 @@ static int static_plan(struct locus_result **plan, struct locus_platform **platf
 	return rc;
 }
 
-static const struct locus_result *plan_by_start; /* for by_start */
-static int by_start(const void *x, const void *y)
+static int by_start(const void *x, const void *y, void *plan)
 {
+	const struct locus_result *p = plan;
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	double sa = plan_by_start->tasks[a].start, sb = plan_by_start->tasks[b].start;
+	double sa = p->tasks[a].start, sb = p->tasks[b].start;
 	return sa < sb ? -1 : sa > sb ? 1 : (a > b) - (a < b);
+}
+
+/* The journal a dry run is given, read (never made nor locked): *state 0
+ * when none is asked, 1 when it is missing or empty, 2 when read into *j. */
+static int dry_journal(const struct flow_args *a, const struct locus_graph *g,
+		       struct locus_flow_journal *j, int *state, struct locus_error *err)
+{
+	*state = 0;
+	if (!a->journal)
+		return 0;
+	*state = 1;
+	FILE *fp = fopen(a->journal, "rb");
+	if (!fp)
+		return 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	char chunk[65536];
+	size_t k;
+	while (mem && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		fwrite(chunk, 1, k, mem);
+	if (mem)
+		fclose(mem);
+	fclose(fp);
+	int rc = 0;
+	if (text && len && !(rc = locus_flow_journal_parse(j, g, text, len, a->journal, err)))
+		*state = 2;
+	free(text);
+	return rc;
+}
+
+/* The dry run's list of tasks, in `order`, each on its planned node
+ * (plan, may be NULL) and marked done by the journal (done, may be NULL). */
+static void dry_tasks(const struct flow_args *a, const struct locus_graph *g, const uint32_t *order,
+		      const struct locus_result *plan, const struct locus_platform *plat,
+		      const unsigned char *done)
+{
+	printf("\ntasks, %s:\n", plan ? "in the plan's order" : "in an order the run may start them");
+	for (size_t i = 0; i < g->n_tasks; i++) {
+		uint32_t t = order[i];
+		const struct locus_task *tk = &g->tasks[t];
+		printf("%5zu  %s", i + 1, tk->name ? tk->name : "(unnamed)");
+		if (plan)
+			printf("   on %s (simulated start %.3f s)",
+			       plat->nodes[plan->tasks[t].node].name, plan->tasks[t].start);
+		if (g->task_stage && g->task_stage[t] != LOCUS_NONE)
+			printf("   stage %s", g->stage_names[g->task_stage[t]]);
+		printf("   level %" PRIu32, g->level[t]);
+		if (g->commands && g->commands[t].wall_time > 0)
+			printf("   limit %g s (WALL_TIME)", g->commands[t].wall_time);
+		if (done && done[t])
+			printf("   done (journal)");
+		printf("\n       run    ");
+		if (a->stand_in > 0)
+			printf("(stand-in: %g s)\n", tk->work * a->stand_in);
+		else
+			print_command(g->commands ? &g->commands[t] : NULL);
+		print_names("reads", g, g->inputs + tk->in_at, tk->n_in,
+			    g->input_as ? g->input_as + tk->in_at : NULL);
+		print_names("writes", g, g->outputs + tk->out_at, tk->n_out,
+			    g->output_as ? g->output_as + tk->out_at : NULL);
+	}
 }
 
 /* locus flow run --dry-run: what the run would do, from the launching
@@ -275,42 +338,16 @@ int flow_dry_run(struct flow_args *a)
 	char shared[4096], path[8192];
 	flow_shared_dir(a, shared, sizeof shared);
 	/* What a journal says is done (read, never made nor locked). */
-	unsigned char *done = NULL;
-	size_t n_done = 0;
 	struct locus_flow_journal j = {0};
 	int journal_state = 0; /* 0 none asked, 1 missing or empty, 2 read */
-	if (a->journal) {
-		size_t len = 0;
-		FILE *fp = fopen(a->journal, "rb");
-		char *text = NULL;
-		journal_state = 1;
-		if (fp) {
-			char *buf = NULL;
-			size_t cap = 0;
-			FILE *mem = open_memstream(&buf, &cap);
-			char chunk[65536];
-			size_t k;
-			while (mem && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
-				fwrite(chunk, 1, k, mem);
-			if (mem)
-				fclose(mem);
-			fclose(fp);
-			text = buf;
-			len = cap;
-		}
-		if (text && len) {
-			if ((rc = locus_flow_journal_parse(&j, g, text, len, a->journal, &err))) {
-				free(text);
-				locus_graph_destroy(g);
-				return cli_error(cmd, &err, rc);
-			}
-			journal_state = 2;
-			done = j.done;
-			for (size_t t = 0; t < g->n_tasks; t++)
-				n_done += done[t] != 0;
-		}
-		free(text);
+	if ((rc = dry_journal(a, g, &j, &journal_state, &err))) {
+		locus_graph_destroy(g);
+		return cli_error(cmd, &err, rc);
 	}
+	const unsigned char *done = journal_state == 2 ? j.done : NULL;
+	size_t n_done = 0;
+	for (size_t t = 0; done && t < g->n_tasks; t++)
+		n_done += done[t] != 0;
 	size_t n_in = 0, n_out = 0, missing = 0;
 	for (size_t o = 0; o < g->n_objects; o++) {
 		n_in += g->objects[o].producer == LOCUS_NONE;
@@ -339,10 +376,8 @@ int flow_dry_run(struct flow_args *a)
 	}
 	for (size_t i = 0; i < g->n_tasks; i++)
 		order[i] = g->topo[i];
-	if (plan) {
-		plan_by_start = plan;
-		qsort(order, g->n_tasks, sizeof *order, by_start);
-	}
+	if (plan)
+		qsort_r(order, g->n_tasks, sizeof *order, by_start, plan);
 	printf("locus flow run --dry-run: nothing is run or made\n\n");
 	printf("workflow   %s: %zu task%s, %zu stage%s, %zu file%s (%zu input%s, %zu final "
 	       "output%s)\n",
@@ -403,31 +438,7 @@ int flow_dry_run(struct flow_args *a)
 			missing++;
 		}
 	}
-	printf("\ntasks, %s:\n", plan ? "in the plan's order" : "in an order the run may start them");
-	for (size_t i = 0; i < g->n_tasks; i++) {
-		uint32_t t = order[i];
-		const struct locus_task *tk = &g->tasks[t];
-		printf("%5zu  %s", i + 1, tk->name ? tk->name : "(unnamed)");
-		if (plan)
-			printf("   on %s (simulated start %.3f s)",
-			       plat->nodes[plan->tasks[t].node].name, plan->tasks[t].start);
-		if (g->task_stage && g->task_stage[t] != LOCUS_NONE)
-			printf("   stage %s", g->stage_names[g->task_stage[t]]);
-		printf("   level %" PRIu32, g->level[t]);
-		if (g->commands && g->commands[t].wall_time > 0)
-			printf("   limit %g s (WALL_TIME)", g->commands[t].wall_time);
-		if (done && done[t])
-			printf("   done (journal)");
-		printf("\n       run    ");
-		if (a->stand_in > 0)
-			printf("(stand-in: %g s)\n", tk->work * a->stand_in);
-		else
-			print_command(g->commands ? &g->commands[t] : NULL);
-		print_names("reads", g, g->inputs + tk->in_at, tk->n_in,
-			    g->input_as ? g->input_as + tk->in_at : NULL);
-		print_names("writes", g, g->outputs + tk->out_at, tk->n_out,
-			    g->output_as ? g->output_as + tk->out_at : NULL);
-	}
+	dry_tasks(a, g, order, plan, plat, done);
 	printf("\nfinal outputs, written to %s:", shared);
 	for (size_t o = 0; o < g->n_objects; o++)
 		if (g->objects[o].producer != LOCUS_NONE && !g->objects[o].n_cons)
