@@ -238,8 +238,11 @@ run odd-names 0 "$locus" run -np 3 -K 2 --store st --dataset "$name" -q -- \
 	sh -c 'printf "%s|%s\n" "$1" "$2" >> names' sh {ds} {}
 [ ! -e PWNED ] && [ ! -e PWNED2 ] && ok || fail "a chunk name ran a command"
 [ "$(cut -d'|' -f1 names | sort -u)" = "$name" ] && ok || fail "{ds} is not the name: $(head -1 names)"
-# Each path is the store's copy or, when fetched, a scratch copy.
-[ "$(wc -l <names)" -eq 4 ] && [ "$(cut -d'|' -f2 names | grep -cF -e "$name/chunk-" -e "/locus-rank")" -eq 4 ] &&
+# Each path is the store's copy or, when fetched, a copy in the node's
+# storage of the run (locus-flow-.../NODE/store/oN).
+in_store=$(cut -d'|' -f2 names | grep -cF "$name/chunk-")
+fetched=$(cut -d'|' -f2 names | grep -cE '/locus-flow-[^/]*/[^/]*/store/o[0-9]+$')
+[ "$(wc -l <names)" -eq 4 ] && [ $((in_store + fetched)) -eq 4 ] &&
 	ok || fail "paths: $(cat names)"
 
 # The simulator, given the run's measured platform and task times, agrees

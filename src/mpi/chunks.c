@@ -146,11 +146,14 @@ static int call(void *user, const struct locus_mpi_flow_task *task, char *why, s
 	const struct locus_task *tk = &c->g->tasks[task->task];
 	const struct locus_dataset *ds = &c->cat->datasets[tk->dataset];
 	const char *path = task->in[0];
-	size_t sl = strlen(c->opt->store);
-	/* The runtime reads a chunk this node holds in the store, in place;
-	 * a copy from another node lies in the node's storage. */
-	int local = !strncmp(path, c->opt->store, sl) && path[sl] == '/';
-	uint64_t len = c->g->objects[c->g->inputs[tk->in_at]].bytes;
+	uint32_t o = c->g->inputs[tk->in_at];
+	/* The runtime reads a chunk this node holds in the store, in place
+	 * (at the path chunk_path gives it); a copy from another node lies in
+	 * the node's storage. */
+	char here[4096];
+	chunk_path(c, c->rank_node[c->rank], o, here, sizeof here);
+	int local = !strcmp(path, here);
+	uint64_t len = c->g->objects[o].bytes;
 	void *data = NULL;
 	double t0 = mono();
 	if (c->opt->want_bytes && read_whole(path, len, &data, why, size)) {
