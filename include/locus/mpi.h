@@ -102,8 +102,9 @@ struct locus_mpi_options {
 	int wait_journal;	 /* 1: wait for another run's lock on the journal */
 	int want_bytes;		 /* 1: pass the chunk's bytes too */
 	int inline_tasks;	 /* 1: call the function on the calling thread */
-	const char *scratch;	 /* where fetched chunks are kept; NULL: $TMPDIR, else
-				  * /dev/shm when it has room, else /tmp */
+	const char *scratch;	 /* where the nodes keep fetched chunks (each deleted
+				  * once its task has ended); NULL: $TMPDIR, else
+				  * /dev/shm */
 	double emulate_net_bw;	 /* > 0: a fetch takes at least bytes / this (bytes/s) */
 	double max_idle_sleep;	 /* longest sleep of an idle rank, s; 0: 1e-3 */
 	volatile int *cancel;	 /* set non-zero (a signal handler, say) to stop */
