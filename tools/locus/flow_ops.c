@@ -257,32 +257,37 @@ static int by_start(const void *x, const void *y, void *plan)
 	return sa < sb ? -1 : sa > sb ? 1 : (a > b) - (a < b);
 }
 
-/* The journal a dry run is given, read (never made nor locked): *state 0
- * when none is asked, 1 when it is missing or empty, 2 when read into *j. */
+/* The journal at `path`, read and checked against g (never made nor
+ * locked): *found 0 when there is none, else 1 (*j empty when the file
+ * is). 0, or the error reading or parsing it. */
+static int read_journal(const char *path, const struct locus_graph *g,
+			struct locus_flow_journal *j, int *found, struct locus_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = locus_read_file(&text, &len, path, err);
+	*found = rc != LOCUS_ENOENT;
+	if (rc == LOCUS_ENOENT) {
+		locus_error_clear(err);
+		return 0;
+	}
+	if (!rc && len)
+		rc = locus_flow_journal_parse(j, g, text, len, path, err);
+	free(text);
+	return rc;
+}
+
+/* The journal a dry run is given: *state 0 when none is asked, 1 when it
+ * is missing or empty, 2 when read into *j. */
 static int dry_journal(const struct flow_args *a, const struct locus_graph *g,
 		       struct locus_flow_journal *j, int *state, struct locus_error *err)
 {
+	int found = 0;
 	*state = 0;
 	if (!a->journal)
 		return 0;
-	*state = 1;
-	FILE *fp = fopen(a->journal, "rb");
-	if (!fp)
-		return 0;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-	char chunk[65536];
-	size_t k;
-	while (mem && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		fwrite(chunk, 1, k, mem);
-	if (mem)
-		fclose(mem);
-	fclose(fp);
-	int rc = 0;
-	if (text && len && !(rc = locus_flow_journal_parse(j, g, text, len, a->journal, err)))
-		*state = 2;
-	free(text);
+	int rc = read_journal(a->journal, g, j, &found, err);
+	*state = !rc && found && j->done ? 2 : 1;
 	return rc;
 }
 
@@ -508,37 +513,18 @@ int flow_clean(struct flow_args *a)
 	/* The journal: this workflow's, or left alone (and so is all else). */
 	int journal = 0;
 	if (a->journal) {
-		FILE *fp = fopen(a->journal, "rb");
-		if (!fp && errno != ENOENT) {
-			fprintf(stderr, "locus flow clean: cannot read the journal %s: %s\n",
-				a->journal, strerror(errno));
+		struct locus_flow_journal j = {0};
+		int found = 0;
+		if (read_journal(a->journal, g, &j, &found, &err)) {
+			char msg[1024];
+			fprintf(stderr,
+				"locus flow clean: refusing to remove %s, which is not a journal of "
+				"%s (%s); nothing removed\n",
+				a->journal, a->workflow, locus_error_format(&err, msg, sizeof msg));
 			status = CLI_EXIT_FAIL;
-		} else if (fp) {
-			char *text = NULL;
-			size_t len = 0;
-			FILE *mem = open_memstream(&text, &len);
-			char chunk[65536];
-			size_t k;
-			while (mem && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
-				fwrite(chunk, 1, k, mem);
-			if (mem)
-				fclose(mem);
-			fclose(fp);
-			struct locus_flow_journal j = {0};
-			if (!text || (len && locus_flow_journal_parse(&j, g, text, len, a->journal,
-								      &err))) {
-				char msg[1024];
-				fprintf(stderr,
-					"locus flow clean: refusing to remove %s, which is not a "
-					"journal of %s (%s); nothing removed\n",
-					a->journal, a->workflow,
-					locus_error_format(&err, msg, sizeof msg));
-				status = CLI_EXIT_FAIL;
-			}
-			locus_flow_journal_fini(&j);
-			free(text);
-			journal = !status;
 		}
+		locus_flow_journal_fini(&j);
+		journal = found && !status;
 	}
 	/* Every file the workflow makes, checked before any goes. */
 	size_t made = 0, absent = 0;
