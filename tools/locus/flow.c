@@ -368,7 +368,8 @@ static const struct cli_opt platform_opts[] = {
      "nodes of their own (default: one per 63 worker\n"
      "nodes, the paper's 1:63)"},
     {"net-bw", O_NET_BW, CLI_BANDWIDTH, AT(net_bw), "BW",
-     "each node's network interface (default 425MB)"},
+     "each node's network interface (default 125MB,\n"
+     "the library's; preset:bgp has 425MB)"},
     {"disk-bw", O_DISK_BW, CLI_BANDWIDTH, AT(disk_bw), "BW",
      "each node's local storage bandwidth (default 1GB)"},
     {"storage", O_STORAGE, CLI_SIZE, AT(storage), "SIZE",
@@ -856,7 +857,7 @@ static int make_platform(struct locus_platform **out, const struct flow_args *a,
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		struct locus_node *nd = &(*out)->nodes[i];
-		nd->net_bw = a->net_bw ? (double)a->net_bw : 425e6;
+		nd->net_bw = a->net_bw ? (double)a->net_bw : LOCUS_DEFAULT_NET_BW;
 		nd->disk_bw = a->disk_bw ? (double)a->disk_bw : 1e9;
 		nd->storage = (double)a->storage;
 	}
