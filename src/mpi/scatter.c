@@ -749,6 +749,182 @@ static struct locus_divisible_run *assemble(struct run *r, const double *send_st
 	return run;
 }
 
+/* Rank 0 opens the input and learns its size (a regular file's); the
+ * piece size comes from LOCUS_SCATTER_PIECE when it is in range. */
+static int open_input(struct run *r, const char *input, int *fd)
+{
+	struct stat st;
+	int rc = 0;
+	if (!input)
+		rc = locus__err(r->err, LOCUS_EINVAL, NULL, 0, 0, "no input file");
+	else if ((*fd = open(input, O_RDONLY | O_CLOEXEC)) < 0)
+		rc = locus__err(r->err, errno == ENOENT ? LOCUS_ENOENT : LOCUS_EIO, NULL, 0, 0,
+				"cannot open %s: %s", input, strerror(errno));
+	else if (fstat(*fd, &st) != 0)
+		rc = locus__err(r->err, LOCUS_EIO, NULL, 0, 0, "cannot stat %s: %s", input,
+				strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = locus__err(r->err, LOCUS_EINVAL, NULL, 0, 0,
+				"%s is not a regular file (its size must be known)", input);
+	else
+		r->file_size = (uint64_t)st.st_size;
+	const char *env = getenv("LOCUS_SCATTER_PIECE");
+	uint64_t v;
+	r->piece = PIECE_MAX;
+	if (env && !locus__parse_size(env, &v) && v > 0 && v < PIECE_MAX)
+		r->piece = (size_t)v;
+	return rc;
+}
+
+/* The master's buffers: the largest group's chunks and pieces, and what
+ * it keeps by worker and by chunk (times: 3 a chunk, gathered). */
+static int master_alloc(struct run *r, struct master_bufs *mb, double **all)
+{
+	size_t maxlen = 0, np = 0, nw = r->plan->n_workers;
+	for (size_t q = 0, g; q < r->n; q = g) {
+		uint64_t sum = 0;
+		size_t n = 0;
+		for (g = q; g < r->n && r->c[g].round == r->c[q].round &&
+			    r->c[g].group == r->c[q].group;
+		     g++) {
+			sum += r->c[g].len;
+			n += pieces(r, r->c[g].len);
+		}
+		if (sum > maxlen)
+			maxlen = (size_t)sum;
+		if (n > np)
+			np = n;
+	}
+	mb->data = malloc(maxlen ? maxlen : 1);
+	mb->req = locus__calloc(np + 1, sizeof *mb->req);
+	mb->sent = locus__calloc(nw + 1, sizeof *mb->sent);
+	mb->final = locus__calloc(nw + 1, sizeof *mb->final);
+	mb->final_req = locus__calloc(nw + 1, sizeof *mb->final_req);
+	mb->send_start = locus__calloc(r->n + 1, sizeof *mb->send_start);
+	*all = locus__calloc(3 * r->n + 1, sizeof **all);
+	if (!mb->data || !mb->req || !mb->sent || !mb->final || !mb->final_req ||
+	    !mb->send_start || !*all)
+		return locus__err(r->err, LOCUS_ENOMEM, NULL, 0, 0,
+				  "out of memory for the input's largest group of chunks "
+				  "(%zu bytes)",
+				  maxlen);
+	return 0;
+}
+
+static void master_free(struct master_bufs *mb)
+{
+	free(mb->data);
+	free(mb->req);
+	free(mb->sent);
+	free(mb->final);
+	free(mb->final_req);
+	free(mb->send_start);
+}
+
+/* A worker's buffers: two of its largest chunks (one arriving while the
+ * other is computed) with their pieces' requests, and its times. */
+struct worker_bufs {
+	char *buf;
+	MPI_Request *reqs;
+	double *times;
+	size_t maxlen, maxp, n_mine;
+};
+
+static int worker_alloc(struct run *r, struct worker_bufs *wb)
+{
+	size_t w = (size_t)r->rank - 1;
+	wb->n_mine = r->mine_at[w + 1] - r->mine_at[w];
+	for (size_t t = r->mine_at[w]; t < r->mine_at[w + 1]; t++) {
+		if (r->c[r->mine[t]].len > wb->maxlen)
+			wb->maxlen = (size_t)r->c[r->mine[t]].len;
+		if (pieces(r, r->c[r->mine[t]].len) > wb->maxp)
+			wb->maxp = pieces(r, r->c[r->mine[t]].len);
+	}
+	wb->buf = wb->maxlen > SIZE_MAX / 2 ? NULL : malloc(wb->maxlen ? 2 * wb->maxlen : 1);
+	wb->reqs = locus__calloc(2 * wb->maxp + 1, sizeof *wb->reqs);
+	wb->times = locus__calloc(3 * wb->n_mine + 1, sizeof *wb->times);
+	if (!wb->buf || !wb->reqs || !wb->times)
+		return locus__err(r->err, LOCUS_ENOMEM, NULL, 0, 0,
+				  "out of memory for two chunks of %zu bytes on rank %d",
+				  wb->maxlen, r->rank);
+	return 0;
+}
+
+/* The computing thread, where MPI allows one (else chunks are computed
+ * between receives, on the rank's own thread). */
+static void comp_start(struct comp *x)
+{
+	int level = MPI_THREAD_SINGLE;
+	MPI_Query_thread(&level);
+	if (level < MPI_THREAD_FUNNELED)
+		return;
+	x->threaded = 1;
+	if (pthread_mutex_init(&x->mu, NULL)) {
+		x->threaded = 0;
+	} else if (pthread_cond_init(&x->cv, NULL)) {
+		pthread_mutex_destroy(&x->mu);
+		x->threaded = 0;
+	} else if (pthread_create(&x->th, NULL, comp_main, x)) {
+		pthread_cond_destroy(&x->cv);
+		pthread_mutex_destroy(&x->mu);
+		x->threaded = 0;
+	}
+}
+
+static void comp_stop(struct comp *x)
+{
+	if (!x->threaded)
+		return;
+	pthread_mutex_lock(&x->mu);
+	x->quit = 1;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	pthread_join(x->th, NULL);
+	pthread_cond_destroy(&x->cv);
+	pthread_mutex_destroy(&x->mu);
+}
+
+/* Every rank's times to rank 0, in each worker's order (all: 3 a chunk). */
+static int gather_times(struct run *r, const struct worker_bufs *wb, double *all)
+{
+	int *counts = NULL, *displs = NULL, rc = 0;
+	if (r->rank == 0) {
+		counts = locus__calloc((size_t)r->size, sizeof *counts);
+		displs = locus__calloc((size_t)r->size, sizeof *displs);
+		if (!counts || !displs)
+			rc = locus__err(r->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		for (int k = 1; !rc && k < r->size; k++) {
+			size_t w = (size_t)k - 1;
+			counts[k] = (int)(3 * (r->mine_at[w + 1] - r->mine_at[w]));
+			displs[k] = (int)(3 * r->mine_at[w]);
+		}
+	}
+	if (!(rc = agree(r, rc)))
+		MPI_Gatherv(wb->times, (int)(3 * wb->n_mine), MPI_DOUBLE, all, counts, displs,
+			    MPI_DOUBLE, 0, r->comm);
+	free(counts);
+	free(displs);
+	return rc;
+}
+
+/* The plan, the ranks and the function, checked on every rank alike. */
+static int check_args(struct run *r, locus_mpi_scatter_fn fn)
+{
+	const struct locus_divisible_plan *plan = r->plan;
+	if (!plan)
+		return locus__err(r->err, LOCUS_EINVAL, NULL, 0, 0, "no plan");
+	if (plan->n_workers != (size_t)r->size - 1)
+		return locus__err(r->err, LOCUS_EINVAL, NULL, 0, 0,
+				  "the plan has %zu worker%s but the job has %d rank%s: it needs "
+				  "%zu (rank 0 is the master, rank i + 1 runs plan worker i)",
+				  plan->n_workers, plan->n_workers == 1 ? "" : "s", r->size,
+				  r->size == 1 ? "" : "s", plan->n_workers + 1);
+	if (r->rank != 0 && !fn)
+		return locus__err(r->err, LOCUS_EINVAL, NULL, 0, 0,
+				  "no function to call on chunks");
+	return 0;
+}
+
 int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, const char *input,
 		      locus_mpi_scatter_fn fn, void *user, struct locus_divisible_run **measured,
 		      struct locus_error *err)
@@ -761,51 +937,18 @@ int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, co
 		*measured = NULL;
 	MPI_Comm_rank(comm, &r.rank);
 	MPI_Comm_size(comm, &r.size);
-	int rc = 0, fd = -1;
-	size_t maxlen = 0, maxp = 0, n_mine = 0;
-	char *buf = NULL;
-	MPI_Request *reqs = NULL;
-	double *times = NULL, *all = NULL;
-	int *counts = NULL, *displs = NULL;
+	int rc, fd = -1;
+	double *all = NULL;
 	struct master_bufs mb = {0};
+	struct worker_bufs wb = {0};
 	struct comp x = {.fn = fn, .user = user};
 
-	/* The plan and the ranks. */
-	if (!plan)
-		rc = locus__err(r.err, LOCUS_EINVAL, NULL, 0, 0, "no plan");
-	else if (plan->n_workers != (size_t)r.size - 1)
-		rc = locus__err(r.err, LOCUS_EINVAL, NULL, 0, 0,
-				"the plan has %zu worker%s but the job has %d rank%s: it needs "
-				"%zu (rank 0 is the master, rank i + 1 runs plan worker i)",
-				plan->n_workers, plan->n_workers == 1 ? "" : "s", r.size,
-				r.size == 1 ? "" : "s", plan->n_workers + 1);
-	else if (r.rank != 0 && !fn)
-		rc = locus__err(r.err, LOCUS_EINVAL, NULL, 0, 0, "no function to call on chunks");
-	if ((rc = agree(&r, rc)))
+	if ((rc = agree(&r, check_args(&r, fn))))
 		return rc;
 
 	/* The input, on rank 0: its size for everyone. */
-	if (r.rank == 0) {
-		struct stat st;
-		if (!input)
-			rc = locus__err(r.err, LOCUS_EINVAL, NULL, 0, 0, "no input file");
-		else if ((fd = open(input, O_RDONLY | O_CLOEXEC)) < 0)
-			rc = locus__err(r.err, errno == ENOENT ? LOCUS_ENOENT : LOCUS_EIO, NULL, 0,
-					0, "cannot open %s: %s", input, strerror(errno));
-		else if (fstat(fd, &st) != 0)
-			rc = locus__err(r.err, LOCUS_EIO, NULL, 0, 0, "cannot stat %s: %s", input,
-					strerror(errno));
-		else if (!S_ISREG(st.st_mode))
-			rc = locus__err(r.err, LOCUS_EINVAL, NULL, 0, 0,
-					"%s is not a regular file (its size must be known)", input);
-		else
-			r.file_size = (uint64_t)st.st_size;
-		const char *env = getenv("LOCUS_SCATTER_PIECE");
-		uint64_t v;
-		r.piece = PIECE_MAX;
-		if (env && !locus__parse_size(env, &v) && v > 0 && v < PIECE_MAX)
-			r.piece = (size_t)v;
-	}
+	if (r.rank == 0)
+		rc = open_input(&r, input, &fd);
 	uint64_t shared[2] = {r.file_size, r.piece};
 	MPI_Bcast(shared, 2, MPI_UINT64_T, 0, comm);
 	r.file_size = shared[0];
@@ -827,74 +970,11 @@ int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, co
 
 	/* Buffers: the master a group's chunks, a worker two of its own. */
 	if (r.rank == 0) {
-		for (size_t q = 0, g; q < r.n; q = g) {
-			uint64_t sum = 0;
-			for (g = q; g < r.n && r.c[g].round == r.c[q].round &&
-				    r.c[g].group == r.c[q].group;
-			     g++)
-				sum += r.c[g].len;
-			if (sum > maxlen)
-				maxlen = (size_t)sum;
-		}
-		size_t nw = plan->n_workers, np = 0;
-		for (size_t q = 0, g; q < r.n; q = g) {
-			size_t n = 0;
-			for (g = q; g < r.n && r.c[g].round == r.c[q].round &&
-				    r.c[g].group == r.c[q].group;
-			     g++)
-				n += pieces(&r, r.c[g].len);
-			if (n > np)
-				np = n;
-		}
-		mb.data = malloc(maxlen ? maxlen : 1);
-		mb.req = locus__calloc(np + 1, sizeof *mb.req);
-		mb.sent = locus__calloc(nw + 1, sizeof *mb.sent);
-		mb.final = locus__calloc(nw + 1, sizeof *mb.final);
-		mb.final_req = locus__calloc(nw + 1, sizeof *mb.final_req);
-		mb.send_start = locus__calloc(r.n + 1, sizeof *mb.send_start);
-		all = locus__calloc(3 * r.n + 1, sizeof *all);
-		counts = locus__calloc((size_t)r.size, sizeof *counts);
-		displs = locus__calloc((size_t)r.size, sizeof *displs);
-		if (!mb.data || !mb.req || !mb.sent || !mb.final || !mb.final_req ||
-		    !mb.send_start || !all || !counts || !displs)
-			rc = locus__err(r.err, LOCUS_ENOMEM, NULL, 0, 0,
-					"out of memory for the input's largest group of chunks "
-					"(%zu bytes)",
-					maxlen);
+		rc = master_alloc(&r, &mb, &all);
 	} else {
-		size_t w = (size_t)r.rank - 1;
-		n_mine = r.mine_at[w + 1] - r.mine_at[w];
-		for (size_t t = r.mine_at[w]; t < r.mine_at[w + 1]; t++) {
-			if (r.c[r.mine[t]].len > maxlen)
-				maxlen = (size_t)r.c[r.mine[t]].len;
-			if (pieces(&r, r.c[r.mine[t]].len) > maxp)
-				maxp = pieces(&r, r.c[r.mine[t]].len);
-		}
-		if (maxlen > SIZE_MAX / 2)
-			buf = NULL;
-		else
-			buf = malloc(maxlen ? 2 * maxlen : 1);
-		reqs = locus__calloc(2 * maxp + 1, sizeof *reqs);
-		times = locus__calloc(3 * n_mine + 1, sizeof *times);
-		if (!buf || !reqs || !times)
-			rc = locus__err(r.err, LOCUS_ENOMEM, NULL, 0, 0,
-					"out of memory for two chunks of %zu bytes on rank %d",
-					maxlen, r.rank);
-		int level = MPI_THREAD_SINGLE;
-		MPI_Query_thread(&level);
-		if (!rc && level >= MPI_THREAD_FUNNELED) {
-			x.threaded = 1;
-			if (pthread_mutex_init(&x.mu, NULL)) {
-				x.threaded = 0;
-			} else if (pthread_cond_init(&x.cv, NULL)) {
-				pthread_mutex_destroy(&x.mu);
-				x.threaded = 0;
-			} else if (pthread_create(&x.th, NULL, comp_main, &x)) {
-				pthread_cond_destroy(&x.cv);
-				pthread_mutex_destroy(&x.mu);
-				x.threaded = 0;
-			}
-		}
+		rc = worker_alloc(&r, &wb);
+		if (!rc)
+			comp_start(&x);
 	}
 	if ((rc = agree(&r, rc)))
 		goto out;
@@ -904,19 +984,14 @@ int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, co
 	if (r.rank == 0)
 		rc = master(&r, fd, input, &mb);
 	else
-		worker(&r, &x, buf, reqs, maxlen, maxp, times);
+		worker(&r, &x, wb.buf, wb.reqs, wb.maxlen, wb.maxp, wb.times);
 	if (r.rank != 0 && r.fail_key != UINT64_MAX)
 		rc = LOCUS_EINCOMPLETE;
 	rc = agree_failure(&r, rc);
 
-	/* The times, on rank 0, in each worker's order. */
-	if (r.rank == 0)
-		for (int k = 1; k < r.size; k++) {
-			size_t w = (size_t)k - 1;
-			counts[k] = (int)(3 * (r.mine_at[w + 1] - r.mine_at[w]));
-			displs[k] = (int)(3 * r.mine_at[w]);
-		}
-	MPI_Gatherv(times, (int)(3 * n_mine), MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, comm);
+	int grc = gather_times(&r, &wb, all);
+	if (!rc)
+		rc = grc;
 	if (!rc) {
 		int mem = 0;
 		if (r.rank == 0 && measured && !(*measured = assemble(&r, mb.send_start, all)))
@@ -926,29 +1001,14 @@ int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, co
 	}
 
 out:
-	if (x.threaded) {
-		pthread_mutex_lock(&x.mu);
-		x.quit = 1;
-		pthread_cond_broadcast(&x.cv);
-		pthread_mutex_unlock(&x.mu);
-		pthread_join(x.th, NULL);
-		pthread_cond_destroy(&x.cv);
-		pthread_mutex_destroy(&x.mu);
-	}
+	comp_stop(&x);
 	if (fd >= 0)
 		close(fd);
-	free(buf);
-	free(reqs);
-	free(mb.data);
-	free(mb.req);
-	free(mb.sent);
-	free(mb.final);
-	free(mb.final_req);
-	free(mb.send_start);
-	free(times);
+	free(wb.buf);
+	free(wb.reqs);
+	free(wb.times);
+	master_free(&mb);
 	free(all);
-	free(counts);
-	free(displs);
 	free(r.c);
 	free(r.mine);
 	free(r.mine_at);
