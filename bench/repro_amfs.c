@@ -278,6 +278,65 @@ static void put_ratio(double v, double paper)
 		printf(" %6.3f (%s%.3g) |", v, "paper ", paper);
 }
 
+#define MAX_RUNS 16
+
+/* Fig. 10's chart: each configuration's ratios to the first's (Staging),
+ * the stages along x. */
+static void fig10_chart(const struct run *runs, size_t n_runs, double (*t)[N_FIG10 + 2])
+{
+	double xs[N_FIG10 + 2], ys[MAX_RUNS][N_FIG10 + 2];
+	struct locus_series se[MAX_RUNS];
+	for (size_t k = 0; k < N_FIG10 + 2; k++)
+		xs[k] = (double)(k + 1);
+	size_t ns = 0;
+	for (size_t i = 1; i < n_runs; i++) {
+		for (size_t k = 0; k < N_FIG10 + 2; k++)
+			ys[i][k] = t[i][k] / t[0][k];
+		se[ns++] = (struct locus_series){
+		    .label = runs[i].label, .n = N_FIG10 + 2, .x = xs, .y = ys[i]};
+	}
+	static const char *const names[] = {"mProject",	   "mImgtbl",  "mDiffFit", "mConcatFit",
+					    "mBackground", "Sum_Para", "Sum_All"};
+	struct locus_chart c = {.title = "Montage 6x6 on 512 cores: time over Staging's (Fig. 10)",
+				.subtitle = "below 1: faster than Staging",
+				.x_label = "stage",
+				.y_label = "time / Staging's",
+				.y_log10 = 1,
+				.series = se,
+				.n_series = ns,
+				.x_names = names,
+				.n_x_names = N_FIG10 + 2};
+	repro_save(&c, out_dir, "amfs-fig10.svg");
+}
+
+/* Table VII: the gather stages' input, execute and output times under
+ * Staging (res[0]) and the collective gather (res[3]). */
+static void table7(struct locus_result *const *res, const struct locus_graph *g)
+{
+	struct phase ph[MAX_PHASES];
+	size_t n;
+	printf("## The gather stages (Table VII)\n\n");
+	printf("Seconds: input from the task being ready (its last input written) to the "
+	       "end of its reading (the gather, the task's dispatch, its copies), "
+	       "execute, output (writing it); the paper's in parentheses.\n\n");
+	printf("| stage | input | execute | output |\n|---|---|---|---|\n");
+	static const double paper[4][3] = {
+	    {14.74, 0.43, 0.07}, {44.64, 28.49, 0.1}, {3.29, 0.42, 0.07}, {5.97, 27.08, 0.11}};
+	const size_t which[2] = {0, 3};
+	for (size_t w = 0; w < 2; w++) {
+		n = phases(res[which[w]], g, ph);
+		for (int s = 0; s < 2; s++) {
+			const struct phase *p =
+			    phase_find(ph, n, s == 0 ? "mImgtbl" : "mConcatFit");
+			const double *pp = paper[2 * w + (size_t)s];
+			printf("| %s (%s) | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) |\n", p->name,
+			       w == 0 ? "GPFS: staging" : "collective gather", p->input, pp[0],
+			       p->execute, pp[1], p->output > 0 ? p->output : 0, pp[2]);
+		}
+	}
+	printf("\n");
+}
+
 static void exp_montage(int with_table7)
 {
 	struct locus_graph *g = montage(1319);
@@ -329,6 +388,7 @@ static void exp_montage(int with_table7)
 					  {"auto", NULL},     {"taskvine", NULL},
 					  {"dask", NULL}};
 #define N_RUNS (sizeof runs / sizeof runs[0])
+	_Static_assert(N_RUNS <= MAX_RUNS, "fig10_chart draws at most MAX_RUNS runs");
 	double t[N_RUNS][N_FIG10 + 2];
 	struct locus_result *res[N_RUNS];
 	for (size_t i = 0; i < N_RUNS; i++) {
@@ -380,54 +440,10 @@ static void exp_montage(int with_table7)
 	       "0.168, a decrease of 83.2 %%).\n\n",
 	       t[3][N_FIG10 + 1] / t[5][N_FIG10 + 1]);
 
-	/* A chart: each configuration's ratios, the stages along x. */
-	double xs[N_FIG10 + 2], ys[N_RUNS][N_FIG10 + 2];
-	struct locus_series se[N_RUNS];
-	for (size_t k = 0; k < N_FIG10 + 2; k++)
-		xs[k] = (double)(k + 1);
-	size_t ns = 0;
-	for (size_t i = 1; i < N_RUNS; i++) {
-		for (size_t k = 0; k < N_FIG10 + 2; k++)
-			ys[i][k] = t[i][k] / t[0][k];
-		se[ns++] = (struct locus_series){
-		    .label = runs[i].label, .n = N_FIG10 + 2, .x = xs, .y = ys[i]};
-	}
-	static const char *const names[] = {"mProject",	   "mImgtbl",  "mDiffFit", "mConcatFit",
-					    "mBackground", "Sum_Para", "Sum_All"};
-	struct locus_chart c = {.title = "Montage 6x6 on 512 cores: time over Staging's (Fig. 10)",
-				.subtitle = "below 1: faster than Staging",
-				.x_label = "stage",
-				.y_label = "time / Staging's",
-				.y_log10 = 1,
-				.series = se,
-				.n_series = ns,
-				.x_names = names,
-				.n_x_names = N_FIG10 + 2};
-	repro_save(&c, out_dir, "amfs-fig10.svg");
+	fig10_chart(runs, N_RUNS, t);
 
-	if (with_table7) {
-		printf("## The gather stages (Table VII)\n\n");
-		printf("Seconds: input from the task being ready (its last input written) to the "
-		       "end of its reading (the gather, the task's dispatch, its copies), "
-		       "execute, output (writing it); the paper's in parentheses.\n\n");
-		printf("| stage | input | execute | output |\n|---|---|---|---|\n");
-		static const double paper[4][3] = {
-		    {14.74, 0.43, 0.07}, {44.64, 28.49, 0.1}, {3.29, 0.42, 0.07}, {5.97, 27.08, 0.11}};
-		const size_t which[2] = {0, 3};
-		for (size_t w = 0; w < 2; w++) {
-			n = phases(res[which[w]], g, ph);
-			for (int s = 0; s < 2; s++) {
-				const struct phase *p =
-				    phase_find(ph, n, s == 0 ? "mImgtbl" : "mConcatFit");
-				const double *pp = paper[2 * w + (size_t)s];
-				printf("| %s (%s) | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) |\n",
-				       p->name, w == 0 ? "GPFS: staging" : "collective gather",
-				       p->input, pp[0], p->execute, pp[1],
-				       p->output > 0 ? p->output : 0, pp[2]);
-			}
-		}
-		printf("\n");
-	}
+	if (with_table7)
+		table7(res, g);
 	for (size_t i = 0; i < N_RUNS; i++)
 		locus_result_destroy(res[i]);
 #undef N_RUNS

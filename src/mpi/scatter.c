@@ -784,8 +784,8 @@ static int master_alloc(struct run *r, struct master_bufs *mb, double **all)
 	for (size_t q = 0, g; q < r->n; q = g) {
 		uint64_t sum = 0;
 		size_t n = 0;
-		for (g = q; g < r->n && r->c[g].round == r->c[q].round &&
-			    r->c[g].group == r->c[q].group;
+		for (g = q;
+		     g < r->n && r->c[g].round == r->c[q].round && r->c[g].group == r->c[q].group;
 		     g++) {
 			sum += r->c[g].len;
 			n += pieces(r, r->c[g].len);
@@ -802,8 +802,8 @@ static int master_alloc(struct run *r, struct master_bufs *mb, double **all)
 	mb->final_req = locus__calloc(nw + 1, sizeof *mb->final_req);
 	mb->send_start = locus__calloc(r->n + 1, sizeof *mb->send_start);
 	*all = locus__calloc(3 * r->n + 1, sizeof **all);
-	if (!mb->data || !mb->req || !mb->sent || !mb->final || !mb->final_req ||
-	    !mb->send_start || !*all)
+	if (!mb->data || !mb->req || !mb->sent || !mb->final || !mb->final_req || !mb->send_start ||
+	    !*all)
 		return locus__err(r->err, LOCUS_ENOMEM, NULL, 0, 0,
 				  "out of memory for the input's largest group of chunks "
 				  "(%zu bytes)",

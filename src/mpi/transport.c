@@ -246,6 +246,48 @@ void locus__rt_local_fail(struct flow *f, int code, const char *fmt, ...)
 
 /* ---- the loop --------------------------------------------------------------------- */
 
+/* A copy's end, for the policy that asked it. */
+static void take_copied(struct flow *f, const struct copied *c)
+{
+	struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
+				 .proc = c->req_proc,
+				 .transfer = {.object = c->first,
+					      .from = c->from,
+					      .to = c->to,
+					      .ok = c->ok,
+					      .tag = c->tag,
+					      .n = c->n}};
+	locus__rt_deliver(f, &ev);
+}
+
+/* At rank 0: a file a node held is gone; the run ends for another round. */
+static void take_lost(struct flow *f, const struct repl *l)
+{
+	if (l->object >= f->g->n_objects || l->place >= f->plat->n_nodes)
+		return;
+	char msg[sizeof f->end_msg];
+	locus__rt_fmt(msg, sizeof msg,
+		      "file %s was lost from node %s (gone, or not as it was made)",
+		      locus__rt_obj_name(f, l->object), f->plat->nodes[l->place].name);
+	f->st->lost++;
+	locus__rt_finish(f, ROUND_AGAIN, msg);
+}
+
+/* At a task's home worker: an attempt it sent elsewhere came back. */
+static void take_retried(struct flow *f, const struct retried *r)
+{
+	if (f->worker == NONE || r->task >= f->g->n_tasks || r->worker >= f->n_workers ||
+	    r->node >= f->plat->n_nodes)
+		return;
+	f->ran[r->task] = (struct ran){r->node, r->worker, r->start, r->read_end, r->compute_end};
+	char why[WHY_MAX];
+	locus__rt_fmt(why, sizeof why, "%.*s", (int)sizeof r->why, r->why);
+	locus__exec_came_back(&f->x, f->worker, r->task, r->attempt, r->worker, r->ok, why,
+			      locus__rt_now_of(f));
+}
+
+static int handle_batch(struct flow *f, int src, const char *buf, size_t n);
+
 /* Message `tag` of n bytes from rank src. Returns 0 when it was replica
  * updates alone. */
 static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
@@ -268,21 +310,10 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 			locus__rt_take_copy(f, src, q, (const uint32_t *)(const void *)(q + 1));
 		break;
 	}
-	case F_COPIED: {
-		const struct copied *c = (const void *)buf;
-		if (!quiet && n == sizeof *c) {
-			struct locus_event ev = {.kind = LOCUS_EV_TRANSFER,
-						 .proc = c->req_proc,
-						 .transfer = {.object = c->first,
-							      .from = c->from,
-							      .to = c->to,
-							      .ok = c->ok,
-							      .tag = c->tag,
-							      .n = c->n}};
-			locus__rt_deliver(f, &ev);
-		}
+	case F_COPIED:
+		if (!quiet && n == sizeof(struct copied))
+			take_copied(f, (const struct copied *)(const void *)buf);
 		break;
-	}
 	case F_FETCH:
 		if (!quiet && n == sizeof(struct fetchreq))
 			locus__rt_take_fetch(f, src, (const struct fetchreq *)(const void *)buf);
@@ -327,20 +358,10 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 			locus__rt_fmt(f->end_msg, sizeof f->end_msg, "%s", m->message);
 		}
 		break;
-	case F_LOST: {
-		const struct repl *l = (const void *)buf;
-		if (f->rank == 0 && n == sizeof *l && l->object < f->g->n_objects &&
-		    l->place < f->plat->n_nodes && !f->finishing) {
-			char msg[sizeof f->end_msg];
-			locus__rt_fmt(msg, sizeof msg,
-				      "file %s was lost from node %s (gone, or not as it was made)",
-				      locus__rt_obj_name(f, l->object),
-				      f->plat->nodes[l->place].name);
-			f->st->lost++;
-			locus__rt_finish(f, ROUND_AGAIN, msg);
-		}
+	case F_LOST:
+		if (f->rank == 0 && n == sizeof(struct repl) && !f->finishing)
+			take_lost(f, (const struct repl *)(const void *)buf);
 		break;
-	}
 	case F_RETRY: {
 		const struct retry *q = (const void *)buf;
 		if (!quiet && n == sizeof *q && f->worker != NONE && q->task < f->g->n_tasks &&
@@ -349,19 +370,10 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 					       locus__rt_now_of(f));
 		break;
 	}
-	case F_RETRIED: {
-		const struct retried *r = (const void *)buf;
-		if (quiet || n != sizeof *r || f->worker == NONE || r->task >= f->g->n_tasks ||
-		    r->worker >= f->n_workers || r->node >= f->plat->n_nodes)
-			break;
-		f->ran[r->task] =
-		    (struct ran){r->node, r->worker, r->start, r->read_end, r->compute_end};
-		char why[WHY_MAX];
-		locus__rt_fmt(why, sizeof why, "%.*s", (int)sizeof r->why, r->why);
-		locus__exec_came_back(&f->x, f->worker, r->task, r->attempt, r->worker, r->ok, why,
-				      locus__rt_now_of(f));
+	case F_RETRIED:
+		if (!quiet && n == sizeof(struct retried))
+			take_retried(f, (const struct retried *)(const void *)buf);
 		break;
-	}
 	case F_CANCEL: {
 		const struct retry *q = (const void *)buf;
 		if (!quiet && n == sizeof *q && q->task < f->g->n_tasks)
@@ -401,16 +413,23 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 		break;
 	}
 	case F_BATCH:
-		work = 0;
-		for (size_t at = 0; at + sizeof(struct bhead) <= n;) {
-			const struct bhead *h = (const void *)(buf + at);
-			at += sizeof *h;
-			if (h->tag == F_BATCH || h->len > n - at)
-				break;
-			work |= handle(f, src, (int)h->tag, buf + at, h->len);
-			at += h->len + (8 - h->len % 8) % 8;
-		}
+		work = handle_batch(f, src, buf, n);
 		break;
+	}
+	return work;
+}
+
+/* A batch: messages each after its header, 8-byte aligned. */
+static int handle_batch(struct flow *f, int src, const char *buf, size_t n)
+{
+	int work = 0;
+	for (size_t at = 0; at + sizeof(struct bhead) <= n;) {
+		const struct bhead *h = (const void *)(buf + at);
+		at += sizeof *h;
+		if (h->tag == F_BATCH || h->len > n - at)
+			break;
+		work |= handle(f, src, (int)h->tag, buf + at, h->len);
+		at += h->len + (8 - h->len % 8) % 8;
 	}
 	return work;
 }
