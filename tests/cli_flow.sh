@@ -263,7 +263,7 @@ else
 		cp notes.txt notes.ref
 		run "not-a-journal $body" 1 "$locus" flow run Makeflow "${R[@]}" --journal notes.txt \
 			--local "$tmp/hr/jl" &&
-			expect not-a-journal 'notes.txt:1:1: expected "locus-flow-journal 1' "$err"
+			expect not-a-journal 'notes.txt:1:1: expected "locus-journal 2' "$err"
 		cmp -s notes.txt notes.ref && ok || fail "not-a-journal \"$body\": the file was changed"
 	done
 	[ ! -e out.txt ] && ok || fail "a refused journal: the run went on"

@@ -64,7 +64,7 @@ run dry-missing 1 "$locus" flow run wf/Makeflow --dry-run -np 3 &&
 mv in.away wf/in.txt
 before=$(snapshot wf)
 run dry-notes 1 "$locus" flow run wf/Makeflow --dry-run --journal wf/notes.txt &&
-	expect dry-notes 'notes.txt:1:1: expected "locus-flow-journal 1"' "$err"
+	expect dry-notes 'notes.txt:1:1: expected "locus-journal 2"' "$err"
 [ "$(snapshot wf)" = "$before" ] && ok || fail "a failed dry run changed the directory"
 run dry-out 2 "$locus" flow run wf/Makeflow --dry-run --out r.json &&
 	expect dry-out 'a dry run writes nothing' "$err"
@@ -86,7 +86,7 @@ run clean-again 0 "$locus" flow clean wf/Makeflow && expect clean-again 'removed
 # directory.
 echo made >wf/out.txt
 run clean-notes 1 "$locus" flow clean wf/Makeflow --journal wf/notes.txt &&
-	expect clean-notes 'refusing to remove wf/notes.txt, which is not a journal of wf/Makeflow \(.*expected "locus-flow-journal 1"' "$err"
+	expect clean-notes 'refusing to remove wf/notes.txt, which is not a journal of wf/Makeflow \(.*expected "locus-journal 2"' "$err"
 printf 'locus-flow-journal 1\t9\t9\n' >other.j
 run clean-other 1 "$locus" flow clean wf/Makeflow --journal other.j &&
 	expect clean-other 'refusing to remove other.j, which is not a journal of wf/Makeflow' "$err"

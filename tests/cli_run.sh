@@ -101,16 +101,16 @@ pid=$!
 for _ in $(seq 1 100); do [ -s log ] && [ "$(wc -l <log)" -ge 8 ] && break; sleep 0.05; done
 kill -TERM $pid
 wait $pid
-first=$(grep -c '^done ' j.txt)
+first=$(grep -c '^chunk[[:blank:]]' j.txt)
 [ "$first" -ge 8 ] && [ "$first" -lt "$n" ] && ok || fail "first run journalled $first of $n chunks"
 cp log log1
 run resume 0 "$locus" run -np 5 -K 4 --store st -q --journal j.txt -- sh -c \
 	'sleep 0.3; echo "$LOCUS_CHUNK_INDEX" >> log' sh {} &&
 	expect resume "$first done before \(journal\)" "$out"
-[ "$(grep -c '^done ' j.txt)" -eq "$n" ] && ok || fail "journal holds $(grep -c '^done ' j.txt) chunks"
+[ "$(grep -c '^chunk[[:blank:]]' j.txt)" -eq "$n" ] && ok || fail "journal holds $(grep -c '^chunk[[:blank:]]' j.txt) chunks"
 [ "$(sort -n log | uniq | wc -l)" -eq "$n" ] && ok || fail "not every chunk ran"
 # Chunks the first run journalled did not run in the second.
-journalled=$(grep '^done ' j.txt | head -n "$first" | awk '{print $2}' | sort)
+journalled=$(grep '^chunk[[:blank:]]' j.txt | head -n "$first" | cut -f 2 | sort)
 again=$(tail -n +$(($(wc -l <log1) + 1)) log | sort)
 [ -z "$(comm -12 <(echo "$journalled") <(echo "$again"))" ] && ok || fail "journalled chunks ran again"
 run resume-done 0 "$locus" run -np 5 -K 4 --store st -q --journal j.txt -- false &&

@@ -1079,8 +1079,8 @@ TEST(journal)
 	CHECK_EQ_INT(j.bytes[cd], 7);
 	CHECK(j.sum[cd] == 0xdeadbeefu);
 	locus_flow_journal_fini(&j);
-	/* The node's name as written, the escape undone. */
-	const char *node = "locus-flow-journal 1\t2\t3\nfile\tb\t0\t-\tn\\\\1\n";
+	/* The node's name as written, the escape undone; version 2's head. */
+	const char *node = "locus-journal 2\tworkflow\t2\t3\nfile\tb\t0\t-\tn\\\\1\n";
 	CHECK_EQ_INT(locus_flow_journal_parse(&j, g, node, strlen(node), "j", &err), 0);
 	CHECK_EQ_STR(j.place[b], "n\\1");
 	CHECK_EQ_INT(j.sum[b], 0);
@@ -1092,15 +1092,18 @@ TEST(journal)
 		long line, column;
 		const char *says;
 	} cases[] = {
-	    {"", LOCUS_EPARSE, 1, 1, "locus-flow-journal 1"},
+	    {"", LOCUS_EPARSE, 1, 1, "locus-journal 2"},
 	    {"locus-flow-journal 1\t3\t3\n", LOCUS_EPARSE, 1, 1, "2 tasks and 3 files"},
-	    {"locus-flow-journal 2\t2\t3\n", LOCUS_EPARSE, 1, 1, "got \"locus-flow-journal 2"},
+	    {"locus-flow-journal 2\t2\t3\n", LOCUS_EPARSE, 1, 1, "expected \"locus-journal 2\""},
+	    {"locus-journal 2\tchunks\n", LOCUS_EPARSE, 1, 1, "a run of chunks"},
+	    {"locus-journal 2\tworkflow\t2\t4\n", LOCUS_EPARSE, 1, 1, "2 tasks and 3 files"},
+	    {"locus-journal 9\tworkflow\t2\t3\n", LOCUS_EPARSE, 1, 15, "version 9"},
 	    {"locus-flow-journal 1\t2\t3\ntask\tz\tn\n", LOCUS_EINVAL, 2, 6, "no task \"z\""},
 	    {"locus-flow-journal 1\t2\t3\nfile\tz\t1\t-\tn\n", LOCUS_EINVAL, 2, 6, "no file \"z\""},
-	    {"locus-flow-journal 1\t2\t3\nfile\tb\t-1\t-\tn\n", LOCUS_EPARSE, 2, 1, "size in bytes"},
-	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1x\t-\tn\n", LOCUS_EPARSE, 2, 1, "size in bytes"},
-	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\tzz\tn\n", LOCUS_EPARSE, 2, 1, "checksum"},
-	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\t-\t\n", LOCUS_EPARSE, 2, 1, ":shared"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t-1\t-\tn\n", LOCUS_EPARSE, 2, 8, "size in bytes"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1x\t-\tn\n", LOCUS_EPARSE, 2, 8, "size in bytes"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\tzz\tn\n", LOCUS_EPARSE, 2, 10, "checksum"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\t-\t\n", LOCUS_EPARSE, 2, 12, ":shared"},
 	    {"locus-flow-journal 1\t2\t3\ntask\tb\n", LOCUS_EPARSE, 2, 1, "task NAME NODE"},
 	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\t-\tn\textra\n", LOCUS_EPARSE, 2, 1,
 	     "file NAME BYTES SUM PLACE"},

@@ -1,13 +1,14 @@
 /*
  * The journal of a workflow run (locus_flow_journal_parse;
- * docs/formats.md, "Flow journal"): which tasks finished and where their
- * outputs were kept.
+ * docs/formats.md, "Journal"; core/journal.h reads its lines): which
+ * tasks finished and where their outputs were kept.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/journal.h"
 #include "locus/flow.h"
 
 void locus_flow_journal_fini(struct locus_flow_journal *j)
@@ -23,21 +24,6 @@ void locus_flow_journal_fini(struct locus_flow_journal *j)
 	memset(j, 0, sizeof *j);
 }
 
-/* Undoes the escapes of a name (\t, \n, \\) in place. */
-static void unescape(char *s)
-{
-	size_t k = 0;
-	for (size_t i = 0; s[i]; i++) {
-		if (s[i] == '\\' && s[i + 1]) {
-			i++;
-			s[k++] = s[i] == 't' ? '\t' : s[i] == 'n' ? '\n' : s[i];
-		} else {
-			s[k++] = s[i];
-		}
-	}
-	s[k] = 0;
-}
-
 static int parse_u64(const char *s, int base, uint64_t *out)
 {
 	if (!*s)
@@ -48,6 +34,86 @@ static int parse_u64(const char *s, int base, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+struct parse {
+	struct locus_flow_journal *j;
+	const struct locus_graph *g;
+	const char *name;
+	const struct locus__journal_head *h; /* read before the first record */
+	int head_ok;
+};
+
+/* The head names a workflow of g's size: another kind or size is refused
+ * there, before any of its records. */
+static int check_head(struct parse *p, struct locus_error *err)
+{
+	const struct locus__journal_head *h = p->h;
+	if (p->head_ok)
+		return 0;
+	if (h->kind != LOCUS__JOURNAL_WORKFLOW || h->tasks != p->g->n_tasks ||
+	    h->files != p->g->n_objects)
+		return locus__err(err, LOCUS_EPARSE, p->name, 1, 1,
+				  "expected the journal of a workflow of %zu tasks and %zu files "
+				  "(this workflow's), got that of %s",
+				  p->g->n_tasks, p->g->n_objects,
+				  h->kind != LOCUS__JOURNAL_WORKFLOW ? "a run of chunks (locus run)"
+								     : "another workflow");
+	p->head_ok = 1;
+	return 0;
+}
+
+/* "file NAME BYTES SUM PLACE": a later line of a file replaces an earlier. */
+static int take_file(struct parse *p, const struct locus__journal_line *l, struct locus_error *err)
+{
+	long o = locus_graph_find_object(p->g, l->fld[1]);
+	uint64_t b = 0, h = 0;
+	if (o < 0)
+		return locus__err(err, LOCUS_EINVAL, p->name, l->line, l->col[1],
+				  "no file \"%.200s\" in this workflow: the journal is another "
+				  "workflow's",
+				  l->fld[1]);
+	if (parse_u64(l->fld[2], 10, &b))
+		return locus__err(err, LOCUS_EPARSE, p->name, l->line, l->col[2],
+				  "expected a size in bytes, got \"%.40s\"", l->fld[2]);
+	if (strcmp(l->fld[3], "-") && parse_u64(l->fld[3], 16, &h))
+		return locus__err(err, LOCUS_EPARSE, p->name, l->line, l->col[3],
+				  "expected a checksum (hexadecimal) or \"-\", got \"%.40s\"",
+				  l->fld[3]);
+	if (!*l->fld[4])
+		return locus__err(err, LOCUS_EPARSE, p->name, l->line, l->col[4],
+				  "expected the node that kept the file, or :shared");
+	char *place = locus__strdup(l->fld[4]);
+	if (!place)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	free(p->j->place[o]);
+	p->j->place[o] = place;
+	p->j->bytes[o] = b;
+	p->j->sum[o] = h;
+	return 0;
+}
+
+static int take(void *user, const struct locus__journal_line *l, struct locus_error *err)
+{
+	struct parse *p = user;
+	int rc = check_head(p, err);
+	if (rc)
+		return rc;
+	if (!strcmp(l->fld[0], "task") && l->nf == 3) {
+		long t = locus_graph_find_task(p->g, l->fld[1]);
+		if (t < 0)
+			return locus__err(err, LOCUS_EINVAL, p->name, l->line, l->col[1],
+					  "no task \"%.200s\" in this workflow: the journal is "
+					  "another workflow's",
+					  l->fld[1]);
+		p->j->done[t] = 1;
+		return 0;
+	}
+	if (!strcmp(l->fld[0], "file") && l->nf == 5)
+		return take_file(p, l, err);
+	return locus__err(err, LOCUS_EPARSE, p->name, l->line, 1,
+			  "expected \"task NAME NODE\" or \"file NAME BYTES SUM PLACE\" "
+			  "(tab-separated)");
 }
 
 int locus_flow_journal_parse(struct locus_flow_journal *j, const struct locus_graph *g,
@@ -65,96 +131,11 @@ int locus_flow_journal_parse(struct locus_flow_journal *j, const struct locus_gr
 		locus_flow_journal_fini(j);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
-	char head[96];
-	snprintf(head, sizeof head, "locus-flow-journal 1\t%zu\t%zu", g->n_tasks, g->n_objects);
-	size_t pos = 0, n;
-	const char *line;
-	long lineno = 0;
-	int rc = 0;
-	while (!rc && locus__next_line(text, len, &pos, &line, &n)) {
-		lineno++;
-		if (n && line[n - 1] == '\r')
-			n--;
-		char *l = locus__strndup(line, n);
-		if (!l) {
-			rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-			break;
-		}
-		if (memchr(line, 0, n)) {
-			rc = locus__err(err, LOCUS_EPARSE, name, lineno, 1,
-					"expected text, found a NUL byte");
-			free(l);
-			break;
-		}
-		if (lineno == 1) {
-			if (strcmp(l, head))
-				rc = locus__err(err, LOCUS_EPARSE, name, 1, 1,
-						"expected \"locus-flow-journal 1\", %zu tasks and %zu "
-						"files (this workflow's journal), got \"%.60s\"",
-						g->n_tasks, g->n_objects, l);
-			free(l);
-			continue;
-		}
-		char *fld[6] = {0};
-		size_t nf = 0;
-		for (char *p = l; nf < 6;) {
-			fld[nf++] = p;
-			char *tab = strchr(p, '\t');
-			if (!tab)
-				break;
-			*tab = 0;
-			p = tab + 1;
-		}
-		for (size_t i = 0; i < nf; i++)
-			unescape(fld[i]);
-		if (!strcmp(fld[0], "task") && nf == 3) {
-			long t = locus_graph_find_task(g, fld[1]);
-			if (t < 0)
-				rc = locus__err(err, LOCUS_EINVAL, name, lineno, 6,
-						"no task \"%.200s\" in this workflow: the journal is "
-						"another workflow's",
-						fld[1]);
-			else
-				j->done[t] = 1;
-		} else if (!strcmp(fld[0], "file") && nf == 5) {
-			long o = locus_graph_find_object(g, fld[1]);
-			uint64_t b = 0, h = 0;
-			if (o < 0) {
-				rc = locus__err(err, LOCUS_EINVAL, name, lineno, 6,
-						"no file \"%.200s\" in this workflow: the journal is "
-						"another workflow's",
-						fld[1]);
-			} else if (parse_u64(fld[2], 10, &b)) {
-				rc = locus__err(err, LOCUS_EPARSE, name, lineno, 1,
-						"expected a size in bytes, got \"%.40s\"", fld[2]);
-			} else if (strcmp(fld[3], "-") && parse_u64(fld[3], 16, &h)) {
-				rc = locus__err(err, LOCUS_EPARSE, name, lineno, 1,
-						"expected a checksum (hexadecimal) or \"-\", got "
-						"\"%.40s\"",
-						fld[3]);
-			} else if (!*fld[4]) {
-				rc = locus__err(err, LOCUS_EPARSE, name, lineno, 1,
-						"expected the node that kept the file, or :shared");
-			} else {
-				char *p = locus__strdup(fld[4]);
-				if (!p) {
-					rc = locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-				} else {
-					free(j->place[o]);
-					j->place[o] = p;
-					j->bytes[o] = b;
-					j->sum[o] = h;
-				}
-			}
-		} else if (n) {
-			rc = locus__err(err, LOCUS_EPARSE, name, lineno, 1,
-					"expected \"task NAME NODE\" or \"file NAME BYTES SUM "
-					"PLACE\" (tab-separated)");
-		}
-		free(l);
-	}
-	if (!rc && lineno == 0)
-		rc = locus__err(err, LOCUS_EPARSE, name, 1, 1, "expected \"locus-flow-journal 1\"");
+	struct locus__journal_head h;
+	struct parse p = {.j = j, .g = g, .name = name, .h = &h};
+	int rc = locus__journal_read(text, len, name, &h, take, &p, err);
+	if (!rc)
+		rc = check_head(&p, err);
 	if (rc)
 		locus_flow_journal_fini(j);
 	return rc;

@@ -26,6 +26,7 @@
 #include "locus/place.h"
 #include "locus/policy.h"
 #include "locus/workload.h"
+#include "core/journal.h"
 #include "mpi/journal.h"
 #include "mpi/runtime.h"
 
@@ -265,7 +266,7 @@ static int tick(void *user, struct locus_error *err)
 		return locus__err(err, c->journal_failed, NULL, 0, 0, "out of memory");
 	if (!c->journal_buf.len)
 		return 0;
-	int rc = locus__journal_write(c->journal_fd, c->opt->journal, c->journal_buf.data,
+	int rc = locus__journal_append(c->journal_fd, c->opt->journal, c->journal_buf.data,
 				      c->journal_buf.len, err);
 	c->journal_buf.len = 0;
 	return rc;
@@ -459,7 +460,7 @@ static void chunks_fini(struct chunks *c)
 	if (c->journal_fd >= 0) {
 		struct locus_error e = {0};
 		if (c->journal_buf.len) /* a run that failed: what it did stays done */
-			locus__journal_write(c->journal_fd, c->opt->journal, c->journal_buf.data,
+			locus__journal_append(c->journal_fd, c->opt->journal, c->journal_buf.data,
 					     c->journal_buf.len, &e);
 		close(c->journal_fd);
 	}

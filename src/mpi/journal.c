@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "core/journal.h"
 #include "mpi/journal.h"
 
 void locus__journal_recs_free(struct locus__journal_rec *recs, size_t n)
@@ -20,15 +21,33 @@ void locus__journal_recs_free(struct locus__journal_rec *recs, size_t n)
 	free(recs);
 }
 
-/* Reads the next space-ended number of line[*at .. len). */
-static int number(const char *line, size_t len, size_t *at, uint64_t *out)
+/* A record of a run of chunks: "chunk INDEX OFFSET LENGTH DATASET". */
+struct parse {
+	struct locus__journal_rec *r;
+	size_t cap, count;
+	const char *name;
+};
+
+static int take(void *user, const struct locus__journal_line *l, struct locus_error *err)
 {
-	size_t end = *at;
-	while (end < len && line[end] != ' ')
-		end++;
-	if (end >= len || locus__parse_u64(line + *at, end - *at, out))
-		return LOCUS_EPARSE;
-	*at = end + 1;
+	struct parse *p = user;
+	struct locus__journal_rec rec = {.line = l->line};
+	if (strcmp(l->fld[0], "chunk") || l->nf != 5 ||
+	    locus__parse_u64(l->fld[1], strlen(l->fld[1]), &rec.index) ||
+	    locus__parse_u64(l->fld[2], strlen(l->fld[2]), &rec.offset) ||
+	    locus__parse_u64(l->fld[3], strlen(l->fld[3]), &rec.length) || !l->fld[4][0])
+		return locus__err(err, LOCUS_EPARSE, p->name, l->line, 1,
+				  "expected \"chunk INDEX OFFSET LENGTH DATASET\" (tab-separated; "
+				  "version 1: \"done INDEX OFFSET LENGTH DATASET\")");
+	for (const char *c = l->fld[4]; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return locus__err(err, LOCUS_EPARSE, p->name, l->line,
+					  l->col[4] + (long)(c - l->fld[4]),
+					  "a dataset name holds no control characters");
+	if (locus__grow(&p->r, &p->cap, p->count + 1, sizeof *p->r) ||
+	    !(rec.dataset = locus__strdup(l->fld[4])))
+		return locus__err(err, LOCUS_ENOMEM, p->name, 0, 0, "out of memory");
+	p->r[p->count++] = rec;
 	return 0;
 }
 
@@ -36,103 +55,32 @@ int locus__journal_parse(const char *text, size_t len, const char *name,
 			 struct locus__journal_rec **recs, size_t *n, size_t *complete,
 			 struct locus_error *err)
 {
-	struct locus__journal_rec *r = NULL;
-	size_t cap = 0, count = 0, pos = 0, ll;
-	long line_no = 0;
-	const char *line;
-	int rc = 0;
-
+	struct parse p = {.name = name};
+	struct locus__journal_head h;
 	*recs = NULL;
 	*n = 0;
 	/* Only complete lines count: a torn last line is cut off. */
-	size_t end = len;
-	while (end > 0 && text[end - 1] != '\n')
-		end--;
-	*complete = end;
-	while (!rc && locus__next_line(text, end, &pos, &line, &ll)) {
-		line_no++;
-		if (line_no == 1) {
-			uint64_t v;
-			size_t m = sizeof LOCUS_JOURNAL_MAGIC - 1;
-			if (ll <= m + 1 || memcmp(line, LOCUS_JOURNAL_MAGIC " ", m + 1) ||
-			    locus__parse_u64(line + m + 1, ll - m - 1, &v))
-				rc = locus__err(err, LOCUS_EPARSE, name, 1, 1,
-						"expected \"" LOCUS_JOURNAL_MAGIC " %d\"",
-						LOCUS_JOURNAL_VERSION);
-			else if (v != LOCUS_JOURNAL_VERSION)
-				rc = locus__err(err, LOCUS_EPARSE, name, 1, (long)m + 2,
-						"journal version %" PRIu64
-						" is not one this Locus reads (%d)",
-						v, LOCUS_JOURNAL_VERSION);
-			continue;
-		}
-		if (ll == 0 || line[0] == '#')
-			continue;
-		struct locus__journal_rec rec = {.line = line_no};
-		size_t at = 5;
-		if (ll < 6 || memcmp(line, "done ", 5) || number(line, ll, &at, &rec.index) ||
-		    number(line, ll, &at, &rec.offset) || number(line, ll, &at, &rec.length) ||
-		    at >= ll) {
-			rc = locus__err(err, LOCUS_EPARSE, name, line_no, 1,
-					"expected \"done INDEX OFFSET LENGTH DATASET\"");
-			break;
-		}
-		size_t bad = at;
-		while (bad < ll && (unsigned char)line[bad] >= 0x20 && line[bad] != 0x7f)
-			bad++;
-		if (bad < ll) {
-			rc = locus__err(err, LOCUS_EPARSE, name, line_no, (long)bad + 1,
-					"a dataset name holds no control characters");
-			break;
-		}
-		if (locus__grow(&r, &cap, count + 1, sizeof *r) ||
-		    !(rec.dataset = malloc(ll - at + 1))) {
-			rc = locus__err(err, LOCUS_ENOMEM, name, 0, 0, "out of memory");
-			break;
-		}
-		memcpy(rec.dataset, line + at, ll - at);
-		rec.dataset[ll - at] = 0;
-		r[count++] = rec;
-	}
+	*complete = locus__journal_whole(text, len);
+	if (!*complete)
+		return 0;
+	int rc = locus__journal_read(text, *complete, name, &h, take, &p, err);
+	if (!rc && h.kind != LOCUS__JOURNAL_CHUNKS)
+		rc = locus__err(err, LOCUS_EPARSE, name, 1, 1,
+				"this is the journal of a workflow (locus flow run), not of a "
+				"run of chunks");
 	if (rc) {
-		locus__journal_recs_free(r, count);
+		locus__journal_recs_free(p.r, p.count);
 		return rc;
 	}
-	*recs = r;
-	*n = count;
+	*recs = p.r;
+	*n = p.count;
 	return 0;
-}
-
-/* Takes the journal's write lock (fcntl, so that the holder's pid can be
- * named), waiting for it or not. */
-static int lock_journal(int fd, const char *path, int wait, struct locus_error *err)
-{
-	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-	for (;;) {
-		if (fcntl(fd, wait ? F_SETLKW : F_SETLK, &fl) == 0)
-			return 0;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EACCES)
-			return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot lock the journal: %s",
-					  strerror(errno));
-		struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-		if (fcntl(fd, F_GETLK, &who) == 0 && who.l_type == F_UNLCK)
-			continue; /* released meanwhile */
-		return locus__err(err, LOCUS_EEXIST, path, 0, 0,
-				  "the journal is in use by another run (pid %ld); wait for it "
-				  "to end, or run with --wait",
-				  (long)who.l_pid);
-	}
 }
 
 int locus__journal_open(const char *path, int wait, int *fd, struct locus__journal_rec **recs,
 			size_t *n, struct locus_error *err)
 {
-	struct locus__buf text = {0};
-	char buf[65536];
 	size_t complete = 0;
-	ssize_t got;
 	int rc = 0;
 
 	*recs = NULL;
@@ -142,34 +90,27 @@ int locus__journal_open(const char *path, int wait, int *fd, struct locus__journ
 	if (*fd < 0)
 		return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot open the journal: %s",
 				  strerror(errno));
-	if ((rc = lock_journal(*fd, path, wait, err))) {
+	if ((rc = locus__journal_lock(*fd, path, wait, err))) {
 		close(*fd);
 		*fd = -1;
 		return rc;
 	}
-	while ((got = read(*fd, buf, sizeof buf)) > 0)
-		if (locus__buf_append(&text, buf, (size_t)got)) {
-			rc = locus__err(err, LOCUS_ENOMEM, path, 0, 0, "out of memory");
-			break;
-		}
-	if (!rc && got < 0)
-		rc = locus__err(err, LOCUS_EIO, path, 0, 0, "cannot read the journal: %s",
-				strerror(errno));
+	char *text = NULL;
+	size_t len = 0;
+	rc = locus__journal_slurp(*fd, path, &text, &len, err);
 	if (!rc)
-		rc = locus__journal_parse(text.data ? text.data : "", text.len, path, recs, n,
-					  &complete, err);
-	if (!rc && complete != text.len && ftruncate(*fd, (off_t)complete) != 0)
+		rc = locus__journal_parse(text, len, path, recs, n, &complete, err);
+	if (!rc && complete != len && ftruncate(*fd, (off_t)complete) != 0)
 		rc = locus__err(err, LOCUS_EIO, path, 0, 0, "cannot cut the torn last line: %s",
 				strerror(errno));
-	if (!rc && lseek(*fd, 0, SEEK_END) < 0)
-		rc = locus__err(err, LOCUS_EIO, path, 0, 0, "cannot seek: %s", strerror(errno));
 	if (!rc && complete == 0) {
-		char head[64];
-		int m =
-		    snprintf(head, sizeof head, LOCUS_JOURNAL_MAGIC " %d\n", LOCUS_JOURNAL_VERSION);
-		rc = locus__journal_write(*fd, path, head, (size_t)m, err);
+		struct locus__buf head = {0};
+		rc = locus__journal_head_line(&head, LOCUS__JOURNAL_CHUNKS, 0, 0)
+			 ? locus__err(err, LOCUS_ENOMEM, path, 0, 0, "out of memory")
+			 : locus__journal_append(*fd, path, head.data, head.len, err);
+		locus__buf_fini(&head);
 	}
-	locus__buf_fini(&text);
+	free(text);
 	if (rc) {
 		locus__journal_recs_free(*recs, *n);
 		*recs = NULL;
@@ -221,25 +162,9 @@ int locus__journal_match(const struct locus__journal_rec *recs, size_t n, const 
 int locus__journal_format(struct locus__buf *buf, const char *dataset, uint64_t index,
 			  uint64_t offset, uint64_t length)
 {
-	return locus__buf_printf(buf, "done %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n", index,
-				 offset, length, dataset);
-}
-
-int locus__journal_write(int fd, const char *path, const char *data, size_t len,
-			 struct locus_error *err)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return locus__err(err, LOCUS_EIO, path, 0, 0,
-					  "cannot write the journal: %s", strerror(errno));
-		data += w;
-		len -= (size_t)w;
-	}
-	if (fdatasync(fd) != 0)
-		return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot sync the journal: %s",
-				  strerror(errno));
+	if (locus__buf_printf(buf, "chunk\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t", index, offset,
+			      length) ||
+	    locus__journal_escape(buf, dataset) || locus__buf_append(buf, "\n", 1))
+		return LOCUS_ENOMEM;
 	return 0;
 }

@@ -1,15 +1,18 @@
 /*
- * The journal of a real run: one line per finished chunk, appended and
- * synced as chunks finish, so that a run started again with the same
- * journal skips them (docs/formats.md, "Journal").
+ * The journal of a run of chunks (core/journal.h has the format shared
+ * with workflow runs; docs/formats.md, "Journal"): a record a finished
+ * chunk, appended and synced as chunks finish, so that a run started
+ * again with the same journal skips them.
  *
- *   locus-journal 1
- *   done INDEX OFFSET LENGTH DATASET
+ *   locus-journal 2<TAB>chunks
+ *   chunk<TAB>INDEX<TAB>OFFSET<TAB>LENGTH<TAB>DATASET
  *
  * A chunk is named by its dataset, index, offset and length, so a record
  * never matches a chunk whose data moved. A last line without its newline
  * (the run was killed while writing it) is not a record: opening the
- * journal cuts it off. It needs no MPI; the MPI engine's rank 0 keeps it.
+ * journal cuts it off. A version 1 journal ("locus-journal 1", "done
+ * INDEX OFFSET LENGTH DATASET") is read and continued. It needs no MPI;
+ * the runtime's rank 0 keeps it (src/mpi/chunks.c).
  */
 #ifndef LOCUS_MPI_JOURNAL_H
 #define LOCUS_MPI_JOURNAL_H
@@ -19,9 +22,6 @@
 
 #include "locus/dataset.h"
 #include "locus/error.h"
-
-#define LOCUS_JOURNAL_MAGIC   "locus-journal"
-#define LOCUS_JOURNAL_VERSION 1
 
 struct locus__journal_rec {
 	char *dataset;
@@ -58,9 +58,5 @@ int locus__journal_match(const struct locus__journal_rec *recs, size_t n, const 
 struct locus__buf;
 int locus__journal_format(struct locus__buf *buf, const char *dataset, uint64_t index,
 			  uint64_t offset, uint64_t length);
-
-/* Writes `len` bytes to the journal and syncs them to disk. */
-int locus__journal_write(int fd, const char *path, const char *data, size_t len,
-			 struct locus_error *err);
 
 #endif

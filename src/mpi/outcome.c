@@ -4,6 +4,7 @@
  * from every rank.
  */
 #define _GNU_SOURCE
+#include "core/journal.h"
 #include "mpi/runtime.h"
 
 static void journal_task(struct flow *f, const struct rec *r);
@@ -83,35 +84,13 @@ void locus__rt_take_report(struct flow *f, const struct rec *r, size_t len)
 		locus__rt_finish(f, 0, NULL);
 }
 
-/* A name in a journal line: tab, newline and backslash escaped. */
-static void jput(struct locus__buf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		const char *e = *s == '\t'   ? "\\t"
-				: *s == '\n' ? "\\n"
-				: *s == '\\' ? "\\\\"
-					     : NULL;
-		if (e)
-			locus__buf_append(b, e, 2);
-		else
-			locus__buf_append(b, s, 1);
-	}
-}
-
-/* Appends buf[0..len) to the journal, synced: 0, or an errno value, the
- * journal then cut back to where it was (no half-written line). */
+/* Appends buf[0..len) to the journal, synced: 0, or the error (the
+ * journal then cut back to where it was: no half-written line). */
 static int journal_append(struct flow *f, const void *buf, size_t len)
 {
 	if (!buf)
-		return ENOMEM;
-	off_t at = lseek(f->jfd, 0, SEEK_END);
-	int rc = locus__rt_write_all(f->jfd, buf, len);
-	if (!rc && fdatasync(f->jfd))
-		rc = errno;
-	if (rc && at >= 0 && ftruncate(f->jfd, at)) {
-		/* it stays torn: the next run cuts its last line */
-	}
-	return rc;
+		return locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	return locus__journal_append(f->jfd, f->opt->journal, buf, len, f->err);
 }
 
 /* Rank 0: task r finished; its files, then it (a task line means its files
@@ -129,7 +108,7 @@ static void journal_task(struct flow *f, const struct rec *r)
 	for (uint32_t k = 0; k < tk->n_out; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
 		locus__buf_append(&b, "file\t", 5);
-		jput(&b, locus__rt_obj_name(f, o));
+		locus__journal_escape(&b, locus__rt_obj_name(f, o));
 		locus__rt_fmt(num, sizeof num, "\t%" PRIu64 "\t", orec[k].bytes);
 		locus__buf_append(&b, num, strlen(num));
 		if (f->opt->checksum)
@@ -141,19 +120,17 @@ static void journal_task(struct flow *f, const struct rec *r)
 		if (orec[k].where & 2)
 			locus__buf_append(&b, ":shared", 7);
 		else
-			jput(&b, f->plat->nodes[r->node].name);
+			locus__journal_escape(&b, f->plat->nodes[r->node].name);
 		locus__buf_append(&b, "\n", 1);
 	}
 	char nb[64];
 	locus__buf_append(&b, "task\t", 5);
-	jput(&b, locus__rt_task_name(f, r->task, nb, sizeof nb));
+	locus__journal_escape(&b, locus__rt_task_name(f, r->task, nb, sizeof nb));
 	locus__buf_append(&b, "\t", 1);
-	jput(&b, f->plat->nodes[r->node].name);
+	locus__journal_escape(&b, f->plat->nodes[r->node].name);
 	locus__buf_append(&b, "\n", 1);
-	int rc = journal_append(f, b.data, b.len);
-	if (rc)
-		locus__rt_local_fail(f, LOCUS_EIO, "cannot write the journal %s: %s",
-				     f->opt->journal, strerror(rc));
+	if (journal_append(f, b.data, b.len))
+		locus__rt_local_fail(f, LOCUS_EIO, "%s", f->err->message);
 	locus__buf_fini(&b);
 }
 
@@ -247,32 +224,28 @@ int locus__rt_journal_open(struct flow *f, const struct locus_graph *g)
 	if (f->jfd < 0)
 		return locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
 				  "cannot open the journal: %s", strerror(errno));
-	if (flock(f->jfd, LOCK_EX | LOCK_NB))
-		return locus__err(f->err, LOCUS_EEXIST, f->opt->journal, 0, 0,
-				  "another run is using this journal");
+	if ((rc = locus__journal_lock(f->jfd, f->opt->journal, 0, f->err)))
+		return rc;
 	char *text = NULL;
 	size_t len = 0;
-	rc = locus__read_file(&text, &len, f->opt->journal, f->err);
+	rc = locus__journal_slurp(f->jfd, f->opt->journal, &text, &len, f->err);
 	/* Its first line is the head, or (a run killed as it wrote it) a
 	 * piece of the head and nothing else; anything else is not a
 	 * journal and is not touched. */
-	static const char magic[] = "locus-flow-journal ";
-	char head[128];
-	int hn = locus__rt_fmt(head, sizeof head, "locus-flow-journal 1\t%zu\t%zu\n", g->n_tasks,
-			       g->n_objects);
+	struct locus__buf head = {0};
+	if (!rc &&
+	    locus__journal_head_line(&head, LOCUS__JOURNAL_WORKFLOW, g->n_tasks, g->n_objects))
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	const char *nl = !rc ? memchr(text, '\n', len) : NULL;
-	int torn_head = !rc && !nl && len < (size_t)hn && !memcmp(text, head, len);
-	size_t first = nl ? (size_t)(nl - text) : len;
-	if (!rc && len && !torn_head &&
-	    (!nl || first < sizeof magic - 1 || memcmp(text, magic, sizeof magic - 1)))
+	int torn_head = !rc && !nl && len < head.len && !memcmp(text, head.data, len);
+	if (!rc && len && !torn_head && (!nl || !locus__journal_looks_like(text, len)))
 		rc = locus__err(f->err, LOCUS_EPARSE, f->opt->journal, 1, 1,
-				"expected \"locus-flow-journal 1\": this file is not a journal "
-				"of locus flow run (left as it is)");
+				"expected \"" LOCUS__JOURNAL_MAGIC " %d\": this file is not a "
+				"journal of locus flow run (left as it is)",
+				LOCUS__JOURNAL_VERSION);
 	/* A last line a kill cut short goes: the next is appended after the
 	 * last whole one. */
-	size_t whole = len;
-	while (!rc && whole && text[whole - 1] != '\n')
-		whole--;
+	size_t whole = !rc ? locus__journal_whole(text, len) : 0;
 	/* Read before anything is cut, so that a journal refused (another
 	 * workflow's) stays as it was. */
 	if (!rc && whole && st->round == 0)
@@ -280,12 +253,9 @@ int locus__rt_journal_open(struct flow *f, const struct locus_graph *g)
 	if (!rc && whole < len && ftruncate(f->jfd, (off_t)whole))
 		rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
 				"cannot cut its torn last line: %s", strerror(errno));
-	if (!rc && !whole) {
-		int e = journal_append(f, head, (size_t)hn);
-		if (e)
-			rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
-					"cannot write: %s", strerror(e));
-	}
+	if (!rc && !whole)
+		rc = journal_append(f, head.data, head.len);
+	locus__buf_fini(&head);
 	free(text);
 	return rc;
 }
@@ -333,7 +303,7 @@ static int shared_now(struct flow *f, const struct locus_graph *g, unsigned char
 				continue;
 			char num[64];
 			locus__buf_append(&jl, "file\t", 5);
-			jput(&jl, g->objects[o].name);
+			locus__journal_escape(&jl, g->objects[o].name);
 			locus__rt_fmt(num, sizeof num, "\t%" PRIu64 "\t", st->bytes[o]);
 			locus__buf_append(&jl, num, strlen(num));
 			if (st->sum[o])
@@ -360,8 +330,7 @@ static int shared_now(struct flow *f, const struct locus_graph *g, unsigned char
 	}
 	int wrc = jl.len ? journal_append(f, jl.data, jl.len) : 0;
 	if (wrc)
-		rc = locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0, "cannot write: %s",
-				strerror(wrc));
+		rc = wrc;
 	locus__buf_fini(&jl);
 	return rc;
 }
