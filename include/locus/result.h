@@ -137,10 +137,11 @@ struct locus_result {
 	struct locus_policy_stats pstats;
 	uint64_t events;
 	double wall_seconds;
-	/* With locus_sim_config.time_policy: seconds spent in the policy's
-	 * creation (its first plan), in its events, and in its longest single
-	 * event (e.g. a rescheduling point); 0 otherwise. Measured on this
-	 * machine, so never written to the result file. */
+	/* With locus_sim_config.time_policy: the seconds (wall, or the
+	 * simulator thread's CPU) spent in the policy's creation (its first
+	 * plan), in its events, and in its longest single event (e.g. a
+	 * rescheduling point); 0 otherwise. Measured on this machine, so
+	 * never written to the result file. */
 	double policy_create_seconds, policy_seconds, policy_event_max;
 	/* Task graphs and platform changes (written as version 5). */
 	/* A task graph (edges, or costs per processor), platform changes or
@@ -176,6 +177,10 @@ struct locus_result {
 	 * none: NULL and 0), written as the result's "problems". */
 	struct locus_result_problem *problems;
 	size_t n_problems;
+	/* With time_policy 2: each event's CPU seconds in the policy, in the
+	 * order handled (NULL otherwise; freed by locus_result_destroy). */
+	double *policy_event_times;
+	size_t n_policy_events;
 };
 
 void locus_result_destroy(struct locus_result *r);

@@ -89,11 +89,13 @@ struct locus_sim_config {
 	/* Called now and then (about every 1 % of tasks); may be NULL. */
 	void (*progress)(void *user, size_t done, size_t total, double now);
 	void *progress_user;
-	/* 1: time the policy's calls on this machine's clock (its creation,
-	 * which plans, and every event it handles) into the result's
-	 * policy_create_seconds, policy_seconds and policy_event_max. Off by
-	 * default: two clock reads an event, and the times are not part of
-	 * the result file. */
+	/* Time the policy's calls on this machine (its creation, which
+	 * plans, and every event it handles) into the result's
+	 * policy_create_seconds, policy_seconds and policy_event_max: 1 on
+	 * the monotonic clock, 2 in this thread's CPU time (what the
+	 * machine's load inflates less; a system call each read on some
+	 * kernels), with each event's time in policy_event_times. Off (0) by default: two clock reads an
+	 * event, and the times are not part of the result file. */
 	int time_policy;
 	/* Attempts that fail of themselves, as a command can (NULL: none):
 	 * attempt `attempt` of task `task` computes, then fails when this

@@ -59,6 +59,7 @@ void locus_result_destroy(struct locus_result *r)
 	free(r->stages);
 	free(r->workers);
 	free(r->scheds);
+	free(r->policy_event_times);
 	free(r);
 }
 

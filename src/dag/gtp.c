@@ -145,6 +145,14 @@ struct gtp {
 		uint32_t n, cap;
 	} * lanes;
 	uint32_t *src; /* GTP/c: by object, the copy the mapping read it from */
+	/* What one event computes once (what the engine reports does not
+	 * change during it), each valid where its gen array holds `event`:
+	 * the pairs' bandwidth (pair_bw_now: bw_at[a * nodes + b]), and under
+	 * GTP/c on contention-free links when a done input o reaches node n,
+	 * t staying or migrating (cm_at[(o * nodes + n) * 2 + migrates]),
+	 * rather than for every task and processor. NULL: too many to keep. */
+	double *bw_at, *cm_at;
+	uint32_t *bw_gen, *cm_gen, event;
 	uint32_t *undo;
 	size_t n_undo, undo_cap;
 	int oom;
@@ -214,6 +222,10 @@ static void destroy(void *state)
 		free(s->lanes[r].at);
 	free(s->lanes);
 	free(s->src);
+	free(s->cm_at);
+	free(s->cm_gen);
+	free(s->bw_at);
+	free(s->bw_gen);
 	free(s->undo);
 	free(s);
 }
@@ -318,6 +330,28 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	if (s->shared && shared_init(s)) {
 		destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	/* GTP/c's arrivals of done inputs, once a point: kept while they fit
+	 * in 16 Mi entries (else computed for each task as GTP's). */
+	size_t cm = (size_t)s->g->n_objects * s->wl->platform->n_nodes * 2;
+	if (copies && !s->shared && cm && cm <= ((size_t)1 << 24)) {
+		s->cm_at = malloc(cm * sizeof *s->cm_at);
+		s->cm_gen = calloc(cm, sizeof *s->cm_gen);
+		if (!s->cm_at || !s->cm_gen) {
+			destroy(s);
+			return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		}
+	}
+	/* Generation 0 is no one's: the caches start empty. */
+	s->event = 1;
+	size_t pairs = s->wl->platform->n_nodes * s->wl->platform->n_nodes;
+	if (pairs && pairs <= ((size_t)1 << 20)) {
+		s->bw_at = malloc(pairs * sizeof *s->bw_at);
+		s->bw_gen = calloc(pairs, sizeof *s->bw_gen);
+		if (!s->bw_at || !s->bw_gen) {
+			destroy(s);
+			return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+		}
 	}
 	for (uint32_t t = 0; t < s->n; t++) {
 		const struct locus_task *tk = &s->g->tasks[t];
@@ -429,11 +463,26 @@ static uint32_t node_of(const struct gtp *s, uint32_t w)
 
 /* Eq. 3: moving `left` bytes from node a to node b, a transfer begun
  * (no start-up) or not. */
-static double comm(const struct gtp *s, double left, uint32_t a, uint32_t b, int begun)
+/* The bandwidth from node a to node b now: the monitor's, asked once an
+ * event for each pair (a point asks it for every input of every task on
+ * every processor). */
+static double pair_bw_now(struct gtp *s, uint32_t a, uint32_t b)
+{
+	if (!s->bw_at)
+		return s->mon->pair_bw(s->mon, a, b);
+	size_t at = (size_t)a * s->wl->platform->n_nodes + b;
+	if (s->bw_gen[at] != s->event) {
+		s->bw_gen[at] = s->event;
+		s->bw_at[at] = s->mon->pair_bw(s->mon, a, b);
+	}
+	return s->bw_at[at];
+}
+
+static double comm(struct gtp *s, double left, uint32_t a, uint32_t b, int begun)
 {
 	if (a == b || !(left > 0))
 		return 0;
-	double bw = s->mon->pair_bw(s->mon, a, b);
+	double bw = pair_bw_now(s, a, b);
 	if (!(bw > 0))
 		return INFINITY;
 	return (begun ? 0 : s->wl->platform->latency) + left / bw;
@@ -555,6 +604,9 @@ static void unbook(struct gtp *s, size_t mark)
  * regathers the whole input from its producer's processor, even onto a
  * node that holds a copy (only the producer's own node has it for
  * nothing), while GTP/c takes a copy on the node for nothing (CM). */
+static double cheapest_copy(struct gtp *s, uint32_t o, uint32_t to, double bytes, double got,
+			    double now);
+
 static double input_ready(struct gtp *s, uint32_t t, uint32_t o, uint32_t w, double now)
 {
 	const struct locus_object *ob = &s->g->objects[o];
@@ -563,6 +615,12 @@ static double input_ready(struct gtp *s, uint32_t t, uint32_t o, uint32_t w, dou
 		return now; /* a stored input: read when the task starts */
 	double bytes = (double)ob->bytes;
 	int migrates = s->pi[t] != LOCUS_NONE && s->pi[t] != w;
+	/* A done input's arrival on contention-free links depends on the
+	 * input, the node and whether t migrates, not on t: once a point. */
+	size_t at = ((size_t)o * s->wl->platform->n_nodes + to) * 2 + (size_t)migrates;
+	int cache = s->cm_at && s->done[u] && !s->booking;
+	if (cache && s->cm_gen[at] == s->event)
+		return s->cm_at[at];
 	double got = migrates ? 0 : s->mon->moved(s->mon, o, to);
 	if (!s->done[u]) {
 		/* Sent from the processor u is mapped on, after it ends. */
@@ -580,6 +638,20 @@ static double input_ready(struct gtp *s, uint32_t t, uint32_t o, uint32_t w, dou
 	}
 	/* CM (Eq. 12): the cheapest of the copies; one on the node itself
 	 * costs nothing. */
+	double r = cheapest_copy(s, o, to, bytes, got, now);
+	if (cache) {
+		s->cm_gen[at] = s->event;
+		s->cm_at[at] = r;
+	}
+	return r;
+}
+
+/* CM (Eq. 12) for input o, done, to node `to`, `got` of it there: when the
+ * cheapest of its copies would be there (one on the node itself costs
+ * nothing), booked on a shared network. */
+static double cheapest_copy(struct gtp *s, uint32_t o, uint32_t to, double bytes, double got,
+			    double now)
+{
 	uint32_t n = locus_replicas_count(s->mon->replicas, o);
 	const uint32_t *h = locus_replicas_nodes(s->mon->replicas, o);
 	double best = INFINITY;
@@ -1285,6 +1357,7 @@ static void unlink_task(struct gtp *s, uint32_t w, uint32_t t)
 static void on_event(void *state, const struct locus_event *ev, struct locus_actions *act)
 {
 	struct gtp *s = state;
+	s->event++; /* what the engine reports may have changed since the last */
 	if (ev->proc < s->nw && ev->kind == LOCUS_EV_FAILED && !ev->failed.final &&
 	    ev->failed.task < s->n) {
 		/* GTP/r, GTP/c/r (the policies that place failed tasks again):

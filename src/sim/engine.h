@@ -148,6 +148,7 @@ struct engine {
 	uint64_t seq;
 	struct item *items;
 	size_t n_items, items_cap;
+	size_t event_times_cap; /* of r->policy_event_times (time_policy) */
 	uint32_t free_items;
 	struct locus__share *share;
 	uint32_t res_backbone, res_fs; /* NONE when absent */
