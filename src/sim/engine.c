@@ -39,15 +39,49 @@ static int ev_class(uint32_t kind)
 	return kind == EV_COMPUTED || kind == EV_MOVED ? 0 : 1;
 }
 
-static int cmp_ev(const void *a, const void *b)
+/* Events by time, then class, then the order they were pushed: the class
+ * is bit 63 of seq, so one comparison of (t, seq) orders them. Keys are
+ * unique, so the order of pops does not depend on the heap's shape. */
+static int ev_before(const struct ev *x, const struct ev *y)
 {
-	const struct ev *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	int cx = ev_class(x->kind), cy = ev_class(y->kind);
-	if (cx != cy)
-		return cx < cy ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+}
+
+static int evq_push(struct engine *e, const struct ev *v)
+{
+	if (locus__grow(&e->evq, &e->ev_cap, e->n_ev + 1, sizeof *e->evq))
+		return LOCUS_ENOMEM;
+	size_t i = e->n_ev++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!ev_before(v, &e->evq[p]))
+			break;
+		e->evq[i] = e->evq[p];
+		i = p;
+	}
+	e->evq[i] = *v;
+	return 0;
+}
+
+static void evq_pop(struct engine *e, struct ev *out)
+{
+	*out = e->evq[0];
+	struct ev last = e->evq[--e->n_ev];
+	size_t i = 0, n = e->n_ev;
+	if (!n)
+		return;
+	for (;;) {
+		size_t l = 2 * i + 1, m = l;
+		if (l >= n)
+			break;
+		if (l + 1 < n && ev_before(&e->evq[l + 1], &e->evq[l]))
+			m = l + 1;
+		if (!ev_before(&e->evq[m], &last))
+			break;
+		e->evq[i] = e->evq[m];
+		i = m;
+	}
+	e->evq[i] = last;
 }
 
 /* Records the first failure of a run; later ones are consequences. */
@@ -102,8 +136,8 @@ int locus__sim_push_ev(struct engine *e, double t, uint32_t kind, uint32_t proc,
 		    "an event at time %g: a speed, work, size or latency is out of the "
 		    "range the simulator can run (works up to %g s, speeds from 1e-6)",
 		    t, LOCUS_WORK_MAX);
-	struct ev v = {t, e->seq++, kind, proc, item};
-	if (locus_heap_push(&e->heap, &v))
+	struct ev v = {t, (uint64_t)ev_class(kind) << 63 | e->seq++, kind, proc, item};
+	if (evq_push(e, &v))
 		return locus__sim_fail(e, LOCUS_ENOMEM, "out of memory");
 	return 0;
 }
@@ -548,9 +582,7 @@ static int setup(struct engine *e)
 	e->free_items = NONE;
 	e->free_moves = NONE;
 	locus__sim_monitor(e);
-	return locus_heap_init(&e->heap, sizeof(struct ev), cmp_ev)
-		   ? locus__sim_fail(e, LOCUS_ENOMEM, "out of memory")
-		   : 0;
+	return 0;
 }
 
 /* ---- the run ------------------------------------------------------------------------ */
@@ -631,8 +663,7 @@ static int run(struct engine *e)
 		locus__sim_push_ev(e, e->others[k]->time, EV_CHANGE, NONE, (uint32_t)k);
 	e->changes_left = e->n_others;
 	while (!locus__sim_over(e)) {
-		const struct ev *top = locus_heap_peek(&e->heap);
-		double te = top ? top->t : INFINITY, tf = locus__share_next(e->share);
+		double te = e->n_ev ? e->evq[0].t : INFINITY, tf = locus__share_next(e->share);
 		if (te == INFINITY && tf == INFINITY)
 			break;
 		if (tf <= te) {
@@ -646,7 +677,7 @@ static int run(struct engine *e)
 		if (te > e->progress_at + STALL_AFTER(e->progress_at) && stalled(e, te))
 			break;
 		struct ev v;
-		locus_heap_pop(&e->heap, &v);
+		evq_pop(e, &v);
 		e->now = v.t;
 		if (v.kind == EV_COMPUTED || v.kind == EV_MOVED || v.kind == EV_CHANGE)
 			e->progress_at = v.t;
@@ -818,7 +849,7 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	if (e.pol)
 		cfg->policy->destroy(e.pol);
 	locus_kv_fini(&kv);
-	locus_heap_fini(&e.heap);
+	free(e.evq);
 	locus__share_destroy(e.share);
 	locus__action_stack_fini(&e.acts);
 	locus__exec_fini(&e.x);

@@ -66,7 +66,7 @@ enum ev_kind {
 
 struct ev {
 	double t;
-	uint64_t seq;
+	uint64_t seq; /* the order at one time: bit 63 the kind's class (ev_class), then the order pushed */
 	uint32_t kind;
 	uint32_t proc;
 	uint32_t item;
@@ -144,7 +144,9 @@ struct engine {
 	struct locus__exec x;
 	size_t n_workers, n_scheds, n_procs;
 	struct proc *procs;
-	struct locus_heap heap;
+	/* Pending events, a binary heap by (t, seq). */
+	struct ev *evq;
+	size_t n_ev, ev_cap;
 	uint64_t seq;
 	struct item *items;
 	size_t n_items, items_cap;

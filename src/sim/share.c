@@ -109,8 +109,6 @@ struct cls {
 	uint32_t gpos; /* index in the global heap; NONE: not there */
 	uint32_t next_free;
 	uint32_t qmark;	    /* event that queued it for refresh */
-	uint32_t bmark;	    /* round that took it into the region */
-	int frozen;	    /* progressive filling */
 	uint32_t frozen_by; /* the resource that froze it; NONE: its cap */
 	uint32_t held_by;   /* its bottleneck under the current rates; NONE: its cap */
 	double fill_rate;
@@ -196,6 +194,10 @@ struct locus__share {
 	uint64_t filled;	       /* classes filled, over all rounds */
 	uint32_t *comp_cls;
 	size_t n_comp_cls;
+	/* Per class slot, apart from the classes so that the filling's scans
+	 * of a resource's classes stay in few cache lines: 2 x the round that
+	 * took it into the region, plus 1 once it is frozen. */
+	uint64_t *mark;
 	struct by_cap *by_cap;
 	struct level *levels; /* n_res + MAXR cls_used */
 	size_t n_levels;
@@ -425,25 +427,11 @@ static int level_before(const struct level *a, const struct level *b)
 	return a->level < b->level || (a->level == b->level && a->res < b->res);
 }
 
-static void level_push(struct locus__share *s, const struct level *lv)
+/* Puts lv in the hole at i and sifts it down. Keys (level, resource) are
+ * unique, so the top is the same whatever the heap's shape. */
+static void level_sift(struct locus__share *s, size_t i, struct level last)
 {
-	size_t i = s->n_levels++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!level_before(lv, &s->levels[p]))
-			break;
-		s->levels[i] = s->levels[p];
-		i = p;
-	}
-	s->levels[i] = *lv;
-}
-
-static void level_pop(struct locus__share *s)
-{
-	struct level last = s->levels[--s->n_levels];
-	size_t i = 0, n = s->n_levels;
-	if (!n)
-		return;
+	size_t n = s->n_levels;
 	for (;;) {
 		size_t l = 2 * i + 1, m = l;
 		if (l >= n)
@@ -456,6 +444,13 @@ static void level_pop(struct locus__share *s)
 		i = m;
 	}
 	s->levels[i] = last;
+}
+
+static void level_pop(struct locus__share *s)
+{
+	struct level last = s->levels[--s->n_levels];
+	if (s->n_levels)
+		level_sift(s, 0, last);
 }
 
 /* ---- reservations: every allocation an event needs, made first ------ */
@@ -473,6 +468,11 @@ static int grow_scratch(struct locus__share *s)
 	if (!cc)
 		return LOCUS_ENOMEM;
 	s->comp_cls = cc;
+	uint64_t *mk = locus__reallocarray(s->mark, n, sizeof *mk);
+	if (!mk)
+		return LOCUS_ENOMEM;
+	memset(mk + s->scratch_for, 0, (n - s->scratch_for) * sizeof *mk);
+	s->mark = mk;
 	struct by_cap *bc = locus__reallocarray(s->by_cap, n, sizeof *bc);
 	if (!bc)
 		return LOCUS_ENOMEM;
@@ -729,18 +729,20 @@ static double level_of(const struct res *x)
 	return (x->eff - x->load) / x->open;
 }
 
-static void push_level(struct locus__share *s, uint32_t r)
+/* Heap order over the n_levels entries (built in one pass). */
+static void level_heapify(struct locus__share *s)
 {
-	struct level lv = {level_of(&s->res[r]), r};
-	level_push(s, &lv);
+	for (size_t i = s->n_levels / 2; i-- > 0;)
+		level_sift(s, i, s->levels[i]);
 }
 
 /* Freezes class c at `rate`, held there by resource `by` (NONE: its cap):
  * its flows stop rising and their load on each resource is fixed, which
  * raises those resources' saturation levels. */
-static void freeze(struct locus__share *s, struct cls *c, double rate, uint32_t by)
+static void freeze(struct locus__share *s, uint32_t id, double rate, uint32_t by)
 {
-	c->frozen = 1;
+	struct cls *c = &s->cls[id];
+	s->mark[id] |= 1;
 	c->fill_rate = rate;
 	c->frozen_by = by;
 	for (uint32_t i = 0; i < c->key.n; i++) {
@@ -784,10 +786,9 @@ static void fill_round(struct locus__share *s)
 		for (size_t j = 0; j < r->n_cls; j++) {
 			uint32_t c = r->cls[j];
 			struct cls *x = &s->cls[c];
-			if (x->bmark == s->stamp)
+			if (s->mark[c] >> 1 == s->stamp)
 				continue;
-			x->bmark = s->stamp;
-			x->frozen = 0;
+			s->mark[c] = 2 * (uint64_t)s->stamp;
 			s->by_cap[s->n_comp_cls].cap = x->key.cap;
 			s->by_cap[s->n_comp_cls].cls = c;
 			s->comp_cls[s->n_comp_cls++] = c;
@@ -833,13 +834,18 @@ static void fill_round(struct locus__share *s)
 	if (n > 1)
 		qsort(s->by_cap, n, sizeof *s->by_cap, by_cap_cmp);
 	s->n_levels = 0;
-	for (size_t i = 0; i < s->n_comp_res; i++)
-		if (s->res[s->comp_res[i]].open > 0)
-			push_level(s, s->comp_res[i]);
+	for (size_t i = 0; i < s->n_comp_res; i++) {
+		uint32_t r = s->comp_res[i];
+		if (s->res[r].open > 0) {
+			s->levels[s->n_levels].level = level_of(&s->res[r]);
+			s->levels[s->n_levels++].res = r;
+		}
+	}
+	level_heapify(s);
 
 	double lam = 0;
 	while (left) {
-		while (next < n && s->cls[s->by_cap[next].cls].frozen)
+		while (next < n && s->mark[s->by_cap[next].cls] & 1)
 			next++;
 		double cap = next < n ? s->by_cap[next].cap : INFINITY;
 		/* A resource's level only rises as classes on it freeze, so
@@ -855,22 +861,22 @@ static void fill_round(struct locus__share *s)
 			double now = level_of(r);
 			if (!(now > top.level))
 				break;
-			level_pop(s);
+			/* Re-keyed in place: one sift instead of a pop and a push. */
 			top.level = now;
-			level_push(s, &top);
+			level_sift(s, 0, top);
 		}
 		double sat = s->n_levels ? s->levels[0].level : INFINITY;
 		if (cap == INFINITY && sat == INFINITY) {
 			/* Cannot happen (a shared resource is finite); stay safe. */
 			for (size_t i = 0; i < s->n_comp_cls; i++)
-				if (!s->cls[s->comp_cls[i]].frozen)
-					freeze(s, &s->cls[s->comp_cls[i]], INFINITY, NONE);
+				if (!(s->mark[s->comp_cls[i]] & 1))
+					freeze(s, s->comp_cls[i], INFINITY, NONE);
 			break;
 		}
 		if (cap <= sat) {
 			/* Exactly its cap, even if rounding put the level past it. */
 			lam = cap > lam ? cap : lam;
-			freeze(s, &s->cls[s->by_cap[next].cls], cap, NONE);
+			freeze(s, s->by_cap[next].cls, cap, NONE);
 			left--;
 		} else {
 			uint32_t rid = s->levels[0].res;
@@ -878,10 +884,10 @@ static void fill_round(struct locus__share *s)
 			level_pop(s);
 			lam = sat > lam ? sat : lam;
 			r->saturated = 1;
+			uint64_t open = 2 * (uint64_t)s->stamp;
 			for (size_t j = 0; j < r->n_cls; j++) {
-				struct cls *x = &s->cls[r->cls[j]];
-				if (x->bmark == s->stamp && !x->frozen) {
-					freeze(s, x, lam, rid);
+				if (s->mark[r->cls[j]] == open) {
+					freeze(s, r->cls[j], lam, rid);
 					left--;
 				}
 			}
@@ -907,7 +913,7 @@ static double border_max(struct locus__share *s, struct res *o)
 		o->mmark = s->stamp;
 		for (size_t j = 0; j < o->n_cls; j++) {
 			const struct cls *x = &s->cls[o->cls[j]];
-			if (x->bmark != s->stamp && x->rate > most)
+			if (s->mark[o->cls[j]] >> 1 != s->stamp && x->rate > most)
 				most = x->rate;
 		}
 		o->out_max = most;
@@ -1156,6 +1162,7 @@ void locus__share_destroy(struct locus__share *s)
 	free(s->comp_res);
 	free(s->fails);
 	free(s->comp_cls);
+	free(s->mark);
 	free(s->by_cap);
 	free(s->levels);
 	free(s);
