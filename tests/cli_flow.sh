@@ -284,11 +284,22 @@ else
 	for _ in $(seq 200); do [ -d l1 ] && break; sleep 0.05; done
 	sleep 0.3
 	run two-runs 1 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/hr/l2" --journal new.j &&
-		expect two-runs 'another run is using the shared directory .*/hr \(one run at a time' "$err"
+		expect two-runs '/hr: another run \(pid [0-9]+\) is using the shared directory \(one run at a time\); wait for it to end, or run with --wait' "$err"
 	[ ! -e new.j ] && [ ! -e l2 ] && ok || fail "two runs: the refused one left $(ls -d new.j l2 2>&1)"
+	# With --wait (issue 28, item 10), a second run without a journal
+	# waits for the first, then runs: it has not ended while the gate is
+	# shut, and ends with its output once the first has.
+	rm -f waited.txt
+	printf 'waited.txt: in.txt\n\tcp in.txt waited.txt\n' >Wait.mf
+	"$locus" flow run Wait.mf "${R[@]}" --local "$tmp/hr/l3" --wait >second.out 2>&1 &
+	second=$!
+	sleep 1.5
+	kill -0 $second 2>/dev/null && [ ! -e waited.txt ] && ok ||
+		fail "--wait: the second run did not wait: $(cat second.out)"
 	touch go
 	wait $first && [ -s out.txt ] && ok || fail "two runs: the first failed: $(cat first.out)"
-	rm -f out.txt go
+	wait $second && cmp -s waited.txt in.txt && ok || fail "--wait: the second run failed: $(cat second.out)"
+	rm -f out.txt go waited.txt
 	# An input that cannot be read (as root: a file of /proc/sys that is
 	# write-only) ends the run naming it, under every policy.
 	wo=""

@@ -247,9 +247,8 @@ int locus__rt_journal_open(struct flow *f, const struct locus_graph *g)
 	if (f->jfd < 0)
 		return locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
 				  "cannot open the journal: %s", strerror(errno));
-	if (flock(f->jfd, LOCK_EX | LOCK_NB))
-		return locus__err(f->err, LOCUS_EEXIST, f->opt->journal, 0, 0,
-				  "another run is using this journal");
+	if ((rc = locus__rt_lock(f, f->jfd, "journal", f->opt->journal)) < 0)
+		return rc;
 	char *text = NULL;
 	size_t len = 0;
 	rc = locus__read_file(&text, &len, f->opt->journal, f->err);
