@@ -250,11 +250,19 @@ else
 	echo partial >"out.txt.locus-tmp-1-$dead"
 	mkdir -p "loc/locus-flow-$dead-1f/node000/store" "loc/locus-flow-j0123/node000/store"
 	echo x >"loc/locus-flow-$dead-1f/node000/store/o1"
-	run retry-sweep 0 "$locus" flow run Once.mf "${R[@]}" --local "$tmp/hr/loc" &&
+	# A launcher killed by SIGKILL leaves its launch report in TMPDIR
+	# (named by its pid): the next launcher there sweeps it, and keeps a
+	# live one's.
+	mkdir -p ltmp
+	touch "ltmp/locus-launch-$dead-AbC123" "ltmp/locus-launch-$$-XyZ789"
+	TMPDIR=$tmp/hr/ltmp run retry-sweep 0 "$locus" flow run Once.mf "${R[@]}" --local "$tmp/hr/loc" &&
 		cmp -s out.txt in.txt && ok || fail "the default retry"
 	expect sweep 'swept what killed runs left: 1 temporary in the shared directory, 1 run directory under' "$err"
 	[ ! -e "out.txt.locus-tmp-1-$dead" ] && [ "$(ls loc)" = locus-flow-j0123 ] && ok ||
 		fail "sweep: left $(ls out.txt.* loc 2>&1)"
+	expect sweep-launch "swept what killed launchers left: 1 launch report in $tmp/hr/ltmp" "$err"
+	[ "$(ls ltmp | grep locus-launch)" = "locus-launch-$$-XyZ789" ] && ok ||
+		fail "sweep-launch: ltmp holds $(ls ltmp)"
 	rm -f out.txt
 	# A file that is not a journal is refused and left as it was; so is
 	# a journal the workflow would write; neither leaves a directory.

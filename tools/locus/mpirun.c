@@ -14,6 +14,7 @@
  * into a result file written whole or not at all, stderr kept to be shown
  * on success and quoted on failure.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -311,6 +312,31 @@ void cli_mpi_report_end(int status)
 	report_line(line);
 }
 
+/* Removes the launch reports in `dir` of launchers that are gone (killed
+ * by SIGKILL before they could: each is named by its launcher's pid).
+ * Returns how many. */
+static size_t sweep_reports(const char *dir)
+{
+	size_t swept = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *end;
+		if (strncmp(e->d_name, "locus-launch-", 13) || e->d_name[13] < '1' ||
+		    e->d_name[13] > '9')
+			continue;
+		long pid = strtol(e->d_name + 13, &end, 10);
+		if (*end != '-' || pid == (long)getpid() || !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		char path[PATH_MAX];
+		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+		    !unlink(path))
+			swept++;
+	}
+	if (d)
+		closedir(d);
+	return swept;
+}
+
 /* Runs the launcher av (av[0] == mpirun) as a child, waits for it and
  * returns its exit status (or dies of its signal), having said why when
  * it failed and rank 0 did not say so itself. `quiet`: it runs with
@@ -319,8 +345,13 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 {
 	char report[PATH_MAX];
 	const char *tmpdir = getenv("TMPDIR");
-	snprintf(report, sizeof report, "%s/locus-launch-XXXXXX",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	size_t swept = sweep_reports(tmpdir);
+	if (swept)
+		fprintf(stderr, "locus %s: swept what killed launchers left: %zu launch report%s in %s\n",
+			cmd, swept, swept == 1 ? "" : "s", tmpdir);
+	snprintf(report, sizeof report, "%s/locus-launch-%ld-XXXXXX", tmpdir, (long)getpid());
 	int rfd = mkstemp(report);
 	if (rfd >= 0) {
 		close(rfd);
