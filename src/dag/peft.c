@@ -83,13 +83,16 @@ int locus__dag_peft(struct locus__dag *s)
 		const double *row = &oct[(size_t)t * p];
 		struct locus__fit fit = {0, 0, 0};
 		double best_v = 0;
+		/* The workers of touched nodes and one of each class of alike
+		 * ones (plan.h): their optimistic costs are alike too. */
 		locus__dag_ready_all(s, t);
-		for (uint32_t w = 0; w < p; w++) {
+		for (size_t c = 0; c < s->n_cand; c++) {
+			uint32_t w = s->cand[c];
 			struct locus__fit f =
 			    locus__dag_fit(s, w, s->node_ready[s->wl->worker_node[w]],
 					   locus_workload_cost(s->wl, t, w));
 			double v = f.finish + row[w];
-			if (w == 0 || v < best_v) {
+			if (c == 0 || v < best_v) {
 				best_v = v;
 				best = w;
 				fit = f;
