@@ -344,7 +344,10 @@ EOF
 		for i in $(seq 20); do printf '%s%d: in.txt\n\tcp in.txt %s%d\n' "$long" "$i" "$long" "$i"; done >Long.mf
 		printf 'locus-flow-journal 1\t20\t21\n' >mnt/j
 		cat /dev/zero >mnt/fill 2>/dev/null
-		run journal-full 1 "$locus" flow run Long.mf "${R[@]}" --journal mnt/j &&
+		# Its nodes' storage under $tmp: a failed journal run keeps it
+		# for a resume, and this journal goes with the tmpfs (under
+		# /dev/shm, each make check left one there).
+		run journal-full 1 "$locus" flow run Long.mf "${R[@]}" --journal mnt/j --local "$tmp/hr/jfull" &&
 			expect journal-full 'cannot write the journal mnt/j: No space left on device' "$err"
 		[ "$(tail -c 1 mnt/j | od -An -c | tr -d ' ')" = '\n' ] && ok || fail "journal-full: a torn line"
 		rm -f mnt/fill mnt/j "$long"*

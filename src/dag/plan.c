@@ -185,7 +185,8 @@ static int make_classes(struct locus__dag *s)
 	s->members = locus__calloc(p ? p : 1, sizeof *s->members);
 	s->member_at = locus__calloc(p + 1, sizeof *s->member_at);
 	s->cursor = locus__calloc(p ? p : 1, sizeof *s->cursor);
-	if (!key || !linked || !s->members || !s->member_at || !s->cursor) {
+	s->cls = locus__calloc(p ? p : 1, sizeof *s->cls);
+	if (!key || !linked || !s->members || !s->member_at || !s->cursor || !s->cls) {
 		free(key);
 		free(linked);
 		return LOCUS_ENOMEM;
@@ -210,6 +211,7 @@ static int make_classes(struct locus__dag *s)
 		if (k == 0 || !same_class(&key[k - 1], &key[k]))
 			s->member_at[s->n_classes++] = (uint32_t)k;
 		s->members[k] = key[k].worker;
+		s->cls[key[k].worker] = (uint32_t)(s->n_classes - 1);
 	}
 	s->member_at[s->n_classes] = (uint32_t)p;
 	for (size_t c = 0; c < s->n_classes; c++)
@@ -265,6 +267,7 @@ void locus__dag_fini(struct locus__dag *s)
 	free(s->members);
 	free(s->member_at);
 	free(s->cursor);
+	free(s->cls);
 	free(s->node_first);
 	free(s->touched);
 	free(s->touched_nodes);

@@ -79,6 +79,7 @@ struct locus__dag {
 	/* The classes: members[member_at[c] .. member_at[c + 1]) in index
 	 * order, cursor[c] the first of them whose node may be untouched. */
 	uint32_t *members, *member_at, *cursor;
+	uint32_t *cls; /* by worker: its class */
 	size_t n_classes;
 	uint32_t *node_first;	/* by node: its first worker (n_nodes + 1) */
 	unsigned char *touched; /* by node: a task is placed there */
