@@ -52,7 +52,8 @@ command -v mpiexec >/dev/null || command -v mpirun >/dev/null || {
 }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-faults.XXXXXX")
-[ "$keep" = 1 ] || trap 'rm -rf "$tmp"' EXIT
+# Kept when something was found (its workflows' directories are there).
+trap '[ "$keep" = 1 ] || [ $failures != 0 ] || rm -rf "$tmp"' EXIT
 
 workflows=0 runs=0 resumes=0 failures=0 hangs=0 explained=0 ompi_left=0
 kills_cmd=0 kills_rank=0 kills_int=0 kills_term=0 kills_kill=0 kills_missed=0
@@ -110,8 +111,14 @@ kill_one() {
 	local w=$1 pid=$2 how=$((RANDOM % 5)) victims v
 	what=""
 	case $how in
-	0) # a command: a rule's shell under a rank
-		victims=$(pgrep -f "echo t[0-9]* >> $tmp/w$w/log" | head -1)
+	0) # a command: a rule's shell under a rank (the next to start, if
+		# none runs now, within 3 s)
+		local t
+		for ((t = 0; t < 30; t++)); do
+			victims=$(pgrep -f "echo t[0-9]* >> $tmp/w$w/log" | head -1)
+			[ -n "$victims" ] || ! kill -0 "$pid" 2>/dev/null && break
+			sleep 0.1
+		done
 		if [ -n "$victims" ]; then
 			kill -KILL $victims 2>/dev/null && kills_cmd=$((kills_cmd + 1)) && what=command && return
 		fi
@@ -163,6 +170,7 @@ for ((w = first; w < first + count; w++)); do
 	(cd "$d/ref" && sh "$d/ref.sh")
 	: >"$d/log"
 	workflows=$((workflows + 1))
+	found=$failures
 	ok=0 kills=0 wruns=0 done_before="" lines_before=0 plan=""
 	while [ $wruns -lt 8 ]; do
 		wruns=$((wruns + 1))
@@ -201,7 +209,10 @@ for ((w = first; w < first + count; w++)); do
 		done
 		if kill -0 $pid 2>/dev/null; then
 			hangs=$((hangs + 1))
-			finding "$w" "run $wruns hung (killed: $killed); $(tail -2 "$d/out.$wruns" | tr '\n' ' ')"
+			# What each process of the run waits in, for the report.
+			ps -o pid,ppid,stat,wchan:24,etime,args -p "$(tree $pid | paste -sd,)" \
+				>"$d/hang.$wruns" 2>&1
+			finding "$w" "run $wruns hung (killed: $killed; $d/hang.$wruns); $(tail -2 "$d/out.$wruns" | tr '\n' ' ')"
 			kill -KILL $(tree $pid) 2>/dev/null
 		fi
 		wait $pid 2>/dev/null
@@ -251,7 +262,8 @@ for ((w = first; w < first + count; w++)); do
 	left=$(cd "$d" && { ls shared | grep 'locus-tmp'; ls local | grep '^locus-flow-'; ls tmp | grep -v '^ompi\.'; } 2>/dev/null | tr '\n' ' ')
 	[ -z "$left" ] || finding "$w" "left behind: $left"
 	echo "workflow $w: $(grep -c . "$d/ref.sh") rules, $wruns runs:$plan"
-	[ "$keep" = 1 ] || rm -rf "$d"
+	# A workflow with a finding is kept for its report.
+	[ "$keep" = 1 ] || [ $failures != "$found" ] || rm -rf "$d"
 done
 
 echo "workflows $workflows (seed $seed, $first to $((first + count - 1))), runs $runs, resumes $resumes"
