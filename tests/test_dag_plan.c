@@ -22,10 +22,10 @@
  * independent computation in exact rational arithmetic.
  */
 #include <math.h>
-#include <time.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "locus/locus.h"
 #include "test.h"
@@ -1171,7 +1171,8 @@ TEST(idle_processors)
 			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 			struct locus_dag_plan *b = plan_of(many.wl, algs[k], insertion);
 			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-			double cpu = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+			double cpu = (double)(t1.tv_sec - t0.tv_sec) +
+				     1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 			CHECK(a != NULL && b != NULL);
 			CHECK(check_plan(many.wl, b) == 0);
 			int same = b->makespan == a->makespan;

@@ -84,14 +84,15 @@ static void optimistic_costs_by_class(const struct locus__dag *s, double *oct, d
 			double c = locus_workload_mean_comm(wl, g->succs[e].bytes);
 			double all_min = 0;
 			for (size_t k2 = 0; k2 < q; k2++) {
-				double v = jrow[k2] + locus_workload_cost(wl, j, s->members[s->member_at[k2]]);
+				double v = jrow[k2] +
+					   locus_workload_cost(wl, j, s->members[s->member_at[k2]]);
 				if (k2 == 0 || v < all_min)
 					all_min = v;
 			}
 			double far = all_min + c;
 			for (size_t k2 = 0; k2 < q; k2++) {
-				double near =
-				    jrow[k2] + locus_workload_cost(wl, j, s->members[s->member_at[k2]]);
+				double near = jrow[k2] + locus_workload_cost(
+							     wl, j, s->members[s->member_at[k2]]);
 				double v = near < far ? near : far;
 				if (v > row[k2])
 					row[k2] = v;

@@ -201,7 +201,9 @@ static int make_classes(struct locus__dag *s)
 		    .speed = n->speed,
 		    .net_bw = pairs ? 0 : n->net_bw,
 		    .rack = !pairs && pf->rack_bw > 0 ? n->rack : NULL,
-		    .own = wl->cost ? w : linked[nd] ? nd : UINT32_MAX,
+		    .own = wl->cost	? w
+			   : linked[nd] ? nd
+					: UINT32_MAX,
 		    .worker = w,
 		};
 	}

@@ -325,7 +325,8 @@ static size_t sweep_reports(const char *dir)
 		    e->d_name[13] > '9')
 			continue;
 		long pid = strtol(e->d_name + 13, &end, 10);
-		if (*end != '-' || pid == (long)getpid() || !(kill((pid_t)pid, 0) && errno == ESRCH))
+		if (*end != '-' || pid == (long)getpid() ||
+		    !(kill((pid_t)pid, 0) && errno == ESRCH))
 			continue;
 		char path[PATH_MAX];
 		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
@@ -404,7 +405,8 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 		tmpdir = "/tmp";
 	size_t swept = sweep_reports(tmpdir);
 	if (swept)
-		fprintf(stderr, "locus %s: swept what killed launchers left: %zu launch report%s in %s\n",
+		fprintf(stderr,
+			"locus %s: swept what killed launchers left: %zu launch report%s in %s\n",
 			cmd, swept, swept == 1 ? "" : "s", tmpdir);
 	snprintf(report, sizeof report, "%s/locus-launch-%ld-XXXXXX", tmpdir, (long)getpid());
 	int rfd = mkstemp(report);
