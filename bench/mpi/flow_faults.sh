@@ -51,6 +51,9 @@ command -v mpiexec >/dev/null || command -v mpirun >/dev/null || {
 	exit 77
 }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Under ASan (make check's sanitizer run), MPI's own allocations are not
+# leaks: the options every MPI test uses.
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tests/mpi" && pwd)/sanitizer-env.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-faults.XXXXXX")
 # Kept when something was found (its workflows' directories are there).
 trap '[ "$keep" = 1 ] || [ $failures != 0 ] || rm -rf "$tmp"' EXIT
