@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "locus/locus.h"
 #include "test.h"
@@ -1127,8 +1128,71 @@ TEST(work_bounds)
 	fixture_fini(&f);
 }
 
+/* Idle processors (issue 28, item 5): 400 tasks on 1,000,000 alike
+ * processors are planned by HEFT, CPOP and PEFT as on 400 (no plan needs
+ * more: a task goes to the lowest of the idle ones, which stand for each
+ * other), and in processor time that does not grow with the idle ones:
+ * the list schedulers used to try every processor for every task (400
+ * million fits, a minute; PEFT's table 3.2 GB). */
+static int chain_and_fan(struct fixture *f, size_t n, size_t procs)
+{
+	struct locus_rng rng;
+	struct locus_error err;
+	memset(f, 0, sizeof *f);
+	locus_rng_init(&rng, 7);
+	if (locus_graph_create(&f->g, "fan", &err))
+		return -1;
+	for (size_t t = 0; t < n; t++)
+		if (locus_graph_add_task(f->g, NULL, 1 + (double)locus_rng_below(&rng, 9)) < 0)
+			return -1;
+	for (size_t t = 1; t < n; t++) {
+		uint32_t from = (uint32_t)locus_rng_below(&rng, t);
+		if (locus_graph_add_edge(f->g, from, (uint32_t)t, locus_rng_below(&rng, 20)) < 0)
+			return -1;
+	}
+	if (locus_graph_finish(f->g, &err) || locus_platform_generate(&f->p, procs, 1, 1, "p"))
+		return -1;
+	locus_platform_set_pairs(f->p, 1.0, 0);
+	return locus_workload_from_graph(&f->wl, f->p, f->g, NULL, &err) ? -1 : 0;
+}
+
+TEST(idle_processors)
+{
+	struct fixture few, many;
+	CHECK(chain_and_fan(&few, 400, 400) == 0);
+	CHECK(chain_and_fan(&many, 400, 1000000) == 0);
+	static const enum locus_dag_algorithm algs[] = {LOCUS_DAG_HEFT, LOCUS_DAG_CPOP,
+							LOCUS_DAG_PEFT};
+	for (size_t k = 0; k < 3; k++)
+		for (int insertion = 0; insertion <= 1; insertion++) {
+			struct locus_dag_plan *a = plan_of(few.wl, algs[k], insertion);
+			/* Processor time, which a loaded machine does not stretch. */
+			struct timespec t0, t1;
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+			struct locus_dag_plan *b = plan_of(many.wl, algs[k], insertion);
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+			double cpu = (double)(t1.tv_sec - t0.tv_sec) +
+				     1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+			CHECK(a != NULL && b != NULL);
+			CHECK(check_plan(many.wl, b) == 0);
+			int same = b->makespan == a->makespan;
+			for (size_t t = 0; same && t < 400; t++)
+				same = !memcmp(&a->slot[t], &b->slot[t], sizeof a->slot[t]) &&
+				       a->placed[t] == b->placed[t];
+			CHECK(same);
+			if (cpu > 5)
+				fprintf(stderr, "%s on 1,000,000 processors: %.1f s\n",
+					locus_dag_algorithm_name(algs[k]), cpu);
+			CHECK(cpu < 5);
+			locus_dag_plan_destroy(a);
+			locus_dag_plan_destroy(b);
+		}
+	fixture_fini(&few);
+	fixture_fini(&many);
+}
+
 TEST_MAIN(TEST_ENTRY(topcuoglu_ranks_and_bounds), TEST_ENTRY(topcuoglu_heft),
 	  TEST_ENTRY(topcuoglu_cpop), TEST_ENTRY(topcuoglu_dls), TEST_ENTRY(topcuoglu_peft),
 	  TEST_ENTRY(arabnejad_peft), TEST_ENTRY(mrocklin_heft), TEST_ENTRY(random_graphs),
 	  TEST_ENTRY(names_and_options), TEST_ENTRY(errors), TEST_ENTRY(empty_graph),
-	  TEST_ENTRY(work_bounds))
+	  TEST_ENTRY(work_bounds), TEST_ENTRY(idle_processors))

@@ -288,7 +288,8 @@ typedef int (*locus_mpi_flow_fn)(void *user, const struct locus_mpi_flow_task *t
 struct locus_mpi_flow_options {
 	const struct locus_graph *graph; /* the workflow (every rank the same) */
 	/* The shared directory (required): locked while the run goes (another
-	 * run in it is an error), and swept of what killed runs left there. */
+	 * run in it is an error, or waited for with `wait`), and swept of what
+	 * killed runs left there. */
 	const char *shared;
 	/* Where node storage goes; NULL: /dev/shm. Not empty; made when
 	 * missing if its parent exists (and removed at the end, when empty). */
@@ -323,6 +324,10 @@ struct locus_mpi_flow_options {
 	 * workflow writes) is refused and left as it was. */
 	const char *journal;
 	int checksum;
+	/* 1: wait for another run holding the journal or the shared
+	 * directory to end (or for `cancel`), then go; 0: refuse at once
+	 * (LOCUS_EEXIST, naming its pid where the system says it). */
+	int wait;
 	/* Rank 0 only, may be NULL: about every 1 % of the tasks. */
 	void (*progress)(void *user, size_t done, size_t total, double seconds);
 	void *progress_user;

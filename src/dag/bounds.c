@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "locus/dag.h"
+#include "dag/plan.h"
 
 /* The largest sum of w[] along a path; len[] is scratch. */
 static double longest(const struct locus_graph *g, const double *w, double *len)
@@ -40,6 +40,43 @@ static double longest(const struct locus_graph *g, const double *w, double *len)
 			best = len[t];
 	}
 	return best;
+}
+
+/* A kind of worker: its node's speed and peak (0: none), and the first
+ * worker of that kind. */
+struct kind {
+	double speed, peak;
+	uint32_t worker;
+};
+
+static int kind_cmp(const void *a, const void *b)
+{
+	const struct kind *x = a, *y = b;
+	if (x->speed != y->speed)
+		return x->speed < y->speed ? -1 : 1;
+	if (x->peak != y->peak)
+		return x->peak < y->peak ? -1 : 1;
+	return (x->worker > y->worker) - (x->worker < y->worker);
+}
+
+/* The kinds of the workers of wl, *n of them. NULL: out of memory. */
+static struct kind *worker_kinds(const struct locus_workload *wl, const double *peak, size_t *n)
+{
+	size_t p = wl->n_workers, m = 0;
+	struct kind *k = locus__calloc(p ? p : 1, sizeof *k);
+	if (!k)
+		return NULL;
+	for (uint32_t w = 0; w < p; w++) {
+		uint32_t nd = wl->worker_node[w];
+		k[w] = (struct kind){wl->platform->nodes[nd].speed,
+				     peak && peak[nd] > 0 ? peak[nd] : 0, w};
+	}
+	qsort(k, p, sizeof *k, kind_cmp);
+	for (size_t i = 0; i < p; i++)
+		if (i == 0 || k[i].speed != k[m - 1].speed || k[i].peak != k[m - 1].peak)
+			k[m++] = k[i];
+	*n = m;
+	return k;
 }
 
 int locus_dag_bounds(const struct locus_workload *wl, const double *peak,
@@ -68,19 +105,32 @@ int locus_dag_bounds(const struct locus_workload *wl, const double *peak,
 		uint32_t nd = wl->worker_node[w];
 		sum_peak += peak && peak[nd] > 0 ? peak[nd] : nodes[nd].speed;
 	}
+	/* Without a cost matrix a worker's costs are its node's speed and
+	 * peak: workers alike in both give the same figures, so one of each
+	 * kind is looked at (O(v k + p log p) for k kinds, not O(v p)). */
+	struct kind *kinds = NULL;
+	size_t n_kinds = p;
+	if (!wl->cost && (kinds = worker_kinds(wl, peak, &n_kinds)) == NULL) {
+		free(least);
+		free(mean);
+		free(nominal);
+		free(len);
+		return LOCUS_ENOMEM;
+	}
 	for (uint32_t t = 0; t < n; t++) {
-		for (uint32_t w = 0; w < p; w++) {
-			uint32_t nd = wl->worker_node[w];
+		for (uint32_t k = 0; k < n_kinds; k++) {
+			uint32_t w = kinds ? kinds[k].worker : k, nd = wl->worker_node[w];
 			double c = locus_workload_cost(wl, t, w);
 			double at_peak = peak && peak[nd] > 0 ? c * nodes[nd].speed / peak[nd] : c;
-			if (w == 0 || c < nominal[t])
+			if (k == 0 || c < nominal[t])
 				nominal[t] = c;
-			if (w == 0 || at_peak < least[t])
+			if (k == 0 || at_peak < least[t])
 				least[t] = at_peak;
 		}
-		mean[t] = locus_workload_mean_cost(wl, t);
 		sum_least += least[t];
 	}
+	free(kinds);
+	locus__dag_mean_costs(wl, mean);
 	out->critical_path = longest(wl->graph, least, len);
 	out->work = wl->cost ? sum_least / (double)p : wl->total_work / sum_peak;
 	out->lower = out->critical_path > out->work ? out->critical_path : out->work;

@@ -55,14 +55,17 @@ static uint32_t critical_path(const struct locus__dag *s, const double *prio, un
 			}
 		t = next;
 	}
-	uint32_t best = 0;
+	/* Alike workers (plan.h) have the same sum: the first of each class
+	 * stands for it, the least sum going to the lower worker. */
+	uint32_t best = UINT32_MAX;
 	double best_sum = 0;
-	for (uint32_t w = 0; w < s->n_procs; w++) {
+	for (size_t c = 0; c < s->n_classes; c++) {
+		uint32_t w = s->members[s->member_at[c]];
 		double sum = 0;
 		for (uint32_t i = 0; i < s->n_tasks; i++)
 			if (is_cp[i])
 				sum += locus_workload_cost(s->wl, i, w);
-		if (w == 0 || sum < best_sum) {
+		if (best == UINT32_MAX || sum < best_sum || (sum == best_sum && w < best)) {
 			best_sum = sum;
 			best = w;
 		}
@@ -90,9 +93,10 @@ int locus__dag_cpop(struct locus__dag *s)
 	for (size_t k = 0; k < s->n_tasks && !rc; k++) {
 		uint32_t t = locus__ready_pop(&ready), w = cp_proc;
 		struct locus__fit fit;
-		locus__dag_ready_all(s, t);
+		if (!is_cp[t])
+			locus__dag_ready_all(s, t);
 		if (is_cp[t])
-			fit = locus__dag_fit(s, w, s->node_ready[s->wl->worker_node[w]],
+			fit = locus__dag_fit(s, w, locus__dag_ready_on(s, t, s->wl->worker_node[w]),
 					     locus_workload_cost(s->wl, t, w));
 		else
 			fit = locus__dag_best_eft(s, t, &w);

@@ -66,7 +66,7 @@ static void add_ready(struct locus__dag *s, struct dls_ready *r, uint32_t t, con
 {
 	size_t k = r->n++, p = s->n_procs;
 	r->task[k] = t;
-	locus__dag_ready_all(s, t);
+	locus__dag_ready_every(s, t);
 	for (uint32_t w = 0; w < p; w++) {
 		r->da[k * p + w] = s->node_ready[s->wl->worker_node[w]];
 		r->cost[k * p + w] = locus_workload_cost(s->wl, t, w);

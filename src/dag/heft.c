@@ -13,8 +13,9 @@
  * sorted list whenever ranks decrease along edges; where they do not
  * (tasks of cost 0 with free transfers) it still never puts a successor
  * before its predecessor. Equal finish times go to the lower worker.
- * Cost: O(v log v) for the list, O(e p) for the data-ready times, plus
- * the idle gaps searched from each task's data-ready time on.
+ * Cost: O(v log v) for the list; per task, the workers of the nodes
+ * already used and one worker per class of alike idle ones (plan.h):
+ * their data-ready times and the idle gaps searched from them.
  */
 #include "core/internal.h"
 #include "dag/plan.h"

@@ -144,6 +144,85 @@ int locus_dag_plan(struct locus_dag_plan **out, const struct locus_workload *wl,
 
 /* ---- the planning state ----------------------------------------------------- */
 
+/* What makes an idle worker alike another (plan.h): its node's speed, the
+ * links any node has to its node, and `own` (not UINT32_MAX: alone). */
+struct class_key {
+	double speed, net_bw;
+	const char *rack; /* NULL: racks do not matter */
+	uint32_t own, worker;
+};
+
+static int class_cmp(const void *a, const void *b)
+{
+	const struct class_key *x = a, *y = b;
+	if (x->own != y->own)
+		return x->own < y->own ? -1 : 1;
+	if (x->speed != y->speed)
+		return x->speed < y->speed ? -1 : 1;
+	if (x->net_bw != y->net_bw)
+		return x->net_bw < y->net_bw ? -1 : 1;
+	int r = x->rack && y->rack ? strcmp(x->rack, y->rack) : 0;
+	if (r)
+		return r;
+	return (x->worker > y->worker) - (x->worker < y->worker);
+}
+
+static int same_class(const struct class_key *x, const struct class_key *y)
+{
+	return x->own == y->own && x->speed == y->speed && x->net_bw == y->net_bw &&
+	       (!x->rack || !y->rack || !strcmp(x->rack, y->rack));
+}
+
+/* The classes of alike workers: members by class in index order. 0 or
+ * LOCUS_ENOMEM. */
+static int make_classes(struct locus__dag *s)
+{
+	const struct locus_workload *wl = s->wl;
+	const struct locus_platform *pf = wl->platform;
+	size_t p = s->n_procs;
+	struct class_key *key = locus__calloc(p ? p : 1, sizeof *key);
+	unsigned char *linked = locus__calloc(pf->n_nodes ? pf->n_nodes : 1, 1);
+	s->members = locus__calloc(p ? p : 1, sizeof *s->members);
+	s->member_at = locus__calloc(p + 1, sizeof *s->member_at);
+	s->cursor = locus__calloc(p ? p : 1, sizeof *s->cursor);
+	s->cls = locus__calloc(p ? p : 1, sizeof *s->cls);
+	if (!key || !linked || !s->members || !s->member_at || !s->cursor || !s->cls) {
+		free(key);
+		free(linked);
+		return LOCUS_ENOMEM;
+	}
+	int pairs = pf->network == LOCUS_NET_PAIRS;
+	for (size_t k = 0; pairs && k < pf->n_links; k++)
+		linked[pf->links[k].a] = linked[pf->links[k].b] = 1;
+	for (uint32_t w = 0; w < p; w++) {
+		uint32_t nd = wl->worker_node[w];
+		const struct locus_node *n = &pf->nodes[nd];
+		key[w] = (struct class_key){
+		    .speed = n->speed,
+		    .net_bw = pairs ? 0 : n->net_bw,
+		    .rack = !pairs && pf->rack_bw > 0 ? n->rack : NULL,
+		    .own = wl->cost	? w
+			   : linked[nd] ? nd
+					: UINT32_MAX,
+		    .worker = w,
+		};
+	}
+	qsort(key, p, sizeof *key, class_cmp);
+	s->n_classes = 0;
+	for (size_t k = 0; k < p; k++) {
+		if (k == 0 || !same_class(&key[k - 1], &key[k]))
+			s->member_at[s->n_classes++] = (uint32_t)k;
+		s->members[k] = key[k].worker;
+		s->cls[key[k].worker] = (uint32_t)(s->n_classes - 1);
+	}
+	s->member_at[s->n_classes] = (uint32_t)p;
+	for (size_t c = 0; c < s->n_classes; c++)
+		s->cursor[c] = s->member_at[c];
+	free(key);
+	free(linked);
+	return 0;
+}
+
 int locus__dag_init(struct locus__dag *s, const struct locus_workload *wl,
 		    struct locus_dag_plan *plan, int insertion)
 {
@@ -158,9 +237,20 @@ int locus__dag_init(struct locus__dag *s, const struct locus_workload *wl,
 	s->tl = locus__calloc(s->n_procs ? s->n_procs : 1, sizeof *s->tl);
 	s->mean_cost = locus__calloc(s->n_tasks ? s->n_tasks : 1, sizeof *s->mean_cost);
 	s->node_ready = locus__calloc(n_nodes ? n_nodes : 1, sizeof *s->node_ready);
-	if (!s->tl || !s->mean_cost || !s->node_ready) {
+	s->node_first = locus__calloc(n_nodes + 1, sizeof *s->node_first);
+	s->touched = locus__calloc(n_nodes ? n_nodes : 1, 1);
+	s->touched_nodes = locus__calloc(n_nodes ? n_nodes : 1, sizeof *s->touched_nodes);
+	s->cand = locus__calloc(s->n_procs ? s->n_procs : 1, sizeof *s->cand);
+	if (!s->tl || !s->mean_cost || !s->node_ready || !s->node_first || !s->touched ||
+	    !s->touched_nodes || !s->cand || make_classes(s)) {
 		locus__dag_fini(s);
 		return LOCUS_ENOMEM;
+	}
+	/* Workers are numbered in node order: node n's are node_first[n] on. */
+	for (size_t n = 0, w = 0; n <= n_nodes; n++) {
+		while (w < s->n_procs && wl->worker_node[w] < n)
+			w++;
+		s->node_first[n] = (uint32_t)w;
 	}
 	locus__dag_mean_costs(wl, s->mean_cost);
 	for (size_t t = 0; t < s->n_tasks; t++)
@@ -176,6 +266,14 @@ void locus__dag_fini(struct locus__dag *s)
 	free(s->tl);
 	free(s->mean_cost);
 	free(s->node_ready);
+	free(s->members);
+	free(s->member_at);
+	free(s->cursor);
+	free(s->cls);
+	free(s->node_first);
+	free(s->touched);
+	free(s->touched_nodes);
+	free(s->cand);
 	memset(s, 0, sizeof *s);
 }
 
@@ -200,7 +298,7 @@ double locus__dag_ready_on(const struct locus__dag *s, uint32_t t, uint32_t node
 	return ready;
 }
 
-void locus__dag_ready_all(struct locus__dag *s, uint32_t t)
+void locus__dag_ready_every(struct locus__dag *s, uint32_t t)
 {
 	/* Workers are numbered in node order: one computation per node. */
 	uint32_t last = UINT32_MAX;
@@ -210,6 +308,36 @@ void locus__dag_ready_all(struct locus__dag *s, uint32_t t)
 			s->node_ready[node] = locus__dag_ready_on(s, t, node);
 		last = node;
 	}
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+void locus__dag_ready_all(struct locus__dag *s, uint32_t t)
+{
+	const uint32_t *node_of = s->wl->worker_node;
+	size_t n = 0;
+	for (size_t k = 0; k < s->n_touched; k++) {
+		uint32_t nd = s->touched_nodes[k];
+		s->node_ready[nd] = locus__dag_ready_on(s, t, nd);
+		for (uint32_t w = s->node_first[nd]; w < s->node_first[nd + 1]; w++)
+			s->cand[n++] = w;
+	}
+	for (size_t c = 0; c < s->n_classes; c++) {
+		uint32_t *at = &s->cursor[c];
+		while (*at < s->member_at[c + 1] && s->touched[node_of[s->members[*at]]])
+			++*at;
+		if (*at == s->member_at[c + 1])
+			continue;
+		uint32_t w = s->members[*at];
+		s->node_ready[node_of[w]] = locus__dag_ready_on(s, t, node_of[w]);
+		s->cand[n++] = w;
+	}
+	qsort(s->cand, n, sizeof *s->cand, cmp_u32);
+	s->n_cand = n;
 }
 
 struct locus__fit locus__dag_fit(const struct locus__dag *s, uint32_t w, double ready, double cost)
@@ -255,7 +383,8 @@ struct locus__fit locus__dag_best_eft(const struct locus__dag *s, uint32_t t, ui
 {
 	struct locus__fit fit = {0, 0, 0};
 	*best = UINT32_MAX;
-	for (uint32_t w = 0; w < s->n_procs; w++) {
+	for (size_t k = 0; k < s->n_cand; k++) {
+		uint32_t w = s->cand[k];
 		double ready = s->node_ready[s->wl->worker_node[w]];
 		struct locus__fit f = locus__dag_fit(s, w, ready, locus_workload_cost(s->wl, t, w));
 		if (*best == UINT32_MAX || f.finish < fit.finish) {
@@ -274,6 +403,11 @@ int locus__dag_place(struct locus__dag *s, uint32_t t, uint32_t w, struct locus_
 	memmove(&tl->busy[fit.pos + 1], &tl->busy[fit.pos], (tl->n - fit.pos) * sizeof *tl->busy);
 	tl->busy[fit.pos] = (struct locus__busy){fit.start, fit.finish, t};
 	tl->n++;
+	uint32_t nd = s->wl->worker_node[w];
+	if (!s->touched[nd]) {
+		s->touched[nd] = 1;
+		s->touched_nodes[s->n_touched++] = nd;
+	}
 	s->plan->slot[t] = (struct locus_dag_slot){w, 0, fit.start, fit.finish};
 	s->plan->placed[s->n_placed++] = t;
 	return 0;

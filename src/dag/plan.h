@@ -54,7 +54,18 @@ struct locus__timeline {
 };
 
 /* The state of one planning run: the plan being filled, a timeline per
- * worker, and what every algorithm needs per task. */
+ * worker, and what every algorithm needs per task.
+ *
+ * Idle workers are interchangeable when nothing is placed on their nodes
+ * and those nodes are alike for every task: the same speed (no cost
+ * matrix), and the same links from any node (the same interface and rack,
+ * or no pair of their own). Such workers form a class; a task would start
+ * and finish on each of them at the same instant, computed by the same
+ * operations, so the first of them (the lowest index) stands for all, and
+ * a choice over the workers of touched nodes and one worker per class is
+ * the choice over every worker (ties to the lower worker), in time
+ * independent of the idle ones. A worker alone in its class (a cost
+ * matrix) is its own representative: the plan is the same either way. */
 struct locus__dag {
 	const struct locus_workload *wl;
 	const struct locus_graph *g;
@@ -65,6 +76,17 @@ struct locus__dag {
 	double *mean_cost;	    /* by task: locus_workload_mean_cost */
 	double *node_ready;	    /* scratch: a data-ready time by node */
 	size_t n_placed;
+	/* The classes: members[member_at[c] .. member_at[c + 1]) in index
+	 * order, cursor[c] the first of them whose node may be untouched. */
+	uint32_t *members, *member_at, *cursor;
+	uint32_t *cls; /* by worker: its class */
+	size_t n_classes;
+	uint32_t *node_first;	/* by node: its first worker (n_nodes + 1) */
+	unsigned char *touched; /* by node: a task is placed there */
+	uint32_t *touched_nodes;
+	size_t n_touched;
+	uint32_t *cand; /* scratch: the workers a choice looks at */
+	size_t n_cand;
 };
 
 /* Where a task would run on one worker: its start and finish, and the
@@ -86,9 +108,15 @@ void locus__dag_fini(struct locus__dag *s);
  * once, as the simulator sends them); 0 for an entry task. */
 double locus__dag_ready_on(const struct locus__dag *s, uint32_t t, uint32_t node);
 
-/* Fills s->node_ready[node] with locus__dag_ready_on for every node that
- * runs a worker. */
+/* The workers a choice for t looks at, into s->cand[0 .. s->n_cand) in
+ * increasing order: every worker of a touched node and the first
+ * untouched worker of each class; s->node_ready[node] set for each of
+ * their nodes (locus__dag_ready_on). */
 void locus__dag_ready_all(struct locus__dag *s, uint32_t t);
+
+/* Fills s->node_ready[node] with locus__dag_ready_on for every node that
+ * runs a worker (DLS, which keeps every worker's). */
+void locus__dag_ready_every(struct locus__dag *s, uint32_t t);
 
 /* The earliest start of a task of `cost` seconds on worker w whose data
  * are ready at `ready`: the first idle gap at or after `ready` that holds
@@ -99,8 +127,9 @@ void locus__dag_ready_all(struct locus__dag *s, uint32_t t);
 struct locus__fit locus__dag_fit(const struct locus__dag *s, uint32_t w, double ready, double cost);
 
 /* The fit of t on w with the least finish over the workers (ties: the
- * lower worker), its data-ready times taken from s->node_ready (set by
- * locus__dag_ready_all). *best gets the worker. */
+ * lower worker), looking at s->cand with their data-ready times from
+ * s->node_ready (both set by locus__dag_ready_all). *best gets the
+ * worker. */
 struct locus__fit locus__dag_best_eft(const struct locus__dag *s, uint32_t t, uint32_t *best);
 
 /* Places task t on worker w at `fit` (from locus__dag_fit for w): records

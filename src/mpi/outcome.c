@@ -224,7 +224,7 @@ int locus__rt_journal_open(struct flow *f, const struct locus_graph *g)
 	if (f->jfd < 0)
 		return locus__err(f->err, LOCUS_EIO, f->opt->journal, 0, 0,
 				  "cannot open the journal: %s", strerror(errno));
-	if ((rc = locus__journal_lock(f->jfd, f->opt->journal, 0, f->err)))
+	if ((rc = locus__rt_lock(f, f->jfd, "journal", f->opt->journal)) < 0)
 		return rc;
 	char *text = NULL;
 	size_t len = 0;

@@ -7,6 +7,7 @@
 #include "mpi/runtime.h"
 
 #include <dirent.h>
+#include <sys/sysmacros.h>
 
 static int roles(struct flow *f);
 
@@ -281,6 +282,56 @@ static size_t sweep_shared(struct flow *f)
 	return swept;
 }
 
+/* The process holding a flock on the file open as `fd`, as /proc/locks
+ * names it (Linux); 0 when it does not (another system, or released). */
+static long flock_holder(int fd)
+{
+	struct stat sb;
+	FILE *in = fstat(fd, &sb) ? NULL : fopen("/proc/locks", "re");
+	long pid = 0;
+	char line[256];
+	while (in && !pid && fgets(line, sizeof line, in)) {
+		char kind[16], mode[16];
+		long who;
+		unsigned maj, min;
+		unsigned long long ino;
+		/* "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF"; a waiter's
+		 * line has "->" after its number and does not parse. */
+		if (sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%llu", kind, mode, &who, &maj, &min,
+			   &ino) == 6 &&
+		    !strcmp(kind, "FLOCK") && ino == (unsigned long long)sb.st_ino &&
+		    makedev(maj, min) == sb.st_dev)
+			pid = who;
+	}
+	if (in)
+		fclose(in);
+	return pid;
+}
+
+int locus__rt_lock(struct flow *f, int fd, const char *what, const char *path)
+{
+	int wait = f->opt->wait;
+	for (;;) {
+		if (!flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)))
+			return 0;
+		if (errno == EINTR && !(f->opt->cancel && *f->opt->cancel))
+			continue;
+		if (errno == EINTR)
+			return locus__err(f->err, LOCUS_EINCOMPLETE, path, 0, 0,
+					  "cancelled while waiting for another run's %s", what);
+		if (errno != EWOULDBLOCK)
+			return 1; /* no locks here (some NFS mounts): unlocked */
+		long pid = flock_holder(fd);
+		char who[48] = "";
+		if (pid > 0)
+			locus__rt_fmt(who, sizeof who, " (pid %ld)", pid);
+		return locus__err(f->err, LOCUS_EEXIST, path, 0, 0,
+				  "another run%s is using the %s (one run at a time); wait for it "
+				  "to end, or run with --wait",
+				  who, what);
+	}
+}
+
 /* Rank 0, before anything is made: the journal (opened, checked, locked)
  * and the shared directory (locked: one run at a time in it; then what
  * killed runs left there is swept). */
@@ -296,15 +347,14 @@ static int claim(struct flow *f)
 			rc = locus__err(f->err, LOCUS_EIO, NULL, 0, 0, "shared directory %s: %s",
 					f->shared, strerror(errno));
 	}
-	if (!rc && !st->shared_locked && flock(st->shared_fd, LOCK_EX | LOCK_NB)) {
-		if (errno == EWOULDBLOCK)
-			rc = locus__err(f->err, LOCUS_EEXIST, NULL, 0, 0,
-					"another run is using the shared directory %s (one run "
-					"at a time in a directory)",
-					f->shared);
-		/* A file system without locks (NFS may refuse one on a
-		 * directory): the run goes, unlocked and sweeping nothing. */
-	} else if (!rc && !st->shared_locked) {
+	/* A file system without locks (NFS may refuse one on a directory):
+	 * the run goes, unlocked and sweeping nothing. */
+	int unlocked = !rc && !st->shared_locked
+			   ? locus__rt_lock(f, st->shared_fd, "shared directory", f->shared)
+			   : 0;
+	if (unlocked < 0) {
+		rc = unlocked;
+	} else if (!rc && !st->shared_locked && !unlocked) {
 		st->shared_locked = 1;
 		st->swept_files = sweep_shared(f);
 	}

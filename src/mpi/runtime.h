@@ -607,6 +607,13 @@ int locus__rt_write_all(int fd, const void *buf, size_t len);
 /* Rank 0, before the nodes' directories are made: the journal opened,
  * checked and locked (outcome.c). */
 int locus__rt_journal_open(struct flow *f, const struct locus_graph *g);
+/* Rank 0: takes the exclusive flock on `fd` (the journal, the shared
+ * directory: `what`, at `path`), waiting for another run's with
+ * opt->wait (until it ends or opt->cancel is set). 0: taken; 1: the file
+ * system has no locks (the run goes unlocked); else an error in f->err,
+ * LOCUS_EEXIST naming the other run's pid where /proc/locks says it, or
+ * LOCUS_EINCOMPLETE when cancelled (round.c). */
+int locus__rt_lock(struct flow *f, int fd, const char *what, const char *path);
 int locus__rt_safe_name(const char *s);
 void locus__rt_start_copy(struct flow *f, uint32_t proc, const uint32_t *objs, uint32_t n,
 			  uint32_t from, uint32_t to, uint64_t tag, uint32_t task);

@@ -138,7 +138,7 @@ LOCUS_FLOW_DEBUG= "$locus" flow run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --j
 # Until the run holds the journal (its header written).
 for _ in $(seq 100); do [ -s "$d/j" ] && break; sleep 0.1; done
 # A second run on the same journal meanwhile is refused.
-fails_saying "a second run on a journal in use is refused" "the journal is in use by another run (pid [0-9]*)" -- \
+fails_saying "a second run on a journal in use is refused" "j: another run (pid [0-9]*) is using the journal" -- \
 	"$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" --local "$tmp/jlocal2"
 # Until two tasks are done, then the run is killed.
 for _ in $(seq 100); do [ "$(grep -c '^task' "$d/j")" -ge 2 ] && break; sleep 0.1; done

@@ -110,6 +110,7 @@ enum {
 	O_KEEP,
 	O_JOURNAL,
 	O_CHECKSUM,
+	O_WAIT,
 	O_MEASURED,
 	O_STAND_IN,
 	O_DRY_RUN,
@@ -294,6 +295,10 @@ static const struct cli_opt ranks_opts[] = {
      "not a journal is refused and left as it is"},
     {"checksum", O_CHECKSUM, CLI_FLAG, AT(checksum), NULL,
      "the journal checks kept files by checksum, not size only"},
+    {"wait", O_WAIT, CLI_FLAG, AT(wait), NULL,
+     "wait for another run holding the shared directory\n"
+     "(or the journal) to end, then run; without it such a\n"
+     "run is refused, naming its pid"},
     {"measured", O_MEASURED, CLI_TEXT, AT(measured), "PREFIX",
      "write PREFIX.platform.json (the nodes, with the rate\n"
      "the copies between them achieved) and PREFIX.work\n"
@@ -1221,6 +1226,7 @@ static int run_rank(struct flow_args *a)
 		    .stand_in = a->stand_in,
 		    .journal = a->journal,
 		    .checksum = a->checksum,
+		    .wait = a->wait,
 		    .cancel = &cli_cancelled,
 		    .process_group = group,
 		    .timeout = a->timeout,

@@ -23,7 +23,7 @@ struct flow_args {
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
 	const char *local, *shared, *journal, *measured, *status;
-	int keep, have_run, have_run_only, have_limit, tty, checksum, dry_run;
+	int keep, have_run, have_run_only, have_limit, tty, checksum, wait, dry_run;
 	double stand_in, timeout;
 	/* The platform (sim). */
 	const char *platform;

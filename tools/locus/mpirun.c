@@ -14,6 +14,7 @@
  * into a result file written whole or not at all, stderr kept to be shown
  * on success and quoted on failure.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -311,6 +312,87 @@ void cli_mpi_report_end(int status)
 	report_line(line);
 }
 
+/* Removes the launch reports in `dir` of launchers that are gone (killed
+ * by SIGKILL before they could: each is named by its launcher's pid).
+ * Returns how many. */
+static size_t sweep_reports(const char *dir)
+{
+	size_t swept = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *end;
+		if (strncmp(e->d_name, "locus-launch-", 13) || e->d_name[13] < '1' ||
+		    e->d_name[13] > '9')
+			continue;
+		long pid = strtol(e->d_name + 13, &end, 10);
+		if (*end != '-' || pid == (long)getpid() ||
+		    !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		char path[PATH_MAX];
+		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+		    !unlink(path))
+			swept++;
+	}
+	if (d)
+		closedir(d);
+	return swept;
+}
+
+/* Whether process `pid` has children here and every one of them has
+ * ended without being reaped (Linux's /proc; 0 where it cannot say). */
+static int only_ended_children(pid_t pid)
+{
+	DIR *d = opendir("/proc");
+	int ended = 0, alive = 0;
+	for (struct dirent *e; d && !alive && (e = readdir(d));) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char path[300], buf[512];
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		/* "PID (NAME) STATE PPID ...": NAME may hold anything. */
+		char *r = strrchr(buf, ')'), state;
+		long ppid;
+		if (r && sscanf(r + 1, " %c %ld", &state, &ppid) == 2 && ppid == (long)pid)
+			*(state == 'Z' ? &ended : &alive) += 1;
+	}
+	if (d)
+		closedir(d);
+	return ended && !alive;
+}
+
+/* Waits for the launcher `pid` into *st. An mpirun whose ranks here have
+ * all ended and that has not reaped them for 10 s has hung (Open MPI 5's
+ * mpiexec does when a rank dies inside MPI_Init): it is killed, and 1
+ * returned. */
+static int wait_launcher(pid_t pid, int *st)
+{
+	double stuck = -1;
+	for (int tick = 0;; tick++) {
+		pid_t r = waitpid(pid, st, WNOHANG);
+		if (r == pid || (r < 0 && errno != EINTR))
+			return 0;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+		if (tick % 20 == 0) /* a look at its children every second */
+			stuck = only_ended_children(pid) ? (stuck < 0 ? now : stuck) : -1;
+		if (stuck >= 0 && now - stuck >= 10) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, st, 0) < 0 && errno == EINTR)
+				;
+			return 1;
+		}
+		struct timespec nap = {0, 50 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
+}
+
 /* Runs the launcher av (av[0] == mpirun) as a child, waits for it and
  * returns its exit status (or dies of its signal), having said why when
  * it failed and rank 0 did not say so itself. `quiet`: it runs with
@@ -319,8 +401,14 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 {
 	char report[PATH_MAX];
 	const char *tmpdir = getenv("TMPDIR");
-	snprintf(report, sizeof report, "%s/locus-launch-XXXXXX",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	size_t swept = sweep_reports(tmpdir);
+	if (swept)
+		fprintf(stderr,
+			"locus %s: swept what killed launchers left: %zu launch report%s in %s\n",
+			cmd, swept, swept == 1 ? "" : "s", tmpdir);
+	snprintf(report, sizeof report, "%s/locus-launch-%ld-XXXXXX", tmpdir, (long)getpid());
 	int rfd = mkstemp(report);
 	if (rfd >= 0) {
 		close(rfd);
@@ -375,8 +463,7 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 		;
 	close(fds[0]);
 	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	int hung = wait_launcher(pid, &st);
 	launched = 0;
 	/* What rank 0 said: "started", then "ended STATUS". */
 	int started = 0, ended = 0, rank0 = 0;
@@ -395,6 +482,13 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 	if (got == (ssize_t)sizeof exec_errno) {
 		fprintf(stderr, "locus %s: cannot run the MPI launcher %s: %s\n", cmd, mpirun,
 			strerror(exec_errno));
+		return CLI_EXIT_FAIL;
+	}
+	if (hung) {
+		fprintf(stderr,
+			"locus %s: the MPI launcher %s hung: every rank it started here had "
+			"ended 10 s before and it waited on; ended it (SIGKILL)\n",
+			cmd, mpirun);
 		return CLI_EXIT_FAIL;
 	}
 	if (WIFSIGNALED(st)) {
