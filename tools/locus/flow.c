@@ -119,6 +119,7 @@ enum {
 	O_NET_BW,
 	O_DISK_BW,
 	O_STORAGE,
+	O_MEMORY,
 	O_FS_BW,
 	O_FS_OPS,
 	O_FS_LATENCY,
@@ -374,6 +375,10 @@ static const struct cli_opt platform_opts[] = {
     {"storage", O_STORAGE, CLI_SIZE, AT(storage), "SIZE",
      "each node's local storage capacity (default: no\n"
      "limit; a run that overfills one fails saying which)"},
+    {"memory", O_MEMORY, CLI_SIZE, AT(memory), "SIZE",
+     "each worker node's memory, which the tasks' MEMORY\n"
+     "(WfCommons: memoryInBytes) share (sim default: no\n"
+     "limit; run: the machine's over the nodes it plays)"},
     {"fs-bw", O_FS_BW, CLI_BANDWIDTH, AT(fs_bw), "BW",
      "the shared file system's aggregate bandwidth\n"
      "(default 1250MB)"},
@@ -487,6 +492,9 @@ static int check_args(const char *cmd, struct flow_args *a)
 	if (a->platform && a->have_nodes)
 		return cli_usage_error(cmd, "--platform excludes --nodes, --cores, --net-bw, "
 					    "--disk-bw and --storage");
+	if (a->platform && a->memory)
+		return cli_usage_error(cmd, "--platform states each node's memory (\"memory\"): "
+					    "drop --memory");
 	if (a->config && a->compare)
 		return cli_usage_error(cmd, "--compare names the configurations; drop --config");
 	if (a->config && a->pol.name && strcmp(a->pol.name, "amfs"))
@@ -859,6 +867,7 @@ static int make_platform(struct locus_platform **out, const struct flow_args *a,
 		nd->net_bw = a->net_bw ? (double)a->net_bw : 425e6;
 		nd->disk_bw = a->disk_bw ? (double)a->disk_bw : 1e9;
 		nd->storage = (double)a->storage;
+		nd->memory = i < a->nodes ? (double)a->memory : 0;
 	}
 	return 0;
 }
@@ -1214,6 +1223,7 @@ static int run_rank(struct flow_args *a)
 		    .policy_opts = opts,
 		    .dispatchers = (size_t)a->dispatchers,
 		    .emulate_nodes = (size_t)a->emulate,
+		    .node_memory = (double)a->memory,
 		    .seed = a->seed,
 		    .retries = (int)a->retries,
 		    .keep = a->keep,
