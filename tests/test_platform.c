@@ -477,10 +477,11 @@ TEST(format_and_version)
 
 TEST(unknown_keys)
 {
-	CHECK(fails_with(doc("[{\"name\": \"n01\"}, {\"name\": \"n02\", \"sped\": 2}]"),
-			 "nodes[1]: unknown key \"sped\" (did you mean \"speed\"?); allowed keys: "
-			 "name, range, rack, cores, speed, disk_bw, net_bw, max_transfers, storage, "
-			 "memory"));
+	CHECK(
+	    fails_with(doc("[{\"name\": \"n01\"}, {\"name\": \"n02\", \"sped\": 2}]"),
+		       "nodes[1]: unknown key \"sped\" (did you mean \"speed\"?); allowed keys: "
+		       "name, range, rack, cores, speed, disk_bw, net_bw, max_transfers, storage, "
+		       "memory"));
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, \"node\": []}",
 			 "unknown key \"node\" (did you mean \"nodes\"?); allowed keys: "
 			 "format, version, network, defaults, nodes"));

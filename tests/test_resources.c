@@ -153,8 +153,10 @@ TEST(a_task_no_node_holds_is_refused)
  * no limit) under `policy`: the cores its tasks hold at once on a node
  * never exceed 2, nor their memory the node's; returns the makespan, or
  * -1. */
-static double run_within(const struct locus_graph *g, int nodes, double memory, const char *policy)
+static double run_policy(const struct locus_graph *g, int nodes, double memory,
+			 const struct locus_policy *pol)
 {
+	const char *policy = pol->name;
 	struct locus_platform *p = test_flow_cluster(nodes, 2, 1);
 	struct locus_workload *wl = NULL;
 	struct locus_result *r = NULL;
@@ -164,11 +166,8 @@ static double run_within(const struct locus_graph *g, int nodes, double memory, 
 		p->nodes[n].memory = memory;
 	if (!p || locus_workload_from_graph(&wl, p, g, NULL, &err))
 		goto out;
-	struct locus_sim_config cfg = {.wl = wl,
-				       .policy = locus_policy_find(policy),
-				       .seed = 1,
-				       .latency = -1,
-				       .shared_fs_bw = 1.25e9};
+	struct locus_sim_config cfg = {
+	    .wl = wl, .policy = pol, .seed = 1, .latency = -1, .shared_fs_bw = 1.25e9};
 	if (locus_sim_run(&r, &cfg, &err)) {
 		fprintf(stderr, "%s: %s\n", policy, err.message);
 		goto out;
@@ -180,7 +179,8 @@ static double run_within(const struct locus_graph *g, int nodes, double memory, 
 		double cores = 0, mem = 0;
 		for (size_t u = 0; u < g->n_tasks; u++) {
 			const struct locus_task_result *b = &r->tasks[u];
-			if (b->node == a->node && b->read_end <= a->read_end && b->end > a->read_end) {
+			if (b->node == a->node && b->read_end <= a->read_end &&
+			    b->end > a->read_end) {
 				cores += locus_graph_demand(g, (uint32_t)u).cores;
 				mem += (double)locus_graph_demand(g, (uint32_t)u).memory;
 			}
@@ -198,6 +198,11 @@ out:
 	return makespan;
 }
 
+static double run_within(const struct locus_graph *g, int nodes, double memory, const char *policy)
+{
+	return run_policy(g, nodes, memory, locus_policy_find(policy));
+}
+
 static const char *const policies[] = {"amfs", "dask", "taskvine", "heft"};
 
 TEST(two_cores_on_nodes_of_two)
@@ -212,6 +217,11 @@ TEST(two_cores_on_nodes_of_two)
 			fprintf(stderr, "%s: makespan %g\n", policies[i], m);
 		CHECK(m >= 4 && m < 4.1);
 	}
+	/* A policy of version 5, which knows nothing of demands: the same. */
+	struct locus_policy old = *locus_policy_find("dask");
+	old.version = 5;
+	double m = run_policy(g, 2, 0, &old);
+	CHECK(m >= 4 && m < 4.1);
 	locus_graph_destroy(g);
 }
 

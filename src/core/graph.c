@@ -319,8 +319,8 @@ int locus_graph_set_line(struct locus_graph *g, uint32_t task, uint32_t line)
 	struct builder *b = bld(g);
 	if (b->finished || task >= g->n_tasks)
 		return LOCUS_EINVAL;
-	if (cover_tasks(g, (void **)&g->task_line, &b->line_len, &b->line_cap,
-			sizeof *g->task_line, NULL))
+	if (cover_tasks(g, (void **)&g->task_line, &b->line_len, &b->line_cap, sizeof *g->task_line,
+			NULL))
 		return LOCUS_ENOMEM;
 	g->task_line[task] = line;
 	return 0;
@@ -781,16 +781,14 @@ int locus_graph_finish(struct locus_graph *g, struct locus_error *err)
 	/* Stages, commands, demands and lines cover every task. */
 	static const uint32_t none = LOCUS_NONE;
 	static const struct locus_demand def = LOCUS_DEMAND_DEFAULT;
-	if ((g->task_stage &&
-	     cover_tasks(g, (void **)&g->task_stage, &b->stage_len, &b->stage_cap,
-			sizeof *g->task_stage, &none)) ||
-	    (g->commands &&
-	     cover_tasks(g, (void **)&g->commands, &b->commands_len, &b->commands_cap,
-			sizeof *g->commands, NULL)) ||
+	if ((g->task_stage && cover_tasks(g, (void **)&g->task_stage, &b->stage_len, &b->stage_cap,
+					  sizeof *g->task_stage, &none)) ||
+	    (g->commands && cover_tasks(g, (void **)&g->commands, &b->commands_len,
+					&b->commands_cap, sizeof *g->commands, NULL)) ||
 	    (g->demand && cover_tasks(g, (void **)&g->demand, &b->demand_len, &b->demand_cap,
 				      sizeof *g->demand, &def)) ||
-	    (g->task_line && cover_tasks(g, (void **)&g->task_line, &b->line_len,
-					 &b->line_cap, sizeof *g->task_line, NULL)))
+	    (g->task_line && cover_tasks(g, (void **)&g->task_line, &b->line_len, &b->line_cap,
+					 sizeof *g->task_line, NULL)))
 		goto oom;
 	for (size_t t = 0; t < g->n_tasks; t++)
 		if (g->tasks[t].name && locus__strmap_put(&b->task_ix, g->tasks[t].name, t))

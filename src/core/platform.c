@@ -274,7 +274,7 @@ struct node_attrs {
 };
 
 static const struct node_attrs builtin_attrs = {DEFAULT_RACK,	      1, 1.0, LOCUS_DEFAULT_DISK_BW,
-						LOCUS_DEFAULT_NET_BW, 0,   0, 0};
+						LOCUS_DEFAULT_NET_BW, 0, 0,   0};
 
 struct pctx {
 	const char *file; /* labels messages */
@@ -420,8 +420,8 @@ static int get_str(struct pctx *c, json_t *obj, const char *path, const char *ke
 	return 0;
 }
 
-static const char *const attr_keys[] = {"rack",	  "cores",	   "speed",   "disk_bw",
-					"net_bw", "max_transfers", "storage", "memory", NULL};
+static const char *const attr_keys[] = {"rack",		 "cores",   "speed",  "disk_bw", "net_bw",
+					"max_transfers", "storage", "memory", NULL};
 
 /* Reads the node fields of `obj` (a node entry or "defaults") over `base`. */
 static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struct node_attrs *base,
@@ -443,8 +443,8 @@ static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struc
 	    (rc = get_speed(c, obj, path, &a->speed)) ||
 	    (rc = get_bw(c, obj, path, "disk_bw", 0, &a->disk_bw)) ||
 	    (rc = get_bw(c, obj, path, "net_bw", 0, &a->net_bw)) ||
-	    (rc =
-		 get_int(c, obj, path, "max_transfers", 0, INT_MAX, "an integer >= 0", &transfers)) ||
+	    (rc = get_int(c, obj, path, "max_transfers", 0, INT_MAX, "an integer >= 0",
+			  &transfers)) ||
 	    (rc = get_num(c, obj, path, "storage", 0, INFINITY, 0, "bytes", &a->storage)) ||
 	    (rc = get_num(c, obj, path, "memory", 0, INFINITY, 0, "bytes", &a->memory)))
 		return rc;
@@ -570,8 +570,9 @@ static int read_range(struct pctx *c, json_t *r, const char *path, const struct 
 	return rc;
 }
 
-static const char *const node_keys[] = {"name",   "range",	     "rack",	"cores", "speed",
-					"disk_bw", "net_bw", "max_transfers", "storage", "memory", NULL};
+static const char *const node_keys[] = {"name",	   "range",   "rack",	"cores",
+					"speed",   "disk_bw", "net_bw", "max_transfers",
+					"storage", "memory",  NULL};
 
 static int read_node(struct pctx *c, json_t *e, size_t i)
 {

@@ -129,8 +129,8 @@ static int ledgers_init(struct locus__exec *x)
 		if (++workers[node_of(x, (uint32_t)w)] > most)
 			most = workers[node_of(x, (uint32_t)w)];
 	x->wake = locus__calloc(most, sizeof *x->wake);
-	x->ledger = x->cfg.ledgers ? x->cfg.ledgers
-				   : locus__calloc(p->n_nodes + 1, sizeof *x->ledger);
+	x->ledger =
+	    x->cfg.ledgers ? x->cfg.ledgers : locus__calloc(p->n_nodes + 1, sizeof *x->ledger);
 	size_t at = 0, size = 0;
 	for (size_t n = 0; !x->cfg.ledgers && n < p->n_nodes; n++)
 		size += (locus__ledger_size(workers[n]) + 15) & ~(size_t)15;
@@ -551,7 +551,8 @@ int locus__exec_assign(struct locus__exec *x, uint32_t w, const struct locus_msg
 		struct locus_demand d = locus_graph_demand(x->g, (uint32_t)t);
 		fail(x, LOCUS_EINCOMPLETE,
 		     "policy %s assigned task %s (%" PRIu32 " cores, %" PRIu64
-		     " bytes of memory, %" PRIu64 " of disk) to worker %ld, whose node %s cannot hold "
+		     " bytes of memory, %" PRIu64
+		     " of disk) to worker %ld, whose node %s cannot hold "
 		     "it: expected a node where it fits",
 		     pname(x), task_name(x, (uint32_t)t, tb, sizeof tb), d.cores, d.memory, d.disk,
 		     (long)w, x->cfg.wl->platform->nodes[node_of(x, w)].name);

@@ -480,9 +480,8 @@ void locus__mf_rule_demand(const struct mf *r, struct locus_demand *d, int *decl
 		if (s && !locus__mf_parse_resource(k, s, &v[k]))
 			*declared = 1;
 	}
-	*d = (struct locus_demand){.cores = (uint32_t)v[MF_CORES],
-				   .memory = v[MF_MEMORY],
-				   .disk = v[MF_DISK]};
+	*d = (struct locus_demand){
+	    .cores = (uint32_t)v[MF_CORES], .memory = v[MF_MEMORY], .disk = v[MF_DISK]};
 }
 
 /* Gives every task its stage, command, demand and line, once all are
