@@ -14,7 +14,9 @@
  *    tasks, and files[] inside each task ({name, sizeInBytes or size,
  *    link: "input" or "output", path}).
  * A task may mix the two (a 1.5 task with runtimeInSeconds or files[]);
- * the execution's runtime wins over one in the specification.
+ * the execution's runtime wins over one in the specification. A task's
+ * coreCount and memoryInBytes (1.4: cores, memory in KB), wherever
+ * stated, are its demand (struct locus_demand).
  *
  * What becomes what: a task is a task named by its id (its name when it
  * has none) whose work is its runtime in seconds (0 when none is given),
