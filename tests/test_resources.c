@@ -272,7 +272,72 @@ TEST(default_demands_change_nothing)
 	locus_graph_destroy(b);
 }
 
-TEST_MAIN(TEST_ENTRY(makeflow_declarations), TEST_ENTRY(wfcommons_declarations),
+/* A policy that assigns every task to the last worker, at once. */
+static size_t last_schedulers(size_t n_workers, size_t requested)
+{
+	(void)n_workers;
+	(void)requested;
+	return 1;
+}
+
+static int last_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	(void)err;
+	*state = (void *)ctx->wl;
+	return 0;
+}
+
+static void last_destroy(void *state)
+{
+	(void)state;
+}
+
+static void last_event(void *state, const struct locus_event *ev, struct locus_actions *act)
+{
+	const struct locus_workload *wl = state;
+	if (ev->kind != LOCUS_EV_START || ev->proc != wl->n_workers)
+		return;
+	for (uint32_t t = 0; t < wl->n_tasks; t++)
+		locus_act_assign(act, (uint32_t)wl->n_workers, (uint32_t)wl->n_workers - 1, t, -1);
+}
+
+static const struct locus_policy last_policy = {.version = 5,
+						.name = "last",
+						.summary = "test",
+						.schedulers = last_schedulers,
+						.create = last_create,
+						.destroy = last_destroy,
+						.on_event = last_event,
+						.flags = LOCUS_POLICY_GRAPHS};
+
+TEST(a_task_placed_where_it_never_fits_fails_the_run)
+{
+	/* Nodes of 4 and 2 cores: a 4-core task fits the first; placed on
+	 * the second's worker, the run fails saying so (it would wait for
+	 * ever). */
+	const char *json = "{\"format\": \"locus-platform\", \"version\": 1, \"nodes\": "
+			   "[{\"name\": \"big\", \"cores\": 4}, {\"name\": \"small\", "
+			   "\"cores\": 2}, {\"name\": \"d\", \"cores\": 0}]}";
+	struct locus_platform *p = NULL;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus_platform_parse(&p, json, strlen(json), "p", &err), 0);
+	struct locus_graph *g = rules(2, "", "CORES=4\n");
+	struct locus_workload *wl = NULL;
+	struct locus_result *r = NULL;
+	CHECK(g);
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	CHECK(locus_workload_fits(wl, 0, 0) && !locus_workload_fits(wl, 0, 1));
+	struct locus_sim_config cfg = {.wl = wl, .policy = &last_policy, .seed = 1, .latency = -1};
+	CHECK(locus_sim_run(&r, &cfg, &err) != 0);
+	CHECK(strstr(err.message, "policy last assigned task t0 (4 cores, 0 bytes of memory, 0 "
+				  "of disk) to worker 5, whose node small cannot hold it") != NULL);
+	locus_workload_destroy(wl);
+	locus_graph_destroy(g);
+	locus_platform_destroy(p);
+}
+
+TEST_MAIN(TEST_ENTRY(a_task_placed_where_it_never_fits_fails_the_run),
+	  TEST_ENTRY(makeflow_declarations), TEST_ENTRY(wfcommons_declarations),
 	  TEST_ENTRY(a_task_no_node_holds_is_refused), TEST_ENTRY(two_cores_on_nodes_of_two),
 	  TEST_ENTRY(memory_on_nodes), TEST_ENTRY(a_mix_never_exceeds_a_node),
 	  TEST_ENTRY(default_demands_change_nothing))

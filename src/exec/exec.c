@@ -146,18 +146,34 @@ static int ledgers_init(struct locus__exec *x)
 	return bad ? -1 : 0;
 }
 
+static void stop_waiting(struct locus__exec *x, uint32_t w, double now);
+
 static struct locus__ledger *ledger_of(const struct locus__exec *x, uint32_t w)
 {
 	return x->ledger ? x->ledger[node_of(x, w)] : NULL;
 }
 
 /* Worker w's ready head t takes its room on w's node: 1, or 0 when w
- * waits for room (a task coming home takes none). */
-static int take_room(struct locus__exec *x, uint32_t w, uint32_t t)
+ * waits for room (a task coming home takes none), or when t can never
+ * fit there (the run fails: a retry placed it there). */
+static int take_room(struct locus__exec *x, uint32_t w, uint32_t t, double now)
 {
 	struct locus__ledger *l = ledger_of(x, w);
-	if (!l || x->thoming[t])
+	if (!l)
 		return 1;
+	if (x->thoming[t]) {
+		stop_waiting(x, w, now);
+		return 1;
+	}
+	if (!locus_workload_fits(x->cfg.wl, t, node_of(x, w))) {
+		char tb[128];
+		stop_waiting(x, w, now);
+		fail(x, LOCUS_EINCOMPLETE,
+		     "task %s was placed again on worker %" PRIu32 ", whose node %s cannot hold it",
+		     task_name(x, t, tb, sizeof tb), w,
+		     x->cfg.wl->platform->nodes[node_of(x, w)].name);
+		return 0;
+	}
 	struct locus_demand d = locus_graph_demand(x->g, t);
 	x->w[w].waiting = !locus__ledger_take(l, w, &d);
 	x->w[w].holds = !x->w[w].waiting;
@@ -693,7 +709,7 @@ void locus__exec_try_start(struct locus__exec *x, uint32_t w, double now)
 		return;
 	}
 	/* It fits what its node has free, or it waits for room. */
-	if (!take_room(x, w, t))
+	if (!take_room(x, w, t, now))
 		return;
 	xw->head = x->anext[t];
 	if (xw->head == NONE)
