@@ -445,7 +445,7 @@ static int check_args(const char *cmd, struct flow_args *a)
 		    a->compare || a->platform || a->have_nodes || a->have_dispatchers ||
 		    a->fs_bw || a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 ||
 		    a->cost_msg >= 0 || a->cost_entry >= 0 || a->work || a->reduce ||
-		    cli_results_any(&a->res))
+		    a->memory || cli_results_any(&a->res))
 			return cli_usage_error(cmd, "'locus flow status' takes --json only");
 		return 0;
 	}
@@ -454,7 +454,7 @@ static int check_args(const char *cmd, struct flow_args *a)
 		    a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||
 		    a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 ||
 		    a->cost_entry >= 0 || a->work || a->reduce || cli_results_any(&a->res) ||
-		    a->res.json)
+		    a->res.json || a->memory)
 			return cli_usage_error(cmd, "'locus flow clean' takes the workflow's "
 						    "options, --shared and --journal");
 		return 0;
@@ -483,7 +483,7 @@ static int check_args(const char *cmd, struct flow_args *a)
 	    (a->config || a->pol.name || a->pol.opts || a->compare || a->platform ||
 	     a->have_nodes || a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 ||
 	     a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 ||
-	     cli_results_any(&a->res)))
+	     a->memory || cli_results_any(&a->res)))
 		return cli_usage_error(cmd, "the policy, platform and output files are sim's "
 					    "options; 'locus flow show' takes the workflow's and "
 					    "the pattern thresholds, and --json");
