@@ -920,7 +920,7 @@ void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now)
 {
 	uint32_t w = x->tworker[t];
 	struct locus__xworker *xw = &x->w[w];
-	int state = x->tstate[t], was_head = xw->head == t;
+	int state = x->tstate[t], was_head = state == LOCUS__T_QUEUED && xw->head == t;
 	if (state == LOCUS__T_QUEUED) {
 		uint32_t *at = &xw->head, prev = NONE;
 		while (*at != NONE && *at != t) {
@@ -952,9 +952,9 @@ void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now)
 	x->tstate[t] = LOCUS__T_NEW;
 	monitor(x, t, NONE, LOCUS__M_NONE, now);
 	/* Its worker waited for room for it, or it held room. */
-	if (xw->waiting && was_head)
+	if (was_head && xw->waiting)
 		stop_waiting(x, w, now);
-	else if (state != LOCUS__T_QUEUED)
+	else if (state >= LOCUS__T_READING && state <= LOCUS__T_WRITING)
 		wake_node(x, w, now);
 }
 
