@@ -477,9 +477,11 @@ TEST(format_and_version)
 
 TEST(unknown_keys)
 {
-	CHECK(fails_with(doc("[{\"name\": \"n01\"}, {\"name\": \"n02\", \"sped\": 2}]"),
-			 "nodes[1]: unknown key \"sped\" (did you mean \"speed\"?); allowed keys: "
-			 "name, range, rack, cores, speed, disk_bw, net_bw, max_transfers, storage"));
+	CHECK(
+	    fails_with(doc("[{\"name\": \"n01\"}, {\"name\": \"n02\", \"sped\": 2}]"),
+		       "nodes[1]: unknown key \"sped\" (did you mean \"speed\"?); allowed keys: "
+		       "name, range, rack, cores, speed, disk_bw, net_bw, max_transfers, storage, "
+		       "memory"));
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, \"node\": []}",
 			 "unknown key \"node\" (did you mean \"nodes\"?); allowed keys: "
 			 "format, version, network, defaults, nodes"));
@@ -490,7 +492,7 @@ TEST(unknown_keys)
 	CHECK(fails_with("{\"format\": \"locus-platform\", \"version\": 1, "
 			 "\"defaults\": {\"name\": \"a\"}, \"nodes\": [{\"name\": \"a\"}]}",
 			 "defaults: unknown key \"name\"; allowed keys: rack, cores, speed, "
-			 "disk_bw, net_bw, max_transfers, storage"));
+			 "disk_bw, net_bw, max_transfers, storage, memory"));
 	CHECK(fails_with(
 	    doc("[{\"range\": {\"prefix\": \"c\", \"form\": 1, \"to\": 3}}]"),
 	    "nodes[0].range: unknown key \"form\" (did you mean \"from\"?); allowed keys: "

@@ -57,14 +57,20 @@ static void destroy(void *state)
 	free(s);
 }
 
-/* Task t to the worker whose node holds most of its inputs' bytes. */
+/* Task t to the worker whose node holds most of its inputs' bytes, among
+ * the nodes that can hold its demand (cores, memory: version 6). */
 static void place(struct follow *s, struct locus_actions *act, uint32_t t)
 {
 	const struct locus_graph *g = s->wl->graph;
 	const struct locus_task *tk = &g->tasks[t];
 	uint64_t best = 0;
 	uint32_t to = s->next++ % s->n_workers;
+	for (uint32_t k = 0;
+	     k < s->n_workers && !locus_workload_fits(s->wl, t, s->wl->worker_node[to]); k++)
+		to = (to + 1) % s->n_workers;
 	for (uint32_t w = 0; w < s->n_workers; w++) {
+		if (!locus_workload_fits(s->wl, t, s->wl->worker_node[w]))
+			continue;
 		uint64_t here = 0;
 		for (uint32_t k = 0; k < tk->n_in; k++) {
 			uint32_t o = g->inputs[tk->in_at + k];

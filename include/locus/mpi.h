@@ -359,6 +359,10 @@ struct locus_mpi_flow_options {
 	 * its own (a function of microseconds: the hand-off would cost more
 	 * than it saves). */
 	int inline_tasks;
+	/* Bytes of memory each worker node's tasks may take at once (their
+	 * demands, struct locus_demand); 0: the machine's (MemTotal) over
+	 * the nodes it plays. */
+	double node_memory;
 };
 
 struct locus_mpi_flow_report {

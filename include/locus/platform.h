@@ -29,6 +29,10 @@ struct locus_node {
 	double net_bw;	   /* network interface bandwidth, bytes/s, > 0 */
 	int max_transfers; /* remote reads it serves at once, >= 0; 0: no limit */
 	double storage;	   /* local storage objects may fill, bytes; 0: no limit */
+	/* Memory its tasks may take at once, bytes; 0: no limit (tasks'
+	 * demands, struct locus_demand; a task's disk counts against
+	 * storage). */
+	double memory;
 };
 
 /* How transfers between nodes share the network. */

@@ -297,8 +297,14 @@ struct locus_policy_ctx {
 	const struct locus_monitor *monitor;
 };
 
-/* The version this header describes. */
-#define LOCUS_POLICY_VERSION 5
+/* The version this header describes. Version 6 adds no member: tasks
+ * have demands (locus_graph_demand: cores, memory, disk) and nodes room
+ * for them, and every engine starts a task only when its node has room
+ * (docs/flow.md, "Resources"); such a policy may read them and place a
+ * task only where locus_workload_fits. A policy of any version runs: a
+ * task that waits for room waits in its worker's queue, and one placed
+ * on a node that can never hold it fails the run, saying so. */
+#define LOCUS_POLICY_VERSION 6
 
 /* What a policy needs of an engine beyond version 1's events and actions
  * (version 5: struct locus_policy.needs), and what an engine offers
@@ -336,7 +342,8 @@ enum {
 
 struct locus_policy {
 	/* Version 1: every member up to stats. Version 2: flags, options.
-	 * Version 4 adds no member: such a policy may call locus_act_reduce. */
+	 * Version 4 adds no member: such a policy may call locus_act_reduce.
+	 * Version 6 adds none either: it may read tasks' demands. */
 	int version;
 	const char *name;
 	const char *summary;

@@ -88,6 +88,19 @@ struct locus_command {
 /* Makeflow's LOCAL: the command runs where the workflow was started. */
 #define LOCUS_COMMAND_LOCAL 1u
 
+/* What a task occupies on its node while it runs (Makeflow's CORES,
+ * MEMORY and DISK; WfCommons' coreCount and memoryInBytes). A task that
+ * declares nothing takes LOCUS_DEMAND_DEFAULT: one core, no memory, no
+ * disk, which every node with a worker holds. Engines start a task only
+ * where its demand fits what the node has free (docs/flow.md,
+ * "Resources"). */
+struct locus_demand {
+	uint32_t cores;	 /* >= 1: worker slots of its node it holds */
+	uint64_t memory; /* bytes */
+	uint64_t disk;	 /* bytes of the node's storage */
+};
+#define LOCUS_DEMAND_DEFAULT ((struct locus_demand){1, 0, 0})
+
 /* An edge of the graph: the other task and the bytes it carries. */
 struct locus_edge {
 	uint32_t task;
@@ -133,6 +146,12 @@ struct locus_graph {
 	 * where its task runs, when it differs from the object's (Makeflow's
 	 * remote names), else NULL; the arrays are NULL when none differs. */
 	const char **input_as, **output_as;
+	/* demand[t]: what task t occupies where it runs; NULL when every
+	 * task takes LOCUS_DEMAND_DEFAULT (locus_graph_demand reads it). */
+	struct locus_demand *demand;
+	/* task_line[t]: the line of the file that declared task t (a
+	 * Makeflow rule's), 0 when unknown; NULL when none is known. */
+	uint32_t *task_line;
 	const char *name; /* where it came from (a file), or NULL */
 	void *priv;	  /* the builder's state; private */
 };
@@ -173,6 +192,16 @@ int locus_graph_add_output_as(struct locus_graph *g, uint32_t task, uint32_t obj
 long locus_graph_stage(struct locus_graph *g, const char *name);
 /* Task `task` belongs to stage `stage` (an id from locus_graph_stage). */
 int locus_graph_set_stage(struct locus_graph *g, uint32_t task, uint32_t stage);
+/* Task `task` occupies `d` where it runs (d->cores >= 1). LOCUS_EINVAL
+ * after finish, for a bad task or no cores; LOCUS_ENOMEM. */
+int locus_graph_set_demand(struct locus_graph *g, uint32_t task, const struct locus_demand *d);
+/* Task `task` was declared at line `line` of the graph's file. */
+int locus_graph_set_line(struct locus_graph *g, uint32_t task, uint32_t line);
+/* Task t's demand: its own, or LOCUS_DEMAND_DEFAULT. */
+static inline struct locus_demand locus_graph_demand(const struct locus_graph *g, uint32_t t)
+{
+	return g->demand ? g->demand[t] : LOCUS_DEMAND_DEFAULT;
+}
 /* Task `task` runs `c` (its strings are copied). LOCUS_EINVAL when c has
  * neither a line nor words, or both. */
 int locus_graph_set_command(struct locus_graph *g, uint32_t task, const struct locus_command *c);

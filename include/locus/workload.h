@@ -130,6 +130,13 @@ int locus_workload_from_graph(struct locus_workload **out, const struct locus_pl
 
 void locus_workload_destroy(struct locus_workload *wl);
 
+/* Whether node `node` can hold task t's demand (struct locus_demand) at
+ * all: at least its cores (the node's workers), its memory (when the
+ * node states one) and its disk (against its storage, when stated).
+ * Version 6 of the policy protocol: a policy that places tasks keeps to
+ * such nodes (docs/flow.md, "Resources"). */
+int locus_workload_fits(const struct locus_workload *wl, uint32_t t, uint32_t node);
+
 /* Whether node `node` holds the stored input of task `t` at the start. */
 int locus_workload_is_local(const struct locus_workload *wl, uint32_t t, uint32_t node);
 

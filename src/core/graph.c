@@ -31,6 +31,8 @@ struct builder {
 	size_t stages_cap;			    /* stage_names */
 	size_t stage_len, stage_cap;		    /* task_stage: tasks covered, room */
 	size_t commands_len, commands_cap;	    /* commands: the same */
+	size_t demand_len, demand_cap;		    /* demand: the same */
+	size_t line_len, line_cap;		    /* task_line: the same */
 	int finished;
 };
 
@@ -106,6 +108,8 @@ void locus_graph_destroy(struct locus_graph *g)
 	free(g->commands);
 	free(g->stage_names);
 	free(g->task_stage);
+	free(g->demand);
+	free(g->task_line);
 	free(g->input_as);
 	free(g->output_as);
 	free(g->tasks);
@@ -294,6 +298,31 @@ int locus_graph_set_stage(struct locus_graph *g, uint32_t task, uint32_t stage)
 			sizeof *g->task_stage, &none))
 		return LOCUS_ENOMEM;
 	g->task_stage[task] = stage;
+	return 0;
+}
+
+int locus_graph_set_demand(struct locus_graph *g, uint32_t task, const struct locus_demand *d)
+{
+	struct builder *b = bld(g);
+	static const struct locus_demand def = LOCUS_DEMAND_DEFAULT;
+	if (b->finished || task >= g->n_tasks || !d->cores)
+		return LOCUS_EINVAL;
+	if (cover_tasks(g, (void **)&g->demand, &b->demand_len, &b->demand_cap, sizeof *g->demand,
+			&def))
+		return LOCUS_ENOMEM;
+	g->demand[task] = *d;
+	return 0;
+}
+
+int locus_graph_set_line(struct locus_graph *g, uint32_t task, uint32_t line)
+{
+	struct builder *b = bld(g);
+	if (b->finished || task >= g->n_tasks)
+		return LOCUS_EINVAL;
+	if (cover_tasks(g, (void **)&g->task_line, &b->line_len, &b->line_cap, sizeof *g->task_line,
+			NULL))
+		return LOCUS_ENOMEM;
+	g->task_line[task] = line;
 	return 0;
 }
 
@@ -749,14 +778,17 @@ int locus_graph_finish(struct locus_graph *g, struct locus_error *err)
 				  "the graph has a cycle through task \"%s\": expected a DAG",
 				  locus_graph_task_name(g, stuck, n1, sizeof n1));
 	sum_bytes(g);
-	/* Stages and commands cover every task. */
+	/* Stages, commands, demands and lines cover every task. */
 	static const uint32_t none = LOCUS_NONE;
-	if ((g->task_stage &&
-	     cover_tasks(g, (void **)&g->task_stage, &b->stage_len, &b->stage_cap,
-			sizeof *g->task_stage, &none)) ||
-	    (g->commands &&
-	     cover_tasks(g, (void **)&g->commands, &b->commands_len, &b->commands_cap,
-			sizeof *g->commands, NULL)))
+	static const struct locus_demand def = LOCUS_DEMAND_DEFAULT;
+	if ((g->task_stage && cover_tasks(g, (void **)&g->task_stage, &b->stage_len, &b->stage_cap,
+					  sizeof *g->task_stage, &none)) ||
+	    (g->commands && cover_tasks(g, (void **)&g->commands, &b->commands_len,
+					&b->commands_cap, sizeof *g->commands, NULL)) ||
+	    (g->demand && cover_tasks(g, (void **)&g->demand, &b->demand_len, &b->demand_cap,
+				      sizeof *g->demand, &def)) ||
+	    (g->task_line && cover_tasks(g, (void **)&g->task_line, &b->line_len, &b->line_cap,
+					 sizeof *g->task_line, NULL)))
 		goto oom;
 	for (size_t t = 0; t < g->n_tasks; t++)
 		if (g->tasks[t].name && locus__strmap_put(&b->task_ix, g->tasks[t].name, t))

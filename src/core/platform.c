@@ -13,7 +13,7 @@
  *                 "links": [{"nodes": [NAME, NAME], "bw": BYTES_PER_S}]},
  *    "defaults": {"rack": PATH, "cores": N, "speed": X,
  *                 "disk_bw": BYTES_PER_S, "net_bw": BYTES_PER_S,
- *                 "max_transfers": N, "storage": BYTES},
+ *                 "max_transfers": N, "storage": BYTES, "memory": BYTES},
  *    "nodes": [ {"name": NAME, ...node fields...},
  *               {"range": {"prefix": P, "from": A, "to": B,
  *                          "width": W, "suffix": S}, ...node fields...} ]}
@@ -270,10 +270,11 @@ struct node_attrs {
 	double net_bw;
 	int max_transfers;
 	double storage;
+	double memory;
 };
 
 static const struct node_attrs builtin_attrs = {DEFAULT_RACK,	      1, 1.0, LOCUS_DEFAULT_DISK_BW,
-						LOCUS_DEFAULT_NET_BW, 0,   0};
+						LOCUS_DEFAULT_NET_BW, 0, 0,   0};
 
 struct pctx {
 	const char *file; /* labels messages */
@@ -419,8 +420,8 @@ static int get_str(struct pctx *c, json_t *obj, const char *path, const char *ke
 	return 0;
 }
 
-static const char *const attr_keys[] = {"rack",	  "cores",	   "speed",   "disk_bw",
-					"net_bw", "max_transfers", "storage", NULL};
+static const char *const attr_keys[] = {"rack",		 "cores",   "speed",  "disk_bw", "net_bw",
+					"max_transfers", "storage", "memory", NULL};
 
 /* Reads the node fields of `obj` (a node entry or "defaults") over `base`. */
 static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struct node_attrs *base,
@@ -442,9 +443,10 @@ static int read_attrs(struct pctx *c, json_t *obj, const char *path, const struc
 	    (rc = get_speed(c, obj, path, &a->speed)) ||
 	    (rc = get_bw(c, obj, path, "disk_bw", 0, &a->disk_bw)) ||
 	    (rc = get_bw(c, obj, path, "net_bw", 0, &a->net_bw)) ||
-	    (rc =
-		 get_int(c, obj, path, "max_transfers", 0, INT_MAX, "an integer >= 0", &transfers)) ||
-	    (rc = get_num(c, obj, path, "storage", 0, INFINITY, 0, "bytes", &a->storage)))
+	    (rc = get_int(c, obj, path, "max_transfers", 0, INT_MAX, "an integer >= 0",
+			  &transfers)) ||
+	    (rc = get_num(c, obj, path, "storage", 0, INFINITY, 0, "bytes", &a->storage)) ||
+	    (rc = get_num(c, obj, path, "memory", 0, INFINITY, 0, "bytes", &a->memory)))
 		return rc;
 	a->cores = (int)cores;
 	a->max_transfers = (int)transfers;
@@ -497,6 +499,7 @@ static int add_node(struct pctx *c, const char *name, const struct node_attrs *a
 	nd->net_bw = a->net_bw;
 	nd->max_transfers = a->max_transfers;
 	nd->storage = a->storage;
+	nd->memory = a->memory;
 	c->origin[p->n_nodes] = entry;
 	p->n_nodes++;
 	return 0;
@@ -567,8 +570,9 @@ static int read_range(struct pctx *c, json_t *r, const char *path, const struct 
 	return rc;
 }
 
-static const char *const node_keys[] = {"name",   "range",	     "rack",	"cores", "speed",
-					"disk_bw", "net_bw", "max_transfers", "storage", NULL};
+static const char *const node_keys[] = {"name",	   "range",   "rack",	"cores",
+					"speed",   "disk_bw", "net_bw", "max_transfers",
+					"storage", "memory",  NULL};
 
 static int read_node(struct pctx *c, json_t *e, size_t i)
 {
@@ -960,6 +964,8 @@ static const char *node_problem(const struct locus_node *nd)
 		return "max_transfers is < 0";
 	if (!(nd->storage >= 0 && isfinite(nd->storage)))
 		return "storage is not a finite number >= 0";
+	if (!(nd->memory >= 0 && isfinite(nd->memory)))
+		return "memory is not a finite number >= 0";
 	if (!(nd->speed >= LOCUS_SPEED_MIN && nd->speed <= LOCUS_SPEED_MAX))
 		return "speed is not in [1e-06, 1e+06]";
 	if (!bw_ok(nd->disk_bw, 0))
@@ -1090,6 +1096,10 @@ static int platform_text(const struct locus_platform *p, struct locus__buf *b)
 		rc = rc ? rc : put_number(b, nd->disk_bw);
 		rc = rc ? rc
 			: locus__buf_printf(b, ",\n      \"max_transfers\": %d", nd->max_transfers);
+		if (nd->memory > 0) {
+			rc = rc ? rc : locus__buf_printf(b, ",\n      \"memory\": ");
+			rc = rc ? rc : put_number(b, nd->memory);
+		}
 		rc = rc ? rc : locus__buf_printf(b, ",\n      \"name\": ");
 		rc = rc ? rc : put_string(b, nd->name);
 		rc = rc ? rc : locus__buf_printf(b, ",\n      \"net_bw\": ");

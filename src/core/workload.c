@@ -1,5 +1,6 @@
 /* Workloads: one task per chunk, with its work and the nodes holding it. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,6 +546,50 @@ fail:
 	return rc;
 }
 
+int locus_workload_fits(const struct locus_workload *wl, uint32_t t, uint32_t node)
+{
+	const struct locus_node *nd = &wl->platform->nodes[node];
+	struct locus_demand d = locus_graph_demand(wl->graph, t);
+	return nd->cores > 0 && d.cores <= (uint32_t)nd->cores &&
+	       (nd->memory <= 0 || (double)d.memory <= nd->memory) &&
+	       (nd->storage <= 0 || (double)d.disk <= nd->storage);
+}
+
+/* A task that no node can hold is refused: FILE:LINE (its rule's, when
+ * the graph knows it), what it needs and the most a node has. */
+static int check_demands(const struct locus_workload *wl, struct locus_error *err)
+{
+	const struct locus_graph *g = wl->graph;
+	const struct locus_platform *p = wl->platform;
+	uint32_t last = 0; /* the node the last task fitted: tried first */
+	for (uint32_t t = 0; g->demand && t < g->n_tasks; t++) {
+		int fits = last < p->n_nodes && locus_workload_fits(wl, t, last);
+		for (uint32_t i = 0; i < p->n_nodes && !fits; i++)
+			if ((fits = locus_workload_fits(wl, t, i)))
+				last = i;
+		if (fits)
+			continue;
+		int cores = 0;
+		double mem = 0, disk = 0;
+		for (uint32_t i = 0; i < p->n_nodes; i++) {
+			const struct locus_node *a = &p->nodes[i];
+			cores = a->cores > cores ? a->cores : cores;
+			mem = a->cores > 0 && a->memory > mem ? a->memory : mem;
+			disk = a->cores > 0 && a->storage > disk ? a->storage : disk;
+		}
+		struct locus_demand d = g->demand[t];
+		char nb[128];
+		return locus__err(err, LOCUS_EINVAL, g->name, g->task_line ? g->task_line[t] : 0, 0,
+				  "task %s needs %" PRIu32 " core%s, %" PRIu64
+				  " bytes of memory and %" PRIu64
+				  " of disk, which no node holds: expected at most %d cores, %.0f "
+				  "bytes of memory and %.0f of disk a task (0: no limit)",
+				  locus_graph_task_name(g, t, nb, sizeof nb), d.cores,
+				  d.cores == 1 ? "" : "s", d.memory, d.disk, cores, mem, disk);
+	}
+	return 0;
+}
+
 int locus_workload_from_graph(struct locus_workload **out, const struct locus_platform *p,
 			      const struct locus_graph *g, const struct locus_catalog *cat,
 			      struct locus_error *err)
@@ -564,6 +609,8 @@ int locus_workload_from_graph(struct locus_workload **out, const struct locus_pl
 		return locus__err(err, LOCUS_EINVAL, g->name, 0, 0, "the graph is not finished");
 	}
 	int rc = bind(wl, g, cat, err);
+	if (!rc)
+		rc = check_demands(wl, err);
 	if (rc) {
 		locus_workload_destroy(wl);
 		return rc;

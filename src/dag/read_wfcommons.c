@@ -14,7 +14,9 @@
  *    tasks, and files[] inside each task ({name, sizeInBytes or size,
  *    link: "input" or "output", path}).
  * A task may mix the two (a 1.5 task with runtimeInSeconds or files[]);
- * the execution's runtime wins over one in the specification.
+ * the execution's runtime wins over one in the specification. A task's
+ * coreCount and memoryInBytes (1.4: cores, memory in KB), wherever
+ * stated, are its demand (struct locus_demand).
  *
  * What becomes what: a task is a task named by its id (its name when it
  * has none) whose work is its runtime in seconds (0 when none is given),
@@ -80,6 +82,10 @@ struct wctx {
 	const char **cmd_list;
 	uint32_t *cmd_at;
 	const char **category;
+	/* Each task's cores and memory (coreCount, memoryInBytes; 1.4's
+	 * cores, memory in KB), when it states them (declared). */
+	struct locus_demand *demand;
+	uint8_t *declared;
 	struct locus__strmap tix; /* id -> task */
 	struct locus__strmap nix; /* name -> task, or AMBIGUOUS */
 	struct locus__strmap fix; /* file id -> files[] */
@@ -218,6 +224,37 @@ static int task_array(struct wctx *c, json_t *t, uint32_t i, const char *key, js
 	return opt_array(c, t, key, path, out);
 }
 
+/* A task's coreCount (cores) and memoryInBytes (1.4: memory, in KB) in
+ * `t`, at `path` ("...tasks[i]"), into task i's demand. */
+static int read_demand(struct wctx *c, json_t *t, const char *path, size_t i)
+{
+	char where[200], got[64];
+	const char *which;
+	json_t *v = either(t, "coreCount", "cores", &which);
+	if (v) {
+		double n = json_is_number(v) ? json_number_value(v) : 0;
+		snprintf(where, sizeof where, "%s.%s", path, which);
+		if (!(n >= 1 && n <= 1e6))
+			return perr(c, "%s: expected a number of cores from 1 to 1000000, got %s",
+				    where, locus__json_describe(v, got, sizeof got));
+		c->demand[i].cores = (uint32_t)ceil(n);
+		c->declared[i] = 1;
+	}
+	v = either(t, "memoryInBytes", "memory", &which);
+	if (v) {
+		double scale = !strcmp(which, "memory") ? 1024 : 1;
+		double n = json_is_number(v) ? json_number_value(v) * scale : -1;
+		snprintf(where, sizeof where, "%s.%s", path, which);
+		if (!(n >= 0 && n < 0x1p63))
+			return perr(c, "%s: expected %s from 0 to 2^63 bytes, got %s", where,
+				    scale > 1 ? "a memory size in KB" : "a memory size in bytes",
+				    locus__json_describe(v, got, sizeof got));
+		c->demand[i].memory = (uint64_t)ceil(n);
+		c->declared[i] = 1;
+	}
+	return 0;
+}
+
 /* First pass: each task's id (or name), its runtime if it states one,
  * and the maps from ids and names to tasks. */
 static int read_task_ids(struct wctx *c)
@@ -229,7 +266,10 @@ static int read_task_ids(struct wctx *c)
 	c->cmd_list = locus__calloc(c->n, sizeof *c->cmd_list);
 	c->cmd_at = locus__calloc(c->n, sizeof *c->cmd_at);
 	c->category = locus__calloc(c->n, sizeof *c->category);
-	if (!c->key || !c->work || !c->cmd || !c->cmd_list || !c->cmd_at || !c->category)
+	c->demand = locus__calloc(c->n, sizeof *c->demand);
+	c->declared = locus__calloc(c->n, 1);
+	if (!c->key || !c->work || !c->cmd || !c->cmd_list || !c->cmd_at || !c->category ||
+	    !c->demand || !c->declared)
 		return nomem(c);
 	for (size_t i = 0; i < c->n; i++) {
 		json_t *t = json_array_get(c->tasks, i), *id, *name, *rt;
@@ -270,6 +310,10 @@ static int read_task_ids(struct wctx *c)
 		rt = either(t, "runtimeInSeconds", "runtime", &which);
 		snprintf(path, sizeof path, "%s[%zu].%s", c->tasks_path, i, which);
 		if (rt && (rc = seconds(c, rt, path, &c->work[i])))
+			return rc;
+		c->demand[i] = LOCUS_DEMAND_DEFAULT;
+		snprintf(path, sizeof path, "%s[%zu]", c->tasks_path, i);
+		if ((rc = read_demand(c, t, path, i)))
 			return rc;
 		if ((c->cmd[i] = json_object_get(t, "command"))) {
 			c->cmd_list[i] = c->tasks_path;
@@ -346,6 +390,9 @@ static int read_execution(struct wctx *c, json_t *exec)
 		rt = either(t, "runtimeInSeconds", "runtime", &which);
 		snprintf(path, sizeof path, "workflow.execution.tasks[%zu].%s", i, which);
 		if (rt && (rc = seconds(c, rt, path, &c->work[k])))
+			break;
+		snprintf(path, sizeof path, "workflow.execution.tasks[%zu]", i);
+		if ((rc = read_demand(c, t, path, k)))
 			break;
 		if (json_object_get(t, "command")) {
 			c->cmd[k] = json_object_get(t, "command");
@@ -769,6 +816,9 @@ static int read_workflow(struct wctx *c, json_t *root)
 			return t == LOCUS_ENOMEM ? nomem(c) : perr(c, "too many tasks");
 	}
 	for (uint32_t i = 0; i < c->n; i++)
+		if (c->declared[i] && locus_graph_set_demand(c->g, i, &c->demand[i]))
+			return nomem(c);
+	for (uint32_t i = 0; i < c->n; i++)
 		if ((rc = task_stage_and_command(c, i)))
 			return rc;
 	if (files && (rc = read_files(c, files)))
@@ -827,6 +877,8 @@ int locus_dag_read_wfcommons(struct locus_graph **out, const char *text, size_t 
 	free(c.cmd_list);
 	free(c.cmd_at);
 	free(c.category);
+	free(c.demand);
+	free(c.declared);
 	free(c.files);
 	free(c.in);
 	free(c.in_at);

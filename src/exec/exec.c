@@ -113,6 +113,107 @@ static int gathering(const struct locus__exec *x, uint32_t t, uint32_t w)
 	return 0;
 }
 
+/* ---- resources ------------------------------------------------------------------ */
+
+/* The ledgers: the engine's, or the executor's own (one a node), when the
+ * graph has demands; else none, and every task starts as before. */
+static int ledgers_init(struct locus__exec *x)
+{
+	const struct locus_platform *p = x->cfg.wl->platform;
+	if (!locus__demands(x->g))
+		return 0;
+	size_t most = 1, *workers = locus__calloc(p->n_nodes + 1, sizeof *workers);
+	if (!workers)
+		return -1;
+	for (size_t w = 0; w < x->n_workers; w++)
+		if (++workers[node_of(x, (uint32_t)w)] > most)
+			most = workers[node_of(x, (uint32_t)w)];
+	x->wake = locus__calloc(most, sizeof *x->wake);
+	x->ledger =
+	    x->cfg.ledgers ? x->cfg.ledgers : locus__calloc(p->n_nodes + 1, sizeof *x->ledger);
+	size_t at = 0, size = 0;
+	for (size_t n = 0; !x->cfg.ledgers && n < p->n_nodes; n++)
+		size += (locus__ledger_size(workers[n]) + 15) & ~(size_t)15;
+	if (!x->cfg.ledgers && x->ledger)
+		x->own_ledgers = locus__calloc(size + 1, 1);
+	int bad = !x->wake || !x->ledger || (!x->cfg.ledgers && !x->own_ledgers);
+	for (size_t n = 0; !bad && !x->cfg.ledgers && n < p->n_nodes; n++) {
+		x->ledger[n] = (struct locus__ledger *)((char *)x->own_ledgers + at);
+		locus__ledger_init(x->ledger[n], &p->nodes[n]);
+		at += (locus__ledger_size(workers[n]) + 15) & ~(size_t)15;
+	}
+	free(workers);
+	return bad ? -1 : 0;
+}
+
+static void stop_waiting(struct locus__exec *x, uint32_t w, double now);
+
+static struct locus__ledger *ledger_of(const struct locus__exec *x, uint32_t w)
+{
+	return x->ledger ? x->ledger[node_of(x, w)] : NULL;
+}
+
+/* Worker w's ready head t takes its room on w's node: 1, or 0 when w
+ * waits for room (a task coming home takes none), or when t can never
+ * fit there (the run fails: a retry placed it there). */
+static int take_room(struct locus__exec *x, uint32_t w, uint32_t t, double now)
+{
+	struct locus__ledger *l = ledger_of(x, w);
+	if (!l)
+		return 1;
+	if (x->thoming[t]) {
+		stop_waiting(x, w, now);
+		return 1;
+	}
+	if (!locus_workload_fits(x->cfg.wl, t, node_of(x, w))) {
+		char tb[128];
+		stop_waiting(x, w, now);
+		fail(x, LOCUS_EINCOMPLETE,
+		     "task %s was placed again on worker %" PRIu32 ", whose node %s cannot hold it",
+		     task_name(x, t, tb, sizeof tb), w,
+		     x->cfg.wl->platform->nodes[node_of(x, w)].name);
+		return 0;
+	}
+	struct locus_demand d = locus_graph_demand(x->g, t);
+	x->w[w].waiting = !locus__ledger_take(l, w, &d);
+	x->w[w].holds = !x->w[w].waiting;
+	return x->w[w].holds;
+}
+
+/* Worker w's task t no longer runs: its room is free. */
+static void give_room(struct locus__exec *x, uint32_t w, uint32_t t)
+{
+	if (!x->w[w].holds)
+		return;
+	struct locus_demand d = locus_graph_demand(x->g, t);
+	locus__ledger_give(ledger_of(x, w), &d);
+	x->w[w].holds = 0;
+}
+
+/* The workers of w's node that wait for room and this executor hosts,
+ * but w, try again in their order (an engine whose other workers are
+ * elsewhere has them try by themselves: locus__exec_try_start). */
+static void wake_node(struct locus__exec *x, uint32_t w, double now)
+{
+	struct locus__ledger *l = ledger_of(x, w);
+	if (!l || ended(x))
+		return;
+	size_t n = locus__ledger_waiting(l, x->wake);
+	for (size_t i = 0; i < n && !ended(x); i++)
+		if (x->wake[i] != w && hosted(x, x->wake[i]))
+			locus__exec_try_start(x, x->wake[i], now);
+}
+
+/* Worker w's head is no longer ready, or it changed: w stops waiting. */
+static void stop_waiting(struct locus__exec *x, uint32_t w, double now)
+{
+	if (!x->w[w].waiting)
+		return;
+	x->w[w].waiting = 0;
+	locus__ledger_withdraw(ledger_of(x, w), w);
+	wake_node(x, w, now);
+}
+
 /* ---- set-up ------------------------------------------------------------------- */
 
 int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg)
@@ -177,6 +278,10 @@ int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg
 	free(fill);
 	for (size_t w = 0; w < x->n_workers; w++)
 		x->w[w] = (struct locus__xworker){.head = NONE, .tail = NONE, .task = NONE};
+	if (ledgers_init(x)) {
+		locus__exec_fini(x);
+		return LOCUS_ENOMEM;
+	}
 	return 0;
 }
 
@@ -204,6 +309,10 @@ void locus__exec_fini(struct locus__exec *x)
 	free(x->acut);
 	free(x->anext);
 	free(x->ahint);
+	free(x->wake);
+	if (!x->cfg.ledgers)
+		free(x->ledger);
+	free(x->own_ledgers);
 	memset(x, 0, sizeof *x);
 }
 
@@ -453,6 +562,18 @@ int locus__exec_assign(struct locus__exec *x, uint32_t w, const struct locus_msg
 		     (long)t, (long)w);
 		return -1;
 	}
+	if (x->ledger && !locus_workload_fits(x->cfg.wl, (uint32_t)t, node_of(x, w))) {
+		char tb[128];
+		struct locus_demand d = locus_graph_demand(x->g, (uint32_t)t);
+		fail(x, LOCUS_EINCOMPLETE,
+		     "policy %s assigned task %s (%" PRIu32 " cores, %" PRIu64
+		     " bytes of memory, %" PRIu64
+		     " of disk) to worker %ld, whose node %s cannot hold "
+		     "it: expected a node where it fits",
+		     pname(x), task_name(x, (uint32_t)t, tb, sizeof tb), d.cores, d.memory, d.disk,
+		     (long)w, x->cfg.wl->platform->nodes[node_of(x, w)].name);
+		return -1;
+	}
 	x->tassigner[t] = m->from;
 	x->tfrom_policy[t] = 1;
 	x->tgather[t] = (uint8_t)gather;
@@ -579,12 +700,16 @@ void locus__exec_try_start(struct locus__exec *x, uint32_t w, double now)
 {
 	struct locus__xworker *xw = &x->w[w];
 	uint32_t t = xw->head;
-	if (xw->task != NONE || xw->down || t == NONE || x->tmissing[t] || x->tawait[t])
-		return;
 	/* While one of its tasks runs elsewhere its own wait (the policy
 	 * hears of its tasks in the order it gave them); attempts it runs
 	 * for others, and tasks come home, do not. */
-	if (xw->away && x->thome[t] == NONE && !x->thoming[t])
+	if (xw->task != NONE || xw->down || t == NONE || x->tmissing[t] || x->tawait[t] ||
+	    (xw->away && x->thome[t] == NONE && !x->thoming[t])) {
+		stop_waiting(x, w, now);
+		return;
+	}
+	/* It fits what its node has free, or it waits for room. */
+	if (!take_room(x, w, t, now))
 		return;
 	xw->head = x->anext[t];
 	if (xw->head == NONE)
@@ -701,6 +826,7 @@ static void came_home(struct locus__exec *x, uint32_t home, uint32_t t, double n
 static void ran_away(struct locus__exec *x, uint32_t w, uint32_t t, double now)
 {
 	uint32_t home = x->thome[t];
+	give_room(x, w, t);
 	x->w[w].task = NONE;
 	x->thome[t] = NONE;
 	if (x->cfg.ops->ran)
@@ -712,6 +838,7 @@ static void ran_away(struct locus__exec *x, uint32_t w, uint32_t t, double now)
 		x->tstate[t] = LOCUS__T_NEW;
 		x->tworker[t] = NONE;
 	}
+	wake_node(x, w, now);
 	locus__exec_try_start(x, w, now);
 }
 
@@ -724,6 +851,7 @@ static void finished(struct locus__exec *x, uint32_t w, double now)
 		return;
 	}
 	struct locus_event ev = {.kind = LOCUS_EV_DONE, .done = {.task = t}};
+	give_room(x, w, t);
 	xw->task = NONE;
 	x->tstate[t] = LOCUS__T_DONE;
 	monitor(x, t, w, LOCUS__M_DONE, now);
@@ -735,7 +863,9 @@ static void finished(struct locus__exec *x, uint32_t w, double now)
 		outputs_here(x, w, t, now);
 	if (x->tfrom_policy[t])
 		x->cfg.ops->tell(x->cfg.eng, w, &ev, now);
-	/* The next task placed on it may start at once. */
+	/* Those waiting for its room first, then the next task placed on it
+	 * may start at once. */
+	wake_node(x, w, now);
 	locus__exec_try_start(x, w, now);
 }
 
@@ -790,7 +920,7 @@ void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now)
 {
 	uint32_t w = x->tworker[t];
 	struct locus__xworker *xw = &x->w[w];
-	int state = x->tstate[t];
+	int state = x->tstate[t], was_head = state == LOCUS__T_QUEUED && xw->head == t;
 	if (state == LOCUS__T_QUEUED) {
 		uint32_t *at = &xw->head, prev = NONE;
 		while (*at != NONE && *at != t) {
@@ -805,6 +935,7 @@ void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now)
 	} else if (state == LOCUS__T_READING || state == LOCUS__T_COMPUTING ||
 		   state == LOCUS__T_WRITING) {
 		x->cfg.ops->abort(x->cfg.eng, w, t, state, now);
+		give_room(x, w, t);
 		xw->task = NONE;
 		xw->writes = 0;
 	} else if (state == LOCUS__T_AWAY) {
@@ -820,6 +951,11 @@ void locus__exec_unplace(struct locus__exec *x, uint32_t t, double now)
 	x->tworker[t] = NONE;
 	x->tstate[t] = LOCUS__T_NEW;
 	monitor(x, t, NONE, LOCUS__M_NONE, now);
+	/* Its worker waited for room for it, or it held room. */
+	if (was_head && xw->waiting)
+		stop_waiting(x, w, now);
+	else if (state >= LOCUS__T_READING && state <= LOCUS__T_WRITING)
+		wake_node(x, w, now);
 }
 
 void locus__exec_requeue(struct locus__exec *x, uint32_t w, double now)

@@ -177,6 +177,43 @@ struct locus__exec_ops {
 	void (*fail)(void *eng, int code, const char *why);
 };
 
+/* A node's resources as the executors count them (docs/flow.md,
+ * "Resources"): what is free now, and the workers whose next task is
+ * ready but waits for room, in the order they came, each with its task's
+ * demand (a worker starts a task only when it fits what is free less what
+ * those ahead of it wait for, so a large task is not passed over for
+ * ever). The simulator's executor keeps one a node; the MPI runtime puts
+ * each node's in memory the node's ranks share. */
+struct locus__lwait {
+	uint32_t worker, cores;
+	uint64_t memory, disk;
+};
+struct locus__ledger {
+	int lock; /* a spin lock, 0 when free: the node's ranks share it */
+	uint32_t n_wait;
+	uint64_t cores, memory, disk; /* free now (LOCUS__LEDGER_ANY: no limit) */
+	struct locus__lwait wait[];   /* room for each worker of the node */
+};
+#define LOCUS__LEDGER_ANY (UINT64_MAX / 4)
+
+/* The bytes a ledger for a node of `workers` workers takes. */
+size_t locus__ledger_size(size_t workers);
+/* Sets up a ledger for node nd (its cores, memory and storage free). */
+void locus__ledger_init(struct locus__ledger *l, const struct locus_node *nd);
+/* Worker w's task of demand d takes its room (1), or w waits in l's list
+ * (0: its place kept, or taken last). */
+int locus__ledger_take(struct locus__ledger *l, uint32_t w, const struct locus_demand *d);
+/* A task of demand d ended: its room is free again. */
+void locus__ledger_give(struct locus__ledger *l, const struct locus_demand *d);
+/* Worker w no longer waits (its head changed, or it went down). */
+void locus__ledger_withdraw(struct locus__ledger *l, uint32_t w);
+/* The waiting workers, in order, into out (room for the node's
+ * workers); how many. */
+size_t locus__ledger_waiting(struct locus__ledger *l, uint32_t *out);
+/* Whether graph g has a task whose demand is not LOCUS_DEMAND_DEFAULT
+ * (else engines need no ledger: every task fits a free worker). */
+int locus__demands(const struct locus_graph *g);
+
 struct locus__exec_config {
 	const struct locus_workload *wl; /* its graph is the run's */
 	const struct locus_policy *policy;
@@ -203,6 +240,10 @@ struct locus__exec_config {
 	 * else the run ends. Graphs without edges only (no task waits for a
 	 * given-up one): locus__exec_init refuses it otherwise. */
 	int keep_going;
+	/* By node: its ledger (the engine's, which set it up; NULL for a node
+	 * of no worker this executor hosts), or NULL: the executor keeps its
+	 * own when the graph has demands (locus__demands). */
+	struct locus__ledger **ledgers;
 };
 
 /* Per worker. */
@@ -213,6 +254,8 @@ struct locus__xworker {
 	uint32_t away;	     /* its tasks whose attempts run on other workers */
 	uint8_t down;	     /* its node is down */
 	uint8_t stopped;     /* the policy stopped it */
+	uint8_t waiting;     /* its ready head waits for room on its node */
+	uint8_t holds;	     /* its task holds its demand on its node */
 };
 
 struct locus__exec {
@@ -247,6 +290,11 @@ struct locus__exec {
 	uint32_t *asent, *acut; /* assignments sent; those up to acut are void */
 	uint32_t *anext;	/* the next task placed on the same worker */
 	int64_t *ahint;		/* the source its assignment names, or -1 */
+	/* Resources (cfg.ledgers, or its own): NULL when the graph has no
+	 * demands; wake: room for a node's waiting workers. */
+	struct locus__ledger **ledger;
+	void *own_ledgers;
+	uint32_t *wake;
 	size_t done;		/* tasks finished */
 	uint64_t attempts_lost; /* attempts lost with their nodes or failed */
 	/* The run ended: a failure (a LOCUS_E* code), or a halt. */

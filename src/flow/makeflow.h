@@ -97,6 +97,18 @@ struct mf_cmd {
 	size_t env;  /* its first NAME=value in the store */
 	uint32_t n_env, flags, stage;
 	double wall_time; /* its WALL_TIME, seconds (0: none) */
+	struct locus_demand demand; /* its CORES, MEMORY and DISK */
+	int declared;		    /* it has one of them */
+};
+
+/* Makeflow's resources by category: CORES, MEMORY and DISK set at the top
+ * level belong to the category then current (CATEGORY; "default" when
+ * unset), whose rules take them; the default category's stand for the
+ * others' (v[k]: the value as set, or NULL). */
+enum { MF_CORES, MF_MEMORY, MF_DISK, MF_RESOURCES };
+struct mf_cat {
+	char *name;
+	char *v[MF_RESOURCES];
 };
 
 /* A file of the rule being read. */
@@ -146,6 +158,8 @@ struct mf {
 	size_t src_at_cap, n_src, src_cap;
 	struct mf_cmd *cmds;
 	size_t cmds_cap;
+	struct mf_cat *cats;
+	size_t n_cats, cats_cap;
 	struct locus__buf store; /* command lines and environments */
 
 	/* The rule whose command is still to come. */
@@ -231,6 +245,19 @@ void locus__mf_clear_locals(struct mf *r);
 /* Seconds as LOCUS_RUNTIME gives them: 0, or -1 when s is not a finite
  * number >= 0. */
 int locus__mf_parse_seconds(const char *s, double *out);
+/* Which resource variable `name` is (MF_CORES, _MEMORY, _DISK), or -1. */
+int locus__mf_resource(const char *name);
+/* A resource's value: CORES a whole number from 1 to 1000000; MEMORY and
+ * DISK megabytes (MiB, Makeflow's unit) as a whole number, or bytes with
+ * a unit K, M, G, T or P (powers of 1024, maybe followed by B). 0, or -1
+ * for anything else. */
+int locus__mf_parse_resource(int which, const char *s, uint64_t *out);
+/* Value `value` of resource `which` set at the top level: kept for the
+ * current category. 0 or LOCUS_ENOMEM (said). */
+int locus__mf_note_resource(struct mf *r, int which, const char *value);
+/* The demand of the rule being read, from its own variables, its
+ * category's, the default category's; *declared whether any is set. */
+void locus__mf_rule_demand(const struct mf *r, struct locus_demand *d, int *declared);
 
 /* ---- makeflow_lex.c: scanners -------------------------------------------------- */
 

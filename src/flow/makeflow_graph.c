@@ -359,7 +359,7 @@ int locus__mf_keep_command(struct mf *r, uint32_t t, const char *line, uint32_t 
 	if (locus__grow(&r->cmds, &r->cmds_cap, (size_t)t + 1, sizeof *r->cmds))
 		return locus__mf_oom(r);
 	c = &r->cmds[t];
-	*c = (struct mf_cmd){r->store.len, 0, 0, flags, stage, 0};
+	*c = (struct mf_cmd){.line = r->store.len, .flags = flags, .stage = stage};
 	if (locus__buf_append(&r->store, line, strlen(line) + 1))
 		return locus__mf_oom(r);
 	c->env = r->store.len;
@@ -375,7 +375,117 @@ int locus__mf_keep_command(struct mf *r, uint32_t t, const char *line, uint32_t 
 	return 0;
 }
 
-/* Gives every task its stage and command, once all are added. */
+/* ---- resources ---------------------------------------------------------------- */
+
+static const char *const resource_names[MF_RESOURCES] = {"CORES", "MEMORY", "DISK"};
+
+int locus__mf_resource(const char *name)
+{
+	for (int k = 0; k < MF_RESOURCES; k++)
+		if (!strcmp(name, resource_names[k]))
+			return k;
+	return -1;
+}
+
+int locus__mf_parse_resource(int which, const char *s, uint64_t *out)
+{
+	char q = *s == '"' || *s == '\'' ? *s : 0;
+	size_t n = strlen(s);
+	if (q && (n < 2 || s[n - 1] != q))
+		return -1;
+	s += q != 0; /* a value in quotes: Makeflow keeps them */
+	n -= q ? 2 : 0;
+	uint64_t v = 0;
+	size_t i = 0;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (!i)
+		return -1;
+	if (which == MF_CORES) {
+		if (i != n || v < 1 || v > 1000000)
+			return -1;
+		*out = v;
+		return 0;
+	}
+	unsigned shift = 20; /* megabytes without a unit */
+	if (i < n) {
+		const char *units = "KMGTP", *u = strchr(units, s[i] & ~0x20);
+		if (!u || !*u)
+			return -1;
+		shift = 10 * (unsigned)(u - units + 1);
+		i++;
+		if (i < n && (s[i] == 'B' || s[i] == 'b'))
+			i++;
+		if (i != n)
+			return -1;
+	}
+	if (v > UINT64_MAX >> shift)
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
+int locus__mf_note_resource(struct mf *r, int which, const char *value)
+{
+	const char *cat = locus__mf_lookup(r, "CATEGORY", 0);
+	if (!cat || !*cat)
+		cat = "default";
+	size_t k = 0;
+	while (k < r->n_cats && strcmp(r->cats[k].name, cat))
+		k++;
+	if (k == r->n_cats) {
+		if (locus__grow(&r->cats, &r->cats_cap, k + 1, sizeof *r->cats))
+			return locus__mf_oom(r);
+		r->cats[k] = (struct mf_cat){.name = locus__strdup(cat)};
+		if (!r->cats[k].name)
+			return locus__mf_oom(r);
+		r->n_cats++;
+	}
+	char *copy = locus__strdup(value);
+	if (!copy)
+		return locus__mf_oom(r);
+	free(r->cats[k].v[which]);
+	r->cats[k].v[which] = copy;
+	return 0;
+}
+
+static const struct mf_cat *category(const struct mf *r, const char *name)
+{
+	for (size_t k = 0; k < r->n_cats; k++)
+		if (!strcmp(r->cats[k].name, name))
+			return &r->cats[k];
+	return NULL;
+}
+
+void locus__mf_rule_demand(const struct mf *r, struct locus_demand *d, int *declared)
+{
+	const char *name = locus__mf_lookup(r, "CATEGORY", 0);
+	const struct mf_cat *cat = category(r, name && *name ? name : "default");
+	const struct mf_cat *def = category(r, "default");
+	uint64_t v[MF_RESOURCES] = {1, 0, 0};
+	*declared = 0;
+	for (int k = 0; k < MF_RESOURCES; k++) {
+		const char *s = NULL;
+		for (size_t i = 0; i < r->n_locals && !s; i++)
+			if (!strcmp(r->locals[i].name, resource_names[k]))
+				s = r->locals[i].value;
+		if (!s && cat)
+			s = cat->v[k];
+		if (!s && def)
+			s = def->v[k];
+		/* Checked when it was set. */
+		if (s && !locus__mf_parse_resource(k, s, &v[k]))
+			*declared = 1;
+	}
+	*d = (struct locus_demand){
+	    .cores = (uint32_t)v[MF_CORES], .memory = v[MF_MEMORY], .disk = v[MF_DISK]};
+}
+
+/* Gives every task its stage, command, demand and line, once all are
+ * added. */
 int locus__mf_set_commands(struct mf *r)
 {
 	for (uint32_t t = 0; t < r->n_rules; t++) {
@@ -393,7 +503,9 @@ int locus__mf_set_commands(struct mf *r)
 					   .n_env = c->n_env,
 					   .wall_time = c->wall_time};
 		if (locus_graph_set_stage(r->g, t, c->stage) ||
-		    locus_graph_set_command(r->g, t, &lc))
+		    locus_graph_set_command(r->g, t, &lc) ||
+		    (c->declared && locus_graph_set_demand(r->g, t, &c->demand)) ||
+		    locus_graph_set_line(r->g, t, (uint32_t)r->rule_line[t]))
 			return locus__mf_oom(r);
 	}
 	return 0;

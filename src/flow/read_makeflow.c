@@ -274,6 +274,8 @@ static int command_line(struct mf *r, struct mf_src *c)
 	const char *wt = locus__mf_lookup(r, "WALL_TIME", 0);
 	if (wt)
 		locus__mf_parse_seconds(wt, &r->cmds[t].wall_time);
+	/* Its resources: CORES, MEMORY and DISK in its scope or category. */
+	locus__mf_rule_demand(r, &r->cmds[t].demand, &r->cmds[t].declared);
 
 	if (locus__grow(&r->src_at, &r->src_at_cap, r->n_rules + 2, sizeof *r->src_at))
 		return locus__mf_oom(r);
@@ -318,6 +320,18 @@ static int export_name(struct mf *r, const char *name)
 	}
 	r->exports[r->n_exports++] = copy;
 	return 0;
+}
+
+/* A value of CORES, MEMORY or DISK that is not one. */
+static int resource_error(struct mf *r, size_t at, const char *name, const char *val, size_t n)
+{
+	char q[MF_QUOTE_SIZE];
+	return locus__mf_perr(r, at,
+			      !strcmp(name, "CORES")
+				  ? "expected %s a whole number of cores from 1 to 1000000, got %s"
+				  : "expected %s in megabytes (a whole number), or in bytes with "
+				    "a unit K, M, G, T or P (powers of 1024), got %s",
+			      name, locus__mf_quote(q, val, n));
 }
 
 /* NAME=value or NAME+=value, c just after the name; `exported` for an
@@ -365,10 +379,16 @@ static int variable_line(struct mf *r, struct mf_src *c, size_t name_at, size_t 
 			    r, at, "expected %s in seconds (a decimal number from 0 to %g), got %s",
 			    name, LOCUS_WORK_MAX, locus__mf_quote(q, r->tmp.data, r->tmp.len));
 	}
+	int res = locus__mf_resource(name);
+	uint64_t amount;
+	if (res >= 0 && locus__mf_parse_resource(res, r->tmp.data, &amount))
+		return resource_error(r, at, name, r->tmp.data, r->tmp.len);
 	char *value = locus__strndup(r->tmp.data, r->tmp.len);
 	if (!value)
 		return locus__mf_oom(r);
 	if ((rc = locus__mf_set_var(r, name, value)))
+		return rc;
+	if (res >= 0 && !r->pending && (rc = locus__mf_note_resource(r, res, r->tmp.data)))
 		return rc;
 	return exported ? export_name(r, name) : 0;
 }
@@ -512,11 +532,17 @@ static int directive_line(struct mf *r, struct mf_src *c, size_t at, size_t n)
 			    "to %g), got %s",
 			    LOCUS_WORK_MAX, locus__mf_quote(q, val, w->v[1].len));
 	}
-	/* Makeflow sets the variable KEY. */
+	int res = locus__mf_resource(locus__mf_word(w, 0));
+	uint64_t amount;
+	if (res >= 0 && locus__mf_parse_resource(res, val, &amount))
+		return resource_error(r, w->v[1].off, locus__mf_word(w, 0), val, w->v[1].len);
+	/* Makeflow sets the variable KEY (and a resource of the category). */
 	char *value = locus__strdup(val);
 	if (!value)
 		return locus__mf_oom(r);
-	return locus__mf_set_var(r, locus__mf_word(w, 0), value);
+	if ((rc = locus__mf_set_var(r, locus__mf_word(w, 0), value)))
+		return rc;
+	return res >= 0 && !r->pending ? locus__mf_note_resource(r, res, val) : 0;
 }
 
 /* A line that is not a command: a rule, a variable, export or a
@@ -679,6 +705,12 @@ int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t 
 	free(r.pieces);
 	free(r.env);
 	free(r.cmds);
+	for (size_t k = 0; k < r.n_cats; k++) {
+		free(r.cats[k].name);
+		for (int i = 0; i < MF_RESOURCES; i++)
+			free(r.cats[k].v[i]);
+	}
+	free(r.cats);
 	locus__buf_fini(&r.store);
 	locus__mf_words_fini(&r.files);
 	locus__mf_words_fini(&r.args);

@@ -23,7 +23,7 @@ int locus_flow_remaining(struct locus_graph **out, const struct locus_graph *g,
 	}
 	for (size_t o = 0; o < g->n_objects; o++)
 		omap[o] = LOCUS_NONE;
-	/* Tasks in id order, each with its stage and command. */
+	/* Tasks in id order, each with its stage, command, demand and line. */
 	for (uint32_t t = 0; t < g->n_tasks && !rc; t++) {
 		tmap[t] = LOCUS_NONE;
 		if (done[t])
@@ -41,6 +41,10 @@ int locus_flow_remaining(struct locus_graph **out, const struct locus_graph *g,
 		}
 		if (!rc && g->commands && (g->commands[t].line || g->commands[t].argv))
 			rc = locus_graph_set_command(r, (uint32_t)id, &g->commands[t]);
+		if (!rc && g->demand)
+			rc = locus_graph_set_demand(r, (uint32_t)id, &g->demand[t]);
+		if (!rc && g->task_line)
+			rc = locus_graph_set_line(r, (uint32_t)id, g->task_line[t]);
 		if (rc && !err->message[0])
 			locus__err(err, rc, NULL, 0, 0, "out of memory");
 	}

@@ -182,6 +182,73 @@ static int layout(struct flow *f)
 	return rc;
 }
 
+/* A worker node's memory for a real run: the option's, else the
+ * machine's (MemTotal) over the nodes it plays, the smallest any rank
+ * sees. Collective. */
+static double node_memory(struct flow *f)
+{
+	double mine = f->opt->node_memory;
+	if (!(mine > 0)) {
+		mine = INFINITY;
+		FILE *in = fopen("/proc/meminfo", "r");
+		char line[256];
+		unsigned long long kb;
+		while (in && fgets(line, sizeof line, in))
+			if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+				mine = (double)kb * 1024 / (double)(f->one_host && f->K ? f->K : 1);
+		if (in)
+			fclose(in);
+	}
+	double all = 0;
+	MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MIN, f->comm);
+	return isfinite(all) ? floor(all) : 0;
+}
+
+void locus__rt_ledgers_open(struct flow *f)
+{
+	int want = f->plat && f->g && locus__demands(f->g), all = 0;
+	MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, f->comm);
+	f->res_host = MPI_COMM_NULL;
+	f->res_win = MPI_WIN_NULL;
+	if (!all)
+		return;
+	double mem = node_memory(f);
+	size_t size = 0, *at = calloc(f->K + 1, sizeof *at);
+	for (size_t k = 0; k < f->K; k++) {
+		f->plat->nodes[k].memory = mem;
+		at[k] = size;
+		size += (locus__ledger_size((size_t)f->plat->nodes[k].cores) + 15) & ~(size_t)15;
+	}
+	int hr = 0;
+	MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &f->res_host);
+	MPI_Comm_rank(f->res_host, &hr);
+	char *base = NULL;
+	MPI_Win_allocate_shared(hr ? 0 : (MPI_Aint)size + 16, 1, MPI_INFO_NULL, f->res_host, &base,
+				&f->res_win);
+	MPI_Aint got = 0;
+	int unit = 0;
+	MPI_Win_shared_query(f->res_win, 0, &got, &unit, &base);
+	f->ledgers = calloc(f->K + 1, sizeof *f->ledgers);
+	for (size_t k = 0; f->ledgers && at && k < f->K; k++) {
+		f->ledgers[k] = (struct locus__ledger *)(base + at[k]);
+		if (!hr)
+			locus__ledger_init(f->ledgers[k], &f->plat->nodes[k]);
+	}
+	free(at);
+	/* Set up before any rank counts on it. */
+	MPI_Barrier(f->res_host);
+}
+
+void locus__rt_ledgers_close(struct flow *f)
+{
+	free(f->ledgers);
+	f->ledgers = NULL;
+	if (f->res_win != MPI_WIN_NULL)
+		MPI_Win_free(&f->res_win);
+	if (f->res_host != MPI_COMM_NULL)
+		MPI_Comm_free(&f->res_host);
+}
+
 /* The policy's processes on the ranks: workers in node order on the
  * node's ranks, schedulers on the rank of the node the policy puts them
  * on (or spread over the scheduler ranks). */
@@ -626,6 +693,9 @@ static int setup(struct flow *f)
 	if (!rc)
 		rc = locus__rt_directories(f);
 	locus__rt_bell_open(f);
+	locus__rt_ledgers_open(f);
+	if (!rc && f->res_win != MPI_WIN_NULL && !f->ledgers)
+		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	if ((rc = locus__rt_agree(f, rc)))
 		return rc;
 	if ((o->journal || f->st->round) && (rc = locus__rt_resume(f)))
@@ -697,7 +767,8 @@ static int setup(struct flow *f)
 						.hosted = f->hosted,
 						.retries = (uint32_t)o->retries,
 						.finals_to_fs = 1,
-						.keep_going = f->ck != NULL};
+						.keep_going = f->ck != NULL,
+						.ledgers = f->ledgers};
 		if (locus__exec_init(&f->x, &xc))
 			rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 		f->x_on = !rc;
@@ -839,6 +910,8 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	f->bell = -1;
 	f->host = MPI_COMM_NULL;
 	f->bell_win = MPI_WIN_NULL;
+	f->res_host = MPI_COMM_NULL;
+	f->res_win = MPI_WIN_NULL;
 	f->jfd = -1;
 	int rc = setup(f);
 	if (!rc) {
@@ -900,6 +973,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		unlink(p);
 	}
 	locus__rt_bell_close(f);
+	locus__rt_ledgers_close(f);
 	MPI_Barrier(f->comm);
 	/* The run's directory, once every node's is gone (on every host). */
 	if (f->job_dir[0] && (!keep || prune))

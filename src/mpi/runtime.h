@@ -498,6 +498,11 @@ struct flow {
 	double idle_since, wait; /* idle from; the mean of the last idle spells */
 	MPI_Comm host;		 /* the ranks of this machine, or MPI_COMM_NULL */
 	MPI_Win bell_win;	 /* their sleep flags, or MPI_WIN_NULL */
+	/* The worker nodes' ledgers (exec.h) when the workflow has demands:
+	 * in memory the ranks of a machine share; else NULL. */
+	MPI_Comm res_host;
+	MPI_Win res_win;
+	struct locus__ledger **ledgers;
 	int **asleep;		 /* by rank: its flag, NULL on another machine */
 	int standin;		 /* cur is a stand-in sleeping until standin_end */
 	double standin_end;
@@ -572,6 +577,9 @@ int locus__rt_timer_cmp(const void *a, const void *b);
 int locus__rt_moving(const struct flow *f);
 void locus__rt_bell_open(struct flow *f);
 void locus__rt_bell_close(struct flow *f);
+/* round.c: the ledgers, collectively (docs/flow.md, "Resources"). */
+void locus__rt_ledgers_open(struct flow *f);
+void locus__rt_ledgers_close(struct flow *f);
 void locus__rt_loop(struct flow *f);
 
 /* protocol.c */

@@ -784,6 +784,17 @@ static void dump(const struct flow *f)
 				(unsigned long)f->pulls[p].got, (unsigned long)f->pulls[p].length);
 }
 
+/* The worker waits for room on its node (exec.h, struct locus__ledger):
+ * the other ranks of the node free it without a word, so it looks again
+ * each turn. Whether its task started. */
+static int room_poll(struct flow *f)
+{
+	if (!f->x_on || !f->x.w[f->worker].waiting)
+		return 0;
+	locus__exec_try_start(&f->x, f->worker, locus__rt_now_of(f));
+	return f->x.w[f->worker].task != NONE;
+}
+
 void locus__rt_loop(struct flow *f)
 {
 	unsigned idle = 0;
@@ -793,7 +804,7 @@ void locus__rt_loop(struct flow *f)
 		did |= fire_timer(f);
 		did |= locus__rt_drain_fresh(f);
 		if (f->worker != NONE && !f->failed)
-			did |= locus__rt_worker_step(f) | locus__rt_reduce_poll(f);
+			did |= locus__rt_worker_step(f) | locus__rt_reduce_poll(f) | room_poll(f);
 		did |= locus__rt_serve_step(f);
 		if (f->ck && f->ck->tick && f->rank == 0 && !f->failed) {
 			struct locus_error e = {0};

@@ -71,6 +71,16 @@ static void check_plan(const struct locus_graph *g)
 	struct locus_dag_plan *plan = NULL;
 	struct locus_dag_bounds b;
 	struct locus_error err = {0};
+	/* A task of more cores than a node has (coreCount) is refused at
+	 * load, naming it; the nodes state no memory, so no other is. */
+	int big = 0;
+	for (uint32_t t = 0; t < g->n_tasks; t++)
+		big |= locus_graph_demand(g, t).cores > 1;
+	if (big) {
+		check(locus_workload_from_graph(&wl, two, g, NULL, &err) == LOCUS_EINVAL && !wl);
+		check(strstr(err.message, "which no node holds") != NULL);
+		return;
+	}
 	check(locus_workload_from_graph(&wl, two, g, NULL, &err) == 0);
 	check(locus_dag_bounds(wl, NULL, &b) == 0);
 	check(b.lower >= b.critical_path && b.lower >= b.work && isfinite(b.lower));

@@ -120,6 +120,7 @@ enum {
 	O_NET_BW,
 	O_DISK_BW,
 	O_STORAGE,
+	O_MEMORY,
 	O_FS_BW,
 	O_FS_OPS,
 	O_FS_LATENCY,
@@ -380,6 +381,10 @@ static const struct cli_opt platform_opts[] = {
     {"storage", O_STORAGE, CLI_SIZE, AT(storage), "SIZE",
      "each node's local storage capacity (default: no\n"
      "limit; a run that overfills one fails saying which)"},
+    {"memory", O_MEMORY, CLI_SIZE, AT(memory), "SIZE",
+     "each worker node's memory, which the tasks' MEMORY\n"
+     "(WfCommons: memoryInBytes) share (sim default: no\n"
+     "limit; run: the machine's over the nodes it plays)"},
     {"fs-bw", O_FS_BW, CLI_BANDWIDTH, AT(fs_bw), "BW",
      "the shared file system's aggregate bandwidth\n"
      "(default 1250MB)"},
@@ -446,7 +451,7 @@ static int check_args(const char *cmd, struct flow_args *a)
 		    a->compare || a->platform || a->have_nodes || a->have_dispatchers ||
 		    a->fs_bw || a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 ||
 		    a->cost_msg >= 0 || a->cost_entry >= 0 || a->work || a->reduce ||
-		    cli_results_any(&a->res))
+		    a->memory || cli_results_any(&a->res))
 			return cli_usage_error(cmd, "'locus flow status' takes --json only");
 		return 0;
 	}
@@ -455,7 +460,7 @@ static int check_args(const char *cmd, struct flow_args *a)
 		    a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||
 		    a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 ||
 		    a->cost_entry >= 0 || a->work || a->reduce || cli_results_any(&a->res) ||
-		    a->res.json)
+		    a->res.json || a->memory)
 			return cli_usage_error(cmd, "'locus flow clean' takes the workflow's "
 						    "options, --shared and --journal");
 		return 0;
@@ -484,7 +489,7 @@ static int check_args(const char *cmd, struct flow_args *a)
 	    (a->config || a->pol.name || a->pol.opts || a->compare || a->platform ||
 	     a->have_nodes || a->have_dispatchers || a->fs_bw || a->fs_ops >= 0 ||
 	     a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 || a->cost_entry >= 0 ||
-	     cli_results_any(&a->res)))
+	     a->memory || cli_results_any(&a->res)))
 		return cli_usage_error(cmd, "the policy, platform and output files are sim's "
 					    "options; 'locus flow show' takes the workflow's and "
 					    "the pattern thresholds, and --json");
@@ -493,6 +498,9 @@ static int check_args(const char *cmd, struct flow_args *a)
 	if (a->platform && a->have_nodes)
 		return cli_usage_error(cmd, "--platform excludes --nodes, --cores, --net-bw, "
 					    "--disk-bw and --storage");
+	if (a->platform && a->memory)
+		return cli_usage_error(cmd, "--platform states each node's memory (\"memory\"): "
+					    "drop --memory");
 	if (a->config && a->compare)
 		return cli_usage_error(cmd, "--compare names the configurations; drop --config");
 	if (a->config && a->pol.name && strcmp(a->pol.name, "amfs"))
@@ -865,6 +873,7 @@ static int make_platform(struct locus_platform **out, const struct flow_args *a,
 		nd->net_bw = a->net_bw ? (double)a->net_bw : LOCUS_DEFAULT_NET_BW;
 		nd->disk_bw = a->disk_bw ? (double)a->disk_bw : 1e9;
 		nd->storage = (double)a->storage;
+		nd->memory = i < a->nodes ? (double)a->memory : 0;
 	}
 	return 0;
 }
@@ -1220,6 +1229,7 @@ static int run_rank(struct flow_args *a)
 		    .policy_opts = opts,
 		    .dispatchers = (size_t)a->dispatchers,
 		    .emulate_nodes = (size_t)a->emulate,
+		    .node_memory = (double)a->memory,
 		    .seed = a->seed,
 		    .retries = (int)a->retries,
 		    .keep = a->keep,

@@ -28,6 +28,7 @@ struct flow_args {
 	/* The platform (sim). */
 	const char *platform;
 	uint64_t nodes, cores, dispatchers, net_bw, disk_bw, storage, fs_bw;
+	uint64_t memory; /* --memory: each worker node's (sim and run) */
 	double fs_ops, fs_latency, latency, cost_msg, cost_entry;
 	double preset_fetch; /* --platform preset:...: amfs's fetch_cost unless -o gives one */
 	int have_nodes, have_dispatchers;
