@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "mpi/runtime.h"
+#include "mpi/chunks.h"
 
 #include <dirent.h>
 
@@ -54,9 +55,8 @@ static int layout(struct flow *f)
 		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
 				  "%d ranks cannot run %zu scheduler rank%s and a worker", f->size,
 				  D, D == 1 ? "" : "s");
-	char host[MPI_MAX_PROCESSOR_NAME] = {0};
-	int len = 0;
-	MPI_Get_processor_name(host, &len);
+	char host[MPI_MAX_PROCESSOR_NAME + 1];
+	locus__mpi_node_name(host);
 	char *hosts = calloc((size_t)f->size, MPI_MAX_PROCESSOR_NAME);
 	uint32_t *rank_node = calloc((size_t)f->size, sizeof *rank_node);
 	if (!hosts || !rank_node) {

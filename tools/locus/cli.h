@@ -308,6 +308,26 @@ void cli_mpi_report_end(int status);
  * that cannot be read: 0 or CLI_EXIT_USAGE, the error printed. */
 int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np);
 
+/* The Slurm allocation this process runs in (slurm.c): salloc or sbatch
+ * set SLURM_JOB_ID and the job's nodes and tasks. */
+struct cli_slurm {
+	char job[32];	    /* SLURM_JOB_ID */
+	const char *list;   /* SLURM_JOB_NODELIST as Slurm writes it */
+	char **nodes;	    /* it expanded */
+	size_t n_nodes;
+	uint64_t ntasks;    /* SLURM_NTASKS, else the nodes' CPUs, else one a node */
+	const char *tmpdir; /* cli_slurm_tmpdir() */
+};
+/* 1 and *s filled inside an allocation, 0 outside one, or -CLI_EXIT_USAGE
+ * (error printed) when its node list cannot be read. cli_slurm_fini
+ * frees it. */
+int cli_slurm_allocation(const char *cmd, struct cli_slurm *s);
+void cli_slurm_fini(struct cli_slurm *s);
+/* The job's local temporary directory, where the nodes keep their files
+ * in a Slurm job: SLURM_TMPDIR, else TMPDIR, else /tmp; NULL outside a
+ * job. */
+const char *cli_slurm_tmpdir(void);
+
 /* A rank's watch over its launcher: a thread that sees the parent
  * process change (the launcher died, even of SIGKILL) within 50 ms, then
  * kills the running command, removes its result temporary and exits. */

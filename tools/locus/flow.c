@@ -46,7 +46,9 @@ static const char *const help_head =
     "and nothing else. A run keeps a status file up to date (tasks waiting,\n"
     "running, done, failed attempts and bytes, per stage): DIR/.locus-flow-status\n"
     "in its shared directory, or JOURNAL.status beside its journal; 'status' prints\n"
-    "it, and says when the run was killed.\n";
+    "it, and says when the run was killed. Inside a Slurm allocation (salloc,\n"
+    "sbatch) 'run' takes its ranks and nodes from the allocation and keeps node\n"
+    "storage in the job's local temporary directory (docs/slurm.md).\n";
 
 static const char *const help_workflow =
     "\n"
@@ -73,6 +75,7 @@ static const char *const help_tail =
     "  locus flow sim wf.json --config aware --storage 2G --out run.json --trace run.trace\n"
     "  locus flow run mosaic/Makeflow -np 5 --emulate-nodes 2 --config cogather --gantt g.svg\n"
     "  mpirun --hostfile hosts -np 65 locus flow run Makeflow --local /tmp --shared $PWD\n"
+    "  sbatch -N 4 -n 32 --wrap 'locus flow run Makeflow --journal m.j'   # in Slurm\n"
     "  locus flow run Makeflow -np 9 --dry-run        # what would run, in order; makes nothing\n"
     "  locus flow run Makeflow -np 9 --timeout 600 --retries 2 --journal m.j\n"
     "  locus flow status m.j                          # while it runs, or after it was killed\n"
@@ -1294,6 +1297,10 @@ static int run_rank(struct flow_args *a)
 
 static int flow_run(struct flow_args *a, int argc, char **argv)
 {
+	/* In a Slurm job the nodes keep their files in its local temporary
+	 * directory. */
+	if (!a->local)
+		a->local = cli_slurm_tmpdir();
 	if (a->dry_run)
 		return flow_dry_run(a);
 #ifdef LOCUS_HAVE_MPI
@@ -1318,6 +1325,23 @@ static int flow_run(struct flow_args *a, int argc, char **argv)
 	}
 	locus_graph_destroy(g);
 	uint64_t D = a->dispatchers ? a->dispatchers : 1, np = a->np;
+	struct cli_slurm sl;
+	int in_slurm = a->mpi.hostfile || a->emulate ? 0 : cli_slurm_allocation("flow run", &sl);
+	if (in_slurm < 0)
+		return -in_slurm;
+	if (in_slurm) {
+		/* The allocation's tasks, on its nodes (the launcher reads
+		 * them from Slurm). */
+		if (!np)
+			np = sl.ntasks;
+		if (!a->quiet)
+			fprintf(stderr,
+				"locus flow run: in Slurm job %s: %" PRIu64 " ranks on %zu node%s "
+				"(%s), node storage under %s\n",
+				sl.job, np, sl.n_nodes, sl.n_nodes == 1 ? "" : "s", sl.list,
+				a->local);
+		cli_slurm_fini(&sl);
+	}
 	if (!np) {
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		np = a->emulate ? a->emulate + D : (uint64_t)(cores > 1 ? cores : 2);
