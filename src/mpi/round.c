@@ -898,6 +898,13 @@ int locus__rt_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		st.work[t] = -1;
 	int rank = 0;
 	MPI_Comm_rank(comm, &rank);
+	if (!rc && rank == 0 && opt->status && !opt->journal) {
+		/* A run that resumes nothing starts with no task logs (a
+		 * resumed one keeps those of the tasks done before). */
+		char logs[PATH_MAX];
+		locus__rt_tasklog_dir(opt->status, logs, sizeof logs);
+		locus__rmtree(logs);
+	}
 	if (!rc && rank == 0 && opt->status) {
 		/* The status file, written once the run holds its directory
 		 * (a refused run leaves the running one's alone). */

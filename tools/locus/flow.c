@@ -118,6 +118,7 @@ enum {
 	O_DRY_RUN,
 	O_TIMEOUT,
 	O_STATUS,
+	O_TASK,
 	O_DISPATCHERS,
 	O_NET_BW,
 	O_DISK_BW,
@@ -241,6 +242,8 @@ static const struct cli_group compare_group = CLI_GROUP(compare_opts, NULL);
 static int ranks_option(const char *cmd, void *values, int id, const char *arg)
 {
 	struct flow_args *a = values;
+	if (id == O_TASK)
+		return *arg ? 0 : cli_expects(cmd, "--task", "a task's name", arg); /* status's */
 	if (id == O_TIMEOUT || id == O_RETRIES)
 		a->have_limit = 1; /* run's and sim's */
 	else
@@ -317,6 +320,10 @@ static const struct cli_opt ranks_opts[] = {
      "JOURNAL.status with --journal, else DIR/.locus-flow-\n"
      "status in the shared directory); 'locus flow status'\n"
      "prints it"},
+    {"task", O_TASK, CLI_TEXT, AT(task), "NAME",
+     "status: each attempt of task NAME (its first output's\n"
+     "name): node, exit, wall and CPU seconds, peak memory,\n"
+     "and its stdout and stderr, kept in STATUS.tasks/"},
     {"dry-run", O_DRY_RUN, CLI_FLAG, AT(dry_run), NULL,
      "print what the run would do, in order, and start\n"
      "nothing: no rank, file, directory, lock or journal"},
@@ -444,9 +451,11 @@ static int check_args(const char *cmd, struct flow_args *a)
 		    a->fs_bw || a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 ||
 		    a->cost_msg >= 0 || a->cost_entry >= 0 || a->work || a->reduce ||
 		    cli_results_any(&a->res))
-			return cli_usage_error(cmd, "'locus flow status' takes --json only");
+			return cli_usage_error(cmd, "'locus flow status' takes --json and --task only");
 		return 0;
 	}
+	if (a->task)
+		return cli_usage_error(cmd, "--task is 'locus flow status''s");
 	if (!strcmp(sub, "clean")) {
 		if (a->have_run_only || a->have_limit || a->config || a->pol.name || a->pol.opts || a->compare ||
 		    a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||

@@ -23,6 +23,7 @@ struct flow_args {
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
 	const char *local, *shared, *journal, *measured, *status;
+	const char *task; /* status --task NAME */
 	int keep, have_run, have_run_only, have_limit, tty, checksum, dry_run;
 	double stand_in, timeout;
 	/* The platform (sim). */
