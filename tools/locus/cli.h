@@ -199,7 +199,10 @@ int cli_report_write(void *ctx, FILE *fp);
  * --help words are locus sim's; a command says its own with these ids. */
 struct cli_results {
 	int json;
-	const char *out, *csv, *trace, *gantt, *load;
+	const char *out, *csv, *trace, *gantt, *load, *report;
+	/* What --report adds to the result (a title, failed attempts), set
+	 * by the command before cli_results_write; NULL: nothing. */
+	const struct locus_report_html_options *html;
 };
 enum {
 	CLI_RESULTS_JSON = 3000,
@@ -208,6 +211,7 @@ enum {
 	CLI_RESULTS_TRACE,
 	CLI_RESULTS_GANTT,
 	CLI_RESULTS_LOAD,
+	CLI_RESULTS_REPORT,
 };
 extern const struct cli_group cli_results_group;
 /* Whether a file is asked for; whether one needs the run's transfers. */

@@ -1117,6 +1117,10 @@ static int flow_sim(struct flow_args *a)
 		print_run(runs[0], g, a, D);
 	if (rc)
 		goto fail;
+	char title[4200];
+	snprintf(title, sizeof title, "locus flow sim %s", a->workflow);
+	struct locus_report_html_options html = {.title = title};
+	a->res.html = &html;
 	int ost = cli_results_write(cmd, &a->res, runs[0]);
 	if (ost)
 		status = ost;
@@ -1288,7 +1292,17 @@ static int run_rank(struct flow_args *a)
 		fflush(stdout);
 		if (rc)
 			status = cli_error(cmd, &err, rc);
+		/* The report lists the attempts that failed, with their
+		 * stderr, from the task logs beside the status file. */
+		char title[4200];
+		snprintf(title, sizeof title, "locus flow run %s", a->workflow);
+		struct flow_failures ff = {0};
+		flow_failures_read(status_file, &ff);
+		struct locus_report_html_options html = {
+		    .title = title, .failures = ff.f, .n_failures = ff.n};
+		a->res.html = &html;
 		int ost = cli_results_write(cmd, &a->res, r);
+		flow_failures_fini(&ff);
 		if (ost)
 			status = ost;
 		if (a->measured && (rc = write_measured(a, &rep, g, disk_bw, net_bw, &err)))

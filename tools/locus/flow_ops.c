@@ -169,6 +169,103 @@ static size_t print_task(const char *dir, const char *name, int json)
 	return n;
 }
 
+/* The last `max` bytes of file `path`, NUL-ended (malloc'd), or NULL. */
+static char *file_tail(const char *path, size_t max)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	char *buf = malloc(max + 1);
+	long size = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+	if (!buf || size < 0 || fseek(fp, size > (long)max ? size - (long)max : 0, SEEK_SET)) {
+		free(buf);
+		fclose(fp);
+		return NULL;
+	}
+	size_t n = fread(buf, 1, max, fp);
+	buf[n] = 0;
+	fclose(fp);
+	return buf;
+}
+
+static int by_version(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+void flow_failures_read(const char *status, struct flow_failures *ff)
+{
+	char dir[8300];
+	snprintf(dir, sizeof dir, "%s.tasks", status);
+	memset(ff, 0, sizeof *ff);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0;
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len <= 5 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		char **g = realloc(names, (n + 1) * sizeof *g);
+		if (!g)
+			break;
+		names = g;
+		if ((names[n] = strdup(e->d_name)))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, by_version);
+	for (size_t i = 0; i < n; i++) {
+		char p[8600];
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		json_t *doc = json_load_file(p, 0, NULL);
+		json_t *ex = json_object_get(doc, "exit"), *sig = json_object_get(doc, "signal");
+		int failed = (ex && json_integer_value(ex) != 0) || sig;
+		struct locus_report_failure *f =
+		    failed ? realloc(ff->f, (ff->n + 1) * sizeof *f) : NULL;
+		if (f) {
+			ff->f = f;
+			f = &ff->f[ff->n++];
+			memset(f, 0, sizeof *f);
+			char why[96];
+			if (json_is_true(json_object_get(doc, "timed_out")))
+				snprintf(why, sizeof why, "timed out");
+			else if (sig)
+				snprintf(why, sizeof why, "killed by signal %" JSON_INTEGER_FORMAT,
+					 json_integer_value(sig));
+			else
+				snprintf(why, sizeof why, "exited with %" JSON_INTEGER_FORMAT,
+					 json_integer_value(ex));
+			const char *task = json_string_value(json_object_get(doc, "task"));
+			const char *node = json_string_value(json_object_get(doc, "node"));
+			const char *leaf = json_string_value(json_object_get(doc, "stderr"));
+			f->task = task ? strdup(task) : NULL;
+			f->node = node ? strdup(node) : NULL;
+			f->why = strdup(why);
+			f->attempt = (int)json_integer_value(json_object_get(doc, "attempt"));
+			snprintf(p, sizeof p, "%s/%s", dir, leaf ? leaf : "");
+			f->stderr_text = leaf ? file_tail(p, 4096) : NULL;
+		}
+		json_decref(doc);
+		free(names[i]);
+	}
+	free(names);
+}
+
+void flow_failures_fini(struct flow_failures *ff)
+{
+	for (size_t i = 0; i < ff->n; i++) {
+		free((char *)ff->f[i].task);
+		free((char *)ff->f[i].node);
+		free((char *)ff->f[i].why);
+		free((char *)ff->f[i].stderr_text);
+	}
+	free(ff->f);
+	memset(ff, 0, sizeof *ff);
+}
+
 int flow_status(struct flow_args *a)
 {
 	const char *x = a->workflow;
