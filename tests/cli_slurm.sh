@@ -6,7 +6,7 @@
 # configuration in a temporary directory, and go with it.
 #  - an sbatch of `locus flow run` takes its ranks and nodes from the
 #    allocation (4 ranks on n1 and n2), keeps node storage in the job's
-#    temporary directory, and writes the same outputs as locus flow run
+#    temporary directory (SLURM_TMPDIR) and leaves nothing there, and writes the same outputs as locus flow run
 #    under mpirun;
 #  - Slurm ending the job (scancel: SIGTERM, then SIGKILL KillWait
 #    seconds later, as at the time limit) leaves a journal the next sbatch
@@ -139,17 +139,20 @@ run reference 0 env -u SLURM_JOB_ID "$locus" flow run ref/Makeflow --np 3 -q
 # transport would name its segments alike on both (ranks of n1 and n2
 # with the same local rank), so the job uses TCP between all ranks; a
 # cluster of real nodes needs nothing of the kind.
+# The job's local temporary directory as a site sets it (SLURM_TMPDIR).
 cat >job.sh <<EOF
 #!/bin/bash
 #SBATCH --nodes=2 --ntasks=4
 export OMPI_MCA_btl=self,tcp
+export SLURM_TMPDIR=$tmp/jobtmp
+mkdir -p \$SLURM_TMPDIR
 cd $tmp/sb
 exec $locus flow run Makeflow --journal run.journal
 EOF
 mkworkflow sb "$tmp/sb.log"
 run sbatch 0 sbatch --wait -o "$tmp/job1.out" job.sh
 out=$(cat "$tmp/job1.out")
-expect sbatch-alloc 'in Slurm job [0-9]+: 4 ranks on 2 nodes \(n\[1-2\]\), node storage under /tmp' "$out"
+expect sbatch-alloc "in Slurm job [0-9]+: 4 ranks on 2 nodes \\(n\\[1-2\\]\\), node storage under $tmp/jobtmp" "$out"
 expect sbatch-done 'status +complete' "$out"
 same_as_ref sbatch
 [ "$(sort sb.log | tr '\n' ' ')" = "a1 a2 a3 a4 b c " ] && ok || fail "sbatch: tasks ran $(sort sb.log | tr '\n' ' ')"
@@ -157,7 +160,7 @@ same_as_ref sbatch
 expect sbatch-nodes 'n1' "$(cat sb/run.journal)"
 expect sbatch-nodes2 'n2' "$(cat sb/run.journal)"
 # Node storage was the job's temporary directory, and is gone.
-ls -d /tmp/locus-flow-* 2>/dev/null | grep -q . && fail "node storage left under /tmp" || ok
+[ -d jobtmp ] && [ -z "$(ls -A jobtmp)" ] && ok || fail "node storage left in the job's directory: $(ls -A jobtmp 2>&1)"
 
 # ---- the job ended by Slurm, then resumed -----------------------------------
 rm -rf sb sb.log
@@ -170,6 +173,8 @@ for _ in $(seq 300); do
 	sleep 0.1
 done
 expect killed-journal '^task	a4.txt' "$(cat sb/run.journal 2>/dev/null)"
+# Meanwhile the nodes keep their files in the job's directory.
+expect killed-storage 'locus-flow-.*/(n1|n2)' "$(cd jobtmp 2>/dev/null && ls -d locus-flow-*/* 2>&1)"
 scancel "$job"
 for _ in $(seq 100); do
 	[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
@@ -183,6 +188,7 @@ out=$(cat "$tmp/job3.out")
 expect resumed-journal 'the journal says 4 tasks are done' "$out"
 expect resumed-done 'status +complete' "$out"
 same_as_ref resumed
+[ -z "$(ls -A jobtmp)" ] && ok || fail "resumed: node storage left in the job's directory: $(ls -A jobtmp 2>&1)"
 # a1..a4 ran once (in the killed job), b and c once (in the resumed one).
 [ "$(sort sb.log | tr '\n' ' ')" = "a1 a2 a3 a4 b c " ] && ok || fail "resumed: tasks ran $(sort sb.log | tr '\n' ' ')"
 
