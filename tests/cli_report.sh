@@ -52,12 +52,14 @@ printf '%s\n' "$html" | grep -Eq '(src|href)=' && fail "the report refers to oth
 # two emulated nodes with workers.
 if "$locus" flow run --help 2>&1 | grep -q -- '--np'; then
 	seq 1 50 >in.txt
-	printf 'x: in.txt\n\tif [ -e %s/once ]; then cp in.txt x; else touch %s/once; echo the first attempt failed here >&2; exit 3; fi\ny: x\n\tcat x x > y\n' "$PWD" "$PWD" >Run.mf
+	printf 'x: in.txt\n\tif [ -e %s/once ]; then cp in.txt x; else touch %s/once; echo the first attempt failed here >&2; echo "<on two lines>" >&2; exit 3; fi\ny: x\n\tcat x x > y\n' "$PWD" "$PWD" >Run.mf
 	run flow-run 0 "$locus" flow run Run.mf -np 3 --emulate-nodes 2 -q --local "$tmp/loc" --report run.html --gantt run.svg &&
 		expect run-nodes '>2 tasks on 2 workers, 2 nodes; bound' "$(cat run.svg)"
 	html=$(cat run.html 2>/dev/null)
 	expect run-html-failure '<h3>task x, attempt 0 on node00[01]: exited with 3</h3>' "$html"
-	expect run-html-stderr '<pre>the first attempt failed here' "$html"
+	# Its stderr whole: escaped, its lines kept.
+	expect run-html-stderr '<pre>the first attempt failed here$' "$html"
+	expect run-html-stderr2 '^&lt;on two lines&gt;$' "$html"
 	expect run-html-summary '<tr><td>engine</td><td>MPI ranks \(a real run\)</td></tr>' "$html"
 	[ -z "$(ls | grep '\.tmp\.')" ] && ok || fail "a report temporary was left: $(ls)"
 else

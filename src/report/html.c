@@ -32,6 +32,19 @@ static void text(struct locus__out *o, const char *s)
 	locus__out_xml(o, s, strlen(s));
 }
 
+/* Text of a <pre>: escaped as XML text, its line breaks and tabs kept
+ * (locus__out_xml writes every control character as '?'). */
+static void pre_text(struct locus__out *o, const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "\n\t");
+		locus__out_xml(o, s, n);
+		s += n;
+		if (*s)
+			locus__out_char(o, *s++);
+	}
+}
+
 /* <tr><td>label</td><td>value</td></tr> */
 static void row(struct locus__out *o, const char *label, const char *value)
 {
@@ -191,7 +204,7 @@ static void failures(struct locus__out *o, const struct locus_result *r,
 	}
 	if (r->failed) {
 		locus__out_str(o, "<p class=\"bad\">The run failed:</p>\n<pre>");
-		text(o, r->failure);
+		pre_text(o, r->failure);
 		locus__out_str(o, "</pre>\n");
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -203,7 +216,8 @@ static void failures(struct locus__out *o, const struct locus_result *r,
 		locus__out_str(o, "<h3>");
 		text(o, head);
 		locus__out_str(o, "</h3>\n<pre>");
-		text(o, f->stderr_text && *f->stderr_text ? f->stderr_text : "(its stderr is empty)");
+		pre_text(o, f->stderr_text && *f->stderr_text ? f->stderr_text
+							       : "(its stderr is empty)");
 		locus__out_str(o, "</pre>\n");
 	}
 	locus__out_str(o, "</section>\n");
