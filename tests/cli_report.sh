@@ -20,6 +20,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/locus-report.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 . "$tests/lib/cli.sh"
+. "$tests/mpi/sanitizer-env.sh"
 
 # A chain of three 2 s tasks on one core: the critical path and the work
 # are both 6 s (and a millisecond: a task's time is its compute and the

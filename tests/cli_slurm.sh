@@ -46,6 +46,7 @@ stop() {
 trap stop EXIT
 cd "$tmp" || exit 1
 . "$tests/lib/cli.sh"
+. "$tests/mpi/sanitizer-env.sh"
 
 # ---- the cluster ------------------------------------------------------------
 mkdir -p "$D/state"

@@ -96,7 +96,7 @@ static size_t print_task(const char *dir, const char *name, int json)
 		size_t len = strlen(e->d_name);
 		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
 			continue;
-		char p[4400];
+		char p[4600];
 		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
 		json_t *doc = json_load_file(p, 0, NULL);
 		const char *task = json_string_value(json_object_get(doc, "task"));
@@ -154,7 +154,7 @@ static size_t print_task(const char *dir, const char *name, int json)
 		static const char *const which[] = {"stdout", "stderr"};
 		for (size_t k = 0; k < 2; k++) {
 			const char *leaf = json_string_value(json_object_get(doc, which[k]));
-			char p[4400];
+			char p[4600];
 			snprintf(p, sizeof p, "%s/%s", dir, leaf ? leaf : "");
 			printf("  %s (%s):\n", which[k], p);
 			print_indented(p);
