@@ -77,8 +77,8 @@ static int number(const char *s, size_t end, size_t *at, unsigned long *v, int *
 }
 
 /* Parses the bracket whose '[' is at s[*at]; *at ends past its ']'. */
-static int bracket_parse(struct bracket *b, const char *s, size_t len, size_t *at,
-			 const char *name, struct locus_error *err)
+static int bracket_parse(struct bracket *b, const char *s, size_t len, size_t *at, const char *name,
+			 struct locus_error *err)
 {
 	size_t i = *at + 1;
 	for (;;) {
@@ -220,8 +220,8 @@ static int expr_expand(const struct expr *e, struct out *o, const char *name,
 	return 0;
 }
 
-int locus_hostlist_expand(const char *text, size_t len, const char *name, char ***names,
-			  size_t *n, struct locus_error *err)
+int locus_hostlist_expand(const char *text, size_t len, const char *name, char ***names, size_t *n,
+			  struct locus_error *err)
 {
 	struct out o = {0};
 	int rc = 0;

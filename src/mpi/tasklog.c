@@ -101,9 +101,8 @@ void locus__rt_tasklog_keep(struct flow *f, int status, const struct rusage *ru,
 	    "task", name, "index", (json_int_t)t, "attempt", f->attempt, "node",
 	    f->plat->nodes[f->node].name, "wall", wall, "cpu",
 	    tv_seconds(ru->ru_utime) + tv_seconds(ru->ru_stime), "user", tv_seconds(ru->ru_utime),
-	    "system", tv_seconds(ru->ru_stime), "max_rss_kb", (json_int_t)ru->ru_maxrss, "rank_rss_kb",
-	    (json_int_t)self.ru_maxrss, "stdout",
-	    leaf_out, "stderr", leaf_err);
+	    "system", tv_seconds(ru->ru_stime), "max_rss_kb", (json_int_t)ru->ru_maxrss,
+	    "rank_rss_kb", (json_int_t)self.ru_maxrss, "stdout", leaf_out, "stderr", leaf_err);
 	if (!doc)
 		return;
 	if (WIFEXITED(status))

@@ -60,9 +60,9 @@ struct gantt {
 
 /* Stage colours (a qualitative palette), cycled past STAGE_COLOURS. */
 #define STAGE_COLOURS 10
-static const char *const stage_fill[STAGE_COLOURS] = {
-    "#4878d0", "#d5bb67", "#82c6e2", "#dc7ec0", "#8c613c",
-    "#797979", "#1f9e89", "#b8860b", "#6a3d9a", "#e377c2"};
+static const char *const stage_fill[STAGE_COLOURS] = {"#4878d0", "#d5bb67", "#82c6e2", "#dc7ec0",
+						      "#8c613c", "#797979", "#1f9e89", "#b8860b",
+						      "#6a3d9a", "#e377c2"};
 
 static double x_of(const struct gantt *g, double t)
 {
@@ -462,10 +462,13 @@ static void detail_slices(struct locus__out *o, const struct gantt *g)
 			 (unsigned)tr->worker, tr->local ? "locally" : "remotely", from, a, b);
 		locus__svg_tooltip(o, text);
 		locus__svg_rect_open(o, ccls, x1, y, x2 - x1, h);
-		const char *tname = r->graph && t < r->graph->n_tasks ? r->graph->tasks[t].name : NULL;
+		const char *tname =
+		    r->graph && t < r->graph->n_tasks ? r->graph->tasks[t].name : NULL;
 		if (st != LOCUS_NONE)
-			snprintf(text, sizeof text, "task %zu (%.60s, stage %.40s) on worker %u: compute, %s-%s s", t,
-				 tname ? tname : "-", r->graph->stage_names[st] ? r->graph->stage_names[st] : "?",
+			snprintf(text, sizeof text,
+				 "task %zu (%.60s, stage %.40s) on worker %u: compute, %s-%s s", t,
+				 tname ? tname : "-",
+				 r->graph->stage_names[st] ? r->graph->stage_names[st] : "?",
 				 (unsigned)tr->worker, b, c);
 		else
 			snprintf(text, sizeof text, "task %zu on worker %u: compute, %s-%s s", t,

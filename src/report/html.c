@@ -92,7 +92,8 @@ static void summary(struct locus__out *o, const struct locus_result *r, const ch
 	if (order && r->workers) {
 		locus__svg_worker_order(r, order);
 		for (size_t i = 0; i < r->n_workers; i++)
-			nodes += i == 0 || r->workers[order[i]].node != r->workers[order[i - 1]].node;
+			nodes +=
+			    i == 0 || r->workers[order[i]].node != r->workers[order[i - 1]].node;
 	}
 	free(order);
 	snprintf(v, sizeof v, "%zu on %zu node%s", r->n_workers, nodes, nodes == 1 ? "" : "s");
@@ -217,7 +218,7 @@ static void failures(struct locus__out *o, const struct locus_result *r,
 		text(o, head);
 		locus__out_str(o, "</h3>\n<pre>");
 		pre_text(o, f->stderr_text && *f->stderr_text ? f->stderr_text
-							       : "(its stderr is empty)");
+							      : "(its stderr is empty)");
 		locus__out_str(o, "</pre>\n");
 	}
 	locus__out_str(o, "</section>\n");

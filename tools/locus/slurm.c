@@ -77,8 +77,8 @@ int cli_slurm_allocation(const char *cmd, struct cli_slurm *s)
 		return -CLI_EXIT_USAGE;
 	}
 	struct locus_error err;
-	if (locus_hostlist_expand(list, strlen(list), "SLURM_JOB_NODELIST", &s->nodes,
-				  &s->n_nodes, &err)) {
+	if (locus_hostlist_expand(list, strlen(list), "SLURM_JOB_NODELIST", &s->nodes, &s->n_nodes,
+				  &err)) {
 		char buf[800];
 		fprintf(stderr, "locus %s: %s\n", cmd, locus_error_format(&err, buf, sizeof buf));
 		return -CLI_EXIT_USAGE;
