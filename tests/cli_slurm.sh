@@ -8,6 +8,8 @@
 #    allocation (4 ranks on n1 and n2), keeps node storage in the job's
 #    temporary directory (SLURM_TMPDIR) and leaves nothing there, and writes the same outputs as locus flow run
 #    under mpirun;
+#  - locus run in an allocation runs each chunk of a store on the node
+#    that holds it (the store's directories named n1 and n2);
 #  - Slurm ending the job (scancel: SIGTERM, then SIGKILL KillWait
 #    seconds later, as at the time limit) leaves a journal the next sbatch
 #    of the same script resumes from: the tasks it says are done do not
@@ -192,6 +194,26 @@ same_as_ref resumed
 [ -z "$(ls -A jobtmp)" ] && ok || fail "resumed: node storage left in the job's directory: $(ls -A jobtmp 2>&1)"
 # a1..a4 ran once (in the killed job), b and c once (in the resumed one).
 [ "$(sort sb.log | tr '\n' ' ')" = "a1 a2 a3 a4 b c " ] && ok || fail "resumed: tasks ran $(sort sb.log | tr '\n' ' ')"
+
+# ---- locus run over a store of the allocation's nodes -------------------------
+# Chunks on n1 and n2 (the store's node directories named after them):
+# each is run on the node that holds it, whose name the allocation gives
+# the rank (SLURMD_NODENAME).
+"$locus" place --generate 256K --chunk-size 64K --nodes 2 --racks 1 --replicas 1 --store st \
+	--dataset d >/dev/null && mv st/node01 st/n1 && mv st/node02 st/n2 || fail "place into st"
+cat >runjob.sh <<'EOF'
+#!/bin/bash
+#SBATCH --nodes=2 --ntasks=3
+export OMPI_MCA_btl=self,tcp
+exec "$1" run --store "$2" -q -- sh -c 'echo "on $SLURMD_NODENAME: $1"' sh {}
+EOF
+run chunks 0 sbatch --wait -o "$tmp/job4.out" runjob.sh "$locus" "$tmp/st"
+out=$(cat "$tmp/job4.out")
+[ "$(printf '%s\n' "$out" | grep -c '^on n1: .*/st/n1/d/chunk-')" -ge 1 ] &&
+	[ "$(printf '%s\n' "$out" | grep -c '^on n2: .*/st/n2/d/chunk-')" -ge 1 ] &&
+	[ "$(printf '%s\n' "$out" | grep -c '^on n[12]: ')" -eq 4 ] &&
+	! printf '%s\n' "$out" | grep -Eq '^on n1: .*/st/n2/|^on n2: .*/st/n1/' && ok ||
+	fail "locus run in the allocation: $out"
 
 echo "cli_slurm: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
