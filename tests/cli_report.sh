@@ -62,6 +62,18 @@ if "$locus" flow run --help 2>&1 | grep -q -- '--np'; then
 	expect run-html-stderr '<pre>the first attempt failed here$' "$html"
 	expect run-html-stderr2 '^&lt;on two lines&gt;$' "$html"
 	expect run-html-summary '<tr><td>engine</td><td>MPI ranks \(a real run\)</td></tr>' "$html"
+	# A run that fails (its task out of retries) has no result, yet its
+	# report says why: the run's error and each attempt with its stderr.
+	printf 'z: in.txt\n\techo always fails here >&2; exit 5\n' >Fail.mf
+	run flow-fail 1 "$locus" flow run Fail.mf -np 3 --emulate-nodes 2 -q --local "$tmp/loc" --retries 1 --report fail.html
+	html=$(cat fail.html 2>/dev/null)
+	expect fail-title '<title>locus flow run Fail\.mf \(failed\)</title>' "$html"
+	expect fail-run '<p class="bad">The run failed:</p>' "$html"
+	expect fail-why 'task z failed' "$html"
+	expect fail-attempt0 '<h3>task z, attempt 0 on node00[01]: exited with 5</h3>' "$html"
+	expect fail-attempt1 '<h3>task z, attempt 1 on node00[01]: exited with 5</h3>' "$html"
+	expect fail-stderr '<pre>always fails here$' "$html"
+	expect fail-nochart 'No chart: the run failed' "$html"
 	[ -z "$(ls | grep '\.tmp\.')" ] && ok || fail "a report temporary was left: $(ls)"
 else
 	echo "cli_report: no MPI, the run part skipped" >&2
@@ -82,13 +94,18 @@ elif [ -n "$browser" ]; then
 	}
 	pages="fan.html bad.html"
 	[ -e run.html ] && pages="$pages run.html"
+	[ -e fail.html ] && pages="$pages fail.html"
 	for p in $pages; do open_page "$p" & done
 	wait
 	expect control 'CONSOLE.*negative value is not valid' "$(cat bad.html.log)"
 	for p in ${pages/bad.html/}; do
 		grep -q 'CONSOLE' "$p.log" && fail "$p: console messages: $(grep CONSOLE "$p.log")" || ok
 		expect "$p-dom" '<section id="failures">' "$(cat "$p.dom")"
-		expect "$p-dom-svg" '<svg xmlns="http://www.w3.org/2000/svg"' "$(cat "$p.dom")"
+		if [ "$p" = fail.html ]; then
+			expect "$p-dom-nochart" 'No chart: the run failed' "$(cat "$p.dom")"
+		else
+			expect "$p-dom-svg" '<svg xmlns="http://www.w3.org/2000/svg"' "$(cat "$p.dom")"
+		fi
 	done
 else
 	echo "cli_report: no chromium (scripts/install-deps installs it), the browser part skipped" >&2

@@ -241,6 +241,12 @@ int locus_report_html(const struct locus_result *r, const struct locus_report_ht
 	summary(&o, r, title);
 	stage_table(&o, r);
 	locus__out_str(&o, "<section id=\"chart\"><h2>Gantt chart</h2>\n");
+	if (r->failed && !r->tasks) {
+		/* A run that failed before its tasks' results were gathered. */
+		locus__out_str(&o, "<p>No chart: the run failed before its tasks' times were "
+				   "gathered.</p>\n");
+		goto rest;
+	}
 	int rc = locus__out_fini(&o);
 	if (rc)
 		return rc;
@@ -248,6 +254,7 @@ int locus_report_html(const struct locus_result *r, const struct locus_report_ht
 	if ((rc = locus_report_svg_gantt(r, fp)))
 		return rc;
 	locus__out_init(&o, fp);
+rest:
 	locus__out_str(&o, "</section>\n");
 	bytes_table(&o, r);
 	failures(&o, r, opt);

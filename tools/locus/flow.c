@@ -1195,6 +1195,44 @@ static int write_measured(const struct flow_args *a, struct locus_mpi_flow_repor
 	return 0;
 }
 
+struct failed_page {
+	const struct locus_result *r;
+	const struct locus_report_html_options *opt;
+};
+
+static int failed_page_write(void *ctx, FILE *fp)
+{
+	const struct failed_page *p = ctx;
+	return locus_report_html(p->r, p->opt, fp);
+}
+
+/* A run that failed has no result, but --report still says why: the
+ * run's error and every failed attempt with its stderr (the task logs),
+ * on a page with no chart. The other output files are not written. */
+static void failed_report(struct flow_args *a, const struct locus_graph *g, const char *pname,
+			  const char *status_file, const struct locus_error *err)
+{
+	struct locus_result r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.engine, sizeof r.engine, "mpi");
+	snprintf(r.policy, sizeof r.policy, "%s", pname);
+	r.seed = a->seed;
+	r.n_tasks = g->n_tasks;
+	r.failed = 1;
+	char buf[1024];
+	snprintf(r.failure, sizeof r.failure, "%s", locus_error_format(err, buf, sizeof buf));
+	char title[4200];
+	snprintf(title, sizeof title, "locus flow run %s (failed)", a->workflow);
+	struct flow_failures ff = {0};
+	flow_failures_read(status_file, &ff);
+	struct locus_report_html_options html = {
+	    .title = title, .failures = ff.f, .n_failures = ff.n};
+	struct failed_page page = {&r, &html};
+	struct cli_output out = {a->res.report, failed_page_write, &page};
+	cli_outputs_write("flow run", &out, 1);
+	flow_failures_fini(&ff);
+}
+
 static int run_rank(struct flow_args *a)
 {
 	const char *cmd = "flow run";
@@ -1253,6 +1291,8 @@ static int run_rank(struct flow_args *a)
 			status = cli_error(cmd, &err, rc);
 		else
 			status = CLI_EXIT_FAIL;
+		if (rank == 0 && a->res.report && g)
+			failed_report(a, g, pname, status_file, &err);
 	} else if (rank == 0) {
 		const struct locus_result *r = rep.result;
 		uint64_t D = a->dispatchers ? a->dispatchers : 1;
