@@ -271,14 +271,29 @@ run st-killed 1 "$locus" flow status . &&
 rm -rf "$tmp/loc2"
 # A failed attempt (retried) is counted; with a journal the status
 # file is beside it, and clean removes both.
-printf 'x: in.txt\n\tif [ -e %s/once ]; then cp in.txt x; else touch %s/once; exit 1; fi\n' "$PWD" "$PWD" >Once.mf
+printf 'x: in.txt\n\tif [ -e %s/once ]; then echo out 1; echo err 1 >&2; head -c 40000000 /dev/zero | sort | cksum >/dev/null; cp in.txt x; else echo out 0; echo err 0 >&2; touch %s/once; exit 1; fi\n' "$PWD" "$PWD" >Once.mf
 run st-once 0 "$locus" flow run Once.mf "${R[@]}" --local "$tmp/loc" --journal once.j &&
 	[ -s once.j.status ] && ok || fail "no once.j.status"
 run st-journal 0 "$locus" flow status once.j &&
 	expect st-journal 'tasks 1: 0 waiting, 0 running, 1 done; 1 failed attempt$' "$out"
+# Each attempt's stdout, stderr and resources are kept beside the status
+# file: the failed one's and the retry's, apart.
+expect st-logs 'stdout, stderr and resources: once.j.status.tasks \(--task NAME' "$out"
+run st-task 0 "$locus" flow status once.j --task x &&
+	expect st-task0 '^task x, attempt 0 on node00[01]: exited with 1$' "$out" &&
+	expect st-task1 '^task x, attempt 1 on node00[01]: exited with 0$' "$out" &&
+	expect st-task-out '^      out 1$' "$out" && expect st-task-err '^      err 0$' "$out"
+run st-task-json 0 "$locus" flow status once.j --task x --json
+# The retry sorted 40 MB (sort holds it all): its peak memory and CPU
+# time say so, its children's included.
+awk 'BEGIN { RS = "}" } /"attempt": 1/ { match($0, /"max_rss_kb": [0-9]+/); m = substr($0, RSTART + 14, RLENGTH - 14)
+	match($0, /"cpu": [0-9.e-]+/); c = substr($0, RSTART + 7, RLENGTH - 7); ok = m >= 40000 && c >= 0.05 }
+	END { exit !ok }' <<<"$out" && ok || fail "st-task-json: the retry's memory or CPU: $out"
+run st-task-none 1 "$locus" flow status once.j --task nope && expect st-task-none 'no attempt of task "nope" is kept in once.j.status.tasks' "$err"
+run st-task-run 2 "$locus" flow run Once.mf --task x && expect st-task-run "--task is 'locus flow status''s" "$err"
 run st-clean 0 "$locus" flow clean Once.mf --journal once.j &&
 	expect st-clean "and the journal once.j, and the run's status file" "$out"
-[ ! -e once.j ] && [ ! -e once.j.status ] && [ ! -e x ] && ok || fail "clean left $(ls)"
+[ ! -e once.j ] && [ ! -e once.j.status ] && [ ! -e once.j.status.tasks ] && [ ! -e x ] && ok || fail "clean left $(ls)"
 run st-clean-dir 0 "$locus" flow clean Makeflow && [ ! -e .locus-flow-status ] && ok ||
 	fail "clean left the shared directory's status file"
 run st-other 1 "$locus" flow status Makeflow && expect st-other 'Makeflow:1:1: expected a locus-flow-status document' "$err"

@@ -45,6 +45,21 @@ int locus_hostmap_parse(struct locus_hostmap **out, const char *text, size_t len
 const char *locus_hostmap_lookup(const struct locus_hostmap *map, const char *addr);
 void locus_hostmap_destroy(struct locus_hostmap *map);
 
+/* A host list in Slurm's compressed form (SLURM_JOB_NODELIST:
+ * "n[01-04,07],login1", "rack[1-2]-n[1-3]") expanded into names, in the
+ * list's order, a number keeping the width its leading zeros give.
+ * text[0..len) need not end in NUL; `name` says where it came from in
+ * errors (NULL: "host list"). On success *names (n of them) is the
+ * caller's, freed with locus_hostlist_free. Errors: LOCUS_EPARSE with the
+ * column and what was expected (an unclosed or empty bracket, a range
+ * that runs backwards, more than LOCUS_HOSTLIST_BRACKETS brackets in a
+ * name or more than LOCUS_HOSTLIST_MAX names), LOCUS_ENOMEM. */
+#define LOCUS_HOSTLIST_MAX	1000000
+#define LOCUS_HOSTLIST_BRACKETS 8
+int locus_hostlist_expand(const char *text, size_t len, const char *name, char ***names,
+			  size_t *n, struct locus_error *err);
+void locus_hostlist_free(char **names, size_t n);
+
 /* ---- readers ------------------------------------------------------------ */
 
 #define LOCUS_CATALOG_MAGIC   "locus-catalog"

@@ -42,6 +42,26 @@ int locus_report_csv(const struct locus_result *r, FILE *fp);
 int locus_report_trace(const struct locus_result *r, FILE *fp);
 int locus_report_svg_gantt(const struct locus_result *r, FILE *fp);
 int locus_report_svg_load(const struct locus_result *r, FILE *fp);
+/* A failed attempt a report lists (locus_report_html): the task's name,
+ * the attempt (from 0), its node, why it failed and its stderr (or its
+ * end); all borrowed, any may be NULL. */
+struct locus_report_failure {
+	const char *task, *node, *why, *stderr_text;
+	int attempt;
+};
+struct locus_report_html_options {
+	const char *title;				/* the page's; NULL: "Locus run" */
+	const struct locus_report_failure *failures;	/* n_failures, or NULL */
+	size_t n_failures;
+};
+/* One self-contained HTML page of run r (no script, no other file): the
+ * summary, the per-stage table (workflows), the Gantt chart inline
+ * (locus_report_svg_gantt), where the inputs' bytes came from, and the
+ * failures: the run's own (r->failure) and opt's failed attempts, each
+ * with its stderr. opt may be NULL. 0, LOCUS_EINVAL, LOCUS_EIO or
+ * LOCUS_ENOMEM. */
+int locus_report_html(const struct locus_result *r, const struct locus_report_html_options *opt,
+		      FILE *fp);
 int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE *fp);
 int locus_report_compare_json(const struct locus_result *const *runs, size_t n, FILE *fp);
 

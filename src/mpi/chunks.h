@@ -61,5 +61,10 @@ int locus__chunks_agree(struct chunks *c, int rc);
 /* Which node each rank is on, the store's catalog, and what the journal
  * says is done. Collective. */
 int locus__chunks_setup(struct chunks *c);
+/* The node this rank runs on, in buf (MPI_MAX_PROCESSOR_NAME + 1 bytes):
+ * in a Slurm job step the node's Slurm name (SLURMD_NODENAME, which tells
+ * apart nodes that share a host, as several slurmd on one machine do),
+ * else the MPI processor name. */
+void locus__mpi_node_name(char *buf);
 
 #endif

@@ -476,6 +476,8 @@ static void reduce_over(struct flow *f, struct rstep *r, const char *failed)
 		char errp[PATH_MAX + 8];
 		locus__rt_fmt(errp, sizeof errp, "%s.err", r->work);
 		unlink(errp);
+		locus__rt_fmt(errp, sizeof errp, "%s.out", r->work);
+		unlink(errp);
 		locus__rmtree(r->work);
 	}
 	free(r->keep);

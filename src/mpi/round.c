@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "mpi/runtime.h"
+#include "mpi/chunks.h"
 
 #include <dirent.h>
 #include <sys/sysmacros.h>
@@ -55,9 +56,8 @@ static int layout(struct flow *f)
 		return locus__err(f->err, LOCUS_EINVAL, NULL, 0, 0,
 				  "%d ranks cannot run %zu scheduler rank%s and a worker", f->size,
 				  D, D == 1 ? "" : "s");
-	char host[MPI_MAX_PROCESSOR_NAME] = {0};
-	int len = 0;
-	MPI_Get_processor_name(host, &len);
+	char host[MPI_MAX_PROCESSOR_NAME + 1];
+	locus__mpi_node_name(host);
 	char *hosts = calloc((size_t)f->size, MPI_MAX_PROCESSOR_NAME);
 	uint32_t *rank_node = calloc((size_t)f->size, sizeof *rank_node);
 	if (!hosts || !rank_node) {
@@ -1022,6 +1022,13 @@ int locus__rt_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		st.work[t] = -1;
 	int rank = 0;
 	MPI_Comm_rank(comm, &rank);
+	if (!rc && rank == 0 && opt->status && !opt->journal) {
+		/* A run that resumes nothing starts with no task logs (a
+		 * resumed one keeps those of the tasks done before). */
+		char logs[PATH_MAX];
+		locus__rt_tasklog_dir(opt->status, logs, sizeof logs);
+		locus__rmtree(logs);
+	}
 	if (!rc && rank == 0 && opt->status) {
 		/* The status file, written once the run holds its directory
 		 * (a refused run leaves the running one's alone). */

@@ -566,6 +566,14 @@ int locus__rt_fmt(char *buf, size_t size, const char *f, ...) __attribute__((for
 double locus__rt_mono(void);
 double locus__rt_now_of(const struct flow *f);
 const char *locus__rt_task_name(const struct flow *f, uint32_t t, char *buf, size_t size);
+/* Where the run keeps each attempt's stdout, stderr and resources
+ * (tasklog.c): STATUS.tasks. */
+void locus__rt_tasklog_dir(const char *status, char *buf, size_t size);
+/* The current attempt's command ended with `status` after `wall`
+ * seconds, using *ru: its files and resources kept there (nothing when
+ * the run has no status file; a failure to keep them is not the run's). */
+struct rusage;
+void locus__rt_tasklog_keep(struct flow *f, int status, const struct rusage *ru, double wall);
 const char *locus__rt_obj_name(const struct flow *f, uint32_t o);
 char *locus__rt_piece_take(struct flow *f);
 void locus__rt_post_copy(struct flow *f, int dest, int tag, const void *p, size_t len);

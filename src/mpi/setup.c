@@ -58,6 +58,17 @@ static int bcast_blob(struct chunks *e, char **data, size_t *len)
 	return 0;
 }
 
+void locus__mpi_node_name(char *buf)
+{
+	const char *slurm = getenv("SLURMD_NODENAME");
+	int len = 0;
+	memset(buf, 0, MPI_MAX_PROCESSOR_NAME + 1);
+	if (slurm && *slurm && strlen(slurm) < MPI_MAX_PROCESSOR_NAME)
+		memcpy(buf, slurm, strlen(slurm));
+	else
+		MPI_Get_processor_name(buf, &len);
+}
+
 /* Ranks to nodes. Fills e->rank_node; *names gets one name per node (the
  * platform's names) and *dirs, on node leaders, the store directory of
  * their node (or NULL). */
@@ -119,9 +130,8 @@ static int map_nodes(struct chunks *e, char ***names, size_t *n_nodes, char **my
 		return locus__chunks_agree(e, rc);
 	}
 	/* Nodes by processor name, in the order of their first rank. */
-	char me[MPI_MAX_PROCESSOR_NAME + 1] = {0};
-	int len;
-	MPI_Get_processor_name(me, &len);
+	char me[MPI_MAX_PROCESSOR_NAME + 1];
+	locus__mpi_node_name(me);
 	char *all = locus__calloc((size_t)e->size, MPI_MAX_PROCESSOR_NAME + 1);
 	rc = locus__chunks_agree(
 	    e, all ? 0 : locus__err(e->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory"));

@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "mpi/runtime.h"
 
+#include <sys/resource.h>
+
 static void launch(struct flow *f);
 static void end_attempt(struct flow *f);
 static void out_path(const struct flow *f, uint32_t k, char *buf, size_t size);
@@ -547,8 +549,18 @@ int locus__rt_spawn_in(struct flow *f, const struct locus_command *c, const char
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	/* stdout beside stderr (WORK.out, WORK.err), kept apart. */
+	char outp[PATH_MAX + 8];
+	size_t el = strlen(errp);
+	if (el > 4 && !strcmp(errp + el - 4, ".err") && el < sizeof outp) {
+		memcpy(outp, errp, el - 4);
+		memcpy(outp + el - 4, ".out", 5);
+		posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	} else {
+		posix_spawn_file_actions_addopen(&fa, 1, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	}
 	posix_spawn_file_actions_addchdir_np(&fa, work);
 	posix_spawnattr_t attr, *ap = NULL;
 	if (f->spawn_alone || f->opt->process_group > 0) {
@@ -1008,11 +1020,16 @@ static void full_storage(const struct flow *f, char *why, size_t size)
 		      f->plat->nodes[f->node].name, f->node_dir, strerror(ENOSPC));
 }
 
-/* The last lines of the stderr of the command run in `work`. */
+/* The last lines of the stderr of the command run in `work`; of its
+ * stdout when it wrote nothing to stderr (a message on stdout). */
 void locus__rt_stderr_tail_of(const char *work, char *why, size_t size)
 {
 	char errp[PATH_MAX + 8];
+	struct stat es;
 	locus__rt_fmt(errp, sizeof errp, "%s.err", work);
+	int is_err = !stat(errp, &es) && es.st_size > 0;
+	if (!is_err)
+		locus__rt_fmt(errp, sizeof errp, "%s.out", work);
 	int fd = open(errp, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -1031,7 +1048,8 @@ void locus__rt_stderr_tail_of(const char *work, char *why, size_t size)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = 0;
 	size_t len = strlen(why);
-	locus__rt_fmt(why + len, size - len, "; its stderr ends: %s", buf);
+	locus__rt_fmt(why + len, size - len, "; its %s ends: %s", is_err ? "stderr" : "stdout",
+		      buf);
 }
 
 /* The attempt is over: its working directory goes. */
@@ -1042,6 +1060,8 @@ static void end_attempt(struct flow *f)
 	if (!f->opt->keep && f->work[0]) {
 		char errp[PATH_MAX + 8];
 		locus__rt_fmt(errp, sizeof errp, "%s.err", f->work);
+		unlink(errp);
+		locus__rt_fmt(errp, sizeof errp, "%s.out", f->work);
 		unlink(errp);
 		locus__rmtree(f->work);
 	}
@@ -1136,9 +1156,11 @@ int locus__rt_worker_step(struct flow *f)
 		return 0;
 	if (f->pid > 0) {
 		int st;
-		if (waitpid(f->pid, &st, WNOHANG) != f->pid)
+		struct rusage ru;
+		if (wait4(f->pid, &st, WNOHANG, &ru) != f->pid)
 			return over_time(f, locus__rt_now_of(f));
 		f->pid = 0;
+		locus__rt_tasklog_keep(f, st, &ru, locus__rt_now_of(f) - f->read_end);
 		int timed_out = f->timed_out;
 		int killed = timed_out && !f->kill_at;
 		locus__rt_group_over(f, 0);

@@ -50,7 +50,19 @@ struct gantt {
 	int binned;
 	size_t bins;
 	double t_max, pw, ph, rh;
+	size_t worker_nodes; /* nodes that have workers */
+	/* The bound drawn: the result's, or for a workflow the larger of
+	 * its critical path and its work over the workers (cp, work; from
+	 * the tasks' compute times). */
+	double bound, cp, work;
+	int by_stage; /* compute slices coloured by the task's stage */
 };
+
+/* Stage colours (a qualitative palette), cycled past STAGE_COLOURS. */
+#define STAGE_COLOURS 10
+static const char *const stage_fill[STAGE_COLOURS] = {"#4878d0", "#d5bb67", "#82c6e2", "#dc7ec0",
+						      "#8c613c", "#797979", "#1f9e89", "#b8860b",
+						      "#6a3d9a", "#e377c2"};
 
 static double x_of(const struct gantt *g, double t)
 {
@@ -80,6 +92,7 @@ static int make_rows(struct gantt *g)
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || r->workers[g->order[i]].node != r->workers[g->order[i - 1]].node)
 			distinct++;
+	g->worker_nodes = distinct;
 	g->nodes_per_row = n > ROWS_MAX ? (distinct + ROWS_MAX - 1) / ROWS_MAX : 0;
 	size_t in_row = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -104,6 +117,89 @@ static int make_rows(struct gantt *g)
 	return 0;
 }
 
+/* A workflow's bound from its tasks' compute times (end - read_end): the
+ * longest chain of them along the graph's dependencies, and their sum
+ * over the workers; no schedule of those times is shorter than either. */
+static int flow_bound(struct gantt *g)
+{
+	const struct locus_result *r = g->r;
+	const struct locus_graph *gr = r->graph;
+	g->bound = isfinite(r->lb_makespan) && r->lb_makespan > 0 ? r->lb_makespan : 0;
+	if (!r->flow || !gr || !r->tasks || gr->n_tasks != r->n_tasks || !r->n_tasks)
+		return 0;
+	size_t n = r->n_tasks;
+	double *fin = calloc(n, sizeof *fin), sum = 0;
+	uint32_t *indeg = calloc(n, sizeof *indeg), *queue = malloc(n * sizeof *queue);
+	uint32_t *at = calloc(n + 1, sizeof *at), *succ = NULL;
+	if (!fin || !indeg || !queue || !at)
+		goto nomem;
+	/* Successors (producer -> consumer, once per input), as lists. */
+	for (size_t t = 0; t < n; t++)
+		for (uint32_t k = 0; k < gr->tasks[t].n_in; k++) {
+			uint32_t p = gr->objects[gr->inputs[gr->tasks[t].in_at + k]].producer;
+			if (p != LOCUS_NONE && p < n) {
+				at[p + 1]++;
+				indeg[t]++;
+			}
+		}
+	for (size_t t = 0; t < n; t++)
+		at[t + 1] += at[t];
+	succ = malloc((at[n] ? at[n] : 1) * sizeof *succ);
+	uint32_t *fill = calloc(n, sizeof *fill);
+	if (!succ || !fill) {
+		free(fill);
+		goto nomem;
+	}
+	for (size_t t = 0; t < n; t++)
+		for (uint32_t k = 0; k < gr->tasks[t].n_in; k++) {
+			uint32_t p = gr->objects[gr->inputs[gr->tasks[t].in_at + k]].producer;
+			if (p != LOCUS_NONE && p < n)
+				succ[at[p] + fill[p]++] = (uint32_t)t;
+		}
+	free(fill);
+	size_t head = 0, tail = 0;
+	for (size_t t = 0; t < n; t++)
+		if (!indeg[t])
+			queue[tail++] = (uint32_t)t;
+	while (head < tail) {
+		uint32_t t = queue[head++];
+		const struct locus_task_result *tr = &r->tasks[t];
+		double d = isfinite(tr->end - tr->read_end) && tr->end > tr->read_end
+			       ? tr->end - tr->read_end
+			       : 0;
+		sum += d;
+		fin[t] += d; /* its predecessors' latest end, then its own time */
+		if (fin[t] > g->cp)
+			g->cp = fin[t];
+		for (uint32_t k = at[t]; k < at[t + 1]; k++) {
+			uint32_t c = succ[k];
+			if (fin[t] > fin[c])
+				fin[c] = fin[t];
+			if (!--indeg[c])
+				queue[tail++] = c;
+		}
+	}
+	g->work = g->n_workers ? sum / (double)g->n_workers : 0;
+	if (g->cp > g->bound)
+		g->bound = g->cp;
+	if (g->work > g->bound)
+		g->bound = g->work;
+	g->by_stage = gr->n_stages > 0 && gr->task_stage != NULL;
+	free(fin);
+	free(indeg);
+	free(queue);
+	free(at);
+	free(succ);
+	return 0;
+nomem:
+	free(fin);
+	free(indeg);
+	free(queue);
+	free(at);
+	free(succ);
+	return LOCUS_ENOMEM;
+}
+
 static void layout(struct gantt *g)
 {
 	const struct locus_result *r = g->r;
@@ -113,6 +209,8 @@ static void layout(struct gantt *g)
 		t = r->makespan;
 	if (isfinite(r->lb_makespan) && r->lb_makespan > t)
 		t = r->lb_makespan;
+	if (g->bound > t)
+		t = g->bound;
 	for (size_t i = 0; r->tasks && i < r->n_tasks; i++)
 		if (isfinite(r->tasks[i].end) && r->tasks[i].end > t)
 			t = r->tasks[i].end;
@@ -128,6 +226,40 @@ static void layout(struct gantt *g)
 	g->bins = (size_t)(g->pw / BIN_PX);
 }
 
+/* The stages' own style classes (sN), and their legend on the line
+ * under the subtitle, as many as fit. */
+static void stage_style(struct locus__out *o, const struct gantt *g)
+{
+	if (!g->by_stage)
+		return;
+	locus__out_str(o, "<style>\n");
+	for (size_t k = 0; k < STAGE_COLOURS && k < g->r->graph->n_stages; k++) {
+		char line[64];
+		snprintf(line, sizeof line, ".s%zu{fill:%s}\n", k, stage_fill[k]);
+		locus__out_str(o, line);
+	}
+	locus__out_str(o, "</style>\n");
+}
+
+static void stage_legend(struct locus__out *o, const struct gantt *g)
+{
+	const struct locus_graph *gr = g->r->graph;
+	double x = 16;
+	for (size_t k = 0; k < gr->n_stages; k++) {
+		const char *name = gr->stage_names[k] ? gr->stage_names[k] : "?";
+		if (x + 40 + locus__svg_text_width(strlen(name)) > WIDTH - 120) {
+			char more[48];
+			snprintf(more, sizeof more, "and %zu more stage%s", gr->n_stages - k,
+				 gr->n_stages - k == 1 ? "" : "s");
+			locus__svg_text(o, x, 62, NULL, "small", more);
+			break;
+		}
+		char cls[16];
+		snprintf(cls, sizeof cls, "s%zu", k % STAGE_COLOURS);
+		x = locus__svg_legend(o, x, 62, cls, 0, name);
+	}
+}
+
 static void headings(struct locus__out *o, const struct gantt *g, int shared)
 {
 	const struct locus_result *r = g->r;
@@ -138,21 +270,41 @@ static void headings(struct locus__out *o, const struct gantt *g, int shared)
 		 locus__svg_policy(r, pol, sizeof pol), a);
 	locus__svg_text(o, 16, 24, NULL, "title", line);
 
-	locus__fmt_short(a, r->lb_makespan);
-	double ratio = locus__makespan_ratio(r);
+	locus__fmt_short(a, g->bound);
+	double ratio = g->bound > 0 ? r->makespan / g->bound : NAN;
 	if (isfinite(ratio))
 		locus__fmt_fixed(b, ratio, 3, 0);
 	else
 		strcpy(b, "-");
-	double local = locus__local_fraction(r);
-	if (isfinite(local))
-		locus__fmt_fixed(c, local * 100, 1, 1);
-	else
-		strcpy(c, "-");
-	snprintf(line, sizeof line,
-		 "%zu tasks on %zu workers, %zu nodes; lower bound %s s (makespan/bound %s); "
-		 "%s%% of tasks read locally",
-		 r->n_tasks, r->n_workers, r->n_nodes, a, b, c);
+	if (r->flow) {
+		/* A workflow: where its bytes came from, as the stage table
+		 * counts them, and the bound it knows. */
+		uint64_t loc = 0, peer = 0, fs = 0;
+		for (size_t k = 0; r->stages && r->graph && k < r->graph->n_stages; k++) {
+			loc += r->stages[k].bytes_local;
+			peer += r->stages[k].bytes_peer;
+			fs += r->stages[k].bytes_fs_read;
+		}
+		char cp[LOCUS__NUM_MAX], wk[LOCUS__NUM_MAX];
+		locus__fmt_short(cp, g->cp);
+		locus__fmt_short(wk, g->work);
+		snprintf(line, sizeof line,
+			 "%zu tasks on %zu workers, %zu nodes; bound %s s (critical path %s s, "
+			 "work/workers %s s; makespan/bound %s); inputs %.1f MB local, %.1f MB "
+			 "from peers, %.1f MB from the shared FS",
+			 r->n_tasks, r->n_workers, g->worker_nodes, a, cp, wk, b, (double)loc / 1e6,
+			 (double)peer / 1e6, (double)fs / 1e6);
+	} else {
+		double local = locus__local_fraction(r);
+		if (isfinite(local))
+			locus__fmt_fixed(c, local * 100, 1, 1);
+		else
+			strcpy(c, "-");
+		snprintf(line, sizeof line,
+			 "%zu tasks on %zu workers, %zu nodes; lower bound %s s (makespan/bound "
+			 "%s); %s%% of tasks read locally",
+			 r->n_tasks, r->n_workers, g->worker_nodes, a, b, c);
+	}
 	locus__svg_text(o, 16, 44, NULL, "sub", line);
 
 	if (!r->tasks) {
@@ -173,16 +325,19 @@ static void headings(struct locus__out *o, const struct gantt *g, int shared)
 	}
 	if (line[0])
 		locus__svg_text(o, 16, 62, NULL, "small", line);
+	else if (g->by_stage)
+		stage_legend(o, g);
 
 	double x = 16, y = 84;
-	x = locus__svg_legend(o, x, y, "c", 0, "compute");
+	if (!g->by_stage) /* else each stage's colour, above */
+		x = locus__svg_legend(o, x, y, "c", 0, "compute");
 	x = locus__svg_legend(o, x, y, "rl", 0, "read local");
 	x = locus__svg_legend(o, x, y, "rr", 0, "read remote");
 	if (shared)
 		x = locus__svg_legend(o, x, y, "rs", 0, "read shared FS");
 	if (r->n_xfers && !g->binned)
 		x = locus__svg_legend(o, x, y, "xf", 0, "transfer in");
-	x = locus__svg_legend(o, x, y, "lb", 1, "makespan lower bound");
+	x = locus__svg_legend(o, x, y, "lb", 1, r->flow ? "bound" : "makespan lower bound");
 	locus__svg_legend(o, x, y, "ms", 1, "makespan");
 }
 
@@ -285,9 +440,13 @@ static void detail_slices(struct locus__out *o, const struct gantt *g)
 		int cat = task_category(tr);
 		double x0 = x_of(g, read_start(tr)), x1 = x_of(g, tr->read_end);
 		double x2 = x_of(g, tr->end);
+		char ccls[16] = "c";
+		uint32_t st = g->by_stage ? r->graph->task_stage[t] : LOCUS_NONE;
+		if (st != LOCUS_NONE)
+			snprintf(ccls, sizeof ccls, "s%u", (unsigned)(st % STAGE_COLOURS));
 		if (!tooltips) {
 			locus__svg_rect(o, cat_class[cat], x0, y, x1 - x0, h);
-			locus__svg_rect(o, "c", x1, y, x2 - x1, h);
+			locus__svg_rect(o, ccls, x1, y, x2 - x1, h);
 			continue;
 		}
 		locus__fmt_short(a, read_start(tr));
@@ -302,9 +461,18 @@ static void detail_slices(struct locus__out *o, const struct gantt *g)
 		snprintf(text, sizeof text, "task %zu on worker %u: read %s from %s, %s-%s s", t,
 			 (unsigned)tr->worker, tr->local ? "locally" : "remotely", from, a, b);
 		locus__svg_tooltip(o, text);
-		locus__svg_rect_open(o, "c", x1, y, x2 - x1, h);
-		snprintf(text, sizeof text, "task %zu on worker %u: compute, %s-%s s", t,
-			 (unsigned)tr->worker, b, c);
+		locus__svg_rect_open(o, ccls, x1, y, x2 - x1, h);
+		const char *tname =
+		    r->graph && t < r->graph->n_tasks ? r->graph->tasks[t].name : NULL;
+		if (st != LOCUS_NONE)
+			snprintf(text, sizeof text,
+				 "task %zu (%.60s, stage %.40s) on worker %u: compute, %s-%s s", t,
+				 tname ? tname : "-",
+				 r->graph->stage_names[st] ? r->graph->stage_names[st] : "?",
+				 (unsigned)tr->worker, b, c);
+		else
+			snprintf(text, sizeof text, "task %zu on worker %u: compute, %s-%s s", t,
+				 (unsigned)tr->worker, b, c);
 		locus__svg_tooltip(o, text);
 	}
 }
@@ -449,7 +617,7 @@ static void bound_lines(struct locus__out *o, const struct gantt *g)
 		const char *cls, *name;
 		double y;
 	} lines[2] = {
-	    {r->lb_makespan, "lb", "lower bound", MT - 4},
+	    {g->bound, "lb", r->flow ? "bound" : "lower bound", MT - 4},
 	    {r->makespan, "ms", "makespan", MT - 16},
 	};
 
@@ -482,12 +650,18 @@ int locus_report_svg_gantt(const struct locus_result *r, FILE *fp)
 	int rc = make_rows(&g);
 	if (rc)
 		goto out;
+	if ((rc = flow_bound(&g)))
+		goto out;
 	layout(&g);
 	for (size_t t = 0; r->tasks && t < r->n_tasks && !shared; t++)
 		shared = !r->tasks[t].local && r->tasks[t].source == UINT32_MAX;
 
 	locus__out_init(&o, fp);
 	locus__svg_begin(&o, WIDTH, MT + g.ph + MB, "Gantt chart", r);
+	if (!g.binned)
+		stage_style(&o, &g);
+	else
+		g.by_stage = 0; /* bins stack the states, not the stages */
 	headings(&o, &g, shared);
 	rows_frame(&o, &g);
 	time_axis(&o, &g);

@@ -199,7 +199,10 @@ int cli_report_write(void *ctx, FILE *fp);
  * --help words are locus sim's; a command says its own with these ids. */
 struct cli_results {
 	int json;
-	const char *out, *csv, *trace, *gantt, *load;
+	const char *out, *csv, *trace, *gantt, *load, *report;
+	/* What --report adds to the result (a title, failed attempts), set
+	 * by the command before cli_results_write; NULL: nothing. */
+	const struct locus_report_html_options *html;
 };
 enum {
 	CLI_RESULTS_JSON = 3000,
@@ -208,6 +211,7 @@ enum {
 	CLI_RESULTS_TRACE,
 	CLI_RESULTS_GANTT,
 	CLI_RESULTS_LOAD,
+	CLI_RESULTS_REPORT,
 };
 extern const struct cli_group cli_results_group;
 /* Whether a file is asked for; whether one needs the run's transfers. */
@@ -307,6 +311,26 @@ void cli_mpi_report_end(int status);
  * slots, else this machine's cores) x CLI_RANKS_PER_SLOT, and a hostfile
  * that cannot be read: 0 or CLI_EXIT_USAGE, the error printed. */
 int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np);
+
+/* The Slurm allocation this process runs in (slurm.c): salloc or sbatch
+ * set SLURM_JOB_ID and the job's nodes and tasks. */
+struct cli_slurm {
+	char job[32];	    /* SLURM_JOB_ID */
+	const char *list;   /* SLURM_JOB_NODELIST as Slurm writes it */
+	char **nodes;	    /* it expanded */
+	size_t n_nodes;
+	uint64_t ntasks;    /* SLURM_NTASKS, else the nodes' CPUs, else one a node */
+	const char *tmpdir; /* cli_slurm_tmpdir() */
+};
+/* 1 and *s filled inside an allocation, 0 outside one, or -CLI_EXIT_USAGE
+ * (error printed) when its node list cannot be read. cli_slurm_fini
+ * frees it. */
+int cli_slurm_allocation(const char *cmd, struct cli_slurm *s);
+void cli_slurm_fini(struct cli_slurm *s);
+/* The job's local temporary directory, where the nodes keep their files
+ * in a Slurm job: SLURM_TMPDIR, else TMPDIR, else /tmp; NULL outside a
+ * job. */
+const char *cli_slurm_tmpdir(void);
 
 /* A rank's watch over its launcher: a thread that sees the parent
  * process change (the launcher died, even of SIGKILL) within 50 ms, then

@@ -46,7 +46,9 @@ static const char *const help_head =
     "and nothing else. A run keeps a status file up to date (tasks waiting,\n"
     "running, done, failed attempts and bytes, per stage): DIR/.locus-flow-status\n"
     "in its shared directory, or JOURNAL.status beside its journal; 'status' prints\n"
-    "it, and says when the run was killed.\n";
+    "it, and says when the run was killed. Inside a Slurm allocation (salloc,\n"
+    "sbatch) 'run' takes its ranks and nodes from the allocation and keeps node\n"
+    "storage in the job's local temporary directory (docs/slurm.md).\n";
 
 static const char *const help_workflow =
     "\n"
@@ -73,6 +75,7 @@ static const char *const help_tail =
     "  locus flow sim wf.json --config aware --storage 2G --out run.json --trace run.trace\n"
     "  locus flow run mosaic/Makeflow -np 5 --emulate-nodes 2 --config cogather --gantt g.svg\n"
     "  mpirun --hostfile hosts -np 65 locus flow run Makeflow --local /tmp --shared $PWD\n"
+    "  sbatch -N 4 -n 32 --wrap 'locus flow run Makeflow --journal m.j'   # in Slurm\n"
     "  locus flow run Makeflow -np 9 --dry-run        # what would run, in order; makes nothing\n"
     "  locus flow run Makeflow -np 9 --timeout 600 --retries 2 --journal m.j\n"
     "  locus flow status m.j                          # while it runs, or after it was killed\n"
@@ -116,6 +119,7 @@ enum {
 	O_DRY_RUN,
 	O_TIMEOUT,
 	O_STATUS,
+	O_TASK,
 	O_DISPATCHERS,
 	O_NET_BW,
 	O_DISK_BW,
@@ -240,6 +244,8 @@ static const struct cli_group compare_group = CLI_GROUP(compare_opts, NULL);
 static int ranks_option(const char *cmd, void *values, int id, const char *arg)
 {
 	struct flow_args *a = values;
+	if (id == O_TASK)
+		return *arg ? 0 : cli_expects(cmd, "--task", "a task's name", arg); /* status's */
 	if (id == O_TIMEOUT || id == O_RETRIES)
 		a->have_limit = 1; /* run's and sim's */
 	else
@@ -320,6 +326,10 @@ static const struct cli_opt ranks_opts[] = {
      "JOURNAL.status with --journal, else DIR/.locus-flow-\n"
      "status in the shared directory); 'locus flow status'\n"
      "prints it"},
+    {"task", O_TASK, CLI_TEXT, AT(task), "NAME",
+     "status: each attempt of task NAME (its first output's\n"
+     "name): node, exit, wall and CPU seconds, peak memory,\n"
+     "and its stdout and stderr, kept in STATUS.tasks/"},
     {"dry-run", O_DRY_RUN, CLI_FLAG, AT(dry_run), NULL,
      "print what the run would do, in order, and start\n"
      "nothing: no rank, file, directory, lock or journal"},
@@ -452,9 +462,11 @@ static int check_args(const char *cmd, struct flow_args *a)
 		    a->fs_bw || a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 ||
 		    a->cost_msg >= 0 || a->cost_entry >= 0 || a->work || a->reduce ||
 		    a->memory || cli_results_any(&a->res))
-			return cli_usage_error(cmd, "'locus flow status' takes --json only");
+			return cli_usage_error(cmd, "'locus flow status' takes --json and --task only");
 		return 0;
 	}
+	if (a->task)
+		return cli_usage_error(cmd, "--task is 'locus flow status''s");
 	if (!strcmp(sub, "clean")) {
 		if (a->have_run_only || a->have_limit || a->config || a->pol.name || a->pol.opts || a->compare ||
 		    a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||
@@ -1120,6 +1132,10 @@ static int flow_sim(struct flow_args *a)
 		print_run(runs[0], g, a, D);
 	if (rc)
 		goto fail;
+	char title[4200];
+	snprintf(title, sizeof title, "locus flow sim %s", a->workflow);
+	struct locus_report_html_options html = {.title = title};
+	a->res.html = &html;
 	int ost = cli_results_write(cmd, &a->res, runs[0]);
 	if (ost)
 		status = ost;
@@ -1194,6 +1210,44 @@ static int write_measured(const struct flow_args *a, struct locus_mpi_flow_repor
 	return 0;
 }
 
+struct failed_page {
+	const struct locus_result *r;
+	const struct locus_report_html_options *opt;
+};
+
+static int failed_page_write(void *ctx, FILE *fp)
+{
+	const struct failed_page *p = ctx;
+	return locus_report_html(p->r, p->opt, fp);
+}
+
+/* A run that failed has no result, but --report still says why: the
+ * run's error and every failed attempt with its stderr (the task logs),
+ * on a page with no chart. The other output files are not written. */
+static void failed_report(struct flow_args *a, const struct locus_graph *g, const char *pname,
+			  const char *status_file, const struct locus_error *err)
+{
+	struct locus_result r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.engine, sizeof r.engine, "mpi");
+	snprintf(r.policy, sizeof r.policy, "%s", pname);
+	r.seed = a->seed;
+	r.n_tasks = g->n_tasks;
+	r.failed = 1;
+	char buf[1024];
+	snprintf(r.failure, sizeof r.failure, "%s", locus_error_format(err, buf, sizeof buf));
+	char title[4200];
+	snprintf(title, sizeof title, "locus flow run %s (failed)", a->workflow);
+	struct flow_failures ff = {0};
+	flow_failures_read(status_file, &ff);
+	struct locus_report_html_options html = {
+	    .title = title, .failures = ff.f, .n_failures = ff.n};
+	struct failed_page page = {&r, &html};
+	struct cli_output out = {a->res.report, failed_page_write, &page};
+	cli_outputs_write("flow run", &out, 1);
+	flow_failures_fini(&ff);
+}
+
 static int run_rank(struct flow_args *a)
 {
 	const char *cmd = "flow run";
@@ -1254,6 +1308,8 @@ static int run_rank(struct flow_args *a)
 			status = cli_error(cmd, &err, rc);
 		else
 			status = CLI_EXIT_FAIL;
+		if (rank == 0 && a->res.report && g)
+			failed_report(a, g, pname, status_file, &err);
 	} else if (rank == 0) {
 		const struct locus_result *r = rep.result;
 		uint64_t D = a->dispatchers ? a->dispatchers : 1;
@@ -1293,7 +1349,17 @@ static int run_rank(struct flow_args *a)
 		fflush(stdout);
 		if (rc)
 			status = cli_error(cmd, &err, rc);
+		/* The report lists the attempts that failed, with their
+		 * stderr, from the task logs beside the status file. */
+		char title[4200];
+		snprintf(title, sizeof title, "locus flow run %s", a->workflow);
+		struct flow_failures ff = {0};
+		flow_failures_read(status_file, &ff);
+		struct locus_report_html_options html = {
+		    .title = title, .failures = ff.f, .n_failures = ff.n};
+		a->res.html = &html;
 		int ost = cli_results_write(cmd, &a->res, r);
+		flow_failures_fini(&ff);
 		if (ost)
 			status = ost;
 		if (a->measured && (rc = write_measured(a, &rep, g, disk_bw, net_bw, &err)))
@@ -1311,6 +1377,10 @@ static int run_rank(struct flow_args *a)
 
 static int flow_run(struct flow_args *a, int argc, char **argv)
 {
+	/* In a Slurm job the nodes keep their files in its local temporary
+	 * directory. */
+	if (!a->local)
+		a->local = cli_slurm_tmpdir();
 	if (a->dry_run)
 		return flow_dry_run(a);
 #ifdef LOCUS_HAVE_MPI
@@ -1335,6 +1405,23 @@ static int flow_run(struct flow_args *a, int argc, char **argv)
 	}
 	locus_graph_destroy(g);
 	uint64_t D = a->dispatchers ? a->dispatchers : 1, np = a->np;
+	struct cli_slurm sl;
+	int in_slurm = a->mpi.hostfile || a->emulate ? 0 : cli_slurm_allocation("flow run", &sl);
+	if (in_slurm < 0)
+		return -in_slurm;
+	if (in_slurm) {
+		/* The allocation's tasks, on its nodes (the launcher reads
+		 * them from Slurm). */
+		if (!np)
+			np = sl.ntasks;
+		if (!a->quiet)
+			fprintf(stderr,
+				"locus flow run: in Slurm job %s: %" PRIu64 " ranks on %zu node%s "
+				"(%s), node storage under %s\n",
+				sl.job, np, sl.n_nodes, sl.n_nodes == 1 ? "" : "s", sl.list,
+				a->local);
+		cli_slurm_fini(&sl);
+	}
 	if (!np) {
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		np = a->emulate ? a->emulate + D : (uint64_t)(cores > 1 ? cores : 2);

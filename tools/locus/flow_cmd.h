@@ -23,6 +23,7 @@ struct flow_args {
 	struct cli_mpi mpi;
 	uint64_t np, emulate, retries;
 	const char *local, *shared, *journal, *measured, *status;
+	const char *task; /* status --task NAME */
 	int keep, have_run, have_run_only, have_limit, tty, checksum, wait, dry_run;
 	double stand_in, timeout;
 	/* The platform (sim). */
@@ -45,6 +46,15 @@ int flow_shared_dir(const struct flow_args *a, char *buf, size_t size);
 void flow_status_path(const struct flow_args *a, const char *shared, char *buf, size_t size);
 
 int flow_status(struct flow_args *a);
+/* The failed attempts kept beside status file `status` (STATUS.tasks),
+ * in the order of the tasks and attempts, with the end of each one's
+ * stderr, for the HTML report; none when it cannot be read. */
+struct flow_failures {
+	struct locus_report_failure *f;
+	size_t n;
+};
+void flow_failures_read(const char *status, struct flow_failures *ff);
+void flow_failures_fini(struct flow_failures *ff);
 int flow_dry_run(struct flow_args *a);
 int flow_clean(struct flow_args *a);
 

@@ -1,8 +1,10 @@
 /* locus flow's operations beside a run (flow_cmd.h): the status a run
  * keeps, printed; a dry run; and clean, as makeflow -c. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,207 @@ static void print_count(const char *name, const struct locus_flow_status_count *
  * and whether the run was killed (its rank 0 gone while it said
  * "running"). 0 for a run going or complete, 1 for one that failed or
  * was killed, or no status file. */
+/* Prints file `path` whole, each line indented, or "(empty)". */
+static void print_indented(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char line[4096];
+	int any = 0, bol = 1;
+	while (fp && fgets(line, sizeof line, fp)) {
+		printf("%s%s", bol ? "      " : "", line);
+		bol = line[strlen(line) - 1] == '\n';
+		any = 1;
+	}
+	if (any && !bol)
+		printf("\n");
+	if (!any)
+		printf("      (%s)\n", fp ? "empty" : strerror(errno));
+	if (fp)
+		fclose(fp);
+}
+
+/* The attempts of task `name` kept in dir (STATUS.tasks): what each
+ * measured, and its stdout and stderr. The number printed. */
+static size_t print_task(const char *dir, const char *name, int json)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+	char **found = NULL;
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		char p[4600];
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		json_t *doc = json_load_file(p, 0, NULL);
+		const char *task = json_string_value(json_object_get(doc, "task"));
+		if (task && !strcmp(task, name)) {
+			char **g = realloc(found, (n + 1) * sizeof *g);
+			if (g) {
+				found = g;
+				found[n++] = strdup(p);
+			}
+		}
+		json_decref(doc);
+	}
+	if (d)
+		closedir(d);
+	/* In the order of the attempts (tINDEX.ATTEMPT.json). */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && found[j] && found[j - 1] &&
+				   strverscmp(found[j - 1], found[j]) > 0;
+		     j--) {
+			char *x = found[j];
+			found[j] = found[j - 1];
+			found[j - 1] = x;
+		}
+	if (json)
+		printf("[");
+	for (size_t i = 0; i < n; i++) {
+		json_t *doc = found[i] ? json_load_file(found[i], 0, NULL) : NULL;
+		if (!doc)
+			continue;
+		if (json) {
+			char *text = json_dumps(doc, JSON_PRESERVE_ORDER);
+			printf("%s%s", i ? ",\n " : "", text ? text : "null");
+			free(text);
+			json_decref(doc);
+			continue;
+		}
+		json_t *ex = json_object_get(doc, "exit"), *sig = json_object_get(doc, "signal");
+		printf("task %s, attempt %" JSON_INTEGER_FORMAT " on %s: ", name,
+		       json_integer_value(json_object_get(doc, "attempt")),
+		       json_string_value(json_object_get(doc, "node")));
+		if (json_is_true(json_object_get(doc, "timed_out")))
+			printf("timed out, ");
+		if (ex)
+			printf("exited with %" JSON_INTEGER_FORMAT, json_integer_value(ex));
+		else if (sig)
+			printf("killed by signal %" JSON_INTEGER_FORMAT, json_integer_value(sig));
+		printf("\n  wall %.3f s, CPU %.3f s (user %.3f, system %.3f), peak memory %" JSON_INTEGER_FORMAT
+		       " KiB (its rank's: %" JSON_INTEGER_FORMAT " KiB)\n",
+		       json_number_value(json_object_get(doc, "wall")),
+		       json_number_value(json_object_get(doc, "cpu")),
+		       json_number_value(json_object_get(doc, "user")),
+		       json_number_value(json_object_get(doc, "system")),
+		       json_integer_value(json_object_get(doc, "max_rss_kb")),
+		       json_integer_value(json_object_get(doc, "rank_rss_kb")));
+		static const char *const which[] = {"stdout", "stderr"};
+		for (size_t k = 0; k < 2; k++) {
+			const char *leaf = json_string_value(json_object_get(doc, which[k]));
+			char p[4600];
+			snprintf(p, sizeof p, "%s/%s", dir, leaf ? leaf : "");
+			printf("  %s (%s):\n", which[k], p);
+			print_indented(p);
+		}
+		json_decref(doc);
+	}
+	if (json)
+		printf("]\n");
+	for (size_t i = 0; i < n; i++)
+		free(found[i]);
+	free(found);
+	return n;
+}
+
+/* The last `max` bytes of file `path`, NUL-ended (malloc'd), or NULL. */
+static char *file_tail(const char *path, size_t max)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	char *buf = malloc(max + 1);
+	long size = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+	if (!buf || size < 0 || fseek(fp, size > (long)max ? size - (long)max : 0, SEEK_SET)) {
+		free(buf);
+		fclose(fp);
+		return NULL;
+	}
+	size_t n = fread(buf, 1, max, fp);
+	buf[n] = 0;
+	fclose(fp);
+	return buf;
+}
+
+static int by_version(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+void flow_failures_read(const char *status, struct flow_failures *ff)
+{
+	char dir[8300];
+	snprintf(dir, sizeof dir, "%s.tasks", status);
+	memset(ff, 0, sizeof *ff);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0;
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len <= 5 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		char **g = realloc(names, (n + 1) * sizeof *g);
+		if (!g)
+			break;
+		names = g;
+		if ((names[n] = strdup(e->d_name)))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, by_version);
+	for (size_t i = 0; i < n; i++) {
+		char p[8600];
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		json_t *doc = json_load_file(p, 0, NULL);
+		json_t *ex = json_object_get(doc, "exit"), *sig = json_object_get(doc, "signal");
+		int failed = (ex && json_integer_value(ex) != 0) || sig;
+		struct locus_report_failure *f =
+		    failed ? realloc(ff->f, (ff->n + 1) * sizeof *f) : NULL;
+		if (f) {
+			ff->f = f;
+			f = &ff->f[ff->n++];
+			memset(f, 0, sizeof *f);
+			char why[96];
+			if (json_is_true(json_object_get(doc, "timed_out")))
+				snprintf(why, sizeof why, "timed out");
+			else if (sig)
+				snprintf(why, sizeof why, "killed by signal %" JSON_INTEGER_FORMAT,
+					 json_integer_value(sig));
+			else
+				snprintf(why, sizeof why, "exited with %" JSON_INTEGER_FORMAT,
+					 json_integer_value(ex));
+			const char *task = json_string_value(json_object_get(doc, "task"));
+			const char *node = json_string_value(json_object_get(doc, "node"));
+			const char *leaf = json_string_value(json_object_get(doc, "stderr"));
+			f->task = task ? strdup(task) : NULL;
+			f->node = node ? strdup(node) : NULL;
+			f->why = strdup(why);
+			f->attempt = (int)json_integer_value(json_object_get(doc, "attempt"));
+			snprintf(p, sizeof p, "%s/%s", dir, leaf ? leaf : "");
+			f->stderr_text = leaf ? file_tail(p, 4096) : NULL;
+		}
+		json_decref(doc);
+		free(names[i]);
+	}
+	free(names);
+}
+
+void flow_failures_fini(struct flow_failures *ff)
+{
+	for (size_t i = 0; i < ff->n; i++) {
+		free((char *)ff->f[i].task);
+		free((char *)ff->f[i].node);
+		free((char *)ff->f[i].why);
+		free((char *)ff->f[i].stderr_text);
+	}
+	free(ff->f);
+	memset(ff, 0, sizeof *ff);
+}
+
 int flow_status(struct flow_args *a)
 {
 	const char *x = a->workflow;
@@ -93,6 +296,19 @@ int flow_status(struct flow_args *a)
 	int running = !strcmp(s.state, "running");
 	int killed = running && !strcmp(host, s.host) && !cli_pid_alive(s.pid);
 	int status = killed || !strcmp(s.state, "failed") ? CLI_EXIT_FAIL : 0;
+	char logs[4300];
+	snprintf(logs, sizeof logs, "%s.tasks", path);
+	if (a->task) {
+		locus_flow_status_fini(&s);
+		if (!print_task(logs, a->task, a->res.json)) {
+			fprintf(stderr,
+				"locus flow status: no attempt of task \"%s\" is kept in %s (a task is "
+				"named by its first output; only commands' attempts are kept)\n",
+				a->task, logs);
+			return CLI_EXIT_FAIL;
+		}
+		return 0;
+	}
 	if (a->res.json) {
 		FILE *fp = fopen(path, "r");
 		char chunk[65536];
@@ -126,8 +342,14 @@ int flow_status(struct flow_args *a)
 	       " done; %" PRIu64 " failed attempt%s\n",
 	       s.tasks.total, s.tasks.waiting, s.tasks.running, s.tasks.done,
 	       s.tasks.failed_attempts, s.tasks.failed_attempts == 1 ? "" : "s");
-	printf("  the done tasks read %" PRIu64 " bytes and wrote %" PRIu64 "\n\n",
+	printf("  the done tasks read %" PRIu64 " bytes and wrote %" PRIu64 "\n",
 	       s.tasks.bytes_read, s.tasks.bytes_written);
+	struct stat lb;
+	if (!stat(logs, &lb) && S_ISDIR(lb.st_mode))
+		printf("  each attempt's stdout, stderr and resources: %s (--task NAME shows "
+		       "them)\n",
+		       logs);
+	printf("\n");
 	printf("%-20s %7s %8s %8s %7s %7s %13s %13s\n", "stage", "tasks", "waiting", "running",
 	       "done", "failed", "bytes read", "bytes written");
 	for (size_t k = 0; k < s.n_stages; k++)
@@ -465,6 +687,31 @@ int flow_dry_run(struct flow_args *a)
 	return 0;
 }
 
+/* Removes the task logs kept beside status file `status` (STATUS.tasks:
+ * tINDEX.ATTEMPT.out, .err and .json, nothing else), and the directory
+ * when that leaves it empty. */
+static void remove_task_logs(const char *status)
+{
+	char dir[8300], p[8600];
+	snprintf(dir, sizeof dir, "%s.tasks", status);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		unsigned t, at;
+		char ext[8];
+		int n = 0;
+		if (sscanf(e->d_name, "t%u.%u.%7[a-z]%n", &t, &at, ext, &n) == 3 &&
+		    !e->d_name[n] && (!strcmp(ext, "out") || !strcmp(ext, "err") || !strcmp(ext, "json"))) {
+			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+			unlink(p);
+		}
+	}
+	if (d) {
+		closedir(d);
+		rmdir(dir);
+	}
+}
+
 /* locus flow clean: removes, from the shared directory, every file a
  * task of the workflow writes (its final outputs, and intermediates a
  * run left there), and the run's journal when --journal names one. It
@@ -589,6 +836,7 @@ int flow_clean(struct flow_args *a)
 			snprintf(path, sizeof path, "%s.status", a->journal);
 		if (!lstat(path, &st) && S_ISREG(st.st_mode) && !unlink(path))
 			n_status++;
+		remove_task_logs(path);
 	}
 	if (!status)
 		printf("locus flow clean: removed %zu file%s (%" PRIu64 " bytes) of %s from %s%s%s%s "

@@ -227,19 +227,36 @@ int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np)
 	uint64_t cores = online > 0 ? (uint64_t)online : 1, slots = cores, hard = 0;
 	if (m->hostfile && !hostfile_slots(cmd, m->hostfile, cores, &slots, &hard))
 		return CLI_EXIT_USAGE;
+	/* In a Slurm allocation the launcher gets its tasks, not this
+	 * machine's cores. */
+	struct cli_slurm sl;
+	int in_slurm = m->hostfile ? 0 : cli_slurm_allocation(cmd, &sl);
+	if (in_slurm < 0)
+		return -in_slurm;
+	if (in_slurm) {
+		slots = sl.ntasks;
+		cli_slurm_fini(&sl);
+	}
 	uint64_t most = slots * CLI_RANKS_PER_SLOT + hard;
 	if (np > most) {
 		char why[160] = "", caps[64] = "";
 		if (slots || !hard)
 			snprintf(why, sizeof why, "%" PRIu64 " %s x %d ranks each", slots,
-				 m->hostfile ? "slots" : "cores", CLI_RANKS_PER_SLOT);
+				 m->hostfile ? "slots"
+				 : in_slurm  ? "tasks"
+					     : "cores",
+				 CLI_RANKS_PER_SLOT);
 		if (hard)
 			snprintf(caps, sizeof caps, "%s%" PRIu64 " by max_slots",
 				 why[0] ? " + " : "", hard);
 		fprintf(stderr,
 			"locus %s: -np %" PRIu64 " is more ranks than %s can hold: at most %" PRIu64
 			" (%s%s)\n",
-			cmd, np, m->hostfile ? m->hostfile : "this machine", most, why, caps);
+			cmd, np,
+			m->hostfile ? m->hostfile
+			: in_slurm  ? "the Slurm allocation"
+				    : "this machine",
+			most, why, caps);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;

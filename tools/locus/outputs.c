@@ -169,26 +169,30 @@ static const struct cli_opt results_opts[] = {
     {"gantt", CLI_RESULTS_GANTT, CLI_TEXT, AT(gantt), "FILE", "SVG Gantt chart"},
     {"load", CLI_RESULTS_LOAD, CLI_TEXT, AT(load), "FILE",
      "SVG chart of per-worker load and local/remote reads"},
+    {"report", CLI_RESULTS_REPORT, CLI_TEXT, AT(report), "FILE.html",
+     "one self-contained HTML page: summary, stages,\n"
+     "the Gantt chart, where the bytes came from, failures"},
 };
 const struct cli_group cli_results_group = CLI_GROUP(results_opts, NULL);
 #undef AT
 
 /* The files, in the order they are written. */
-#define RESULT_FILES 5
+#define RESULT_FILES 6
 static void results_files(const struct cli_results *o, const char **paths)
 {
-	const char *const p[RESULT_FILES] = {o->out, o->csv, o->trace, o->gantt, o->load};
+	const char *const p[RESULT_FILES] = {o->out,   o->csv,  o->trace,
+					     o->gantt, o->load, o->report};
 	memcpy(paths, p, sizeof p);
 }
 
 int cli_results_any(const struct cli_results *o)
 {
-	return o->out || o->csv || o->trace || o->gantt || o->load;
+	return o->out || o->csv || o->trace || o->gantt || o->load || o->report;
 }
 
 int cli_results_transfers(const struct cli_results *o)
 {
-	return o->out || o->trace || o->gantt;
+	return o->out || o->trace || o->gantt || o->report;
 }
 
 int cli_results_one_run(const char *cmd, const struct cli_results *o)
@@ -196,7 +200,8 @@ int cli_results_one_run(const char *cmd, const struct cli_results *o)
 	if (!cli_results_any(o))
 		return 0;
 	return cli_usage_error(
-	    cmd, "--out, --csv, --trace, --gantt and --load describe one run; drop --compare");
+	    cmd, "--out, --csv, --trace, --gantt, --load and --report describe one run; drop "
+		 "--compare");
 }
 
 int cli_results_check(const char *cmd, const struct cli_results *o, const char *const *more,
@@ -210,18 +215,31 @@ int cli_results_check(const char *cmd, const struct cli_results *o, const char *
 	return cli_outputs_check(cmd, paths, n);
 }
 
+struct html_writer {
+	const struct locus_result *r;
+	const struct locus_report_html_options *opt;
+};
+
+static int html_write(void *ctx, FILE *fp)
+{
+	const struct html_writer *h = ctx;
+	return locus_report_html(h->r, h->opt, fp);
+}
+
 int cli_results_write(const char *cmd, const struct cli_results *o, const struct locus_result *r)
 {
-	static int (*const fns[RESULT_FILES])(const struct locus_result *, FILE *) = {
+	static int (*const fns[RESULT_FILES - 1])(const struct locus_result *, FILE *) = {
 	    locus_report_json, locus_report_csv, locus_report_trace, locus_report_svg_gantt,
 	    locus_report_svg_load};
 	const char *paths[RESULT_FILES];
-	struct cli_report_writer w[RESULT_FILES];
+	struct cli_report_writer w[RESULT_FILES - 1];
 	struct cli_output outs[RESULT_FILES];
+	struct html_writer h = {r, o->html};
 	results_files(o, paths);
-	for (size_t k = 0; k < RESULT_FILES; k++) {
+	for (size_t k = 0; k < RESULT_FILES - 1; k++) {
 		w[k] = (struct cli_report_writer){r, fns[k]};
 		outs[k] = (struct cli_output){paths[k], cli_report_write, &w[k]};
 	}
+	outs[RESULT_FILES - 1] = (struct cli_output){paths[RESULT_FILES - 1], html_write, &h};
 	return cli_outputs_write(cmd, outs, RESULT_FILES);
 }

@@ -261,6 +261,17 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 static int launch(struct run_args *a, int argc, char **argv)
 {
 	uint64_t np = a->np;
+	struct cli_slurm sl;
+	int in_slurm = a->mpi.hostfile || a->emulate ? 0 : cli_slurm_allocation("run", &sl);
+	if (in_slurm < 0)
+		return -in_slurm;
+	if (in_slurm) {
+		/* The allocation's tasks, on its nodes (the launcher reads
+		 * them from Slurm). */
+		if (!np)
+			np = sl.ntasks;
+		cli_slurm_fini(&sl);
+	}
 	if (!np) {
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		np = a->emulate ? a->emulate + 1 : (uint64_t)(cores > 1 ? cores : 2);
