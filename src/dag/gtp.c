@@ -280,6 +280,31 @@ static int shared_init(struct gtp *s)
 	return s->lanes && s->undo && s->src ? 0 : LOCUS_ENOMEM;
 }
 
+/* What an event computes once (struct gtp's bw_at, cm_at), where it fits:
+ * the pairs' bandwidth up to 1 Mi pairs, GTP/c's arrivals of done inputs
+ * on contention-free links up to 16 Mi entries (else each is computed
+ * where it is needed). Returns 0 or LOCUS_ENOMEM. */
+static int caches_init(struct gtp *s)
+{
+	/* Generation 0 is no one's: the caches start empty. */
+	s->event = 1;
+	size_t nodes = s->wl->platform->n_nodes, pairs = nodes * nodes;
+	if (pairs && pairs <= ((size_t)1 << 20)) {
+		s->bw_at = malloc(pairs * sizeof *s->bw_at);
+		s->bw_gen = calloc(pairs, sizeof *s->bw_gen);
+		if (!s->bw_at || !s->bw_gen)
+			return LOCUS_ENOMEM;
+	}
+	size_t cm = (size_t)s->g->n_objects * nodes * 2;
+	if (s->copies && !s->shared && cm && cm <= ((size_t)1 << 24)) {
+		s->cm_at = malloc(cm * sizeof *s->cm_at);
+		s->cm_gen = calloc(cm, sizeof *s->cm_gen);
+		if (!s->cm_at || !s->cm_gen)
+			return LOCUS_ENOMEM;
+	}
+	return 0;
+}
+
 static void plan_spare(struct gtp *s);
 
 static int create(void **state, const struct locus_policy_ctx *ctx, int copies, int rewind, int dls,
@@ -327,31 +352,9 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	s->shared = !dls && s->wl->platform->network != LOCUS_NET_PAIRS;
 	s->guard = !dls && (guard == 1 || (guard == 0 && s->shared));
 	s->gain = gain;
-	if (s->shared && shared_init(s)) {
+	if ((s->shared && shared_init(s)) || caches_init(s)) {
 		destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-	}
-	/* GTP/c's arrivals of done inputs, once a point: kept while they fit
-	 * in 16 Mi entries (else computed for each task as GTP's). */
-	size_t cm = (size_t)s->g->n_objects * s->wl->platform->n_nodes * 2;
-	if (copies && !s->shared && cm && cm <= ((size_t)1 << 24)) {
-		s->cm_at = malloc(cm * sizeof *s->cm_at);
-		s->cm_gen = calloc(cm, sizeof *s->cm_gen);
-		if (!s->cm_at || !s->cm_gen) {
-			destroy(s);
-			return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-		}
-	}
-	/* Generation 0 is no one's: the caches start empty. */
-	s->event = 1;
-	size_t pairs = s->wl->platform->n_nodes * s->wl->platform->n_nodes;
-	if (pairs && pairs <= ((size_t)1 << 20)) {
-		s->bw_at = malloc(pairs * sizeof *s->bw_at);
-		s->bw_gen = calloc(pairs, sizeof *s->bw_gen);
-		if (!s->bw_at || !s->bw_gen) {
-			destroy(s);
-			return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
-		}
 	}
 	for (uint32_t t = 0; t < s->n; t++) {
 		const struct locus_task *tk = &s->g->tasks[t];
