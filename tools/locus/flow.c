@@ -970,6 +970,62 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 	       "MB of 10^6 bytes\n");
 }
 
+/* --platform preset:NAME[:NODES]: the preset and its partition's size
+ * (*nodes kept when not given); its constants go into a where a leaves
+ * them unset. Returns 0 or the usage error's status. */
+static int take_preset(const char *cmd, struct flow_args *a,
+		       const struct locus_flow_preset **preset, size_t *nodes)
+{
+	if (!a->platform || strncmp(a->platform, "preset:", 7))
+		return 0;
+	char name[32];
+	const char *spec = a->platform + 7, *colon = strchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+	snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : 0), spec);
+	*preset = locus_flow_preset_find(name);
+	if (!*preset)
+		return cli_usage_error(cmd, "--platform %s: no such preset (expected "
+					    "preset:bgp[:NODES])",
+				       a->platform);
+	if (colon) {
+		char *end = NULL;
+		unsigned long long v = strtoull(colon + 1, &end, 10);
+		if (!colon[1] || !end || *end || v < 2 || v > 1000000)
+			return cli_usage_error(cmd,
+					       "--platform %s: expected a partition of 2 "
+					       "to 1000000 nodes after the preset's name",
+					       a->platform);
+		*nodes = (size_t)v;
+	}
+	a->preset_fetch = (*preset)->fetch_cost;
+	if (!a->fs_latency)
+		a->fs_latency = (*preset)->fs_latency;
+	if (a->latency < 0)
+		a->latency = (*preset)->latency;
+	return 0;
+}
+
+/* The time limits: each task's own (WALL_TIME), else `timeout`; *limits
+ * NULL when no task has one. Returns 0 or LOCUS_ENOMEM. */
+static int time_limits(const struct locus_graph *g, double timeout, double **limits,
+		       struct locus_error *err)
+{
+	int limited = timeout > 0;
+	for (size_t t = 0; !limited && g->commands && t < g->n_tasks; t++)
+		limited = g->commands[t].wall_time > 0;
+	*limits = NULL;
+	if (!limited)
+		return 0;
+	*limits = cli_calloc(g->n_tasks, sizeof **limits);
+	if (!*limits)
+		return cli_set_error(err, LOCUS_ENOMEM, NULL, "out of memory");
+	for (size_t t = 0; t < g->n_tasks; t++)
+		(*limits)[t] = g->commands && g->commands[t].wall_time > 0
+				   ? g->commands[t].wall_time
+				   : timeout;
+	return 0;
+}
+
 static int flow_sim(struct flow_args *a)
 {
 	const char *cmd = "flow sim";
@@ -987,32 +1043,8 @@ static int flow_sim(struct flow_args *a)
 	/* A named platform: its constants, unless given. */
 	const struct locus_flow_preset *preset = NULL;
 	size_t preset_nodes = 128;
-	if (a->platform && !strncmp(a->platform, "preset:", 7)) {
-		char name[32];
-		const char *spec = a->platform + 7, *colon = strchr(spec, ':');
-		size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
-		snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : 0), spec);
-		preset = locus_flow_preset_find(name);
-		if (!preset)
-			return cli_usage_error(cmd, "--platform %s: no such preset (expected "
-						    "preset:bgp[:NODES])",
-					       a->platform);
-		if (colon) {
-			char *end = NULL;
-			unsigned long long v = strtoull(colon + 1, &end, 10);
-			if (!colon[1] || !end || *end || v < 2 || v > 1000000)
-				return cli_usage_error(cmd,
-						       "--platform %s: expected a partition of 2 "
-						       "to 1000000 nodes after the preset's name",
-						       a->platform);
-			preset_nodes = (size_t)v;
-		}
-		a->preset_fetch = preset->fetch_cost;
-		if (!a->fs_latency)
-			a->fs_latency = preset->fs_latency;
-		if (a->latency < 0)
-			a->latency = preset->latency;
-	}
+	if ((status = take_preset(cmd, a, &preset, &preset_nodes)))
+		return status;
 	if ((status = plan_runs(a, plan, &n_plan)))
 		goto out;
 	if ((rc = flow_load(&g, a, &err)))
@@ -1068,21 +1100,8 @@ static int flow_sim(struct flow_args *a)
 	}
 	if ((rc = locus_workload_from_graph(&wl, plat, g, NULL, &err)))
 		goto fail;
-	/* The time limits: each task's own (WALL_TIME), else --timeout. */
-	int limited = a->timeout > 0;
-	for (size_t t = 0; !limited && g->commands && t < g->n_tasks; t++)
-		limited = g->commands[t].wall_time > 0;
-	if (limited) {
-		limits = cli_calloc(g->n_tasks, sizeof *limits);
-		if (!limits) {
-			rc = cli_set_error(&err, LOCUS_ENOMEM, NULL, "out of memory");
-			goto fail;
-		}
-		for (size_t t = 0; t < g->n_tasks; t++)
-			limits[t] = g->commands && g->commands[t].wall_time > 0
-					? g->commands[t].wall_time
-					: a->timeout;
-	}
+	if ((rc = time_limits(g, a->timeout, &limits, &err)))
+		goto fail;
 	int tty = !a->quiet && isatty(2);
 	for (size_t i = 0; i < n_plan; i++) {
 		int amfs = !strcmp(plan[i].policy->name, "amfs");
