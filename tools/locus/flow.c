@@ -984,8 +984,9 @@ static int take_preset(const char *cmd, struct flow_args *a,
 	snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : 0), spec);
 	*preset = locus_flow_preset_find(name);
 	if (!*preset)
-		return cli_usage_error(cmd, "--platform %s: no such preset (expected "
-					    "preset:bgp[:NODES])",
+		return cli_usage_error(cmd,
+				       "--platform %s: no such preset (expected "
+				       "preset:bgp[:NODES])",
 				       a->platform);
 	if (colon) {
 		char *end = NULL;
