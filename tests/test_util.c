@@ -4,6 +4,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <sys/stat.h>
+
+/* The directories test_tmpdir made, removed with what is in them when
+ * the test program exits (after a failed check too; an abort leaves them
+ * for a person to look at). */
+static char **tmpdirs;
+static size_t n_tmpdirs;
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_tmpdirs(void)
+{
+	for (size_t i = 0; i < n_tmpdirs; i++) {
+		nftw(tmpdirs[i], remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		free(tmpdirs[i]);
+	}
+	free(tmpdirs);
+	tmpdirs = NULL;
+	n_tmpdirs = 0;
+}
 
 const char *test_tmpdir(void)
 {
@@ -15,6 +43,15 @@ const char *test_tmpdir(void)
 	if (!mkdtemp(b)) {
 		perror("mkdtemp");
 		abort();
+	}
+	char **more = realloc(tmpdirs, (n_tmpdirs + 1) * sizeof *tmpdirs);
+	char *copy = more ? strdup(b) : NULL;
+	if (more)
+		tmpdirs = more;
+	if (copy) {
+		if (!n_tmpdirs)
+			atexit(remove_tmpdirs);
+		tmpdirs[n_tmpdirs++] = copy;
 	}
 	return b;
 }
