@@ -242,6 +242,10 @@ const char *locus__mf_lookup(const struct mf *r, const char *name, int env);
 int locus__mf_set_var(struct mf *r, const char *name, char *value);
 /* Forgets the rule's own variables. */
 void locus__mf_clear_locals(struct mf *r);
+/* A value as Makeflow keeps it, in matching quotes or without: *s and *n
+ * set to what is inside. Returns 0, or -1 for an unmatched quote. */
+int locus__mf_unquote(const char **s, size_t *n);
+
 /* Seconds as LOCUS_RUNTIME gives them: 0, or -1 when s is not a finite
  * number >= 0. */
 int locus__mf_parse_seconds(const char *s, double *out);

@@ -389,12 +389,9 @@ int locus__mf_resource(const char *name)
 
 int locus__mf_parse_resource(int which, const char *s, uint64_t *out)
 {
-	char q = *s == '"' || *s == '\'' ? *s : 0;
-	size_t n = strlen(s);
-	if (q && (n < 2 || s[n - 1] != q))
+	size_t n;
+	if (locus__mf_unquote(&s, &n))
 		return -1;
-	s += q != 0; /* a value in quotes: Makeflow keeps them */
-	n -= q ? 2 : 0;
 	uint64_t v = 0;
 	size_t i = 0;
 	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {

@@ -330,14 +330,22 @@ void locus__mf_clear_locals(struct mf *r)
 
 /* Seconds as LOCUS_RUNTIME gives them: a decimal number from 0 to
  * LOCUS_WORK_MAX, the whole value. */
+int locus__mf_unquote(const char **s, size_t *n)
+{
+	char q = **s == '"' || **s == '\'' ? **s : 0;
+	*n = strlen(*s);
+	if (q && (*n < 2 || (*s)[*n - 1] != q))
+		return -1;
+	*s += q != 0; /* a value in quotes: Makeflow keeps them */
+	*n -= q ? 2 : 0;
+	return 0;
+}
+
 int locus__mf_parse_seconds(const char *s, double *out)
 {
-	char q = *s == '"' || *s == '\'' ? *s : 0;
-	size_t n = strlen(s);
-	if (q && (n < 2 || s[n - 1] != q))
+	size_t n;
+	if (locus__mf_unquote(&s, &n))
 		return -1;
-	s += q != 0; /* a value in quotes: Makeflow keeps them */
-	n -= q ? 2 : 0;
 	double v;
 	if (locus__parse_decimal(s, n, &v) || !(v >= 0 && v <= LOCUS_WORK_MAX))
 		return -1;
