@@ -4,8 +4,8 @@
  * that lost a file gives way to the next.
  */
 #define _GNU_SOURCE
-#include "mpi/runtime.h"
 #include "mpi/chunks.h"
+#include "mpi/runtime.h"
 
 #include <dirent.h>
 #include <sys/sysmacros.h>
@@ -256,7 +256,7 @@ static int roles(struct flow *f)
 {
 	int amfs = !strcmp(f->pol->name, "amfs");
 	f->n_workers = f->wl->n_workers;
-	f->n_scheds = f->pol->schedulers(f->n_workers, f->ck		? f->ck->sched_wish
+	f->n_scheds = f->pol->schedulers(f->n_workers, f->ck  ? f->ck->sched_wish
 						       : amfs ? 1 + 2 * f->D
 							      : 0);
 	f->n_procs = f->n_workers + f->n_scheds;
@@ -719,10 +719,12 @@ static int setup(struct flow *f)
 	f->recvd = calloc((size_t)f->size, sizeof *f->recvd);
 	f->batch = calloc((size_t)f->size, sizeof *f->batch);
 	f->urgent = calloc((size_t)f->size, 1);
+	f->pend = calloc((size_t)f->size, sizeof *f->pend);
+	f->pend_in = calloc((size_t)f->size, 1);
 	f->stage_bytes = calloc(4 * f->g->n_stages + 1, sizeof *f->stage_bytes);
-	if (!rc &&
-	    (!f->on_fs || !f->obj_bytes || !f->obj_sum || !f->tassigned || !f->ran || !f->hosted ||
-	     !f->sent || !f->recvd || !f->batch || !f->urgent || !f->stage_bytes))
+	if (!rc && (!f->on_fs || !f->obj_bytes || !f->obj_sum || !f->tassigned || !f->ran ||
+		    !f->hosted || !f->sent || !f->recvd || !f->batch || !f->urgent || !f->pend ||
+		    !f->pend_in || !f->stage_bytes))
 		rc = locus__err(f->err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	/* A policy that reads a monitor of every task: its scheduler ranks
 	 * hear each task's state from the worker that has it. */
@@ -847,6 +849,8 @@ static void round_free(struct flow *f)
 		locus__buf_fini(&f->sbatch[r]);
 	free(f->sbatch);
 	free(f->urgent);
+	free(f->pend);
+	free(f->pend_in);
 	for (size_t i = 0; i < OUT_MAX; i++)
 		free(f->piece_buf[i]);
 	free(f->rbuf);
@@ -1065,7 +1069,8 @@ int locus__rt_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		rc = 0;
 	}
 	if (st.began && st.status_live)
-		locus__rt_status_write(opt, &st, rc ? "failed" : "complete", rc ? err->message : NULL);
+		locus__rt_status_write(opt, &st, rc ? "failed" : "complete",
+				       rc ? err->message : NULL);
 	free(st.began);
 	free(st.fails);
 	report->skipped = st.skipped;

@@ -440,6 +440,12 @@ struct flow {
 	 * go ahead of the batch (monitor_all only). */
 	struct locus__buf *sbatch;
 	unsigned char *urgent; /* by rank: its batch holds one to ring for */
+	/* The ranks whose batches hold messages, in the order they were
+	 * first posted to (pend_in: by rank, whether it is in pend), so that
+	 * a flush costs the batches written, not every rank. */
+	int *pend;
+	unsigned char *pend_in;
+	size_t n_pend;
 	/* Buffers kept from message to message: fresh memory costs a page
 	 * fault a page when first written (20 us each on some virtual
 	 * machines: a 4 MiB piece read into new memory took 20 ms), and
