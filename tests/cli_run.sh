@@ -128,9 +128,9 @@ pid=$!
 for _ in $(seq 1 400); do [ -e started ] && break; sleep 0.05; done
 [ -e started ] && ok || fail "the first run did not start a chunk in 20 s"
 run journal-busy 1 "$locus" run -np 3 -K 2 --store st -q --journal j2.txt -- true &&
-	expect journal-busy 'j2.txt: the journal is in use by another run \(pid [0-9]+\)' "$err"
+	expect journal-busy 'j2.txt: another run \(pid [0-9]+\) is using the journal' "$err"
 run results-busy 1 "$locus" run -np 3 -K 2 --store st -q --results res-busy -- touch ran-busy &&
-	expect results-busy 'res-busy: the results directory is in use by another run \(pid [0-9]+\); wait for it' "$err"
+	expect results-busy 'res-busy: another run \(pid [0-9]+\) is using the results directory \(one run at a time\); wait for it' "$err"
 [ ! -e ran-busy ] && ok || fail "a run refused the results directory ran its command"
 "$locus" run -np 3 -K 2 --store st -q --journal j2.txt --wait -- true >jwait.out 2>jwait.err &
 jwait=$!

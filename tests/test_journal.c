@@ -157,8 +157,12 @@ TEST(journal_is_locked_while_open)
 	int fd;
 	struct locus_error err = {0};
 	CHECK_EQ_INT(locus__journal_open(path, 0, &fd, &r, &n, &err), 0);
-	/* Another process (fcntl locks are per process) is refused, told
-	 * this one's pid. */
+	/* Another descriptor of the file, opened and closed in this process,
+	 * leaves the lock held (an fcntl lock would go with that close). */
+	int other = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK(other >= 0);
+	close(other);
+	/* Another process is refused, told this one's pid. */
 	pid_t child = fork();
 	if (child == 0) {
 		int fd2, ok;

@@ -6,8 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "core/journal.h"
@@ -216,24 +220,51 @@ int locus__journal_escape(struct locus__buf *b, const char *s)
 	return rc ? LOCUS_ENOMEM : 0;
 }
 
-int locus__journal_lock(int fd, const char *path, int wait, struct locus_error *err)
+long locus__lock_holder(int fd)
 {
-	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	struct stat sb;
+	FILE *in = fstat(fd, &sb) ? NULL : fopen("/proc/locks", "re");
+	long pid = 0;
+	char line[256];
+	while (in && !pid && fgets(line, sizeof line, in)) {
+		char kind[16], mode[16];
+		long who;
+		unsigned maj, min;
+		unsigned long long ino;
+		/* "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF"; a waiter's
+		 * line has "->" after its number and does not parse. */
+		if (sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%llu", kind, mode, &who, &maj, &min,
+			   &ino) == 6 &&
+		    !strcmp(kind, "FLOCK") && ino == (unsigned long long)sb.st_ino &&
+		    makedev(maj, min) == sb.st_dev)
+			pid = who;
+	}
+	if (in)
+		fclose(in);
+	return pid;
+}
+
+int locus__journal_lock(int fd, const char *path, const char *what, int wait, volatile int *cancel,
+			struct locus_error *err)
+{
 	for (;;) {
-		if (fcntl(fd, wait ? F_SETLKW : F_SETLK, &fl) == 0)
+		if (!flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)))
 			return 0;
-		if (errno == EINTR)
+		if (errno == EINTR && !(cancel && *cancel))
 			continue;
-		if (errno != EAGAIN && errno != EACCES)
-			return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot lock the journal: %s",
-					  strerror(errno));
-		struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-		if (fcntl(fd, F_GETLK, &who) == 0 && who.l_type == F_UNLCK)
-			continue; /* released meanwhile */
+		if (errno == EINTR)
+			return locus__err(err, LOCUS_EINCOMPLETE, path, 0, 0,
+					  "cancelled while waiting for another run's %s", what);
+		if (errno != EWOULDBLOCK)
+			return 1; /* ENOLCK, or EBADF for a directory on some NFS mounts */
+		long pid = locus__lock_holder(fd);
+		char who[48] = "";
+		if (pid > 0)
+			snprintf(who, sizeof who, " (pid %ld)", pid);
 		return locus__err(err, LOCUS_EEXIST, path, 0, 0,
-				  "the journal is in use by another run (pid %ld); wait for it "
+				  "another run%s is using the %s (one run at a time); wait for it "
 				  "to end, or run with --wait",
-				  (long)who.l_pid);
+				  who, what);
 	}
 }
 

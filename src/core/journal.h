@@ -82,10 +82,22 @@ int locus__journal_read(const char *text, size_t len, const char *name,
  * LOCUS_ENOMEM. */
 int locus__journal_escape(struct locus__buf *b, const char *s);
 
-/* Takes the journal's write lock on fd (fcntl, so that the holder's pid
- * can be named), waiting for it when `wait`: 0, LOCUS_EEXIST (another run
- * holds it: the message names its pid and --wait) or LOCUS_EIO. */
-int locus__journal_lock(int fd, const char *path, int wait, struct locus_error *err);
+/* Takes the exclusive lock of a run on the file open as fd: a journal,
+ * or a workflow's shared directory (`what` names it in messages). One
+ * kind of lock for both, flock: it belongs to the open file, so closing
+ * another descriptor of the same file in this process (a second open of
+ * the journal, say) does not drop it, as it would an fcntl lock; Linux's
+ * /proc/locks names the holder. Waits for it when `wait` (a signal ends
+ * the wait when `cancel` is given and set). Returns 0 (held), 1 (this
+ * file system has no locks, as some NFS mounts: not held), LOCUS_EEXIST
+ * (another run holds it: the message names its pid and --wait),
+ * or LOCUS_EINCOMPLETE (cancelled while waiting). */
+int locus__journal_lock(int fd, const char *path, const char *what, int wait, volatile int *cancel,
+			struct locus_error *err);
+
+/* The process that holds a flock on the file open as fd, as /proc/locks
+ * names it; 0 when none is named (another system, or released). */
+long locus__lock_holder(int fd);
 
 /* Reads the whole journal through fd, the one its lock is held on (an
  * fcntl lock goes when the process closes any descriptor of the file: the

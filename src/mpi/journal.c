@@ -90,7 +90,9 @@ int locus__journal_open(const char *path, int wait, int *fd, struct locus__journ
 	if (*fd < 0)
 		return locus__err(err, LOCUS_EIO, path, 0, 0, "cannot open the journal: %s",
 				  strerror(errno));
-	if ((rc = locus__journal_lock(*fd, path, wait, err))) {
+	if ((rc = locus__journal_lock(*fd, path, "journal", wait, NULL, err)) > 0)
+		rc = 0; /* no locks on this file system */
+	if (rc) {
 		close(*fd);
 		*fd = -1;
 		return rc;

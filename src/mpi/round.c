@@ -4,11 +4,11 @@
  * that lost a file gives way to the next.
  */
 #define _GNU_SOURCE
+#include "core/journal.h"
 #include "mpi/chunks.h"
 #include "mpi/runtime.h"
 
 #include <dirent.h>
-#include <sys/sysmacros.h>
 
 static int roles(struct flow *f);
 
@@ -349,54 +349,9 @@ static size_t sweep_shared(struct flow *f)
 	return swept;
 }
 
-/* The process holding a flock on the file open as `fd`, as /proc/locks
- * names it (Linux); 0 when it does not (another system, or released). */
-static long flock_holder(int fd)
-{
-	struct stat sb;
-	FILE *in = fstat(fd, &sb) ? NULL : fopen("/proc/locks", "re");
-	long pid = 0;
-	char line[256];
-	while (in && !pid && fgets(line, sizeof line, in)) {
-		char kind[16], mode[16];
-		long who;
-		unsigned maj, min;
-		unsigned long long ino;
-		/* "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF"; a waiter's
-		 * line has "->" after its number and does not parse. */
-		if (sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%llu", kind, mode, &who, &maj, &min,
-			   &ino) == 6 &&
-		    !strcmp(kind, "FLOCK") && ino == (unsigned long long)sb.st_ino &&
-		    makedev(maj, min) == sb.st_dev)
-			pid = who;
-	}
-	if (in)
-		fclose(in);
-	return pid;
-}
-
 int locus__rt_lock(struct flow *f, int fd, const char *what, const char *path)
 {
-	int wait = f->opt->wait;
-	for (;;) {
-		if (!flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)))
-			return 0;
-		if (errno == EINTR && !(f->opt->cancel && *f->opt->cancel))
-			continue;
-		if (errno == EINTR)
-			return locus__err(f->err, LOCUS_EINCOMPLETE, path, 0, 0,
-					  "cancelled while waiting for another run's %s", what);
-		if (errno != EWOULDBLOCK)
-			return 1; /* no locks here (some NFS mounts): unlocked */
-		long pid = flock_holder(fd);
-		char who[48] = "";
-		if (pid > 0)
-			locus__rt_fmt(who, sizeof who, " (pid %ld)", pid);
-		return locus__err(f->err, LOCUS_EEXIST, path, 0, 0,
-				  "another run%s is using the %s (one run at a time); wait for it "
-				  "to end, or run with --wait",
-				  who, what);
-	}
+	return locus__journal_lock(fd, path, what, f->opt->wait, f->opt->cancel, f->err);
 }
 
 /* Rank 0, before anything is made: the journal (opened, checked, locked)

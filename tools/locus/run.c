@@ -448,8 +448,9 @@ static int lock_results(const char *dir, int wait, char *why, size_t size)
 			if (fcntl(fd, F_GETLK, &who) == 0 && who.l_type == F_UNLCK)
 				continue; /* released meanwhile */
 			snprintf(why, size,
-				 "--results %s: the results directory is in use by another run "
-				 "(pid %ld); wait for it to end, or run with --wait",
+				 "--results %s: another run (pid %ld) is using the results "
+				 "directory (one run at a time); wait for it to end, or run with "
+				 "--wait",
 				 dir, (long)who.l_pid);
 		}
 		close(fd);
