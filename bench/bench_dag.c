@@ -126,7 +126,7 @@ static void run(size_t n, uint64_t seed)
 		    {LOCUS_DAG_CPOP, 1, "cpop"}, {LOCUS_DAG_DLS, 0, "dls"},
 		    {LOCUS_DAG_PEFT, 1, "peft"}, {LOCUS_DAG_PEFT, 0, "peft (no ins.)"}};
 	for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
-		struct locus_dag_options o = {runs[k].insertion};
+		struct locus_dag_options o = {.insertion = runs[k].insertion};
 		struct locus_dag_plan *plan;
 		if (runs[k].a == LOCUS_DAG_DLS && n > DLS_MAX) {
 			printf("  %-16s %10s   (more than a few seconds past %d tasks)\n",

@@ -169,7 +169,7 @@ static struct locus_divisible_plan *plan(double W, double b0,
 static struct locus_divisible_options method(const char *name)
 {
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	if (locus_divisible_method_parse(name, &o))
 		abort();
 	return o;

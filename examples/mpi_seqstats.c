@@ -90,12 +90,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct stats mine = {.min = UINT64_MAX}, all = {0};
-	struct locus_mpi_options opt = {.store = argv[1],
-					.dataset = argv[2],
-					.emulate_nodes = (size_t)strtoul(argv[3], NULL, 10),
-					.policy = argc > 4 ? argv[4] : "dlmpi",
-					.want_bytes = 1,
-					.seed = 1};
+	struct locus_mpi_options opt;
+	locus_mpi_options_init(&opt);
+	opt.store = argv[1];
+	opt.dataset = argv[2];
+	opt.emulate_nodes = (size_t)strtoul(argv[3], NULL, 10);
+	opt.policy = argc > 4 ? argv[4] : "dlmpi";
+	opt.want_bytes = 1;
+	opt.seed = 1;
 	struct locus_mpi_report rep;
 	struct locus_error err;
 	int rc = locus_mpi_run(MPI_COMM_WORLD, &opt, on_chunk, &mine, &rep, &err);

@@ -1,6 +1,7 @@
 /* Core: random generator, heap, string map, sizes, errors, logging. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -274,8 +275,64 @@ TEST(read_file_limit)
 	rmdir(path);
 }
 
+/* Each options struct: its init function sets the current version and
+ * the documented defaults; a struct zeroed by hand (version 0) is taken
+ * as version 1; a newer version is refused, naming the struct. */
+TEST(options_versions)
+{
+	struct locus_error err = {0};
+	struct locus_dag_options dag;
+	locus_dag_options_init(&dag);
+	CHECK_EQ_INT(dag.version, LOCUS_DAG_OPTIONS_VERSION);
+	CHECK_EQ_INT(dag.insertion, 1);
+	struct locus_divisible_options dv;
+	locus_divisible_options_init(&dv);
+	CHECK(dv.version == LOCUS_DIVISIBLE_OPTIONS_VERSION && dv.gt == 1 && dv.lambda == 10 &&
+	      dv.mu == 1.5);
+	struct locus_pattern_options pat;
+	locus_pattern_options_init(&pat);
+	CHECK(pat.version == LOCUS_PATTERN_OPTIONS_VERSION && pat.gather == 16 &&
+	      pat.multicast == 8 && pat.scatter == 8);
+	struct locus_sim_config sim;
+	locus_sim_config_init(&sim);
+	CHECK(sim.version == LOCUS_SIM_CONFIG_VERSION && sim.latency == -1 && !sim.wl);
+	struct locus_place_options pl;
+	locus_place_options_init(&pl);
+	CHECK(pl.version == LOCUS_PLACE_OPTIONS_VERSION && pl.policy == LOCUS_PLACE_HDFS &&
+	      pl.replicas == 3);
+	struct locus_makeflow_options mf;
+	locus_makeflow_options_init(&mf);
+	CHECK(mf.version == LOCUS_MAKEFLOW_OPTIONS_VERSION && !mf.dir && mf.runtime == 0);
+	struct locus_flow_load_options fl;
+	locus_flow_load_options_init(&fl);
+	CHECK_EQ_INT(fl.version, LOCUS_FLOW_LOAD_OPTIONS_VERSION);
+	struct locus_report_html_options ho;
+	locus_report_html_options_init(&ho);
+	CHECK_EQ_INT(ho.version, LOCUS_REPORT_HTML_OPTIONS_VERSION);
+
+	/* Version 0 and the current one are read; the next is refused. */
+	struct locus_platform *p = NULL;
+	CHECK_EQ_INT(locus_platform_generate(&p, 4, 1, 1, "n"), 0);
+	uint32_t out[3 * 2];
+	struct locus_place_options zero = {.policy = LOCUS_PLACE_RANDOM, .replicas = 2};
+	CHECK_EQ_INT(locus_place(p, 3, &zero, out, &err), 0);
+	CHECK_EQ_INT(locus_place(p, 3, &pl, out, &err), 0);
+	pl.version = LOCUS_PLACE_OPTIONS_VERSION + 1;
+	CHECK_EQ_INT(locus_place(p, 3, &pl, out, &err), LOCUS_EINVAL);
+	CHECK(strstr(err.message, "struct locus_place_options of version 2") != NULL);
+	locus_platform_destroy(p);
+	struct locus_graph *g = NULL;
+	mf.version = 7;
+	CHECK_EQ_INT(locus_flow_read_makeflow(&g, "o:\n\ttrue\n", 9, "mf", &mf, &err),
+		     LOCUS_EINVAL);
+	CHECK(strstr(err.message, "locus_makeflow_options of version 7") != NULL && !g);
+	mf.version = 0;
+	CHECK_EQ_INT(locus_flow_read_makeflow(&g, "o:\n\ttrue\n", 9, "mf", &mf, &err), 0);
+	locus_graph_destroy(g);
+}
+
 TEST_MAIN(TEST_ENTRY(rng_deterministic), TEST_ENTRY(rng_known_sequence),
 	  TEST_ENTRY(rng_below_uniform), TEST_ENTRY(rng_normal_and_exponential_moments),
 	  TEST_ENTRY(rng_shuffle_permutes), TEST_ENTRY(heap_orders_with_ties_by_sequence),
 	  TEST_ENTRY(strmap_put_get_grow), TEST_ENTRY(parse_size_and_u64), TEST_ENTRY(error_format),
-	  TEST_ENTRY(log_parts), TEST_ENTRY(read_file_limit))
+	  TEST_ENTRY(log_parts), TEST_ENTRY(read_file_limit), TEST_ENTRY(options_versions))

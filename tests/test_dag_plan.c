@@ -113,7 +113,7 @@ static struct locus_dag_plan *plan_of(const struct locus_workload *wl, enum locu
 	struct locus_dag_options o;
 	struct locus_dag_plan *plan = NULL;
 	struct locus_error err;
-	locus_dag_options_default(&o);
+	locus_dag_options_init(&o);
 	o.insertion = insertion;
 	if (locus_dag_plan(&plan, wl, a, &o, &err))
 		fprintf(stderr, "%s: %s\n", locus_dag_algorithm_name(a), err.message);
@@ -1036,7 +1036,7 @@ TEST(names_and_options)
 	CHECK_EQ_INT(locus_dag_algorithm_parse(NULL, &a), LOCUS_EINVAL);
 	CHECK_EQ_STR(locus_dag_algorithm_name((enum locus_dag_algorithm)9), "unknown");
 	memset(&o, 0x55, sizeof o);
-	locus_dag_options_default(&o);
+	locus_dag_options_init(&o);
 	CHECK_EQ_INT(o.insertion, 1);
 }
 
@@ -1045,7 +1045,7 @@ TEST(errors)
 	struct fixture f;
 	static struct locus_dag_plan dummy;
 	struct locus_dag_plan *p = &dummy; /* an error must clear it */
-	struct locus_dag_options o = {2};
+	struct locus_dag_options o = {.insertion = 2};
 	struct locus_error err;
 	CHECK(fixture_init(&f, 10, 3, topc_cost[0], NULL, topc_edge, 15) == 0);
 	CHECK_EQ_INT(locus_dag_plan(&p, f.wl, LOCUS_DAG_HEFT, &o, &err), LOCUS_EINVAL);

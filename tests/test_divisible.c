@@ -43,7 +43,7 @@ static struct locus_divisible_plan *plan_as(const char *method, double W, double
 					    const struct locus_divisible_worker *w, size_t n)
 {
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	if (locus_divisible_method_parse(method, &o))
 		return NULL;
 	return plan(W, b0, w, n, &o);
@@ -56,7 +56,7 @@ TEST(one_worker_two_rounds_by_hand)
 	 * 1.5-3.5. */
 	struct locus_divisible_worker w = {1, 2, 0, 0};
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	o.rounds = 2;
 	struct locus_divisible_plan *p = plan(3, 2, &w, 1, &o);
 	CHECK(p);
@@ -82,7 +82,7 @@ TEST(one_round_is_send_then_compute)
 {
 	struct locus_divisible_worker w = {2, 5, 0.25, 0.125};
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	o.rounds = 1;
 	struct locus_divisible_plan *p = plan(10, 4, &w, 1, &o);
 	CHECK(p);
@@ -98,7 +98,7 @@ TEST(homogeneous_groups_follow_eq4)
 	struct locus_divisible_worker w[100];
 	alike(w, 100, 1, 120, 0.5, 0.01);
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	struct locus_divisible_plan *p = plan(1000, 600, w, 100, &o);
 	CHECK(p);
 	CHECK_EQ_INT(p->n_groups, 7);
@@ -134,7 +134,7 @@ TEST(umr_is_one_worker_per_group_at_min_b0_b)
 	struct locus_divisible_worker w[4] = {
 	    {1, 50, 0, 0}, {2, 300, 0, 0}, {1, 100, 0, 0}, {3, 20, 0, 0}};
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	o.method = LOCUS_DIVISIBLE_UMR;
 	struct locus_divisible_plan *p = plan(100, 200, w, 4, &o);
 	CHECK(p);
@@ -160,7 +160,7 @@ TEST(grouping_threshold_splits_at_mu_times_the_mean)
 	struct locus_divisible_worker w[6] = {{100, 100, 0, 0}, {100, 100, 0, 0}, {120, 100, 0, 0},
 					      {200, 100, 0, 0}, {210, 100, 0, 0}, {600, 100, 0, 0}};
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	o.lambda = 0;
 	struct locus_divisible_plan *p = plan(1000, 1000, w, 6, &o);
 	CHECK(p);
@@ -195,7 +195,7 @@ TEST(eq6_sum_equal_to_one_is_not_below_one)
 	struct locus_divisible_worker w[120];
 	alike(w, 120, 1, 120, 0.5, 0.01);
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	o.method = LOCUS_DIVISIBLE_UMR;
 	struct locus_divisible_plan *p = plan(1000, 120, w, 120, &o);
 	CHECK(p);
@@ -212,7 +212,7 @@ TEST(round_condition_holds_with_heterogeneous_overheads)
 	struct locus_divisible_worker w[60];
 	locus_divisible_workers_generate(w, 60, 0.4, &table3, 7);
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	o.rounds = 5;
 	struct locus_divisible_plan *p = plan(1e6, 1000, w, 60, &o);
 	CHECK(p);
@@ -326,7 +326,7 @@ TEST(m_star_minimises_t_ideal_and_m_plus_is_the_best_candidate)
 	struct locus_divisible_worker w[100];
 	locus_divisible_workers_generate(w, 100, 0.3, &table3, 3);
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	struct locus_divisible_plan *p = plan(10000, 1000, w, 100, &o);
 	CHECK(p);
 	double t = locus_divisible_t_ideal(p, p->m_star);
@@ -359,7 +359,7 @@ TEST(candidates_distinct_with_reasons)
 		locus_divisible_workers_generate(w, n, 0.1 + 0.05 * (double)(seed % 8), &table3,
 						 seed);
 		struct locus_divisible_options o;
-		locus_divisible_options_default(&o);
+		locus_divisible_options_init(&o);
 		struct locus_divisible_plan *p =
 		    plan(50 + 150 * (double)(seed % 20), 1000, w, n, &o);
 		if (!p)
@@ -391,7 +391,7 @@ TEST(m_star_against_a_dense_scan)
 		locus_divisible_workers_generate(w, n, 0.1 + 0.05 * (double)(seed % 8), &table3,
 						 seed);
 		struct locus_divisible_options o;
-		locus_divisible_options_default(&o);
+		locus_divisible_options_init(&o);
 		struct locus_divisible_plan *p =
 		    plan(200 + 150 * (double)(seed % 20), 1000, w, n, &o);
 		if (!p)
@@ -585,7 +585,7 @@ TEST(simulator_matches_t_real_on_the_homogeneous_grid)
 			alike(w, 100, 1, 120, 0.5, epss[ei]);
 			for (size_t m = 1; m <= 100; m++) {
 				struct locus_divisible_options o;
-				locus_divisible_options_default(&o);
+				locus_divisible_options_init(&o);
 				o.group_size = m;
 				struct locus_divisible_plan *p = plan(1000, b0s[bi], w, 100, &o);
 				CHECK(p);
@@ -679,7 +679,7 @@ TEST(small_workloads_keep_chunks_non_negative)
 	locus_divisible_workers_generate(w, 50, 0.55,
 					 &(struct locus_divisible_worker){1, 200, 2, 0.05}, 5);
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	for (double W = 1; W <= 1000; W *= 3) {
 		struct locus_divisible_plan *p = plan(W, 1000, w, 50, &o);
 		CHECK(p);
@@ -703,7 +703,7 @@ TEST(search_never_loses_to_the_paper_defaults)
 	struct locus_divisible_worker w[100];
 	locus_divisible_workers_generate(w, 100, sqrt(3.0) / 4, &table3, 9);
 	struct locus_divisible_options o, best;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	struct locus_divisible_plan *p10 = plan(1000, 1000, w, 100, &o), *ps;
 	CHECK(p10);
 	CHECK_EQ_INT(locus_divisible_search(&ps, &best, 1000, 1000, w, 100, &o, NULL), 0);
@@ -721,7 +721,7 @@ TEST(search_never_loses_to_the_paper_defaults)
 	locus_divisible_plan_destroy(ps);
 	/* Alike workers: the group size is searched. */
 	alike(w, 100, 1, 120, 0.5, 0.01);
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	CHECK_EQ_INT(locus_divisible_search(&ps, &best, 1000, 600, w, 100, &o, NULL), 0);
 	CHECK(best.group_size >= 1);
 	for (size_t m = 1; m <= 100; m++) {
@@ -758,7 +758,7 @@ TEST(bad_input_is_refused_with_a_reason)
 	struct locus_divisible_worker many[60];
 	locus_divisible_workers_generate(many, 60, 0.4, &table3, 7);
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	o.rounds = 6;
 	CHECK_EQ_INT(locus_divisible_plan_create(&p, 20000, 1000, many, 60, &o, &err),
 		     LOCUS_ERANGE);

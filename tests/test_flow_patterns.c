@@ -237,7 +237,7 @@ TEST(patterns_of_montage_and_blast)
 	}
 	locus_flow_analysis_destroy(a);
 	struct locus_pattern_options o;
-	locus_pattern_options_default(&o);
+	locus_pattern_options_init(&o);
 	const char *red[] = {"merge"};
 	o.reduce = red;
 	o.n_reduce = 1;

@@ -16,7 +16,11 @@
 
 static int run(const struct locus_workload *wl, const struct locus_policy *p)
 {
-	struct locus_sim_config cfg = {.wl = wl, .policy = p, .seed = 1, .latency = -1};
+	struct locus_sim_config cfg;
+	locus_sim_config_init(&cfg); /* the version, and the defaults: latency -1 */
+	cfg.wl = wl;
+	cfg.policy = p;
+	cfg.seed = 1;
 	struct locus_result *r = NULL;
 	struct locus_error err;
 	if (locus_sim_run(&r, &cfg, &err)) {

@@ -130,15 +130,22 @@ enum locus_dag_algorithm {
 	LOCUS_DAG_PEFT	/* Arabnejad and Barbosa 2014: optimistic cost table */
 };
 
+/* The members struct locus_dag_options has: a program reads them only
+ * up to the version it was built with. */
+#define LOCUS_DAG_OPTIONS_VERSION 1
+
 struct locus_dag_options {
+	/* LOCUS_DAG_OPTIONS_VERSION, set by locus_dag_options_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	/* Place a task in the earliest idle gap of a processor that fits it
 	 * (1, the papers' HEFT, CPOP, PEFT) or only after its last task (0:
 	 * the non-insertion HEFT that GTP uses; DLS is always 0). */
 	int insertion;
 };
 
-/* Defaults: insertion on. */
-void locus_dag_options_default(struct locus_dag_options *o);
+/* The current version and the defaults: insertion on. */
+void locus_dag_options_init(struct locus_dag_options *o);
 
 /* Parses "heft", "cpop", "dls" or "peft". */
 int locus_dag_algorithm_parse(const char *name, enum locus_dag_algorithm *out);

@@ -43,7 +43,12 @@ enum locus_divisible_method {
 	LOCUS_DIVISIBLE_UMR = 1,   /* one worker per group, sequential transfers */
 };
 
+#define LOCUS_DIVISIBLE_OPTIONS_VERSION 1
+
 struct locus_divisible_options {
+	/* LOCUS_DIVISIBLE_OPTIONS_VERSION, set by locus_divisible_options_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	enum locus_divisible_method method;
 	int gt;		   /* PTUMR: apply the Grouping Threshold (Eq. 5) */
 	long lambda;	   /* PTUMR: workers added to a group by Eq. 4 (paper: 10) */
@@ -53,8 +58,9 @@ struct locus_divisible_options {
 	size_t rounds;	   /* > 0: use this M instead of M+ */
 };
 
-/* The paper's defaults: PTUMR with GT, lambda 10, mu 1.5. */
-void locus_divisible_options_default(struct locus_divisible_options *o);
+/* The current version and the paper's defaults: PTUMR with GT, lambda
+ * 10, mu 1.5. */
+void locus_divisible_options_init(struct locus_divisible_options *o);
 
 /* Parses "umr", "ptumr" (with GT) or "ptumr-nogt" into o->method and o->gt.
  * Returns 0 or LOCUS_EINVAL. */

@@ -27,7 +27,12 @@ extern "C" {
 /* ---- readers ---------------------------------------------------------------- */
 
 /* What a Makeflow does not say. */
+#define LOCUS_MAKEFLOW_OPTIONS_VERSION 1
+
 struct locus_makeflow_options {
+	/* LOCUS_MAKEFLOW_OPTIONS_VERSION, set by locus_makeflow_options_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	/* The directory the workflow's relative file names are in (where it
 	 * would run): the size of an input no `.SIZE` gives is read there.
 	 * NULL: sizes come from `.SIZE` only (0 otherwise). */
@@ -36,6 +41,9 @@ struct locus_makeflow_options {
 	 * scope gives one (>= 0). */
 	double runtime;
 };
+
+/* The current version and the defaults: no directory, runtime 0. */
+void locus_makeflow_options_init(struct locus_makeflow_options *o);
 
 /* Reads a Makeflow in the classic Make-like language of cctools
  * (docs/formats.md says which part): one task per rule, its targets its
@@ -48,12 +56,20 @@ int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t 
 			     struct locus_error *err);
 
 /* What a workflow spec does not say (locus_flow_load). */
+#define LOCUS_FLOW_LOAD_OPTIONS_VERSION 1
+
 struct locus_flow_load_options {
+	/* LOCUS_FLOW_LOAD_OPTIONS_VERSION, set by locus_flow_load_options_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	double runtime;	      /* Makeflow: a rule's runtime when none is given */
 	uint64_t seed;	      /* gen: the generator's seed */
 	double jitter;	      /* gen: runtimes' coefficient of variation (0: its default) */
 	double runtime_scale; /* gen: multiplies every runtime (0: 1) */
 };
+
+/* The current version and the defaults: every member 0. */
+void locus_flow_load_options_init(struct locus_flow_load_options *o);
 
 /* Reads the workflow `spec` names: "makeflow:FILE", "wfcommons:FILE",
  * "stg:FILE", "text:FILE", "gen:montage[:IMAGES]" (1319 images: Table
@@ -153,7 +169,12 @@ const char *locus_pattern_name(unsigned k);
 
 /* The thresholds of pattern identification (the paper's "predefined
  * threshold", which it does not give). */
+#define LOCUS_PATTERN_OPTIONS_VERSION 1
+
 struct locus_pattern_options {
+	/* LOCUS_PATTERN_OPTIONS_VERSION, set by locus_pattern_options_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	uint32_t gather;    /* a task with this many produced inputs or more gathers */
 	uint32_t multicast; /* a file this many tasks of one stage read is multicast */
 	uint32_t scatter;   /* a task whose outputs this many tasks read scatters */
@@ -162,8 +183,9 @@ struct locus_pattern_options {
 	size_t n_reduce;
 };
 
-/* Defaults: gather 16, multicast 8, scatter 8, no reduction. */
-void locus_pattern_options_default(struct locus_pattern_options *o);
+/* The current version and the defaults: gather 16, multicast 8, scatter
+ * 8, no reduction. */
+void locus_pattern_options_init(struct locus_pattern_options *o);
 
 /* A stage as the paper's tables see it (Table IV: the stage's input
  * files; Table V: each file's consumers in the stage). */

@@ -87,7 +87,12 @@ struct locus_mpi_chunk {
 typedef int (*locus_mpi_chunk_fn)(void *user, const struct locus_mpi_chunk *chunk, char *why,
 				  size_t why_size);
 
+#define LOCUS_MPI_OPTIONS_VERSION 1
+
 struct locus_mpi_options {
+	/* LOCUS_MPI_OPTIONS_VERSION, set by locus_mpi_options_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	const char *store;	 /* the store's root directory (required) */
 	const char *dataset;	 /* only this dataset; NULL: every one */
 	const char *policy;	 /* policy name; NULL: "scal" */
@@ -118,6 +123,10 @@ struct locus_mpi_options {
 	void (*output)(void *user, const char *data, size_t len);
 	void *output_user;
 };
+
+/* The current version and the defaults: every member 0 or NULL but
+ * retries, 1 (what locus run does). */
+void locus_mpi_options_init(struct locus_mpi_options *o);
 
 /* A chunk that failed on every attempt. */
 struct locus_mpi_failure {
@@ -285,7 +294,12 @@ struct locus_mpi_flow_task {
 typedef int (*locus_mpi_flow_fn)(void *user, const struct locus_mpi_flow_task *task, char *why,
 				 size_t why_size);
 
+#define LOCUS_MPI_FLOW_OPTIONS_VERSION 1
+
 struct locus_mpi_flow_options {
+	/* LOCUS_MPI_FLOW_OPTIONS_VERSION, set by locus_mpi_flow_options_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	const struct locus_graph *graph; /* the workflow (every rank the same) */
 	/* The shared directory (required): locked while the run goes (another
 	 * run in it is an error, or waited for with `wait`), and swept of what
@@ -364,6 +378,10 @@ struct locus_mpi_flow_options {
 	 * the nodes it plays. */
 	double node_memory;
 };
+
+/* The current version and the defaults: every member 0 or NULL but
+ * retries, 1 (what locus flow run does). */
+void locus_mpi_flow_options_init(struct locus_mpi_flow_options *o);
 
 struct locus_mpi_flow_report {
 	/* Rank 0 only (NULL elsewhere): the run in the schema of

@@ -29,13 +29,22 @@ extern "C" {
 
 enum locus_place_policy { LOCUS_PLACE_HDFS, LOCUS_PLACE_RANDOM, LOCUS_PLACE_SKEWED };
 
+#define LOCUS_PLACE_OPTIONS_VERSION 1
+
 struct locus_place_options {
+	/* LOCUS_PLACE_OPTIONS_VERSION, set by locus_place_options_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	enum locus_place_policy policy;
 	unsigned replicas; /* r >= 1, at most the number of nodes */
 	uint64_t seed;
 	const char *writer; /* hdfs: the writer's node name, or NULL */
 	double skew_std;    /* skewed: target std of replicas per node */
 };
+
+/* The current version and the defaults: HDFS's policy, 3 replicas, seed
+ * 0, no writer, skew_std 0. */
+void locus_place_options_init(struct locus_place_options *o);
 
 /* Parses "hdfs", "random" or "skewed". Returns 0 or LOCUS_EINVAL. */
 int locus_place_policy_parse(const char *name, enum locus_place_policy *out);

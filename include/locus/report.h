@@ -49,11 +49,20 @@ struct locus_report_failure {
 	const char *task, *node, *why, *stderr_text;
 	int attempt;
 };
+#define LOCUS_REPORT_HTML_OPTIONS_VERSION 1
+
 struct locus_report_html_options {
+	/* LOCUS_REPORT_HTML_OPTIONS_VERSION, set by locus_report_html_options_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	const char *title;				/* the page's; NULL: "Locus run" */
 	const struct locus_report_failure *failures;	/* n_failures, or NULL */
 	size_t n_failures;
 };
+
+/* The current version and the defaults: every member 0 or NULL. */
+void locus_report_html_options_init(struct locus_report_html_options *o);
+
 /* One self-contained HTML page of run r (no script, no other file): the
  * summary, the per-stage table (workflows), the Gantt chart inline
  * (locus_report_svg_gantt), where the inputs' bytes came from, and the

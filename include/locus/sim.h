@@ -54,7 +54,12 @@ extern "C" {
 	(LOCUS_NEEDS_FAILED | LOCUS_NEEDS_CANCEL | LOCUS_NEEDS_REWIND | LOCUS_NEEDS_COPIES |       \
 	 LOCUS_NEEDS_FLOW | LOCUS_NEEDS_MONITOR)
 
+#define LOCUS_SIM_CONFIG_VERSION 1
+
 struct locus_sim_config {
+	/* LOCUS_SIM_CONFIG_VERSION, set by locus_sim_config_init with the other defaults;
+	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	int version;
 	const struct locus_workload *wl;
 	const struct locus_policy *policy;
 	const char *policy_opts; /* "key=value,..." or NULL */
@@ -112,6 +117,10 @@ struct locus_sim_config {
 	 * N s"), retried as the attempts above; 0: no limit. */
 	const double *time_limit;
 };
+
+/* The current version and the defaults: every member 0 or NULL but
+ * latency, -1 (the platform's). */
+void locus_sim_config_init(struct locus_sim_config *c);
 
 /* Runs the simulation. Errors: LOCUS_EINVAL for a bad config or policy
  * option (message says which), LOCUS_EINCOMPLETE when the policy left tasks

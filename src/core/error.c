@@ -88,3 +88,13 @@ int locus__err(struct locus_error *err, int code, const char *file, long line, l
 	va_end(ap);
 	return code;
 }
+
+int locus__check_version(int version, int known, const char *what, struct locus_error *err)
+{
+	if (version >= 0 && version <= known)
+		return 0;
+	return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+			  "struct %s of version %d: this library knows versions 1 to %d (a "
+			  "program built against another Locus's headers?)",
+			  what, version, known);
+}

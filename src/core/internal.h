@@ -13,6 +13,11 @@
 /* Fills `err` (may be NULL) and returns `code`, so readers can write
  * `return locus__err(err, LOCUS_EPARSE, file, line, col, "expected ...")`.
  * `file` may be NULL, `line`/`col` 0 when they do not apply. */
+/* A caller's struct `what` of version `version` (0: zeroed by hand, read
+ * as version 1), of which this library knows versions up to `known`: 0,
+ * or LOCUS_EINVAL saying so. */
+int locus__check_version(int version, int known, const char *what, struct locus_error *err);
+
 int locus__err(struct locus_error *err, int code, const char *file, long line, long col,
 	       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 

@@ -18,9 +18,10 @@ static const char *const algorithm_names[] = {
     [LOCUS_DAG_PEFT] = "peft",
 };
 
-void locus_dag_options_default(struct locus_dag_options *o)
+void locus_dag_options_init(struct locus_dag_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->version = LOCUS_DAG_OPTIONS_VERSION;
 	o->insertion = 1;
 }
 
@@ -93,9 +94,11 @@ int locus_dag_plan(struct locus_dag_plan **out, const struct locus_workload *wl,
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "expected a place for the plan");
 	*out = NULL;
 	if (!opt) {
-		locus_dag_options_default(&defaults);
+		locus_dag_options_init(&defaults);
 		opt = &defaults;
 	}
+	if (locus__check_version(opt->version, LOCUS_DAG_OPTIONS_VERSION, "locus_dag_options", err))
+		return LOCUS_EINVAL;
 	if (!wl || !wl->graph)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "expected a workload with a graph");

@@ -38,7 +38,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, enum locus_d
 {
 	const char *name = locus_dag_algorithm_name(alg);
 	struct locus_dag_options opt;
-	locus_dag_options_default(&opt);
+	locus_dag_options_init(&opt);
 	*state = NULL;
 	if (alg != LOCUS_DAG_DLS) {
 		double ins = 1;

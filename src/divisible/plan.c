@@ -10,9 +10,10 @@
 #include "core/internal.h"
 #include "divisible/model.h"
 
-void locus_divisible_options_default(struct locus_divisible_options *o)
+void locus_divisible_options_init(struct locus_divisible_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->version = LOCUS_DIVISIBLE_OPTIONS_VERSION;
 	o->method = LOCUS_DIVISIBLE_PTUMR;
 	o->gt = 1;
 	o->lambda = 10;
@@ -313,10 +314,13 @@ int locus_divisible_plan_create(struct locus_divisible_plan **out, double W, dou
 	*out = NULL;
 	struct locus_divisible_options def;
 	if (!opt) {
-		locus_divisible_options_default(&def);
+		locus_divisible_options_init(&def);
 		opt = &def;
 	}
-	int rc = check_input(W, b0, workers, n, opt, err);
+	int rc = locus__check_version(opt->version, LOCUS_DIVISIBLE_OPTIONS_VERSION,
+				      "locus_divisible_options", err);
+	if (!rc)
+		rc = check_input(W, b0, workers, n, opt, err);
 	if (rc)
 		return rc;
 	struct locus_divisible_plan *p = locus__calloc(1, sizeof *p);
@@ -442,8 +446,11 @@ int locus_divisible_search(struct locus_divisible_plan **plan, struct locus_divi
 	if (opt)
 		o = *opt;
 	else
-		locus_divisible_options_default(&o);
-	int rc = check_input(W, b0, workers, n, &o, err);
+		locus_divisible_options_init(&o);
+	int rc = locus__check_version(o.version, LOCUS_DIVISIBLE_OPTIONS_VERSION,
+				      "locus_divisible_options", err);
+	if (!rc)
+		rc = check_input(W, b0, workers, n, &o, err);
 	if (rc)
 		return rc;
 	*best = o;

@@ -21,7 +21,7 @@ int locus__amfs_options_read(struct amfs_options *o, struct locus_kv *kv, struct
 	double steal, keep, gth, mth, sth;
 	int rc;
 	memset(o, 0, sizeof *o);
-	locus_pattern_options_default(po);
+	locus_pattern_options_init(po);
 	if ((rc = locus_kv_choice(kv, "config", configs, C_AUTO, &o->config, err)) ||
 	    (rc = locus_kv_choice(kv, "aware", awares, A_NOW, &o->aware, err)) ||
 	    (rc = locus_kv_choice(kv, "replicate", replicate_ways, 0, &o->replicate_task, err)) ||

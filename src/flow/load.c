@@ -119,12 +119,20 @@ static int load_generated(struct locus_graph **out, const char *spec,
 			  spec);
 }
 
+void locus_flow_load_options_init(struct locus_flow_load_options *o)
+{
+	*o = (struct locus_flow_load_options){.version = LOCUS_FLOW_LOAD_OPTIONS_VERSION};
+}
+
 int locus_flow_load(struct locus_graph **out, const char *spec,
 		    const struct locus_flow_load_options *opt, struct locus_error *err)
 {
 	if (!out || !spec)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no workflow named");
 	*out = NULL;
+	if (opt && locus__check_version(opt->version, LOCUS_FLOW_LOAD_OPTIONS_VERSION,
+					"locus_flow_load_options", err))
+		return LOCUS_EINVAL;
 	if (!strncmp(spec, "gen:", 4))
 		return load_generated(out, spec, opt, err);
 	if (!strncmp(spec, "makeflow:", 9)) {

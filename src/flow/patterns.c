@@ -24,9 +24,10 @@
 #include "core/internal.h"
 #include "locus/flow.h"
 
-void locus_pattern_options_default(struct locus_pattern_options *o)
+void locus_pattern_options_init(struct locus_pattern_options *o)
 {
-	*o = (struct locus_pattern_options){.gather = 16, .multicast = 8, .scatter = 8};
+	*o = (struct locus_pattern_options){
+	    .version = LOCUS_PATTERN_OPTIONS_VERSION, .gather = 16, .multicast = 8, .scatter = 8};
 }
 
 const char *locus_pattern_name(unsigned k)
@@ -327,9 +328,13 @@ int locus_flow_analyse(struct locus_flow_analysis **out, const struct locus_grap
 	struct locus_pattern_options def;
 	*out = NULL;
 	if (!opt) {
-		locus_pattern_options_default(&def);
+		locus_pattern_options_init(&def);
 		opt = &def;
 	}
+	int rc = locus__check_version(opt->version, LOCUS_PATTERN_OPTIONS_VERSION,
+				      "locus_pattern_options", err);
+	if (rc)
+		return rc;
 	if (!opt->gather || !opt->multicast || !opt->scatter)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "pattern thresholds: expected gather, multicast and scatter of 1 "

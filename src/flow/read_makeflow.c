@@ -642,6 +642,11 @@ static int read_all(struct mf *r)
 	return 0;
 }
 
+void locus_makeflow_options_init(struct locus_makeflow_options *o)
+{
+	*o = (struct locus_makeflow_options){.version = LOCUS_MAKEFLOW_OPTIONS_VERSION};
+}
+
 int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t len,
 			     const char *name, const struct locus_makeflow_options *opt,
 			     struct locus_error *err)
@@ -652,6 +657,9 @@ int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t 
 	*out = NULL;
 	if (!text && len)
 		return locus__err(err, LOCUS_EINVAL, name, 0, 0, "no text");
+	if (opt && locus__check_version(opt->version, LOCUS_MAKEFLOW_OPTIONS_VERSION,
+					"locus_makeflow_options", err))
+		return LOCUS_EINVAL;
 	/* A byte-order mark is skipped; columns count from after it. */
 	size_t bom = locus__bom_len(text, len);
 	if (bom) {

@@ -514,6 +514,12 @@ static int place_skewed(const struct locus_platform *p, size_t n_chunks, unsigne
 
 /* ---- entry point -------------------------------------------------------- */
 
+void locus_place_options_init(struct locus_place_options *o)
+{
+	*o = (struct locus_place_options){
+	    .version = LOCUS_PLACE_OPTIONS_VERSION, .policy = LOCUS_PLACE_HDFS, .replicas = 3};
+}
+
 int locus_place(const struct locus_platform *p, size_t n_chunks,
 		const struct locus_place_options *opt, uint32_t *out, struct locus_error *err)
 {
@@ -525,6 +531,9 @@ int locus_place(const struct locus_platform *p, size_t n_chunks,
 	if (!p || !opt || (!out && n_chunks > 0))
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "placement needs a platform, options and an output array");
+	if (locus__check_version(opt->version, LOCUS_PLACE_OPTIONS_VERSION, "locus_place_options",
+				 err))
+		return LOCUS_EINVAL;
 	if (p->n_nodes == 0)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 				  "the platform has no node to place replicas on");

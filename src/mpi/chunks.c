@@ -421,6 +421,9 @@ static int check_options(struct chunks *c, const struct locus_policy **pol)
 	const struct locus_mpi_options *o = c->opt;
 	if (!o || !o->store)
 		return locus__err(c->err, LOCUS_EINVAL, NULL, 0, 0, "no store given");
+	if (locus__check_version(o->version, LOCUS_MPI_OPTIONS_VERSION, "locus_mpi_options",
+				 c->err))
+		return LOCUS_EINVAL;
 	if (!(*pol = locus_policy_find(o->policy ? o->policy : "scal")))
 		return locus__err(c->err, LOCUS_EINVAL, NULL, 0, 0, "no policy \"%s\"", o->policy);
 	if (o->retries < 0 || o->emulate_net_bw < 0 || o->max_idle_sleep < 0)
@@ -465,6 +468,11 @@ static void chunks_fini(struct chunks *c)
 		close(c->journal_fd);
 	}
 	locus__buf_fini(&c->journal_buf);
+}
+
+void locus_mpi_options_init(struct locus_mpi_options *o)
+{
+	*o = (struct locus_mpi_options){.version = LOCUS_MPI_OPTIONS_VERSION, .retries = 1};
 }
 
 int locus_mpi_run(MPI_Comm comm, const struct locus_mpi_options *opt, locus_mpi_chunk_fn fn,

@@ -949,9 +949,18 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	return rc;
 }
 
+void locus_mpi_flow_options_init(struct locus_mpi_flow_options *o)
+{
+	*o = (struct locus_mpi_flow_options){.version = LOCUS_MPI_FLOW_OPTIONS_VERSION, .retries = 1};
+}
+
 int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		       struct locus_mpi_flow_report *report, struct locus_error *err)
 {
+	/* Every rank has the same options: every rank returns here alike. */
+	if (opt && locus__check_version(opt->version, LOCUS_MPI_FLOW_OPTIONS_VERSION,
+					"locus_mpi_flow_options", err))
+		return LOCUS_EINVAL;
 	return locus__rt_run(comm, opt, NULL, report, err);
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "locus/report.h"
 #include "report/out.h"
 #include "report/svg.h"
@@ -224,10 +225,17 @@ static void failures(struct locus__out *o, const struct locus_result *r,
 	locus__out_str(o, "</section>\n");
 }
 
+void locus_report_html_options_init(struct locus_report_html_options *o)
+{
+	*o = (struct locus_report_html_options){.version = LOCUS_REPORT_HTML_OPTIONS_VERSION};
+}
+
 int locus_report_html(const struct locus_result *r, const struct locus_report_html_options *opt,
 		      FILE *fp)
 {
-	if (!r || !fp)
+	if (!r || !fp || (opt && locus__check_version(opt->version,
+							  LOCUS_REPORT_HTML_OPTIONS_VERSION,
+							  "locus_report_html_options", NULL)))
 		return LOCUS_EINVAL;
 	const char *title = opt && opt->title ? opt->title : NULL;
 	struct locus__out o;

@@ -787,6 +787,11 @@ static void summarise(struct engine *e)
 		r->pstats.entries_examined = entries;
 }
 
+void locus_sim_config_init(struct locus_sim_config *c)
+{
+	*c = (struct locus_sim_config){.version = LOCUS_SIM_CONFIG_VERSION, .latency = -1};
+}
+
 int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 		  struct locus_error *err)
 {
@@ -796,6 +801,8 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	*out = NULL;
 	if (!cfg || !cfg->wl || !cfg->policy)
 		return locus__err(err, LOCUS_EINVAL, NULL, 0, 0, "no workload or no policy");
+	if (locus__check_version(cfg->version, LOCUS_SIM_CONFIG_VERSION, "locus_sim_config", err))
+		return LOCUS_EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	e.cfg = cfg;
 	e.wl = cfg->wl;

@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const methods[] = {"umr", "ptumr", "ptumr-nogt"};
 	for (size_t m = 0; m < 3; m++) {
 		struct locus_divisible_options o;
-		locus_divisible_options_default(&o);
+		locus_divisible_options_init(&o);
 		locus_divisible_method_parse(methods[m], &o);
 		struct locus_divisible_plan *p;
 		rc = locus_divisible_plan_create(&p, 1000, b0, w, n, &o, &err);

@@ -110,7 +110,7 @@ static struct locus_divisible_plan *make_plan(const char *method, double W, size
 	struct locus_divisible_worker mean = {10, 100, 0.01, 0.001};
 	struct locus_divisible_worker *w = calloc(n, sizeof *w);
 	struct locus_divisible_options o;
-	locus_divisible_options_default(&o);
+	locus_divisible_options_init(&o);
 	locus_divisible_method_parse(method, &o);
 	o.rounds = rounds;
 	locus_divisible_workers_generate(w, n, het, &mean, seed);

@@ -62,7 +62,7 @@ const struct cli_group cli_dl_group = CLI_GROUP(dl_opts, dl_option);
 void cli_dl_init(struct cli_dl *d)
 {
 	memset(d, 0, sizeof *d);
-	locus_divisible_options_default(&d->opt);
+	locus_divisible_options_init(&d->opt);
 	d->b0 = 1000;
 	d->mean = (struct locus_divisible_worker){1, 200, 0.1, 0.01};
 	d->seed = 1;

@@ -734,7 +734,7 @@ static int flow_show(struct flow_args *a)
 	if (!rc) {
 		/* The defaults, where no threshold was given. */
 		struct locus_pattern_options po;
-		locus_pattern_options_default(&po);
+		locus_pattern_options_init(&po);
 		po.gather = a->pat.gather ? a->pat.gather : po.gather;
 		po.multicast = a->pat.multicast ? a->pat.multicast : po.multicast;
 		po.scatter = a->pat.scatter ? a->pat.scatter : po.scatter;
