@@ -39,6 +39,10 @@
  *           copying it, on Montage 6x6 and mtcBLAST
  *  wfcommons  the WfCommons instances of tests/fixtures, every configuration
  *  million  a million-task workflow, simulated
+ *  sweep    Fig. 10's ratios and the headline on 512 cores with each
+ *           constant the paper does not state changed alone, and with
+ *           VI-B1b's runtimes: what value of which constant would give
+ *           the paper's figure
  *
  *   repro_amfs [--out DIR] [--quick] [EXPERIMENT...]  (default: all, into docs/results)
  *
@@ -56,6 +60,7 @@
 /* The machine: the library's preset (include/locus/flow.h, "bgp"), the
  * one `locus flow sim --platform preset:bgp` runs on. */
 static const struct locus_flow_preset *bgp;
+static struct locus_flow_preset mach; /* *bgp's copy, which sweep changes */
 #define CORES	 (bgp->cores)
 #define FS_OPS	 (bgp->fs_ops)
 #define FS_OPEN	 (bgp->fs_latency)
@@ -182,8 +187,7 @@ static size_t phase_key(const struct locus_graph *g, uint32_t t, char *out, size
 	return strlen(out);
 }
 
-static size_t phases(const struct locus_result *r, const struct locus_graph *g,
-		     struct phase *ph)
+static size_t phases(const struct locus_result *r, const struct locus_graph *g, struct phase *ph)
 {
 	size_t n = 0;
 	for (uint32_t t = 0; t < g->n_tasks; t++) {
@@ -245,7 +249,8 @@ static struct locus_graph *montage(uint32_t images)
 	return g;
 }
 
-/* ---- Fig. 10 and Table VII ---------------------------------------------------------------------- */
+/* ---- Fig. 10 and Table VII ----------------------------------------------------------------------
+ */
 
 static const char *const fig10_stages[] = {"mProject", "mImgtbl", "mDiffFit", "mConcatFit",
 					   "mBackground"};
@@ -374,19 +379,19 @@ static void exp_montage(int with_table7)
 	locus_result_destroy(ca);
 	(void)im;
 	printf("## Montage 6x6 on 512 cores (Fig. 10)\n\n");
-	printf("%zu tasks on %zu worker nodes of %d cores and %zu dispatcher nodes; GPFS %.2f GB/s, "
-	       "%.1f ms to open a file, %.0f operations/s in all. Calibration: with no set-up cost per peer copy, Data Cache's "
-	       "mImgtbl takes %.1f s against Staging's %.1f s; %.1f ms a file (%zu files) makes "
-	       "it the paper's 6.2 times: fetch_cost = %.4f s (the preset's, which every run "
-	       "uses: %.4f s).\n\n",
-	       g->n_tasks, m.workers, CORES, m.dispatchers, m.fs_bw / 1e9, 1e3 * FS_OPEN, FS_OPS,
-	       t_ca, t_st, 1e3 * cal, files, cal, fetch_cost);
+	printf(
+	    "%zu tasks on %zu worker nodes of %d cores and %zu dispatcher nodes; GPFS %.2f GB/s, "
+	    "%.1f ms to open a file, %.0f operations/s in all. Calibration: with no set-up cost "
+	    "per peer copy, Data Cache's "
+	    "mImgtbl takes %.1f s against Staging's %.1f s; %.1f ms a file (%zu files) makes "
+	    "it the paper's 6.2 times: fetch_cost = %.4f s (the preset's, which every run "
+	    "uses: %.4f s).\n\n",
+	    g->n_tasks, m.workers, CORES, m.dispatchers, m.fs_bw / 1e9, 1e3 * FS_OPEN, FS_OPS, t_ca,
+	    t_st, 1e3 * cal, files, cal, fetch_cost);
 
-	static const struct run runs[] = {{"staging", NULL},  {"cache", NULL},
-					  {"aware", NULL},    {"cogather", NULL},
-					  {"asgather", NULL}, {"shared", NULL},
-					  {"auto", NULL},     {"taskvine", NULL},
-					  {"dask", NULL}};
+	static const struct run runs[] = {{"staging", NULL},  {"cache", NULL},	  {"aware", NULL},
+					  {"cogather", NULL}, {"asgather", NULL}, {"shared", NULL},
+					  {"auto", NULL},     {"taskvine", NULL}, {"dask", NULL}};
 #define N_RUNS (sizeof runs / sizeof runs[0])
 	_Static_assert(N_RUNS <= MAX_RUNS, "fig10_chart draws at most MAX_RUNS runs");
 	double t[N_RUNS][N_FIG10 + 2];
@@ -458,15 +463,19 @@ static void calibrated(void)
 	fetch_cost = bgp->fetch_cost;
 }
 
-/* ---- Montage on more cores ---------------------------------------------------------------------- */
+/* ---- Montage on more cores ----------------------------------------------------------------------
+ */
 
 static void exp_scale(void)
 {
 	calibrated();
 	struct locus_graph *g = montage(1319);
 	static const size_t cores[] = {512, 2048, 8192, 32768};
-	static const struct run runs[] = {
-	    {"staging", NULL}, {"cogather", NULL}, {"auto", NULL}, {"taskvine", NULL}, {"dask", NULL}};
+	static const struct run runs[] = {{"staging", NULL},
+					  {"cogather", NULL},
+					  {"auto", NULL},
+					  {"taskvine", NULL},
+					  {"dask", NULL}};
 	size_t n_cores = quick ? 2 : sizeof cores / sizeof cores[0];
 	printf("## Montage 6x6 from 512 to 32,768 cores\n\n");
 	printf("Makespan (s), and the simulation's own time (s on one core of this machine) and "
@@ -490,8 +499,9 @@ static void exp_scale(void)
 			double wall;
 			struct locus_result *res = go(wl, &m, &runs[r], 0, &wall);
 			printf(" %.1f |", res->makespan);
-			repro_line_add(&lines[r], (double)cores[i],
-				       (struct repro_stat){res->makespan, res->makespan, res->makespan});
+			repro_line_add(
+			    &lines[r], (double)cores[i],
+			    (struct repro_stat){res->makespan, res->makespan, res->makespan});
 			slowest = wall > slowest ? wall : slowest;
 			locus_result_destroy(res);
 		}
@@ -533,11 +543,12 @@ static void exp_blast(void)
 	static const size_t cores[] = {256, 1024, 4096, 16384, 32768};
 	size_t n_cores = quick ? 2 : sizeof cores / sizeof cores[0];
 	printf("## mtcBLAST (63 fragments, cores / 16 query files)\n\n");
-	printf("blastp: its time (first task ready to last end, s) without stealing, stealing from "
-	       "the nodes next to a worker's own on the 3-D torus (steal=1, the paper's neighbours) "
-	       "and from every worker, and stealing's gain; blastp + merge (blastp's first ready to "
-	       "merge's last end) with collective and with asynchronous gather, both with "
-	       "steal=1.\n\n");
+	printf(
+	    "blastp: its time (first task ready to last end, s) without stealing, stealing from "
+	    "the nodes next to a worker's own on the 3-D torus (steal=1, the paper's neighbours) "
+	    "and from every worker, and stealing's gain; blastp + merge (blastp's first ready to "
+	    "merge's last end) with collective and with asynchronous gather, both with "
+	    "steal=1.\n\n");
 	printf("| cores | tasks | blastp, no stealing | steal=1 | gain | every worker | gain "
 	       "| blastp+merge, collective | asynchronous | async / coll. |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|\n");
@@ -564,9 +575,10 @@ static void exp_blast(void)
 			bm[r] = mg->end - b->ready;
 			locus_result_destroy(res);
 		}
-		printf("| %zu | %zu | %.1f | %.1f | %.1f %% | %.1f | %.1f %% | %.1f | %.1f | %.3f |\n",
-		       cores[i], g->n_tasks, bp[0], bp[1], 100 * (1 - bp[1] / bp[0]), bp[2],
-		       100 * (1 - bp[2] / bp[0]), bm[1], bm[3], bm[3] / bm[1]);
+		printf(
+		    "| %zu | %zu | %.1f | %.1f | %.1f %% | %.1f | %.1f %% | %.1f | %.1f | %.3f |\n",
+		    cores[i], g->n_tasks, bp[0], bp[1], 100 * (1 - bp[1] / bp[0]), bp[2],
+		    100 * (1 - bp[2] / bp[0]), bm[1], bm[3], bm[3] / bm[1]);
 		fflush(stdout);
 		repro_line_add(&gain2, (double)cores[i],
 			       (struct repro_stat){100 * (1 - bp[1] / bp[0]), 0, 0});
@@ -577,8 +589,9 @@ static void exp_blast(void)
 		locus_platform_destroy(m.p);
 	}
 	printf("\n");
-	struct locus_series se[2] = {repro_series(&gain2, "steal=1, torus neighbours (the paper: 3-9 %)", 0, 0),
-				     repro_series(&gainall, "every worker", 0, 0)};
+	struct locus_series se[2] = {
+	    repro_series(&gain2, "steal=1, torus neighbours (the paper: 3-9 %)", 0, 0),
+	    repro_series(&gainall, "every worker", 0, 0)};
 	struct locus_chart c = {.title = "mtcBLAST: stealing's gain on blastp (Fig. 11)",
 				.x_label = "cores",
 				.y_label = "decrease of blastp's time (%)",
@@ -625,8 +638,8 @@ static void exp_auto(void)
 		}
 		double best = ms[0] < ms[1] ? ms[0] : ms[1];
 		printf("| %s | %zu | %zu | %zu | %.1f | %.1f | %.1f | %.3f |\n",
-		       w ? "mtcBLAST" : "Montage 6x6", cores, gathers,
-		       gathers - (size_t)coll, ms[0], ms[1], ms[2], ms[2] / best);
+		       w ? "mtcBLAST" : "Montage 6x6", cores, gathers, gathers - (size_t)coll,
+		       ms[0], ms[1], ms[2], ms[2] / best);
 		locus_flow_analysis_destroy(an);
 		locus_workload_destroy(wl);
 		locus_graph_destroy(g);
@@ -635,7 +648,8 @@ static void exp_auto(void)
 	printf("\n");
 }
 
-/* ---- replicating the writer (V-F5) ------------------------------------------------------------ */
+/* ---- replicating the writer (V-F5) ------------------------------------------------------------
+ */
 
 static void exp_replicate(void)
 {
@@ -665,14 +679,15 @@ static void exp_replicate(void)
 		static const char *const ways[] = {"replicate=file", "replicate=task"};
 		const char *st[2] = {bl ? "formatdb" : "mDiffFit", bl ? "blastp" : "mBackground"};
 		for (int k = 0; k < 2; k++) {
-			struct locus_result *res = go(wl, &m, &(struct run){"auto", ways[k]}, 1, NULL);
+			struct locus_result *res =
+			    go(wl, &m, &(struct run){"auto", ways[k]}, 1, NULL);
 			struct phase ph[MAX_PHASES];
 			size_t n = phases(res, g, ph);
 			printf("| %s | %zu | %s | %llu | %.0f | %s | %.1f | %s | %.1f | %.1f |\n",
 			       bl ? "mtcBLAST" : "Montage 6x6", cores, ways[k] + 10,
 			       (unsigned long long)repro_counter(res, "replicas"),
-			       (double)res->bytes_moved / 1e6, st[0], phase_time(ph, n, st[0]), st[1],
-			       phase_time(ph, n, st[1]), res->makespan);
+			       (double)res->bytes_moved / 1e6, st[0], phase_time(ph, n, st[0]),
+			       st[1], phase_time(ph, n, st[1]), res->makespan);
 			fflush(stdout);
 			locus_result_destroy(res);
 		}
@@ -683,16 +698,16 @@ static void exp_replicate(void)
 	printf("\n");
 }
 
-/* ---- WfCommons -------------------------------------------------------------------------------- */
+/* ---- WfCommons --------------------------------------------------------------------------------
+ */
 
 static void exp_wfcommons(void)
 {
 	calibrated();
-	static const char *const inst[] = {"blast-chameleon-small-001.json",
-					   "epigenomics-chameleon-hep-1seq-100k-001.json",
-					   "montage-chameleon-2mass-005d-001.json",
-					   "seismology-chameleon-100p-001.json"};
-	static const struct run runs[] = {{"staging", NULL}, {"cache", NULL},	  {"aware", NULL},
+	static const char *const inst[] = {
+	    "blast-chameleon-small-001.json", "epigenomics-chameleon-hep-1seq-100k-001.json",
+	    "montage-chameleon-2mass-005d-001.json", "seismology-chameleon-100p-001.json"};
+	static const struct run runs[] = {{"staging", NULL},  {"cache", NULL},	  {"aware", NULL},
 					  {"cogather", NULL}, {"asgather", NULL}, {"shared", NULL},
 					  {"auto", NULL},     {"taskvine", NULL}, {"dask", NULL}};
 	printf("## WfCommons instances (64 cores)\n\n");
@@ -741,6 +756,172 @@ static void exp_wfcommons(void)
 	printf("\n");
 }
 
+/* ---- what the paper does not state: a sweep ----------------------------------------------------
+ */
+
+/* The ratios of Fig. 10 and the headline (VI-B1) that a sweep reports:
+ * run a over run b, both in stage k (N_FIG10: Sum_Para, N_FIG10 + 1:
+ * Sum_All); runs index sweep_runs. */
+struct sweep_ratio {
+	const char *label;
+	int a, b, k;
+	double paper;
+};
+
+static const struct run sweep_runs[] = {
+    {"staging", NULL}, {"cache", NULL}, {"aware", NULL}, {"cogather", NULL}, {"shared", NULL}};
+#define N_SWEEP_RUNS 5
+
+static const struct sweep_ratio sweep_ratios[] = {
+    {"cache mProject", 1, 0, 0, 0.604},
+    {"cache mImgtbl", 1, 0, 1, 6.2},
+    {"cache mDiffFit", 1, 0, 2, 0.533},
+    {"cache mConcatFit", 1, 0, 3, 4.5},
+    {"cache mBackground", 1, 0, 4, 0.983},
+    {"aware mImgtbl", 2, 0, 1, 7.7},
+    {"aware mDiffFit", 2, 0, 2, 0.316},
+    {"aware mConcatFit", 2, 0, 3, 5.8},
+    {"aware mBackground", 2, 0, 4, 0.539},
+    {"cogather mImgtbl", 3, 0, 1, 0.290},
+    {"cogather mConcatFit", 3, 0, 3, 0.464},
+    {"cogather Sum_Para", 3, 0, N_FIG10, 0.427},
+    {"cogather / MPI Sum_Para", 3, 4, N_FIG10, 0.427},
+    {"cogather Sum_All", 3, 0, N_FIG10 + 1, 0.168 / 0.45},
+    {"staging / MPI Sum_All", 0, 4, N_FIG10 + 1, 0.45},
+    {"cogather / MPI Sum_All", 3, 4, N_FIG10 + 1, 0.168}};
+#define N_SWEEP_RATIOS (sizeof sweep_ratios / sizeof sweep_ratios[0])
+
+/* One point of the sweep: the preset with one constant changed (or
+ * the paper's runtimes of VI-B1b: cold), the Fig. 10 set on 512 cores. */
+static void sweep_point(const char *what, int cold, double mpi_ops, struct locus_graph *g,
+			struct locus_graph *gc)
+{
+	struct machine m = machine(512);
+	struct locus_workload *wl = NULL, *wc = NULL;
+	struct locus_error err = {0};
+	if (locus_workload_from_graph(&wl, m.p, g, NULL, &err) ||
+	    locus_workload_from_graph(&wc, m.p, gc, NULL, &err))
+		die("workload", &err);
+	double t[N_SWEEP_RUNS][N_FIG10 + 2];
+	for (size_t i = 0; i < N_SWEEP_RUNS; i++) {
+		/* VI-B1b: the runtimes fall where a task's input is in the
+		 * node's memory (data-aware dispatch, collective gather). */
+		int c = cold && i != 2 && i != 3;
+		/* mpi_ops: MPI Montage's direct reads and writes alone served
+		 * at another rate. */
+		double ops = mach.fs_ops;
+		if (i == 4 && mpi_ops > 0)
+			mach.fs_ops = mpi_ops;
+		struct locus_result *r = go(c ? wc : wl, &m, &sweep_runs[i], 1, NULL);
+		mach.fs_ops = ops;
+		struct phase ph[MAX_PHASES];
+		size_t n = phases(r, c ? gc : g, ph);
+		t[i][N_FIG10] = 0;
+		for (size_t k = 0; k < N_FIG10; k++) {
+			t[i][k] = phase_time(ph, n, fig10_stages[k]);
+			t[i][N_FIG10] += t[i][k];
+		}
+		t[i][N_FIG10 + 1] = r->makespan;
+		locus_result_destroy(r);
+	}
+	printf("| %s |", what);
+	for (size_t j = 0; j < N_SWEEP_RATIOS; j++) {
+		const struct sweep_ratio *q = &sweep_ratios[j];
+		double v = t[q->a][q->k] / t[q->b][q->k];
+		int in = fabs(v / q->paper - 1) <= 0.25;
+		printf(" %s%.3f%s |", in ? "**" : "", v, in ? "**" : "");
+	}
+	printf(" %.1f | %.1f |\n", t[0][N_FIG10 + 1], t[4][N_FIG10 + 1]);
+	fflush(stdout);
+	locus_workload_destroy(wl);
+	locus_workload_destroy(wc);
+	locus_platform_destroy(m.p);
+}
+
+/* Montage with VI-B1b's runtimes where the input is not in memory:
+ * mDiffFit 10 s (1.2 s once in memory), mBackground 8.3 s (6.9 s). */
+static struct locus_graph *montage_cold(void)
+{
+	struct locus_graph *g = montage(1319);
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const char *st = g->stage_names[g->task_stage[t]];
+		if (!strcmp(st, "mDiffFit"))
+			g->tasks[t].work *= 10.0 / 1.2;
+		else if (!strcmp(st, "mBackground"))
+			g->tasks[t].work *= 8.3 / 6.9;
+	}
+	return g;
+}
+
+/* Each constant the paper does not state, swept alone over the preset's
+ * value; and VI-B1b's runtimes. Bold: within 25 % of the paper's. */
+static void exp_sweep(void)
+{
+	calibrated();
+	struct locus_flow_preset base = mach;
+	struct locus_graph *g = montage(1319), *gc = montage_cold();
+	printf("## What the paper does not state: Fig. 10 and the headline against each "
+	       "constant\n\n");
+	printf("Montage 6x6 on 512 cores, the preset with one constant changed; each ratio of the "
+	       "paper's (VI-B1) and Locus's, bold within 25 %% of the paper's; the last two "
+	       "columns are Staging's and MPI Montage's (shared) makespans (s).\n\n| point |");
+	for (size_t j = 0; j < N_SWEEP_RATIOS; j++)
+		printf(" %s (%.3g) |", sweep_ratios[j].label, sweep_ratios[j].paper);
+	printf(" staging | MPI |\n|---|");
+	for (size_t j = 0; j < N_SWEEP_RATIOS + 2; j++)
+		printf("---|");
+	printf("\n");
+	char what[96];
+	sweep_point("the preset", 0, 0, g, gc);
+	sweep_point("VI-B1b's runtimes (mDiffFit 10 s, mBackground 8.3 s unless aware)", 1, 0, g,
+		    gc);
+	static const struct {
+		const char *fmt;
+		double *field;
+		double v[9];
+		int cold;
+	} pts[] = {
+	    {"GPFS %.0f operations/s",
+	     &mach.fs_ops,
+	     {1000, 850, 700, 500, 250, 125, 90, 60, 30},
+	     0},
+	    {"GPFS %.0f MB/s per 64 nodes", &mach.fs_bw_per64, {600, 300, 200, 150, 75}, 0},
+	    {"RAM disk %.0f MB/s", &mach.disk_bw, {300, 100, 30}, 0},
+	    {"node interface %.0f MB/s", &mach.net_bw, {850, 1700, 2550}, 0},
+	    {"VI-B1b's runtimes, GPFS %.0f operations/s",
+	     &mach.fs_ops,
+	     {1000, 500, 250, 125, 90},
+	     1},
+	};
+	for (size_t p = 0; p < sizeof pts / sizeof pts[0]; p++)
+		for (size_t i = 0; i < 9 && pts[p].v[i] > 0; i++) {
+			double mb = pts[p].field == &mach.fs_ops ? 1 : 1e6;
+			*pts[p].field = pts[p].v[i] * mb;
+			snprintf(what, sizeof what, pts[p].fmt, pts[p].v[i]);
+			sweep_point(what, pts[p].cold, 0, g, gc);
+			mach = base;
+		}
+	/* The set-up of a peer copy: calibrated on Data Cache's mImgtbl
+	 * (6.2); Data-aware's gathers (7.7, 5.8) would want more. */
+	static const double fc[] = {0.085, 0.1, 0.12};
+	for (size_t i = 0; i < sizeof fc / sizeof fc[0]; i++) {
+		fetch_cost = fc[i];
+		snprintf(what, sizeof what, "peer copy set-up %.1f ms", 1e3 * fc[i]);
+		sweep_point(what, 0, 0, g, gc);
+	}
+	calibrated();
+	/* MPI Montage's reads and writes, each an operation of GPFS: its
+	 * small requests as fewer operations a second for it alone. */
+	static const double mpi[] = {500, 200, 100, 90, 85, 80};
+	for (size_t i = 0; i < sizeof mpi / sizeof mpi[0]; i++) {
+		snprintf(what, sizeof what, "MPI Montage's GPFS %.0f operations/s", mpi[i]);
+		sweep_point(what, 0, mpi[i], g, gc);
+	}
+	printf("\n");
+	locus_graph_destroy(g);
+	locus_graph_destroy(gc);
+}
+
 /* ---- a million tasks ------------------------------------------------------------------------ */
 
 static void exp_million(void)
@@ -765,8 +946,8 @@ static void exp_million(void)
 	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
 		double wall;
 		struct locus_result *res = go(wl, &m, &runs[r], 0, &wall);
-		printf("| mtcBLAST 63 x %u | %zu | %zu | %d | %s | %.1f | %.1f | %llu | %.0f |\n", q,
-		       g->n_tasks, g->n_objects, 32768, runs[r].label, res->makespan, wall,
+		printf("| mtcBLAST 63 x %u | %zu | %zu | %d | %s | %.1f | %.1f | %llu | %.0f |\n",
+		       q, g->n_tasks, g->n_objects, 32768, runs[r].label, res->makespan, wall,
 		       (unsigned long long)res->events, rss_mib());
 		fflush(stdout);
 		locus_result_destroy(res);
@@ -782,12 +963,20 @@ int main(int argc, char **argv)
 	bgp = locus_flow_preset_find("bgp");
 	if (!bgp)
 		die("the bgp preset", NULL);
+	mach = *bgp;
+	bgp = &mach;
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} exps[] = {{"montage", NULL},	      {"table7", NULL},		{"scale", exp_scale},
-		    {"blast", exp_blast},     {"auto", exp_auto},		{"replicate", exp_replicate},
-		    {"wfcommons", exp_wfcommons}, {"million", exp_million}};
+	} exps[] = {{"montage", NULL},
+		    {"table7", NULL},
+		    {"scale", exp_scale},
+		    {"blast", exp_blast},
+		    {"auto", exp_auto},
+		    {"replicate", exp_replicate},
+		    {"wfcommons", exp_wfcommons},
+		    {"million", exp_million},
+		    {"sweep", exp_sweep}};
 	int chosen[sizeof exps / sizeof exps[0]] = {0}, any = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
@@ -802,9 +991,9 @@ int main(int argc, char **argv)
 		while (k < sizeof exps / sizeof exps[0] && strcmp(argv[i], exps[k].name))
 			k++;
 		if (k == sizeof exps / sizeof exps[0]) {
-			fprintf(stderr,
-				"usage: repro_amfs [--out DIR] [--quick] "
-				"[montage|table7|scale|blast|auto|replicate|wfcommons|million]...\n");
+			fprintf(stderr, "usage: repro_amfs [--out DIR] [--quick] "
+					"[montage|table7|scale|blast|auto|replicate|wfcommons|"
+					"million|sweep]...\n");
 			return 2;
 		}
 		chosen[k] = any = 1;

@@ -10,9 +10,9 @@
  * groups; none where no task reads the group; the writer run again
  * instead); the shared and staging configurations put what they should
  * on the file system; stealing moves queued work to idle neighbours and
- * shortens an unbalanced run; and each process reads only its own part
- * of the policy's state (one instance a process, as on MPI ranks, runs
- * the same as one shared instance).
+ * shortens an unbalanced run; an asynchronous gather's copies are set
+ * up one after another. (That each process reads only its own part of
+ * the policy's state is test_flow_amfs_split.c's.)
  */
 #include <math.h>
 #include <stdlib.h>
@@ -127,8 +127,8 @@ TEST(every_configuration_runs_every_task_once)
 			CHECK(a.r->makespan >= a.r->lb_makespan * (1 - 1e-9));
 			/* Every intermediate file was deleted from the nodes. */
 			if (a.r->intermediate_end != 0)
-				fprintf(stderr, "  %s on workflow %d left %.0f bytes\n", configs[c], k,
-					a.r->intermediate_end);
+				fprintf(stderr, "  %s on workflow %d left %.0f bytes\n", configs[c],
+					k, a.r->intermediate_end);
 			CHECK_NEAR(a.r->intermediate_end, 0, 0);
 			/* The final outputs are on the file system. */
 			CHECK(a.r->fs_bytes_written > 0);
@@ -198,7 +198,8 @@ TEST(patterns_drive_the_collectives)
 		size_t up = 0, down = 0;
 		for (size_t i = 0; i < co.r->n_xfers; i++) {
 			const struct locus_transfer_result *x = &co.r->xfers[i];
-			const char *nm = x->object < g->n_objects ? g->objects[x->object].name : NULL;
+			const char *nm =
+			    x->object < g->n_objects ? g->objects[x->object].name : NULL;
 			if (!nm || strncmp(nm, "hits_", 5))
 				continue;
 			up += x->from < x->to;
@@ -416,15 +417,68 @@ TEST(readers_spread_over_where_their_inputs_are)
 		fprintf(stderr,
 			"  64 readers: aware=first %.1f s (%d on one node), now %.1f s (%d), "
 			"staging %.1f s; multicast %d, scatter %d a node at most\n",
-			first.r->makespan, most_on_a_node(first.r, readers, 64, 8),
-			now.r->makespan, most_on_a_node(now.r, readers, 64, 8),
-			staging.r->makespan, most_on_a_node(mc.r, readers, 64, 8),
-			most_on_a_node(mc.r, pieces, 64, 8));
+			first.r->makespan, most_on_a_node(first.r, readers, 64, 8), now.r->makespan,
+			most_on_a_node(now.r, readers, 64, 8), staging.r->makespan,
+			most_on_a_node(mc.r, readers, 64, 8), most_on_a_node(mc.r, pieces, 64, 8));
 	}
 	locus_result_destroy(first.r);
 	locus_result_destroy(now.r);
 	locus_result_destroy(staging.r);
 	locus_result_destroy(mc.r);
+	locus_workload_destroy(wl);
+	locus_platform_destroy(p);
+	locus_graph_destroy(g);
+}
+
+/* An asynchronous gather's worker copies its inputs one after another
+ * (IV-C), each a peer copy with its set-up (fetch_cost, V-B2): 32
+ * writers of 1 KB on 8 nodes of 4 cores end together at 1 s, and the
+ * gather reads once the set-ups of its remote inputs have passed one by
+ * one (28 of them: 2.8 s at 0.1 s each), not once the first has (1.1 s,
+ * as before); with no set-up it reads as soon as the bytes arrive. */
+TEST(asynchronous_gather_sets_up_its_copies_one_after_another)
+{
+	struct locus_graph *g = NULL;
+	struct locus_error err;
+	locus_graph_create(&g, "async", &err);
+	uint32_t gather = (uint32_t)locus_graph_add_task(g, "gather", 1);
+	char nm[16];
+	for (int i = 0; i < 32; i++) {
+		snprintf(nm, sizeof nm, "w%d", i);
+		uint32_t w = (uint32_t)locus_graph_add_task(g, nm, 1);
+		snprintf(nm, sizeof nm, "f%d", i);
+		uint32_t f = (uint32_t)locus_graph_add_object(g, nm, 1000);
+		locus_graph_add_output(g, w, f, &err);
+		locus_graph_add_input(g, gather, f);
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	struct locus_platform *p = cluster(8, 4);
+	struct locus_workload *wl = NULL;
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run slow = simulate(wl, "config=asgather,steal=0,fetch_cost=0.1", 0);
+	struct run free_ = simulate(wl, "config=asgather,steal=0", 0);
+	CHECK(!slow.rc && !free_.rc);
+	if (!slow.rc && !free_.rc) {
+		double last = 0;
+		int remote = 0;
+		for (uint32_t t = 0; t < g->n_tasks; t++) {
+			if (t == gather)
+				continue;
+			last = slow.r->tasks[t].end > last ? slow.r->tasks[t].end : last;
+			remote += slow.r->tasks[t].node != slow.r->tasks[gather].node;
+		}
+		CHECK_EQ_INT(remote, 28);
+		double waited = slow.r->tasks[gather].read_end - last;
+		CHECK(waited >= 0.1 * remote - 1e-9);
+		CHECK(waited <= 0.1 * remote + 0.05);
+		CHECK(free_.r->tasks[gather].read_end - last < 0.05);
+		fprintf(stderr,
+			"  asynchronous gather of 32 files, %d remote: read %.3f s after "
+			"the last writer (0.1 s set-up each), %.3f s with none\n",
+			remote, waited, free_.r->tasks[gather].read_end - last);
+	}
+	locus_result_destroy(slow.r);
+	locus_result_destroy(free_.r);
 	locus_workload_destroy(wl);
 	locus_platform_destroy(p);
 	locus_graph_destroy(g);
@@ -635,7 +689,7 @@ TEST(random_workflows_under_every_configuration)
 			char opts[160];
 			snprintf(opts, sizeof opts, "config=%s%s%s%s%s", configs[c],
 				 seed % 2 ? ",aware=bytes" : "",
-				 seed % 5 == 0   ? ",steal=0"
+				 seed % 5 == 0	 ? ",steal=0"
 				 : seed % 5 == 1 ? ",steal=1e9"
 						 : "",
 				 seed % 3 == 0 ? ",reduce=stage2+stage3" : "",
@@ -655,8 +709,9 @@ TEST(random_workflows_under_every_configuration)
 			struct locus_result *a = NULL, *b = NULL;
 			int ra = locus_sim_run(&a, &cfg, &e1), rb = locus_sim_run(&b, &cfg, &e2);
 			if (ra || rb)
-				fprintf(stderr, "  seed %llu %s D=%d: %s\n", (unsigned long long)seed,
-					opts, D, ra ? e1.message : e2.message);
+				fprintf(stderr, "  seed %llu %s D=%d: %s\n",
+					(unsigned long long)seed, opts, D,
+					ra ? e1.message : e2.message);
 			CHECK_EQ_INT(ra, 0);
 			CHECK_EQ_INT(rb, 0);
 			if (!ra && !rb) {
@@ -670,14 +725,18 @@ TEST(random_workflows_under_every_configuration)
 						/* Its writer's output exists once it has
 						 * computed (speed 1: read_end + work); writing
 						 * its final outputs may go on. */
-						uint32_t pr = g->objects[g->inputs[tk->in_at + k]].producer;
-						double made = pr == LOCUS_NONE
-								  ? 0
-								  : a->tasks[pr].read_end + g->tasks[pr].work;
+						uint32_t pr =
+						    g->objects[g->inputs[tk->in_at + k]].producer;
+						double made =
+						    pr == LOCUS_NONE
+							? 0
+							: a->tasks[pr].read_end + g->tasks[pr].work;
 						if (!(a->tasks[t].start >= made - 1e-9)) {
 							fprintf(stderr,
-								"  seed %llu %s: task %u started at %.9g, "
-								"before task %u wrote its input at %.9g\n",
+								"  seed %llu %s: task %u started "
+								"at %.9g, "
+								"before task %u wrote its input at "
+								"%.9g\n",
 								(unsigned long long)seed, opts, t,
 								a->tasks[t].start, pr, made);
 							CHECK(a->tasks[t].start >= made - 1e-9);
@@ -686,7 +745,8 @@ TEST(random_workflows_under_every_configuration)
 				}
 				if (a->intermediate_end != 0)
 					fprintf(stderr, "  seed %llu %s D=%d: %.0f bytes left\n",
-						(unsigned long long)seed, opts, D, a->intermediate_end);
+						(unsigned long long)seed, opts, D,
+						a->intermediate_end);
 				CHECK_NEAR(a->intermediate_end, 0, 0);
 				CHECK(a->makespan >= a->lb_makespan * (1 - 1e-9));
 				CHECK(a->makespan == b->makespan && a->messages == b->messages &&
@@ -743,7 +803,8 @@ TEST(result_json_version_6)
 		json_int_t tasks = 0, written = 0, from_fs = 0;
 		for (size_t s = 0; s < json_array_size(ss); s++) {
 			json_t *x = json_array_get(ss, s);
-			CHECK_EQ_STR(json_string_value(json_object_get(x, "name")), g->stage_names[s]);
+			CHECK_EQ_STR(json_string_value(json_object_get(x, "name")),
+				     g->stage_names[s]);
 			tasks += json_integer_value(json_object_get(x, "tasks"));
 			written += json_integer_value(json_object_get(x, "bytes_fs_written"));
 			from_fs += json_integer_value(json_object_get(x, "bytes_fs_read"));
@@ -798,7 +859,8 @@ static struct locus_graph *section_v_f(uint32_t *a, uint32_t *b)
 			locus_graph_set_stage(g, t, sb);
 			locus_graph_add_input(g, t, f);
 			snprintf(nm, sizeof nm, "out%d", 10 * i + k);
-			locus_graph_add_output(g, t, (uint32_t)locus_graph_add_object(g, nm, 1000), &err);
+			locus_graph_add_output(g, t, (uint32_t)locus_graph_add_object(g, nm, 1000),
+					       &err);
 		}
 	}
 	if (locus_graph_finish(g, &err)) {
@@ -934,7 +996,8 @@ TEST(replicating_the_writer_instead_of_the_file)
 			CHECK_EQ_INT(locus_workload_from_graph(&wl, p, gs[k], NULL, &err), 0);
 			const char *opts = D == 2 ? "config=auto,replicate=task,multicast=4"
 						  : "config=cogather,replicate=task";
-			struct run r1 = simulate_d(wl, opts, D, 1, 0), r2 = simulate_d(wl, opts, D, 1, 0);
+			struct run r1 = simulate_d(wl, opts, D, 1, 0),
+				   r2 = simulate_d(wl, opts, D, 1, 0);
 			CHECK(!r1.rc && !r2.rc);
 			if (!r1.rc && !r2.rc) {
 				CHECK(!r1.r->failed);
@@ -971,7 +1034,8 @@ TEST(no_copies_where_no_task_reads_the_group)
 	struct locus_graph *g = NULL;
 	struct locus_error err;
 	CHECK_EQ_INT(locus_graph_create(&g, "six", &err), 0);
-	uint32_t sg = (uint32_t)locus_graph_stage(g, "gen"), su = (uint32_t)locus_graph_stage(g, "use"),
+	uint32_t sg = (uint32_t)locus_graph_stage(g, "gen"),
+		 su = (uint32_t)locus_graph_stage(g, "use"),
 		 so = (uint32_t)locus_graph_stage(g, "other");
 	uint32_t gen = (uint32_t)locus_graph_add_task(g, "gen", 1);
 	locus_graph_set_stage(g, gen, sg);
@@ -1015,7 +1079,8 @@ TEST(replica_count_in_file_groups)
 	struct locus_graph *g = NULL;
 	struct locus_error err;
 	CHECK_EQ_INT(locus_graph_create(&g, "groups", &err), 0);
-	uint32_t ss = (uint32_t)locus_graph_stage(g, "src"), sp = (uint32_t)locus_graph_stage(g, "prep"),
+	uint32_t ss = (uint32_t)locus_graph_stage(g, "src"),
+		 sp = (uint32_t)locus_graph_stage(g, "prep"),
 		 su = (uint32_t)locus_graph_stage(g, "use");
 	uint32_t src = (uint32_t)locus_graph_add_task(g, "src", 1);
 	locus_graph_set_stage(g, src, ss);
@@ -1141,8 +1206,8 @@ TEST(trees_follow_the_global_order)
 			uint32_t low = UINT32_MAX, from_low = UINT32_MAX;
 			for (size_t j = 0; k >= 0 && j < x.r->n_xfers; j++) {
 				const struct locus_transfer_result *u = &x.r->xfers[j];
-				if (u->object == t->object && u->to < 24 && u->to / 8 == t->to / 8 &&
-				    u->to < low)
+				if (u->object == t->object && u->to < 24 &&
+				    u->to / 8 == t->to / 8 && u->to < low)
 					low = u->to;
 				if (u->object == t->object && u->to < 24 &&
 				    u->to / 8 == t->from / 8 && u->to < from_low)
@@ -1196,7 +1261,8 @@ static double multicast_time(int D, size_t *from_source)
 	}
 	struct locus_platform *p = test_flow_cluster(4 * D, 1, D);
 	struct locus_workload *wl = NULL;
-	if (!locus_graph_finish(g, &err) && p && !locus_workload_from_graph(&wl, p, g, NULL, &err)) {
+	if (!locus_graph_finish(g, &err) && p &&
+	    !locus_workload_from_graph(&wl, p, g, NULL, &err)) {
 		struct run x = simulate_d(wl, "config=aware,steal=0", D, 1, 1);
 		if (!x.rc) {
 			double last = 0;
@@ -1225,7 +1291,8 @@ TEST(multicast_time_logarithmic_in_the_dispatchers)
 	for (int k = 1; k <= 5; k++) {
 		t[k] = multicast_time(1 << k, &src[k]);
 		CHECK(t[k] > 0);
-		fprintf(stderr, "  multicast over %d dispatchers: %.2f s, %zu copies from the source\n",
+		fprintf(stderr,
+			"  multicast over %d dispatchers: %.2f s, %zu copies from the source\n",
 			1 << k, t[k], src[k]);
 	}
 	/* 100 MB over 425 MB/s: 0.235 s a copy. 2 dispatchers: 3 rounds at
@@ -1276,227 +1343,18 @@ TEST(the_bgp_preset)
 	CHECK(p == NULL);
 }
 
-/* ---- one instance a process --------------------------------------------------------------- */
-
-/* The amfs policy with one instance for each process, as on MPI ranks
- * (src/mpi/flow.c): each worker its own, the submitter, dispatchers and
- * metadata servers one a node (scheduler_node), so that a process sees
- * only what it was told. Counters are summed over the instances, as the
- * MPI engine sums them over the ranks. */
-struct split {
-	const struct locus_policy *inner;
-	size_t n_inst;
-	void **inst;
-	uint32_t *host; /* process -> its instance */
-};
-
-static size_t split_schedulers(size_t n_workers, size_t requested)
-{
-	return locus_policy_find("amfs")->schedulers(n_workers, requested);
-}
-
-static uint32_t split_node(const struct locus_workload *wl, size_t n, size_t s)
-{
-	return locus_policy_find("amfs")->scheduler_node(wl, n, s);
-}
-
-static void split_destroy(void *state)
-{
-	struct split *sp = state;
-	if (!sp)
-		return;
-	for (size_t i = 0; i < sp->n_inst; i++)
-		if (sp->inst[i])
-			sp->inner->destroy(sp->inst[i]);
-	free(sp->inst);
-	free(sp->host);
-	free(sp);
-}
-
-static int split_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
-{
-	struct split *sp = calloc(1, sizeof *sp);
-	size_t nw = ctx->n_workers, np = nw + ctx->n_schedulers, nn = ctx->wl->platform->n_nodes;
-	uint32_t *node_inst = malloc(nn * sizeof *node_inst);
-	*state = NULL;
-	if (!sp || !node_inst || !(sp->host = calloc(np, sizeof *sp->host)) ||
-	    !(sp->inst = calloc(np, sizeof *sp->inst))) {
-		free(node_inst);
-		split_destroy(sp);
-		return LOCUS_ENOMEM;
-	}
-	sp->inner = locus_policy_find("amfs");
-	for (size_t n = 0; n < nn; n++)
-		node_inst[n] = UINT32_MAX;
-	for (size_t w = 0; w < nw; w++)
-		sp->host[w] = (uint32_t)sp->n_inst++;
-	for (size_t s = 0; s < ctx->n_schedulers; s++) {
-		uint32_t n = split_node(ctx->wl, ctx->n_schedulers, s);
-		if (node_inst[n] == UINT32_MAX)
-			node_inst[n] = (uint32_t)sp->n_inst++;
-		sp->host[nw + s] = node_inst[n];
-	}
-	free(node_inst);
-	for (size_t i = 0; i < sp->n_inst; i++) {
-		int rc = sp->inner->create(&sp->inst[i], ctx, err);
-		if (rc) {
-			split_destroy(sp);
-			return rc;
-		}
-	}
-	*state = sp;
-	return 0;
-}
-
-static void split_event(void *state, const struct locus_event *ev, struct locus_actions *act)
-{
-	struct split *sp = state;
-	sp->inner->on_event(sp->inst[sp->host[ev->proc]], ev, act);
-}
-
-static void split_stats(void *state, struct locus_policy_stats *out)
-{
-	struct split *sp = state;
-	struct locus_stage_result *st = calloc(out->n_stages ? out->n_stages : 1, sizeof *st);
-	if (!st)
-		return;
-	for (size_t i = 0; i < sp->n_inst; i++) {
-		struct locus_policy_stats part = {.stages = st, .n_stages = out->n_stages};
-		memset(st, 0, (out->n_stages ? out->n_stages : 1) * sizeof *st);
-		sp->inner->stats(sp->inst[i], &part);
-		for (size_t k = 0; k < 8; k++) {
-			out->counter_names[k] = part.counter_names[k];
-			out->counters[k] += part.counters[k];
-		}
-		for (size_t k = 0; k < out->n_stages; k++) {
-			out->stages[k].patterns = st[k].patterns;
-			out->stages[k].collectives += st[k].collectives;
-		}
-	}
-	free(st);
-}
-
-static const struct locus_policy split_policy = {.version = 3,
-						 .name = "amfs",
-						 .summary = "amfs, one instance a process",
-						 .schedulers = split_schedulers,
-						 .create = split_create,
-						 .destroy = split_destroy,
-						 .on_event = split_event,
-						 .stats = split_stats,
-						 .flags = LOCUS_POLICY_GRAPHS,
-						 .scheduler_node = split_node};
-
-/* Whether workflow g runs the same under amfs with `opts` and D
- * dispatchers with one shared instance (the simulator's) and with one
- * instance a process (MPI's): what a process does depends only on what
- * it was told, never on another process's part of the state. */
-static int same_split(const struct locus_graph *g, int nodes, int cores, int D, const char *opts,
-		      uint64_t seed)
-{
-	struct locus_platform *p = test_flow_cluster(nodes, cores, D);
-	struct locus_workload *wl = NULL;
-	struct locus_error err = {0}, e2 = {0};
-	int same = 0;
-	if (!p || locus_workload_from_graph(&wl, p, g, NULL, &err)) {
-		locus_platform_destroy(p);
-		return 0;
-	}
-	struct locus_sim_config cfg = {.wl = wl,
-				       .policy = locus_policy_find("amfs"),
-				       .policy_opts = opts,
-				       .schedulers = (size_t)(1 + 2 * D),
-				       .seed = seed,
-				       .latency = -1,
-				       .cost_per_msg = 5e-6,
-				       .cost_per_entry = 1e-7,
-				       .shared_fs_bw = 1.25e9,
-				       .fs_ops = 2000,
-				       .no_transfer_results = 1};
-	struct locus_result *a = NULL, *b = NULL;
-	int ra = locus_sim_run(&a, &cfg, &err);
-	cfg.policy = &split_policy;
-	int rb = locus_sim_run(&b, &cfg, &e2);
-	if (!ra && !rb) {
-		same = !a->failed && !b->failed && a->tasks_done == g->n_tasks &&
-		       b->tasks_done == g->n_tasks && a->makespan == b->makespan &&
-		       a->messages == b->messages && a->bytes_moved == b->bytes_moved &&
-		       a->transfers == b->transfers && a->fs_ops == b->fs_ops &&
-		       a->intermediate_end == 0 && b->intermediate_end == 0;
-		for (size_t k = 0; k < 8 && same; k++)
-			same = a->pstats.counters[k] == b->pstats.counters[k];
-		if (!same)
-			fprintf(stderr,
-				"  %s, %d dispatchers, seed %llu: shared %s %.6f s, %llu messages, "
-				"%llu bytes, %.0f left; one a process %s %.6f s, %llu messages, %llu "
-				"bytes, %.0f left\n",
-				opts, D, (unsigned long long)seed, a->failed ? "failed" : "ran",
-				a->makespan, (unsigned long long)a->messages,
-				(unsigned long long)a->bytes_moved, a->intermediate_end,
-				b->failed ? "failed" : "ran", b->makespan,
-				(unsigned long long)b->messages, (unsigned long long)b->bytes_moved,
-				b->intermediate_end);
-	} else {
-		fprintf(stderr, "  %s: %s\n", opts, ra ? err.message : e2.message);
-	}
-	locus_result_destroy(a);
-	locus_result_destroy(b);
-	locus_workload_destroy(wl);
-	locus_platform_destroy(p);
-	return same;
-}
-
-/* A dispatcher learns where files are, which copies gathers hold and
- * what its workers run only from messages (and its own decisions); a
- * server only from messages: the run is the same with one instance a
- * process. Before, a dispatcher read the metadata servers' location
- * lists (whether a gather's copy was a registered location), shared one
- * table of gathers' copies with the other dispatchers, counted files
- * and tasks on their nodes, and so ran differently (and left files) with
- * an instance of its own. (Global stealing, steal=1e9, reads every
- * worker's queue, as a global work queue would know it: not here.) */
-TEST(every_process_knows_only_its_own_part)
-{
-	static const char *const opts[] = {"config=cogather", "config=auto,aware=bytes",
-					   "config=asgather,steal=4", "config=cogather,replicate=task",
-					   "config=cache", "config=cogather,reduce=stage2+stage3"};
-	int runs = 0, same = 0;
-	for (uint64_t seed = 1; seed <= 30; seed++) {
-		struct locus_graph *g = test_workflow_random(seed);
-		CHECK(g != NULL);
-		for (size_t k = 0; g && k < sizeof opts / sizeof opts[0]; k++) {
-			runs++;
-			same += same_split(g, 6 + (int)(seed % 7), 1 + (int)(seed % 3),
-					   2 + (int)(seed % 2), opts[k], seed);
-		}
-		locus_graph_destroy(g);
-	}
-	struct locus_montage_spec ms = {.images = 30, .seed = 3};
-	struct locus_graph *gs[2] = {test_workflow_blast(20, 10), NULL};
-	struct locus_error err;
-	CHECK_EQ_INT(locus_flow_montage(&gs[1], &ms, &err), 0);
-	for (int k = 0; k < 2; k++) {
-		for (size_t j = 0; gs[k] && j < sizeof opts / sizeof opts[0]; j++) {
-			runs++;
-			same += same_split(gs[k], 12, 2, 3, opts[j], 1);
-		}
-		locus_graph_destroy(gs[k]);
-	}
-	CHECK_EQ_INT(same, runs);
-}
-
 TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(readers_spread_over_where_their_inputs_are),
+	  TEST_ENTRY(asynchronous_gather_sets_up_its_copies_one_after_another),
 	  TEST_ENTRY(stealing_only_between_torus_neighbours),
 	  TEST_ENTRY(multicast_time_logarithmic_in_the_dispatchers), TEST_ENTRY(the_bgp_preset),
 	  TEST_ENTRY(collectives_started_while_others_end),
 	  TEST_ENTRY(patterns_drive_the_collectives),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
 	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(idle_workers_send_nothing),
-	  TEST_ENTRY(a_woken_thief_looks_when_the_polling_would),
-	  TEST_ENTRY(options),
+	  TEST_ENTRY(a_woken_thief_looks_when_the_polling_would), TEST_ENTRY(options),
 	  TEST_ENTRY(result_json_version_6), TEST_ENTRY(random_workflows_under_every_configuration),
 	  TEST_ENTRY(replica_placement_of_section_v_f),
 	  TEST_ENTRY(replicating_the_writer_instead_of_the_file),
-	  TEST_ENTRY(no_copies_where_no_task_reads_the_group), TEST_ENTRY(replica_count_in_file_groups),
-	  TEST_ENTRY(trees_follow_the_global_order), TEST_ENTRY(every_process_knows_only_its_own_part))
+	  TEST_ENTRY(no_copies_where_no_task_reads_the_group),
+	  TEST_ENTRY(replica_count_in_file_groups), TEST_ENTRY(trees_follow_the_global_order))

@@ -315,7 +315,8 @@ static uint32_t now_node(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t)
 		n_files++;
 		total += s->g->objects[o].bytes;
 		uint32_t k = locus__amfs_dindex(ds, o);
-		for (uint32_t l = k == NONE ? NONE : ds->held[k]; l != NONE; l = ds->hl.cell[l].next) {
+		for (uint32_t l = k == NONE ? NONE : ds->held[k]; l != NONE;
+		     l = ds->hl.cell[l].next) {
 			uint32_t i = s->node_place[ds->hl.cell[l].val];
 			if (!ds->nfiles[i]++)
 				ds->ntouch[n_touch++] = i;
@@ -351,8 +352,9 @@ static uint32_t now_node(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t)
 		uint32_t wv = waves(s, ds, i);
 		double cost = bring + (double)(wv > mean ? wv - mean : 0) * tk->work / speed;
 		if (best == NONE || cost < best_cost ||
-		    (cost == best_cost && (load < best_load ||
-					   (load == best_load && ds->nbytes[i] > ds->nbytes[best])))) {
+		    (cost == best_cost &&
+		     (load < best_load ||
+		      (load == best_load && ds->nbytes[i] > ds->nbytes[best])))) {
 			best = i;
 			best_cost = cost;
 			best_load = load;
@@ -470,7 +472,8 @@ uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, u
  * w's node, which keeps them until their last reader has read them: ds's
  * view counts them there. */
 static void learn_inputs(const struct amfs *s, struct amfs_dispatcher *ds,
-			 struct locus_actions *act, uint32_t t, uint32_t w, enum locus_gather gather)
+			 struct locus_actions *act, uint32_t t, uint32_t w,
+			 enum locus_gather gather)
 {
 	const struct locus_task *tk = &s->g->tasks[t];
 	if (!data_aware(&s->opt) || gather == LOCUS_GATHER_NONE || w == NONE)
@@ -597,7 +600,11 @@ static void async_ready(struct amfs *s, struct amfs_dispatcher *ds, struct locus
 /* Asynchronous gather: ds learned that o, an input of t, is on node n.
  * The first one fixes t's node (n when it is ds's, else one of ds's
  * round-robin); each is copied there as it is produced, and held there
- * (its server told before the copy starts) until t has run. */
+ * (its server told before the copy starts) until t has run. The worker
+ * that gathers requests each file and copies it (IV-C), a peer copy
+ * from the holder's storage server (V-B2) as Data Cache's: the copies'
+ * set-ups (fetch_cost each) go one after another, their bytes flow
+ * together. */
 static void async_input(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
 			uint32_t t, uint32_t o, uint32_t n)
 {
@@ -618,6 +625,11 @@ static void async_input(struct amfs *s, struct amfs_dispatcher *ds, struct locus
 			       .to = dt->target,
 			       .tag = TAG(K_ASYNC, t, 0),
 			       .task = t};
+	if (n < s->nn) {
+		double start = dt->setup_end > ds->now ? dt->setup_end : ds->now;
+		dt->setup_end = start + s->opt.fetch_cost;
+		c.delay = dt->setup_end - ds->now;
+	}
 	locus_act_copy(act, &c);
 	s->count.fetches++;
 }

@@ -23,6 +23,9 @@ struct amfs_dtask {
 	uint32_t target, left;
 	uint32_t worker; /* where the dispatcher sent it */
 	uint32_t coll;	 /* the collective that brought its inputs there */
+	/* Asynchronous gathers: when the set-up of the last copy its worker
+	 * started ends (IV-C: it copies its inputs one after another). */
+	double setup_end;
 };
 
 /* The collective of a group a dispatcher decided not to multicast (none

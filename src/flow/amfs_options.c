@@ -96,7 +96,8 @@ void locus__amfs_options_fini(struct amfs_options *o)
  * and the tree pay less per file. The spread: the writers' stage runs in
  * ceil(its tasks / the workers) waves of their mean runtime, and their
  * runtimes vary (two standard deviations); the transfer: their bytes
- * over the mean worker node's interface. */
+ * over the mean worker node's interface, and a peer copy's set-up
+ * (fetch_cost) for each, one after another (async_input). */
 int locus__amfs_gathers_async(const struct amfs *s, uint32_t t)
 {
 	if (!is_gather(s, t) || (s->an->task_patterns[t] & LOCUS_PATTERN_REDUCE))
@@ -123,5 +124,5 @@ int locus__amfs_gathers_async(const struct amfs *s, uint32_t t)
 		return 0;
 	double mean = sum / n, var = sq / n - mean * mean;
 	double spread = (waves - 1) * mean + 2 * (var > 0 ? sqrt(var) : 0);
-	return spread >= bytes / s->net_bw;
+	return spread >= bytes / s->net_bw + n * s->opt.fetch_cost;
 }
