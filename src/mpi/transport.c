@@ -444,11 +444,12 @@ static int handle_batch(struct flow *f, int src, const char *buf, size_t n)
 
 /* Takes what has arrived, up to RECV_MAX messages. What the messages
  * taken so far asked for is done before MPI is asked for more: the
- * replies go out, and a task function due on this worker runs (the rest
- * waits for the next turn). An oversubscribed Open MPI yields the
- * processor in every probe that finds nothing, so a reply or a task
- * left behind a probe waits out the other ranks' time slices: 35-40 us
- * a round trip on 4 ranks of 2 cores (docs/mpi.md). */
+ * replies go out, the files asked for start to, and a task function due
+ * on this worker runs (the rest waits for the next turn). An
+ * oversubscribed Open MPI yields the processor in every probe that finds
+ * nothing, so a reply or a task left behind a probe waits out the other
+ * ranks' time slices: 35-40 us a round trip on 4 ranks of 2 cores
+ * (docs/mpi.md). */
 static int receive(struct flow *f)
 {
 	int did = 0;
@@ -458,6 +459,7 @@ static int receive(struct flow *f)
 		if (k) {
 			if (f->fn_inline_due)
 				break;
+			locus__rt_serve_step(f);
 			flush_batches(f);
 		}
 		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &st);
