@@ -71,7 +71,11 @@ TEST(one_worker_two_rounds_by_hand)
 	CHECK_EQ_INT(locus_divisible_simulate(&r, p, NULL), 0);
 	CHECK_EQ_INT(r->n_events, 2);
 	CHECK_REL(r->events[0].recv_end, 0.5, 1e-12);
+	/* The first group counts as sent when its chunk has arrived; the
+	 * next starts then. */
+	CHECK_REL(r->events[0].send_end, 0.5, 1e-12);
 	CHECK_REL(r->events[1].send_start, 0.5, 1e-12);
+	CHECK_REL(r->events[1].send_end, r->events[1].recv_end, 1e-12);
 	CHECK_REL(r->events[1].comp_start, 1.5, 1e-12);
 	CHECK_REL(r->makespan, 3.5, 1e-12);
 	locus_divisible_run_destroy(r);

@@ -165,11 +165,15 @@ int locus_divisible_search(struct locus_divisible_plan **plan, struct locus_divi
 
 /* One chunk of an execution: worker i's chunk of round j, `units` large;
  * the master began sending at send_start, the worker had it at recv_end,
- * computed it from comp_start to comp_end. */
+ * computed it from comp_start to comp_end. send_end: when the master
+ * took the chunk's group as sent (simulated: its last chunk's arrival;
+ * measured: the group's sends complete, on the master's clock), after
+ * which it starts the next group. */
 struct locus_divisible_event {
 	uint32_t worker, round, group;
 	double units;
 	double send_start, recv_end, comp_start, comp_end;
+	double send_end;
 };
 
 /* An execution of a plan: simulated (locus_divisible_simulate) or measured

@@ -332,6 +332,7 @@ struct master_bufs {
 	struct final_msg *final; /* by worker */
 	MPI_Request *final_req;	 /* by worker */
 	double *send_start;	 /* by chunk */
+	double *send_end;	 /* by chunk: its group's sends had completed */
 };
 
 struct master {
@@ -410,6 +411,9 @@ static int master(struct run *r, int fd, const char *input, struct master_bufs *
 			at += c->len;
 		}
 		MPI_Waitall((int)np, b->req, MPI_STATUSES_IGNORE);
+		double end = now(r);
+		for (size_t k = q; k < g; k++)
+			b->send_end[k] = end;
 	}
 	if (m.abort)
 		master_finals(&m);
@@ -702,7 +706,7 @@ static int agree_failure(struct run *r, int rc)
 	return agree(r, key == first ? rc : 0);
 }
 
-static struct locus_divisible_run *assemble(struct run *r, const double *send_start,
+static struct locus_divisible_run *assemble(struct run *r, const struct master_bufs *mb,
 					    const double *all)
 {
 	struct locus_divisible_run *run = locus__calloc(1, sizeof *run);
@@ -721,7 +725,8 @@ static struct locus_divisible_run *assemble(struct run *r, const double *send_st
 		    .round = c->round,
 		    .group = c->group,
 		    .units = c->units,
-		    .send_start = send_start[q],
+		    .send_start = mb->send_start[q],
+		    .send_end = mb->send_end[q],
 		};
 	}
 	size_t at = 0;
@@ -801,9 +806,10 @@ static int master_alloc(struct run *r, struct master_bufs *mb, double **all)
 	mb->final = locus__calloc(nw + 1, sizeof *mb->final);
 	mb->final_req = locus__calloc(nw + 1, sizeof *mb->final_req);
 	mb->send_start = locus__calloc(r->n + 1, sizeof *mb->send_start);
+	mb->send_end = locus__calloc(r->n + 1, sizeof *mb->send_end);
 	*all = locus__calloc(3 * r->n + 1, sizeof **all);
 	if (!mb->data || !mb->req || !mb->sent || !mb->final || !mb->final_req || !mb->send_start ||
-	    !*all)
+	    !mb->send_end || !*all)
 		return locus__err(r->err, LOCUS_ENOMEM, NULL, 0, 0,
 				  "out of memory for the input's largest group of chunks "
 				  "(%zu bytes)",
@@ -819,6 +825,7 @@ static void master_free(struct master_bufs *mb)
 	free(mb->final);
 	free(mb->final_req);
 	free(mb->send_start);
+	free(mb->send_end);
 }
 
 /* A worker's buffers: two of its largest chunks (one arriving while the
@@ -994,7 +1001,7 @@ int locus_mpi_scatter(MPI_Comm comm, const struct locus_divisible_plan *plan, co
 		rc = grc;
 	if (!rc) {
 		int mem = 0;
-		if (r.rank == 0 && measured && !(*measured = assemble(&r, mb.send_start, all)))
+		if (r.rank == 0 && measured && !(*measured = assemble(&r, &mb, all)))
 			mem = locus__err(r.err, LOCUS_ENOMEM, NULL, 0, 0,
 					 "out of memory for the measured run");
 		rc = agree(&r, mem);

@@ -169,6 +169,8 @@ int locus__divisible_simulate(const struct locus_divisible_plan *p, int always_s
 				done++;
 			}
 			r->link_busy += end - first;
+			for (size_t m = 0; m < np; m++)
+				r->events[pend[m].ev].send_end = end;
 			t = end;
 		}
 	}
