@@ -39,6 +39,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,10 +298,30 @@ static const char *place_name(const struct locus_platform *p, uint32_t n)
 	return n == UINT32_MAX ? "the file system" : n < p->n_nodes ? p->nodes[n].name : "?";
 }
 
+/* How far the run's first tasks (those that read the workflow's inputs
+ * alone) ended from their simulated ends, in seconds: the works keep the
+ * decisions 50 ms apart, so a run whose first tasks wandered further (a
+ * loaded machine: tens of milliseconds late each) cannot be judged. */
+static double wander(const struct locus_graph *g, const struct locus_result *real,
+		     const struct locus_result *sim)
+{
+	double most = 0;
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		const struct locus_task *tk = &g->tasks[t];
+		int first = 1;
+		for (uint32_t k = 0; k < tk->n_in; k++)
+			first &= g->objects[g->inputs[tk->in_at + k]].producer == LOCUS_NONE;
+		double d = fabs(real->tasks[t].end - sim->tasks[t].end);
+		if (first && d > most)
+			most = d;
+	}
+	return most;
+}
+
 /* Rank 0: the simulated run on the real run's platform, compared with it.
- * Returns the mismatches. */
+ * Returns the mismatches; *wandered, wander()'s. */
 static int compare(const struct ccase *c, const struct locus_graph *g,
-		   const struct locus_mpi_flow_report *rep, struct ctx *x)
+		   const struct locus_mpi_flow_report *rep, struct ctx *x, double *wandered)
 {
 	int bad = 0;
 	struct locus_workload *wl = NULL;
@@ -362,6 +383,7 @@ static int compare(const struct ccase *c, const struct locus_graph *g,
 				place_name(rep->platform, k->to),
 				d < 0 ? "the simulator" : "the run");
 	}
+	*wandered = wander(g, real, sim);
 	if (bad || getenv("CONFORM_VERBOSE"))
 		for (uint32_t t = 0; t < g->n_tasks; t++)
 			fprintf(
@@ -384,14 +406,15 @@ static int compare(const struct ccase *c, const struct locus_graph *g,
 }
 
 /* One case on the ranks of comm (all of them: rank 0 the scheduler). */
-static int run_case(MPI_Comm comm, const struct ccase *c, const char *dir)
+static int run_case(MPI_Comm comm, const struct ccase *c, const char *dir, int attempt, int *again)
 {
 	int rank;
 	MPI_Comm_rank(comm, &rank);
 	struct locus_graph *g = workflow(c->bag);
 	char shared[PATH_MAX], local[PATH_MAX];
-	snprintf(shared, sizeof shared, "%s/%s-shared", dir, c->name);
-	snprintf(local, sizeof local, "%s/%s-local", dir, c->name);
+	snprintf(shared, sizeof shared, "%s/%s-shared-%d", dir, c->name, attempt);
+	snprintf(local, sizeof local, "%s/%s-local-%d", dir, c->name, attempt);
+	*again = 0;
 	int ok = g != NULL;
 	if (rank == 0 && ok)
 		ok = !mkdir(shared, 0755) && !mkdir(local, 0755) && !write_inputs(g, shared);
@@ -418,14 +441,25 @@ static int run_case(MPI_Comm comm, const struct ccase *c, const char *dir)
 	struct locus_mpi_flow_report rep;
 	struct locus_error err;
 	int rc = locus_mpi_flow_run(comm, &o, &rep, &err), bad = 0;
+	double wandered = 0;
 	if (rc) {
 		bad = 1;
 		if (rank == 0)
 			fprintf(stderr, "%s: the run failed: %s\n", c->name, err.message);
 	} else if (rank == 0) {
-		bad = compare(c, g, &rep, &x);
+		bad = compare(c, g, &rep, &x, &wandered);
+		if (bad && wandered > 0.05 && attempt < 3) {
+			fprintf(
+			    stderr,
+			    "%s: the run's first tasks ended up to %.0f ms from their simulated "
+			    "ends, more than the 50 ms the works allow (a loaded machine): "
+			    "again\n",
+			    c->name, 1e3 * wandered);
+			*again = 1;
+		}
 	}
 	MPI_Bcast(&bad, 1, MPI_INT, 0, comm);
+	MPI_Bcast(again, 1, MPI_INT, 0, comm);
 	locus_mpi_flow_report_fini(&rep);
 	locus_graph_destroy(g);
 	return bad;
@@ -460,10 +494,17 @@ int main(int argc, char **argv)
 			wanted |= !strcmp(argv[a], c->name);
 		if (!wanted)
 			continue;
-		if (!c->bag)
-			failures += run_case(MPI_COMM_WORLD, c, dir) != 0;
-		else if (pair != MPI_COMM_NULL)
-			failures += run_case(pair, c, dir) != 0;
+		/* A case whose run wandered too far to be judged is run again,
+		 * twice at most; then its mismatches count. */
+		int again = 1, bad = 0;
+		for (int attempt = 1; again; attempt++) {
+			if (!c->bag)
+				bad = run_case(MPI_COMM_WORLD, c, dir, attempt, &again) != 0;
+			else if (pair != MPI_COMM_NULL)
+				bad = run_case(pair, c, dir, attempt, &again) != 0;
+			MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		}
+		failures += bad;
 		MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	}
 	if (pair != MPI_COMM_NULL)
