@@ -280,6 +280,25 @@ static double cheapest_copy(struct gtp *s, uint32_t o, uint32_t to, double bytes
 {
 	uint32_t n = locus_replicas_count(s->mon->replicas, o);
 	const uint32_t *h = locus_replicas_nodes(s->mon->replicas, o);
+	if (!s->shared) {
+		/* Contention-free: the copy with the widest pair to the node is
+		 * the cheapest (Eq. 3 falls as the bandwidth grows, rounded
+		 * as it is), so one Eq. 3 instead of one a copy: the same
+		 * value. */
+		double left = bytes * (1 - got), widest = 0;
+		for (uint32_t k = 0; k < n; k++) {
+			if (h[k] == to)
+				return now;
+			double bw = pair_bw_now(s, h[k], to);
+			if (bw > widest)
+				widest = bw;
+		}
+		if (!n || !(left > 0))
+			return now;
+		if (!(widest > 0))
+			return INFINITY;
+		return now + ((got > 0 ? 0 : s->wl->platform->latency) + left / widest);
+	}
 	double best = INFINITY;
 	uint32_t from = LOCUS_NONE;
 	for (uint32_t k = 0; k < n; k++) {
