@@ -151,6 +151,9 @@ static void destroy(void *state)
 	free(s->bw_at);
 	free(s->bw_gen);
 	free(s->undo);
+	free(s->fly);
+	free(s->fly_head);
+	free(s->fly_gen);
 	free(s);
 }
 

@@ -86,6 +86,17 @@ struct gtp {
 	uint32_t *bw_gen, *cm_gen, event;
 	uint32_t *undo;
 	size_t n_undo, undo_cap;
+	/* The transfers under way when a mapping starts (begun, not
+	 * arrived: 0 < kappa^d < 1), booked before anything else: they flow
+	 * on whatever the mapping decides, also to a node whose task it moves
+	 * away (the engine does not stop them). By object, a list through
+	 * fly[].next from fly_head[o] (valid where fly_gen[o] holds
+	 * fly_mark) of the nodes it is reaching and when it will be there. */
+	struct fly {
+		double end;
+		uint32_t node, next;
+	} * fly;
+	uint32_t *fly_head, *fly_gen, fly_mark, n_fly, fly_cap;
 	int oom;
 	int booking;		 /* map_all books transfers */
 	double est_new, est_cur; /* the estimated makespans of the last point */
