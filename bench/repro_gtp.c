@@ -28,7 +28,9 @@
  *  perf    what a rescheduling point costs on 1,000-task graphs, and the
  *          time of the 1,000-task, 90 % point with every policy
  *
- *   repro_gtp [--out DIR] [--quick] [EXPERIMENT...]  (default: all, into docs/results)
+ *   repro_gtp [--out DIR] [--quick] [--rate D] [EXPERIMENT...]  (default: all, into docs/results)
+ *   --rate D: each resource changes every lower bound / D on average (default 10,
+ *   locus sim's --var-period default; docs/results/gtp.md, "the rate of change")
  *
  * Prints a Markdown table per experiment and writes charts (gtp-*.svg).
  */
@@ -48,6 +50,8 @@
 
 static const char *out_dir = "docs/results";
 static int quick;
+/* Each resource changes every lower bound / rate_div on average (--rate). */
+static double rate_div = 10;
 static int time_policy; /* perf: the runs time their policy */
 
 static void die(const char *what, const struct locus_error *err)
@@ -125,7 +129,7 @@ static struct locus_change *scenario(const struct instance *in, double bound, ui
 {
 	struct locus_error err = {0};
 	struct locus_variability v = {.bound = bound,
-				      .period = in->lower / 10,
+				      .period = in->lower / rate_div,
 				      .horizon = 10 * in->lower,
 				      .links = 1,
 				      .seed = seed};
@@ -900,12 +904,18 @@ int main(int argc, char **argv)
 			out_dir = argv[++i];
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			quick = 1;
+		} else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
+			rate_div = strtod(argv[++i], NULL);
+			if (!(rate_div > 0) || rate_div > 1e6) {
+				fprintf(stderr, "repro_gtp: --rate takes a number in (0, 1e6]\n");
+				return 2;
+			}
 		} else {
 			int found = 0;
 			for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
 				found |= strcmp(argv[i], all[k].name) == 0;
 			if (!found) {
-				fprintf(stderr, "usage: repro_gtp [--out DIR] [--quick] "
+				fprintf(stderr, "usage: repro_gtp [--out DIR] [--quick] [--rate D] "
 						"[fig4|sizes|fig5|period|oracle|perf]...\n");
 				return 2;
 			}

@@ -69,13 +69,17 @@
  * guard above; auto: on a shared network only, so the paper's GTP is
  * unchanged on contention-free links), gain=FRACTION (the guard's least
  * estimated gain, default 0.3: docs/results/gtp.md).
+ *
+ * This file is the policy; the costing of a point (Eqs. 3 to 13, the
+ * booking) is gtp_cost.c, DLS/sr's mapping gtp_dls.c, the instance they
+ * share gtp_impl.h.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
-#include "dag/gtp.h"
+#include "dag/gtp_impl.h"
 #include "locus/dag.h"
 #include "sched/policies.h"
 
@@ -84,86 +88,6 @@
  * replaces the schedule in force (gain=FRACTION). */
 #define DEFAULT_GAIN 0.3
 #define MSG_FAILED   1 /* arg[1] of a worker's message: a task's attempt failed */
-
-struct gtp {
-	const struct locus_workload *wl;
-	const struct locus_graph *g;
-	const struct locus_monitor *mon;
-	uint32_t nw, n;
-	int copies;	       /* GTP/c */
-	int rewind;	       /* GTP/r, GTP/c/r */
-	int dls;	       /* DLS/sr: DLS mappings, rescheduling on slack */
-	int on_speed, on_fail; /* reschedule on events too */
-	double period;
-	int finished; /* every task done: no more timers */
-	/* The tasks by decreasing upward rank (ties: topological order). */
-	uint32_t *order;
-	/* The schedule in force: each task's worker and, per worker, its
-	 * tasks in the order they were sent (a list through next). */
-	uint32_t *mu, *next, *head, *tail;
-	/* Scratch of a rescheduling point. */
-	uint32_t *pi, *newmu, *seq, *seq_at, *fill;
-	double *kc, *eft, *pa, *avail;
-	uint8_t *done;
-	uint8_t *handled;   /* per worker: its failure was rewound */
-	uint8_t *rewound;   /* per task, at a point */
-	uint8_t *level_hit; /* per DAG level: some task there was rewound */
-	double planned;
-	/* What it did (docs/sim.md): rescheduling points, those that changed
-	 * the schedule, migrations, bytes sent again because of them. */
-	uint64_t points, remaps, migrations, resent, sent;
-	/* GTP/r: tasks rewound (RT) and the DAG levels they were on (RL). */
-	uint64_t rt, rl;
-	/* The order the last mapping took the tasks in (a topological one). */
-	uint32_t *morder;
-	/* DLS/sr: static levels, the planned start and finish of each task,
-	 * its spare time, whether a point is asked for, and scratch. */
-	double *sl, *est, *spare;
-	uint8_t *mapped;
-	uint32_t *ready;
-	/* Per ready slot of map_dls: the task's mean cost, its data's arrival
-	 * and cost on each worker (rows of nw), its best worker and level
-	 * there. */
-	double *rmean, *rdl, *rda, *rcost;
-	uint32_t *rw, rows_cap;
-	int asked;
-	uint64_t triggers;
-	/* A shared network (not contention-free links): transfers queue on
-	 * what they cross - the source's disk and interface, the reader's
-	 * interface, the racks' uplinks, the backbone - and the costing
-	 * books them: each resource (numbered as in res_of) a lane of the
-	 * spans it is taken, a transfer in the first gap of all its
-	 * resources from when it is ready (insertion, so one booked late
-	 * does not hold back one ready sooner). undo: the lanes a candidate
-	 * booked, to take back. A point keeps the schedule in force unless
-	 * the new one is estimated to end sooner (guard). */
-	int shared, guard;
-	double gain; /* the least relative gain in estimated makespan taken */
-	uint32_t nn, n_racks, *rack, n_lanes;
-	struct lane {
-		double *at; /* start, end, rate triples */
-		uint32_t n, cap;
-	} * lanes;
-	uint32_t *src; /* GTP/c: by object, the copy the mapping read it from */
-	/* What one event computes once (what the engine reports does not
-	 * change during it), each valid where its gen array holds `event`:
-	 * the pairs' bandwidth (pair_bw_now: bw_at[a * nodes + b]), and under
-	 * GTP/c on contention-free links when a done input o reaches node n,
-	 * t staying or migrating (cm_at[(o * nodes + n) * 2 + migrates]),
-	 * rather than for every task and processor. NULL: too many to keep. */
-	double *bw_at, *cm_at;
-	uint32_t *bw_gen, *cm_gen, event;
-	uint32_t *undo;
-	size_t n_undo, undo_cap;
-	int oom;
-	int booking;		 /* map_all books transfers */
-	double est_new, est_cur; /* the estimated makespans of the last point */
-	uint64_t kept;		 /* points that kept the schedule (guard) */
-	/* The tests' view of the costing (gtp.h), or NULL; the length of
-	 * the graph's inputs (rows of watch->input). */
-	struct locus__gtp_watch *watch;
-	size_t n_inputs;
-};
 
 static size_t gtp_schedulers(size_t n_workers, size_t requested)
 {
@@ -227,85 +151,11 @@ static void destroy(void *state)
 	free(s->bw_at);
 	free(s->bw_gen);
 	free(s->undo);
+	free(s->fly);
+	free(s->fly_head);
+	free(s->fly_gen);
 	free(s);
 }
-
-struct rack_key {
-	const char *name;
-	uint32_t node;
-};
-
-static int cmp_rack(const void *a, const void *b)
-{
-	const struct rack_key *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-	return c ? c : (x->node > y->node) - (x->node < y->node);
-}
-
-/* On a shared network: each node's rack index and the booking arrays.
- * Returns 0 or LOCUS_ENOMEM. */
-static int shared_init(struct gtp *s)
-{
-	const struct locus_platform *p = s->wl->platform;
-	s->nn = (uint32_t)p->n_nodes;
-	struct rack_key *k = malloc((s->nn ? s->nn : 1) * sizeof *k);
-	s->rack = malloc((s->nn ? s->nn : 1) * sizeof *s->rack);
-	if (!k || !s->rack) {
-		free(k);
-		return LOCUS_ENOMEM;
-	}
-	for (uint32_t n = 0; n < s->nn; n++)
-		k[n] = (struct rack_key){p->nodes[n].rack, n};
-	qsort(k, s->nn, sizeof *k, cmp_rack);
-	s->n_racks = 0;
-	for (uint32_t i = 0; i < s->nn; i++) {
-		if (i && strcmp(k[i].name, k[i - 1].name))
-			s->n_racks++;
-		s->rack[k[i].node] = s->n_racks;
-	}
-	s->n_racks += s->nn > 0;
-	free(k);
-	s->n_lanes = 3 * s->nn + 2 * s->n_racks + 1;
-	s->lanes = calloc(s->n_lanes, sizeof *s->lanes);
-	/* A candidate books at most 6 resources an input. */
-	uint32_t most = 0;
-	for (uint32_t t = 0; t < s->n; t++)
-		if (s->g->tasks[t].n_in > most)
-			most = s->g->tasks[t].n_in;
-	s->undo_cap = (size_t)6 * most + 6;
-	s->undo = malloc(s->undo_cap * sizeof *s->undo);
-	s->src = malloc((s->g->n_objects ? s->g->n_objects : 1) * sizeof *s->src);
-	for (size_t o = 0; s->src && o < s->g->n_objects; o++)
-		s->src[o] = LOCUS_NONE;
-	return s->lanes && s->undo && s->src ? 0 : LOCUS_ENOMEM;
-}
-
-/* What an event computes once (struct gtp's bw_at, cm_at), where it fits:
- * the pairs' bandwidth up to 1 Mi pairs, GTP/c's arrivals of done inputs
- * on contention-free links up to 16 Mi entries (else each is computed
- * where it is needed). Returns 0 or LOCUS_ENOMEM. */
-static int caches_init(struct gtp *s)
-{
-	/* Generation 0 is no one's: the caches start empty. */
-	s->event = 1;
-	size_t nodes = s->wl->platform->n_nodes, pairs = nodes * nodes;
-	if (pairs && pairs <= ((size_t)1 << 20)) {
-		s->bw_at = malloc(pairs * sizeof *s->bw_at);
-		s->bw_gen = calloc(pairs, sizeof *s->bw_gen);
-		if (!s->bw_at || !s->bw_gen)
-			return LOCUS_ENOMEM;
-	}
-	size_t cm = (size_t)s->g->n_objects * nodes * 2;
-	if (s->copies && !s->shared && cm && cm <= ((size_t)1 << 24)) {
-		s->cm_at = malloc(cm * sizeof *s->cm_at);
-		s->cm_gen = calloc(cm, sizeof *s->cm_gen);
-		if (!s->cm_at || !s->cm_gen)
-			return LOCUS_ENOMEM;
-	}
-	return 0;
-}
-
-static void plan_spare(struct gtp *s);
 
 static int create(void **state, const struct locus_policy_ctx *ctx, int copies, int rewind, int dls,
 		  struct locus_error *err)
@@ -352,7 +202,7 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 	s->shared = !dls && s->wl->platform->network != LOCUS_NET_PAIRS;
 	s->guard = !dls && (guard == 1 || (guard == 0 && s->shared));
 	s->gain = gain;
-	if ((s->shared && shared_init(s)) || caches_init(s)) {
+	if ((s->shared && locus__gtp_shared_init(s)) || locus__gtp_caches_init(s)) {
 		destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
@@ -449,567 +299,11 @@ static int create(void **state, const struct locus_policy_ctx *ctx, int copies, 
 		/* The spare times of the plan, at nominal speeds. */
 		for (uint32_t w = 0; w < s->nw; w++)
 			s->avail[w] = 1;
-		plan_spare(s);
+		locus__gtp_plan_spare(s);
 	}
 	if (!(s->period > 0))
 		s->period = 1;
 	*state = s;
-	return 0;
-}
-
-/* ---- the costs of a rescheduling point --------------------------------------- */
-
-static uint32_t node_of(const struct gtp *s, uint32_t w)
-{
-	return s->wl->worker_node[w];
-}
-
-/* Eq. 3: moving `left` bytes from node a to node b, a transfer begun
- * (no start-up) or not. */
-/* The bandwidth from node a to node b now: the monitor's, asked once an
- * event for each pair (a point asks it for every input of every task on
- * every processor). */
-static double pair_bw_now(struct gtp *s, uint32_t a, uint32_t b)
-{
-	if (!s->bw_at)
-		return s->mon->pair_bw(s->mon, a, b);
-	size_t at = (size_t)a * s->wl->platform->n_nodes + b;
-	if (s->bw_gen[at] != s->event) {
-		s->bw_gen[at] = s->event;
-		s->bw_at[at] = s->mon->pair_bw(s->mon, a, b);
-	}
-	return s->bw_at[at];
-}
-
-static double comm(struct gtp *s, double left, uint32_t a, uint32_t b, int begun)
-{
-	if (a == b || !(left > 0))
-		return 0;
-	double bw = pair_bw_now(s, a, b);
-	if (!(bw > 0))
-		return INFINITY;
-	return (begun ? 0 : s->wl->platform->latency) + left / bw;
-}
-
-/* The resources a transfer from node a to node b crosses on a shared
- * network, into r (at most 6): a's disk and interface out, b's interface
- * in, the racks' uplinks between racks, the backbone (as the simulator
- * routes it). Returns how many. */
-static uint32_t res_of(const struct gtp *s, uint32_t a, uint32_t b, uint32_t *r)
-{
-	const struct locus_platform *p = s->wl->platform;
-	uint32_t n = 0, nn = s->nn;
-	r[n++] = a;
-	r[n++] = nn + a;
-	r[n++] = 2 * nn + b;
-	if (p->rack_bw > 0 && s->rack[a] != s->rack[b]) {
-		r[n++] = 3 * nn + 2 * s->rack[a];
-		r[n++] = 3 * nn + 2 * s->rack[b] + 1;
-	}
-	if (p->backbone_bw > 0)
-		r[n++] = 3 * nn + 2 * s->n_racks;
-	return n;
-}
-
-/* The capacity of resource r of res_of, bytes/s, now. */
-static double lane_cap(const struct gtp *s, uint32_t r)
-{
-	const struct locus_platform *p = s->wl->platform;
-	uint32_t nn = s->nn;
-	if (r < nn)
-		return p->nodes[r].disk_bw;
-	if (r < 3 * nn) {
-		uint32_t node = r < 2 * nn ? r - nn : r - 2 * nn;
-		return p->nodes[node].net_bw * s->mon->bandwidth(s->mon, node);
-	}
-	return r < 3 * nn + 2 * s->n_racks ? p->rack_bw : p->backbone_bw;
-}
-
-/* When `left` bytes sent from node a to node b, ready to go at `ready`,
- * would have arrived (a transfer begun: no start-up). Contention-free
- * (Eq. 3): at once, at the pair's bandwidth. On a shared network while
- * the costing books (map_all), in the first gap from `ready` that every
- * resource it crosses has free for its whole time, which it then holds
- * (`commit`; 0: only looks): so inputs sent to one node, or from one
- * node, queue behind each other as they do on the interfaces they share,
- * where the contention-free estimate has them all at once. */
-static double arrival(struct gtp *s, double left, uint32_t a, uint32_t b, int begun, double ready,
-		      int commit)
-{
-	double c = comm(s, left, a, b, begun);
-	if (!s->booking || a == b || !(left > 0) || !(c < INFINITY))
-		return ready + c;
-	uint32_t r[6], n = res_of(s, a, b, r);
-	/* It flows at the pair's rate: a resource carries it beside others
-	 * as long as their rates fit in its capacity (a disk or backbone
-	 * wider than an interface carries several at once). */
-	double rate = (left / (c - (begun ? 0 : s->wl->platform->latency)));
-	double start = ready;
-	for (int moved = 1; moved;) {
-		moved = 0;
-		for (uint32_t k = 0; k < n; k++) {
-			const struct lane *l = &s->lanes[r[k]];
-			/* (A rate above the capacity - an engine's pair
-			 * bandwidth that is not its interfaces' - takes it all;
-			 * alone on a resource a transfer always fits.) */
-			double cap = lane_cap(s, r[k]), first = INFINITY;
-			double sum = rate < cap ? rate : cap;
-			for (uint32_t i = 0; i < l->n; i++)
-				if (l->at[3 * i] < start + c && l->at[3 * i + 1] > start) {
-					sum += l->at[3 * i + 2];
-					if (l->at[3 * i + 1] < first)
-						first = l->at[3 * i + 1];
-				}
-			if (sum > cap * (1 + 1e-9) && first < INFINITY) {
-				start = first;
-				moved = 1;
-			}
-		}
-	}
-	double end = start + c;
-	for (uint32_t k = 0; commit && k < n; k++) {
-		struct lane *l = &s->lanes[r[k]];
-		if (l->n == l->cap) {
-			uint32_t cap = l->cap ? 2 * l->cap : 16;
-			double *at = realloc(l->at, (size_t)3 * cap * sizeof *at);
-			if (!at) {
-				s->oom = 1;
-				continue;
-			}
-			l->at = at;
-			l->cap = cap;
-		}
-		if (s->n_undo == s->undo_cap)
-			continue;
-		l->at[3 * l->n] = start;
-		l->at[3 * l->n + 1] = end;
-		l->at[3 * l->n + 2] = rate;
-		l->n++;
-		s->undo[s->n_undo++] = r[k];
-	}
-	return end;
-}
-
-/* Takes back what was booked since the undo log held `mark` entries. */
-static void unbook(struct gtp *s, size_t mark)
-{
-	while (s->n_undo > mark)
-		s->lanes[s->undo[--s->n_undo]].n--;
-}
-
-/* When input object o of task t would be on worker w's node, mapped
- * there now (Eq. 8, or 13 with copies): its producer's EFT and the
- * transfer from the producer's processor (GTP) or the cheapest copy
- * (GTP/c), less what has reached the node (kappa^d) when t stays where it
- * is placed or is not placed yet (its node gathers it then, and what is
- * there or on its way there serves it). A migration counts nothing
- * there: it restarts from scratch (kappa^d = 0, section 3.3), so GTP
- * regathers the whole input from its producer's processor, even onto a
- * node that holds a copy (only the producer's own node has it for
- * nothing), while GTP/c takes a copy on the node for nothing (CM). */
-static double cheapest_copy(struct gtp *s, uint32_t o, uint32_t to, double bytes, double got,
-			    double now);
-
-static double input_ready(struct gtp *s, uint32_t t, uint32_t o, uint32_t w, double now)
-{
-	const struct locus_object *ob = &s->g->objects[o];
-	uint32_t u = ob->producer, to = node_of(s, w);
-	if (u == LOCUS_NONE)
-		return now; /* a stored input: read when the task starts */
-	double bytes = (double)ob->bytes;
-	int migrates = s->pi[t] != LOCUS_NONE && s->pi[t] != w;
-	/* A done input's arrival on contention-free links depends on the
-	 * input, the node and whether t migrates, not on t: once a point. */
-	size_t at = ((size_t)o * s->wl->platform->n_nodes + to) * 2 + (size_t)migrates;
-	int cache = s->cm_at && s->done[u] && !s->booking;
-	if (cache && s->cm_gen[at] == s->event)
-		return s->cm_at[at];
-	double got = migrates ? 0 : s->mon->moved(s->mon, o, to);
-	if (!s->done[u]) {
-		/* Sent from the processor u is mapped on, after it ends. */
-		return arrival(s, bytes * (1 - got), node_of(s, s->newmu[u]), to, got > 0,
-			       s->eft[u], 1);
-	}
-	/* u is done: EFT(u) = t (Eq. 9). */
-	if (got >= 1)
-		return now;
-	if (!s->copies) {
-		uint32_t from = s->pi[u] != LOCUS_NONE ? node_of(s, s->pi[u]) : LOCUS_NONE;
-		if (from == LOCUS_NONE)
-			return now;
-		return arrival(s, bytes * (1 - got), from, to, got > 0, now, 1);
-	}
-	/* CM (Eq. 12): the cheapest of the copies; one on the node itself
-	 * costs nothing. */
-	double r = cheapest_copy(s, o, to, bytes, got, now);
-	if (cache) {
-		s->cm_gen[at] = s->event;
-		s->cm_at[at] = r;
-	}
-	return r;
-}
-
-/* CM (Eq. 12) for input o, done, to node `to`, `got` of it there: when the
- * cheapest of its copies would be there (one on the node itself costs
- * nothing), booked on a shared network. */
-static double cheapest_copy(struct gtp *s, uint32_t o, uint32_t to, double bytes, double got,
-			    double now)
-{
-	uint32_t n = locus_replicas_count(s->mon->replicas, o);
-	const uint32_t *h = locus_replicas_nodes(s->mon->replicas, o);
-	double best = INFINITY;
-	uint32_t from = LOCUS_NONE;
-	for (uint32_t k = 0; k < n; k++) {
-		double c =
-		    h[k] == to ? now : arrival(s, bytes * (1 - got), h[k], to, got > 0, now, 0);
-		if (c < best) {
-			best = c;
-			from = h[k];
-		}
-	}
-	if (from != LOCUS_NONE && from != to && best < INFINITY)
-		arrival(s, bytes * (1 - got), from, to, got > 0, now, 1);
-	if (s->shared) /* the last costing of t is its mapping's: send uses it */
-		s->src[o] = from;
-	return n ? best : now;
-}
-
-/* When the inputs of unfinished task t would be on worker w's node, mapped
- * there now (Eqs. 6 to 8 without the processor's availability). */
-static double data_ready(struct gtp *s, uint32_t t, uint32_t w, double now)
-{
-	const struct locus_task *tk = &s->g->tasks[t];
-	double da = now;
-	for (uint32_t i = 0; i < tk->n_in; i++) {
-		double r = input_ready(s, t, s->g->inputs[tk->in_at + i], w, now);
-		if (s->watch)
-			s->watch->input[((size_t)tk->in_at + i) * s->nw + w] = r;
-		if (r > da)
-			da = r;
-	}
-	return da;
-}
-
-/* EST and EFT of unfinished task t on worker w now (Eqs. 5 to 11), its
- * data ready at da (data_ready; not read when t has started there: EST is
- * now, Eq. 5). */
-static double cost_on(const struct gtp *s, uint32_t t, uint32_t w, double now, double da,
-		      double *est_out)
-{
-	int started = s->pi[t] == w && s->kc[t] > 0;
-	double est = started ? now : s->pa[w] > da ? s->pa[w] : da;
-	*est_out = est;
-	return est + locus_workload_cost(s->wl, t, w) * (started ? 1 - s->kc[t] : 1) / s->avail[w];
-}
-
-/* Maps every unfinished task (Eqs. 5 to 11) into s->newmu and s->eft;
- * with `fixed`, only costs the schedule in force (each task on the worker
- * it was last sent to) the same way. Returns the estimated makespan: the
- * latest EFT of an unfinished task (INFINITY when one has no processor). */
-static double map_all(struct gtp *s, double now, int fixed)
-{
-	double makespan = now;
-	for (uint32_t w = 0; w < s->nw; w++) {
-		s->avail[w] = s->mon->avail(s->mon, node_of(s, w));
-		s->pa[w] = now;
-	}
-	s->booking = s->shared;
-	s->n_undo = 0;
-	for (uint32_t r = 0; s->shared && r < s->n_lanes; r++)
-		s->lanes[r].n = 0;
-	/* A task running stays on its processor until it ends or moves:
-	 * its processor is not free before that. */
-	for (uint32_t t = 0; t < s->n; t++) {
-		s->newmu[t] = s->mu[t];
-		if (s->done[t] || s->pi[t] == LOCUS_NONE || !(s->kc[t] > 0))
-			continue;
-		uint32_t w = s->pi[t];
-		if (s->avail[w] > 0) {
-			double left =
-			    now + locus_workload_cost(s->wl, t, w) * (1 - s->kc[t]) / s->avail[w];
-			if (left > s->pa[w])
-				s->pa[w] = left;
-		}
-	}
-	memcpy(s->morder, s->order, s->n * sizeof *s->morder);
-	if (s->watch) {
-		size_t cells = (size_t)s->n * s->nw;
-		for (size_t i = 0; i < cells; i++)
-			s->watch->est[i] = s->watch->eft[i] = s->watch->da[i] = NAN;
-		cells = (size_t)s->n_inputs * s->nw;
-		for (size_t i = 0; i < cells; i++)
-			s->watch->input[i] = NAN;
-	}
-	for (uint32_t k = 0; k < s->n; k++) {
-		uint32_t t = s->order[k];
-		if (s->done[t]) {
-			s->eft[t] = now; /* Eq. 9 */
-			s->newmu[t] = s->pi[t];
-			continue;
-		}
-		double best = INFINITY;
-		uint32_t best_w = LOCUS_NONE;
-		for (uint32_t w = 0; w < s->nw; w++) {
-			if (!(s->avail[w] > 0) || (fixed && w != s->mu[t]))
-				continue;
-			size_t mark = s->n_undo;
-			int started = s->pi[t] == w && s->kc[t] > 0;
-			double da = started ? NAN : data_ready(s, t, w, now);
-			double est, eft = cost_on(s, t, w, now, started ? now : da, &est);
-			unbook(s, mark);
-			if (s->watch && !fixed) {
-				size_t at = (size_t)t * s->nw + w;
-				s->watch->est[at] = est;
-				s->watch->eft[at] = eft;
-				s->watch->da[at] = da;
-			}
-			/* A placed task stays where it is on a tie: a migration
-			 * must gain. */
-			if (eft < best || (eft == best && w == s->pi[t])) {
-				best = eft;
-				best_w = w;
-			}
-		}
-		if (best_w == LOCUS_NONE) { /* no processor left: keep it */
-			s->eft[t] = INFINITY;
-			makespan = INFINITY;
-			continue;
-		}
-		if (s->booking && !(s->pi[t] == best_w && s->kc[t] > 0))
-			data_ready(s, t, best_w, now); /* its transfers, booked */
-		s->n_undo = 0;
-		s->newmu[t] = best_w;
-		s->eft[t] = best;
-		if (best > s->pa[best_w])
-			s->pa[best_w] = best; /* Eq. 7 */
-		if (best > makespan)
-			makespan = best;
-	}
-	s->booking = 0;
-	return makespan;
-}
-
-/* ---- DLS/sr -------------------------------------------------------------------- */
-
-/* The time an edge's data takes from task t's processor to task c's in
- * the schedule s->newmu (nominal start-up; bandwidth now, or the
- * platform's before the run). */
-static double edge_time(const struct gtp *s, uint32_t t, uint32_t c, uint64_t bytes)
-{
-	uint32_t a = node_of(s, s->newmu[t]), b = node_of(s, s->newmu[c]);
-	if (a == b)
-		return 0;
-	double bw = s->mon->pair_bw(s->mon, a, b);
-	if (!(bw > 0))
-		bw = locus_platform_pair_bw(s->wl->platform, a, b);
-	return s->wl->platform->latency + (double)bytes / bw;
-}
-
-/* The spare time of every task in the schedule (newmu, est, eft; section
- * 6 of the paper after Zhao and Sakellariou 2004): how much later it may
- * end without delaying a successor's start (its data included) or the
- * next task on its processor. */
-static void plan_spare(struct gtp *s)
-{
-	for (uint32_t t = 0; t < s->n; t++)
-		s->spare[t] = INFINITY;
-	for (uint32_t t = 0; t < s->n; t++) {
-		for (uint32_t e = s->g->succ_at[t]; e < s->g->succ_at[t + 1]; e++) {
-			uint32_t c = s->g->succs[e].task;
-			double room =
-			    s->est[c] - (s->eft[t] + edge_time(s, t, c, s->g->succs[e].bytes));
-			if (room < s->spare[t])
-				s->spare[t] = room;
-		}
-	}
-	/* The next task on the same processor: by start time, per worker. */
-	for (uint32_t w = 0; w < s->nw; w++) {
-		uint32_t prev = LOCUS_NONE;
-		for (uint32_t k = 0; k < s->n; k++) {
-			uint32_t t = s->morder[k];
-			if (s->newmu[t] != w)
-				continue;
-			if (prev != LOCUS_NONE && s->est[t] - s->eft[prev] < s->spare[prev])
-				s->spare[prev] = s->est[t] - s->eft[prev];
-			prev = t;
-		}
-	}
-	for (uint32_t t = 0; t < s->n; t++)
-		if (s->spare[t] < 0)
-			s->spare[t] = 0;
-}
-
-/* The dynamic level of ready slot k's task on worker w (w up), its EST
- * and EFT (as cost_on, from the slot's rows). */
-static double dls_level(const struct gtp *s, uint32_t k, uint32_t w, double now, double *est,
-			double *eft)
-{
-	uint32_t t = s->ready[k];
-	size_t at = (size_t)k * s->nw + w;
-	int started = s->pi[t] == w && s->kc[t] > 0;
-	double cost = s->rcost[at];
-	*est = started ? now : s->pa[w] > s->rda[at] ? s->pa[w] : s->rda[at];
-	*eft = *est + cost * (started ? 1 - s->kc[t] : 1) / s->avail[w];
-	return s->sl[t] - *est + (s->rmean[k] - cost / s->avail[w]);
-}
-
-/* Ready slot k's best worker now: the largest dynamic level, the first
- * worker within a relative 1e-9 of it on ties. */
-static void dls_search(struct gtp *s, uint32_t k, double now)
-{
-	double best = -INFINITY, est, eft;
-	uint32_t bw = LOCUS_NONE;
-	for (uint32_t w = 0; w < s->nw; w++) {
-		if (!(s->avail[w] > 0))
-			continue;
-		double dl = dls_level(s, k, w, now, &est, &eft);
-		if (bw == LOCUS_NONE || dl > best + 1e-9 * fabs(best)) {
-			best = dl;
-			bw = w;
-		}
-	}
-	s->rdl[k] = best;
-	s->rw[k] = bw;
-}
-
-/* Puts task t on the ready list of map_dls, with what stays fixed while
- * it waits there: its mean cost, its data's arrival and cost on every worker
- * (its predecessors are mapped, and the monitor does not change during a
- * point); then finds its best worker. Returns 0 or LOCUS_ENOMEM. */
-static int dls_ready(struct gtp *s, uint32_t t, uint32_t *n_ready, double now)
-{
-	uint32_t k = (*n_ready)++;
-	if (k >= s->rows_cap) {
-		size_t cap = s->rows_cap ? 2 * (size_t)s->rows_cap : 64;
-		double *da = realloc(s->rda, cap * s->nw * sizeof *da);
-		if (!da)
-			return LOCUS_ENOMEM;
-		s->rda = da;
-		double *cost = realloc(s->rcost, cap * s->nw * sizeof *cost);
-		if (!cost)
-			return LOCUS_ENOMEM;
-		s->rcost = cost;
-		double *mean = realloc(s->rmean, cap * sizeof *mean);
-		if (!mean)
-			return LOCUS_ENOMEM;
-		s->rmean = mean;
-		double *dl = realloc(s->rdl, cap * sizeof *dl);
-		if (!dl)
-			return LOCUS_ENOMEM;
-		s->rdl = dl;
-		uint32_t *rw = realloc(s->rw, cap * sizeof *rw);
-		if (!rw)
-			return LOCUS_ENOMEM;
-		s->rw = rw;
-		s->rows_cap = (uint32_t)cap;
-	}
-	s->ready[k] = t;
-	s->rmean[k] = locus_workload_mean_cost(s->wl, t);
-	double *row = s->rda + (size_t)k * s->nw, *cost = s->rcost + (size_t)k * s->nw;
-	for (uint32_t w = 0; w < s->nw; w++) {
-		row[w] = s->avail[w] > 0 && !(s->pi[t] == w && s->kc[t] > 0)
-			     ? data_ready(s, t, w, now)
-			     : now;
-		cost[w] = locus_workload_cost(s->wl, t, w);
-	}
-	dls_search(s, k, now);
-	return 0;
-}
-
-/* DLS over what is left (Sih and Lee; as src/dag/dls.c, from the state
- * now): repeatedly the ready task and processor with the largest dynamic
- * level SL - EST + (mean cost - cost now), until every unfinished task is
- * mapped (ties within a relative 1e-9: the lower task, then the lower
- * worker). As in dls.c, a level only falls when its worker takes a task,
- * so each ready task keeps its best worker and only those whose best
- * worker was just taken are searched again. Returns 0 or LOCUS_ENOMEM. */
-static int map_dls(struct gtp *s, double now)
-{
-	uint32_t n_ready = 0, n_left = 0, k_order = 0;
-	for (uint32_t t = 0; t < s->n; t++) {
-		s->mapped[t] = s->done[t];
-		if (s->done[t]) {
-			s->eft[t] = now;
-			s->newmu[t] = s->pi[t];
-			s->morder[k_order++] = t;
-		} else {
-			n_left++;
-		}
-	}
-	for (uint32_t t = 0; t < s->n; t++) {
-		if (s->mapped[t])
-			continue;
-		int ready = 1;
-		for (uint32_t e = s->g->pred_at[t]; e < s->g->pred_at[t + 1] && ready; e++)
-			ready = s->mapped[s->g->preds[e].task];
-		if (ready && dls_ready(s, t, &n_ready, now))
-			return LOCUS_ENOMEM;
-	}
-	while (n_left && n_ready) {
-		double best = -INFINITY;
-		uint32_t bt = LOCUS_NONE, bk = 0;
-		for (uint32_t k = 0; k < n_ready; k++) {
-			uint32_t t = s->ready[k];
-			double dl = s->rdl[k];
-			if (s->rw[k] == LOCUS_NONE)
-				continue;
-			if (bt == LOCUS_NONE || dl > best + 1e-9 * fabs(best) ||
-			    (fabs(dl - best) <= 1e-9 * fabs(best) && t < bt)) {
-				best = dl;
-				bt = t;
-				bk = k;
-			}
-		}
-		if (bt == LOCUS_NONE)
-			break; /* no processor up */
-		uint32_t bw = s->rw[bk];
-		double est, eft;
-		dls_level(s, bk, bw, now, &est, &eft);
-		s->newmu[bt] = bw;
-		s->est[bt] = est;
-		s->eft[bt] = eft;
-		if (eft > s->pa[bw])
-			s->pa[bw] = eft;
-		s->mapped[bt] = 1;
-		s->morder[k_order++] = bt;
-		n_left--;
-		/* The last ready task takes bt's place, with its row. */
-		if (bk != --n_ready) {
-			s->ready[bk] = s->ready[n_ready];
-			s->rmean[bk] = s->rmean[n_ready];
-			s->rdl[bk] = s->rdl[n_ready];
-			s->rw[bk] = s->rw[n_ready];
-			memcpy(s->rda + (size_t)bk * s->nw, s->rda + (size_t)n_ready * s->nw,
-			       s->nw * sizeof *s->rda);
-			memcpy(s->rcost + (size_t)bk * s->nw, s->rcost + (size_t)n_ready * s->nw,
-			       s->nw * sizeof *s->rcost);
-		}
-		for (uint32_t k = 0; k < n_ready; k++)
-			if (s->rw[k] == bw)
-				dls_search(s, k, now);
-		for (uint32_t e = s->g->succ_at[bt]; e < s->g->succ_at[bt + 1]; e++) {
-			uint32_t c = s->g->succs[e].task;
-			if (s->mapped[c])
-				continue;
-			int ready = 1;
-			for (uint32_t f = s->g->pred_at[c]; f < s->g->pred_at[c + 1] && ready; f++)
-				ready = s->mapped[s->g->preds[f].task];
-			/* A task enters once: when its last predecessor is mapped. */
-			if (ready) {
-				int in = 0;
-				for (uint32_t k = 0; k < n_ready && !in; k++)
-					in = s->ready[k] == c;
-				if (!in && dls_ready(s, c, &n_ready, now))
-					return LOCUS_ENOMEM;
-			}
-		}
-	}
-	/* Tasks left unmapped (no processor up) keep their worker. */
-	for (uint32_t t = 0; t < s->n; t++)
-		if (!s->mapped[t]) {
-			s->eft[t] = INFINITY;
-			s->morder[k_order++] = t;
-		}
 	return 0;
 }
 
@@ -1037,14 +331,14 @@ static void send(struct gtp *s, struct locus_actions *act, uint32_t t, uint32_t 
 {
 	const struct locus_task *tk = &s->g->tasks[t];
 	const struct locus_replicas *rep = s->mon->replicas;
-	uint32_t to = node_of(s, w), was = s->pi[t];
+	uint32_t to = locus__gtp_node(s, w), was = s->pi[t];
 	int migrated = was != LOCUS_NONE && was != w;
 	for (uint32_t i = 0; (moved || migrated) && i < tk->n_in; i++) {
 		uint32_t o = s->g->inputs[tk->in_at + i], u = s->g->objects[o].producer;
 		if (u == LOCUS_NONE || !s->done[u])
 			continue;
 		uint64_t bytes = s->g->objects[o].bytes;
-		uint32_t from = s->pi[u] != LOCUS_NONE ? node_of(s, s->pi[u]) : LOCUS_NONE;
+		uint32_t from = s->pi[u] != LOCUS_NONE ? locus__gtp_node(s, s->pi[u]) : LOCUS_NONE;
 		if (from != LOCUS_NONE && !locus_replicas_has(rep, o, from))
 			from = LOCUS_NONE;
 		double there = s->mon->moved(s->mon, o, to);
@@ -1063,7 +357,7 @@ static void send(struct gtp *s, struct locus_actions *act, uint32_t t, uint32_t 
 			const uint32_t *h = locus_replicas_nodes(rep, o);
 			double best = INFINITY;
 			for (uint32_t k = 0; k < n; k++) {
-				double c = comm(s, (double)bytes, h[k], to, 0);
+				double c = locus__gtp_comm(s, (double)bytes, h[k], to, 0);
 				if (c < best) {
 					best = c;
 					from = h[k];
@@ -1072,7 +366,7 @@ static void send(struct gtp *s, struct locus_actions *act, uint32_t t, uint32_t 
 		}
 		locus_act_transfer(act, o, from, to);
 		if (migrated) {
-			uint32_t old = node_of(s, was), pn = node_of(s, s->pi[u]);
+			uint32_t old = locus__gtp_node(s, was), pn = locus__gtp_node(s, s->pi[u]);
 			if (old != pn && s->mon->moved(s->mon, o, old) > 0)
 				s->resent += bytes;
 		}
@@ -1101,7 +395,7 @@ static int must_rewind(const struct gtp *s, uint32_t t)
 			if (s->done[c] && !s->rewound[c])
 				continue;
 			double kd = !s->rewound[c] && s->pi[c] != LOCUS_NONE
-					? s->mon->moved(s->mon, o, node_of(s, s->pi[c]))
+					? s->mon->moved(s->mon, o, locus__gtp_node(s, s->pi[c]))
 					: 0;
 			if (kd < 1)
 				return 1;
@@ -1122,7 +416,7 @@ static void rewind_failed(struct gtp *s, struct locus_actions *act)
 {
 	int any = 0;
 	for (uint32_t w = 0; w < s->nw; w++) {
-		int down = !(s->mon->avail(s->mon, node_of(s, w)) > 0);
+		int down = !(s->mon->avail(s->mon, locus__gtp_node(s, w)) > 0);
 		if (!down)
 			s->handled[w] = 0;
 		else if (!s->handled[w])
@@ -1178,8 +472,8 @@ static int forced(const struct gtp *s)
 	uint32_t linked = 0, left = 0;
 	for (uint32_t t = 0; t < s->n; t++) {
 		left += !s->done[t];
-		if (!s->done[t] &&
-		    (s->mu[t] >= s->nw || !(s->mon->avail(s->mon, node_of(s, s->mu[t])) > 0)))
+		if (!s->done[t] && (s->mu[t] >= s->nw ||
+				    !(s->mon->avail(s->mon, locus__gtp_node(s, s->mu[t])) > 0)))
 			return 1;
 	}
 	for (uint32_t w = 0; w < s->nw; w++)
@@ -1224,7 +518,7 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 	locus_act_cost(act, (uint64_t)s->n * s->nw);
 	if (s->dls) {
 		for (uint32_t w = 0; w < s->nw; w++) {
-			s->avail[w] = s->mon->avail(s->mon, node_of(s, w));
+			s->avail[w] = s->mon->avail(s->mon, locus__gtp_node(s, w));
 			s->pa[w] = now;
 		}
 		/* A task running keeps its processor busy until it ends. */
@@ -1237,15 +531,15 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 			if (end > s->pa[w])
 				s->pa[w] = end;
 		}
-		if (map_dls(s, now)) {
+		if (locus__gtp_map_dls(s, now)) {
 			locus_act_oom(act);
 			return;
 		}
 	} else if (s->guard && !forced(s)) {
 		/* The schedule in force, costed as the new one will be: the
 		 * new one replaces it only if it is estimated to end sooner. */
-		s->est_cur = map_all(s, now, 1);
-		s->est_new = map_all(s, now, 0);
+		s->est_cur = locus__gtp_map_all(s, now, 1);
+		s->est_new = locus__gtp_map_all(s, now, 0);
 		if (s->oom) {
 			locus_act_oom(act);
 			return;
@@ -1255,7 +549,7 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 			return;
 		}
 	} else {
-		s->est_new = map_all(s, now, 0);
+		s->est_new = locus__gtp_map_all(s, now, 0);
 		if (s->oom) {
 			locus_act_oom(act);
 			return;
@@ -1335,7 +629,7 @@ static void reschedule(struct gtp *s, double now, struct locus_actions *act)
 	}
 	s->remaps += changed;
 	if (s->dls)
-		plan_spare(s);
+		locus__gtp_plan_spare(s);
 }
 
 /* Task t is off worker w's list (a failed attempt: the list goes on
