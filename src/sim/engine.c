@@ -872,6 +872,7 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	free(e.lost_at);
 	free(e.node_down);
 	free(e.bw_factor);
+	free(e.out_binds);
 	free(e.link_factor);
 	free(e.waits);
 	free(e.reads);
