@@ -1000,12 +1000,41 @@ static size_t check_round(struct locus__share *s)
 }
 
 /*
+ * Takes into S what the resources put there from comp_res[from] on reach
+ * through bottlenecks: an outside class held by one of them changes rate
+ * with it, and so then does every full resource that holds classes on its
+ * way, and so on. The rounds would find these wrong one hop at a time,
+ * each filling the whole region again; taken at once, a change that
+ * travels far costs one or two rounds (issue 25: with every read remote,
+ * 2.7 times fewer classes filled).
+ */
+static void take_reached(struct locus__share *s, size_t from)
+{
+	for (size_t i = from; i < s->n_sres; i++) {
+		uint32_t rid = s->comp_res[i];
+		const struct res *o = &s->res[rid];
+		for (size_t j = 0; j < o->n_cls; j++) {
+			uint32_t c = o->cls[j];
+			const struct cls *x = &s->cls[c];
+			if (x->held_by != rid || s->mark[c] >> 1 == s->stamp)
+				continue;
+			for (uint32_t k = 0; k < x->key.n; k++) {
+				const struct res *r = &s->res[x->key.res[k]];
+				if (r->n_held && full(r->tot, r->capacity))
+					region_add(s, x->key.res[k]);
+			}
+		}
+	}
+}
+
+/*
  * Recomputes the rates the event changed. A start or an end changes the
  * classes on the seed resources; the max-min fair allocation can change
  * anywhere in their components, but usually changes near them: the region
  * S starts at the seeds and grows only where check_round finds the old
- * rates outside it no longer fair (after GROW_ROUNDS rounds, by its whole
- * border, so that a wide change is reached in a few rounds). The classes
+ * rates outside it no longer fair, with what those resources reach
+ * (take_reached; after GROW_ROUNDS rounds, by its whole border, so that a
+ * wide change is reached in a few rounds). The classes
  * whose rate changed get it and are queued for refresh, and every
  * resource of the region and its border gets its new totals.
  */
@@ -1028,8 +1057,10 @@ static void refill(struct locus__share *s)
 				if (s->res[s->comp_res[i]].n_out && !s->res[s->comp_res[i]].fmark)
 					s->fails[n_fail++] = s->comp_res[i];
 		}
+		size_t from = s->n_sres;
 		for (size_t i = 0; i < n_fail; i++)
 			region_add(s, s->fails[i]);
+		take_reached(s, from);
 	}
 
 	/* New totals: exact sums for S, what changed for O. */
