@@ -61,7 +61,8 @@ enum ev_kind {
 	EV_MOVED,    /* contention-free move `item` (of generation proc) has arrived */
 	EV_READY,    /* move `item` (of generation proc) has had its delay and its
 			file system operations: it asks for a slot */
-	EV_START     /* worker proc has handled an assignment: its head may start */
+	EV_START,    /* worker proc has handled an assignment: its head may start */
+	EV_BEGIN     /* process proc starts (time 0), and the next after it */
 };
 
 struct ev {
@@ -149,6 +150,7 @@ struct engine {
 	struct ev *evq;
 	size_t n_ev, ev_cap;
 	uint64_t seq;
+	uint64_t begin_seq; /* the processes' starts: begin_seq + process */
 	struct item *items;
 	size_t n_items, items_cap;
 	size_t event_times_cap; /* of r->policy_event_times (time_policy) */
