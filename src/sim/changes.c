@@ -267,9 +267,6 @@ static int merge_speeds(struct engine *e)
 	return 0;
 }
 
-/* The run's platform changes, checked: the speed changes by node in time
- * order (segs, seg_at), the others as events (others). 0 or the failure's
- * code. */
 /* Which nodes' outgoing links can bind (out_binds): those that are, or
  * become by a bandwidth change, slower than their disk. The sharing is
  * the same without the others, in exact arithmetic; it is cheaper (a
@@ -291,6 +288,9 @@ static int out_links(struct engine *e)
 	return 0;
 }
 
+/* The run's platform changes, checked: the speed changes by node in time
+ * order (segs, seg_at), the others as events (others); then out_binds.
+ * 0 or the failure's code. */
 int locus__sim_setup_changes(struct engine *e)
 {
 	size_t nn = e->p->n_nodes;
