@@ -516,6 +516,14 @@ TEST(bandwidth_and_link_changes)
 	CHECK(r != NULL);
 	CHECK_NEAR(r->tasks[1].start, 8, 1e-5);
 	locus_result_destroy(r);
+	/* The sender's interface dropping instead: its outgoing link, left
+	 * out of routes where it is never slower than its disk, is in this
+	 * run's (it becomes slower at 4 s): b starts at 8 again. */
+	nic.node = 0;
+	r = run_scripted(f.wl, NULL, &nic, 1, &err);
+	CHECK(r != NULL);
+	CHECK_NEAR(r->tasks[1].start, 8, 1e-5);
+	locus_result_destroy(r);
 	/* A link change on a shared network is refused. */
 	r = run_scripted(f.wl, NULL, &link, 1, &err);
 	CHECK(r == NULL);

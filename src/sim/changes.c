@@ -267,9 +267,30 @@ static int merge_speeds(struct engine *e)
 	return 0;
 }
 
+/* Which nodes' outgoing links can bind (out_binds): those that are, or
+ * become by a bandwidth change, slower than their disk. The sharing is
+ * the same without the others, in exact arithmetic; it is cheaper (a
+ * remote read crosses two resources, not three). */
+static int out_links(struct engine *e)
+{
+	size_t nn = e->p->n_nodes;
+	e->out_binds = locus__calloc(nn ? nn : 1, 1);
+	if (!e->out_binds)
+		return locus__sim_fail(e, LOCUS_ENOMEM, "out of memory");
+	for (size_t n = 0; n < nn; n++)
+		e->out_binds[n] = !(e->p->nodes[n].net_bw >= e->p->nodes[n].disk_bw);
+	for (size_t k = 0; k < e->n_others; k++) {
+		const struct locus_change *c = e->others[k];
+		if (c->kind == LOCUS_CHANGE_BANDWIDTH &&
+		    !(e->p->nodes[c->node].net_bw * c->value >= e->p->nodes[c->node].disk_bw))
+			e->out_binds[c->node] = 1;
+	}
+	return 0;
+}
+
 /* The run's platform changes, checked: the speed changes by node in time
- * order (segs, seg_at), the others as events (others). 0 or the failure's
- * code. */
+ * order (segs, seg_at), the others as events (others); then out_binds.
+ * 0 or the failure's code. */
 int locus__sim_setup_changes(struct engine *e)
 {
 	size_t nn = e->p->n_nodes;
@@ -321,7 +342,7 @@ int locus__sim_setup_changes(struct engine *e)
 		e->segs[e->seg_at[n] + fill[n]++] = e->speeds[k];
 	}
 	free(fill);
-	return 0;
+	return out_links(e);
 }
 
 /* ---- the monitor ---------------------------------------------------------------- */

@@ -61,12 +61,14 @@ enum ev_kind {
 	EV_MOVED,    /* contention-free move `item` (of generation proc) has arrived */
 	EV_READY,    /* move `item` (of generation proc) has had its delay and its
 			file system operations: it asks for a slot */
-	EV_START     /* worker proc has handled an assignment: its head may start */
+	EV_START,    /* worker proc has handled an assignment: its head may start */
+	EV_BEGIN     /* process proc starts (time 0), and the next after it */
 };
 
 struct ev {
 	double t;
-	uint64_t seq; /* the order at one time: bit 63 the kind's class (ev_class), then the order pushed */
+	uint64_t seq; /* the order at one time: bit 63 the kind's class (ev_class), then the order
+			 pushed */
 	uint32_t kind;
 	uint32_t proc;
 	uint32_t item;
@@ -148,6 +150,7 @@ struct engine {
 	struct ev *evq;
 	size_t n_ev, ev_cap;
 	uint64_t seq;
+	uint64_t begin_seq; /* the processes' starts: begin_seq + process */
 	struct item *items;
 	size_t n_items, items_cap;
 	size_t event_times_cap; /* of r->policy_event_times (time_policy) */
@@ -182,7 +185,11 @@ struct engine {
 	uint32_t free_moves;
 	uint32_t *xhead; /* by object: its transfers going on */
 	uint8_t *node_down;
-	double *bw_factor;   /* by node */
+	double *bw_factor; /* by node */
+	/* By node: its outgoing link can be slower than its disk at some time
+	 * of the run. Every flow out of a node crosses its disk too, so a link
+	 * never slower than the disk never binds: routes leave it out. */
+	uint8_t *out_binds;
 	double *link_factor; /* contention-free pairs that changed: n_nodes^2 when small */
 	uint32_t *lost_node; /* by object: the node it was lost with, or NONE */
 	double *lost_at;
@@ -304,8 +311,9 @@ extern const struct locus__exec_ops locus__sim_ops;
 double locus__sim_compute_end(const struct engine *e, uint32_t node, double t0, double work);
 /* Task t's computation on worker w, in speed-1 seconds. */
 double locus__sim_work_units(const struct engine *e, uint32_t t, uint32_t w);
-/* The run's platform changes, checked, into segs, seg_at and others; 0
- * or the failure's code. */
+/* The run's platform changes, checked, into segs, seg_at and others, and
+ * out_binds from the nodes' bandwidths and their changes; 0 or the
+ * failure's code. */
 int locus__sim_setup_changes(struct engine *e);
 /* A platform change (not a speed change) happens. */
 void locus__sim_change(struct engine *e, const struct locus_change *c, double now);

@@ -64,7 +64,7 @@ double locus__sim_pair_cap(const struct engine *e, uint32_t a, uint32_t b)
  * to it (dst NONE), the writer's disk and link and its bandwidth; else
  * the source's disk and link, the reader's link, the backbone and the
  * racks' uplinks between racks (or, contention-free, the pair's own
- * link). */
+ * link). The source's link is left out where it never binds (out_binds). */
 void locus__sim_route(struct engine *e, struct move *mv)
 {
 	uint32_t n_nodes = (uint32_t)e->p->n_nodes, node = mv->dst, src = mv->src;
@@ -74,7 +74,8 @@ void locus__sim_route(struct engine *e, struct move *mv)
 		/* To the file system: the source's disk and link, and the
 		 * file system's bandwidth. */
 		mv->res[mv->n_res++] = src;
-		mv->res[mv->n_res++] = n_nodes + src;
+		if (e->out_binds[src])
+			mv->res[mv->n_res++] = n_nodes + src;
 		if (e->res_fs != NONE)
 			mv->res[mv->n_res++] = e->res_fs;
 	} else if (src == node) {
@@ -87,7 +88,8 @@ void locus__sim_route(struct engine *e, struct move *mv)
 		mv->cap = locus__sim_pair_cap(e, src, node);
 	} else {
 		mv->res[mv->n_res++] = src;
-		mv->res[mv->n_res++] = n_nodes + src;
+		if (e->out_binds[src])
+			mv->res[mv->n_res++] = n_nodes + src;
 		mv->res[mv->n_res++] = 2 * n_nodes + node;
 		if (e->res_backbone != NONE)
 			mv->res[mv->n_res++] = e->res_backbone;
