@@ -895,12 +895,17 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 {
 	printf("workflow %s: %zu tasks in %zu stages, %zu files\n", a->workflow, g->n_tasks,
 	       g->n_stages, g->n_objects);
+	/* The workers' nodes: the dispatchers' nodes run no task. */
+	size_t wn = locus_report_worker_nodes(r);
 	printf("policy %s%s%s, seed %" PRIu64 ": %zu workers on %zu nodes, %zu scheduler%s",
 	       r->policy, r->policy_options ? " " : "", r->policy_options ? r->policy_options : "",
-	       r->seed, r->n_workers, r->n_nodes, r->n_schedulers, r->n_schedulers == 1 ? "" : "s");
+	       r->seed, r->n_workers, wn, r->n_schedulers, r->n_schedulers == 1 ? "" : "s");
 	if (!strcmp(r->policy, "amfs"))
 		printf(" (a submitter, %" PRIu64 " dispatcher%s and as many metadata servers)", D,
 		       D == 1 ? "" : "s");
+	if (r->n_nodes > wn)
+		printf(" on %zu node%s without workers", r->n_nodes - wn,
+		       r->n_nodes - wn == 1 ? "" : "s");
 	printf("\n\n");
 	if (r->failed)
 		printf("  status            FAILED after %zu of %zu tasks: %s\n", r->tasks_done,
