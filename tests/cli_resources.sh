@@ -72,6 +72,21 @@ run sim-mem-free 0 "$locus" flow sim mem.mf --nodes 2 --cores 2 --out m.json &&
 run sim-wfcommons 0 "$locus" flow sim w.json --nodes 2 --cores 2 --out w-r.json &&
 	sim_intervals w-r.json >iv && [ "$(wc -l <iv)" -eq 4 ] && [ -z "$(overlaps iv)" ] && ok ||
 	fail "sim, WfCommons coreCount 2: overlap"
+# The workflow's default demand: the plain rules and a WfCommons
+# instance without coreCount, given 2 cores by --task-cores, never overlap
+# (3 s); a rule's own CORES=1 wins over it.
+run sim-default 0 "$locus" flow sim plain.mf --task-cores 2 --nodes 2 --cores 2 --out d.json &&
+	sim_intervals d.json >iv && [ "$(wc -l <iv)" -eq 6 ] && [ -z "$(overlaps iv)" ] &&
+	expect sim-default-makespan '"makespan": 3\.0' "$(cat d.json)" || fail "sim, --task-cores 2: overlap"
+sed 's/, "coreCount": 2//' w.json >w1.json
+run sim-default-wf 0 "$locus" flow sim w1.json --task-cores 2 --nodes 2 --cores 2 --out w-r.json &&
+	sim_intervals w-r.json >iv && [ "$(wc -l <iv)" -eq 4 ] && [ -z "$(overlaps iv)" ] && ok ||
+	fail "sim, WfCommons with --task-cores 2: overlap"
+makeflow '' $'CORES=1\n' >one.mf
+run sim-default-own 0 "$locus" flow sim one.mf --task-cores 2 --nodes 2 --cores 2 --out d.json &&
+	sim_intervals d.json >iv && [ -n "$(overlaps iv)" ] && ok || fail "sim: a rule's CORES=1 lost to --task-cores"
+run default-range 2 "$locus" flow sim plain.mf --task-cores 0 &&
+	expect default-range '--task-cores expects a count from 1 to 1000000' "$err"
 # Refused at load: 4 cores on nodes of 2 (the rule's line), memory too.
 makeflow '' $'CORES=4\n' >big.mf
 run refuse-cores 1 "$locus" flow sim big.mf --nodes 2 --cores 2 &&
@@ -103,6 +118,11 @@ else
 	run real-mem 0 "$locus" flow run mem.mf -np 5 --emulate-nodes 2 --memory 1G -q &&
 		real_intervals >iv && [ "$(wc -l <iv)" -eq 6 ] && [ -z "$(overlaps iv)" ] && ok ||
 		fail "run: memory overlaps on a node: $(overlaps iv) $(cat iv)"
+	rm -f t[0-5]
+	# The workflow's default: --task-cores 2 on the plain rules.
+	run real-default 0 "$locus" flow run plain.mf --task-cores 2 -np 5 --emulate-nodes 2 -q &&
+		real_intervals >iv && [ "$(wc -l <iv)" -eq 6 ] && [ -z "$(overlaps iv)" ] && ok ||
+		fail "run: --task-cores 2 tasks overlap on a node: $(overlaps iv) $(cat iv)"
 	rm -f t[0-5]
 	run real-refuse 1 "$locus" flow run big.mf -np 3 --emulate-nodes 2 -q &&
 		expect real-refuse 'big.mf:3: task t0 needs 4 cores' "$err"

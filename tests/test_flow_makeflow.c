@@ -644,7 +644,7 @@ TEST(sizes_from_directory)
 		 "last: out\n"
 		 "\trun\n",
 		 dir);
-	struct locus_makeflow_options opt = {dir, 0};
+	struct locus_makeflow_options opt = {.dir = dir};
 	struct locus_graph *g = NULL;
 	struct locus_error err = {0};
 	int rc = ok ? read_mf(&g, text, &opt, &err) : -1;
@@ -675,7 +675,7 @@ TEST(sizes_from_directory)
 	g = (void *)&g;
 	rc_loop = locus_flow_read_makeflow(&g, "o: a loop1\n\tx\n", 14, "t.mf", &opt, &e2);
 	struct locus_graph *g2 = (void *)&g2;
-	struct locus_makeflow_options nodir = {"/nonexistent/locus-mf", 0};
+	struct locus_makeflow_options nodir = {.dir = "/nonexistent/locus-mf"};
 	rc_nodir = locus_flow_read_makeflow(&g2, "o: a\n\tx\n", 8, "t.mf", &nodir, &e3);
 	locus__rmtree(dir);
 	CHECK_EQ_INT(rc, 0);
@@ -707,7 +707,7 @@ TEST(runtime)
 			   "LOCUS_RUNTIME = 0\n"
 			   "d:\n"
 			   "\tx\n";
-	struct locus_makeflow_options opt = {NULL, 9};
+	struct locus_makeflow_options opt = {.runtime = 9};
 	struct locus_graph *g = NULL;
 	struct locus_error err = {0};
 	CHECK_EQ_INT(read_mf(&g, text, &opt, &err), 0);

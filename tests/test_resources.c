@@ -123,6 +123,63 @@ TEST(wfcommons_declarations)
 	CHECK(strstr(err.message, "workflow.tasks[0].cores: expected a number of cores") != NULL);
 }
 
+TEST(workflow_default_demand)
+{
+	/* The workflow's default (locus flow --task-cores, --task-memory,
+	 * --task-disk) is what a task takes of each resource the workflow
+	 * does not state for it: a Makeflow's rule, category and default
+	 * category each win over it, resource by resource. */
+	const char *text = "a:\n\techo > a\n"
+			   "b:\nCORES=1\n\techo > b\n"
+			   "CATEGORY=big\nMEMORY=8\n"
+			   "c:\n\techo > c\n";
+	struct locus_makeflow_options opt = {.runtime = 1, .task_default = {2, 1 << 20, 3 << 20}};
+	struct locus_graph *g = NULL;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus_flow_read_makeflow(&g, text, strlen(text), "d.mf", &opt, &err), 0);
+	struct locus_demand a = locus_graph_demand(g, 0), b = locus_graph_demand(g, 1),
+			    c = locus_graph_demand(g, 2);
+	CHECK(a.cores == 2 && a.memory == 1 << 20 && a.disk == 3 << 20);
+	CHECK(b.cores == 1 && b.memory == 1 << 20 && b.disk == 3 << 20);
+	CHECK(c.cores == 2 && c.memory == 8 << 20 && c.disk == 3 << 20);
+	locus_graph_destroy(g);
+	/* The built-in default given explicitly: no demands, as before. */
+	opt.task_default = (struct locus_demand){1, 0, 0};
+	CHECK_EQ_INT(locus_flow_read_makeflow(&g, "a:\n\techo > a\n", 11, "d.mf", &opt, &err), 0);
+	CHECK(g && g->demand == NULL);
+	locus_graph_destroy(g);
+
+	/* WfCommons through locus_flow_load: coreCount and memoryInBytes
+	 * each win alone; disk always from the default. */
+	char path[4096];
+	snprintf(path, sizeof path, "%s/d.json", test_tmpdir());
+	CHECK_EQ_INT(test_write(path, "{\"workflow\": {\"tasks\": [{\"name\": \"a\"}, "
+				      "{\"name\": \"b\", \"coreCount\": 1}, {\"name\": \"c\", "
+				      "\"memoryInBytes\": 5}]}}"),
+		     0);
+	struct locus_flow_load_options lo = {.runtime = 1, .task_default = {2, 1000, 7}};
+	CHECK_EQ_INT(locus_flow_load(&g, path, &lo, &err), 0);
+	a = locus_graph_demand(g, 0), b = locus_graph_demand(g, 1), c = locus_graph_demand(g, 2);
+	CHECK(a.cores == 2 && a.memory == 1000 && a.disk == 7);
+	CHECK(b.cores == 1 && b.memory == 1000 && b.disk == 7);
+	CHECK(c.cores == 2 && c.memory == 5 && c.disk == 7);
+	locus_graph_destroy(g);
+	/* A generated workflow states nothing: every task takes it. */
+	lo.task_default = (struct locus_demand){0, 4096, 0}; /* cores 0: 1 */
+	CHECK_EQ_INT(locus_flow_load(&g, "gen:montage:2", &lo, &err), 0);
+	CHECK(g && g->demand != NULL);
+	for (uint32_t t = 0; g && t < g->n_tasks; t++) {
+		struct locus_demand d = locus_graph_demand(g, t);
+		CHECK(d.cores == 1 && d.memory == 4096 && d.disk == 0);
+	}
+	locus_graph_destroy(g);
+	/* Without one, nothing changes. */
+	lo.task_default = (struct locus_demand){0, 0, 0};
+	CHECK_EQ_INT(locus_flow_load(&g, "gen:montage:2", &lo, &err), 0);
+	CHECK(g && g->demand == NULL);
+	locus_graph_destroy(g);
+}
+
 TEST(a_task_no_node_holds_is_refused)
 {
 	struct locus_graph *g = rules(2, "", "CORES=4\n");
@@ -338,6 +395,6 @@ TEST(a_task_placed_where_it_never_fits_fails_the_run)
 
 TEST_MAIN(TEST_ENTRY(a_task_placed_where_it_never_fits_fails_the_run),
 	  TEST_ENTRY(makeflow_declarations), TEST_ENTRY(wfcommons_declarations),
-	  TEST_ENTRY(a_task_no_node_holds_is_refused), TEST_ENTRY(two_cores_on_nodes_of_two),
-	  TEST_ENTRY(memory_on_nodes), TEST_ENTRY(a_mix_never_exceeds_a_node),
-	  TEST_ENTRY(default_demands_change_nothing))
+	  TEST_ENTRY(workflow_default_demand), TEST_ENTRY(a_task_no_node_holds_is_refused),
+	  TEST_ENTRY(two_cores_on_nodes_of_two), TEST_ENTRY(memory_on_nodes),
+	  TEST_ENTRY(a_mix_never_exceeds_a_node), TEST_ENTRY(default_demands_change_nothing))

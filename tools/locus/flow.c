@@ -101,6 +101,9 @@ enum {
 	O_RUNTIME_SCALE,
 	O_WORK,
 	O_RUNTIME,
+	O_TASK_CORES,
+	O_TASK_MEMORY,
+	O_TASK_DISK,
 	O_GATHER,
 	O_MULTICAST,
 	O_SCATTER,
@@ -156,6 +159,17 @@ static int workflow_option(const char *cmd, void *values, int id, const char *ar
 		if (!(a->load.runtime >= 0 && a->load.runtime <= 1e12))
 			return cli_expects(cmd, "--runtime", "seconds >= 0", arg);
 		return 0;
+	case O_TASK_CORES: /* Makeflow's CORES' range */
+		if (a->task_cores < 1 || a->task_cores > 1000000)
+			return cli_expects(cmd, "--task-cores", "a count from 1 to 1000000", arg);
+		a->load.task_default.cores = (uint32_t)a->task_cores;
+		return 0;
+	case O_TASK_MEMORY:
+		a->load.task_default.memory = a->task_memory;
+		return 0;
+	case O_TASK_DISK:
+		a->load.task_default.disk = a->task_disk;
+		return 0;
 	}
 	return 0;
 }
@@ -174,6 +188,12 @@ static const struct cli_opt workflow_opts[] = {
     {"runtime", O_RUNTIME, CLI_NUMBER, AT(load.runtime), "SECONDS",
      "a Makeflow rule's runtime when no LOCUS_RUNTIME\n"
      "variable gives one (default 1)"},
+    {"task-cores", O_TASK_CORES, CLI_UINT, AT(task_cores), "N",
+     "the workflow's default demand: what a task takes of\n"
+     "each resource the workflow does not state for it\n"
+     "(as if in Makeflow's default category; default 1)"},
+    {"task-memory", O_TASK_MEMORY, CLI_SIZE, AT(task_memory), "SIZE", "(default 0: none)"},
+    {"task-disk", O_TASK_DISK, CLI_SIZE, AT(task_disk), "SIZE", "(default 0: none)"},
 };
 static const struct cli_group workflow_group = CLI_GROUP(workflow_opts, workflow_option);
 
