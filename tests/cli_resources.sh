@@ -4,8 +4,9 @@
 # never run two at once on a node, in `locus flow sim` (the result's
 # times) and for real in `locus flow run` (the times the commands
 # themselves wrote, on 2 emulated nodes; skipped without MPI); memory
-# likewise (--memory); a task no node holds is refused at load with its
-# file and line.
+# likewise (--memory), and disk in a real run (--storage: the room for
+# the tasks' declared DISK); a task no node holds is refused at load with
+# its file and line.
 # Usage: cli_resources.sh LOCUS_BINARY TESTS_DIR.
 set -u
 locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -124,6 +125,16 @@ else
 		real_intervals >iv && [ "$(wc -l <iv)" -eq 6 ] && [ -z "$(overlaps iv)" ] && ok ||
 		fail "run: --task-cores 2 tasks overlap on a node: $(overlaps iv) $(cat iv)"
 	rm -f t[0-5]
+	# Disk: tasks declaring 4 MiB on nodes whose room for the tasks'
+	# disk is 6 MiB (--storage; by default the free space where the
+	# node's storage is) run one at a time a node; 3 MiB holds none.
+	makeflow '.MAKEFLOW DISK 4' '' >disk.mf
+	run real-disk 0 "$locus" flow run disk.mf -np 5 --emulate-nodes 2 --storage 6M -q &&
+		real_intervals >iv && [ "$(wc -l <iv)" -eq 6 ] && [ -z "$(overlaps iv)" ] && ok ||
+		fail "run: disk overlaps on a node: $(overlaps iv) $(cat iv)"
+	rm -f t[0-5]
+	run real-disk-refuse 1 "$locus" flow run disk.mf -np 5 --emulate-nodes 2 --storage 3M -q &&
+		expect real-disk-refuse 'disk.mf:3: task t0 needs 1 core, 0 bytes of memory and 4194304 of disk, which no node holds: expected at most 2 cores, [0-9]+ bytes of memory and 3145728 of disk' "$err"
 	run real-refuse 1 "$locus" flow run big.mf -np 3 --emulate-nodes 2 -q &&
 		expect real-refuse 'big.mf:3: task t0 needs 4 cores' "$err"
 fi

@@ -379,7 +379,8 @@ static int platform_option(const char *cmd, void *values, int id, const char *ar
 	case O_NET_BW:
 	case O_DISK_BW:
 	case O_STORAGE:
-		a->have_nodes = 1;
+		/* run's --storage: each node's room for its tasks' DISK. */
+		a->have_nodes |= id != O_STORAGE || strcmp(a->sub, "run");
 		return 0;
 	case O_FS_OPS:
 		if (!(a->fs_ops >= 0 && a->fs_ops <= 1e12))
@@ -410,7 +411,9 @@ static const struct cli_opt platform_opts[] = {
      "each node's local storage bandwidth (default 1GB)"},
     {"storage", O_STORAGE, CLI_SIZE, AT(storage), "SIZE",
      "each node's local storage capacity (default: no\n"
-     "limit; a run that overfills one fails saying which)"},
+     "limit; a run that overfills one fails saying which;\n"
+     "run: each worker node's room for its tasks' DISK,\n"
+     "by default the space free where its storage is)"},
     {"memory", O_MEMORY, CLI_SIZE, AT(memory), "SIZE",
      "each worker node's memory, which the tasks' MEMORY\n"
      "(WfCommons: memoryInBytes) share (sim default: no\n"
@@ -917,9 +920,10 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 	       g->n_stages, g->n_objects);
 	/* The workers' nodes: the dispatchers' nodes run no task. */
 	size_t wn = locus_report_worker_nodes(r);
-	printf("policy %s%s%s, seed %" PRIu64 ": %zu workers on %zu nodes, %zu scheduler%s",
+	printf("policy %s%s%s, seed %" PRIu64 ": %zu worker%s on %zu node%s, %zu scheduler%s",
 	       r->policy, r->policy_options ? " " : "", r->policy_options ? r->policy_options : "",
-	       r->seed, r->n_workers, wn, r->n_schedulers, r->n_schedulers == 1 ? "" : "s");
+	       r->seed, r->n_workers, r->n_workers == 1 ? "" : "s", wn, wn == 1 ? "" : "s",
+	       r->n_schedulers, r->n_schedulers == 1 ? "" : "s");
 	if (!strcmp(r->policy, "amfs"))
 		printf(" (a submitter, %" PRIu64 " dispatcher%s and as many metadata servers)", D,
 		       D == 1 ? "" : "s");
@@ -1329,6 +1333,7 @@ static int run_rank(struct flow_args *a)
 		    .dispatchers = (size_t)a->dispatchers,
 		    .emulate_nodes = (size_t)a->emulate,
 		    .node_memory = (double)a->memory,
+		    .node_disk = (double)a->storage,
 		    .seed = a->seed,
 		    .retries = (int)a->retries,
 		    .keep = a->keep,
