@@ -329,6 +329,53 @@ TEST(default_demands_change_nothing)
 	locus_graph_destroy(b);
 }
 
+TEST(policies_place_only_where_a_task_fits)
+{
+	/* Nodes of 2 cores and 1 core (the second): tasks of 2 cores and of
+	 * 1 among them. Every policy that places tasks (the HEFT family's
+	 * plans, dask, taskvine) puts each only on a node that can hold it
+	 * (locus_workload_fits), so the run completes; placed anywhere, a
+	 * 2-core task on the 1-core node would fail it. */
+	char text[2048];
+	size_t k = 0;
+	for (int i = 0; i < 8; i++)
+		k += (size_t)snprintf(text + k, sizeof text - k, "t%d:\n%s\techo > t%d\n", i,
+				      i % 2 ? "CORES=2\n" : "", i);
+	struct locus_error err = {0};
+	struct locus_graph *g = makeflow(text, &err);
+	CHECK(g);
+	static const char *const placing[] = {"heft", "cpop", "peft", "dask", "taskvine"};
+	for (size_t i = 0; g && i < sizeof placing / sizeof *placing; i++) {
+		struct locus_platform *p = test_flow_cluster(2, 2, 1);
+		struct locus_workload *wl = NULL;
+		struct locus_result *r = NULL;
+		CHECK(p && p->nodes[1].cores == 2);
+		p->nodes[1].cores = 1;
+		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+		struct locus_sim_config cfg = {.wl = wl,
+					       .policy = locus_policy_find(placing[i]),
+					       .seed = 1,
+					       .latency = -1,
+					       .shared_fs_bw = 1.25e9};
+		int rc = wl ? locus_sim_run(&r, &cfg, &err) : -1;
+		if (rc)
+			fprintf(stderr, "%s: %s\n", placing[i], err.message);
+		CHECK_EQ_INT(rc, 0);
+		for (size_t t = 0; r && t < g->n_tasks; t++) {
+			CHECK(r->tasks[t].end > 0);
+			CHECK(locus_workload_fits(wl, (uint32_t)t, r->tasks[t].node));
+		}
+		/* The 1-core tasks still use the small node: 4 s alone on the
+		 * big one, less with it (the 2-core tasks take 4 s there). */
+		if (r)
+			CHECK(r->makespan >= 4 && r->makespan < 6.1);
+		locus_result_destroy(r);
+		locus_workload_destroy(wl);
+		locus_platform_destroy(p);
+	}
+	locus_graph_destroy(g);
+}
+
 /* A policy that assigns every task to the last worker, at once. */
 static size_t last_schedulers(size_t n_workers, size_t requested)
 {
@@ -397,4 +444,5 @@ TEST_MAIN(TEST_ENTRY(a_task_placed_where_it_never_fits_fails_the_run),
 	  TEST_ENTRY(makeflow_declarations), TEST_ENTRY(wfcommons_declarations),
 	  TEST_ENTRY(workflow_default_demand), TEST_ENTRY(a_task_no_node_holds_is_refused),
 	  TEST_ENTRY(two_cores_on_nodes_of_two), TEST_ENTRY(memory_on_nodes),
-	  TEST_ENTRY(a_mix_never_exceeds_a_node), TEST_ENTRY(default_demands_change_nothing))
+	  TEST_ENTRY(a_mix_never_exceeds_a_node), TEST_ENTRY(default_demands_change_nothing),
+	  TEST_ENTRY(policies_place_only_where_a_task_fits))

@@ -95,8 +95,9 @@ int locus__dag_cpop(struct locus__dag *s)
 		struct locus__fit fit;
 		/* A critical-path task the critical-path processor's node cannot
 		 * hold goes where it fits best, as the others. */
-		int on_cp = is_cp[t] && (!g->demand ||
-					 locus_workload_fits(s->wl, t, s->wl->worker_node[cp_proc]));
+		int on_cp =
+		    is_cp[t] &&
+		    (!g->demand || locus_workload_fits(s->wl, t, s->wl->worker_node[cp_proc]));
 		if (!on_cp)
 			locus__dag_ready_all(s, t);
 		if (on_cp)

@@ -467,9 +467,8 @@ static void decide(struct dask *s, struct locus_actions *act, uint32_t t)
 				continue;
 			double obj = occupancy(s, n) / s->ncores[n] + comm(s, deps, n);
 			if (best == NONE || obj < best_obj ||
-			    (obj == best_obj &&
-			     (s->nbytes[n] < s->nbytes[best] ||
-			      (s->nbytes[n] == s->nbytes[best] && n < best)))) {
+			    (obj == best_obj && (s->nbytes[n] < s->nbytes[best] ||
+						 (s->nbytes[n] == s->nbytes[best] && n < best)))) {
 				best = n;
 				best_obj = obj;
 			}
