@@ -414,6 +414,87 @@ static const struct locus_policy last_policy = {.version = 5,
 						.on_event = last_event,
 						.flags = LOCUS_POLICY_GRAPHS};
 
+/* A policy of version 7: `last`'s assignments, and at each event the
+ * monitor's room of every node, kept in `seen`. */
+static struct {
+	const struct locus_monitor *mon;
+	int calls, notsup, start_ok;
+	uint32_t min_cores, max_cores;
+	uint64_t memory;
+} seen;
+
+static int roomy_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	seen.mon = ctx->monitor;
+	return last_create(state, ctx, err);
+}
+
+static void roomy_event(void *state, const struct locus_event *ev, struct locus_actions *act)
+{
+	const struct locus_workload *wl = state;
+	for (uint32_t n = 0; seen.mon && seen.mon->room && n < wl->platform->n_nodes; n++) {
+		struct locus_demand free;
+		if (seen.mon->room(seen.mon, n, &free)) {
+			seen.notsup++;
+			continue;
+		}
+		seen.calls++;
+		if (!wl->platform->nodes[n].cores)
+			continue;
+		seen.min_cores = free.cores < seen.min_cores ? free.cores : seen.min_cores;
+		seen.max_cores = free.cores > seen.max_cores ? free.cores : seen.max_cores;
+		seen.memory = free.memory;
+		if (ev->kind == LOCUS_EV_START && ev->proc == wl->n_workers)
+			seen.start_ok += free.cores == (uint32_t)wl->platform->nodes[n].cores;
+	}
+	last_event(state, ev, act);
+}
+
+static const struct locus_policy roomy_policy = {.version = 7,
+						 .name = "roomy",
+						 .summary = "test",
+						 .schedulers = last_schedulers,
+						 .create = roomy_create,
+						 .destroy = last_destroy,
+						 .on_event = roomy_event,
+						 .flags = LOCUS_POLICY_GRAPHS};
+
+TEST(the_monitor_tells_a_nodes_room)
+{
+	/* Version 7's monitor call: 2-core tasks all on the last worker of
+	 * 2 nodes of 2 cores. Every node has its 2 cores free at the start;
+	 * while the tasks run, the last node's room goes down to 0 and never
+	 * past what it has; memory without a limit reads UINT64_MAX. A
+	 * workflow without declarations keeps no count: LOCUS_ENOTSUP. */
+	for (int declared = 1; declared >= 0; declared--) {
+		struct locus_graph *g = rules(4, declared ? ".MAKEFLOW CORES 2\n" : "", "");
+		struct locus_platform *p = test_flow_cluster(2, 2, 1);
+		struct locus_workload *wl = NULL;
+		struct locus_result *r = NULL;
+		struct locus_error err = {0};
+		CHECK(g && p);
+		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+		memset(&seen, 0, sizeof seen);
+		seen.min_cores = UINT32_MAX;
+		struct locus_sim_config cfg = {
+		    .wl = wl, .policy = &roomy_policy, .seed = 1, .latency = -1};
+		CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), 0);
+		if (declared) {
+			CHECK(seen.calls > 0 && seen.notsup == 0);
+			CHECK_EQ_INT(seen.start_ok, 2);
+			CHECK_EQ_INT(seen.min_cores, 0);
+			CHECK_EQ_INT(seen.max_cores, 2);
+			CHECK(seen.memory == UINT64_MAX);
+		} else {
+			CHECK(seen.calls == 0 && seen.notsup > 0);
+		}
+		locus_result_destroy(r);
+		locus_workload_destroy(wl);
+		locus_platform_destroy(p);
+		locus_graph_destroy(g);
+	}
+}
+
 TEST(a_task_placed_where_it_never_fits_fails_the_run)
 {
 	/* Nodes of 4 and 2 cores: a 4-core task fits the first; placed on
@@ -445,4 +526,5 @@ TEST_MAIN(TEST_ENTRY(a_task_placed_where_it_never_fits_fails_the_run),
 	  TEST_ENTRY(workflow_default_demand), TEST_ENTRY(a_task_no_node_holds_is_refused),
 	  TEST_ENTRY(two_cores_on_nodes_of_two), TEST_ENTRY(memory_on_nodes),
 	  TEST_ENTRY(a_mix_never_exceeds_a_node), TEST_ENTRY(default_demands_change_nothing),
-	  TEST_ENTRY(policies_place_only_where_a_task_fits))
+	  TEST_ENTRY(policies_place_only_where_a_task_fits),
+	  TEST_ENTRY(the_monitor_tells_a_nodes_room))

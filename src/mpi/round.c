@@ -805,7 +805,8 @@ static int setup(struct flow *f)
 					.moved = locus__rt_mon_moved,
 					.avail = locus__rt_mon_one,
 					.bandwidth = locus__rt_mon_one,
-					.pair_bw = locus__rt_mon_pair_bw};
+					.pair_bw = locus__rt_mon_pair_bw,
+					.room = locus__rt_mon_room};
 	rc = locus_kv_parse(&f->kv, o->policy_opts, f->err);
 	if (!rc && f->g->n_tasks) {
 		struct locus_policy_ctx ctx = {.wl = f->wl,
