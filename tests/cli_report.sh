@@ -9,7 +9,10 @@
 #    the summary, the stage table, the chart inline, where the bytes came
 #    from and the failed attempts with their stderr, written whole, that
 #    headless chromium renders without a console error (a page with a
-#    broken SVG attribute shows the check sees one).
+#    broken SVG attribute shows the check sees one);
+#  - the text summary of locus flow sim and flow run and the load chart
+#    count the workers' nodes, and a workflow's load chart gives its
+#    inputs' bytes by source, not the share of tasks read "locally".
 # The run part is skipped without MPI; the browser part without chromium
 # (scripts/install-deps installs it) and under the sanitizers.
 # Usage: cli_report.sh LOCUS_BINARY TESTS_DIR.
@@ -39,6 +42,13 @@ run fan 0 "$locus" flow sim fan.mf --nodes 2 --cores 1 --work fixed:2 --gantt fa
 	expect fan-stage-cp '<rect class="s0" [^>]*>.*stage cp\)' "$(cat fan.svg)" &&
 	expect fan-stage-cat '<rect class="s1" [^>]*>.*stage cat\)' "$(cat fan.svg)" &&
 	expect fan-legend '>cat</text>' "$(cat fan.svg)"
+# The text summary and the load chart count the workers' nodes too (the
+# dispatcher's node apart), and the load chart of a workflow says where
+# its bytes came from, not a share of tasks that read "locally".
+run fan-text 0 "$locus" flow sim fan.mf --nodes 2 --cores 1 --work fixed:2 --load fan-load.svg -q &&
+	expect fan-text-nodes ': 2 workers on 2 nodes, 3 schedulers \(.*\) on 1 node without workers$' "$out" &&
+	expect fan-load-nodes '>5 tasks, inputs [0-9.]+ MB local, [0-9.]+ MB from peers, [0-9.]+ MB from the shared FS; 2 workers on 2 nodes;' "$(cat fan-load.svg)" &&
+	{ grep -q 'read locally' fan-load.svg && fail "fan-load: a workflow's chart speaks of tasks read locally" || ok; }
 html=$(cat fan.html 2>/dev/null)
 expect sim-html-title '<title>locus flow sim fan\.mf</title>' "$html"
 expect sim-html-stage '<tr><td>cp</td><td>4</td>' "$html"
@@ -55,7 +65,8 @@ if "$locus" flow run --help 2>&1 | grep -q -- '--np'; then
 	seq 1 50 >in.txt
 	printf 'x: in.txt\n\tif [ -e %s/once ]; then cp in.txt x; else touch %s/once; echo the first attempt failed here >&2; echo "<on two lines>" >&2; exit 3; fi\ny: x\n\tcat x x > y\n' "$PWD" "$PWD" >Run.mf
 	run flow-run 0 "$locus" flow run Run.mf -np 3 --emulate-nodes 2 -q --local "$tmp/loc" --report run.html --gantt run.svg &&
-		expect run-nodes '>2 tasks on 2 workers, 2 nodes; bound' "$(cat run.svg)"
+		expect run-nodes '>2 tasks on 2 workers, 2 nodes; bound' "$(cat run.svg)" &&
+		expect run-text-nodes ': 2 workers on 2 nodes, 3 schedulers \(.*\) on 1 node without workers$' "$out"
 	html=$(cat run.html 2>/dev/null)
 	expect run-html-failure '<h3>task x, attempt 0 on node00[01]: exited with 3</h3>' "$html"
 	# Its stderr whole: escaped, its lines kept.

@@ -4,8 +4,9 @@
 # never run two at once on a node, in `locus flow sim` (the result's
 # times) and for real in `locus flow run` (the times the commands
 # themselves wrote, on 2 emulated nodes; skipped without MPI); memory
-# likewise (--memory); a task no node holds is refused at load with its
-# file and line.
+# likewise (--memory), and disk in a real run (--storage: the room for
+# the tasks' declared DISK); a task no node holds is refused at load with
+# its file and line.
 # Usage: cli_resources.sh LOCUS_BINARY TESTS_DIR.
 set -u
 locus=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -72,6 +73,21 @@ run sim-mem-free 0 "$locus" flow sim mem.mf --nodes 2 --cores 2 --out m.json &&
 run sim-wfcommons 0 "$locus" flow sim w.json --nodes 2 --cores 2 --out w-r.json &&
 	sim_intervals w-r.json >iv && [ "$(wc -l <iv)" -eq 4 ] && [ -z "$(overlaps iv)" ] && ok ||
 	fail "sim, WfCommons coreCount 2: overlap"
+# The workflow's default demand: the plain rules and a WfCommons
+# instance without coreCount, given 2 cores by --task-cores, never overlap
+# (3 s); a rule's own CORES=1 wins over it.
+run sim-default 0 "$locus" flow sim plain.mf --task-cores 2 --nodes 2 --cores 2 --out d.json &&
+	sim_intervals d.json >iv && [ "$(wc -l <iv)" -eq 6 ] && [ -z "$(overlaps iv)" ] &&
+	expect sim-default-makespan '"makespan": 3\.0' "$(cat d.json)" || fail "sim, --task-cores 2: overlap"
+sed 's/, "coreCount": 2//' w.json >w1.json
+run sim-default-wf 0 "$locus" flow sim w1.json --task-cores 2 --nodes 2 --cores 2 --out w-r.json &&
+	sim_intervals w-r.json >iv && [ "$(wc -l <iv)" -eq 4 ] && [ -z "$(overlaps iv)" ] && ok ||
+	fail "sim, WfCommons with --task-cores 2: overlap"
+makeflow '' $'CORES=1\n' >one.mf
+run sim-default-own 0 "$locus" flow sim one.mf --task-cores 2 --nodes 2 --cores 2 --out d.json &&
+	sim_intervals d.json >iv && [ -n "$(overlaps iv)" ] && ok || fail "sim: a rule's CORES=1 lost to --task-cores"
+run default-range 2 "$locus" flow sim plain.mf --task-cores 0 &&
+	expect default-range '--task-cores expects a count from 1 to 1000000' "$err"
 # Refused at load: 4 cores on nodes of 2 (the rule's line), memory too.
 makeflow '' $'CORES=4\n' >big.mf
 run refuse-cores 1 "$locus" flow sim big.mf --nodes 2 --cores 2 &&
@@ -104,6 +120,21 @@ else
 		real_intervals >iv && [ "$(wc -l <iv)" -eq 6 ] && [ -z "$(overlaps iv)" ] && ok ||
 		fail "run: memory overlaps on a node: $(overlaps iv) $(cat iv)"
 	rm -f t[0-5]
+	# The workflow's default: --task-cores 2 on the plain rules.
+	run real-default 0 "$locus" flow run plain.mf --task-cores 2 -np 5 --emulate-nodes 2 -q &&
+		real_intervals >iv && [ "$(wc -l <iv)" -eq 6 ] && [ -z "$(overlaps iv)" ] && ok ||
+		fail "run: --task-cores 2 tasks overlap on a node: $(overlaps iv) $(cat iv)"
+	rm -f t[0-5]
+	# Disk: tasks declaring 4 MiB on nodes whose room for the tasks'
+	# disk is 6 MiB (--storage; by default the free space where the
+	# node's storage is) run one at a time a node; 3 MiB holds none.
+	makeflow '.MAKEFLOW DISK 4' '' >disk.mf
+	run real-disk 0 "$locus" flow run disk.mf -np 5 --emulate-nodes 2 --storage 6M -q &&
+		real_intervals >iv && [ "$(wc -l <iv)" -eq 6 ] && [ -z "$(overlaps iv)" ] && ok ||
+		fail "run: disk overlaps on a node: $(overlaps iv) $(cat iv)"
+	rm -f t[0-5]
+	run real-disk-refuse 1 "$locus" flow run disk.mf -np 5 --emulate-nodes 2 --storage 3M -q &&
+		expect real-disk-refuse 'disk.mf:3: task t0 needs 1 core, 0 bytes of memory and 4194304 of disk, which no node holds: expected at most 2 cores, [0-9]+ bytes of memory and 3145728 of disk' "$err"
 	run real-refuse 1 "$locus" flow run big.mf -np 3 --emulate-nodes 2 -q &&
 		expect real-refuse 'big.mf:3: task t0 needs 4 cores' "$err"
 fi

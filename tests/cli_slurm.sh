@@ -10,10 +10,10 @@
 #    under mpirun;
 #  - locus run in an allocation runs each chunk of a store on the node
 #    that holds it (the store's directories named n1 and n2);
-#  - Slurm ending the job (scancel: SIGTERM, then SIGKILL KillWait
-#    seconds later, as at the time limit) leaves a journal the next sbatch
-#    of the same script resumes from: the tasks it says are done do not
-#    run again, and the outputs are the same.
+#  - Slurm ending the job at its time limit (sbatch --time=1: SIGTERM,
+#    then SIGKILL KillWait seconds later) leaves a journal the next
+#    sbatch of the same script resumes from: the tasks it says are done
+#    do not run again, and the outputs are the same.
 # Skipped (77) without Slurm and munge (scripts/install-deps), MPI, root,
 # or when the daemons do not start.
 # Usage: cli_slurm.sh LOCUS_BINARY TESTS_DIR.
@@ -169,7 +169,10 @@ expect sbatch-nodes2 'n2' "$(cat sb/run.journal)"
 rm -rf sb sb.log
 mkworkflow sb "$tmp/sb.log"
 touch hold
-job=$(sbatch --parsable -o "$tmp/job2.out" job.sh)
+# The job's time limit: 1 minute (Slurm's least), which slurmctld checks
+# every 30 s; the job is ended, SIGTERM then SIGKILL KillWait s later,
+# 60 to 90 s after it starts.
+job=$(sbatch --parsable --time=1 -o "$tmp/job2.out" job.sh)
 # Until the four first tasks are in the journal (b waits on hold).
 for _ in $(seq 300); do
 	[ "$(grep -c '^task' sb/run.journal 2>/dev/null)" = 4 ] && break
@@ -178,12 +181,18 @@ done
 expect killed-journal '^task	a4.txt' "$(cat sb/run.journal 2>/dev/null)"
 # Meanwhile the nodes keep their files in the job's directory.
 expect killed-storage 'locus-flow-.*/(n1|n2)' "$(cd jobtmp 2>/dev/null && ls -d locus-flow-*/* 2>&1)"
-scancel "$job"
-for _ in $(seq 100); do
+for _ in $(seq 1500); do
 	[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
 	sleep 0.1
 done
-[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && ok || fail "job $job still there after scancel"
+[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && ok || fail "job $job still there 150 s after it started"
+# Ended by its time limit, and locus flow run by the SIGTERM it got.
+expect timeout-state 'JobState=TIMEOUT' "$(scontrol show job "$job" 2>&1)"
+expect timeout-said 'DUE TO TIME LIMIT' "$(cat "$tmp/job2.out")"
+expect timeout-cut 'the job was cut short' "$(cat "$tmp/job2.out")"
+# The journal holds the four tasks, whole: the status its run left says
+# so, the run killed.
+expect timeout-status 'tasks 6: .*4 done' "$("$locus" flow status sb/run.journal 2>&1)"
 [ ! -e sb/b.txt ] && ok || fail "b.txt written though its task was ended"
 rm -f hold
 run resumed 0 sbatch --wait -o "$tmp/job3.out" job.sh

@@ -1435,7 +1435,7 @@ TEST(engine_offers)
 	CHECK_EQ_INT(
 	    locus_policy_check(&old, LOCUS_POLICY_VERSION, LOCUS_SIM_OFFERS, "engine E", &err),
 	    LOCUS_ENOTSUP);
-	CHECK(strstr(err.message, "and engine E version 6 at most") != NULL);
+	CHECK(strstr(err.message, "and engine E version 7 at most") != NULL);
 }
 
 TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(engine_offers), TEST_ENTRY(worker_protocol),

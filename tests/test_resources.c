@@ -123,6 +123,63 @@ TEST(wfcommons_declarations)
 	CHECK(strstr(err.message, "workflow.tasks[0].cores: expected a number of cores") != NULL);
 }
 
+TEST(workflow_default_demand)
+{
+	/* The workflow's default (locus flow --task-cores, --task-memory,
+	 * --task-disk) is what a task takes of each resource the workflow
+	 * does not state for it: a Makeflow's rule, category and default
+	 * category each win over it, resource by resource. */
+	const char *text = "a:\n\techo > a\n"
+			   "b:\nCORES=1\n\techo > b\n"
+			   "CATEGORY=big\nMEMORY=8\n"
+			   "c:\n\techo > c\n";
+	struct locus_makeflow_options opt = {.runtime = 1, .task_default = {2, 1 << 20, 3 << 20}};
+	struct locus_graph *g = NULL;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus_flow_read_makeflow(&g, text, strlen(text), "d.mf", &opt, &err), 0);
+	struct locus_demand a = locus_graph_demand(g, 0), b = locus_graph_demand(g, 1),
+			    c = locus_graph_demand(g, 2);
+	CHECK(a.cores == 2 && a.memory == 1 << 20 && a.disk == 3 << 20);
+	CHECK(b.cores == 1 && b.memory == 1 << 20 && b.disk == 3 << 20);
+	CHECK(c.cores == 2 && c.memory == 8 << 20 && c.disk == 3 << 20);
+	locus_graph_destroy(g);
+	/* The built-in default given explicitly: no demands, as before. */
+	opt.task_default = (struct locus_demand){1, 0, 0};
+	CHECK_EQ_INT(locus_flow_read_makeflow(&g, "a:\n\techo > a\n", 11, "d.mf", &opt, &err), 0);
+	CHECK(g && g->demand == NULL);
+	locus_graph_destroy(g);
+
+	/* WfCommons through locus_flow_load: coreCount and memoryInBytes
+	 * each win alone; disk always from the default. */
+	char path[4096];
+	snprintf(path, sizeof path, "%s/d.json", test_tmpdir());
+	CHECK_EQ_INT(test_write(path, "{\"workflow\": {\"tasks\": [{\"name\": \"a\"}, "
+				      "{\"name\": \"b\", \"coreCount\": 1}, {\"name\": \"c\", "
+				      "\"memoryInBytes\": 5}]}}"),
+		     0);
+	struct locus_flow_load_options lo = {.runtime = 1, .task_default = {2, 1000, 7}};
+	CHECK_EQ_INT(locus_flow_load(&g, path, &lo, &err), 0);
+	a = locus_graph_demand(g, 0), b = locus_graph_demand(g, 1), c = locus_graph_demand(g, 2);
+	CHECK(a.cores == 2 && a.memory == 1000 && a.disk == 7);
+	CHECK(b.cores == 1 && b.memory == 1000 && b.disk == 7);
+	CHECK(c.cores == 2 && c.memory == 5 && c.disk == 7);
+	locus_graph_destroy(g);
+	/* A generated workflow states nothing: every task takes it. */
+	lo.task_default = (struct locus_demand){0, 4096, 0}; /* cores 0: 1 */
+	CHECK_EQ_INT(locus_flow_load(&g, "gen:montage:2", &lo, &err), 0);
+	CHECK(g && g->demand != NULL);
+	for (uint32_t t = 0; g && t < g->n_tasks; t++) {
+		struct locus_demand d = locus_graph_demand(g, t);
+		CHECK(d.cores == 1 && d.memory == 4096 && d.disk == 0);
+	}
+	locus_graph_destroy(g);
+	/* Without one, nothing changes. */
+	lo.task_default = (struct locus_demand){0, 0, 0};
+	CHECK_EQ_INT(locus_flow_load(&g, "gen:montage:2", &lo, &err), 0);
+	CHECK(g && g->demand == NULL);
+	locus_graph_destroy(g);
+}
+
 TEST(a_task_no_node_holds_is_refused)
 {
 	struct locus_graph *g = rules(2, "", "CORES=4\n");
@@ -272,6 +329,53 @@ TEST(default_demands_change_nothing)
 	locus_graph_destroy(b);
 }
 
+TEST(policies_place_only_where_a_task_fits)
+{
+	/* Nodes of 2 cores and 1 core (the second): tasks of 2 cores and of
+	 * 1 among them. Every policy that places tasks (the HEFT family's
+	 * plans, dask, taskvine) puts each only on a node that can hold it
+	 * (locus_workload_fits), so the run completes; placed anywhere, a
+	 * 2-core task on the 1-core node would fail it. */
+	char text[2048];
+	size_t k = 0;
+	for (int i = 0; i < 8; i++)
+		k += (size_t)snprintf(text + k, sizeof text - k, "t%d:\n%s\techo > t%d\n", i,
+				      i % 2 ? "CORES=2\n" : "", i);
+	struct locus_error err = {0};
+	struct locus_graph *g = makeflow(text, &err);
+	CHECK(g);
+	static const char *const placing[] = {"heft", "cpop", "peft", "dask", "taskvine"};
+	for (size_t i = 0; g && i < sizeof placing / sizeof *placing; i++) {
+		struct locus_platform *p = test_flow_cluster(2, 2, 1);
+		struct locus_workload *wl = NULL;
+		struct locus_result *r = NULL;
+		CHECK(p && p->nodes[1].cores == 2);
+		p->nodes[1].cores = 1;
+		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+		struct locus_sim_config cfg = {.wl = wl,
+					       .policy = locus_policy_find(placing[i]),
+					       .seed = 1,
+					       .latency = -1,
+					       .shared_fs_bw = 1.25e9};
+		int rc = wl ? locus_sim_run(&r, &cfg, &err) : -1;
+		if (rc)
+			fprintf(stderr, "%s: %s\n", placing[i], err.message);
+		CHECK_EQ_INT(rc, 0);
+		for (size_t t = 0; r && t < g->n_tasks; t++) {
+			CHECK(r->tasks[t].end > 0);
+			CHECK(locus_workload_fits(wl, (uint32_t)t, r->tasks[t].node));
+		}
+		/* The 1-core tasks still use the small node: 4 s alone on the
+		 * big one, less with it (the 2-core tasks take 4 s there). */
+		if (r)
+			CHECK(r->makespan >= 4 && r->makespan < 6.1);
+		locus_result_destroy(r);
+		locus_workload_destroy(wl);
+		locus_platform_destroy(p);
+	}
+	locus_graph_destroy(g);
+}
+
 /* A policy that assigns every task to the last worker, at once. */
 static size_t last_schedulers(size_t n_workers, size_t requested)
 {
@@ -310,6 +414,87 @@ static const struct locus_policy last_policy = {.version = 5,
 						.on_event = last_event,
 						.flags = LOCUS_POLICY_GRAPHS};
 
+/* A policy of version 7: `last`'s assignments, and at each event the
+ * monitor's room of every node, kept in `seen`. */
+static struct {
+	const struct locus_monitor *mon;
+	int calls, notsup, start_ok;
+	uint32_t min_cores, max_cores;
+	uint64_t memory;
+} seen;
+
+static int roomy_create(void **state, const struct locus_policy_ctx *ctx, struct locus_error *err)
+{
+	seen.mon = ctx->monitor;
+	return last_create(state, ctx, err);
+}
+
+static void roomy_event(void *state, const struct locus_event *ev, struct locus_actions *act)
+{
+	const struct locus_workload *wl = state;
+	for (uint32_t n = 0; seen.mon && seen.mon->room && n < wl->platform->n_nodes; n++) {
+		struct locus_demand free;
+		if (seen.mon->room(seen.mon, n, &free)) {
+			seen.notsup++;
+			continue;
+		}
+		seen.calls++;
+		if (!wl->platform->nodes[n].cores)
+			continue;
+		seen.min_cores = free.cores < seen.min_cores ? free.cores : seen.min_cores;
+		seen.max_cores = free.cores > seen.max_cores ? free.cores : seen.max_cores;
+		seen.memory = free.memory;
+		if (ev->kind == LOCUS_EV_START && ev->proc == wl->n_workers)
+			seen.start_ok += free.cores == (uint32_t)wl->platform->nodes[n].cores;
+	}
+	last_event(state, ev, act);
+}
+
+static const struct locus_policy roomy_policy = {.version = 7,
+						 .name = "roomy",
+						 .summary = "test",
+						 .schedulers = last_schedulers,
+						 .create = roomy_create,
+						 .destroy = last_destroy,
+						 .on_event = roomy_event,
+						 .flags = LOCUS_POLICY_GRAPHS};
+
+TEST(the_monitor_tells_a_nodes_room)
+{
+	/* Version 7's monitor call: 2-core tasks all on the last worker of
+	 * 2 nodes of 2 cores. Every node has its 2 cores free at the start;
+	 * while the tasks run, the last node's room goes down to 0 and never
+	 * past what it has; memory without a limit reads UINT64_MAX. A
+	 * workflow without declarations keeps no count: LOCUS_ENOTSUP. */
+	for (int declared = 1; declared >= 0; declared--) {
+		struct locus_graph *g = rules(4, declared ? ".MAKEFLOW CORES 2\n" : "", "");
+		struct locus_platform *p = test_flow_cluster(2, 2, 1);
+		struct locus_workload *wl = NULL;
+		struct locus_result *r = NULL;
+		struct locus_error err = {0};
+		CHECK(g && p);
+		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+		memset(&seen, 0, sizeof seen);
+		seen.min_cores = UINT32_MAX;
+		struct locus_sim_config cfg = {
+		    .wl = wl, .policy = &roomy_policy, .seed = 1, .latency = -1};
+		CHECK_EQ_INT(locus_sim_run(&r, &cfg, &err), 0);
+		if (declared) {
+			CHECK(seen.calls > 0 && seen.notsup == 0);
+			CHECK_EQ_INT(seen.start_ok, 2);
+			CHECK_EQ_INT(seen.min_cores, 0);
+			CHECK_EQ_INT(seen.max_cores, 2);
+			CHECK(seen.memory == UINT64_MAX);
+		} else {
+			CHECK(seen.calls == 0 && seen.notsup > 0);
+		}
+		locus_result_destroy(r);
+		locus_workload_destroy(wl);
+		locus_platform_destroy(p);
+		locus_graph_destroy(g);
+	}
+}
+
 TEST(a_task_placed_where_it_never_fits_fails_the_run)
 {
 	/* Nodes of 4 and 2 cores: a 4-core task fits the first; placed on
@@ -338,6 +523,8 @@ TEST(a_task_placed_where_it_never_fits_fails_the_run)
 
 TEST_MAIN(TEST_ENTRY(a_task_placed_where_it_never_fits_fails_the_run),
 	  TEST_ENTRY(makeflow_declarations), TEST_ENTRY(wfcommons_declarations),
-	  TEST_ENTRY(a_task_no_node_holds_is_refused), TEST_ENTRY(two_cores_on_nodes_of_two),
-	  TEST_ENTRY(memory_on_nodes), TEST_ENTRY(a_mix_never_exceeds_a_node),
-	  TEST_ENTRY(default_demands_change_nothing))
+	  TEST_ENTRY(workflow_default_demand), TEST_ENTRY(a_task_no_node_holds_is_refused),
+	  TEST_ENTRY(two_cores_on_nodes_of_two), TEST_ENTRY(memory_on_nodes),
+	  TEST_ENTRY(a_mix_never_exceeds_a_node), TEST_ENTRY(default_demands_change_nothing),
+	  TEST_ENTRY(policies_place_only_where_a_task_fits),
+	  TEST_ENTRY(the_monitor_tells_a_nodes_room))

@@ -40,6 +40,11 @@ struct locus_makeflow_options {
 	/* A rule's runtime in seconds when no LOCUS_RUNTIME variable in its
 	 * scope gives one (>= 0). */
 	double runtime;
+	/* What a rule takes of each resource (CORES, MEMORY, DISK) that
+	 * neither it, its category nor the default category states: as if
+	 * set in the default category before the file. Zero is the built-in
+	 * default (LOCUS_DEMAND_DEFAULT; cores 0 is 1). */
+	struct locus_demand task_default;
 };
 
 /* The current version and the defaults: no directory, runtime 0. */
@@ -66,6 +71,12 @@ struct locus_flow_load_options {
 	uint64_t seed;	      /* gen: the generator's seed */
 	double jitter;	      /* gen: runtimes' coefficient of variation (0: its default) */
 	double runtime_scale; /* gen: multiplies every runtime (0: 1) */
+	/* The workflow's default demand: what a task takes of each resource
+	 * the workflow does not state for it (a Makeflow as above; a
+	 * WfCommons task's coreCount and memoryInBytes, each alone; every
+	 * task of a format that states none: STG, text, gen). Zero: the
+	 * built-in LOCUS_DEMAND_DEFAULT (cores 0 is 1). */
+	struct locus_demand task_default;
 };
 
 /* The current version and the defaults: every member 0. */

@@ -377,6 +377,13 @@ struct locus_mpi_flow_options {
 	 * demands, struct locus_demand); 0: the machine's (MemTotal) over
 	 * the nodes it plays. */
 	double node_memory;
+	/* Bytes of disk each worker node's tasks may declare at once (their
+	 * DISK, struct locus_demand): a task starts only where the declared
+	 * disk of those running beside it leaves room for its own; 0: the
+	 * space free where the node's storage is (statvfs) when the run
+	 * starts, over the nodes this machine plays. Declared, not measured:
+	 * what a command writes is not limited. */
+	double node_disk;
 };
 
 /* The current version and the defaults: every member 0 or NULL but

@@ -284,6 +284,14 @@ struct locus_monitor {
 	 * pair's link on a contention-free platform, else the narrowest of
 	 * the two interfaces and the shared caps; 0 when either is down. */
 	double (*pair_bw)(const struct locus_monitor *m, uint32_t a, uint32_t b);
+	/* Version 7: what node n has free now for tasks' demands (struct
+	 * locus_demand: cores, memory and disk; UINT64_MAX where the node
+	 * states no limit), into *free: 0, or LOCUS_ENOTSUP where the engine
+	 * keeps no count (a workflow that declares nothing: every task
+	 * takes one core, and a free worker is a free core) or cannot see
+	 * the node's (a real run over several machines). A task's demand is
+	 * locus_graph_demand(wl->graph, t). */
+	int (*room)(const struct locus_monitor *m, uint32_t node, struct locus_demand *free);
 };
 
 struct locus_policy_ctx {
@@ -303,8 +311,10 @@ struct locus_policy_ctx {
  * (docs/flow.md, "Resources"); such a policy may read them and place a
  * task only where locus_workload_fits. A policy of any version runs: a
  * task that waits for room waits in its worker's queue, and one placed
- * on a node that can never hold it fails the run, saying so. */
-#define LOCUS_POLICY_VERSION 6
+ * on a node that can never hold it fails the run, saying so. Version 7
+ * adds the monitor's room (what a node has free now); a policy of an
+ * earlier version never reads it. */
+#define LOCUS_POLICY_VERSION 7
 
 /* What a policy needs of an engine beyond version 1's events and actions
  * (version 5: struct locus_policy.needs), and what an engine offers

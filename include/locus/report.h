@@ -37,6 +37,11 @@ extern "C" {
  * always null. docs/formats.md, "Result". The newest version: */
 #define LOCUS_RESULT_VERSION 5
 
+/* How many distinct nodes r's workers run on: the nodes a summary
+ * counts (a platform's nodes without workers, a workflow's dispatchers',
+ * are not among them). 0 when r has no workers. */
+size_t locus_report_worker_nodes(const struct locus_result *r);
+
 int locus_report_json(const struct locus_result *r, FILE *fp);
 int locus_report_csv(const struct locus_result *r, FILE *fp);
 int locus_report_trace(const struct locus_result *r, FILE *fp);

@@ -93,9 +93,14 @@ int locus__dag_cpop(struct locus__dag *s)
 	for (size_t k = 0; k < s->n_tasks && !rc; k++) {
 		uint32_t t = locus__ready_pop(&ready), w = cp_proc;
 		struct locus__fit fit;
-		if (!is_cp[t])
+		/* A critical-path task the critical-path processor's node cannot
+		 * hold goes where it fits best, as the others. */
+		int on_cp =
+		    is_cp[t] &&
+		    (!g->demand || locus_workload_fits(s->wl, t, s->wl->worker_node[cp_proc]));
+		if (!on_cp)
 			locus__dag_ready_all(s, t);
-		if (is_cp[t])
+		if (on_cp)
 			fit = locus__dag_fit(s, w, locus__dag_ready_on(s, t, s->wl->worker_node[w]),
 					     locus_workload_cost(s->wl, t, w));
 		else

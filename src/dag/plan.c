@@ -148,9 +148,12 @@ int locus_dag_plan(struct locus_dag_plan **out, const struct locus_workload *wl,
 /* ---- the planning state ----------------------------------------------------- */
 
 /* What makes an idle worker alike another (plan.h): its node's speed, the
- * links any node has to its node, and `own` (not UINT32_MAX: alone). */
+ * links any node has to its node, `own` (not UINT32_MAX: alone), and,
+ * when the tasks have demands, its node's room (cores, memory, storage:
+ * alike workers hold the same tasks). */
 struct class_key {
-	double speed, net_bw;
+	double speed, net_bw, memory, storage;
+	int cores;
 	const char *rack; /* NULL: racks do not matter */
 	uint32_t own, worker;
 };
@@ -164,6 +167,12 @@ static int class_cmp(const void *a, const void *b)
 		return x->speed < y->speed ? -1 : 1;
 	if (x->net_bw != y->net_bw)
 		return x->net_bw < y->net_bw ? -1 : 1;
+	if (x->cores != y->cores)
+		return x->cores < y->cores ? -1 : 1;
+	if (x->memory != y->memory)
+		return x->memory < y->memory ? -1 : 1;
+	if (x->storage != y->storage)
+		return x->storage < y->storage ? -1 : 1;
 	int r = x->rack && y->rack ? strcmp(x->rack, y->rack) : 0;
 	if (r)
 		return r;
@@ -173,6 +182,7 @@ static int class_cmp(const void *a, const void *b)
 static int same_class(const struct class_key *x, const struct class_key *y)
 {
 	return x->own == y->own && x->speed == y->speed && x->net_bw == y->net_bw &&
+	       x->cores == y->cores && x->memory == y->memory && x->storage == y->storage &&
 	       (!x->rack || !y->rack || !strcmp(x->rack, y->rack));
 }
 
@@ -194,7 +204,7 @@ static int make_classes(struct locus__dag *s)
 		free(linked);
 		return LOCUS_ENOMEM;
 	}
-	int pairs = pf->network == LOCUS_NET_PAIRS;
+	int pairs = pf->network == LOCUS_NET_PAIRS, room = wl->graph->demand != NULL;
 	for (size_t k = 0; pairs && k < pf->n_links; k++)
 		linked[pf->links[k].a] = linked[pf->links[k].b] = 1;
 	for (uint32_t w = 0; w < p; w++) {
@@ -203,6 +213,9 @@ static int make_classes(struct locus__dag *s)
 		key[w] = (struct class_key){
 		    .speed = n->speed,
 		    .net_bw = pairs ? 0 : n->net_bw,
+		    .cores = room ? n->cores : 0,
+		    .memory = room ? n->memory : 0,
+		    .storage = room ? n->storage : 0,
 		    .rack = !pairs && pf->rack_bw > 0 ? n->rack : NULL,
 		    .own = wl->cost	? w
 			   : linked[nd] ? nd
@@ -322,9 +335,13 @@ static int cmp_u32(const void *a, const void *b)
 void locus__dag_ready_all(struct locus__dag *s, uint32_t t)
 {
 	const uint32_t *node_of = s->wl->worker_node;
+	int room = s->g->demand != NULL;
 	size_t n = 0;
 	for (size_t k = 0; k < s->n_touched; k++) {
 		uint32_t nd = s->touched_nodes[k];
+		/* Only nodes that can hold t (a class's members hold alike). */
+		if (room && !locus_workload_fits(s->wl, t, nd))
+			continue;
 		s->node_ready[nd] = locus__dag_ready_on(s, t, nd);
 		for (uint32_t w = s->node_first[nd]; w < s->node_first[nd + 1]; w++)
 			s->cand[n++] = w;
@@ -336,6 +353,8 @@ void locus__dag_ready_all(struct locus__dag *s, uint32_t t)
 		if (*at == s->member_at[c + 1])
 			continue;
 		uint32_t w = s->members[*at];
+		if (room && !locus_workload_fits(s->wl, t, node_of[w]))
+			continue;
 		s->node_ready[node_of[w]] = locus__dag_ready_on(s, t, node_of[w]);
 		s->cand[n++] = w;
 	}

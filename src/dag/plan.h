@@ -110,8 +110,9 @@ double locus__dag_ready_on(const struct locus__dag *s, uint32_t t, uint32_t node
 
 /* The workers a choice for t looks at, into s->cand[0 .. s->n_cand) in
  * increasing order: every worker of a touched node and the first
- * untouched worker of each class; s->node_ready[node] set for each of
- * their nodes (locus__dag_ready_on). */
+ * untouched worker of each class, those whose node can hold t
+ * (locus_workload_fits) when the tasks have demands; s->node_ready[node]
+ * set for each of their nodes (locus__dag_ready_on). */
 void locus__dag_ready_all(struct locus__dag *s, uint32_t t);
 
 /* Fills s->node_ready[node] with locus__dag_ready_on for every node that

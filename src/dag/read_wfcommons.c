@@ -85,6 +85,7 @@ struct wctx {
 	/* Each task's cores and memory (coreCount, memoryInBytes; 1.4's
 	 * cores, memory in KB), when it states them (declared). */
 	struct locus_demand *demand;
+	struct locus_demand task_default; /* what a task stating nothing takes */
 	uint8_t *declared;
 	struct locus__strmap tix; /* id -> task */
 	struct locus__strmap nix; /* name -> task, or AMBIGUOUS */
@@ -311,7 +312,9 @@ static int read_task_ids(struct wctx *c)
 		snprintf(path, sizeof path, "%s[%zu].%s", c->tasks_path, i, which);
 		if (rt && (rc = seconds(c, rt, path, &c->work[i])))
 			return rc;
-		c->demand[i] = LOCUS_DEMAND_DEFAULT;
+		c->demand[i] = c->task_default;
+		c->declared[i] =
+		    c->task_default.cores != 1 || c->task_default.memory || c->task_default.disk;
 		snprintf(path, sizeof path, "%s[%zu]", c->tasks_path, i);
 		if ((rc = read_demand(c, t, path, i)))
 			return rc;
@@ -433,12 +436,15 @@ static int task_stage_and_command(struct wctx *c, uint32_t i)
 	int rc = 0;
 	json_t *cmd = c->cmd[i];
 	if (cmd) {
-		snprintf(path, sizeof path, "%s[%" PRIu32 "].command", c->cmd_list[i], c->cmd_at[i]);
+		snprintf(path, sizeof path, "%s[%" PRIu32 "].command", c->cmd_list[i],
+			 c->cmd_at[i]);
 		if (!json_is_object(cmd))
-			return perr(c, "%s: expected an object with \"program\" and \"arguments\", "
-				       "got %s",
+			return perr(c,
+				    "%s: expected an object with \"program\" and \"arguments\", "
+				    "got %s",
 				    path, locus__json_describe(cmd, got, sizeof got));
-		json_t *prog = json_object_get(cmd, "program"), *args = json_object_get(cmd, "arguments");
+		json_t *prog = json_object_get(cmd, "program"),
+		       *args = json_object_get(cmd, "arguments");
 		char p2[240];
 		snprintf(p2, sizeof p2, "%s.program", path);
 		if (prog && (rc = id_string(c, prog, p2, &program)))
@@ -457,8 +463,9 @@ static int task_stage_and_command(struct wctx *c, uint32_t i)
 				if (!json_is_string(a) ||
 				    strlen(json_string_value(a)) != json_string_length(a)) {
 					free(argv);
-					return perr(c, "%s.arguments[%zu]: expected a string, got %s",
-						    path, k - 1, locus__json_describe(a, got, sizeof got));
+					return perr(
+					    c, "%s.arguments[%zu]: expected a string, got %s", path,
+					    k - 1, locus__json_describe(a, got, sizeof got));
 				}
 				argv[k] = json_string_value(a);
 			}
@@ -838,7 +845,17 @@ static int read_workflow(struct wctx *c, json_t *root)
 int locus_dag_read_wfcommons(struct locus_graph **out, const char *text, size_t len,
 			     const char *name, struct locus_error *err)
 {
-	struct wctx c = {.file = name, .err = err};
+	return locus__read_wfcommons(out, text, len, name, NULL, err);
+}
+
+int locus__read_wfcommons(struct locus_graph **out, const char *text, size_t len, const char *name,
+			  const struct locus_demand *task_default, struct locus_error *err)
+{
+	struct wctx c = {.file = name, .err = err, .task_default = LOCUS_DEMAND_DEFAULT};
+	if (task_default) {
+		c.task_default = *task_default;
+		c.task_default.cores += !c.task_default.cores;
+	}
 	json_error_t je;
 	int rc;
 	if (out)

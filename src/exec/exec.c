@@ -516,6 +516,14 @@ static void place(struct locus__exec *x, uint32_t w, uint32_t t, int64_t hint, i
 		locus__exec_try_start(x, w, now);
 }
 
+int locus__exec_room(const struct locus__exec *x, uint32_t n, struct locus_demand *free)
+{
+	if (!x->ledger || n >= x->cfg.wl->platform->n_nodes || !x->ledger[n])
+		return LOCUS_ENOTSUP;
+	locus__ledger_room(x->ledger[n], free);
+	return 0;
+}
+
 int locus__exec_void(const struct locus__exec *x, uint32_t t, uint32_t aseq)
 {
 	return t < x->g->n_tasks &&

@@ -210,6 +210,8 @@ void locus__ledger_withdraw(struct locus__ledger *l, uint32_t w);
 /* The waiting workers, in order, into out (room for the node's
  * workers); how many. */
 size_t locus__ledger_waiting(struct locus__ledger *l, uint32_t *out);
+/* What l has free now into *free (UINT64_MAX: no limit). */
+void locus__ledger_room(struct locus__ledger *l, struct locus_demand *free);
 /* Whether graph g has a task whose demand is not LOCUS_DEMAND_DEFAULT
  * (else engines need no ledger: every task fits a free worker). */
 int locus__demands(const struct locus_graph *g);
@@ -308,6 +310,11 @@ void locus__exec_fini(struct locus__exec *x);
 /* Carries out the actions `act` of process `proc`'s event, at `now`
  * (checked: a policy's mistake fails the run through ops->fail). */
 void locus__exec_apply(struct locus__exec *x, struct locus_actions *act, uint32_t proc, double now);
+
+/* The monitor's room (policy.h, version 7): what node n has free now,
+ * from its ledger; LOCUS_ENOTSUP when the executor keeps none for it
+ * (the graph has no demands, or n runs none of its workers). */
+int locus__exec_room(const struct locus__exec *x, uint32_t n, struct locus_demand *free);
 
 /* Whether an assignment of task t numbered `aseq` arrives void (it was
  * cancelled on its way, or its task finished and was cancelled). */

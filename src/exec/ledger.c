@@ -116,6 +116,15 @@ void locus__ledger_withdraw(struct locus__ledger *l, uint32_t w)
 	unlock(l);
 }
 
+void locus__ledger_room(struct locus__ledger *l, struct locus_demand *free)
+{
+	lock(l);
+	free->cores = (uint32_t)l->cores;
+	free->memory = l->memory >= LOCUS__LEDGER_ANY / 2 ? UINT64_MAX : l->memory;
+	free->disk = l->disk >= LOCUS__LEDGER_ANY / 2 ? UINT64_MAX : l->disk;
+	unlock(l);
+}
+
 size_t locus__ledger_waiting(struct locus__ledger *l, uint32_t *out)
 {
 	lock(l);

@@ -444,20 +444,34 @@ static void assign(struct dask *s, struct locus_actions *act, uint32_t t, uint32
 	arm(s, act);
 }
 
-/* decide_worker: the node where ready task t should start soonest. */
+/* Whether node n can hold task t (its demand; version 6 of the policy
+ * protocol): every node when the tasks declare nothing. */
+static int holds(const struct dask *s, uint32_t t, uint32_t n)
+{
+	return !s->g->demand || locus_workload_fits(s->wl, t, n);
+}
+
+/* decide_worker: the node where ready task t should start soonest, among
+ * those that can hold it (all of them when none of the nodes holding its
+ * dependencies can). */
 static void decide(struct dask *s, struct locus_actions *act, uint32_t t)
 {
 	uint64_t deps = dep_bytes(s, t);
 	uint32_t nt = held(s, t), best = NONE, n_cand = nt ? nt : s->n_wnodes;
 	double best_obj = 0;
-	for (uint32_t i = 0; i < n_cand; i++) {
-		uint32_t n = nt ? s->touched[i] : s->wnodes[i];
-		double obj = occupancy(s, n) / s->ncores[n] + comm(s, deps, n);
-		if (best == NONE || obj < best_obj ||
-		    (obj == best_obj && (s->nbytes[n] < s->nbytes[best] ||
-					 (s->nbytes[n] == s->nbytes[best] && n < best)))) {
-			best = n;
-			best_obj = obj;
+	for (int all = 0; all < 2 && best == NONE && (!all || nt); all++) {
+		uint32_t m = all ? s->n_wnodes : n_cand;
+		for (uint32_t i = 0; i < m; i++) {
+			uint32_t n = nt && !all ? s->touched[i] : s->wnodes[i];
+			if (!holds(s, t, n))
+				continue;
+			double obj = occupancy(s, n) / s->ncores[n] + comm(s, deps, n);
+			if (best == NONE || obj < best_obj ||
+			    (obj == best_obj && (s->nbytes[n] < s->nbytes[best] ||
+						 (s->nbytes[n] == s->nbytes[best] && n < best)))) {
+				best = n;
+				best_obj = obj;
+			}
 		}
 	}
 	held_clear(s, nt);
@@ -562,6 +576,8 @@ static void balance(struct dask *s, struct locus_actions *act)
 				double best_obj = 0;
 				for (uint32_t i = 0; i < n_thieves; i++) {
 					uint32_t n = s->thieves[i];
+					if (!holds(s, t, n))
+						continue;
 					double obj =
 					    comb_occ(s, n) / s->ncores[n] + comm(s, deps, n);
 					if (best == NONE || obj < best_obj ||
@@ -574,6 +590,11 @@ static void balance(struct dask *s, struct locus_actions *act)
 					}
 				}
 				examined += n_thieves;
+				if (best == NONE) { /* no thief can hold it */
+					held_clear(s, nt);
+					t = prev;
+					continue;
+				}
 				double d = duration(s, t, victim), c_thief = comm(s, deps, best),
 				       c_victim = comm(s, deps, victim);
 				held_clear(s, nt);

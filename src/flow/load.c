@@ -65,6 +65,8 @@ static int load_makeflow(struct locus_graph **out, const char *path, char *text,
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
 	struct locus_makeflow_options mo = {.dir = dir, .runtime = opt ? opt->runtime : 0};
+	if (opt)
+		mo.task_default = opt->task_default;
 	rc = locus_flow_read_makeflow(out, text, len, path, &mo, err);
 	free(dir);
 	free(text);
@@ -124,6 +126,52 @@ void locus_flow_load_options_init(struct locus_flow_load_options *o)
 	*o = (struct locus_flow_load_options){.version = LOCUS_FLOW_LOAD_OPTIONS_VERSION};
 }
 
+/* A graph whose format states no demand (STG, the text form, a generated
+ * workflow): every task takes the workflow's default, when it is not
+ * the built-in one. Set on the finished graph, which owns g->demand. */
+static int default_demand(struct locus_graph *g, const struct locus_flow_load_options *opt,
+			  struct locus_error *err)
+{
+	if (!opt || g->demand)
+		return 0;
+	struct locus_demand d = opt->task_default;
+	d.cores += !d.cores;
+	if (d.cores == 1 && !d.memory && !d.disk)
+		return 0;
+	g->demand = malloc((g->n_tasks ? g->n_tasks : 1) * sizeof *g->demand);
+	if (!g->demand)
+		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
+	for (size_t t = 0; t < g->n_tasks; t++)
+		g->demand[t] = d;
+	return 0;
+}
+
+/* A task graph (STG, text, WfCommons) at path or in text (read there
+ * when NULL; freed), its format told by `format` (locus__dag_load_text's)
+ * or its content. WfCommons tasks take the workflow's default for what
+ * they do not state; the other formats state nothing. */
+static int load_graph(struct locus_graph **out, const char *path, char *text, size_t len,
+		      int format, const struct locus_flow_load_options *opt,
+		      struct locus_error *err)
+{
+	int rc = 0;
+	if (!text && (rc = locus__read_file(&text, &len, path, err)))
+		return rc;
+	long line, col;
+	size_t i = locus__first_significant(text, len, &line, &col);
+	if (format == 3 || (!format && i < len && text[i] == '{'))
+		rc = locus__read_wfcommons(out, text, len, path, opt ? &opt->task_default : NULL,
+					   err);
+	else
+		rc = locus__dag_load_text(out, text, len, path, format, err);
+	free(text);
+	if (!rc && (rc = default_demand(*out, opt, err))) {
+		locus_graph_destroy(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 int locus_flow_load(struct locus_graph **out, const char *spec,
 		    const struct locus_flow_load_options *opt, struct locus_error *err)
 {
@@ -133,17 +181,30 @@ int locus_flow_load(struct locus_graph **out, const char *spec,
 	if (opt && locus__check_version(opt->version, LOCUS_FLOW_LOAD_OPTIONS_VERSION,
 					"locus_flow_load_options", err))
 		return LOCUS_EINVAL;
-	if (!strncmp(spec, "gen:", 4))
-		return load_generated(out, spec, opt, err);
+	if (!strncmp(spec, "gen:", 4)) {
+		int rc = load_generated(out, spec, opt, err);
+		if (!rc && (rc = default_demand(*out, opt, err))) {
+			locus_graph_destroy(*out);
+			*out = NULL;
+		}
+		return rc;
+	}
 	if (!strncmp(spec, "makeflow:", 9)) {
 		if (!spec[9])
 			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
 					  "workflow \"%s\": no file named", spec);
 		return load_makeflow(out, spec + 9, NULL, 0, opt, err);
 	}
-	if (!strncmp(spec, "stg:", 4) || !strncmp(spec, "text:", 5) ||
-	    !strncmp(spec, "wfcommons:", 10))
-		return locus_dag_load(out, spec, err);
+	static const char *const prefixes[] = {"stg:", "text:", "wfcommons:"};
+	for (int k = 0; k < 3; k++) {
+		size_t n = strlen(prefixes[k]);
+		if (strncmp(spec, prefixes[k], n))
+			continue;
+		if (!spec[n])
+			return locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+					  "graph \"%s\": no file named", spec);
+		return load_graph(out, spec + n, NULL, 0, k + 1, opt, err);
+	}
 	if (named_makeflow(spec))
 		return load_makeflow(out, spec, NULL, 0, opt, err);
 	char *text = NULL;
@@ -160,17 +221,16 @@ int locus_flow_load(struct locus_graph **out, const char *spec,
 	if (graph) {
 		/* The dag loader says what an empty file lacks, and reads the
 		 * rest from this text: a pipe cannot be read twice. */
-		rc = locus__dag_load_text(out, text, len, spec, 0, err);
-		free(text);
-		return rc;
+		return load_graph(out, spec, text, len, 0, opt, err);
 	}
 	if (!has_rule(text, len)) {
 		free(text);
-		return locus__err(err, LOCUS_EPARSE, spec, line, col,
-				  "expected a task graph: WfCommons JSON ('{'), a Makeflow "
-				  "('targets: sources'), the text form ('tasks N procs P') or STG "
-				  "(the number of tasks); or name the format: makeflow:, wfcommons:, "
-				  "stg:, text:");
+		return locus__err(
+		    err, LOCUS_EPARSE, spec, line, col,
+		    "expected a task graph: WfCommons JSON ('{'), a Makeflow "
+		    "('targets: sources'), the text form ('tasks N procs P') or STG "
+		    "(the number of tasks); or name the format: makeflow:, wfcommons:, "
+		    "stg:, text:");
 	}
 	return load_makeflow(out, spec, text, len, opt, err);
 }

@@ -462,8 +462,11 @@ void locus__mf_rule_demand(const struct mf *r, struct locus_demand *d, int *decl
 	const char *name = locus__mf_lookup(r, "CATEGORY", 0);
 	const struct mf_cat *cat = category(r, name && *name ? name : "default");
 	const struct mf_cat *def = category(r, "default");
-	uint64_t v[MF_RESOURCES] = {1, 0, 0};
-	*declared = 0;
+	const struct locus_demand *td = r->opt ? &r->opt->task_default : NULL;
+	uint64_t v[MF_RESOURCES] = {td && td->cores ? td->cores : 1, td ? td->memory : 0,
+				    td ? td->disk : 0};
+	/* A default other than the built-in one is a declaration. */
+	*declared = v[MF_CORES] != 1 || v[MF_MEMORY] || v[MF_DISK];
 	for (int k = 0; k < MF_RESOURCES; k++) {
 		const char *s = NULL;
 		for (size_t i = 0; i < r->n_locals && !s; i++)

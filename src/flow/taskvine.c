@@ -379,8 +379,29 @@ static void send_task(struct vine *s, struct locus_actions *act, uint32_t t)
 	s->tst[t] = T_SENT;
 }
 
+/* Whether node n can hold task t (its demand; version 6 of the policy
+ * protocol): every node when the tasks declare nothing. */
+static int holds(const struct vine *s, uint32_t t, uint32_t n)
+{
+	return !s->g->demand || locus_workload_fits(s->wl, t, n);
+}
+
+/* A node with a free core that can hold t: the free nodes' top when it
+ * can, else the lowest such node; NONE when none has a free core now. */
+static uint32_t free_node_for(struct vine *s, uint32_t t)
+{
+	uint32_t top = free_node_top(s);
+	if (top == NONE || holds(s, t, top))
+		return top;
+	for (uint32_t n = 0; n < s->nn; n++)
+		if (s->nfree[n] && holds(s, t, n))
+			return n;
+	return NONE;
+}
+
 /* The node task t goes to: the most bytes of its inputs cached among the
- * nodes with a free core, then the fewest running, then the lowest id. */
+ * nodes with a free core that can hold it, then the fewest running, then
+ * the lowest id. */
 static uint32_t choose_node(struct vine *s, uint32_t t)
 {
 	const struct locus_task *tk = &s->g->tasks[t];
@@ -389,7 +410,7 @@ static uint32_t choose_node(struct vine *s, uint32_t t)
 		uint32_t o = s->g->inputs[tk->in_at + k];
 		for (uint32_t l = s->rep_head[o]; l != NONE; l = s->links.cell[l].next) {
 			uint32_t n = s->links.cell[l].val;
-			if (!s->nfree[n] || !s->g->objects[o].bytes)
+			if (!s->nfree[n] || !s->g->objects[o].bytes || !holds(s, t, n))
 				continue;
 			if (!s->acc[n])
 				s->touched[n_touched++] = n;
@@ -406,7 +427,7 @@ static uint32_t choose_node(struct vine *s, uint32_t t)
 	}
 	for (uint32_t i = 0; i < n_touched; i++)
 		s->acc[s->touched[i]] = 0;
-	return best != NONE ? best : free_node_top(s);
+	return best != NONE ? best : free_node_for(s, t);
 }
 
 /* Task t goes to a free core of node n: its missing inputs start to come. */

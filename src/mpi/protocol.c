@@ -347,6 +347,16 @@ double locus__rt_mon_one(const struct locus_monitor *m, uint32_t node)
 	return 1;
 }
 
+int locus__rt_mon_room(const struct locus_monitor *m, uint32_t node, struct locus_demand *free)
+{
+	const struct flow *f = m->engine;
+	/* A node's ledger lives in memory its machine's ranks share: the
+	 * policy's rank sees every node's only when all are on its machine. */
+	if (!f->one_host)
+		return LOCUS_ENOTSUP;
+	return locus__exec_room(&f->x, node, free);
+}
+
 double locus__rt_mon_pair_bw(const struct locus_monitor *m, uint32_t a, uint32_t b)
 {
 	const struct flow *f = m->engine;

@@ -9,6 +9,7 @@
 #include "mpi/runtime.h"
 
 #include <dirent.h>
+#include <sys/statvfs.h>
 
 static int roles(struct flow *f);
 
@@ -204,6 +205,25 @@ static double node_memory(struct flow *f)
 	return isfinite(all) ? floor(all) : 0;
 }
 
+/* A worker node's room for its tasks' disk (DISK) in a real run: the
+ * option's, else the space free to this user in the file system that
+ * holds the node's storage, over the nodes this machine plays when they
+ * share it, the smallest any rank sees. Collective. */
+static double node_disk(struct flow *f)
+{
+	double mine = f->opt->node_disk;
+	struct statvfs sv;
+	if (!(mine > 0)) {
+		mine = INFINITY;
+		if (f->node_dir[0] && !statvfs(f->node_dir, &sv))
+			mine = (double)sv.f_bavail * (double)sv.f_frsize /
+			       (double)(f->one_host && f->K ? f->K : 1);
+	}
+	double all = 0;
+	MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MIN, f->comm);
+	return isfinite(all) ? floor(all) : 0;
+}
+
 void locus__rt_ledgers_open(struct flow *f)
 {
 	int want = f->plat && f->g && locus__demands(f->g), all = 0;
@@ -212,10 +232,11 @@ void locus__rt_ledgers_open(struct flow *f)
 	f->res_win = MPI_WIN_NULL;
 	if (!all)
 		return;
-	double mem = node_memory(f);
+	double mem = node_memory(f), disk = node_disk(f);
 	size_t size = 0, *at = calloc(f->K + 1, sizeof *at);
 	for (size_t k = 0; k < f->K; k++) {
 		f->plat->nodes[k].memory = mem;
+		f->plat->nodes[k].storage = disk;
 		at[k] = size;
 		size += (locus__ledger_size((size_t)f->plat->nodes[k].cores) + 15) & ~(size_t)15;
 	}
@@ -741,7 +762,8 @@ static int setup(struct flow *f)
 					.moved = locus__rt_mon_moved,
 					.avail = locus__rt_mon_one,
 					.bandwidth = locus__rt_mon_one,
-					.pair_bw = locus__rt_mon_pair_bw};
+					.pair_bw = locus__rt_mon_pair_bw,
+					.room = locus__rt_mon_room};
 	rc = locus_kv_parse(&f->kv, o->policy_opts, f->err);
 	if (!rc && f->g->n_tasks) {
 		struct locus_policy_ctx ctx = {.wl = f->wl,

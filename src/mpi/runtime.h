@@ -607,6 +607,7 @@ uint32_t locus__rt_mon_placed(const struct locus_monitor *m, uint32_t t, double 
 double locus__rt_mon_moved(const struct locus_monitor *m, uint32_t o, uint32_t node);
 double locus__rt_mon_one(const struct locus_monitor *m, uint32_t node);
 double locus__rt_mon_pair_bw(const struct locus_monitor *m, uint32_t a, uint32_t b);
+int locus__rt_mon_room(const struct locus_monitor *m, uint32_t node, struct locus_demand *free);
 
 /* data.c */
 void locus__rt_store_path(const struct flow *f, uint32_t o, char *buf, size_t size);

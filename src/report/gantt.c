@@ -279,12 +279,7 @@ static void headings(struct locus__out *o, const struct gantt *g, int shared)
 	if (r->flow) {
 		/* A workflow: where its bytes came from, as the stage table
 		 * counts them, and the bound it knows. */
-		uint64_t loc = 0, peer = 0, fs = 0;
-		for (size_t k = 0; r->stages && r->graph && k < r->graph->n_stages; k++) {
-			loc += r->stages[k].bytes_local;
-			peer += r->stages[k].bytes_peer;
-			fs += r->stages[k].bytes_fs_read;
-		}
+		struct locus__bytes in = locus__input_bytes(r);
 		char cp[LOCUS__NUM_MAX], wk[LOCUS__NUM_MAX];
 		locus__fmt_short(cp, g->cp);
 		locus__fmt_short(wk, g->work);
@@ -292,8 +287,8 @@ static void headings(struct locus__out *o, const struct gantt *g, int shared)
 			 "%zu tasks on %zu workers, %zu nodes; bound %s s (critical path %s s, "
 			 "work/workers %s s; makespan/bound %s); inputs %.1f MB local, %.1f MB "
 			 "from peers, %.1f MB from the shared FS",
-			 r->n_tasks, r->n_workers, g->worker_nodes, a, cp, wk, b, (double)loc / 1e6,
-			 (double)peer / 1e6, (double)fs / 1e6);
+			 r->n_tasks, r->n_workers, g->worker_nodes, a, cp, wk, b,
+			 (double)in.local / 1e6, (double)in.peer / 1e6, (double)in.fs / 1e6);
 	} else {
 		double local = locus__local_fraction(r);
 		if (isfinite(local))

@@ -89,14 +89,7 @@ static void summary(struct locus__out *o, const struct locus_result *r, const ch
 	row(o, "makespan", v);
 	snprintf(v, sizeof v, "%zu of %zu", r->failed ? r->tasks_done : r->n_tasks, r->n_tasks);
 	row(o, "tasks done", v);
-	size_t *order = malloc((r->n_workers ? r->n_workers : 1) * sizeof *order), nodes = 0;
-	if (order && r->workers) {
-		locus__svg_worker_order(r, order);
-		for (size_t i = 0; i < r->n_workers; i++)
-			nodes +=
-			    i == 0 || r->workers[order[i]].node != r->workers[order[i - 1]].node;
-	}
-	free(order);
+	size_t nodes = locus_report_worker_nodes(r);
 	snprintf(v, sizeof v, "%zu on %zu node%s", r->n_workers, nodes, nodes == 1 ? "" : "s");
 	row(o, "workers", v);
 	snprintf(v, sizeof v, "%zu", r->n_schedulers);
@@ -153,18 +146,8 @@ static void stage_table(struct locus__out *o, const struct locus_result *r)
 
 static void bytes_table(struct locus__out *o, const struct locus_result *r)
 {
-	uint64_t loc = 0, peer = 0, fs = 0, out = 0;
-	if (r->flow && r->stages && r->graph) {
-		for (size_t k = 0; k < r->graph->n_stages; k++) {
-			loc += r->stages[k].bytes_local;
-			peer += r->stages[k].bytes_peer;
-			fs += r->stages[k].bytes_fs_read;
-			out += r->stages[k].bytes_fs_written;
-		}
-	} else {
-		loc = r->bytes_local;
-		peer = r->bytes_remote;
-	}
+	struct locus__bytes in = locus__input_bytes(r);
+	uint64_t loc = in.local, peer = in.peer, fs = in.fs, out = in.out;
 	double all = (double)(loc + peer + fs);
 	locus__out_str(o, "<section id=\"bytes\"><h2>Where the bytes came from</h2>\n<table>\n"
 			  "<tr><th>the tasks' inputs</th><th>MB</th><th>share</th></tr>\n");

@@ -93,15 +93,28 @@ static void headings(struct locus__out *o, const struct load *l)
 	snprintf(line, sizeof line, "Load per %s: %s", l->nodes_per_bar ? "node" : "worker",
 		 locus__svg_policy(r, pol, sizeof pol));
 	locus__svg_text(o, 16, 24, NULL, "title", line);
-	double local = locus__local_fraction(r);
-	if (isfinite(local))
-		locus__fmt_fixed(a, local * 100, 1, 1);
-	else
-		strcpy(a, "-");
 	locus__fmt_short(b, r->worker_idle_total);
-	snprintf(line, sizeof line,
-		 "%zu tasks, %s%% read locally; %zu workers on %zu nodes; idle time in all %s s",
-		 r->n_tasks, a, r->n_workers, r->n_nodes, b);
+	size_t nodes = locus_report_worker_nodes(r);
+	if (r->flow) {
+		/* A workflow's tasks read several files, from several places:
+		 * its bytes by where they came from, not a share of tasks. */
+		struct locus__bytes in = locus__input_bytes(r);
+		snprintf(line, sizeof line,
+			 "%zu tasks, inputs %.1f MB local, %.1f MB from peers, %.1f MB from the "
+			 "shared FS; %zu workers on %zu nodes; idle time in all %s s",
+			 r->n_tasks, (double)in.local / 1e6, (double)in.peer / 1e6,
+			 (double)in.fs / 1e6, r->n_workers, nodes, b);
+	} else {
+		double local = locus__local_fraction(r);
+		if (isfinite(local))
+			locus__fmt_fixed(a, local * 100, 1, 1);
+		else
+			strcpy(a, "-");
+		snprintf(line, sizeof line,
+			 "%zu tasks, %s%% read locally; %zu workers on %zu nodes; idle time in all "
+			 "%s s",
+			 r->n_tasks, a, r->n_workers, nodes, b);
+	}
 	locus__svg_text(o, 16, 44, NULL, "sub", line);
 	if (l->nodes_per_bar) {
 		snprintf(line, sizeof line,

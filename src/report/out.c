@@ -5,6 +5,7 @@
 
 #include "core/internal.h"
 #include "core/json.h"
+#include "locus/report.h"
 #include "report/out.h"
 
 #define OUT_BUF_SIZE (64 * 1024)
@@ -515,6 +516,41 @@ double locus__local_fraction(const struct locus_result *r)
 	return locus__ratio((double)r->local_tasks, (double)r->n_tasks);
 }
 
+struct locus__bytes locus__input_bytes(const struct locus_result *r)
+{
+	struct locus__bytes b = {0, 0, 0, 0};
+	if (!r->flow || !r->stages || !r->graph) {
+		b.local = r->bytes_local;
+		b.peer = r->bytes_remote;
+		return b;
+	}
+	for (size_t k = 0; k < r->graph->n_stages; k++) {
+		b.local += r->stages[k].bytes_local;
+		b.peer += r->stages[k].bytes_peer;
+		b.fs += r->stages[k].bytes_fs_read;
+		b.out += r->stages[k].bytes_fs_written;
+	}
+	return b;
+}
+
+size_t locus_report_worker_nodes(const struct locus_result *r)
+{
+	size_t n = r->workers ? r->n_workers : 0, top = 0, count = 0;
+	for (size_t w = 0; w < n; w++)
+		if ((size_t)r->workers[w].node + 1 > top)
+			top = (size_t)r->workers[w].node + 1;
+	unsigned char *seen = calloc(top ? top : 1, 1);
+	if (!seen)
+		return r->n_nodes; /* at most that many */
+	for (size_t w = 0; w < n; w++)
+		if (!seen[r->workers[w].node]) {
+			seen[r->workers[w].node] = 1;
+			count++;
+		}
+	free(seen);
+	return count;
+}
+
 double locus__local_vs_balanced(const struct locus_result *r)
 {
 	if (r->opt_local < 0)
@@ -563,12 +599,12 @@ void locus__out_problems(struct locus__out *o, const struct locus_result *r, con
 		else
 			locus__out_u64(o, p->chunk);
 		locus__out_str(o, p->flags & LOCUS_CHUNK_MISSING ? ", \"missing\": true"
-								: ", \"missing\": false");
+								 : ", \"missing\": false");
 		locus__out_str(o, p->flags & LOCUS_CHUNK_UNDER_CONSTRUCTION
 				      ? ", \"under_construction\": true"
 				      : ", \"under_construction\": false");
 		locus__out_str(o, p->flags & LOCUS_CHUNK_CORRUPT ? ", \"corrupt\": true"
-								: ", \"corrupt\": false");
+								 : ", \"corrupt\": false");
 		locus__out_str(o, ", \"detail\": ");
 		locus__out_json_str(o, p->detail, strlen(p->detail));
 		locus__out_char(o, '}');
@@ -579,5 +615,3 @@ void locus__out_problems(struct locus__out *o, const struct locus_result *r, con
 	}
 	locus__out_char(o, ']');
 }
-
-

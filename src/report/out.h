@@ -116,6 +116,14 @@ double locus__ratio(double a, double b);
 double locus__makespan_ratio(const struct locus_result *r);
 double locus__local_fraction(const struct locus_result *r);
 double locus__local_vs_balanced(const struct locus_result *r);
+/* A workflow's inputs by where they came from, as its stage table counts
+ * them: on the task's node, from peers, from the shared file system, and
+ * the outputs written to it. A run without stages: its chunk tasks'
+ * local and remote bytes (fs and out 0). */
+struct locus__bytes {
+	uint64_t local, peer, fs, out;
+};
+struct locus__bytes locus__input_bytes(const struct locus_result *r);
 
 /* The result and comparison documents' versions. The keys of the
  * locality bound were "optimal_local_tasks" and "local_vs_optimal" in

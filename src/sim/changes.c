@@ -445,6 +445,12 @@ static double mon_pair_bw(const struct locus_monitor *m, uint32_t a, uint32_t b)
 	return fmin(bw, fmin(fa, fb));
 }
 
+static int mon_room(const struct locus_monitor *m, uint32_t node, struct locus_demand *free)
+{
+	const struct engine *e = m->engine;
+	return locus__exec_room(&e->x, node, free);
+}
+
 /* Sets e->mon: what the policy sees of the run. */
 void locus__sim_monitor(struct engine *e)
 {
@@ -454,5 +460,6 @@ void locus__sim_monitor(struct engine *e)
 					.moved = mon_moved,
 					.avail = mon_avail,
 					.bandwidth = mon_bandwidth,
-					.pair_bw = mon_pair_bw};
+					.pair_bw = mon_pair_bw,
+					.room = mon_room};
 }

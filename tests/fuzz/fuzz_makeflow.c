@@ -6,7 +6,8 @@
  * promises: every task named and found by its name, one producer per
  * object, inputs and outputs in range and named, a stage and a command
  * line for every task, works >= 0, edges down the topological order; and
- * read again, the same graph.
+ * read again, the same graph, also with a workflow default demand (each
+ * task's own values kept, the default's where it states none).
  */
 #include <math.h>
 #include <stdint.h>
@@ -126,6 +127,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_graph(g);
 	check(locus_flow_read_makeflow(&again, text, size, "fuzz", NULL, &err) == 0);
 	check_same(g, again);
+	locus_graph_destroy(again);
+	/* With a workflow default: the same graph, each task's demand its
+	 * own where it states one, else the default's. */
+	struct locus_makeflow_options opt = {.task_default = {2, 1 << 20, 3 << 20}};
+	check(locus_flow_read_makeflow(&again, text, size, "fuzz", &opt, &err) == 0);
+	check_same(g, again);
+	check(again->demand != NULL);
+	for (uint32_t t = 0; t < g->n_tasks; t++) {
+		struct locus_demand a = locus_graph_demand(g, t), b = locus_graph_demand(again, t);
+		check(b.cores == a.cores || (a.cores == 1 && b.cores == 2));
+		check(b.memory == a.memory || (a.memory == 0 && b.memory == 1 << 20));
+		check(b.disk == a.disk || (a.disk == 0 && b.disk == 3 << 20));
+	}
 	locus_graph_destroy(again);
 	locus_graph_destroy(g);
 	return 0;

@@ -101,6 +101,9 @@ enum {
 	O_RUNTIME_SCALE,
 	O_WORK,
 	O_RUNTIME,
+	O_TASK_CORES,
+	O_TASK_MEMORY,
+	O_TASK_DISK,
 	O_GATHER,
 	O_MULTICAST,
 	O_SCATTER,
@@ -156,6 +159,17 @@ static int workflow_option(const char *cmd, void *values, int id, const char *ar
 		if (!(a->load.runtime >= 0 && a->load.runtime <= 1e12))
 			return cli_expects(cmd, "--runtime", "seconds >= 0", arg);
 		return 0;
+	case O_TASK_CORES: /* Makeflow's CORES' range */
+		if (a->task_cores < 1 || a->task_cores > 1000000)
+			return cli_expects(cmd, "--task-cores", "a count from 1 to 1000000", arg);
+		a->load.task_default.cores = (uint32_t)a->task_cores;
+		return 0;
+	case O_TASK_MEMORY:
+		a->load.task_default.memory = a->task_memory;
+		return 0;
+	case O_TASK_DISK:
+		a->load.task_default.disk = a->task_disk;
+		return 0;
 	}
 	return 0;
 }
@@ -174,6 +188,12 @@ static const struct cli_opt workflow_opts[] = {
     {"runtime", O_RUNTIME, CLI_NUMBER, AT(load.runtime), "SECONDS",
      "a Makeflow rule's runtime when no LOCUS_RUNTIME\n"
      "variable gives one (default 1)"},
+    {"task-cores", O_TASK_CORES, CLI_UINT, AT(task_cores), "N",
+     "the workflow's default demand: what a task takes of\n"
+     "each resource the workflow does not state for it\n"
+     "(as if in Makeflow's default category; default 1)"},
+    {"task-memory", O_TASK_MEMORY, CLI_SIZE, AT(task_memory), "SIZE", "(default 0: none)"},
+    {"task-disk", O_TASK_DISK, CLI_SIZE, AT(task_disk), "SIZE", "(default 0: none)"},
 };
 static const struct cli_group workflow_group = CLI_GROUP(workflow_opts, workflow_option);
 
@@ -359,7 +379,8 @@ static int platform_option(const char *cmd, void *values, int id, const char *ar
 	case O_NET_BW:
 	case O_DISK_BW:
 	case O_STORAGE:
-		a->have_nodes = 1;
+		/* run's --storage: each node's room for its tasks' DISK. */
+		a->have_nodes |= id != O_STORAGE || strcmp(a->sub, "run");
 		return 0;
 	case O_FS_OPS:
 		if (!(a->fs_ops >= 0 && a->fs_ops <= 1e12))
@@ -390,7 +411,9 @@ static const struct cli_opt platform_opts[] = {
      "each node's local storage bandwidth (default 1GB)"},
     {"storage", O_STORAGE, CLI_SIZE, AT(storage), "SIZE",
      "each node's local storage capacity (default: no\n"
-     "limit; a run that overfills one fails saying which)"},
+     "limit; a run that overfills one fails saying which;\n"
+     "run: each worker node's room for its tasks' DISK,\n"
+     "by default the space free where its storage is)"},
     {"memory", O_MEMORY, CLI_SIZE, AT(memory), "SIZE",
      "each worker node's memory, which the tasks' MEMORY\n"
      "(WfCommons: memoryInBytes) share (sim default: no\n"
@@ -895,12 +918,18 @@ static void print_run(const struct locus_result *r, const struct locus_graph *g,
 {
 	printf("workflow %s: %zu tasks in %zu stages, %zu files\n", a->workflow, g->n_tasks,
 	       g->n_stages, g->n_objects);
-	printf("policy %s%s%s, seed %" PRIu64 ": %zu workers on %zu nodes, %zu scheduler%s",
+	/* The workers' nodes: the dispatchers' nodes run no task. */
+	size_t wn = locus_report_worker_nodes(r);
+	printf("policy %s%s%s, seed %" PRIu64 ": %zu worker%s on %zu node%s, %zu scheduler%s",
 	       r->policy, r->policy_options ? " " : "", r->policy_options ? r->policy_options : "",
-	       r->seed, r->n_workers, r->n_nodes, r->n_schedulers, r->n_schedulers == 1 ? "" : "s");
+	       r->seed, r->n_workers, r->n_workers == 1 ? "" : "s", wn, wn == 1 ? "" : "s",
+	       r->n_schedulers, r->n_schedulers == 1 ? "" : "s");
 	if (!strcmp(r->policy, "amfs"))
 		printf(" (a submitter, %" PRIu64 " dispatcher%s and as many metadata servers)", D,
 		       D == 1 ? "" : "s");
+	if (r->n_nodes > wn)
+		printf(" on %zu node%s without workers", r->n_nodes - wn,
+		       r->n_nodes - wn == 1 ? "" : "s");
 	printf("\n\n");
 	if (r->failed)
 		printf("  status            FAILED after %zu of %zu tasks: %s\n", r->tasks_done,
@@ -1304,6 +1333,7 @@ static int run_rank(struct flow_args *a)
 		    .dispatchers = (size_t)a->dispatchers,
 		    .emulate_nodes = (size_t)a->emulate,
 		    .node_memory = (double)a->memory,
+		    .node_disk = (double)a->storage,
 		    .seed = a->seed,
 		    .retries = (int)a->retries,
 		    .keep = a->keep,

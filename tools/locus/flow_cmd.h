@@ -30,6 +30,8 @@ struct flow_args {
 	const char *platform;
 	uint64_t nodes, cores, dispatchers, net_bw, disk_bw, storage, fs_bw;
 	uint64_t memory; /* --memory: each worker node's (sim and run) */
+	/* --task-cores, --task-memory, --task-disk: load.task_default's. */
+	uint64_t task_cores, task_memory, task_disk;
 	double fs_ops, fs_latency, latency, cost_msg, cost_entry;
 	double preset_fetch; /* --platform preset:...: amfs's fetch_cost unless -o gives one */
 	int have_nodes, have_dispatchers;
