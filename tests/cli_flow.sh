@@ -47,6 +47,20 @@ printf '#!/bin/sh\n[ "$1" = --version ] && echo "mpiexec (Open MPI) 5.0.0" && ex
 chmod +x hang/mpirun
 run hung-launcher 1 timeout 60 "$locus" flow run hang/Makeflow -np 3 --mpirun "$tmp/hang/mpirun" &&
 	expect hung-launcher "the MPI launcher $tmp/hang/mpirun hung: every rank it started here had ended 10 s before" "$err"
+# A launcher that hangs when asked its version is ended after 5 s, and
+# so is what it started (its process group).
+printf '#!/bin/sh\nsleep 120 &\necho $! >%s/hang/sleeper\nwait\n' "$tmp" >hang/mute
+chmod +x hang/mute
+run mute-launcher 1 timeout 60 "$locus" flow run hang/Makeflow -np 3 --mpirun "$tmp/hang/mute" &&
+	expect mute-launcher "the MPI launcher \"$tmp/hang/mute\" did not answer \"$tmp/hang/mute --version\" within 5 s; ended it" "$err"
+# (A zombie, killed and not yet reaped, is gone.)
+gone=0
+for _ in $(seq 50); do
+	s=$(cut -d' ' -f3 "/proc/$(cat hang/sleeper)/stat" 2>/dev/null)
+	[ -z "$s" ] || [ "$s" = Z ] && gone=1 && break
+	sleep 0.1
+done
+[ $gone = 1 ] && ok || fail "mute-launcher: its sleep still runs"
 
 # --work replaces the workflow's runtimes: a chain of three rules on one
 # core takes their sum (fixed:2, and a trace of 1, 2, 3 seconds).

@@ -20,6 +20,7 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -98,35 +99,80 @@ void cli_mpi_np_spelling(int argc, char **argv)
 			argv[i] = "--np";
 }
 
-/* The first line `prog --version` prints, in buf ("" when it cannot run). */
-static void launcher_version(const char *prog, char *buf, size_t size)
+/* How long `mpirun --version` may take: a launcher that hangs there
+ * would hang every command that launches. */
+#define VERSION_SECONDS 5
+
+/* What `prog --version` prints, in buf ("" when it cannot run). Returns
+ * 1 when it did not end within VERSION_SECONDS (then it and what it
+ * started, its process group, are killed), else 0. */
+static int launcher_version(const char *prog, char *buf, size_t size)
 {
 	int fds[2];
 	buf[0] = 0;
 	if (pipe(fds) != 0)
-		return;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	char *argv[] = {(char *)prog, "--version", NULL};
-	pid_t pid;
-	int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc == 0) {
-		size_t got = 0;
-		ssize_t k;
-		while (got + 1 < size && (k = read(fds[0], buf + got, size - 1 - got)) > 0)
-			got += (size_t)k;
-		buf[got] = 0;
-		char drain[256];
-		while (read(fds[0], drain, sizeof drain) > 0)
-			;
-		waitpid(pid, NULL, 0);
+		return 0;
+	pid_t self = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* Its own process group, so that what a script starts goes
+		 * with it; killed with us, even by SIGKILL. */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != self)
+			_exit(127);
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execlp(prog, prog, "--version", (char *)NULL);
+		_exit(127);
 	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return 0;
+	}
+	setpgid(pid, pid); /* as the child does: whichever runs first */
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	size_t got = 0;
+	int late = 0;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long ms = VERSION_SECONDS * 1000L - (now.tv_sec - t0.tv_sec) * 1000L -
+			  (now.tv_nsec - t0.tv_nsec) / 1000000L;
+		struct pollfd pf = {.fd = fds[0], .events = POLLIN};
+		int r = ms > 0 ? poll(&pf, 1, (int)ms) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			late = r == 0;
+			break;
+		}
+		char drain[256];
+		char *to = got + 1 < size ? buf + got : drain;
+		size_t room = got + 1 < size ? size - 1 - got : sizeof drain;
+		ssize_t k = read(fds[0], to, room);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		if (to != drain)
+			got += (size_t)k;
+	}
+	buf[got] = 0;
 	close(fds[0]);
+	if (late)
+		kill(-pid, SIGKILL);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (late)
+		buf[0] = 0;
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !got)
+		buf[0] = 0; /* not found, or not runnable */
+	return late;
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -559,7 +605,13 @@ int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const 
 		return fprintf(stderr, "locus %s: cannot find this program's path\n", cmd),
 		       CLI_EXIT_FAIL;
 	self[n] = 0;
-	launcher_version(mpirun, version, sizeof version);
+	if (launcher_version(mpirun, version, sizeof version)) {
+		fprintf(stderr,
+			"locus %s: the MPI launcher \"%s\" did not answer \"%s --version\" "
+			"within %d s; ended it (name a working one with --mpirun)\n",
+			cmd, mpirun, mpirun, VERSION_SECONDS);
+		return CLI_EXIT_FAIL;
+	}
 	if (!version[0]) {
 		fprintf(stderr,
 			"locus %s: cannot run the MPI launcher \"%s\"; install Open MPI or MPICH "
