@@ -288,6 +288,43 @@ else
 	[ "$(ls ltmp | grep locus-launch)" = "locus-launch-$$-XyZ789" ] && ok ||
 		fail "sweep-launch: ltmp holds $(ls ltmp)"
 	rm -f out.txt
+	# Open MPI's shared memory: a launcher killed by SIGKILL leaves its
+	# ranks' segments (/dev/shm/vader_segment.HOST.UID.JOB.N) and its
+	# session directory (TMPDIR/ompi.HOST.UID/pid.N), and a job that
+	# succeeds leaves some segments (Open MPI 4.1): the next launcher
+	# sweeps the killed job's, each launcher its own job's, and nothing
+	# of another job (another id, another user).
+	if mpiexec --version 2>&1 | grep -qi "open mpi\|open-mpi\|openrte"; then
+		mkdir -p kt
+		printf '#!/bin/sh\necho "$OMPI_MCA_ess_base_jobid" >%s/job.$1\n' "$PWD" >job.sh
+		printf 'out.txt: in.txt\n\tsh %s/job.sh 1; sleep 30; cp in.txt out.txt\n' "$PWD" >Slow.mf
+		printf 'out.txt: in.txt\n\tsh %s/job.sh 2; cp in.txt out.txt\n' "$PWD" >Quick.mf
+		rm -f job.1 job.2
+		TMPDIR=$tmp/hr/kt "$locus" flow run Slow.mf "${R[@]}" --local "$tmp/hr/kl" >/dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 200); do [ -s job.1 ] && break; sleep 0.1; done
+		mpx=$(pgrep -P $pid | head -1)
+		kill -KILL $pid
+		wait $pid 2>/dev/null
+		for _ in $(seq 100); do kill -0 "$mpx" 2>/dev/null || break; sleep 0.1; done
+		hex=$(printf '%x' "$(cat job.1)")
+		segs() { find /dev/shm -maxdepth 1 -name "vader_segment.*.$(id -u).$1.*" | wc -l; }
+		left=$(segs "$hex")
+		[ "$left" -gt 0 ] && [ -d "kt/ompi.$(hostname).$(id -u)/pid.$mpx" ] && ok ||
+			fail "killed launcher: $left segments of job $hex, $(ls -R kt)"
+		other=/dev/shm/vader_segment.$(hostname).$(($(id -u) + 1)).$hex.0
+		other2=/dev/shm/vader_segment.$(hostname).$(id -u).$hex"0".0
+		touch "$other" "$other2"
+		TMPDIR=$tmp/hr/kt run shm-swept 0 "$locus" flow run Quick.mf "${R[@]}" --local "$tmp/hr/kl" &&
+			expect shm-swept "swept what their jobs left: $left shared-memory segments?, 1 session directory of Open MPI" "$err"
+		[ "$(segs "$hex")" = 0 ] && [ ! -e "kt/ompi.$(hostname).$(id -u)/pid.$mpx" ] && ok ||
+			fail "shm-swept: $(segs "$hex") segments of job $hex left, $(ls -R kt)"
+		[ -e "$other" ] && [ -e "$other2" ] && ok || fail "shm-swept: another job's segment went"
+		rm -f "$other" "$other2"
+		own=$(printf '%x' "$(cat job.2)")
+		[ "$(segs "$own")" = 0 ] && ok || fail "shm-own: the job $own left $(segs "$own") segments"
+		rm -rf out.txt job.* kt kl
+	fi
 	# A journal's directory is kept while its journal is there (the
 	# resume takes its files), and swept by the next run there once the
 	# journal was deleted, and said.
