@@ -327,22 +327,26 @@ else
 	fi
 	# A journal's directory is kept while its journal is there (the
 	# resume takes its files), and swept by the next run there once the
-	# journal was deleted, and said.
+	# journal was deleted, and said; one whose record names another host
+	# (where its journal would be) is kept.
 	printf 'mid: in.txt\n\tcp in.txt mid; echo >>%s/ran.mid\nend: mid\n\texit 1\n' "$PWD" >Fails.mf
-	for j in gone kept; do
+	for j in gone kept away; do
 		run "journal-$j" 1 "$locus" flow run Fails.mf "${R[@]}" --retries 0 --journal $j.j \
 			--local "$tmp/hr/jg" && expect "journal-$j" 'task end' "$err"
 	done
-	[ "$(ls jg | wc -l)" = 2 ] && ok || fail "two failed journal runs: jg holds $(ls jg)"
+	[ "$(ls jg | wc -l)" = 3 ] && ok || fail "three failed journal runs: jg holds $(ls jg)"
 	kept=$(cd jg && grep -l kept.j locus-flow-j*/.journal)
-	rm -f gone.j mid
+	away=$(cd jg && grep -l away.j locus-flow-j*/.journal)
+	sed -i '2s/.*/elsewhere/' "jg/$away"
+	rm -f gone.j away.j mid
 	run journal-swept 0 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/hr/jg" &&
 		expect journal-swept "swept what killed runs left: 0 temporaries in the shared directory, 1 run directory under $tmp/hr/jg \(1 whose journal was deleted\)" "$err"
-	[ "$(ls jg)" = "${kept%/.journal}" ] && ok || fail "journal-swept: jg holds $(ls jg)"
+	[ "$(ls jg | sort)" = "$(printf '%s\n' "${kept%/.journal}" "${away%/.journal}" | sort)" ] && ok ||
+		fail "journal-swept: jg holds $(ls jg)"
 	# The kept one resumes: mid is not made again.
 	run journal-resume 1 "$locus" flow run Fails.mf "${R[@]}" --retries 0 --journal kept.j \
 		--local "$tmp/hr/jg" && expect journal-resume 'task end' "$err"
-	[ "$(wc -l <ran.mid)" = 2 ] && [ -e mid ] && ok || fail "journal-resume: mid made again"
+	[ "$(wc -l <ran.mid)" = 3 ] && [ -e mid ] && ok || fail "journal-resume: mid made again"
 	rm -rf out.txt mid ran.mid kept.j jg
 	# A file that is not a journal is refused and left as it was; so is
 	# a journal the workflow would write; neither leaves a directory.

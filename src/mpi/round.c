@@ -520,17 +520,19 @@ static size_t sweep_local(struct flow *f, const char *local)
 	return swept;
 }
 
-/* A journal's directory (locus-flow-jHASH) records the journal it serves,
- * by the absolute path its name hashes, in this file: a later run that
- * finds the directory held by no run and that journal gone sweeps it. */
+/* A journal's directory (locus-flow-jHASH) records the journal it serves
+ * in this file: "PATH\nHOST\n", the absolute path its name hashes and the
+ * host of the rank 0 that named it. A later run whose rank 0 is on that
+ * host and finds the directory held by no run and that journal gone
+ * sweeps it. */
 #define JOURNAL_RECORD ".journal"
 
-/* Writes the record of journal `path` (absolute) into the run's directory
- * `dir`; a directory without one is kept, so a failure only costs that. */
-static void record_journal(const char *dir, const char *path)
+/* Writes `record` ("PATH\nHOST") into the run's directory `dir`; a
+ * directory without one is kept, so a failure only costs that. */
+static void record_journal(const char *dir, const char *record)
 {
 	char p[PATH_MAX + 16], line[PATH_MAX + 1];
-	int n = locus__rt_fmt(line, sizeof line, "%s\n", path);
+	int n = locus__rt_fmt(line, sizeof line, "%s\n", record);
 	locus__rt_fmt(p, sizeof p, "%s/" JOURNAL_RECORD, dir);
 	int fd = n > 0 && (size_t)n < sizeof line
 		     ? open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)
@@ -542,24 +544,31 @@ static void record_journal(const char *dir, const char *path)
 	close(fd);
 }
 
-/* The journal recorded in directory `fd`, named `name`, into path: 1 when
- * the record is whole and its path is absolute and hashes to that name
- * (a torn or foreign record keeps the directory). */
-static int recorded_journal(int fd, const char *name, char *path, size_t size)
+/* The length of record's path (up to its "\n"). */
+static size_t path_len(const char *record)
+{
+	return strcspn(record, "\n");
+}
+
+/* The record in directory `fd`, named `name`, into rec ("PATH\nHOST"): 1
+ * when it is whole, its path absolute and hashing to that name, and it
+ * names a host (a torn or foreign record keeps the directory). */
+static int recorded_journal(int fd, const char *name, char *rec, size_t size)
 {
 	int rfd = openat(fd, JOURNAL_RECORD, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (rfd < 0)
 		return 0;
-	ssize_t n = read(rfd, path, size - 1);
+	ssize_t n = read(rfd, rec, size - 1);
 	close(rfd);
-	if (n < 2 || path[0] != '/' || path[n - 1] != '\n')
+	if (n < 4 || rec[0] != '/' || rec[n - 1] != '\n')
 		return 0;
-	path[n - 1] = 0;
-	if (strlen(path) != (size_t)n - 1 || strchr(path, '\n'))
+	rec[n - 1] = 0;
+	size_t k = path_len(rec);
+	if (strlen(rec) != (size_t)n - 1 || !rec[k] || !rec[k + 1] || strchr(rec + k + 1, '\n'))
 		return 0;
 	char want[64];
 	locus__rt_fmt(want, sizeof want, "locus-flow-j%016" PRIx64,
-		      locus__rt_fnv(FNV_START, path, strlen(path)));
+		      locus__rt_fnv(FNV_START, rec, k));
 	return !strcmp(want, name);
 }
 
@@ -580,9 +589,9 @@ static int take_journal_dir(const char *local, const char *name, int *fd, char *
 	return 0;
 }
 
-/* A node's first rank: the journals of the journals' directories under
+/* A node's first rank: the records of the journals' directories under
  * `local` that no run holds, NUL-separated into *paths (*len bytes, *n
- * paths; the caller frees). */
+ * records; the caller frees). */
 static void journal_dirs(struct flow *f, const char *local, char **paths, size_t *len, size_t *n)
 {
 	size_t cap = 0;
@@ -605,13 +614,20 @@ static void journal_dirs(struct flow *f, const char *local, char **paths, size_t
 		closedir(d);
 }
 
-/* Rank 0: whether each of the `n` NUL-separated journal paths is gone
- * from this host (where the runs that named them had their rank 0). */
-static void judge_journals(const char *paths, size_t n, char *gone)
+/* Rank 0: whether the journal of each of the `n` NUL-separated records
+ * is gone; only a record of this host (where the run that made it had its
+ * rank 0, and the journal lives) can say so. */
+static void judge_journals(const char *recs, size_t n, char *gone)
 {
-	struct stat sb;
-	for (size_t i = 0; i < n; paths += strlen(paths) + 1, i++)
-		gone[i] = stat(paths, &sb) && (errno == ENOENT || errno == ENOTDIR);
+	char host[MPI_MAX_PROCESSOR_NAME + 1], path[PATH_MAX];
+	locus__mpi_node_name(host);
+	for (size_t i = 0; i < n; recs += strlen(recs) + 1, i++) {
+		size_t k = path_len(recs);
+		struct stat sb;
+		locus__rt_fmt(path, sizeof path, "%.*s", (int)k, recs);
+		gone[i] = !strcmp(recs + k + 1, host) && stat(path, &sb) &&
+			  (errno == ENOENT || errno == ENOTDIR);
+	}
 }
 
 /* Removes the directories under `local` of journals that were deleted:
@@ -663,7 +679,7 @@ static size_t sweep_journal_dirs(struct flow *f, const char *local, int leader)
 		char name[64], again[PATH_MAX], dir[PATH_MAX];
 		int fd;
 		locus__rt_fmt(name, sizeof name, "locus-flow-j%016" PRIx64,
-			      locus__rt_fnv(FNV_START, p, strlen(p)));
+			      locus__rt_fnv(FNV_START, p, path_len(p)));
 		locus__rt_fmt(dir, sizeof dir, "%s/%s", local, name);
 		/* Taken again: a run may have begun on it since. */
 		if (gone[i] && take_journal_dir(local, name, &fd, again, sizeof again)) {
@@ -727,8 +743,10 @@ int locus__rt_directories(struct flow *f)
 			h = locus__rt_fnv(h, "/", 1);
 			h = locus__rt_fnv(h, base, strlen(base));
 			locus__rt_fmt(name, sizeof name, "locus-flow-j%016" PRIx64, h);
-			if (real[0] == '/')
-				locus__rt_fmt(record, sizeof record, "%s/%s", real, base);
+			char host[MPI_MAX_PROCESSOR_NAME + 1];
+			locus__mpi_node_name(host);
+			if (real[0] == '/' && !strchr(real, '\n') && !strchr(base, '\n'))
+				locus__rt_fmt(record, sizeof record, "%s/%s\n%s", real, base, host);
 		}
 	}
 	MPI_Bcast(name, sizeof name, MPI_CHAR, 0, f->comm);
