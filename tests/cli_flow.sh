@@ -47,6 +47,20 @@ printf '#!/bin/sh\n[ "$1" = --version ] && echo "mpiexec (Open MPI) 5.0.0" && ex
 chmod +x hang/mpirun
 run hung-launcher 1 timeout 60 "$locus" flow run hang/Makeflow -np 3 --mpirun "$tmp/hang/mpirun" &&
 	expect hung-launcher "the MPI launcher $tmp/hang/mpirun hung: every rank it started here had ended 10 s before" "$err"
+# A launcher that hangs when asked its version is ended after 5 s, and
+# so is what it started (its process group).
+printf '#!/bin/sh\nsleep 120 &\necho $! >%s/hang/sleeper\nwait\n' "$tmp" >hang/mute
+chmod +x hang/mute
+run mute-launcher 1 timeout 60 "$locus" flow run hang/Makeflow -np 3 --mpirun "$tmp/hang/mute" &&
+	expect mute-launcher "the MPI launcher \"$tmp/hang/mute\" did not answer \"$tmp/hang/mute --version\" within 5 s; ended it" "$err"
+# (A zombie, killed and not yet reaped, is gone.)
+gone=0
+for _ in $(seq 50); do
+	s=$(cut -d' ' -f3 "/proc/$(cat hang/sleeper)/stat" 2>/dev/null)
+	[ -z "$s" ] || [ "$s" = Z ] && gone=1 && break
+	sleep 0.1
+done
+[ $gone = 1 ] && ok || fail "mute-launcher: its sleep still runs"
 
 # --work replaces the workflow's runtimes: a chain of three rules on one
 # core takes their sum (fixed:2, and a trace of 1, 2, 3 seconds).
@@ -274,6 +288,66 @@ else
 	[ "$(ls ltmp | grep locus-launch)" = "locus-launch-$$-XyZ789" ] && ok ||
 		fail "sweep-launch: ltmp holds $(ls ltmp)"
 	rm -f out.txt
+	# Open MPI's shared memory: a launcher killed by SIGKILL leaves its
+	# ranks' segments (/dev/shm/vader_segment.HOST.UID.JOB.N) and its
+	# session directory (TMPDIR/ompi.HOST.UID/pid.N), and a job that
+	# succeeds leaves some segments (Open MPI 4.1): the next launcher
+	# sweeps the killed job's, each launcher its own job's, and nothing
+	# of another job (another id, another user).
+	if mpiexec --version 2>&1 | grep -qi "open mpi\|open-mpi\|openrte"; then
+		mkdir -p kt
+		printf '#!/bin/sh\necho "$OMPI_MCA_ess_base_jobid" >%s/job.$1\n' "$PWD" >job.sh
+		printf 'out.txt: in.txt\n\tsh %s/job.sh 1; sleep 30; cp in.txt out.txt\n' "$PWD" >Slow.mf
+		printf 'out.txt: in.txt\n\tsh %s/job.sh 2; cp in.txt out.txt\n' "$PWD" >Quick.mf
+		rm -f job.1 job.2
+		TMPDIR=$tmp/hr/kt "$locus" flow run Slow.mf "${R[@]}" --local "$tmp/hr/kl" >/dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 200); do [ -s job.1 ] && break; sleep 0.1; done
+		mpx=$(pgrep -P $pid | head -1)
+		kill -KILL $pid
+		wait $pid 2>/dev/null
+		for _ in $(seq 100); do kill -0 "$mpx" 2>/dev/null || break; sleep 0.1; done
+		hex=$(printf '%x' "$(cat job.1)")
+		segs() { find /dev/shm -maxdepth 1 -name "vader_segment.*.$(id -u).$1.*" | wc -l; }
+		left=$(segs "$hex")
+		[ "$left" -gt 0 ] && [ -d "kt/ompi.$(hostname).$(id -u)/pid.$mpx" ] && ok ||
+			fail "killed launcher: $left segments of job $hex, $(ls -R kt)"
+		other=/dev/shm/vader_segment.$(hostname).$(($(id -u) + 1)).$hex.0
+		other2=/dev/shm/vader_segment.$(hostname).$(id -u).$hex"0".0
+		touch "$other" "$other2"
+		TMPDIR=$tmp/hr/kt run shm-swept 0 "$locus" flow run Quick.mf "${R[@]}" --local "$tmp/hr/kl" &&
+			expect shm-swept "swept what their jobs left: $left shared-memory segments?, 1 session directory of Open MPI" "$err"
+		[ "$(segs "$hex")" = 0 ] && [ ! -e "kt/ompi.$(hostname).$(id -u)/pid.$mpx" ] && ok ||
+			fail "shm-swept: $(segs "$hex") segments of job $hex left, $(ls -R kt)"
+		[ -e "$other" ] && [ -e "$other2" ] && ok || fail "shm-swept: another job's segment went"
+		rm -f "$other" "$other2"
+		own=$(printf '%x' "$(cat job.2)")
+		[ "$(segs "$own")" = 0 ] && ok || fail "shm-own: the job $own left $(segs "$own") segments"
+		rm -rf out.txt job.* kt kl
+	fi
+	# A journal's directory is kept while its journal is there (the
+	# resume takes its files), and swept by the next run there once the
+	# journal was deleted, and said; one whose record names another host
+	# (where its journal would be) is kept.
+	printf 'mid: in.txt\n\tcp in.txt mid; echo >>%s/ran.mid\nend: mid\n\texit 1\n' "$PWD" >Fails.mf
+	for j in gone kept away; do
+		run "journal-$j" 1 "$locus" flow run Fails.mf "${R[@]}" --retries 0 --journal $j.j \
+			--local "$tmp/hr/jg" && expect "journal-$j" 'task end' "$err"
+	done
+	[ "$(ls jg | wc -l)" = 3 ] && ok || fail "three failed journal runs: jg holds $(ls jg)"
+	kept=$(cd jg && grep -l kept.j locus-flow-j*/.journal)
+	away=$(cd jg && grep -l away.j locus-flow-j*/.journal)
+	sed -i '2s/.*/elsewhere/' "jg/$away"
+	rm -f gone.j away.j mid
+	run journal-swept 0 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/hr/jg" &&
+		expect journal-swept "swept what killed runs left: 0 temporaries in the shared directory, 1 run directory under $tmp/hr/jg \(1 whose journal was deleted\)" "$err"
+	[ "$(ls jg | sort)" = "$(printf '%s\n' "${kept%/.journal}" "${away%/.journal}" | sort)" ] && ok ||
+		fail "journal-swept: jg holds $(ls jg)"
+	# The kept one resumes: mid is not made again.
+	run journal-resume 1 "$locus" flow run Fails.mf "${R[@]}" --retries 0 --journal kept.j \
+		--local "$tmp/hr/jg" && expect journal-resume 'task end' "$err"
+	[ "$(wc -l <ran.mid)" = 3 ] && [ -e mid ] && ok || fail "journal-resume: mid made again"
+	rm -rf out.txt mid ran.mid kept.j jg
 	# A file that is not a journal is refused and left as it was; so is
 	# a journal the workflow would write; neither leaves a directory.
 	for body in 'one line' 'line one\nline two'; do

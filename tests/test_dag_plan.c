@@ -1129,11 +1129,12 @@ TEST(work_bounds)
 }
 
 /* Idle processors (issue 28, item 5): 400 tasks on 1,000,000 alike
- * processors are planned by HEFT, CPOP and PEFT as on 400 (no plan needs
- * more: a task goes to the lowest of the idle ones, which stand for each
- * other), and in processor time that does not grow with the idle ones:
- * the list schedulers used to try every processor for every task (400
- * million fits, a minute; PEFT's table 3.2 GB). */
+ * processors are planned by HEFT, CPOP, PEFT and DLS as on 400 (no plan
+ * needs more: a task goes to the lowest of the idle ones, which stand for
+ * each other), and in processor time that does not grow with the idle
+ * ones: the list schedulers used to try every processor for every task
+ * (400 million fits, a minute; PEFT's table 3.2 GB; DLS kept each ready
+ * task's arrival and cost on every processor, 16 MB a task). */
 static int chain_and_fan(struct fixture *f, size_t n, size_t procs)
 {
 	struct locus_rng rng;
@@ -1162,8 +1163,8 @@ TEST(idle_processors)
 	CHECK(chain_and_fan(&few, 400, 400) == 0);
 	CHECK(chain_and_fan(&many, 400, 1000000) == 0);
 	static const enum locus_dag_algorithm algs[] = {LOCUS_DAG_HEFT, LOCUS_DAG_CPOP,
-							LOCUS_DAG_PEFT};
-	for (size_t k = 0; k < 3; k++)
+							LOCUS_DAG_PEFT, LOCUS_DAG_DLS};
+	for (size_t k = 0; k < 4; k++)
 		for (int insertion = 0; insertion <= 1; insertion++) {
 			struct locus_dag_plan *a = plan_of(few.wl, algs[k], insertion);
 			/* Processor time, which a loaded machine does not stretch. */

@@ -22,7 +22,7 @@
 #     the journal's record), unless the run said its files were lost;
 #   - nothing left behind: no *.locus-tmp-* in the shared directory, no
 #     locus-flow-* under --local, nothing in the runs' TMPDIR (but Open
-#     MPI's session directory ompi.*, counted apart);
+#     MPI's session directories ompi.*/pid.*, counted apart);
 #   - every run ended by itself within 30 s of its kill (else: a hang).
 #
 # Every random choice comes from bash's RANDOM seeded per workflow, so a
@@ -259,9 +259,11 @@ for ((w = first; w < first + count; w++)); do
 		[ -e "$f" ] || continue
 		cmp -s "$f" "$d/ref/$(basename "$f")" || finding "$w" "$(basename "$f") differs from the sequential run's"
 	done
-	# Open MPI's session directory, which an mpiexec killed by SIGKILL
-	# (its parent, the launcher, was) leaves: counted, not locus's.
-	ls "$d/tmp" | grep -q '^ompi\.' && ompi_left=$((ompi_left + 1))
+	# Open MPI's session directory (ompi.HOST.UID/pid.N), which an
+	# mpiexec killed by SIGKILL (its parent, the launcher, was) leaves:
+	# the next launcher there sweeps it; counted apart. (The directory
+	# ompi.HOST.UID above, shared by this user's jobs, may stay.)
+	ls -d "$d"/tmp/ompi.*/pid.* >/dev/null 2>&1 && ompi_left=$((ompi_left + 1))
 	left=$(cd "$d" && { ls shared | grep 'locus-tmp'; ls local | grep '^locus-flow-'; ls tmp | grep -v '^ompi\.'; } 2>/dev/null | tr '\n' ' ')
 	[ -z "$left" ] || finding "$w" "left behind: $left"
 	echo "workflow $w: $(grep -c . "$d/ref.sh") rules, $wruns runs:$plan"

@@ -426,8 +426,9 @@ struct locus_mpi_flow_report {
 	 * (docs/mpi.md, "Ending"): temporaries in the shared directory
 	 * (NAME.locus-tmp-RANK-PID), and run directories under
 	 * options.local that no live run held (a journal's are kept for its
-	 * resume). */
-	size_t swept_files, swept_dirs;
+	 * resume, until that journal is deleted: swept_journal_dirs of
+	 * swept_dirs are such). */
+	size_t swept_files, swept_dirs, swept_journal_dirs;
 };
 
 /* Runs every task of opt->graph exactly once (retries aside), as

@@ -314,16 +314,13 @@ double locus__dag_ready_on(const struct locus__dag *s, uint32_t t, uint32_t node
 	return ready;
 }
 
-void locus__dag_ready_every(struct locus__dag *s, uint32_t t)
+uint32_t locus__dag_class_idle(struct locus__dag *s, size_t c)
 {
-	/* Workers are numbered in node order: one computation per node. */
-	uint32_t last = UINT32_MAX;
-	for (size_t w = 0; w < s->n_procs; w++) {
-		uint32_t node = s->wl->worker_node[w];
-		if (node != last)
-			s->node_ready[node] = locus__dag_ready_on(s, t, node);
-		last = node;
-	}
+	const uint32_t *node_of = s->wl->worker_node;
+	uint32_t *at = &s->cursor[c];
+	while (*at < s->member_at[c + 1] && s->touched[node_of[s->members[*at]]])
+		++*at;
+	return *at < s->member_at[c + 1] ? s->members[*at] : UINT32_MAX;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -347,12 +344,9 @@ void locus__dag_ready_all(struct locus__dag *s, uint32_t t)
 			s->cand[n++] = w;
 	}
 	for (size_t c = 0; c < s->n_classes; c++) {
-		uint32_t *at = &s->cursor[c];
-		while (*at < s->member_at[c + 1] && s->touched[node_of[s->members[*at]]])
-			++*at;
-		if (*at == s->member_at[c + 1])
+		uint32_t w = locus__dag_class_idle(s, c);
+		if (w == UINT32_MAX)
 			continue;
-		uint32_t w = s->members[*at];
 		if (room && !locus_workload_fits(s->wl, t, node_of[w]))
 			continue;
 		s->node_ready[node_of[w]] = locus__dag_ready_on(s, t, node_of[w]);

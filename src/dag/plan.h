@@ -115,9 +115,9 @@ double locus__dag_ready_on(const struct locus__dag *s, uint32_t t, uint32_t node
  * set for each of their nodes (locus__dag_ready_on). */
 void locus__dag_ready_all(struct locus__dag *s, uint32_t t);
 
-/* Fills s->node_ready[node] with locus__dag_ready_on for every node that
- * runs a worker (DLS, which keeps every worker's). */
-void locus__dag_ready_every(struct locus__dag *s, uint32_t t);
+/* The first worker of class c whose node is untouched (it stands for
+ * every such member), or UINT32_MAX when none is. */
+uint32_t locus__dag_class_idle(struct locus__dag *s, size_t c);
 
 /* The earliest start of a task of `cost` seconds on worker w whose data
  * are ready at `ready`: the first idle gap at or after `ready` that holds

@@ -496,12 +496,205 @@ static size_t sweep_local(struct flow *f, const char *local)
 	return swept;
 }
 
+/* A journal's directory (locus-flow-jHASH) records the journal it serves
+ * in this file: "PATH\nHOST\n", the absolute path its name hashes and the
+ * host of the rank 0 that named it. A later run whose rank 0 is on that
+ * host and finds the directory held by no run and that journal gone
+ * sweeps it. */
+#define JOURNAL_RECORD ".journal"
+
+/* Writes `record` ("PATH\nHOST") into the run's directory `dir`; a
+ * directory without one is kept, so a failure only costs that. */
+static void record_journal(const char *dir, const char *record)
+{
+	char p[PATH_MAX + 16], line[PATH_MAX + 1];
+	int n = locus__rt_fmt(line, sizeof line, "%s\n", record);
+	locus__rt_fmt(p, sizeof p, "%s/" JOURNAL_RECORD, dir);
+	int fd = n > 0 && (size_t)n < sizeof line
+		     ? open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)
+		     : -1;
+	if (fd < 0)
+		return;
+	ssize_t w = write(fd, line, (size_t)n);
+	(void)w; /* a short record does not match its directory's name: kept */
+	close(fd);
+}
+
+/* The length of record's path (up to its "\n"). */
+static size_t path_len(const char *record)
+{
+	return strcspn(record, "\n");
+}
+
+/* The record in directory `fd`, named `name`, into rec ("PATH\nHOST"): 1
+ * when it is whole, its path absolute and hashing to that name, and it
+ * names a host (a torn or foreign record keeps the directory). */
+static int recorded_journal(int fd, const char *name, char *rec, size_t size)
+{
+	int rfd = openat(fd, JOURNAL_RECORD, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (rfd < 0)
+		return 0;
+	ssize_t n = read(rfd, rec, size - 1);
+	close(rfd);
+	if (n < 4 || rec[0] != '/' || rec[n - 1] != '\n')
+		return 0;
+	rec[n - 1] = 0;
+	size_t k = path_len(rec);
+	if (strlen(rec) != (size_t)n - 1 || !rec[k] || !rec[k + 1] || strchr(rec + k + 1, '\n'))
+		return 0;
+	char want[64];
+	locus__rt_fmt(want, sizeof want, "locus-flow-j%016" PRIx64,
+		      locus__rt_fnv(FNV_START, rec, k));
+	return !strcmp(want, name);
+}
+
+/* Opens directory `name` under `local` locked (exclusive: no run holds
+ * it) into *fd, with its record in path; 0 when it cannot be had. */
+static int take_journal_dir(const char *local, const char *name, int *fd, char *path, size_t size)
+{
+	char p[PATH_MAX];
+	locus__rt_fmt(p, sizeof p, "%s/%s", local, name);
+	*fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat a, b;
+	if (*fd >= 0 && !flock(*fd, LOCK_EX | LOCK_NB) && !fstat(*fd, &a) && !stat(p, &b) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino && recorded_journal(*fd, name, path, size))
+		return 1;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return 0;
+}
+
+/* A node's first rank: the records of the journals' directories under
+ * `local` that no run holds, NUL-separated into *paths (*len bytes, *n
+ * records; the caller frees). */
+static void journal_dirs(struct flow *f, const char *local, char **paths, size_t *len, size_t *n)
+{
+	size_t cap = 0;
+	DIR *d = opendir(local);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char path[PATH_MAX];
+		int fd;
+		if (strncmp(e->d_name, "locus-flow-j", 12) || !strcmp(e->d_name, f->st->job) ||
+		    !take_journal_dir(local, e->d_name, &fd, path, sizeof path))
+			continue;
+		close(fd);
+		size_t k = strlen(path) + 1;
+		if (locus__grow(paths, &cap, *len + k, 1))
+			break;
+		memcpy(*paths + *len, path, k);
+		*len += k;
+		++*n;
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Rank 0: whether the journal of each of the `n` NUL-separated records
+ * is gone; only a record of this host (where the run that made it had its
+ * rank 0, and the journal lives) can say so. */
+static void judge_journals(const char *recs, size_t n, char *gone)
+{
+	char host[MPI_MAX_PROCESSOR_NAME + 1], path[PATH_MAX];
+	locus__mpi_node_name(host);
+	for (size_t i = 0; i < n; recs += strlen(recs) + 1, i++) {
+		size_t k = path_len(recs);
+		struct stat sb;
+		locus__rt_fmt(path, sizeof path, "%.*s", (int)k, recs);
+		gone[i] = !strcmp(recs + k + 1, host) && stat(path, &sb) &&
+			  (errno == ENOENT || errno == ENOTDIR);
+	}
+}
+
+/* Removes the directories under `local` of journals that were deleted:
+ * each node's first rank (`leader`) names those no run holds, rank 0
+ * says whose journal is gone, and the leader removes those still held by
+ * none. Collective. Returns how many this rank removed. */
+static size_t sweep_journal_dirs(struct flow *f, const char *local, int leader)
+{
+	char *paths = NULL, *all = NULL, *gone = NULL, *verdict = NULL;
+	size_t len = 0, n = 0, swept = 0;
+	if (leader)
+		journal_dirs(f, local, &paths, &len, &n);
+	if (n && !(gone = calloc(n, 1))) {
+		free(paths);
+		paths = NULL;
+		len = n = 0;
+	}
+	/* Counts fit an int: a directory listing's names. */
+	int mine[2] = {(int)len, (int)n}, sum[2] = {0, 0}, *c = NULL;
+	MPI_Allreduce(mine, sum, 2, MPI_INT, MPI_SUM, f->comm);
+	int ok = sum[1] > 0;
+	if (ok && f->rank == 0) {
+		/* By rank: its bytes and paths, gathered; the same apart;
+		 * their displacements. */
+		c = calloc((size_t)f->size * 6, sizeof *c);
+		all = malloc((size_t)sum[0]);
+		verdict = calloc((size_t)sum[1], 1);
+		ok = c && all && verdict;
+	}
+	if (sum[1])
+		MPI_Bcast(&ok, 1, MPI_INT, 0, f->comm);
+	if (ok) {
+		int z = f->size, *bytes = c ? c + 2 * z : NULL, *nums = c ? c + 3 * z : NULL;
+		int *bat = c ? c + 4 * z : NULL, *nat = c ? c + 5 * z : NULL;
+		MPI_Gather(mine, 2, MPI_INT, c, 2, MPI_INT, 0, f->comm);
+		for (int r = 0, b = 0, k = 0; c && r < z; b += bytes[r], k += nums[r], r++) {
+			bytes[r] = c[2 * r];
+			nums[r] = c[2 * r + 1];
+			bat[r] = b;
+			nat[r] = k;
+		}
+		MPI_Gatherv(paths, mine[0], MPI_CHAR, all, bytes, bat, MPI_CHAR, 0, f->comm);
+		if (f->rank == 0)
+			judge_journals(all, (size_t)sum[1], verdict);
+		MPI_Scatterv(verdict, nums, nat, MPI_CHAR, gone, mine[1], MPI_CHAR, 0, f->comm);
+	}
+	const char *p = paths;
+	for (size_t i = 0; ok && i < n; p += strlen(p) + 1, i++) {
+		char name[64], again[PATH_MAX], dir[PATH_MAX];
+		int fd;
+		locus__rt_fmt(name, sizeof name, "locus-flow-j%016" PRIx64,
+			      locus__rt_fnv(FNV_START, p, path_len(p)));
+		locus__rt_fmt(dir, sizeof dir, "%s/%s", local, name);
+		/* Taken again: a run may have begun on it since. */
+		if (gone[i] && take_journal_dir(local, name, &fd, again, sizeof again)) {
+			swept += !strcmp(again, p) && !locus__rmtree(dir);
+			close(fd);
+		}
+	}
+	free(paths);
+	free(all);
+	free(gone);
+	free(verdict);
+	free(c);
+	return swept;
+}
+
+/* Removes the run's directory `dir` when it holds nothing but its
+ * journal's record. */
+static void remove_job_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int other = !d;
+	for (struct dirent *e; d && !other && (e = readdir(d));)
+		other = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			strcmp(e->d_name, JOURNAL_RECORD);
+	if (d)
+		closedir(d);
+	char p[PATH_MAX + 16];
+	locus__rt_fmt(p, sizeof p, "%s/" JOURNAL_RECORD, dir);
+	if (!other)
+		unlink(p);
+	rmdir(dir);
+}
+
 /* The run's directory under `local`, named by rank 0; this node's in it;
  * the directories of killed runs there swept. Collective. */
 int locus__rt_directories(struct flow *f)
 {
 	const char *local = f->opt->local ? f->opt->local : "/dev/shm";
-	char name[64] = {0};
+	char name[64] = {0}, record[PATH_MAX] = {0};
 	if (f->st->job[0]) {
 		/* A later round: the same place. */
 		locus__rt_fmt(name, sizeof name, "%s", f->st->job);
@@ -526,10 +719,16 @@ int locus__rt_directories(struct flow *f)
 			h = locus__rt_fnv(h, "/", 1);
 			h = locus__rt_fnv(h, base, strlen(base));
 			locus__rt_fmt(name, sizeof name, "locus-flow-j%016" PRIx64, h);
+			char host[MPI_MAX_PROCESSOR_NAME + 1];
+			locus__mpi_node_name(host);
+			if (real[0] == '/' && !strchr(real, '\n') && !strchr(base, '\n'))
+				locus__rt_fmt(record, sizeof record, "%s/%s\n%s", real, base, host);
 		}
 	}
 	MPI_Bcast(name, sizeof name, MPI_CHAR, 0, f->comm);
 	int first = !f->st->job[0];
+	if (first && f->opt->journal)
+		MPI_Bcast(record, sizeof record, MPI_CHAR, 0, f->comm);
 	locus__rt_fmt(f->st->job, sizeof f->st->job, "%s", name);
 	/* The round's name for partial locus__rt_results (reductions). */
 	uint64_t nonce = 0;
@@ -557,13 +756,20 @@ int locus__rt_directories(struct flow *f)
 	/* Every rank holds the run's directory before any sweeps. */
 	if ((rc = locus__rt_agree(f, rc)))
 		return rc;
-	unsigned long swept = 0, all = 0;
+	unsigned long swept[2] = {0, 0}, all[2] = {0, 0};
 	int leader = f->job_dir[0] && f->node_rank[f->node_at[f->node]] == f->rank;
+	if (first && leader && record[0])
+		record_journal(f->job_dir, record);
 	if (first && leader)
-		swept = sweep_local(f, local);
-	MPI_Reduce(&swept, &all, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, f->comm);
+		swept[0] = sweep_local(f, local);
 	if (first)
-		f->st->swept_dirs = all;
+		swept[1] = sweep_journal_dirs(f, local, leader);
+	swept[0] += swept[1];
+	MPI_Reduce(swept, all, 2, MPI_UNSIGNED_LONG, MPI_SUM, 0, f->comm);
+	if (first) {
+		f->st->swept_dirs = all[0];
+		f->st->swept_journal_dirs = all[1];
+	}
 	if (!f->job_dir[0])
 		return 0;
 	locus__rt_fmt(f->node_dir, sizeof f->node_dir, "%s/%s", f->job_dir,
@@ -956,9 +1162,10 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	locus__rt_bell_close(f);
 	locus__rt_ledgers_close(f);
 	MPI_Barrier(f->comm);
-	/* The run's directory, once every node's is gone (on every host). */
+	/* The run's directory, once every node's is gone (on every host),
+	 * its journal's record with it. */
 	if (f->job_dir[0] && (!keep || prune))
-		rmdir(f->job_dir);
+		remove_job_dir(f->job_dir);
 	round_free(f);
 	/* The result names the tasks of what this round ran. */
 	if (report->result && f->own_g) {
@@ -1068,6 +1275,7 @@ int locus__rt_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	report->work = st.work;
 	report->swept_files = st.swept_files;
 	report->swept_dirs = st.swept_dirs;
+	report->swept_journal_dirs = st.swept_journal_dirs;
 	st.work = NULL;
 	/* The locks go; a --local directory this rank made goes when empty
 	 * (its run directory first: every rank's node directory went before

@@ -357,8 +357,9 @@ struct state {
 	int made_local;	   /* this rank made opt->local: removed at the end */
 	/* What the first round swept: temporaries a killed run left in the
 	 * shared directory (rank 0), killed runs' directories under
-	 * opt->local (summed on rank 0). */
-	size_t swept_files, swept_dirs;
+	 * opt->local (summed on rank 0), of which those of journals that
+	 * were deleted. */
+	size_t swept_files, swept_dirs, swept_journal_dirs;
 	/* Rank 0, with opt->status, by task of opt->graph: whether an
 	 * attempt of it has begun in this round, and its failed attempts;
 	 * when the run began (Unix seconds) and the file is next written. */

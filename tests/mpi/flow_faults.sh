@@ -124,8 +124,11 @@ fails_saying "an output the command did not write fails the task" "did not write
 d="$tmp/journal"
 mkdir -p "$d"
 echo seed >"$d/in.txt"
-awk -v logf="$tmp/log" 'BEGIN { all = ""; for (i = 0; i < 12; i++) {
-	printf("a%d.txt: in.txt\n\tsleep 1.2; cat in.txt > a%d.txt; echo %d >> a%d.txt; echo %d >> %s\n", i, i, i, i, i, logf)
+# Each task waits for a gate, opened once the second run below has been
+# refused: under ASan on a loaded machine that refusal took longer than
+# the whole first run, which then had nothing left to resume.
+awk -v logf="$tmp/log" -v gate="$d/gate" 'BEGIN { all = ""; for (i = 0; i < 12; i++) {
+	printf("a%d.txt: in.txt\n\twhile [ ! -e %s ]; do sleep 0.05; done; sleep 1.2; cat in.txt > a%d.txt; echo %d >> a%d.txt; echo %d >> %s\n", i, gate, i, i, i, i, logf)
 	all = all " a" i ".txt" }
 	printf("all.txt:%s\n\tcat%s > all.txt; echo all >> %s\n", all, all, logf) }' >"$d/Makeflow"
 (cd "$d" && for i in $(seq 0 11); do { cat in.txt; echo "$i"; }; done >"$tmp/all.ref")
@@ -140,6 +143,7 @@ for _ in $(seq 100); do [ -s "$d/j" ] && break; sleep 0.1; done
 # A second run on the same journal meanwhile is refused.
 fails_saying "a second run on a journal in use is refused" "j: another run (pid [0-9]*) is using the journal" -- \
 	"$d/Makeflow" -np 3 --emulate-nodes 2 -q --journal "$d/j" --local "$tmp/jlocal2"
+touch "$d/gate"
 # Until two tasks are done, then the run is killed.
 for _ in $(seq 100); do [ "$(grep -c '^task' "$d/j")" -ge 2 ] && break; sleep 0.1; done
 pkill -TERM -f -- "--journal $d/j"

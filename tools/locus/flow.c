@@ -1363,13 +1363,17 @@ static int run_rank(struct flow_args *a)
 	} else if (rank == 0) {
 		const struct locus_result *r = rep.result;
 		uint64_t D = a->dispatchers ? a->dispatchers : 1;
+		char jdirs[64] = "";
+		if (rep.swept_journal_dirs)
+			snprintf(jdirs, sizeof jdirs, " (%zu whose journal was deleted)",
+				 rep.swept_journal_dirs);
 		if (rep.swept_files || rep.swept_dirs)
-			fprintf(
-			    stderr,
-			    "locus flow run: swept what killed runs left: %zu temporar%s in the "
-			    "shared directory, %zu run director%s under %s\n",
-			    rep.swept_files, rep.swept_files == 1 ? "y" : "ies", rep.swept_dirs,
-			    rep.swept_dirs == 1 ? "y" : "ies", a->local ? a->local : "/dev/shm");
+			fprintf(stderr,
+				"locus flow run: swept what killed runs left: %zu temporar%s in "
+				"the shared directory, %zu run director%s under %s%s\n",
+				rep.swept_files, rep.swept_files == 1 ? "y" : "ies", rep.swept_dirs,
+				rep.swept_dirs == 1 ? "y" : "ies", a->local ? a->local : "/dev/shm",
+				jdirs);
 		if (a->journal && (rep.skipped || rep.rerun))
 			fprintf(
 			    stderr,

@@ -20,6 +20,7 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -98,35 +99,80 @@ void cli_mpi_np_spelling(int argc, char **argv)
 			argv[i] = "--np";
 }
 
-/* The first line `prog --version` prints, in buf ("" when it cannot run). */
-static void launcher_version(const char *prog, char *buf, size_t size)
+/* How long `mpirun --version` may take: a launcher that hangs there
+ * would hang every command that launches. */
+#define VERSION_SECONDS 5
+
+/* What `prog --version` prints, in buf ("" when it cannot run). Returns
+ * 1 when it did not end within VERSION_SECONDS (then it and what it
+ * started, its process group, are killed), else 0. */
+static int launcher_version(const char *prog, char *buf, size_t size)
 {
 	int fds[2];
 	buf[0] = 0;
 	if (pipe(fds) != 0)
-		return;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	char *argv[] = {(char *)prog, "--version", NULL};
-	pid_t pid;
-	int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc == 0) {
-		size_t got = 0;
-		ssize_t k;
-		while (got + 1 < size && (k = read(fds[0], buf + got, size - 1 - got)) > 0)
-			got += (size_t)k;
-		buf[got] = 0;
-		char drain[256];
-		while (read(fds[0], drain, sizeof drain) > 0)
-			;
-		waitpid(pid, NULL, 0);
+		return 0;
+	pid_t self = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* Its own process group, so that what a script starts goes
+		 * with it; killed with us, even by SIGKILL. */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != self)
+			_exit(127);
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execlp(prog, prog, "--version", (char *)NULL);
+		_exit(127);
 	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return 0;
+	}
+	setpgid(pid, pid); /* as the child does: whichever runs first */
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	size_t got = 0;
+	int late = 0;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long ms = VERSION_SECONDS * 1000L - (now.tv_sec - t0.tv_sec) * 1000L -
+			  (now.tv_nsec - t0.tv_nsec) / 1000000L;
+		struct pollfd pf = {.fd = fds[0], .events = POLLIN};
+		int r = ms > 0 ? poll(&pf, 1, (int)ms) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			late = r == 0;
+			break;
+		}
+		char drain[256];
+		char *to = got + 1 < size ? buf + got : drain;
+		size_t room = got + 1 < size ? size - 1 - got : sizeof drain;
+		ssize_t k = read(fds[0], to, room);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		if (to != drain)
+			got += (size_t)k;
+	}
+	buf[got] = 0;
 	close(fds[0]);
+	if (late)
+		kill(-pid, SIGKILL);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (late)
+		buf[0] = 0;
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !got)
+		buf[0] = 0; /* not found, or not runnable */
+	return late;
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -320,6 +366,17 @@ static void report_line(const char *line)
 void cli_mpi_report_start(void)
 {
 	report_line("started\n");
+	/* Open MPI's job: its id, where its ranks put their shared-memory
+	 * segments and its launcher's session directory, which a launcher
+	 * killed by SIGKILL leaves behind (job_leftovers). */
+	const char *job = getenv("OMPI_MCA_ess_base_jobid"), *dir = getenv("PMIX_SERVER_TMPDIR");
+	const char *shm = getenv("OMPI_MCA_btl_vader_backing_directory");
+	if (!shm || !*shm)
+		shm = "/dev/shm";
+	char line[2 * PATH_MAX + 64];
+	int n = job && dir ? snprintf(line, sizeof line, "ompi\t%s\t%s\t%s\n", job, shm, dir) : -1;
+	if (n > 0 && n < (int)sizeof line && !strpbrk(shm, "\t\n") && !strpbrk(dir, "\t\n"))
+		report_line(line);
 }
 
 void cli_mpi_report_end(int status)
@@ -329,10 +386,96 @@ void cli_mpi_report_end(int status)
 	report_line(line);
 }
 
+/* What the Open MPI jobs of launchers that were killed left: their
+ * ranks' shared-memory segments and the launchers' session directories. */
+struct leftovers {
+	size_t segments, sessions;
+};
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* Removes what the Open MPI job of launch report `path` left once its
+ * launcher (mpirun, the process named by the session directory
+ * ".../pid.MPIRUN") is gone: the segments SHM/vader_segment.HOST.UID.JOB.N
+ * of its ranks (JOB in hex: this job's only) and that session directory.
+ * `mpirun`: the launcher's pid when the caller knows it, else 0. */
+static void job_leftovers(const char *path, long mpirun, struct leftovers *lo)
+{
+	char line[2 * PATH_MAX + 64], job[32] = "", shm[PATH_MAX] = "", session[PATH_MAX] = "";
+	FILE *fp = fopen(path, "re");
+	while (fp && fgets(line, sizeof line, fp))
+		if (!strncmp(line, "ompi\t", 5) && line[strlen(line) - 1] == '\n') {
+			line[strlen(line) - 1] = 0;
+			char *f[4], *save = NULL;
+			int k = 0;
+			for (char *t = strtok_r(line, "\t", &save); t && k < 4;
+			     t = strtok_r(NULL, "\t", &save))
+				f[k++] = t;
+			if (k == 4 && strlen(f[1]) < sizeof job) {
+				strcpy(job, f[1]);
+				snprintf(shm, sizeof shm, "%s", f[2]);
+				snprintf(session, sizeof session, "%s", f[3]);
+			}
+		}
+	if (fp)
+		fclose(fp);
+	/* Only a whole record of a launcher that is gone (and, where it is
+	 * known, this one), its session under an "ompi.*" directory. */
+	char *end = NULL;
+	unsigned long id = strtoul(job, &end, 10);
+	if (!job[0] || *end || !id)
+		return;
+	const char *base = strrchr(session, '/'), *parent = base;
+	while (parent && parent > session && parent[-1] != '/')
+		parent--;
+	long pid = base && !strncmp(base, "/pid.", 5) ? strtol(base + 5, &end, 10) : 0;
+	if (pid <= 0 || *end || (mpirun && pid != mpirun) || cli_pid_alive(pid) ||
+	    strncmp(parent, "ompi.", 5))
+		return;
+	char suffix[64];
+	snprintf(suffix, sizeof suffix, ".%u.%lx.", (unsigned)getuid(), id);
+	DIR *d = opendir(shm);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		const char *at = strstr(e->d_name, suffix);
+		char p[2 * PATH_MAX];
+		if (strncmp(e->d_name, "vader_segment.", 14) || !at || !at[strlen(suffix)] ||
+		    strspn(at + strlen(suffix), "0123456789") != strlen(at + strlen(suffix)))
+			continue;
+		snprintf(p, sizeof p, "%s/%s", shm, e->d_name);
+		lo->segments += !unlink(p);
+	}
+	if (d)
+		closedir(d);
+	struct stat sb;
+	if (!lstat(session, &sb) && S_ISDIR(sb.st_mode)) {
+		nftw(session, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		lo->sessions += lstat(session, &sb) != 0;
+	}
+}
+
+/* Says what job_leftovers swept, if anything. */
+static void say_leftovers(const char *cmd, const struct leftovers *lo, const char *whose)
+{
+	if (lo->segments || lo->sessions)
+		fprintf(stderr,
+			"locus %s: swept what %s left: %zu shared-memory segment%s, %zu "
+			"session director%s of Open MPI\n",
+			cmd, whose, lo->segments, lo->segments == 1 ? "" : "s", lo->sessions,
+			lo->sessions == 1 ? "y" : "ies");
+}
+
 /* Removes the launch reports in `dir` of launchers that are gone (killed
- * by SIGKILL before they could: each is named by its launcher's pid).
- * Returns how many. */
-static size_t sweep_reports(const char *dir)
+ * by SIGKILL before they could: each is named by its launcher's pid), and
+ * what their jobs left (lo). Returns how many reports. */
+static size_t sweep_reports(const char *dir, struct leftovers *lo)
 {
 	size_t swept = 0;
 	DIR *d = opendir(dir);
@@ -346,9 +489,10 @@ static size_t sweep_reports(const char *dir)
 		    !(kill((pid_t)pid, 0) && errno == ESRCH))
 			continue;
 		char path[PATH_MAX];
-		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
-		    !unlink(path))
-			swept++;
+		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
+			continue;
+		job_leftovers(path, 0, lo);
+		swept += !unlink(path);
 	}
 	if (d)
 		closedir(d);
@@ -420,11 +564,13 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 	const char *tmpdir = getenv("TMPDIR");
 	if (!tmpdir || !*tmpdir)
 		tmpdir = "/tmp";
-	size_t swept = sweep_reports(tmpdir);
+	struct leftovers lo = {0, 0};
+	size_t swept = sweep_reports(tmpdir, &lo);
 	if (swept)
 		fprintf(stderr,
 			"locus %s: swept what killed launchers left: %zu launch report%s in %s\n",
 			cmd, swept, swept == 1 ? "" : "s", tmpdir);
+	say_leftovers(cmd, &lo, "their jobs");
 	snprintf(report, sizeof report, "%s/locus-launch-%ld-XXXXXX", tmpdir, (long)getpid());
 	int rfd = mkstemp(report);
 	if (rfd >= 0) {
@@ -484,7 +630,16 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 	launched = 0;
 	/* What rank 0 said: "started", then "ended STATUS". */
 	int started = 0, ended = 0, rank0 = 0;
+	struct leftovers job = {0, 0};
 	if (report[0]) {
+		/* The job's segments in shared memory: some are left even
+		 * when it succeeds (Open MPI 4.1), all of them and the
+		 * session directory when its launcher was killed; it was
+		 * this process's child, so it is gone now. Said when it
+		 * failed. */
+		job_leftovers(report, (long)pid, &job);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			say_leftovers(cmd, &job, "the job");
 		FILE *fp = fopen(report, "r");
 		char line[64];
 		while (fp && fgets(line, sizeof line, fp)) {
@@ -559,7 +714,13 @@ int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const 
 		return fprintf(stderr, "locus %s: cannot find this program's path\n", cmd),
 		       CLI_EXIT_FAIL;
 	self[n] = 0;
-	launcher_version(mpirun, version, sizeof version);
+	if (launcher_version(mpirun, version, sizeof version)) {
+		fprintf(stderr,
+			"locus %s: the MPI launcher \"%s\" did not answer \"%s --version\" "
+			"within %d s; ended it (name a working one with --mpirun)\n",
+			cmd, mpirun, mpirun, VERSION_SECONDS);
+		return CLI_EXIT_FAIL;
+	}
 	if (!version[0]) {
 		fprintf(stderr,
 			"locus %s: cannot run the MPI launcher \"%s\"; install Open MPI or MPICH "
