@@ -58,6 +58,18 @@ struct flow_failures {
 void flow_failures_read(const char *status, struct flow_failures *ff);
 void flow_failures_fini(struct flow_failures *ff);
 int flow_dry_run(struct flow_args *a);
+
+/* amfs's options, "KEY=VALUE,...": the configuration, the pattern
+ * thresholds and -o's (malloc'ed, or NULL). */
+char *amfs_opts(const struct flow_args *a, const char *config);
+
+/* The text summary of a run of workflow g (sim or run) on D dispatchers. */
+void print_run(const struct locus_result *r, const struct locus_graph *g, const struct flow_args *a,
+	       uint64_t D);
+
+/* locus flow run (flow_run.c): the launcher's part, or a rank's under
+ * it. An exit status. */
+int flow_run(struct flow_args *a, int argc, char **argv);
 int flow_clean(struct flow_args *a);
 
 #endif
