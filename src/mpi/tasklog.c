@@ -4,8 +4,10 @@
  * docs/formats.md, "Task logs"). The worker that ran the command copies
  * its two files there from the node's storage when the command ends, and
  * writes what wait4 measured: wall time, CPU time (user and system) and
- * peak resident memory. Every file is written to a temporary and renamed,
- * so a reader never sees half of one.
+ * peak resident memory. An empty stream is not copied (most commands
+ * write nothing to one or both: three files an attempt cost a chain of
+ * commands a tenth of its rate). Every file is written to a temporary
+ * and renamed, so a reader never sees half of one.
  */
 #include "mpi/runtime.h"
 
@@ -78,17 +80,21 @@ void locus__rt_tasklog_keep(struct flow *f, int status, const struct rusage *ru,
 	uint32_t t = f->cur;
 	locus__rt_fmt(base, sizeof base, "%s/t%" PRIu32 ".%d", dir, t, f->attempt);
 	static const char *const ext[] = {"out", "err"};
+	char leaf[2][64];
+	int kept[2] = {0, 0};
 	for (size_t k = 0; k < 2; k++) {
+		struct stat st;
 		locus__rt_fmt(from, sizeof from, "%s.%s", f->work, ext[k]);
 		locus__rt_fmt(to, sizeof to, "%s.%s", base, ext[k]);
+		locus__rt_fmt(leaf[k], sizeof leaf[k], "t%" PRIu32 ".%d.%s", t, f->attempt, ext[k]);
+		if (stat(from, &st) || !st.st_size)
+			continue;
 		if (copy_whole(from, to))
 			return;
+		kept[k] = 1;
 	}
 	char nb[512];
 	const char *name = locus__rt_task_name(f, t, nb, sizeof nb);
-	char leaf_out[64], leaf_err[64];
-	locus__rt_fmt(leaf_out, sizeof leaf_out, "t%" PRIu32 ".%d.out", t, f->attempt);
-	locus__rt_fmt(leaf_err, sizeof leaf_err, "t%" PRIu32 ".%d.err", t, f->attempt);
 	/* The kernel's peak counts the memory of the process the command
 	 * was spawned from (this rank, whose memory the command shared
 	 * until it exec'd): the rank's own peak is written beside it, so a
@@ -97,12 +103,13 @@ void locus__rt_tasklog_keep(struct flow *f, int status, const struct rusage *ru,
 	if (getrusage(RUSAGE_SELF, &self))
 		self.ru_maxrss = 0;
 	json_t *doc = json_pack(
-	    "{sssisssIsisssfsfsfsfsIsIssss}", "format", TASKLOG_FORMAT, "version", TASKLOG_VERSION,
+	    "{sssisssIsisssfsfsfsfsIsIss?ss?}", "format", TASKLOG_FORMAT, "version", TASKLOG_VERSION,
 	    "task", name, "index", (json_int_t)t, "attempt", f->attempt, "node",
 	    f->plat->nodes[f->node].name, "wall", wall, "cpu",
 	    tv_seconds(ru->ru_utime) + tv_seconds(ru->ru_stime), "user", tv_seconds(ru->ru_utime),
 	    "system", tv_seconds(ru->ru_stime), "max_rss_kb", (json_int_t)ru->ru_maxrss,
-	    "rank_rss_kb", (json_int_t)self.ru_maxrss, "stdout", leaf_out, "stderr", leaf_err);
+	    "rank_rss_kb", (json_int_t)self.ru_maxrss, "stdout", kept[0] ? leaf[0] : NULL,
+	    "stderr", kept[1] ? leaf[1] : NULL);
 	if (!doc)
 		return;
 	if (WIFEXITED(status))

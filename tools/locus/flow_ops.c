@@ -155,7 +155,11 @@ static size_t print_task(const char *dir, const char *name, int json)
 		for (size_t k = 0; k < 2; k++) {
 			const char *leaf = json_string_value(json_object_get(doc, which[k]));
 			char p[4600];
-			snprintf(p, sizeof p, "%s/%s", dir, leaf ? leaf : "");
+			if (!leaf) { /* nothing was written to it */
+				printf("  %s: (empty)\n", which[k]);
+				continue;
+			}
+			snprintf(p, sizeof p, "%s/%s", dir, leaf);
 			printf("  %s (%s):\n", which[k], p);
 			print_indented(p);
 		}
