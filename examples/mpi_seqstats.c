@@ -85,7 +85,8 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (argc < 4) {
 		if (rank == 0)
-			fprintf(stderr, "usage: mpi_seqstats STORE DATASET EMULATED_NODES [POLICY]\n");
+			fprintf(stderr,
+				"usage: mpi_seqstats STORE DATASET EMULATED_NODES [POLICY]\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -104,7 +105,8 @@ int main(int argc, char **argv)
 	if (rc) {
 		char buf[1024];
 		if (rank == 0)
-			fprintf(stderr, "mpi_seqstats: %s\n", locus_error_format(&err, buf, sizeof buf));
+			fprintf(stderr, "mpi_seqstats: %s\n",
+				locus_error_format(&err, buf, sizeof buf));
 		MPI_Finalize();
 		return 1;
 	}
@@ -133,7 +135,8 @@ int main(int argc, char **argv)
 		for (int b = 0; b < BINS; b++)
 			if (all.bins[b])
 				printf("length %" PRIu64 "-%" PRIu64 ": %" PRIu64 "\n",
-				       b ? UINT64_C(1) << b : 0, (UINT64_C(2) << b) - 1, all.bins[b]);
+				       b ? UINT64_C(1) << b : 0, (UINT64_C(2) << b) - 1,
+				       all.bins[b]);
 		fprintf(stderr,
 			"%s: %zu chunks on %zu workers, %.1f%% local, %" PRIu64
 			" bytes fetched, %.3f s\n",

@@ -890,8 +890,7 @@ TEST(ccr_leaves_stored_objects)
 }
 
 TEST_MAIN(TEST_ENTRY(stg_small), TEST_ENTRY(stg_dummies_with_cost_are_kept), TEST_ENTRY(stg_errors),
-	  TEST_ENTRY(stg_set), TEST_ENTRY(text_topcuoglu),
-	  TEST_ENTRY(text_variants), TEST_ENTRY(text_errors), TEST_ENTRY(write_round_trip),
-	  TEST_ENTRY(gen_method_parse), TEST_ENTRY(gen_methods), TEST_ENTRY(gen_layers_and_ranges),
-	  TEST_ENTRY(gen_large), TEST_ENTRY(heterogeneity), TEST_ENTRY(ccr),
-	  TEST_ENTRY(ccr_leaves_stored_objects))
+	  TEST_ENTRY(stg_set), TEST_ENTRY(text_topcuoglu), TEST_ENTRY(text_variants),
+	  TEST_ENTRY(text_errors), TEST_ENTRY(write_round_trip), TEST_ENTRY(gen_method_parse),
+	  TEST_ENTRY(gen_methods), TEST_ENTRY(gen_layers_and_ranges), TEST_ENTRY(gen_large),
+	  TEST_ENTRY(heterogeneity), TEST_ENTRY(ccr), TEST_ENTRY(ccr_leaves_stored_objects))

@@ -891,10 +891,14 @@ TEST(stages_and_commands)
 		}
 		locus_graph_destroy(g);
 	}
-	static const char doc15[] =
-	    SPEC("{\"id\": \"a\", \"command\": {\"program\": \"old\"}}, {\"id\": \"b\"}") "},"
-	    "\"execution\": {\"tasks\": [{\"id\": \"a\", \"command\": {\"program\": \"new\", "
-	    "\"arguments\": []}}, {\"id\": \"b\", \"command\": {\"program\": \"tool\"}}]}}}";
+	static const char doc15[] = SPEC("{\"id\": \"a\", \"command\": {\"program\": \"old\"}}, "
+					 "{\"id\": \"b\"}") "},"
+							    "\"execution\": {\"tasks\": [{\"id\": "
+							    "\"a\", \"command\": {\"program\": "
+							    "\"new\", "
+							    "\"arguments\": []}}, {\"id\": \"b\", "
+							    "\"command\": {\"program\": "
+							    "\"tool\"}}]}}}";
 	g = read_text(doc15, &err);
 	CHECK(g != NULL);
 	if (g) {
@@ -907,10 +911,10 @@ TEST(stages_and_commands)
 		     "workflow.specification.tasks[0].command: expected an object with "
 		     "\"program\" and \"arguments\", got \"ls -l\"",
 		     0);
-	expect_error(SPEC("{\"id\": \"a\"}") "}, \"execution\": {\"tasks\": [{\"id\": \"a\", "
-					   "\"command\": {\"program\": \"p\", \"arguments\": [1]}}]}}}",
-		     LOCUS_EPARSE,
-		     "workflow.execution.tasks[0].command.arguments[0]: expected a string", 0);
+	expect_error(
+	    SPEC("{\"id\": \"a\"}") "}, \"execution\": {\"tasks\": [{\"id\": \"a\", "
+				    "\"command\": {\"program\": \"p\", \"arguments\": [1]}}]}}}",
+	    LOCUS_EPARSE, "workflow.execution.tasks[0].command.arguments[0]: expected a string", 0);
 	expect_error(SPEC("{\"id\": \"a\", \"command\": {\"program\": \"\"}}") "}}}", LOCUS_EPARSE,
 		     "workflow.specification.tasks[0].command.program: expected a non-empty string",
 		     0);

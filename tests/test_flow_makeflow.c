@@ -1100,8 +1100,10 @@ TEST(journal)
 	    {"locus-journal 9\tworkflow\t2\t3\n", LOCUS_EPARSE, 1, 15, "version 9"},
 	    {"locus-flow-journal 1\t2\t3\ntask\tz\tn\n", LOCUS_EINVAL, 2, 6, "no task \"z\""},
 	    {"locus-flow-journal 1\t2\t3\nfile\tz\t1\t-\tn\n", LOCUS_EINVAL, 2, 6, "no file \"z\""},
-	    {"locus-flow-journal 1\t2\t3\nfile\tb\t-1\t-\tn\n", LOCUS_EPARSE, 2, 8, "size in bytes"},
-	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1x\t-\tn\n", LOCUS_EPARSE, 2, 8, "size in bytes"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t-1\t-\tn\n", LOCUS_EPARSE, 2, 8,
+	     "size in bytes"},
+	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1x\t-\tn\n", LOCUS_EPARSE, 2, 8,
+	     "size in bytes"},
 	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\tzz\tn\n", LOCUS_EPARSE, 2, 10, "checksum"},
 	    {"locus-flow-journal 1\t2\t3\nfile\tb\t1\t-\t\n", LOCUS_EPARSE, 2, 12, ":shared"},
 	    {"locus-flow-journal 1\t2\t3\ntask\tb\n", LOCUS_EPARSE, 2, 1, "task NAME NODE"},
@@ -1112,9 +1114,10 @@ TEST(journal)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		memset(&err, 0, sizeof err);
 		j.done = (void *)&j;
-		int rc = locus_flow_journal_parse(&j, g, cases[i].text, strlen(cases[i].text), "j", &err);
-		if (rc != cases[i].rc || err.line != cases[i].line || err.column != cases[i].column ||
-		    !strstr(err.message, cases[i].says))
+		int rc = locus_flow_journal_parse(&j, g, cases[i].text, strlen(cases[i].text), "j",
+						  &err);
+		if (rc != cases[i].rc || err.line != cases[i].line ||
+		    err.column != cases[i].column || !strstr(err.message, cases[i].says))
 			fprintf(stderr, "  case %zu: rc %d at %ld:%ld: %s\n", i, rc, err.line,
 				err.column, err.message);
 		CHECK_EQ_INT(rc, cases[i].rc);
@@ -1181,6 +1184,5 @@ TEST_MAIN(TEST_ENTRY(capitol), TEST_ENTRY(montage), TEST_ENTRY(blast), TEST_ENTR
 	  TEST_ENTRY(variables), TEST_ENTRY(variables_in_file_lists), TEST_ENTRY(command_lines),
 	  TEST_ENTRY(stages), TEST_ENTRY(renames_and_quotes), TEST_ENTRY(comments),
 	  TEST_ENTRY(size_directive), TEST_ENTRY(sizes_from_directory), TEST_ENTRY(runtime),
-	  TEST_ENTRY(wall_time), TEST_ENTRY(status_file),
-	  TEST_ENTRY(errors), TEST_ENTRY(accepted), TEST_ENTRY(remaining), TEST_ENTRY(journal),
-	  TEST_ENTRY(hundred_thousand_rules))
+	  TEST_ENTRY(wall_time), TEST_ENTRY(status_file), TEST_ENTRY(errors), TEST_ENTRY(accepted),
+	  TEST_ENTRY(remaining), TEST_ENTRY(journal), TEST_ENTRY(hundred_thousand_rules))

@@ -111,8 +111,8 @@ TEST(replicas_of_section_v_f)
 		uint32_t f1 = (uint32_t)locus_graph_find_object(g, "file1");
 		CHECK_EQ_INT(a->consumers_in_stage[f1], 10);
 		CHECK(a->object_patterns[f1] & LOCUS_PATTERN_MULTICAST);
-		uint32_t n = locus_flow_replicas(a->consumers_in_stage[f1], a->stages[sb].group_reads,
-						 200);
+		uint32_t n =
+		    locus_flow_replicas(a->consumers_in_stage[f1], a->stages[sb].group_reads, 200);
 		CHECK_EQ_INT(n, 2);
 		CHECK_EQ_INT(locus_flow_copies(n, 1), 1);
 		CHECK_EQ_INT(locus_flow_copies(n, 0), 2);

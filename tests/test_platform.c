@@ -75,7 +75,8 @@ static int platforms_equal(const struct locus_platform *a, const struct locus_pl
 		const struct locus_node *x = &a->nodes[i];
 		if (!node_is(&b->nodes[i], x->name, x->rack, x->cores, x->speed, x->disk_bw,
 			     x->net_bw) ||
-		    b->nodes[i].max_transfers != x->max_transfers || b->nodes[i].storage != x->storage)
+		    b->nodes[i].max_transfers != x->max_transfers ||
+		    b->nodes[i].storage != x->storage)
 			return 0;
 	}
 	return 1;

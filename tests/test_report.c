@@ -515,8 +515,8 @@ TEST(json_versions_and_balanced_keys)
 	doc = render_json_compare(runs, 1);
 	CHECK(doc != NULL);
 	CHECK_EQ_INT(num_at(doc, "version"), 5);
-	CHECK_EQ_INT(num_at(json_array_get(json_object_get(doc, "runs"), 0), "balanced_local_tasks"),
-		     3);
+	CHECK_EQ_INT(
+	    num_at(json_array_get(json_object_get(doc, "runs"), 0), "balanced_local_tasks"), 3);
 	json_decref(doc);
 }
 
@@ -1242,8 +1242,7 @@ TEST(samples)
 
 TEST_MAIN(TEST_ENTRY(json_fields), TEST_ENTRY(json_text_is_exact_and_stable),
 	  TEST_ENTRY(json_without_tasks_and_bounds), TEST_ENTRY(json_versions_and_balanced_keys),
-	  TEST_ENTRY(json_problems),
-	  TEST_ENTRY(json_escapes_names),
+	  TEST_ENTRY(json_problems), TEST_ENTRY(json_escapes_names),
 	  TEST_ENTRY(numbers_match_core_formatter), TEST_ENTRY(output_ignores_locale),
 	  TEST_ENTRY(writer_errors), TEST_ENTRY(csv_exact), TEST_ENTRY(trace_events),
 	  TEST_ENTRY(svg_gantt_small), TEST_ENTRY(svg_gantt_aggregates_large_runs),

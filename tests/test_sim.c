@@ -716,6 +716,5 @@ TEST_MAIN(TEST_ENTRY(local_reads_and_compute_exactly), TEST_ENTRY(shared_disk_an
 	  TEST_ENTRY(remote_reads_pay_latency_and_wait_for_a_slot),
 	  TEST_ENTRY(reads_across_racks_share_the_uplinks), TEST_ENTRY(busy_master_queues_requests),
 	  TEST_ENTRY(speed_changes_stretch_compute), TEST_ENTRY(policy_mistakes_are_caught),
-	  TEST_ENTRY(a_stalled_run_ends),
-	  TEST_ENTRY(scenarios), TEST_ENTRY(every_policy_conforms),
+	  TEST_ENTRY(a_stalled_run_ends), TEST_ENTRY(scenarios), TEST_ENTRY(every_policy_conforms),
 	  TEST_ENTRY(workload_leaves_out_skipped_chunks), TEST_ENTRY(prefetch_queues_assignments))

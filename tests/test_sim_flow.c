@@ -91,8 +91,8 @@ static void run_steps(struct flow_script *s, struct locus_actions *act)
 		if (st->drop >= 0) {
 			locus_act_drop(act, (uint32_t)st->drop, st->to);
 		} else if (st->task >= 0) {
-			locus_act_assign_flow(act, me, st->worker, (uint32_t)st->task, -1, st->gather,
-					      st->output);
+			locus_act_assign_flow(act, me, st->worker, (uint32_t)st->task, -1,
+					      st->gather, st->output);
 		} else {
 			struct locus_copy c = {.objects = st->n ? st->objects : NULL,
 					       .n = st->n,
@@ -113,7 +113,8 @@ static void flow_event(void *state, const struct locus_event *ev, struct locus_a
 	uint32_t me = (uint32_t)s->n_workers;
 	if (ev->proc < me) {
 		if (ev->kind == LOCUS_EV_DONE) {
-			struct locus_msg m = {.type = DONE_MSG, .from = ev->proc, .to = me, .n_args = 1};
+			struct locus_msg m = {
+			    .type = DONE_MSG, .from = ev->proc, .to = me, .n_args = 1};
 			m.arg[0] = ev->done.task;
 			locus_act_send(act, &m);
 		}
@@ -297,7 +298,8 @@ TEST(a_copy_naming_a_task_holds_it)
 			   LOCUS_OUTPUT_LOCAL);
 		if (mode < 2) {
 			add_copy(0, &in, 1, 0, LOCUS_FS, 0, 0, 7);
-			fs_script.steps[fs_script.n_steps - 1].for_task = mode == 0 ? t : LOCUS_NONE;
+			fs_script.steps[fs_script.n_steps - 1].for_task =
+			    mode == 0 ? t : LOCUS_NONE;
 		}
 		run_flow(&x, 1, 1e8, 0);
 		CHECK_EQ_INT(x.rc, 0);
@@ -629,8 +631,9 @@ TEST(local_storage_is_counted_and_bounded)
 		if (!x.rc && small) {
 			/* 160 MB in 150 MB: the second file does not fit. */
 			CHECK(x.r->failed);
-			CHECK(strstr(x.r->failure, "node n0's local storage (150000000 bytes) cannot "
-						    "hold file \"h\" (60000000 bytes) beside the 100000000"));
+			CHECK(strstr(x.r->failure,
+				     "node n0's local storage (150000000 bytes) cannot "
+				     "hold file \"h\" (60000000 bytes) beside the 100000000"));
 		} else if (!x.rc) {
 			CHECK(!x.r->failed);
 			CHECK_NEAR(x.r->storage_peak, 1.6e8, 0);
@@ -712,7 +715,6 @@ TEST(time_limits)
 TEST_MAIN(TEST_ENTRY(reads_and_writes_on_the_file_system), TEST_ENTRY(time_limits),
 	  TEST_ENTRY(opens_on_the_file_system_one_after_another),
 	  TEST_ENTRY(a_copy_naming_a_task_holds_it), TEST_ENTRY(metadata_operations_queue),
-	  TEST_ENTRY(copies_in_one_flow_and_drops),
-	  TEST_ENTRY(staging_from_and_to_the_file_system),
+	  TEST_ENTRY(copies_in_one_flow_and_drops), TEST_ENTRY(staging_from_and_to_the_file_system),
 	  TEST_ENTRY(auto_from_the_file_system_and_read_from_a_peer),
 	  TEST_ENTRY(scheduler_placement), TEST_ENTRY(local_storage_is_counted_and_bounded))

@@ -1,10 +1,10 @@
 #include "test_util.h"
 #include "locus/locus.h"
 
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <sys/stat.h>
 
 /* The directories test_tmpdir made, removed with what is in them when
@@ -129,7 +129,6 @@ struct locus_result *test_simulate(const struct locus_scenario_spec *spec, const
 
 /* ---- small workflows ------------------------------------------------------------ */
 
-
 static uint32_t wf_task(struct locus_graph *g, const char *stage, const char *name, double work)
 {
 	uint32_t t = (uint32_t)locus_graph_add_task(g, name, work);
@@ -168,7 +167,8 @@ struct locus_graph *test_workflow_montage(int n)
 	for (int i = 0; i < n; i++)
 		locus_graph_add_input(g, imgtbl, p[i]);
 	locus_graph_add_output(g, imgtbl, tbl, &err);
-	uint32_t concat = wf_task(g, "mConcatFit", "mConcatFit", 20), fits = wf_file(g, "fits.tbl", 0);
+	uint32_t concat = wf_task(g, "mConcatFit", "mConcatFit", 20),
+		 fits = wf_file(g, "fits.tbl", 0);
 	for (int i = 0; i + 1 < n; i++) {
 		char nm[32];
 		snprintf(nm, sizeof nm, "mDiffFit_%d", i);
@@ -180,7 +180,8 @@ struct locus_graph *test_workflow_montage(int n)
 		locus_graph_add_input(g, concat, fit);
 	}
 	locus_graph_add_output(g, concat, fits, &err);
-	uint32_t model = wf_task(g, "mBgModel", "mBgModel", 5), corr = wf_file(g, "corrections.tbl", 0);
+	uint32_t model = wf_task(g, "mBgModel", "mBgModel", 5),
+		 corr = wf_file(g, "corrections.tbl", 0);
 	locus_graph_add_input(g, model, tbl);
 	locus_graph_add_input(g, model, fits);
 	locus_graph_add_output(g, model, corr, &err);
@@ -250,7 +251,6 @@ struct locus_graph *test_workflow_blast(int n, int m)
 	return g;
 }
 
-
 struct locus_graph *test_workflow_random(uint64_t seed)
 {
 	struct locus_rng rng;
@@ -264,14 +264,14 @@ struct locus_graph *test_workflow_random(uint64_t seed)
 	uint32_t *made = malloc(cap * sizeof *made);
 	char nm[64], st[32];
 	int n_files = 0;
-#define FILE_OF(t)                                                                              \
-	do {                                                                                    \
-		snprintf(nm, sizeof nm, "f%d", n_files++);                                      \
-		uint32_t o = (uint32_t)locus_graph_add_object(                                  \
-		    g, nm, 1024 + locus_rng_below(&rng, 8u << 20));                             \
-		locus_graph_add_output(g, (t), o, &err);                                        \
-		if (n_made < cap)                                                               \
-			made[n_made++] = o;                                                     \
+#define FILE_OF(t)                                                                                 \
+	do {                                                                                       \
+		snprintf(nm, sizeof nm, "f%d", n_files++);                                         \
+		uint32_t o = (uint32_t)locus_graph_add_object(                                     \
+		    g, nm, 1024 + locus_rng_below(&rng, 8u << 20));                                \
+		locus_graph_add_output(g, (t), o, &err);                                           \
+		if (n_made < cap)                                                                  \
+			made[n_made++] = o;                                                        \
 	} while (0)
 #define WORK() (0.1 + 19.9 * locus_rng_uniform(&rng))
 	uint32_t n0 = 1 + (uint32_t)locus_rng_below(&rng, 24);
@@ -279,7 +279,8 @@ struct locus_graph *test_workflow_random(uint64_t seed)
 	for (uint32_t i = 0; i < n0; i++) {
 		snprintf(nm, sizeof nm, "first_%u", i);
 		uint32_t t = wf_task(g, "first", nm, WORK());
-		locus_graph_add_input(g, t, locus_rng_below(&rng, 2) ? shared_in : wf_file(g, "in_%d", (int)i));
+		locus_graph_add_input(
+		    g, t, locus_rng_below(&rng, 2) ? shared_in : wf_file(g, "in_%d", (int)i));
 		for (uint64_t k = 1 + locus_rng_below(&rng, 3); k > 0; k--)
 			FILE_OF(t);
 	}
@@ -310,10 +311,12 @@ struct locus_graph *test_workflow_random(uint64_t seed)
 			uint32_t t = wf_task(g, st, nm, WORK());
 			if (kind == 0) {
 				for (uint64_t k = 1 + locus_rng_below(&rng, 3); k > 0; k--)
-					locus_graph_add_input(g, t, made[locus_rng_below(&rng, before)]);
+					locus_graph_add_input(g, t,
+							      made[locus_rng_below(&rng, before)]);
 			} else if (kind == 1) {
 				for (uint64_t k = 16 + locus_rng_below(&rng, 45); k > 0; k--)
-					locus_graph_add_input(g, t, made[locus_rng_below(&rng, before)]);
+					locus_graph_add_input(g, t,
+							      made[locus_rng_below(&rng, before)]);
 			} else if (kind == 2) {
 				locus_graph_add_input(g, t, common);
 				locus_graph_add_input(g, t, made[locus_rng_below(&rng, before)]);

@@ -12,12 +12,12 @@
 /* How one point is run beside its scenario. */
 struct repro_run {
 	const char *policy;
-	const char *opts;	/* policy options, or NULL */
-	size_t schedulers;	/* 0: the policy's */
-	double cost_msg;	/* seconds per message */
-	double cost_entry;	/* seconds per metadata entry */
-	double shared_fs;	/* > 0: reads from a shared file system */
-	long *opt_local;	/* when not NULL: the locality optimum */
+	const char *opts;  /* policy options, or NULL */
+	size_t schedulers; /* 0: the policy's */
+	double cost_msg;   /* seconds per message */
+	double cost_entry; /* seconds per metadata entry */
+	double shared_fs;  /* > 0: reads from a shared file system */
+	long *opt_local;   /* when not NULL: the locality optimum */
 };
 
 /* Builds the scenario of `spec` with `seed` and runs `run` on it; exits

@@ -46,8 +46,8 @@ enum locus_divisible_method {
 #define LOCUS_DIVISIBLE_OPTIONS_VERSION 1
 
 struct locus_divisible_options {
-	/* LOCUS_DIVISIBLE_OPTIONS_VERSION, set by locus_divisible_options_init with the other defaults;
-	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	/* LOCUS_DIVISIBLE_OPTIONS_VERSION, set by locus_divisible_options_init with the other
+	 * defaults; 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
 	int version;
 	enum locus_divisible_method method;
 	int gt;		   /* PTUMR: apply the Grouping Threshold (Eq. 5) */

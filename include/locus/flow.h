@@ -30,8 +30,8 @@ extern "C" {
 #define LOCUS_MAKEFLOW_OPTIONS_VERSION 1
 
 struct locus_makeflow_options {
-	/* LOCUS_MAKEFLOW_OPTIONS_VERSION, set by locus_makeflow_options_init with the other defaults;
-	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	/* LOCUS_MAKEFLOW_OPTIONS_VERSION, set by locus_makeflow_options_init with the other
+	 * defaults; 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
 	int version;
 	/* The directory the workflow's relative file names are in (where it
 	 * would run): the size of an input no `.SIZE` gives is read there.
@@ -64,8 +64,8 @@ int locus_flow_read_makeflow(struct locus_graph **out, const char *text, size_t 
 #define LOCUS_FLOW_LOAD_OPTIONS_VERSION 1
 
 struct locus_flow_load_options {
-	/* LOCUS_FLOW_LOAD_OPTIONS_VERSION, set by locus_flow_load_options_init with the other defaults;
-	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	/* LOCUS_FLOW_LOAD_OPTIONS_VERSION, set by locus_flow_load_options_init with the other
+	 * defaults; 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
 	int version;
 	double runtime;	      /* Makeflow: a rule's runtime when none is given */
 	uint64_t seed;	      /* gen: the generator's seed */
@@ -158,19 +158,18 @@ int locus_flow_status_write(const struct locus_flow_status *s, const char *path,
 /* Reads one back: 0, LOCUS_EIO, LOCUS_EPARSE (what was expected, with
  * the JSON path or line and column), LOCUS_ENOMEM. Free with
  * locus_flow_status_fini. */
-int locus_flow_status_read(struct locus_flow_status *s, const char *path,
-			   struct locus_error *err);
+int locus_flow_status_read(struct locus_flow_status *s, const char *path, struct locus_error *err);
 void locus_flow_status_fini(struct locus_flow_status *s);
 
 /* ---- dataflow patterns (AME/AMFS sections II-A, V-F, V-G) ------------------- */
 
 /* The five patterns, as flags. */
 enum {
-	LOCUS_PATTERN_PIPELINE = 1u << 0,  /* a file written by one task, read by one */
-	LOCUS_PATTERN_GATHER = 1u << 1,	   /* a task reading the outputs of many */
-	LOCUS_PATTERN_REDUCE = 1u << 2,	   /* a gather whose stage has a reduce function */
-	LOCUS_PATTERN_SCATTER = 1u << 3,   /* a task whose outputs go to many tasks */
-	LOCUS_PATTERN_MULTICAST = 1u << 4  /* a file read by many tasks of one stage */
+	LOCUS_PATTERN_PIPELINE = 1u << 0, /* a file written by one task, read by one */
+	LOCUS_PATTERN_GATHER = 1u << 1,	  /* a task reading the outputs of many */
+	LOCUS_PATTERN_REDUCE = 1u << 2,	  /* a gather whose stage has a reduce function */
+	LOCUS_PATTERN_SCATTER = 1u << 3,  /* a task whose outputs go to many tasks */
+	LOCUS_PATTERN_MULTICAST = 1u << 4 /* a file read by many tasks of one stage */
 };
 #define LOCUS_PATTERNS 5
 
@@ -202,17 +201,17 @@ void locus_pattern_options_init(struct locus_pattern_options *o);
  * files; Table V: each file's consumers in the stage). */
 struct locus_flow_stage {
 	uint32_t tasks;
-	uint32_t inputs;	  /* distinct files its tasks read */
-	uint32_t produced_inputs; /* of them, written by a task */
-	uint32_t outputs;	  /* files its tasks write */
-	uint64_t consumption;	  /* its tasks' inputs, counted per task (Table V's sum) */
+	uint32_t inputs;	      /* distinct files its tasks read */
+	uint32_t produced_inputs;     /* of them, written by a task */
+	uint32_t outputs;	      /* files its tasks write */
+	uint64_t consumption;	      /* its tasks' inputs, counted per task (Table V's sum) */
 	uint64_t bytes_in, bytes_out; /* of its tasks' inputs and outputs, per task */
 	double work;		      /* its tasks' runtimes, summed */
 	unsigned patterns;	      /* LOCUS_PATTERN_* found in it */
 	uint32_t gathers, scatters, pipelines; /* tasks of each pattern */
-	uint32_t multicast_files; /* its input files read by many of its tasks */
-	uint32_t max_inputs;	  /* most input files of one of its tasks */
-	uint32_t max_consumers;	  /* most of its tasks reading one file */
+	uint32_t multicast_files;	       /* its input files read by many of its tasks */
+	uint32_t max_inputs;		       /* most input files of one of its tasks */
+	uint32_t max_consumers;		       /* most of its tasks reading one file */
 	/* Its tasks' produced inputs counted in file groups (V-F: a group
 	 * is the files one task wrote that a task of the stage reads), per
 	 * task: the consumption a multicast group's share q is taken of
@@ -378,11 +377,11 @@ int locus_flow_blast(struct locus_graph **out, const struct locus_blast_spec *s,
  */
 struct locus_flow_preset {
 	const char *name, *summary;
-	int cores;			/* per worker node */
-	double net_bw, disk_bw;		/* per node, bytes/s */
-	uint32_t nodes_per_dispatcher;	/* of each so many nodes, one runs a dispatcher */
-	double fs_bw_per64, fs_bw_max;	/* the shared file system, bytes/s */
-	double fs_latency, fs_ops;	/* open cost (s), metadata operations a second */
+	int cores;			      /* per worker node */
+	double net_bw, disk_bw;		      /* per node, bytes/s */
+	uint32_t nodes_per_dispatcher;	      /* of each so many nodes, one runs a dispatcher */
+	double fs_bw_per64, fs_bw_max;	      /* the shared file system, bytes/s */
+	double fs_latency, fs_ops;	      /* open cost (s), metadata operations a second */
 	double latency, cost_msg, cost_entry; /* seconds */
 	double fetch_cost;		      /* amfs's -o fetch_cost (s) */
 };

@@ -56,8 +56,8 @@ void locus_hostmap_destroy(struct locus_hostmap *map);
  * name or more than LOCUS_HOSTLIST_MAX names), LOCUS_ENOMEM. */
 #define LOCUS_HOSTLIST_MAX	1000000
 #define LOCUS_HOSTLIST_BRACKETS 8
-int locus_hostlist_expand(const char *text, size_t len, const char *name, char ***names,
-			  size_t *n, struct locus_error *err);
+int locus_hostlist_expand(const char *text, size_t len, const char *name, char ***names, size_t *n,
+			  struct locus_error *err);
 void locus_hostlist_free(char **names, size_t n);
 
 /* ---- readers ------------------------------------------------------------ */

@@ -297,8 +297,8 @@ typedef int (*locus_mpi_flow_fn)(void *user, const struct locus_mpi_flow_task *t
 #define LOCUS_MPI_FLOW_OPTIONS_VERSION 1
 
 struct locus_mpi_flow_options {
-	/* LOCUS_MPI_FLOW_OPTIONS_VERSION, set by locus_mpi_flow_options_init with the other defaults;
-	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	/* LOCUS_MPI_FLOW_OPTIONS_VERSION, set by locus_mpi_flow_options_init with the other
+	 * defaults; 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
 	int version;
 	const struct locus_graph *graph; /* the workflow (every rank the same) */
 	/* The shared directory (required): locked while the run goes (another

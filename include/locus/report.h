@@ -57,11 +57,11 @@ struct locus_report_failure {
 #define LOCUS_REPORT_HTML_OPTIONS_VERSION 1
 
 struct locus_report_html_options {
-	/* LOCUS_REPORT_HTML_OPTIONS_VERSION, set by locus_report_html_options_init with the other defaults;
-	 * 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
+	/* LOCUS_REPORT_HTML_OPTIONS_VERSION, set by locus_report_html_options_init with the other
+	 * defaults; 0 (a struct zeroed by hand) reads as version 1 (docs/formats.md). */
 	int version;
-	const char *title;				/* the page's; NULL: "Locus run" */
-	const struct locus_report_failure *failures;	/* n_failures, or NULL */
+	const char *title;			     /* the page's; NULL: "Locus run" */
+	const struct locus_report_failure *failures; /* n_failures, or NULL */
 	size_t n_failures;
 };
 

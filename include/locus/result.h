@@ -70,14 +70,14 @@ struct locus_worker_result {
 /* A workflow's stage in a run: its tasks' times and where they read
  * (version 3). */
 struct locus_stage_result {
-	size_t tasks;			/* tasks of it that ran */
-	double first_start, last_end;	/* of those tasks (0 when none ran) */
-	double read, compute, write;	/* seconds its tasks spent, summed */
-	double input_wait;		/* seconds its tasks waited for inputs at their worker */
-	uint64_t bytes_local;		/* inputs on the task's node when it started */
-	uint64_t bytes_peer;		/* inputs from other nodes (read or sent ahead) */
-	uint64_t bytes_fs_read;		/* inputs from the file system */
-	uint64_t bytes_fs_written;	/* outputs written to the file system */
+	size_t tasks;		      /* tasks of it that ran */
+	double first_start, last_end; /* of those tasks (0 when none ran) */
+	double read, compute, write;  /* seconds its tasks spent, summed */
+	double input_wait;	      /* seconds its tasks waited for inputs at their worker */
+	uint64_t bytes_local;	      /* inputs on the task's node when it started */
+	uint64_t bytes_peer;	      /* inputs from other nodes (read or sent ahead) */
+	uint64_t bytes_fs_read;	      /* inputs from the file system */
+	uint64_t bytes_fs_written;    /* outputs written to the file system */
 	/* What the policy says of it (locus_policy_stats.stages): the
 	 * dataflow patterns it found in the stage (LOCUS_PATTERN_* of
 	 * flow.h), or -1 when it says nothing; the collectives it ran to
@@ -163,9 +163,9 @@ struct locus_result {
 	 * (graph->stage_names[s] is stage s's name). */
 	int flow;
 	uint64_t fs_ops, fs_bytes_read, fs_bytes_written;
-	double storage_peak; /* most bytes one node's local storage held */
-	double storage_end;  /* bytes the nodes' local storage held at the end */
-	double intermediate_end; /* of them, files a task wrote and others read */
+	double storage_peak;		   /* most bytes one node's local storage held */
+	double storage_end;		   /* bytes the nodes' local storage held at the end */
+	double intermediate_end;	   /* of them, files a task wrote and others read */
 	struct locus_stage_result *stages; /* graph->n_stages, or NULL */
 	/* The graph of the workload it ran, for names in reports: borrowed,
 	 * valid while the workload lives (NULL: none). */

@@ -99,8 +99,8 @@ struct locus_sim_config {
 	 * policy_create_seconds, policy_seconds and policy_event_max: 1 on
 	 * the monotonic clock, 2 in this thread's CPU time (what the
 	 * machine's load inflates less; a system call each read on some
-	 * kernels), with each event's time in policy_event_times. Off (0) by default: two clock reads an
-	 * event, and the times are not part of the result file. */
+	 * kernels), with each event's time in policy_event_times. Off (0) by default: two clock
+	 * reads an event, and the times are not part of the result file. */
 	int time_policy;
 	/* Attempts that fail of themselves, as a command can (NULL: none):
 	 * attempt `attempt` of task `task` computes, then fails when this

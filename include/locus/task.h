@@ -182,10 +182,9 @@ int locus_graph_add_output(struct locus_graph *g, uint32_t task, uint32_t object
 /* The same, the object being named `as` where the task runs (copied; NULL:
  * its own name). A repeated input with several names keeps the first in
  * byte order. */
-int locus_graph_add_input_as(struct locus_graph *g, uint32_t task, uint32_t object,
-			     const char *as);
-int locus_graph_add_output_as(struct locus_graph *g, uint32_t task, uint32_t object,
-			      const char *as, struct locus_error *err);
+int locus_graph_add_input_as(struct locus_graph *g, uint32_t task, uint32_t object, const char *as);
+int locus_graph_add_output_as(struct locus_graph *g, uint32_t task, uint32_t object, const char *as,
+			      struct locus_error *err);
 
 /* The id of the stage named `name`, added when it is new; a negative code
  * (LOCUS_EINVAL after finish or for an empty name, LOCUS_ENOMEM). */

@@ -28,11 +28,11 @@ struct builder {
 	size_t n_names, names_cap;
 	struct locus__strmap task_ix, object_ix; /* built by finish */
 	struct locus__strmap stage_ix;		 /* stage name -> id */
-	size_t stages_cap;			    /* stage_names */
-	size_t stage_len, stage_cap;		    /* task_stage: tasks covered, room */
-	size_t commands_len, commands_cap;	    /* commands: the same */
-	size_t demand_len, demand_cap;		    /* demand: the same */
-	size_t line_len, line_cap;		    /* task_line: the same */
+	size_t stages_cap;			 /* stage_names */
+	size_t stage_len, stage_cap;		 /* task_stage: tasks covered, room */
+	size_t commands_len, commands_cap;	 /* commands: the same */
+	size_t demand_len, demand_cap;		 /* demand: the same */
+	size_t line_len, line_cap;		 /* task_line: the same */
 	int finished;
 };
 
@@ -189,8 +189,7 @@ int locus_graph_add_input(struct locus_graph *g, uint32_t task, uint32_t object)
 	return locus_graph_add_input_as(g, task, object, NULL);
 }
 
-int locus_graph_add_input_as(struct locus_graph *g, uint32_t task, uint32_t object,
-			     const char *as)
+int locus_graph_add_input_as(struct locus_graph *g, uint32_t task, uint32_t object, const char *as)
 {
 	struct builder *b = bld(g);
 	int oom;
@@ -208,8 +207,8 @@ int locus_graph_add_output(struct locus_graph *g, uint32_t task, uint32_t object
 	return locus_graph_add_output_as(g, task, object, NULL, err);
 }
 
-int locus_graph_add_output_as(struct locus_graph *g, uint32_t task, uint32_t object,
-			      const char *as, struct locus_error *err)
+int locus_graph_add_output_as(struct locus_graph *g, uint32_t task, uint32_t object, const char *as,
+			      struct locus_error *err)
 {
 	struct builder *b = bld(g);
 	char n1[32], n2[32], n3[32];

@@ -135,9 +135,8 @@ int locus__dag_load_text(struct locus_graph **out, const char *text, size_t len,
  * defaulting to task_default's (NULL: LOCUS_DEMAND_DEFAULT; cores 0 is
  * 1), and its disk always (WfFormat states none). */
 struct locus_demand;
-int locus__read_wfcommons(struct locus_graph **out, const char *text, size_t len,
-			  const char *name, const struct locus_demand *task_default,
-			  struct locus_error *err);
+int locus__read_wfcommons(struct locus_graph **out, const char *text, size_t len, const char *name,
+			  const struct locus_demand *task_default, struct locus_error *err);
 
 /* Removes a directory tree (best effort); returns 0 or LOCUS_EIO. */
 int locus__rmtree(const char *path);

@@ -40,7 +40,8 @@ int locus_speed_trace_parse(struct locus_speed_change **out, size_t *n,
 					"expected a time in seconds >= 0");
 			break;
 		}
-		if (locus__field_number(&f[2], &s) || !(s >= LOCUS_SPEED_MIN && s <= LOCUS_SPEED_MAX)) {
+		if (locus__field_number(&f[2], &s) ||
+		    !(s >= LOCUS_SPEED_MIN && s <= LOCUS_SPEED_MAX)) {
 			rc = locus__err(err, LOCUS_EPARSE, name, lineno, f[2].col,
 					"expected a speed in [%g, %g]", LOCUS_SPEED_MIN,
 					LOCUS_SPEED_MAX);

@@ -1073,12 +1073,10 @@ static void give_up(struct locus__exec *x, uint32_t home, uint32_t t, uint32_t a
 	x->done++;
 	x->cfg.ops->gave_up(x->cfg.eng, home, by, t, attempt + 1, text ? text : "", now);
 	if (x->tfrom_policy[t] && !told) {
-		struct locus_event ev = {.kind = LOCUS_EV_FAILED,
-					 .failed = {.task = t,
-						    .worker = by,
-						    .attempt = attempt,
-						    .final = 1,
-						    .reason = why}};
+		struct locus_event ev = {
+		    .kind = LOCUS_EV_FAILED,
+		    .failed = {
+			.task = t, .worker = by, .attempt = attempt, .final = 1, .reason = why}};
 		x->cfg.ops->tell(x->cfg.eng, home, &ev, now);
 	}
 }

@@ -63,8 +63,8 @@
  *    copy to the lowest, which roots it (a peer copy: the source waits
  *    for no child); across dispatchers, the scopes reading the group form
  *    a binomial chain (struct amfs: chain), each getting it from its
- *    parent scope's first holder rather than all from the source; with -o replicate=task it runs the writer again on
- *    those servers instead (V-F5, amfs_replication.c);
+ *    parent scope's first holder rather than all from the source; with -o replicate=task it runs
+ * the writer again on those servers instead (V-F5, amfs_replication.c);
  *  - scatter: the pieces a scattering task wrote go down a binomial tree
  *    in archives to the nodes their readers are sent to, round-robin, in
  *    increasing order from the source (or, when it is above one of them,
@@ -417,7 +417,8 @@ uint32_t locus__amfs_torus_near(const struct amfs *s, uint32_t n, uint32_t hops,
 	/* Each ring's reach: half its size (a wider offset comes round). */
 	int64_t reach[3];
 	for (int i = 0; i < 3; i++)
-		reach[i] = (int64_t)(T[i] / 2) < (int64_t)hops ? (int64_t)(T[i] / 2) : (int64_t)hops;
+		reach[i] =
+		    (int64_t)(T[i] / 2) < (int64_t)hops ? (int64_t)(T[i] / 2) : (int64_t)hops;
 	for (int64_t dist = 1; dist <= (int64_t)hops && got < room; dist++) {
 		int64_t seen_any = 0;
 		/* Offsets of |dx| + |dy| + |dz| = dist, x first, + before -. */
@@ -434,8 +435,9 @@ uint32_t locus__amfs_torus_near(const struct amfs *s, uint32_t n, uint32_t hops,
 								continue;
 							uint32_t m =
 							    wrap(c[0], sx * ax, T[0]) +
-							    T[0] * (wrap(c[1], sy * ay, T[1]) +
-								    T[1] * wrap(c[2], sz * az, T[2]));
+							    T[0] *
+								(wrap(c[1], sy * ay, T[1]) +
+								 T[1] * wrap(c[2], sz * az, T[2]));
 							int dup = m == n || m >= s->nn;
 							for (uint32_t i = 0; i < got && !dup; i++)
 								dup = out[i] == m;
@@ -544,11 +546,12 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	if (s->opt.torus[0]) {
 		uint64_t cells = (uint64_t)s->opt.torus[0] * s->opt.torus[1] * s->opt.torus[2];
 		if (cells != s->nn) {
-			rc = locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
-					"policy option torus=%ux%ux%u: %llu nodes, but the platform "
-					"has %u",
-					s->opt.torus[0], s->opt.torus[1], s->opt.torus[2],
-					(unsigned long long)cells, s->nn);
+			rc =
+			    locus__err(err, LOCUS_EINVAL, NULL, 0, 0,
+				       "policy option torus=%ux%ux%u: %llu nodes, but the platform "
+				       "has %u",
+				       s->opt.torus[0], s->opt.torus[1], s->opt.torus[2],
+				       (unsigned long long)cells, s->nn);
 			destroy(s);
 			return rc;
 		}

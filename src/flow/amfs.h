@@ -147,7 +147,7 @@ struct amfs {
 	const struct locus_monitor *mon;
 	struct locus_flow_analysis *an;
 	struct amfs_options opt;
-	double net_bw;		/* the worker nodes' mean interface (auto's rule) */
+	double net_bw; /* the worker nodes' mean interface (auto's rule) */
 	/* The 3-D torus the nodes are on (V-I, VI-B2a), node i at x = i mod
 	 * X, y = (i / X) mod Y, z = i / (X Y). */
 	uint32_t torus[3];

@@ -96,7 +96,7 @@ struct mf_cmd {
 	size_t line; /* in the store */
 	size_t env;  /* its first NAME=value in the store */
 	uint32_t n_env, flags, stage;
-	double wall_time; /* its WALL_TIME, seconds (0: none) */
+	double wall_time;	    /* its WALL_TIME, seconds (0: none) */
 	struct locus_demand demand; /* its CORES, MEMORY and DISK */
 	int declared;		    /* it has one of them */
 };

@@ -32,8 +32,8 @@ void locus_pattern_options_init(struct locus_pattern_options *o)
 
 const char *locus_pattern_name(unsigned k)
 {
-	static const char *const names[LOCUS_PATTERNS] = {"pipeline", "gather", "reduce",
-							  "scatter", "multicast"};
+	static const char *const names[LOCUS_PATTERNS] = {"pipeline", "gather", "reduce", "scatter",
+							  "multicast"};
 	return k < LOCUS_PATTERNS ? names[k] : NULL;
 }
 
@@ -120,7 +120,8 @@ int locus_flow_check_stages(const struct locus_graph *g, const char *list, char 
 	for (const char *at = list; at && *at;) {
 		const char *end = strchr(at, sep);
 		size_t n = end ? (size_t)(end - at) : strlen(at), s = 0;
-		while (s < ns && (strlen(g->stage_names[s]) != n || memcmp(g->stage_names[s], at, n)))
+		while (s < ns &&
+		       (strlen(g->stage_names[s]) != n || memcmp(g->stage_names[s], at, n)))
 			s++;
 		if (s == ns) {
 			struct locus__buf b = {0};

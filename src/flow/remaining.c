@@ -55,14 +55,16 @@ int locus_flow_remaining(struct locus_graph **out, const struct locus_graph *g,
 			continue;
 		const struct locus_task *tk = &g->tasks[t];
 		for (int pass = 0; pass < 2 && !rc; pass++) {
-			uint32_t at = pass ? tk->out_at : tk->in_at, n = pass ? tk->n_out : tk->n_in;
+			uint32_t at = pass ? tk->out_at : tk->in_at,
+				 n = pass ? tk->n_out : tk->n_in;
 			for (uint32_t k = 0; k < n && !rc; k++) {
 				uint32_t o = pass ? g->outputs[at + k] : g->inputs[at + k];
 				if (omap[o] == LOCUS_NONE) {
 					long id = locus_graph_add_object(r, g->objects[o].name,
 									 g->objects[o].bytes);
 					if (id < 0) {
-						rc = locus__err(err, (int)id, NULL, 0, 0, "out of memory");
+						rc = locus__err(err, (int)id, NULL, 0, 0,
+								"out of memory");
 						break;
 					}
 					omap[o] = (uint32_t)id;

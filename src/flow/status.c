@@ -31,11 +31,11 @@ int locus_flow_status_write(const struct locus_flow_status *s, const char *path,
 			    struct locus_error *err)
 {
 	json_t *stages = json_array();
-	json_t *doc = json_pack(
-	    "{sssiss?sssssIsfsfso}", "format", STATUS_FORMAT, "version", STATUS_VERSION,
-	    "workflow", s->workflow, "state", s->state ? s->state : "running", "host",
-	    s->host ? s->host : "", "pid", (json_int_t)s->pid, "started", s->started, "updated",
-	    s->updated, "tasks", count_json(&s->tasks));
+	json_t *doc =
+	    json_pack("{sssiss?sssssIsfsfso}", "format", STATUS_FORMAT, "version", STATUS_VERSION,
+		      "workflow", s->workflow, "state", s->state ? s->state : "running", "host",
+		      s->host ? s->host : "", "pid", (json_int_t)s->pid, "started", s->started,
+		      "updated", s->updated, "tasks", count_json(&s->tasks));
 	if (!doc || !stages) {
 		json_decref(doc);
 		json_decref(stages);
@@ -91,12 +91,10 @@ void locus_flow_status_fini(struct locus_flow_status *s)
 static int count_read(struct locus_flow_status_count *c, json_t *o, const char *path,
 		      const char *at, struct locus_error *err)
 {
-	static const char *const keys[] = {"total",	      "waiting",    "running",
-					   "done",	      "failed_attempts", "bytes_read",
-					   "bytes_written"};
-	uint64_t *v[] = {&c->total,	      &c->waiting,    &c->running,
-			 &c->done,	      &c->failed_attempts, &c->bytes_read,
-			 &c->bytes_written};
+	static const char *const keys[] = {"total",	      "waiting",    "running",	    "done",
+					   "failed_attempts", "bytes_read", "bytes_written"};
+	uint64_t *v[] = {&c->total,	      &c->waiting,    &c->running,	&c->done,
+			 &c->failed_attempts, &c->bytes_read, &c->bytes_written};
 	if (!json_is_object(o))
 		return locus__err(err, LOCUS_EPARSE, path, 0, 0, "%s: expected an object", at);
 	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
@@ -115,8 +113,7 @@ static char *str_of(json_t *o, const char *key)
 	return s ? strdup(s) : NULL;
 }
 
-int locus_flow_status_read(struct locus_flow_status *s, const char *path,
-			   struct locus_error *err)
+int locus_flow_status_read(struct locus_flow_status *s, const char *path, struct locus_error *err)
 {
 	memset(s, 0, sizeof *s);
 	json_error_t je;

@@ -21,12 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/journal.h"
 #include "locality/store.h"
 #include "locus/bounds.h"
 #include "locus/place.h"
 #include "locus/policy.h"
 #include "locus/workload.h"
-#include "core/journal.h"
 #include "mpi/journal.h"
 #include "mpi/runtime.h"
 
@@ -84,7 +84,8 @@ static int check_reachable(struct chunks *c)
 		for (size_t k = 0; k < ch->n_replicas && !held; k++)
 			for (size_t n = 0; n < c->n_nodes && !held; n++)
 				held = worked[n] && c->node_dir[n] &&
-				       locus_host_match(c->node_dir[n], c->cat->hosts[ch->replicas[k]].name);
+				       locus_host_match(c->node_dir[n],
+							c->cat->hosts[ch->replicas[k]].name);
 		if (!held)
 			rc = locus__err(c->err, LOCUS_EINCOMPLETE, c->opt->store, 0, 0,
 					"chunk %u of \"%s\" is on no node that runs a rank "
@@ -92,7 +93,8 @@ static int check_reachable(struct chunks *c)
 					tk->chunk, ds->name,
 					ch->n_replicas ? "its replicas are on nodes without ranks"
 						       : "no node of the store holds it",
-					c->opt->emulate_nodes ? "; raise --emulate-nodes or -np" : "");
+					c->opt->emulate_nodes ? "; raise --emulate-nodes or -np"
+							      : "");
 	}
 	free(worked);
 	return rc;
@@ -267,7 +269,7 @@ static int tick(void *user, struct locus_error *err)
 	if (!c->journal_buf.len)
 		return 0;
 	int rc = locus__journal_append(c->journal_fd, c->opt->journal, c->journal_buf.data,
-				      c->journal_buf.len, err);
+				       c->journal_buf.len, err);
 	c->journal_buf.len = 0;
 	return rc;
 }
@@ -464,7 +466,7 @@ static void chunks_fini(struct chunks *c)
 		struct locus_error e = {0};
 		if (c->journal_buf.len) /* a run that failed: what it did stays done */
 			locus__journal_append(c->journal_fd, c->opt->journal, c->journal_buf.data,
-					     c->journal_buf.len, &e);
+					      c->journal_buf.len, &e);
 		close(c->journal_fd);
 	}
 	locus__buf_fini(&c->journal_buf);

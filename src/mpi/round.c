@@ -1180,7 +1180,8 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 
 void locus_mpi_flow_options_init(struct locus_mpi_flow_options *o)
 {
-	*o = (struct locus_mpi_flow_options){.version = LOCUS_MPI_FLOW_OPTIONS_VERSION, .retries = 1};
+	*o = (struct locus_mpi_flow_options){.version = LOCUS_MPI_FLOW_OPTIONS_VERSION,
+					     .retries = 1};
 }
 
 int locus_mpi_flow_run(MPI_Comm comm, const struct locus_mpi_flow_options *opt,

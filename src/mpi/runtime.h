@@ -383,7 +383,7 @@ struct flow {
 	const struct locus__rt_chunks *ck;
 	uint8_t *ck_here;    /* by file: this node holds it in the store */
 	uint32_t serve_node; /* the store node whose chunks this rank serves, or NONE */
-	uint32_t src;	  /* where the current attempt's input came from */
+	uint32_t src;	     /* where the current attempt's input came from */
 	uint64_t pace_bytes; /* bytes the current attempt's reads copied */
 	double paced_until;  /* with ck->pace_bw: when the copies count as arrived */
 	int pacing;
@@ -510,16 +510,16 @@ struct flow {
 	MPI_Comm res_host;
 	MPI_Win res_win;
 	struct locus__ledger **ledgers;
-	int **asleep;		 /* by rank: its flag, NULL on another machine */
-	int standin;		 /* cur is a stand-in sleeping until standin_end */
+	int **asleep; /* by rank: its flag, NULL on another machine */
+	int standin;  /* cur is a stand-in sleeping until standin_end */
 	double standin_end;
 	/* The current attempt's time limit (opt->timeout, or its command's
 	 * wall_time): its length, when it is due, and once it has passed,
 	 * when the group gets SIGKILL; the command's own process group. */
 	double limit, deadline, kill_at;
-	int timed_out;	  /* the limit passed: SIGTERM sent */
-	int spawn_alone;  /* locus__rt_spawn_in: in a process group of its own */
-	pid_t group;	  /* that group, or 0 */
+	int timed_out;	 /* the limit passed: SIGTERM sent */
+	int spawn_alone; /* locus__rt_spawn_in: in a process group of its own */
+	pid_t group;	 /* that group, or 0 */
 	int attempt;
 	double start, read_end, compute_end;
 	char work[PATH_MAX];
@@ -528,9 +528,9 @@ struct flow {
 	 * and messages while one runs; they never call MPI. */
 	int fn_threaded, fn_busy, fn_go, fn_quit, fn_rc;
 	int fn_inline_due; /* on the rank's thread: call fn at the next turn */
-	int fn_done; /* atomic: the call ended */
-	int fn_evfd; /* written when it has and the rank sleeps (fn_sleeps) */
-	int fn_sleeps; /* atomic: the rank's thread sleeps on fn_evfd */
+	int fn_done;	   /* atomic: the call ended */
+	int fn_evfd;	   /* written when it has and the rank sleeps (fn_sleeps) */
+	int fn_sleeps;	   /* atomic: the rank's thread sleeps on fn_evfd */
 	pthread_t fn_thread;
 	pthread_mutex_t fn_mu;
 	pthread_cond_t fn_cv;

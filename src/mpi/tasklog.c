@@ -102,14 +102,14 @@ void locus__rt_tasklog_keep(struct flow *f, int status, const struct rusage *ru,
 	struct rusage self;
 	if (getrusage(RUSAGE_SELF, &self))
 		self.ru_maxrss = 0;
-	json_t *doc = json_pack(
-	    "{sssisssIsisssfsfsfsfsIsIss?ss?}", "format", TASKLOG_FORMAT, "version", TASKLOG_VERSION,
-	    "task", name, "index", (json_int_t)t, "attempt", f->attempt, "node",
-	    f->plat->nodes[f->node].name, "wall", wall, "cpu",
-	    tv_seconds(ru->ru_utime) + tv_seconds(ru->ru_stime), "user", tv_seconds(ru->ru_utime),
-	    "system", tv_seconds(ru->ru_stime), "max_rss_kb", (json_int_t)ru->ru_maxrss,
-	    "rank_rss_kb", (json_int_t)self.ru_maxrss, "stdout", kept[0] ? leaf[0] : NULL,
-	    "stderr", kept[1] ? leaf[1] : NULL);
+	json_t *doc =
+	    json_pack("{sssisssIsisssfsfsfsfsIsIss?ss?}", "format", TASKLOG_FORMAT, "version",
+		      TASKLOG_VERSION, "task", name, "index", (json_int_t)t, "attempt", f->attempt,
+		      "node", f->plat->nodes[f->node].name, "wall", wall, "cpu",
+		      tv_seconds(ru->ru_utime) + tv_seconds(ru->ru_stime), "user",
+		      tv_seconds(ru->ru_utime), "system", tv_seconds(ru->ru_stime), "max_rss_kb",
+		      (json_int_t)ru->ru_maxrss, "rank_rss_kb", (json_int_t)self.ru_maxrss,
+		      "stdout", kept[0] ? leaf[0] : NULL, "stderr", kept[1] ? leaf[1] : NULL);
 	if (!doc)
 		return;
 	if (WIFEXITED(status))

@@ -1172,10 +1172,11 @@ int locus__rt_worker_step(struct flow *f)
 		}
 		char why[WHY_MAX];
 		if (timed_out)
-			locus__rt_fmt(why, sizeof why,
-				      "its command timed out after %g s (its process group ended by "
-				      "%s)",
-				      f->limit, killed ? "SIGKILL, 2 s after SIGTERM" : "SIGTERM");
+			locus__rt_fmt(
+			    why, sizeof why,
+			    "its command timed out after %g s (its process group ended by "
+			    "%s)",
+			    f->limit, killed ? "SIGKILL, 2 s after SIGTERM" : "SIGTERM");
 		else
 			locus__rt_exit_why(st, why, sizeof why);
 		stderr_tail(f, why, sizeof why);

@@ -10,8 +10,8 @@
 #include "locus/report.h"
 #include "report/out.h"
 
-#define COMPARE_FORMAT	"locus-compare"
-#define CELL		48
+#define COMPARE_FORMAT "locus-compare"
+#define CELL	       48
 
 enum {
 	COL_POLICY,
@@ -42,9 +42,10 @@ enum {
 };
 
 static const char *const headers[N_COL] = {
-    "policy",	"makespan",   "/bound", "local %", "/balanced", "wait mean", "wait p99", "wait max",
-    "messages", "sched busy", "status", "NSL",	   "SLR",	"transfers", "MB moved", "lost",
-    "/first", "FS MB read", "FS MB written", "FS ops", "collectives", "storage MB",
+    "policy",	     "makespan",  "/bound",	 "local %",    "/balanced", "wait mean",
+    "wait p99",	     "wait max",  "messages",	 "sched busy", "status",    "NSL",
+    "SLR",	     "transfers", "MB moved",	 "lost",       "/first",    "FS MB read",
+    "FS MB written", "FS ops",	  "collectives", "storage MB",
 };
 
 /* The columns of a table of chunk runs, and of one where some run is a
@@ -55,9 +56,9 @@ static const int chunk_cols[] = {COL_POLICY,   COL_MAKESPAN,  COL_BOUND,    COL_
 static const int dag_cols[] = {COL_POLICY, COL_STATUS,	  COL_MAKESPAN, COL_BOUND, COL_NSL,
 			       COL_SLR,	   COL_TRANSFERS, COL_MOVED,	COL_LOST,  COL_SCHED};
 /* A workflow's: where its files went. */
-static const int flow_cols[] = {COL_POLICY,	COL_STATUS,	 COL_MAKESPAN,	 COL_BOUND,
-				COL_FIRST,	COL_FS_READ,	 COL_FS_WRITTEN, COL_FS_OPS,
-				COL_MOVED,	COL_COLLECTIVES, COL_STORAGE,	 COL_SCHED};
+static const int flow_cols[] = {COL_POLICY, COL_STATUS,	     COL_MAKESPAN,   COL_BOUND,
+				COL_FIRST,  COL_FS_READ,     COL_FS_WRITTEN, COL_FS_OPS,
+				COL_MOVED,  COL_COLLECTIVES, COL_STORAGE,    COL_SCHED};
 
 /* Columns of times share the decimals that give their largest value about
  * four significant digits. */
@@ -253,7 +254,7 @@ int locus_report_compare(const struct locus_result *const *runs, size_t n, FILE 
 		all_flow &= runs[i]->flow;
 	}
 	const int *cols = all_flow ? flow_cols : any_dag ? dag_cols : chunk_cols;
-	size_t n_cols = all_flow ? sizeof flow_cols / sizeof flow_cols[0]
+	size_t n_cols = all_flow  ? sizeof flow_cols / sizeof flow_cols[0]
 			: any_dag ? sizeof dag_cols / sizeof dag_cols[0]
 				  : sizeof chunk_cols / sizeof chunk_cols[0];
 	char(*cells)[CELL] = calloc((n + 1) * N_COL, CELL);

@@ -216,9 +216,9 @@ void locus_report_html_options_init(struct locus_report_html_options *o)
 int locus_report_html(const struct locus_result *r, const struct locus_report_html_options *opt,
 		      FILE *fp)
 {
-	if (!r || !fp || (opt && locus__check_version(opt->version,
-							  LOCUS_REPORT_HTML_OPTIONS_VERSION,
-							  "locus_report_html_options", NULL)))
+	if (!r || !fp ||
+	    (opt && locus__check_version(opt->version, LOCUS_REPORT_HTML_OPTIONS_VERSION,
+					 "locus_report_html_options", NULL)))
 		return LOCUS_EINVAL;
 	const char *title = opt && opt->title ? opt->title : NULL;
 	struct locus__out o;

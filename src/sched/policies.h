@@ -17,16 +17,16 @@ extern const struct locus_policy locus__policy_heft;
 extern const struct locus_policy locus__policy_cpop;
 extern const struct locus_policy locus__policy_dls;
 extern const struct locus_policy locus__policy_peft;
-extern const struct locus_policy locus__policy_gtp;   /* dag/gtp.c */
-extern const struct locus_policy locus__policy_gtp_c; /* dag/gtp.c */
-extern const struct locus_policy locus__policy_gtp_r;   /* dag/gtp.c */
+extern const struct locus_policy locus__policy_gtp;	/* dag/gtp.c */
+extern const struct locus_policy locus__policy_gtp_c;	/* dag/gtp.c */
+extern const struct locus_policy locus__policy_gtp_r;	/* dag/gtp.c */
 extern const struct locus_policy locus__policy_gtp_c_r; /* dag/gtp.c */
-extern const struct locus_policy locus__policy_dls_sr;  /* dag/gtp.c */
+extern const struct locus_policy locus__policy_dls_sr;	/* dag/gtp.c */
 /* Workflows (src/flow). */
-extern const struct locus_policy locus__policy_amfs;     /* flow/amfs.c */
+extern const struct locus_policy locus__policy_amfs; /* flow/amfs.c */
 /* Baselines users run today: TaskVine and Dask.distributed. */
 extern const struct locus_policy locus__policy_taskvine; /* flow/taskvine.c */
-extern const struct locus_policy locus__policy_dask;     /* flow/dask.c */
+extern const struct locus_policy locus__policy_dask;	 /* flow/dask.c */
 
 /* The k-th node without cores (where a workflow policy's schedulers
  * run): locus__node_without_cores, src/core/internal.h. */

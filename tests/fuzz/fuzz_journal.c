@@ -37,8 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct locus__journal_rec *recs = (void *)&recs;
 	size_t n = 99, complete = 0, n_skip = 0;
 	struct locus_error err = {0};
-	int rc = locus__journal_parse((const char *)data, size, "fuzz", &recs, &n, &complete,
-				      &err);
+	int rc = locus__journal_parse((const char *)data, size, "fuzz", &recs, &n, &complete, &err);
 	check(complete <= size);
 	if (rc) {
 		check(recs == NULL && n == 0 && err.code == rc && err.line >= 1);

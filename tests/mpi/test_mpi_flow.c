@@ -53,7 +53,7 @@ struct ctx {
 	unsigned char *finished; /* by task: calls that succeeded here */
 	size_t n_finished, cancel_after;
 	volatile int cancel;
-	int bad; /* a check inside a call failed */
+	int bad;  /* a check inside a call failed */
 	int slow; /* each call takes 20 ms */
 };
 

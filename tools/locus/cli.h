@@ -315,9 +315,9 @@ int cli_mpi_check_np(const char *cmd, const struct cli_mpi *m, uint64_t np);
 /* The Slurm allocation this process runs in (slurm.c): salloc or sbatch
  * set SLURM_JOB_ID and the job's nodes and tasks. */
 struct cli_slurm {
-	char job[32];	    /* SLURM_JOB_ID */
-	const char *list;   /* SLURM_JOB_NODELIST as Slurm writes it */
-	char **nodes;	    /* it expanded */
+	char job[32];	  /* SLURM_JOB_ID */
+	const char *list; /* SLURM_JOB_NODELIST as Slurm writes it */
+	char **nodes;	  /* it expanded */
 	size_t n_nodes;
 	uint64_t ntasks;    /* SLURM_NTASKS, else the nodes' CPUs, else one a node */
 	const char *tmpdir; /* cli_slurm_tmpdir() */

@@ -290,7 +290,8 @@ static int ranks_option(const char *cmd, void *values, int id, const char *arg)
 				   : id == O_SHARED ? "--shared"
 				   : id == O_STATUS ? "--status"
 						    : "--journal",
-				   id == O_JOURNAL || id == O_STATUS ? "a file" : "a directory", arg);
+				   id == O_JOURNAL || id == O_STATUS ? "a file" : "a directory",
+				   arg);
 	return 0;
 }
 
@@ -456,7 +457,8 @@ static const struct cli_use uses[] = {
     {.group = &config_group, .before = "\nPolicy (sim):\n"},
     {.group = &cli_policy_group, .at = AT(pol), .say = policy_say},
     {.group = &compare_group},
-    {.group = &ranks_group, .before = "\nRanks and attempts (run; --timeout and --retries sim too):\n"},
+    {.group = &ranks_group,
+     .before = "\nRanks and attempts (run; --timeout and --retries sim too):\n"},
     {.group = &cli_mpi_group,
      .at = AT(mpi),
      .instead = "      --mpirun PATH, --hostfile FILE, --mpi-arg ARG   the launcher and its "
@@ -481,18 +483,19 @@ static int check_args(const char *cmd, struct flow_args *a)
 		a->have_run = a->have_run_only = 1;
 	if (!strcmp(sub, "status")) {
 		if (a->have_run || a->have_limit || a->config || a->pol.name || a->pol.opts ||
-		    a->compare || a->platform || a->have_nodes || a->have_dispatchers ||
-		    a->fs_bw || a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 ||
-		    a->cost_msg >= 0 || a->cost_entry >= 0 || a->work || a->reduce ||
-		    a->memory || cli_results_any(&a->res))
-			return cli_usage_error(cmd, "'locus flow status' takes --json and --task only");
+		    a->compare || a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||
+		    a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 ||
+		    a->cost_entry >= 0 || a->work || a->reduce || a->memory ||
+		    cli_results_any(&a->res))
+			return cli_usage_error(cmd,
+					       "'locus flow status' takes --json and --task only");
 		return 0;
 	}
 	if (a->task)
 		return cli_usage_error(cmd, "--task is 'locus flow status''s");
 	if (!strcmp(sub, "clean")) {
-		if (a->have_run_only || a->have_limit || a->config || a->pol.name || a->pol.opts || a->compare ||
-		    a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||
+		if (a->have_run_only || a->have_limit || a->config || a->pol.name || a->pol.opts ||
+		    a->compare || a->platform || a->have_nodes || a->have_dispatchers || a->fs_bw ||
 		    a->fs_ops >= 0 || a->fs_latency > 0 || a->latency >= 0 || a->cost_msg >= 0 ||
 		    a->cost_entry >= 0 || a->work || a->reduce || cli_results_any(&a->res) ||
 		    a->res.json || a->memory)
@@ -913,8 +916,8 @@ static int make_platform(struct locus_platform **out, const struct flow_args *a,
 	return 0;
 }
 
-void print_run(const struct locus_result *r, const struct locus_graph *g,
-		      const struct flow_args *a, uint64_t D)
+void print_run(const struct locus_result *r, const struct locus_graph *g, const struct flow_args *a,
+	       uint64_t D)
 {
 	printf("workflow %s: %zu tasks in %zu stages, %zu files\n", a->workflow, g->n_tasks,
 	       g->n_stages, g->n_objects);
@@ -1144,9 +1147,9 @@ static int flow_sim(struct flow_args *a)
 		    .latency = a->latency,
 		    .cost_per_msg = a->cost_msg,
 		    .cost_per_entry = a->cost_entry,
-		    .shared_fs_bw = a->fs_bw		? (double)a->fs_bw
+		    .shared_fs_bw = a->fs_bw	       ? (double)a->fs_bw
 				    : preset_fs_bw > 0 ? preset_fs_bw
-							: 1.25e9,
+						       : 1.25e9,
 		    .fs_ops = a->fs_ops,
 		    .fs_latency = a->fs_latency,
 		    .no_task_results = !cli_results_any(&a->res),
@@ -1222,9 +1225,9 @@ int cmd_flow(int argc, char **argv)
 			      .cost_entry = -1};
 	if (strcmp(a.sub, "show") && strcmp(a.sub, "sim") && strcmp(a.sub, "run") &&
 	    strcmp(a.sub, "clean") && strcmp(a.sub, "status"))
-		return cli_usage_error("flow",
-				       "expected 'show', 'sim', 'run', 'clean' or 'status', got \"%s\"",
-				       a.sub);
+		return cli_usage_error(
+		    "flow", "expected 'show', 'sim', 'run', 'clean' or 'status', got \"%s\"",
+		    a.sub);
 	cli_mpi_np_spelling(argc, argv);
 	int rc = parse_args(argc - 1, argv + 1, &a);
 	if (rc)

@@ -4,8 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,8 +113,8 @@ static size_t print_task(const char *dir, const char *name, int json)
 		closedir(d);
 	/* In the order of the attempts (tINDEX.ATTEMPT.json). */
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && found[j] && found[j - 1] &&
-				   strverscmp(found[j - 1], found[j]) > 0;
+		for (size_t j = i;
+		     j > 0 && found[j] && found[j - 1] && strverscmp(found[j - 1], found[j]) > 0;
 		     j--) {
 			char *x = found[j];
 			found[j] = found[j - 1];
@@ -143,8 +143,8 @@ static size_t print_task(const char *dir, const char *name, int json)
 			printf("exited with %" JSON_INTEGER_FORMAT, json_integer_value(ex));
 		else if (sig)
 			printf("killed by signal %" JSON_INTEGER_FORMAT, json_integer_value(sig));
-		printf("\n  wall %.3f s, CPU %.3f s (user %.3f, system %.3f), peak memory %" JSON_INTEGER_FORMAT
-		       " KiB (its rank's: %" JSON_INTEGER_FORMAT " KiB)\n",
+		printf("\n  wall %.3f s, CPU %.3f s (user %.3f, system %.3f), peak memory "
+		       "%" JSON_INTEGER_FORMAT " KiB (its rank's: %" JSON_INTEGER_FORMAT " KiB)\n",
 		       json_number_value(json_object_get(doc, "wall")),
 		       json_number_value(json_object_get(doc, "cpu")),
 		       json_number_value(json_object_get(doc, "user")),
@@ -305,10 +305,11 @@ int flow_status(struct flow_args *a)
 	if (a->task) {
 		locus_flow_status_fini(&s);
 		if (!print_task(logs, a->task, a->res.json)) {
-			fprintf(stderr,
-				"locus flow status: no attempt of task \"%s\" is kept in %s (a task is "
-				"named by its first output; only commands' attempts are kept)\n",
-				a->task, logs);
+			fprintf(
+			    stderr,
+			    "locus flow status: no attempt of task \"%s\" is kept in %s (a task is "
+			    "named by its first output; only commands' attempts are kept)\n",
+			    a->task, logs);
 			return CLI_EXIT_FAIL;
 		}
 		return 0;
@@ -336,8 +337,9 @@ int flow_status(struct flow_args *a)
 		printf("%s: %s\n", s.state, s.failure);
 	else
 		printf("%s%s\n", s.state,
-		       running && strcmp(host, s.host) ? " (as its rank 0 on another host last wrote)"
-						       : "");
+		       running && strcmp(host, s.host)
+			   ? " (as its rank 0 on another host last wrote)"
+			   : "");
 	printf("  status file %s, written %.1f s ago by rank 0 (pid %ld on %s)\n", path,
 	       now - s.updated, s.pid, s.host);
 	printf("  %s %.1f s ago; %s %.1f s\n", "started", now - s.started,
@@ -486,8 +488,8 @@ static int by_start(const void *x, const void *y, void *plan)
 /* The journal at `path`, read and checked against g (never made nor
  * locked): *found 0 when there is none, else 1 (*j empty when the file
  * is). 0, or the error reading or parsing it. */
-static int read_journal(const char *path, const struct locus_graph *g,
-			struct locus_flow_journal *j, int *found, struct locus_error *err)
+static int read_journal(const char *path, const struct locus_graph *g, struct locus_flow_journal *j,
+			int *found, struct locus_error *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -523,7 +525,8 @@ static void dry_tasks(const struct flow_args *a, const struct locus_graph *g, co
 		      const struct locus_result *plan, const struct locus_platform *plat,
 		      const unsigned char *done)
 {
-	printf("\ntasks, %s:\n", plan ? "in the plan's order" : "in an order the run may start them");
+	printf("\ntasks, %s:\n",
+	       plan ? "in the plan's order" : "in an order the run may start them");
 	for (size_t i = 0; i < g->n_tasks; i++) {
 		uint32_t t = order[i];
 		const struct locus_task *tk = &g->tasks[t];
@@ -704,8 +707,8 @@ static void remove_task_logs(const char *status)
 		unsigned t, at;
 		char ext[8];
 		int n = 0;
-		if (sscanf(e->d_name, "t%u.%u.%7[a-z]%n", &t, &at, ext, &n) == 3 &&
-		    !e->d_name[n] && (!strcmp(ext, "out") || !strcmp(ext, "err") || !strcmp(ext, "json"))) {
+		if (sscanf(e->d_name, "t%u.%u.%7[a-z]%n", &t, &at, ext, &n) == 3 && !e->d_name[n] &&
+		    (!strcmp(ext, "out") || !strcmp(ext, "err") || !strcmp(ext, "json"))) {
 			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
 			unlink(p);
 		}
@@ -768,10 +771,11 @@ int flow_clean(struct flow_args *a)
 		int found = 0;
 		if (read_journal(a->journal, g, &j, &found, &err)) {
 			char msg[1024];
-			fprintf(stderr,
-				"locus flow clean: refusing to remove %s, which is not a journal of "
-				"%s (%s); nothing removed\n",
-				a->journal, a->workflow, locus_error_format(&err, msg, sizeof msg));
+			fprintf(
+			    stderr,
+			    "locus flow clean: refusing to remove %s, which is not a journal of "
+			    "%s (%s); nothing removed\n",
+			    a->journal, a->workflow, locus_error_format(&err, msg, sizeof msg));
 			status = CLI_EXIT_FAIL;
 		}
 		locus_flow_journal_fini(&j);
@@ -843,7 +847,8 @@ int flow_clean(struct flow_args *a)
 		remove_task_logs(path);
 	}
 	if (!status)
-		printf("locus flow clean: removed %zu file%s (%" PRIu64 " bytes) of %s from %s%s%s%s "
+		printf("locus flow clean: removed %zu file%s (%" PRIu64
+		       " bytes) of %s from %s%s%s%s "
 		       "(%zu of the %zu files it makes were not there)\n",
 		       made, made == 1 ? "" : "s", bytes, a->workflow, shared,
 		       journal ? ", and the journal " : "", journal ? a->journal : "",

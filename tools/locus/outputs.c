@@ -180,7 +180,7 @@ const struct cli_group cli_results_group = CLI_GROUP(results_opts, NULL);
 #define RESULT_FILES 6
 static void results_files(const struct cli_results *o, const char **paths)
 {
-	const char *const p[RESULT_FILES] = {o->out,   o->csv,  o->trace,
+	const char *const p[RESULT_FILES] = {o->out,   o->csv,	o->trace,
 					     o->gantt, o->load, o->report};
 	memcpy(paths, p, sizeof p);
 }
