@@ -313,7 +313,7 @@ TEST(options_versions)
 	/* Version 0 and the current one are read; the next is refused. */
 	struct locus_platform *p = NULL;
 	CHECK_EQ_INT(locus_platform_generate(&p, 4, 1, 1, "n"), 0);
-	uint32_t out[3 * 2];
+	uint32_t out[3 * 3]; /* 3 chunks, up to 3 replicas each */
 	struct locus_place_options zero = {.policy = LOCUS_PLACE_RANDOM, .replicas = 2};
 	CHECK_EQ_INT(locus_place(p, 3, &zero, out, &err), 0);
 	CHECK_EQ_INT(locus_place(p, 3, &pl, out, &err), 0);
