@@ -290,11 +290,7 @@ static void headings(struct locus__out *o, const struct gantt *g, int shared)
 			 r->n_tasks, r->n_workers, g->worker_nodes, a, cp, wk, b,
 			 (double)in.local / 1e6, (double)in.peer / 1e6, (double)in.fs / 1e6);
 	} else {
-		double local = locus__local_fraction(r);
-		if (isfinite(local))
-			locus__fmt_fixed(c, local * 100, 1, 1);
-		else
-			strcpy(c, "-");
+		locus__fmt_percent(c, locus__local_fraction(r));
 		snprintf(line, sizeof line,
 			 "%zu tasks on %zu workers, %zu nodes; lower bound %s s (makespan/bound "
 			 "%s); %s%% of tasks read locally",

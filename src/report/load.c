@@ -105,11 +105,7 @@ static void headings(struct locus__out *o, const struct load *l)
 			 r->n_tasks, (double)in.local / 1e6, (double)in.peer / 1e6,
 			 (double)in.fs / 1e6, r->n_workers, nodes, b);
 	} else {
-		double local = locus__local_fraction(r);
-		if (isfinite(local))
-			locus__fmt_fixed(a, local * 100, 1, 1);
-		else
-			strcpy(a, "-");
+		locus__fmt_percent(a, locus__local_fraction(r));
 		snprintf(line, sizeof line,
 			 "%zu tasks, %s%% read locally; %zu workers on %zu nodes; idle time in all "
 			 "%s s",

@@ -511,6 +511,14 @@ double locus__makespan_ratio(const struct locus_result *r)
 	return locus__ratio(r->makespan, r->lb_makespan);
 }
 
+size_t locus__fmt_percent(char *buf, double fraction)
+{
+	if (isfinite(fraction))
+		return locus__fmt_fixed(buf, fraction * 100, 1, 1);
+	strcpy(buf, "-");
+	return 1;
+}
+
 double locus__local_fraction(const struct locus_result *r)
 {
 	return locus__ratio((double)r->local_tasks, (double)r->n_tasks);

@@ -86,6 +86,9 @@ size_t locus__fmt_number(char *buf, double v);
 /* `v` rounded to `decimals` (0 to 9) places; with `trim`, trailing zeros
  * and a bare point are dropped. Non-finite values write "0". */
 size_t locus__fmt_fixed(char *buf, double v, int decimals, int trim);
+/* A fraction as a percentage with one decimal (trimmed), or "-" when it
+ * is not finite (nothing to count). */
+size_t locus__fmt_percent(char *buf, double fraction);
 /* `v` with about four significant digits, for labels ("0.0123", "1234"). */
 size_t locus__fmt_short(char *buf, double v);
 
