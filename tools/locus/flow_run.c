@@ -85,6 +85,24 @@ static int failed_page_write(void *ctx, FILE *fp)
 	return locus_report_html(p->r, p->opt, fp);
 }
 
+/* The --report page's options: its title and the attempts that failed,
+ * with their stderr, from the task logs beside the status file (ff holds
+ * them until the caller's flow_failures_fini). */
+static struct locus_report_html_options report_page(const struct flow_args *a,
+						    const char *status_file, int failed,
+						    char *title, size_t size,
+						    struct flow_failures *ff)
+{
+	snprintf(title, size, "locus flow run %s%s", a->workflow, failed ? " (failed)" : "");
+	flow_failures_read(status_file, ff);
+	struct locus_report_html_options html;
+	locus_report_html_options_init(&html);
+	html.title = title;
+	html.failures = ff->f;
+	html.n_failures = ff->n;
+	return html;
+}
+
 /* A run that failed has no result, but --report still says why: the
  * run's error and every failed attempt with its stderr (the task logs),
  * on a page with no chart. The other output files are not written. */
@@ -101,11 +119,9 @@ static void failed_report(struct flow_args *a, const struct locus_graph *g, cons
 	char buf[1024];
 	snprintf(r.failure, sizeof r.failure, "%s", locus_error_format(err, buf, sizeof buf));
 	char title[4200];
-	snprintf(title, sizeof title, "locus flow run %s (failed)", a->workflow);
 	struct flow_failures ff = {0};
-	flow_failures_read(status_file, &ff);
-	struct locus_report_html_options html = {
-	    .title = title, .failures = ff.f, .n_failures = ff.n};
+	struct locus_report_html_options html =
+	    report_page(a, status_file, 1, title, sizeof title, &ff);
 	struct failed_page page = {&r, &html};
 	struct cli_output out = {a->res.report, failed_page_write, &page};
 	cli_outputs_write("flow run", &out, 1);
@@ -218,14 +234,10 @@ static int run_rank(struct flow_args *a)
 		fflush(stdout);
 		if (rc)
 			status = cli_error(cmd, &err, rc);
-		/* The report lists the attempts that failed, with their
-		 * stderr, from the task logs beside the status file. */
 		char title[4200];
-		snprintf(title, sizeof title, "locus flow run %s", a->workflow);
 		struct flow_failures ff = {0};
-		flow_failures_read(status_file, &ff);
-		struct locus_report_html_options html = {
-		    .title = title, .failures = ff.f, .n_failures = ff.n};
+		struct locus_report_html_options html =
+		    report_page(a, status_file, 0, title, sizeof title, &ff);
 		a->res.html = &html;
 		int ost = cli_results_write(cmd, &a->res, r);
 		flow_failures_fini(&ff);
