@@ -44,16 +44,7 @@ static struct run simulate(const struct locus_workload *wl, const char *opts, in
 {
 	struct run x = {0};
 	struct locus_error err = {0};
-	struct locus_sim_config cfg = {.wl = wl,
-				       .policy = locus_policy_find("amfs"),
-				       .policy_opts = opts,
-				       .schedulers = 3,
-				       .latency = -1,
-				       .cost_per_msg = 5e-6,
-				       .cost_per_entry = 1e-7,
-				       .shared_fs_bw = 1.25e9,
-				       .fs_ops = 2000,
-				       .no_transfer_results = !keep_xfers};
+	struct locus_sim_config cfg = test_flow_config(wl, "amfs", opts, 1, 0, keep_xfers);
 	x.rc = locus_sim_run(&x.r, &cfg, &err);
 	snprintf(x.msg, sizeof x.msg, "%s", err.message);
 	if (x.rc)
@@ -67,17 +58,7 @@ static struct run simulate_d(const struct locus_workload *wl, const char *opts, 
 {
 	struct run x = {0};
 	struct locus_error err = {0};
-	struct locus_sim_config cfg = {.wl = wl,
-				       .policy = locus_policy_find("amfs"),
-				       .policy_opts = opts,
-				       .schedulers = (size_t)(1 + 2 * D),
-				       .seed = seed,
-				       .latency = -1,
-				       .cost_per_msg = 5e-6,
-				       .cost_per_entry = 1e-7,
-				       .shared_fs_bw = 1.25e9,
-				       .fs_ops = 2000,
-				       .no_transfer_results = !keep_xfers};
+	struct locus_sim_config cfg = test_flow_config(wl, "amfs", opts, D, seed, keep_xfers);
 	x.rc = locus_sim_run(&x.r, &cfg, &err);
 	snprintf(x.msg, sizeof x.msg, "%s", err.message);
 	if (x.rc)
@@ -695,17 +676,8 @@ TEST(random_workflows_under_every_configuration)
 				 seed % 3 == 0 ? ",reduce=stage2+stage3" : "",
 				 seed % 7 == 3 ? ",replicate=task" : "");
 			struct locus_error e1 = {0}, e2 = {0};
-			struct locus_sim_config cfg = {.wl = wl,
-						       .policy = locus_policy_find("amfs"),
-						       .policy_opts = opts,
-						       .schedulers = (size_t)(1 + 2 * D),
-						       .seed = seed,
-						       .latency = -1,
-						       .cost_per_msg = 5e-6,
-						       .cost_per_entry = 1e-7,
-						       .shared_fs_bw = 1.25e9,
-						       .fs_ops = 2000,
-						       .no_transfer_results = 1};
+			struct locus_sim_config cfg =
+			    test_flow_config(wl, "amfs", opts, D, seed, 0);
 			struct locus_result *a = NULL, *b = NULL;
 			int ra = locus_sim_run(&a, &cfg, &e1), rb = locus_sim_run(&b, &cfg, &e2);
 			if (ra || rb)

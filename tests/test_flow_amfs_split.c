@@ -138,17 +138,7 @@ static int same_split(const struct locus_graph *g, int nodes, int cores, int D, 
 		locus_platform_destroy(p);
 		return 0;
 	}
-	struct locus_sim_config cfg = {.wl = wl,
-				       .policy = locus_policy_find("amfs"),
-				       .policy_opts = opts,
-				       .schedulers = (size_t)(1 + 2 * D),
-				       .seed = seed,
-				       .latency = -1,
-				       .cost_per_msg = 5e-6,
-				       .cost_per_entry = 1e-7,
-				       .shared_fs_bw = 1.25e9,
-				       .fs_ops = 2000,
-				       .no_transfer_results = 1};
+	struct locus_sim_config cfg = test_flow_config(wl, "amfs", opts, D, seed, 0);
 	struct locus_result *a = NULL, *b = NULL;
 	int ra = locus_sim_run(&a, &cfg, &err);
 	cfg.policy = &split_policy;

@@ -37,16 +37,7 @@ static struct run simulate(const struct locus_workload *wl, const char *policy, 
 {
 	struct run x = {0};
 	struct locus_error err = {0};
-	struct locus_sim_config cfg = {.wl = wl,
-				       .policy = locus_policy_find(policy),
-				       .policy_opts = opts,
-				       .seed = seed,
-				       .latency = -1,
-				       .cost_per_msg = 5e-6,
-				       .cost_per_entry = 1e-7,
-				       .shared_fs_bw = 1.25e9,
-				       .fs_ops = 2000,
-				       .no_transfer_results = !keep_xfers};
+	struct locus_sim_config cfg = test_flow_config(wl, policy, opts, 0, seed, keep_xfers);
 	x.rc = locus_sim_run(&x.r, &cfg, &err);
 	snprintf(x.msg, sizeof x.msg, "%s", err.message);
 	if (x.rc)

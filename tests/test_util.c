@@ -358,3 +358,21 @@ struct locus_platform *test_flow_cluster(int n, int cores, int D)
 	free(json);
 	return p;
 }
+
+struct locus_sim_config test_flow_config(const struct locus_workload *wl, const char *policy,
+					 const char *opts, int D, uint64_t seed, int keep_xfers)
+{
+	struct locus_sim_config cfg;
+	locus_sim_config_init(&cfg);
+	cfg.wl = wl;
+	cfg.policy = locus_policy_find(policy);
+	cfg.policy_opts = opts;
+	cfg.schedulers = D > 0 ? (size_t)(1 + 2 * D) : 0;
+	cfg.seed = seed;
+	cfg.cost_per_msg = 5e-6;
+	cfg.cost_per_entry = 1e-7;
+	cfg.shared_fs_bw = 1.25e9;
+	cfg.fs_ops = 2000;
+	cfg.no_transfer_results = !keep_xfers;
+	return cfg;
+}

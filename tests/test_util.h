@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "locus/sim.h"
+
 /* Creates a fresh empty directory under $TMPDIR (or /tmp) and returns its
  * path in a static buffer per call slot (up to 8 live at once). */
 const char *test_tmpdir(void);
@@ -50,5 +52,14 @@ struct locus_graph *test_workflow_random(uint64_t seed);
  * then D nodes without cores ("d0"..., where a policy's schedulers run);
  * links 425 MB/s, disks 1 GB/s, latency 50 us. */
 struct locus_platform *test_flow_cluster(int n, int cores, int D);
+
+/* A simulation of workflow workload wl under `policy` with `opts`, with
+ * the costs locus flow sim gives (a message 5 us, a metadata entry 0.1
+ * us, the shared file system 1.25 GB/s and 2,000 operations a second),
+ * the platform's latency, 1 + 2D schedulers when D > 0 (amfs: a
+ * submitter, D dispatchers and D metadata servers; else the policy's),
+ * and per-transfer results only when keep_xfers. */
+struct locus_sim_config test_flow_config(const struct locus_workload *wl, const char *policy,
+					 const char *opts, int D, uint64_t seed, int keep_xfers);
 
 #endif
