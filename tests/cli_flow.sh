@@ -39,28 +39,42 @@ run no-workflow 2 "$locus" flow sim --nodes 4 && expect no-workflow 'name the wo
 run listed 0 "$locus" --help && expect listed '^  flow ' "$out"
 # A launcher that hangs once its ranks have ended (Open MPI 5's mpiexec
 # does when a rank dies inside MPI_Init: docs/results/faults.md) is ended
-# 10 s after, and said; here one that never reaps its only child.
+# 10 s after, and said; here one that never reaps its only child. A
+# launcher that hangs when asked its version is ended after 5 s, and so
+# is what it started (its process group). Both wait out their grace
+# beside the rest of this script (in the background, with output files
+# of their own), and are checked at its end.
 mkdir -p hang
 printf 'o: in\n\tcat in > o\n' >hang/Makeflow
 echo x >hang/in
 printf '#!/bin/sh\n[ "$1" = --version ] && echo "mpiexec (Open MPI) 5.0.0" && exit 0\nsh -c "exit 3" &\nexec sleep 120\n' >hang/mpirun
-chmod +x hang/mpirun
-run hung-launcher 1 timeout 60 "$locus" flow run hang/Makeflow -np 3 --mpirun "$tmp/hang/mpirun" &&
-	expect hung-launcher "the MPI launcher $tmp/hang/mpirun hung: every rank it started here had ended 10 s before" "$err"
-# A launcher that hangs when asked its version is ended after 5 s, and
-# so is what it started (its process group).
 printf '#!/bin/sh\nsleep 120 &\necho $! >%s/hang/sleeper\nwait\n' "$tmp" >hang/mute
-chmod +x hang/mute
-run mute-launcher 1 timeout 60 "$locus" flow run hang/Makeflow -np 3 --mpirun "$tmp/hang/mute" &&
-	expect mute-launcher "the MPI launcher \"$tmp/hang/mute\" did not answer \"$tmp/hang/mute --version\" within 5 s; ended it" "$err"
-# (A zombie, killed and not yet reaped, is gone.)
-gone=0
-for _ in $(seq 50); do
-	s=$(cut -d' ' -f3 "/proc/$(cat hang/sleeper)/stat" 2>/dev/null)
-	[ -z "$s" ] || [ "$s" = Z ] && gone=1 && break
-	sleep 0.1
+chmod +x hang/mpirun hang/mute
+for l in mpirun mute; do
+	(
+		timeout 60 "$locus" flow run hang/Makeflow -np 3 --mpirun "$tmp/hang/$l" \
+			>"hang/$l.out" 2>"hang/$l.err"
+		echo $? >"hang/$l.rc"
+	) &
+	echo $! >"hang/$l.pid"
 done
-[ $gone = 1 ] && ok || fail "mute-launcher: its sleep still runs"
+hang_check() {
+	wait "$(cat hang/mpirun.pid)" "$(cat hang/mute.pid)"
+	err=$(cat hang/mpirun.err)
+	[ "$(cat hang/mpirun.rc)" = 1 ] && ok || fail "hung-launcher: exit $(cat hang/mpirun.rc), expected 1"
+	expect hung-launcher "the MPI launcher $tmp/hang/mpirun hung: every rank it started here had ended 10 s before" "$err"
+	err=$(cat hang/mute.err)
+	[ "$(cat hang/mute.rc)" = 1 ] && ok || fail "mute-launcher: exit $(cat hang/mute.rc), expected 1"
+	expect mute-launcher "the MPI launcher \"$tmp/hang/mute\" did not answer \"$tmp/hang/mute --version\" within 5 s; ended it" "$err"
+	# (A zombie, killed and not yet reaped, is gone.)
+	local gone=0 s
+	for _ in $(seq 50); do
+		s=$(cut -d' ' -f3 "/proc/$(cat hang/sleeper)/stat" 2>/dev/null)
+		[ -z "$s" ] || [ "$s" = Z ] && gone=1 && break
+		sleep 0.1
+	done
+	[ $gone = 1 ] && ok || fail "mute-launcher: its sleep still runs"
+}
 
 # --work replaces the workflow's runtimes: a chain of three rules on one
 # core takes their sum (fixed:2, and a trace of 1, 2, 3 seconds).
@@ -446,5 +460,6 @@ EOF
 	cd "$tmp" || exit 1
 fi
 
+cd "$tmp" && hang_check
 echo "cli_flow: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
