@@ -1,4 +1,5 @@
 /* Core: random generator, heap, string map, sizes, errors, logging. */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -180,6 +181,39 @@ TEST(parse_size_and_u64)
 	CHECK_EQ_INT(locus__parse_u64("12a", 3, &v), LOCUS_EPARSE);
 }
 
+/* The hand-made formatting of chunk names and paths writes what snprintf
+ * would, cut the same way when the buffer is short. */
+TEST(put_u64_join_and_chunk_names)
+{
+	char a[64], b[64];
+	const uint64_t vals[] = {0, 7, 99999, 999999, 1000000, 1048576, UINT64_MAX};
+	for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+		for (int w = 0; w <= 8; w += 4) {
+			size_t n = locus__put_u64(a, vals[i], w);
+			a[n] = 0;
+			snprintf(b, sizeof b, "%0*" PRIu64, w, vals[i]);
+			CHECK_EQ_STR(a, b);
+		}
+		for (size_t size = 1; size <= 40; size += 13) {
+			locus_store_chunk_name(a, size, (size_t)(vals[i] % 100000000), vals[i]);
+			snprintf(b, size, "chunk-%06zu-%" PRIu64, (size_t)(vals[i] % 100000000),
+				 vals[i]);
+			CHECK_EQ_STR(a, b);
+		}
+	}
+	const char *parts[] = {"/store", "/", "node01", "/", "reads.fa"};
+	for (size_t size = 1; size <= 30; size++) {
+		memset(a, 'x', sizeof a);
+		size_t n = locus__join(a, size, parts, 5);
+		int m = snprintf(b, size, "%s%s%s%s%s", parts[0], parts[1], parts[2], parts[3],
+				 parts[4]);
+		CHECK_EQ_STR(a, b);
+		CHECK_EQ_INT((int)n, m);
+		CHECK(a[size] == 'x'); /* nothing written past the buffer */
+	}
+	CHECK_EQ_INT((int)locus__join(a, 0, parts, 5), 22);
+}
+
 TEST(error_format)
 {
 	struct locus_error e;
@@ -335,4 +369,5 @@ TEST_MAIN(TEST_ENTRY(rng_deterministic), TEST_ENTRY(rng_known_sequence),
 	  TEST_ENTRY(rng_below_uniform), TEST_ENTRY(rng_normal_and_exponential_moments),
 	  TEST_ENTRY(rng_shuffle_permutes), TEST_ENTRY(heap_orders_with_ties_by_sequence),
 	  TEST_ENTRY(strmap_put_get_grow), TEST_ENTRY(parse_size_and_u64), TEST_ENTRY(error_format),
-	  TEST_ENTRY(log_parts), TEST_ENTRY(read_file_limit), TEST_ENTRY(options_versions))
+	  TEST_ENTRY(log_parts), TEST_ENTRY(read_file_limit), TEST_ENTRY(options_versions),
+	  TEST_ENTRY(put_u64_join_and_chunk_names))

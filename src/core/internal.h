@@ -96,6 +96,17 @@ int locus__parse_decimal(const char *s, size_t n, double *out);
  * digits, at least one, no overflow. Returns 0 or LOCUS_ERANGE/EPARSE. */
 int locus__parse_u64(const char *s, size_t n, uint64_t *out);
 
+/* Writes v in decimal at out, zero-padded to at least `width` digits (at
+ * most 20), without a terminating NUL; returns the digits written (out
+ * has room for max(20, width)). For paths built per task, where
+ * snprintf's cost showed (docs/mpi.md). */
+size_t locus__put_u64(char *out, uint64_t v, int width);
+
+/* The n strings of `parts` one after another into buf[0 .. size), cut to
+ * fit and NUL-terminated (as snprintf with "%s%s..." would write them);
+ * returns the length they have together. */
+size_t locus__join(char *buf, size_t size, const char *const *parts, size_t n);
+
 /* Parses a size with an optional suffix: K, M, G, T (powers of 1024),
  * KB/MB/GB/TB (powers of 1000), B. Returns 0 or LOCUS_EPARSE/ERANGE. */
 int locus__parse_size(const char *s, uint64_t *out);

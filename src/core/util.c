@@ -284,6 +284,39 @@ int locus__field_decimal(const struct locus__field *f, double *out)
 	return locus__parse_decimal(f->s, f->n, out);
 }
 
+size_t locus__put_u64(char *out, uint64_t v, int width)
+{
+	char rev[20];
+	size_t n = 0;
+	do {
+		rev[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	size_t pad = width > 20 ? 20 : width > 0 ? (size_t)width : 0;
+	size_t k = 0;
+	for (; k + n < pad; k++)
+		out[k] = '0';
+	while (n)
+		out[k++] = rev[--n];
+	return k;
+}
+
+size_t locus__join(char *buf, size_t size, const char *const *parts, size_t n)
+{
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(parts[i]);
+		if (at < size) {
+			size_t room = size - 1 - at;
+			memcpy(buf + at, parts[i], len < room ? len : room);
+		}
+		at += len;
+	}
+	if (size)
+		buf[at < size ? at : size - 1] = 0;
+	return at;
+}
+
 int locus__parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;

@@ -37,7 +37,15 @@
 
 void locus_store_chunk_name(char *buf, size_t size, size_t index, uint64_t offset)
 {
-	snprintf(buf, size, "chunk-%06zu-%" PRIu64, index, offset);
+	/* "chunk-%06zu-%" PRIu64, without printf: a run names a chunk per
+	 * task. */
+	char name[6 + 20 + 1 + 20 + 1] = "chunk-";
+	size_t n = 6 + locus__put_u64(name + 6, index, 6);
+	name[n++] = '-';
+	n += locus__put_u64(name + n, offset, 1);
+	name[n] = 0;
+	const char *parts[] = {name};
+	locus__join(buf, size, parts, 1);
 }
 
 /* Parses a chunk file name; returns 1 on success. */

@@ -110,8 +110,10 @@ static void chunk_path(void *user, uint32_t node, uint32_t o, char *buf, size_t 
 	const struct locus_dataset *ds = &c->cat->datasets[ob->dataset];
 	char name[64];
 	locus_store_chunk_name(name, sizeof name, ob->chunk, ds->chunks[ob->chunk].offset);
-	snprintf(buf, size, "%s/%s/%s/%s", c->opt->store,
-		 node < c->n_nodes && c->node_dir[node] ? c->node_dir[node] : "?", ds->name, name);
+	const char *parts[] = {c->opt->store, "/",
+			       node < c->n_nodes && c->node_dir[node] ? c->node_dir[node] : "?",
+			       "/", ds->name, "/", name};
+	locus__join(buf, size, parts, sizeof parts / sizeof *parts);
 }
 
 /* Reads all of `path` (len bytes) into a new buffer. */

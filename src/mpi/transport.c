@@ -155,13 +155,21 @@ static void flush_batches(struct flow *f)
 void locus__rt_post_copy(struct flow *f, int dest, int tag, const void *p, size_t len)
 {
 	if (len <= BATCH_MAX && f->batch) {
-		static const char pad[8];
 		struct locus__buf *b =
 		    tag == F_STATE && f->sbatch ? &f->sbatch[dest] : &f->batch[dest];
 		struct bhead h = {(uint32_t)tag, (uint32_t)len};
-		if (locus__buf_append(b, (const char *)&h, sizeof h) ||
-		    locus__buf_append(b, p, len) || locus__buf_append(b, pad, (8 - len % 8) % 8))
+		/* Header, message, zeros to the next 8 bytes: one growth and
+		 * three copies (a message per task goes this way). */
+		size_t pad = (8 - len % 8) % 8, n = sizeof h + len + pad;
+		if (locus__grow(&b->data, &b->cap, b->len + n + 1, 1)) {
 			locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
+			return;
+		}
+		char *at = b->data + b->len;
+		memcpy(at, &h, sizeof h);
+		memcpy(at + sizeof h, p, len);
+		memset(at + sizeof h + len, 0, pad + 1);
+		b->len += n;
 		if (f->urgent)
 			f->urgent[dest] |= (unsigned char)rings_for(f, tag, dest);
 		if (!f->pend_in[dest]) {

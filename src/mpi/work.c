@@ -346,8 +346,14 @@ void locus__rt_op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *d
 	f->cur = NONE;
 	if (f->ck && !home)
 		chunk_ended(f, t);
+	/* The report, on the stack when its outputs are few (as a chunk's
+	 * none): a report a task. */
 	size_t len = sizeof(struct rec) + tk->n_out * sizeof(struct outrec);
-	struct rec *r = calloc(1, len);
+	union {
+		struct rec r;
+		char bytes[sizeof(struct rec) + 4 * sizeof(struct outrec)];
+	} small;
+	struct rec *r = len <= sizeof small ? &small.r : calloc(1, len);
 	if (!r) {
 		locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
 		return;
@@ -366,16 +372,19 @@ void locus__rt_op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *d
 	struct outrec *orec = (struct outrec *)(void *)(r + 1);
 	for (uint32_t k = 0; k < tk->n_out; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
-		orec[k].where =
-		    (uint32_t)(locus_replicas_has(f->rep, o, r->node) | (f->on_fs[o] << 1));
-		orec[k].bytes = f->obj_bytes[o];
-		orec[k].sum = f->obj_sum[o];
+		orec[k] = (struct outrec){
+		    .where = (uint32_t)(locus_replicas_has(f->rep, o, r->node) | (f->on_fs[o] << 1)),
+		    .bytes = f->obj_bytes[o],
+		    .sum = f->obj_sum[o]};
 	}
 	done->done.duration = now - rn->start;
 	done->done.compute = rn->compute_end - rn->read_end;
 	done->done.remote = 0;
 	locus__rt_flush_updates(f);
-	locus__rt_post(f, 0, F_REPORT, r, len);
+	if (r == &small.r)
+		locus__rt_post_copy(f, 0, F_REPORT, r, len);
+	else
+		locus__rt_post(f, 0, F_REPORT, r, len);
 }
 
 /* This worker has run an attempt of another worker's task (a retry): that
