@@ -23,8 +23,12 @@ void locus__rt_store_path(const struct flow *f, uint32_t o, char *buf, size_t si
 		f->ck->path(f->ck->user, f->serve_node, o, buf, size);
 		return;
 	}
-	locus__rt_fmt(buf, size, "%s/store/o%" PRIu32, f->node_dir,
-		      f->obj_full ? f->obj_full[o] : o);
+	/* "%s/store/o%u", without printf: a file a task reads or writes is
+	 * named several times. */
+	char num[21];
+	num[locus__put_u64(num, f->obj_full ? f->obj_full[o] : o, 1)] = 0;
+	const char *parts[] = {f->node_dir, "/store/o", num};
+	locus__join(buf, size, parts, 3);
 }
 
 void locus__rt_shared_path(const struct flow *f, uint32_t o, char *buf, size_t size)
@@ -659,8 +663,16 @@ void locus__rt_take_head(struct flow *f, const struct head *h)
 	pl->headed = 1;
 	if (!f->pulls_active++)
 		f->pull_since = locus__rt_mono();
-	locus__rt_fmt(pl->tmp, sizeof pl->tmp, "%s/store/.o%" PRIu32 ".%" PRIx64, f->node_dir,
-		      pl->object, pl->stream);
+	/* "%s/store/.o%u.%llx" (object, stream), without printf. */
+	char num[21], hex[17];
+	num[locus__put_u64(num, pl->object, 1)] = 0;
+	size_t nh = 0;
+	for (int sh = 60; sh >= 0; sh -= 4)
+		if (nh || (pl->stream >> sh) & 15 || !sh)
+			hex[nh++] = "0123456789abcdef"[(pl->stream >> sh) & 15];
+	hex[nh] = 0;
+	const char *parts[] = {f->node_dir, "/store/.o", num, ".", hex};
+	locus__join(pl->tmp, sizeof pl->tmp, parts, 5);
 	pl->fd = open(pl->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (pl->fd < 0) {
 		locus__rt_local_fail(f, LOCUS_EIO, "cannot write %s: %s", pl->tmp, strerror(errno));
