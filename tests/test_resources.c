@@ -333,7 +333,8 @@ TEST(policies_place_only_where_a_task_fits)
 {
 	/* Nodes of 2 cores and 1 core (the second): tasks of 2 cores and of
 	 * 1 among them. Every policy that places tasks (the HEFT family's
-	 * plans, dask, taskvine) puts each only on a node that can hold it
+	 * plans, dask, taskvine, amfs's dispatchers and thieves) puts each
+	 * only on a node that can hold it
 	 * (locus_workload_fits), so the run completes; placed anywhere, a
 	 * 2-core task on the 1-core node would fail it. */
 	char text[2048];
@@ -344,8 +345,25 @@ TEST(policies_place_only_where_a_task_fits)
 	struct locus_error err = {0};
 	struct locus_graph *g = makeflow(text, &err);
 	CHECK(g);
-	static const char *const placing[] = {"heft", "cpop", "peft", "dask", "taskvine"};
+	/* amfs's configurations by their options (after the name). */
+	static const char *const placing[] = {"heft",
+					      "cpop",
+					      "peft",
+					      "dask",
+					      "taskvine",
+					      "amfs",
+					      "amfs:config=staging",
+					      "amfs:config=cache",
+					      "amfs:config=cogather",
+					      "amfs:config=asgather",
+					      "amfs:config=shared",
+					      "amfs:config=auto,steal=3"};
 	for (size_t i = 0; g && i < sizeof placing / sizeof *placing; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "%s", placing[i]);
+		char *opts = strchr(name, ':');
+		if (opts)
+			*opts++ = 0;
 		struct locus_platform *p = test_flow_cluster(2, 2, 1);
 		struct locus_workload *wl = NULL;
 		struct locus_result *r = NULL;
@@ -353,7 +371,8 @@ TEST(policies_place_only_where_a_task_fits)
 		p->nodes[1].cores = 1;
 		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
 		struct locus_sim_config cfg = {.wl = wl,
-					       .policy = locus_policy_find(placing[i]),
+					       .policy = locus_policy_find(name),
+					       .policy_opts = opts,
 					       .seed = 1,
 					       .latency = -1,
 					       .shared_fs_bw = 1.25e9};

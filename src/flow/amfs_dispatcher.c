@@ -485,7 +485,29 @@ static void learn_inputs(const struct amfs *s, struct amfs_dispatcher *ds,
 	}
 }
 
-/* Sends task t to worker w with the ways of the configuration. */
+/* Worker w when its node can hold task t (fits); else the least loaded
+ * of ds's workers whose node can, from the round-robin position (the
+ * inputs a choice by locality counted on go there by the task's gather),
+ * or w when none of ds's can (the executor then refuses it, saying
+ * why). */
+static uint32_t fitting_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t, uint32_t w)
+{
+	if (w == NONE || fits(s, t, w))
+		return w;
+	uint32_t d = ds->d, n = s->gworkers_at[d + 1] - s->gworkers_at[d], best = NONE;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t v = s->gworkers[s->gworkers_at[d] + (ds->rr + k) % n];
+		if (fits(s, t, v) &&
+		    (best == NONE || locus__amfs_wload(s, ds, v) < locus__amfs_wload(s, ds, best)))
+			best = v;
+	}
+	return best != NONE ? best : w;
+}
+
+/* Sends task t to worker w with the ways of the configuration; to a
+ * worker whose node can hold it (fitting_worker) when w's cannot and the
+ * task brings its inputs wherever it runs (it reads them, or its worker
+ * fetches them), not where a gather or a reduction put them. */
 void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
 			   uint32_t t, uint32_t w, enum locus_gather gather)
 {
@@ -507,6 +529,9 @@ void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 	 * (a cache): the task waits for them all. */
 	if (gather == LOCUS_GATHER_POLICY && (f == F_SEQ || f == F_FS) && !s->tcat[t])
 		gather = LOCUS_GATHER_ALL;
+	if (!dt->bound && (gather == LOCUS_GATHER_READ || gather == LOCUS_GATHER_AUTO ||
+			   f == F_SEQ || f == F_FS))
+		w = fitting_worker(s, ds, t, w);
 	struct locus_msg m = locus__flow_assign_msg(s->g, p_disp(s, ds->d), w, t, gather, out);
 	m.arg[4] = f;
 	m.arg[5] = dt->bound;

@@ -485,14 +485,15 @@ static void try_steal(struct amfs *s, struct amfs_worker *wk, struct locus_actio
 }
 
 /* A thief asks: it gets the last task queued, never the head nor one that
- * runs where a gather brought its inputs, with the ways its assignment
- * said; the task's dispatcher hears where it went. */
+ * runs where a gather brought its inputs or that the thief's node cannot
+ * hold, with the ways its assignment said; the task's dispatcher hears
+ * where it went. */
 static void give_task(struct amfs *s, struct amfs_worker *wk, struct locus_actions *act, uint32_t w,
 		      uint32_t thief)
 {
 	uint32_t i = NONE;
 	for (uint32_t k = 1; k < wk->len; k++)
-		if (!wk->q[wk->head + k].stay)
+		if (!wk->q[wk->head + k].stay && fits(s, wk->q[wk->head + k].task, thief))
 			i = k;
 	if (i == NONE) {
 		/* Nothing now: the next task to spare wakes the thief. */
