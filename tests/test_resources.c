@@ -332,21 +332,33 @@ TEST(default_demands_change_nothing)
 TEST(policies_place_only_where_a_task_fits)
 {
 	/* Nodes of 2 cores and 1 core (the second): tasks of 2 cores and of
-	 * 1 among them. Every policy that places tasks (the HEFT family's
-	 * plans, dask, taskvine, amfs's dispatchers and thieves) puts each
-	 * only on a node that can hold it
-	 * (locus_workload_fits), so the run completes; placed anywhere, a
-	 * 2-core task on the 1-core node would fail it. */
+	 * 1 among them. Every policy that places (the HEFT family's and DLS's
+	 * plans, GTP's rescheduling points, dask, taskvine, amfs's
+	 * dispatchers and thieves, the master of fifo, monolithic and delay)
+	 * puts each only on a node that can hold it (locus_workload_fits),
+	 * so the run completes; placed anywhere, a 2-core task on the 1-core
+	 * node would fail it (in id order the third task, of 2 cores, goes
+	 * to the third worker, the small node's, when nothing stops it). */
 	char text[2048];
 	size_t k = 0;
 	for (int i = 0; i < 8; i++)
 		k += (size_t)snprintf(text + k, sizeof text - k, "t%d:\n%s\techo > t%d\n", i,
-				      i % 2 ? "CORES=2\n" : "", i);
+				      i % 2 ? "" : "CORES=2\n", i);
 	struct locus_error err = {0};
 	struct locus_graph *g = makeflow(text, &err);
 	CHECK(g);
-	/* amfs's configurations by their options (after the name). */
+	/* amfs's configurations by their options (after the name); delay
+	 * with a short delay (by default it waits seconds for a local task,
+	 * which none of these has). */
 	static const char *const placing[] = {"heft",
+					      "dls",
+					      "gtp",
+					      "gtp-c",
+					      "gtp-c-r",
+					      "dls-sr",
+					      "fifo",
+					      "monolithic",
+					      "delay:delay=0.01",
 					      "cpop",
 					      "peft",
 					      "dask",
@@ -386,6 +398,8 @@ TEST(policies_place_only_where_a_task_fits)
 		}
 		/* The 1-core tasks still use the small node: 4 s alone on the
 		 * big one, less with it (the 2-core tasks take 4 s there). */
+		if (r && !(r->makespan >= 4 && r->makespan < 6.1))
+			fprintf(stderr, "%s: makespan %g\n", placing[i], r->makespan);
 		if (r)
 			CHECK(r->makespan >= 4 && r->makespan < 6.1);
 		locus_result_destroy(r);

@@ -86,8 +86,17 @@ static void candidates(struct locus__dag *s)
 	s->n_cand = n;
 }
 
-/* Searches the candidates for ready task k's best DL (ties: the lower
- * worker, which an idle member's class representative is). */
+/* Whether worker w's node can hold task t (always, without demands). A
+ * class's members hold alike, so a task some node holds has a candidate
+ * that holds it: a worker of a touched node, or its class's idle one. */
+static int holds(const struct locus__dag *s, uint32_t t, uint32_t w)
+{
+	return !s->g->demand || locus_workload_fits(s->wl, t, s->wl->worker_node[w]);
+}
+
+/* Searches the candidates that can hold ready task k for its best DL
+ * (ties: the lower worker, which an idle member's class representative
+ * is). */
 static void search(const struct locus__dag *s, struct dls_ready *r, size_t k, const double *sl,
 		   const double *tf)
 {
@@ -95,6 +104,8 @@ static void search(const struct locus__dag *s, struct dls_ready *r, size_t k, co
 	r->best_w[k] = UINT32_MAX;
 	for (size_t i = 0; i < s->n_cand; i++) {
 		uint32_t w = s->cand[i];
+		if (!holds(s, r->task[k], w))
+			continue;
 		double dl = dl_of(s, r, k, w, sl, tf);
 		if (r->best_w[k] == UINT32_MAX || dl > r->best_dl[k] ||
 		    (dl == r->best_dl[k] && w < r->best_w[k])) {
@@ -161,7 +172,8 @@ static uint32_t lowest_tied(const struct locus__dag *s, const struct dls_ready *
 {
 	uint32_t w = r->best_w[k];
 	for (size_t i = 0; i < s->n_cand; i++)
-		if (s->cand[i] < w && locus__dag_ties(dl_of(s, r, k, s->cand[i], sl, tf), top))
+		if (s->cand[i] < w && holds(s, r->task[k], s->cand[i]) &&
+		    locus__dag_ties(dl_of(s, r, k, s->cand[i], sl, tf), top))
 			w = s->cand[i];
 	return w;
 }

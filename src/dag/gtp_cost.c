@@ -465,7 +465,8 @@ double locus__gtp_map_all(struct gtp *s, double now, int fixed)
 		double best = INFINITY;
 		uint32_t best_w = LOCUS_NONE;
 		for (uint32_t w = 0; w < s->nw; w++) {
-			if (!(s->avail[w] > 0) || (fixed && w != s->mu[t]))
+			if (!(s->avail[w] > 0) || (fixed && w != s->mu[t]) ||
+			    !locus__gtp_holds(s, t, w))
 				continue;
 			size_t mark = s->n_undo;
 			int started = s->pi[t] == w && s->kc[t] > 0;

@@ -80,7 +80,7 @@ static void dls_search(struct gtp *s, uint32_t k, double now)
 	double best = -INFINITY, est, eft;
 	uint32_t bw = LOCUS_NONE;
 	for (uint32_t w = 0; w < s->nw; w++) {
-		if (!(s->avail[w] > 0))
+		if (!(s->avail[w] > 0) || !locus__gtp_holds(s, s->ready[k], w))
 			continue;
 		double dl = dls_level(s, k, w, now, &est, &eft);
 		if (bw == LOCUS_NONE || dl > best + 1e-9 * fabs(best)) {

@@ -140,4 +140,12 @@ void locus__gtp_plan_spare(struct gtp *s);
  * morder. Returns 0 or LOCUS_ENOMEM. */
 int locus__gtp_map_dls(struct gtp *s, double now);
 
+/* Whether worker w's node can hold task t (its cores, memory and disk:
+ * locus_workload_fits; always, when the graph declares none): a
+ * rescheduling point maps a task only there. */
+static inline int locus__gtp_holds(const struct gtp *s, uint32_t t, uint32_t w)
+{
+	return !s->g->demand || locus_workload_fits(s->wl, t, locus__gtp_node(s, w));
+}
+
 #endif

@@ -110,9 +110,13 @@ static void chunk_path(void *user, uint32_t node, uint32_t o, char *buf, size_t 
 	const struct locus_dataset *ds = &c->cat->datasets[ob->dataset];
 	char name[64];
 	locus_store_chunk_name(name, sizeof name, ob->chunk, ds->chunks[ob->chunk].offset);
-	const char *parts[] = {c->opt->store, "/",
+	const char *parts[] = {c->opt->store,
+			       "/",
 			       node < c->n_nodes && c->node_dir[node] ? c->node_dir[node] : "?",
-			       "/", ds->name, "/", name};
+			       "/",
+			       ds->name,
+			       "/",
+			       name};
 	locus__join(buf, size, parts, sizeof parts / sizeof *parts);
 }
 

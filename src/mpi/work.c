@@ -372,10 +372,11 @@ void locus__rt_op_ended(void *eng, uint32_t w, uint32_t t, struct locus_event *d
 	struct outrec *orec = (struct outrec *)(void *)(r + 1);
 	for (uint32_t k = 0; k < tk->n_out; k++) {
 		uint32_t o = f->g->outputs[tk->out_at + k];
-		orec[k] = (struct outrec){
-		    .where = (uint32_t)(locus_replicas_has(f->rep, o, r->node) | (f->on_fs[o] << 1)),
-		    .bytes = f->obj_bytes[o],
-		    .sum = f->obj_sum[o]};
+		orec[k] =
+		    (struct outrec){.where = (uint32_t)(locus_replicas_has(f->rep, o, r->node) |
+							(f->on_fs[o] << 1)),
+				    .bytes = f->obj_bytes[o],
+				    .sum = f->obj_sum[o]};
 	}
 	done->done.duration = now - rn->start;
 	done->done.compute = rn->compute_end - rn->read_end;

@@ -407,6 +407,7 @@ static int build_classes(struct dlmpi *dl)
 
 static const struct locus__mw_ops dlmpi_ops = {
     .choose = dlmpi_choose,
+    .own_view = 1,
     .stats = dlmpi_stats,
     .fini = dlmpi_fini,
 };

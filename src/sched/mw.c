@@ -237,6 +237,28 @@ static void no_more(struct locus__mw *mw, uint32_t worker, struct locus_actions 
 	locus_act_send(act, &m);
 }
 
+/* The policy's choice for `worker` when its node can hold the task
+ * (locus_workload_fits); else the first unassigned task in id order that
+ * it can hold, or none: the unassigned tasks only grow fewer, so a worker
+ * no task fits now stops. So fifo, monolithic and delay place a task
+ * only where it fits without knowing of demands; dlmpi (own_view) places
+ * as it did, and the executor refuses a task where it never fits. */
+static void fit_choice(struct locus__mw *mw, uint32_t worker, struct locus__mw_choice *c)
+{
+	uint32_t node = mw->wl->worker_node[worker];
+	if (locus_workload_fits(mw->wl, c->task, node))
+		return;
+	c->verdict = LOCUS__MW_NONE;
+	for (uint32_t t = mw->ts.head; t != LOCUS__NIL; t = mw->ts.next[t]) {
+		c->entries++;
+		if (locus_workload_fits(mw->wl, t, node)) {
+			c->verdict = LOCUS__MW_ASSIGN;
+			c->task = t;
+			return;
+		}
+	}
+}
+
 /* Decides for `worker`'s request (fresh, or deferred and now due). */
 static void decide(struct locus__mw *mw, uint32_t worker, double now, struct locus_actions *act)
 {
@@ -248,6 +270,8 @@ static void decide(struct locus__mw *mw, uint32_t worker, double now, struct loc
 		return;
 	}
 	mw->ops->choose(mw, worker, r, now, &c);
+	if (c.verdict == LOCUS__MW_ASSIGN && mw->wl->graph->demand && !mw->ops->own_view)
+		fit_choice(mw, worker, &c);
 	mw->entries += c.entries;
 	locus_act_cost(act, c.entries);
 	switch (c.verdict) {

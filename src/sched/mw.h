@@ -122,6 +122,10 @@ struct locus__mw_ops {
 	/* The policy may answer WAIT: it keeps one request per worker, so
 	 * the driver refuses prefetch > 1. */
 	int defers;
+	/* The policy keeps its own view of the unassigned tasks (dlmpi's
+	 * classes), which its choice updates: the driver never takes another
+	 * task in its place (where a task fits, see decide). */
+	int own_view;
 };
 
 struct locus__mw {
