@@ -2,8 +2,11 @@
 # locus flow run inside a Slurm allocation, for real (issue 29): a
 # one-machine Slurm cluster from Debian's slurm-wlm and munge, two nodes
 # (n1, n2: two slurmd on this host, each with its own port, which Debian's
-# slurmd allows) of 2 CPUs each. The daemons run as this test, from a
-# configuration in a temporary directory, and go with it.
+# slurmd allows) of 4 CPUs each (more than the host has, as the
+# configuration allows: the job ended by its time limit runs beside the
+# others, so that the test waits that minute once). The daemons run as
+# this test, from a configuration in a temporary directory, and go with
+# it.
 #  - an sbatch of `locus flow run` takes its ranks and nodes from the
 #    allocation (4 ranks on n1 and n2), keeps node storage in the job's
 #    temporary directory (SLURM_TMPDIR) and leaves nothing there, and writes the same outputs as locus flow run
@@ -83,7 +86,7 @@ SlurmdParameters=config_overrides
 ReturnToService=2
 MpiDefault=none
 KillWait=2
-NodeName=n[1-2] NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 Port=[$((base + 1))-$((base + 2))] CPUs=2 State=UNKNOWN
+NodeName=n[1-2] NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 Port=[$((base + 1))-$((base + 2))] CPUs=4 State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF=$D/slurm.conf
@@ -99,10 +102,10 @@ done
 
 # ---- a workflow -------------------------------------------------------------
 # Four tasks over one input, two gathering them, and one that waits while
-# $tmp/hold exists (the job is ended under it); each task appends its
-# name to LOG.
+# HOLD exists (the job is ended under it); each task appends its name to
+# LOG. Usage: mkworkflow DIR LOG [HOLD].
 mkworkflow() {
-	local dir=$1 log=$2
+	local dir=$1 log=$2 hold=${3:-$tmp/no-hold}
 	mkdir -p "$dir"
 	seq 1 500 >"$dir/in.txt"
 	cat >"$dir/Makeflow" <<EOF
@@ -115,7 +118,7 @@ a3.txt: in.txt
 a4.txt: in.txt
 	tail -n 7 in.txt > a4.txt && echo a4 >> $log
 b.txt: a1.txt a2.txt a3.txt a4.txt
-	while [ -e $tmp/hold ]; do sleep 0.1; done; cat a1.txt a2.txt a3.txt a4.txt | sha1sum > b.txt && echo b >> $log
+	while [ -e $hold ]; do sleep 0.1; done; cat a1.txt a2.txt a3.txt a4.txt | sha1sum > b.txt && echo b >> $log
 c.txt: b.txt a4.txt
 	cat b.txt a4.txt > c.txt && echo c >> $log
 EOF
@@ -124,38 +127,51 @@ EOF
 # input and final output; intermediates stay on the nodes), byte for
 # byte, and no other.
 same_as_ref() {
-	local f n=0
+	local f n=0 dir=${2:-sb}
 	for f in $(cd ref && ls | grep -v '^Makeflow$'); do
 		n=$((n + 1))
-		cmp -s "ref/$f" "sb/$f" || { fail "$1: $f differs from the mpirun run's"; return; }
+		cmp -s "ref/$f" "$dir/$f" || { fail "$1: $f differs from the mpirun run's"; return; }
 	done
-	[ "$(cd ref && ls)" = "$(cd sb && ls | grep -v '^run\.journal')" ] && [ "$n" -eq 2 ] && ok ||
-		fail "$1: files $(cd sb && ls | tr '\n' ' '), the mpirun run's $(cd ref && ls | tr '\n' ' ')"
+	[ "$(cd ref && ls)" = "$(cd "$dir" && ls | grep -v '^run\.journal')" ] && [ "$n" -eq 2 ] && ok ||
+		fail "$1: files $(cd "$dir" && ls | tr '\n' ' '), the mpirun run's $(cd ref && ls | tr '\n' ' ')"
 }
-
-# The reference: locus flow run under mpirun, outside Slurm.
-mkworkflow ref "$tmp/ref.log"
-run reference 0 env -u SLURM_JOB_ID "$locus" flow run ref/Makeflow --np 3 -q
 
 # ---- sbatch ---------------------------------------------------------------
 # Two slurmd on one host share its name: Open MPI's shared-memory
 # transport would name its segments alike on both (ranks of n1 and n2
 # with the same local rank), so the job uses TCP between all ranks; a
 # cluster of real nodes needs nothing of the kind.
-# The job's local temporary directory as a site sets it (SLURM_TMPDIR).
+# The job's local temporary directory as a site sets it (SLURM_TMPDIR),
+# one per workflow directory (the script's argument) so that two jobs at
+# once each find theirs empty at the end. Two ranks a node: Slurm would
+# pack them on one node's 4 CPUs otherwise.
 cat >job.sh <<EOF
 #!/bin/bash
-#SBATCH --nodes=2 --ntasks=4
+#SBATCH --nodes=2 --ntasks=4 --ntasks-per-node=2
 export OMPI_MCA_btl=self,tcp
-export SLURM_TMPDIR=$tmp/jobtmp
+export SLURM_TMPDIR=$tmp/jobtmp-\$1
 mkdir -p \$SLURM_TMPDIR
-cd $tmp/sb
+cd $tmp/\$1
 exec $locus flow run Makeflow --journal run.journal
 EOF
+
+# ---- the job ended by Slurm (started first, checked below) ------------------
+# The job's time limit: 1 minute (Slurm's least), which slurmctld checks
+# every 30 s; the job is ended, SIGTERM then SIGKILL KillWait s later,
+# 60 to 90 s after it starts. Its task b waits while tl.hold exists.
+mkworkflow tl "$tmp/tl.log" "$tmp/tl.hold"
+touch tl.hold
+job=$(sbatch --parsable --time=1 -o "$tmp/job2.out" job.sh tl)
+
+# The reference: locus flow run under mpirun, outside Slurm.
+mkworkflow ref "$tmp/ref.log"
+run reference 0 env -u SLURM_JOB_ID "$locus" flow run ref/Makeflow --np 3 -q
+
+# ---- sbatch ---------------------------------------------------------------
 mkworkflow sb "$tmp/sb.log"
-run sbatch 0 sbatch --wait -o "$tmp/job1.out" job.sh
+run sbatch 0 sbatch --wait -o "$tmp/job1.out" job.sh sb
 out=$(cat "$tmp/job1.out")
-expect sbatch-alloc "in Slurm job [0-9]+: 4 ranks on 2 nodes \\(n\\[1-2\\]\\), node storage under $tmp/jobtmp" "$out"
+expect sbatch-alloc "in Slurm job [0-9]+: 4 ranks on 2 nodes \\(n\\[1-2\\]\\), node storage under $tmp/jobtmp-sb" "$out"
 expect sbatch-done 'status +complete' "$out"
 same_as_ref sbatch
 [ "$(sort sb.log | tr '\n' ' ')" = "a1 a2 a3 a4 b c " ] && ok || fail "sbatch: tasks ran $(sort sb.log | tr '\n' ' ')"
@@ -163,46 +179,7 @@ same_as_ref sbatch
 expect sbatch-nodes 'n1' "$(cat sb/run.journal)"
 expect sbatch-nodes2 'n2' "$(cat sb/run.journal)"
 # Node storage was the job's temporary directory, and is gone.
-[ -d jobtmp ] && [ -z "$(ls -A jobtmp)" ] && ok || fail "node storage left in the job's directory: $(ls -A jobtmp 2>&1)"
-
-# ---- the job ended by Slurm, then resumed -----------------------------------
-rm -rf sb sb.log
-mkworkflow sb "$tmp/sb.log"
-touch hold
-# The job's time limit: 1 minute (Slurm's least), which slurmctld checks
-# every 30 s; the job is ended, SIGTERM then SIGKILL KillWait s later,
-# 60 to 90 s after it starts.
-job=$(sbatch --parsable --time=1 -o "$tmp/job2.out" job.sh)
-# Until the four first tasks are in the journal (b waits on hold).
-for _ in $(seq 300); do
-	[ "$(grep -c '^task' sb/run.journal 2>/dev/null)" = 4 ] && break
-	sleep 0.1
-done
-expect killed-journal '^task	a4.txt' "$(cat sb/run.journal 2>/dev/null)"
-# Meanwhile the nodes keep their files in the job's directory.
-expect killed-storage 'locus-flow-.*/(n1|n2)' "$(cd jobtmp 2>/dev/null && ls -d locus-flow-*/* 2>&1)"
-for _ in $(seq 1500); do
-	[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
-	sleep 0.1
-done
-[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && ok || fail "job $job still there 150 s after it started"
-# Ended by its time limit, and locus flow run by the SIGTERM it got.
-expect timeout-state 'JobState=TIMEOUT' "$(scontrol show job "$job" 2>&1)"
-expect timeout-said 'DUE TO TIME LIMIT' "$(cat "$tmp/job2.out")"
-expect timeout-cut 'the job was cut short' "$(cat "$tmp/job2.out")"
-# The journal holds the four tasks, whole: the status its run left says
-# so, the run killed.
-expect timeout-status 'tasks 6: .*4 done' "$("$locus" flow status sb/run.journal 2>&1)"
-[ ! -e sb/b.txt ] && ok || fail "b.txt written though its task was ended"
-rm -f hold
-run resumed 0 sbatch --wait -o "$tmp/job3.out" job.sh
-out=$(cat "$tmp/job3.out")
-expect resumed-journal 'the journal says 4 tasks are done' "$out"
-expect resumed-done 'status +complete' "$out"
-same_as_ref resumed
-[ -z "$(ls -A jobtmp)" ] && ok || fail "resumed: node storage left in the job's directory: $(ls -A jobtmp 2>&1)"
-# a1..a4 ran once (in the killed job), b and c once (in the resumed one).
-[ "$(sort sb.log | tr '\n' ' ')" = "a1 a2 a3 a4 b c " ] && ok || fail "resumed: tasks ran $(sort sb.log | tr '\n' ' ')"
+[ -d jobtmp-sb ] && [ -z "$(ls -A jobtmp-sb)" ] && ok || fail "node storage left in the job's directory: $(ls -A jobtmp-sb 2>&1)"
 
 # ---- locus run over a store of the allocation's nodes -------------------------
 # Chunks on n1 and n2 (the store's node directories named after them):
@@ -212,7 +189,7 @@ same_as_ref resumed
 	--dataset d >/dev/null && mv st/node01 st/n1 && mv st/node02 st/n2 || fail "place into st"
 cat >runjob.sh <<'EOF'
 #!/bin/bash
-#SBATCH --nodes=2 --ntasks=3
+#SBATCH --nodes=2 --ntasks=3 --ntasks-per-node=2
 export OMPI_MCA_btl=self,tcp
 exec "$1" run --store "$2" -q -- sh -c 'echo "on $SLURMD_NODENAME: $1"' sh {}
 EOF
@@ -223,6 +200,38 @@ out=$(cat "$tmp/job4.out")
 	[ "$(printf '%s\n' "$out" | grep -c '^on n[12]: ')" -eq 4 ] &&
 	! printf '%s\n' "$out" | grep -Eq '^on n1: .*/st/n2/|^on n2: .*/st/n1/' && ok ||
 	fail "locus run in the allocation: $out"
+
+# ---- the job ended by Slurm, then resumed -----------------------------------
+# Its four first tasks are in the journal (b waits on tl.hold).
+for _ in $(seq 300); do
+	[ "$(grep -c '^task' tl/run.journal 2>/dev/null)" = 4 ] && break
+	sleep 0.1
+done
+expect killed-journal '^task	a4.txt' "$(cat tl/run.journal 2>/dev/null)"
+# Meanwhile the nodes keep their files in the job's directory.
+expect killed-storage 'locus-flow-.*/(n1|n2)' "$(cd jobtmp-tl 2>/dev/null && ls -d locus-flow-*/* 2>&1)"
+for _ in $(seq 1500); do
+	[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
+	sleep 0.1
+done
+[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && ok || fail "job $job still there 150 s after the test's jobs began"
+# Ended by its time limit, and locus flow run by the SIGTERM it got.
+expect timeout-state 'JobState=TIMEOUT' "$(scontrol show job "$job" 2>&1)"
+expect timeout-said 'DUE TO TIME LIMIT' "$(cat "$tmp/job2.out")"
+expect timeout-cut 'the job was cut short' "$(cat "$tmp/job2.out")"
+# The journal holds the four tasks, whole: the status its run left says
+# so, the run killed.
+expect timeout-status 'tasks 6: .*4 done' "$("$locus" flow status tl/run.journal 2>&1)"
+[ ! -e tl/b.txt ] && ok || fail "b.txt written though its task was ended"
+rm -f tl.hold
+run resumed 0 sbatch --wait -o "$tmp/job3.out" job.sh tl
+out=$(cat "$tmp/job3.out")
+expect resumed-journal 'the journal says 4 tasks are done' "$out"
+expect resumed-done 'status +complete' "$out"
+same_as_ref resumed tl
+[ -z "$(ls -A jobtmp-tl)" ] && ok || fail "resumed: node storage left in the job's directory: $(ls -A jobtmp-tl 2>&1)"
+# a1..a4 ran once (in the killed job), b and c once (in the resumed one).
+[ "$(sort tl.log | tr '\n' ' ')" = "a1 a2 a3 a4 b c " ] && ok || fail "resumed: tasks ran $(sort tl.log | tr '\n' ' ')"
 
 echo "cli_slurm: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
