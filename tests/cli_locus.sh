@@ -201,7 +201,9 @@ run sim-speed-tiny 2 "$locus" sim --nodes 2 --tasks 2 --speeds 1e-320:1 &&
 run sim-work-huge 1 "$locus" sim --nodes 2 --tasks 2 --work fixed:1e308 &&
 	expect sim-work-huge 'seconds from 0 to 1e\+09' "$err"
 run sim-cost-inf 2 "$locus" sim --nodes 2 --tasks 2 --cost-msg inf &&
-	expect sim-cost-inf 'from 0 to 1000' "$err"
+	expect sim-cost-inf 'cost-msg expects seconds from 0 to 1000, got "inf"' "$err"
+run sim-cost-entry 2 "$locus" sim --nodes 2 --tasks 2 --cost-entry -1 &&
+	expect sim-cost-entry 'cost-entry expects seconds from 0 to 1000, got "-1"' "$err"
 cat >"$tmp/slow.json" <<'P'
 {"format": "locus-platform", "version": 1,
  "nodes": [{"name": "a", "speed": 1e-320}, {"name": "b"}]}
