@@ -70,6 +70,7 @@ struct amfs_worker {
 	 * node's workers). */
 	uint32_t *near, n_near;
 	uint32_t *nb, n_nb;
+	uint8_t known; /* near and nb are worked out (know_neighbours) */
 };
 
 /* Whether node `node` holds o now (the engine's monitor). */
@@ -84,10 +85,20 @@ static int here(const struct amfs *s, uint32_t o, uint32_t node)
  * out. */
 struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w)
 {
-	struct amfs_worker *wk = locus__calloc(1, sizeof *wk);
+	(void)s;
+	(void)w;
+	return locus__calloc(1, sizeof(struct amfs_worker));
+}
+
+/* Worker w's neighbours (near, nb), worked out when it first needs them,
+ * to steal or to wake them: most workers of a large platform never do (a
+ * million workers' lists were half the set-up of a two-task workflow).
+ * 0, or -1 out of memory. */
+static int know_neighbours(const struct amfs *s, struct amfs_worker *wk, uint32_t w)
+{
 	uint32_t hops = s->opt.steal, node = node_of(s, w);
-	if (!wk || !hops || hops == UINT32_MAX)
-		return wk;
+	if (wk->known || !hops || hops == UINT32_MAX)
+		return 0;
 	/* At most (2 hops + 1)^3 - 1 nodes are that near, and nn - 1. */
 	uint64_t side = 2 * (uint64_t)hops + 1, room = s->nn;
 	if (side < 2000000 && side * side * side < room)
@@ -96,8 +107,10 @@ struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w)
 	ALLOC(wk->near, room);
 	ALLOC(wk->nb, room + mates);
 	if (!wk->near || !wk->nb) {
-		locus__amfs_worker_destroy(wk);
-		return NULL;
+		free(wk->near);
+		free(wk->nb);
+		wk->near = wk->nb = NULL;
+		return -1;
 	}
 	wk->n_near = locus__amfs_torus_near(s, node, hops, wk->near, (uint32_t)room);
 	/* (Kept to size: steal=N hops may reach many nodes.) */
@@ -120,7 +133,8 @@ struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w)
 	fit = realloc(wk->nb, (wk->n_nb ? wk->n_nb : 1) * sizeof *fit);
 	if (fit)
 		wk->nb = fit;
-	return wk;
+	wk->known = 1;
+	return 0;
 }
 
 void locus__amfs_worker_destroy(struct amfs_worker *wk)
@@ -379,6 +393,10 @@ static void wake_thieves(struct amfs *s, struct amfs_worker *wk, struct locus_ac
 		if (thief != NONE)
 			amfs_send(act, w, thief, M_WAKE, 0, 0, 0, 0);
 	} else if (!wk->woke_start) {
+		if (know_neighbours(s, wk, w)) {
+			locus_act_oom(act);
+			return;
+		}
 		wk->woke_start = 1;
 		for (uint32_t i = 0; i <= wk->n_near; i++) {
 			uint32_t m = i < wk->n_near ? wk->near[i] : node_of(s, w);
@@ -469,6 +487,10 @@ static void try_steal(struct amfs *s, struct amfs_worker *wk, struct locus_actio
 			s->count.steal_tries++;
 			return;
 		}
+	}
+	if (know_neighbours(s, wk, w)) {
+		locus_act_oom(act);
+		return;
 	}
 	uint32_t span = steal == UINT32_MAX ? 0 : wk->n_nb;
 	while (wk->stole < span) {
