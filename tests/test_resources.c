@@ -409,6 +409,58 @@ TEST(policies_place_only_where_a_task_fits)
 	locus_graph_destroy(g);
 }
 
+/* amfs's collectives place a task where its inputs are brought: a
+ * gather's root, a replicated group's holder. Eight 1-core tasks write
+ * files on both nodes (of 2 cores and of 1), then one task of 2 cores
+ * reads them all (a gather) and two of 2 cores read each of the first
+ * two (multicast readers, replicated under replicate=file): each
+ * collective's place is a node that can hold its task. */
+TEST(amfs_collectives_place_where_a_task_fits)
+{
+	char text[4096];
+	size_t k = 0;
+	for (int i = 0; i < 8; i++)
+		k +=
+		    (size_t)snprintf(text + k, sizeof text - k, "f%d:\n\techo %d > f%d\n", i, i, i);
+	k += (size_t)snprintf(
+	    text + k, sizeof text - k,
+	    "g: f0 f1 f2 f3 f4 f5 f6 f7\nCORES=2\n\tcat f0 f1 f2 f3 f4 f5 f6 f7 > g\n");
+	for (int i = 0; i < 4; i++)
+		k += (size_t)snprintf(text + k, sizeof text - k,
+				      "r%d: f%d\nCORES=2\n\tcat f%d > r%d\n", i, i / 2, i / 2, i);
+	struct locus_error err = {0};
+	struct locus_graph *g = makeflow(text, &err);
+	CHECK(g);
+	static const char *const configs[] = {"config=cogather", "config=asgather", "config=aware",
+					      "config=auto", "config=cache,replicate=file"};
+	for (size_t i = 0; g && i < sizeof configs / sizeof *configs; i++) {
+		struct locus_platform *p = test_flow_cluster(2, 2, 1);
+		struct locus_workload *wl = NULL;
+		struct locus_result *r = NULL;
+		CHECK(p && p->nodes[1].cores == 2);
+		p->nodes[1].cores = 1;
+		CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+		struct locus_sim_config cfg = {.wl = wl,
+					       .policy = locus_policy_find("amfs"),
+					       .policy_opts = configs[i],
+					       .seed = 1,
+					       .latency = -1,
+					       .shared_fs_bw = 1.25e9};
+		int rc = wl ? locus_sim_run(&r, &cfg, &err) : -1;
+		if (rc)
+			fprintf(stderr, "amfs %s: %s\n", configs[i], err.message);
+		CHECK_EQ_INT(rc, 0);
+		for (size_t t = 0; r && t < g->n_tasks; t++) {
+			CHECK(r->tasks[t].end > 0);
+			CHECK(locus_workload_fits(wl, (uint32_t)t, r->tasks[t].node));
+		}
+		locus_result_destroy(r);
+		locus_workload_destroy(wl);
+		locus_platform_destroy(p);
+	}
+	locus_graph_destroy(g);
+}
+
 /* A policy that assigns every task to the last worker, at once. */
 static size_t last_schedulers(size_t n_workers, size_t requested)
 {
@@ -555,9 +607,10 @@ TEST(a_task_placed_where_it_never_fits_fails_the_run)
 }
 
 TEST_MAIN(TEST_ENTRY(a_task_placed_where_it_never_fits_fails_the_run),
-	  TEST_ENTRY(makeflow_declarations), TEST_ENTRY(wfcommons_declarations),
-	  TEST_ENTRY(workflow_default_demand), TEST_ENTRY(a_task_no_node_holds_is_refused),
-	  TEST_ENTRY(two_cores_on_nodes_of_two), TEST_ENTRY(memory_on_nodes),
-	  TEST_ENTRY(a_mix_never_exceeds_a_node), TEST_ENTRY(default_demands_change_nothing),
+	  TEST_ENTRY(amfs_collectives_place_where_a_task_fits), TEST_ENTRY(makeflow_declarations),
+	  TEST_ENTRY(wfcommons_declarations), TEST_ENTRY(workflow_default_demand),
+	  TEST_ENTRY(a_task_no_node_holds_is_refused), TEST_ENTRY(two_cores_on_nodes_of_two),
+	  TEST_ENTRY(memory_on_nodes), TEST_ENTRY(a_mix_never_exceeds_a_node),
+	  TEST_ENTRY(default_demands_change_nothing),
 	  TEST_ENTRY(policies_place_only_where_a_task_fits),
 	  TEST_ENTRY(the_monitor_tells_a_nodes_room))

@@ -439,9 +439,14 @@ int locus__amfs_start_gather(struct amfs *s, struct amfs_dispatcher *ds, struct 
 	dt->st = T_HELD;
 	dt->coll = id; /* (no longer a scatter's: its pieces only count) */
 	if (c->n == 1) {
-		/* Everything is on one node already. */
+		/* Everything is on one node already: the task runs there, but
+		 * a gather whose node cannot hold it goes as any task does,
+		 * bringing its inputs where it fits. */
 		uint32_t w = locus__amfs_worker_on(s, ds, root);
-		dt->bound = 1;
+		int away = w != NONE && c->kind == CO_GATHER && !fits(s, t, w);
+		if (away)
+			w = NONE;
+		dt->bound = !away;
 		locus__amfs_send_task(
 		    s, ds, act, t, w != NONE ? w : locus__amfs_choose_worker(s, ds, t, root),
 		    c->kind == CO_REDUCE ? LOCUS_GATHER_NONE : LOCUS_GATHER_POLICY);

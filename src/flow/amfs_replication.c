@@ -243,10 +243,14 @@ void locus__amfs_replica_reader(struct amfs *s, struct amfs_dispatcher *ds,
 	if (my_node(s, ds, orig)) {
 		best = locus__amfs_worker_on(s, ds, orig);
 		at = orig;
+		if (best != NONE && !fits(s, t, best))
+			best = at = NONE;
 	}
+	/* Only holders whose node can hold t (fits): with none, t goes as
+	 * any task does, bringing its inputs. */
 	for (uint32_t e = 0; e < c->n; e++) {
 		uint32_t w = locus__amfs_worker_on(s, ds, c->node[e]);
-		if (w != NONE && (best == NONE ||
+		if (w != NONE && fits(s, t, w) && (best == NONE ||
 				  locus__amfs_wload(s, ds, w) < locus__amfs_wload(s, ds, best))) {
 			best = w;
 			at = c->node[e];
