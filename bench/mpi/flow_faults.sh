@@ -263,10 +263,14 @@ for ((w = first; w < first + count; w++)); do
 	# mpiexec killed by SIGKILL (its parent, the launcher, was) leaves:
 	# the next launcher there sweeps it; counted apart. (The directory
 	# ompi.HOST.UID above, shared by this user's jobs, may stay.)
-	ls -d "$d"/tmp/ompi.*/pid.* >/dev/null 2>&1 && ompi_left=$((ompi_left + 1))
+	ompi=""
+	if ls -d "$d"/tmp/ompi.*/pid.* >/dev/null 2>&1; then
+		ompi_left=$((ompi_left + 1))
+		ompi=" (an Open MPI session directory left: $(cd "$d/tmp" && ls -d ompi.*/pid.* | tr '\n' ' '))"
+	fi
 	left=$(cd "$d" && { ls shared | grep 'locus-tmp'; ls local | grep '^locus-flow-'; ls tmp | grep -v '^ompi\.'; } 2>/dev/null | tr '\n' ' ')
 	[ -z "$left" ] || finding "$w" "left behind: $left"
-	echo "workflow $w: $(grep -c . "$d/ref.sh") rules, $wruns runs:$plan"
+	echo "workflow $w: $(grep -c . "$d/ref.sh") rules, $wruns runs:$plan$ompi"
 	# A workflow with a finding is kept for its report.
 	[ "$keep" = 1 ] || [ $failures != "$found" ] || rm -rf "$d"
 done
