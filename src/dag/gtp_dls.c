@@ -92,6 +92,18 @@ static void dls_search(struct gtp *s, uint32_t k, double now)
 	s->rw[k] = bw;
 }
 
+/* *pp (an array) to n elements of `size` bytes, kept as it was when
+ * memory runs out: 0, or -1. */
+static int resize(void *pp, size_t n, size_t size)
+{
+	void **p = pp;
+	void *q = locus__reallocarray(*p, n, size);
+	if (!q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
 /* Puts task t on the ready list of map_dls, with what stays fixed while
  * it waits there: its mean cost, its data's arrival and cost on every worker
  * (its predecessors are mapped, and the monitor does not change during a
@@ -101,26 +113,11 @@ static int dls_ready(struct gtp *s, uint32_t t, uint32_t *n_ready, double now)
 	uint32_t k = (*n_ready)++;
 	if (k >= s->rows_cap) {
 		size_t cap = s->rows_cap ? 2 * (size_t)s->rows_cap : 64;
-		double *da = realloc(s->rda, cap * s->nw * sizeof *da);
-		if (!da)
+		if (resize(&s->rda, cap * s->nw, sizeof *s->rda) ||
+		    resize(&s->rcost, cap * s->nw, sizeof *s->rcost) ||
+		    resize(&s->rmean, cap, sizeof *s->rmean) || resize(&s->rdl, cap, sizeof *s->rdl) ||
+		    resize(&s->rw, cap, sizeof *s->rw))
 			return LOCUS_ENOMEM;
-		s->rda = da;
-		double *cost = realloc(s->rcost, cap * s->nw * sizeof *cost);
-		if (!cost)
-			return LOCUS_ENOMEM;
-		s->rcost = cost;
-		double *mean = realloc(s->rmean, cap * sizeof *mean);
-		if (!mean)
-			return LOCUS_ENOMEM;
-		s->rmean = mean;
-		double *dl = realloc(s->rdl, cap * sizeof *dl);
-		if (!dl)
-			return LOCUS_ENOMEM;
-		s->rdl = dl;
-		uint32_t *rw = realloc(s->rw, cap * sizeof *rw);
-		if (!rw)
-			return LOCUS_ENOMEM;
-		s->rw = rw;
 		s->rows_cap = (uint32_t)cap;
 	}
 	s->ready[k] = t;
