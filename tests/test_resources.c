@@ -38,6 +38,19 @@ static struct locus_graph *rules(int n, const char *top, const char *decl)
 	return g;
 }
 
+/* n independent rules (t0, t1, ...), rule i of 2 cores when i % every
+ * == which, of 1 otherwise. */
+static struct locus_graph *mixed(int n, int every, int which)
+{
+	char text[4096];
+	size_t k = 0;
+	for (int i = 0; i < n; i++)
+		k += (size_t)snprintf(text + k, sizeof text - k, "t%d:\n%s\techo > t%d\n", i,
+				      i % every == which ? "CORES=2\n" : "", i);
+	struct locus_error err = {0};
+	return makeflow(text, &err);
+}
+
 TEST(makeflow_declarations)
 {
 	/* Top-level values belong to the category then current; a rule's
@@ -302,13 +315,7 @@ TEST(a_mix_never_exceeds_a_node)
 	/* One- and two-core tasks on one node of 2 cores: every task runs,
 	 * never more than 2 cores at once; the 2-core tasks are not passed
 	 * over for ever (all 12 of 1 s end within the serial 9 s). */
-	char text[2048];
-	size_t k = 0;
-	for (int i = 0; i < 12; i++)
-		k += (size_t)snprintf(text + k, sizeof text - k, "t%d:\n%s\techo > t%d\n", i,
-				      i % 4 == 1 ? "CORES=2\n" : "", i);
-	struct locus_error err = {0};
-	struct locus_graph *g = makeflow(text, &err);
+	struct locus_graph *g = mixed(12, 4, 1);
 	CHECK(g);
 	for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
 		double m = run_within(g, 1, 0, policies[i]);
@@ -377,13 +384,7 @@ TEST(policies_place_only_where_a_task_fits)
 	 * so the run completes; placed anywhere, a 2-core task on the 1-core
 	 * node would fail it (in id order the third task, of 2 cores, goes
 	 * to the third worker, the small node's, when nothing stops it). */
-	char text[2048];
-	size_t k = 0;
-	for (int i = 0; i < 8; i++)
-		k += (size_t)snprintf(text + k, sizeof text - k, "t%d:\n%s\techo > t%d\n", i,
-				      i % 2 ? "" : "CORES=2\n", i);
-	struct locus_error err = {0};
-	struct locus_graph *g = makeflow(text, &err);
+	struct locus_graph *g = mixed(8, 2, 0);
 	CHECK(g);
 	/* amfs's configurations by their options (after the name); delay
 	 * with a short delay (by default it waits seconds for a local task,
