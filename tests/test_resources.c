@@ -337,9 +337,11 @@ TEST(default_demands_change_nothing)
 }
 
 /* Runs g under `spec` ("NAME" or "NAME:OPTIONS") on two nodes, of 2
- * cores and of 1: every task ends, each on a node that can hold it
+ * cores and of 1 (n00 and n01), its stored inputs where catalog `cat`
+ * (may be NULL) says: every task ends, each on a node that can hold it
  * (locus_workload_fits). *makespan: the run's, or -1 when it failed. */
-static void run_on_nodes_of_2_and_1(const struct locus_graph *g, const char *spec, double *makespan)
+static void run_with_catalog(const struct locus_graph *g, const struct locus_catalog *cat,
+			     const char *spec, double *makespan)
 {
 	char name[64];
 	snprintf(name, sizeof name, "%s", spec);
@@ -353,7 +355,7 @@ static void run_on_nodes_of_2_and_1(const struct locus_graph *g, const char *spe
 	struct locus_result *r = NULL;
 	CHECK(p && p->nodes[1].cores == 2);
 	p->nodes[1].cores = 1;
-	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, cat, &err), 0);
 	struct locus_sim_config cfg = {.wl = wl,
 				       .policy = locus_policy_find(name),
 				       .policy_opts = opts,
@@ -372,6 +374,11 @@ static void run_on_nodes_of_2_and_1(const struct locus_graph *g, const char *spe
 	locus_result_destroy(r);
 	locus_workload_destroy(wl);
 	locus_platform_destroy(p);
+}
+
+static void run_on_nodes_of_2_and_1(const struct locus_graph *g, const char *spec, double *makespan)
+{
+	run_with_catalog(g, NULL, spec, makespan);
 }
 
 TEST(policies_place_only_where_a_task_fits)
@@ -398,6 +405,8 @@ TEST(policies_place_only_where_a_task_fits)
 					      "fifo",
 					      "monolithic",
 					      "delay:delay=0.01",
+					      "dlmpi",
+					      "scal",
 					      "cpop",
 					      "peft",
 					      "dask",
@@ -443,14 +452,61 @@ TEST(amfs_collectives_place_where_a_task_fits)
 	struct locus_error err = {0};
 	struct locus_graph *g = makeflow(text, &err);
 	CHECK(g);
-	static const char *const configs[] = {"amfs:config=cogather", "amfs:config=asgather",
-					      "amfs:config=aware", "amfs:config=auto",
-					      "amfs:config=cache,replicate=file"};
+	/* (gather=8 and multicast=2 make g a gather and f0, f1 multicast
+	 * groups: the defaults, 16 and 8, would not.) */
+	static const char *const configs[] = {
+	    "amfs:config=cogather,gather=8,multicast=2",
+	    "amfs:config=asgather,gather=8,multicast=2",
+	    "amfs:config=aware,gather=8,multicast=2",
+	    "amfs:config=auto,gather=8,multicast=2",
+	    "amfs:config=cache,replicate=file,gather=8,multicast=2",
+	    "amfs:config=cogather,gather=8,multicast=2,reduce=cat"};
 	for (size_t i = 0; g && i < sizeof configs / sizeof *configs; i++) {
 		double m;
 		run_on_nodes_of_2_and_1(g, configs[i], &m);
 		CHECK(m > 0);
 	}
+	locus_graph_destroy(g);
+}
+
+/* The chunk policies' local tasks: tasks of 2 and 1 cores each read a
+ * stored chunk that both nodes hold, so each is local to the node of 1
+ * core too. scal's workers there ask only for those their node can hold
+ * (the others go by remote requests to the node of 2); dlmpi's draw of a
+ * local task the node cannot hold gives way to the first that it can. */
+TEST(chunk_policies_leave_local_tasks_a_node_cannot_hold)
+{
+	struct locus_error err = {0};
+	struct locus_graph *g = NULL;
+	struct locus_catalog *cat = NULL;
+	CHECK_EQ_INT(locus_graph_create(&g, "chunks", &err), 0);
+	CHECK_EQ_INT(locus_catalog_create(&cat), 0);
+	if (!g || !cat)
+		goto out;
+	uint32_t both[2] = {(uint32_t)locus_catalog_add_host(cat, "n00", NULL),
+			    (uint32_t)locus_catalog_add_host(cat, "n01", NULL)};
+	long ds = locus_catalog_add_dataset(cat, "in");
+	CHECK(ds >= 0);
+	const struct locus_demand two = {.cores = 2};
+	for (uint32_t i = 0; i < 8; i++) {
+		long t = locus_graph_add_task(g, NULL, 1.0);
+		long o = locus_graph_add_object(g, NULL, 1000000);
+		long c = locus_catalog_add_chunk(cat, (size_t)ds, 1000000, both, 2, 0);
+		CHECK(t == i && o == i && c == i);
+		CHECK_EQ_INT(locus_graph_set_chunk(g, i, (uint32_t)ds, i), 0);
+		CHECK_EQ_INT(locus_graph_add_input(g, i, i), 0);
+		if (i % 2 == 0)
+			CHECK_EQ_INT(locus_graph_set_demand(g, i, &two), 0);
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	static const char *const chunky[] = {"scal", "dlmpi", "fifo", "delay:delay=0.01"};
+	for (size_t i = 0; i < sizeof chunky / sizeof *chunky; i++) {
+		double m;
+		run_with_catalog(g, cat, chunky[i], &m);
+		CHECK(m >= 4);
+	}
+out:
+	locus_catalog_destroy(cat);
 	locus_graph_destroy(g);
 }
 
@@ -600,10 +656,11 @@ TEST(a_task_placed_where_it_never_fits_fails_the_run)
 }
 
 TEST_MAIN(TEST_ENTRY(a_task_placed_where_it_never_fits_fails_the_run),
-	  TEST_ENTRY(amfs_collectives_place_where_a_task_fits), TEST_ENTRY(makeflow_declarations),
-	  TEST_ENTRY(wfcommons_declarations), TEST_ENTRY(workflow_default_demand),
-	  TEST_ENTRY(a_task_no_node_holds_is_refused), TEST_ENTRY(two_cores_on_nodes_of_two),
-	  TEST_ENTRY(memory_on_nodes), TEST_ENTRY(a_mix_never_exceeds_a_node),
-	  TEST_ENTRY(default_demands_change_nothing),
+	  TEST_ENTRY(amfs_collectives_place_where_a_task_fits),
+	  TEST_ENTRY(chunk_policies_leave_local_tasks_a_node_cannot_hold),
+	  TEST_ENTRY(makeflow_declarations), TEST_ENTRY(wfcommons_declarations),
+	  TEST_ENTRY(workflow_default_demand), TEST_ENTRY(a_task_no_node_holds_is_refused),
+	  TEST_ENTRY(two_cores_on_nodes_of_two), TEST_ENTRY(memory_on_nodes),
+	  TEST_ENTRY(a_mix_never_exceeds_a_node), TEST_ENTRY(default_demands_change_nothing),
 	  TEST_ENTRY(policies_place_only_where_a_task_fits),
 	  TEST_ENTRY(the_monitor_tells_a_nodes_room))

@@ -228,11 +228,17 @@ static inline uint32_t node_of(const struct amfs *s, uint32_t w)
 	return s->wl->worker_node[w];
 }
 
-/* Whether worker w's node can hold task t (its cores, memory and disk:
+/* Whether node n can hold task t (its cores, memory and disk:
  * locus_workload_fits; always, when the workflow declares none). */
+static inline int node_fits(const struct amfs *s, uint32_t t, uint32_t n)
+{
+	return !s->g->demand || locus_workload_fits(s->wl, t, n);
+}
+
+/* Whether worker w's node can hold task t. */
 static inline int fits(const struct amfs *s, uint32_t t, uint32_t w)
 {
-	return !s->g->demand || locus_workload_fits(s->wl, t, node_of(s, w));
+	return node_fits(s, t, node_of(s, w));
 }
 
 /* Whether task t gathers (or reduces) its inputs. */

@@ -394,12 +394,20 @@ int locus__amfs_start_gather(struct amfs *s, struct amfs_dispatcher *ds, struct 
 	for (uint32_t k = 0; k < n; k++)
 		if (!u || nodes[u - 1] != nodes[k])
 			nodes[u++] = nodes[k];
-	/* The root: the highest of them, so that every file flows from a
-	 * lower node to a higher one (V-D), whichever dispatcher's it is (the
-	 * task runs there); with none (never, for a gather), the next of d's
-	 * workers' nodes round-robin. */
-	uint32_t root =
-	    u && nodes[0] < s->nn ? nodes[0] : node_of(s, locus__amfs_round_robin(s, ds));
+	/* The root, where the task runs: the highest of them whose node can
+	 * hold the task (all of them, when the workflow declares no
+	 * demands), so that every file flows from a lower node to a higher
+	 * one (V-D), whichever dispatcher's it is; with none (never for a
+	 * gather without demands), the node of the next of d's workers
+	 * round-robin, or of the least loaded of them whose node can hold it
+	 * (every input then comes to it). */
+	uint32_t root = NONE;
+	for (uint32_t k = 0; k < u && root == NONE; k++)
+		if (nodes[k] < s->nn && node_fits(s, t, nodes[k]))
+			root = nodes[k];
+	if (root == NONE)
+		root = node_of(
+		    s, locus__amfs_fitting_worker(s, ds, t, locus__amfs_round_robin(s, ds)));
 	uint32_t produced = n, id;
 	struct amfs_coll *c = locus__amfs_coll_new(
 	    s, ds, s->an->task_patterns[t] & LOCUS_PATTERN_REDUCE ? CO_REDUCE : CO_GATHER, t, u + 1,
@@ -439,14 +447,9 @@ int locus__amfs_start_gather(struct amfs *s, struct amfs_dispatcher *ds, struct 
 	dt->st = T_HELD;
 	dt->coll = id; /* (no longer a scatter's: its pieces only count) */
 	if (c->n == 1) {
-		/* Everything is on one node already: the task runs there, but
-		 * a gather whose node cannot hold it goes as any task does,
-		 * bringing its inputs where it fits. */
+		/* Everything is on one node already: the task runs there. */
 		uint32_t w = locus__amfs_worker_on(s, ds, root);
-		int away = w != NONE && c->kind == CO_GATHER && !fits(s, t, w);
-		if (away)
-			w = NONE;
-		dt->bound = !away;
+		dt->bound = 1;
 		locus__amfs_send_task(
 		    s, ds, act, t, w != NONE ? w : locus__amfs_choose_worker(s, ds, t, root),
 		    c->kind == CO_REDUCE ? LOCUS_GATHER_NONE : LOCUS_GATHER_POLICY);

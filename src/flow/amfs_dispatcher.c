@@ -490,7 +490,8 @@ static void learn_inputs(const struct amfs *s, struct amfs_dispatcher *ds,
  * inputs a choice by locality counted on go there by the task's gather),
  * or w when none of ds's can (the executor then refuses it, saying
  * why). */
-static uint32_t fitting_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t, uint32_t w)
+uint32_t locus__amfs_fitting_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t,
+				    uint32_t w)
 {
 	if (w == NONE || fits(s, t, w))
 		return w;
@@ -505,7 +506,7 @@ static uint32_t fitting_worker(struct amfs *s, struct amfs_dispatcher *ds, uint3
 }
 
 /* Sends task t to worker w with the ways of the configuration; to a
- * worker whose node can hold it (fitting_worker) when w's cannot and the
+ * worker whose node can hold it (locus__amfs_fitting_worker) when w's cannot and the
  * task brings its inputs wherever it runs (it reads them, or its worker
  * fetches them), not where a gather or a reduction put them. */
 void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
@@ -529,9 +530,9 @@ void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 	 * (a cache): the task waits for them all. */
 	if (gather == LOCUS_GATHER_POLICY && (f == F_SEQ || f == F_FS) && !s->tcat[t])
 		gather = LOCUS_GATHER_ALL;
-	if (!dt->bound && (gather == LOCUS_GATHER_READ || gather == LOCUS_GATHER_AUTO ||
-			   f == F_SEQ || f == F_FS))
-		w = fitting_worker(s, ds, t, w);
+	if (!dt->bound &&
+	    (gather == LOCUS_GATHER_READ || gather == LOCUS_GATHER_AUTO || f == F_SEQ || f == F_FS))
+		w = locus__amfs_fitting_worker(s, ds, t, w);
 	struct locus_msg m = locus__flow_assign_msg(s->g, p_disp(s, ds->d), w, t, gather, out);
 	m.arg[4] = f;
 	m.arg[5] = dt->bound;

@@ -132,6 +132,8 @@ void locus__amfs_learn(const struct amfs *s, struct amfs_dispatcher *ds, struct 
 		       uint32_t o, uint32_t n);
 uint32_t locus__amfs_choose_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t,
 				   uint32_t hint);
+uint32_t locus__amfs_fitting_worker(struct amfs *s, struct amfs_dispatcher *ds, uint32_t t,
+				    uint32_t w);
 void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
 			   uint32_t t, uint32_t w, enum locus_gather gather);
 void locus__amfs_transit_to(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,

@@ -250,8 +250,9 @@ void locus__amfs_replica_reader(struct amfs *s, struct amfs_dispatcher *ds,
 	 * any task does, bringing its inputs. */
 	for (uint32_t e = 0; e < c->n; e++) {
 		uint32_t w = locus__amfs_worker_on(s, ds, c->node[e]);
-		if (w != NONE && fits(s, t, w) && (best == NONE ||
-				  locus__amfs_wload(s, ds, w) < locus__amfs_wload(s, ds, best))) {
+		if (w != NONE && fits(s, t, w) &&
+		    (best == NONE ||
+		     locus__amfs_wload(s, ds, w) < locus__amfs_wload(s, ds, best))) {
 			best = w;
 			at = c->node[e];
 		}

@@ -218,9 +218,15 @@ static void dlmpi_choose(struct locus__mw *mw, uint32_t worker, const struct loc
 			pick = dl->mem_task[dl->slot_of[k->at + k->live - 1]];
 		}
 	}
+	/* The driver gives it, or another in its place where it does not
+	 * fit (dlmpi_take). */
 	out->task = pick;
-	/* The driver takes it (an ASSIGN verdict always is). */
-	remove_task(dl, pick);
+}
+
+/* The driver gave task t to a worker. */
+static void dlmpi_take(struct locus__mw *mw, uint32_t t)
+{
+	remove_task((struct dlmpi *)mw, t);
 }
 
 static void dlmpi_stats(struct locus__mw *mw, struct locus_policy_stats *out)
@@ -407,7 +413,7 @@ static int build_classes(struct dlmpi *dl)
 
 static const struct locus__mw_ops dlmpi_ops = {
     .choose = dlmpi_choose,
-    .own_view = 1,
+    .take = dlmpi_take,
     .stats = dlmpi_stats,
     .fini = dlmpi_fini,
 };

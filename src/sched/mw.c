@@ -240,9 +240,8 @@ static void no_more(struct locus__mw *mw, uint32_t worker, struct locus_actions 
 /* The policy's choice for `worker` when its node can hold the task
  * (locus_workload_fits); else the first unassigned task in id order that
  * it can hold, or none: the unassigned tasks only grow fewer, so a worker
- * no task fits now stops. So fifo, monolithic and delay place a task
- * only where it fits without knowing of demands; dlmpi (own_view) places
- * as it did, and the executor refuses a task where it never fits. */
+ * no task fits now stops. So fifo, monolithic, delay and dlmpi place a
+ * task only where it fits without knowing of demands. */
 static void fit_choice(struct locus__mw *mw, uint32_t worker, struct locus__mw_choice *c)
 {
 	uint32_t node = mw->wl->worker_node[worker];
@@ -270,8 +269,10 @@ static void decide(struct locus__mw *mw, uint32_t worker, double now, struct loc
 		return;
 	}
 	mw->ops->choose(mw, worker, r, now, &c);
-	if (c.verdict == LOCUS__MW_ASSIGN && mw->wl->graph->demand && !mw->ops->own_view)
+	if (c.verdict == LOCUS__MW_ASSIGN && mw->wl->graph->demand)
 		fit_choice(mw, worker, &c);
+	if (c.verdict == LOCUS__MW_ASSIGN && mw->ops->take)
+		mw->ops->take(mw, c.task);
 	mw->entries += c.entries;
 	locus_act_cost(act, c.entries);
 	switch (c.verdict) {

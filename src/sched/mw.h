@@ -123,9 +123,10 @@ struct locus__mw_ops {
 	 * the driver refuses prefetch > 1. */
 	int defers;
 	/* The policy keeps its own view of the unassigned tasks (dlmpi's
-	 * classes), which its choice updates: the driver never takes another
-	 * task in its place (where a task fits, see decide). */
-	int own_view;
+	 * classes): the driver tells it the task it gives a worker, the
+	 * choice or one taken in its place where the choice does not fit
+	 * (see decide; may be NULL). */
+	void (*take)(struct locus__mw *mw, uint32_t task);
 };
 
 struct locus__mw {

@@ -185,6 +185,13 @@ static void cost(struct scal *s, struct locus_actions *act, uint64_t n)
 	locus_act_cost(act, n);
 }
 
+/* Whether worker w's node can hold task t (locus_workload_fits; always,
+ * when the workflow declares no demands). */
+static int fits(const struct scal *s, uint32_t t, uint32_t w)
+{
+	return !s->wl->graph->demand || locus_workload_fits(s->wl, t, s->wl->worker_node[w]);
+}
+
 static uint32_t owner(const struct scal *s, uint32_t t)
 {
 	return s->own == OWN_CYCLIC ? t % s->m : (uint32_t)((uint64_t)t * s->m / s->f);
@@ -458,6 +465,22 @@ static uint32_t sched_fallback(struct scal *s, uint32_t k, uint64_t *entries)
 	return best;
 }
 
+/* Task t (of scheduler k's, unassigned) when worker w's node can hold
+ * it; else the first of k's unassigned tasks that it can hold (each one
+ * read is charged), or NIL. */
+static uint32_t sched_fit(struct scal *s, uint32_t k, uint32_t w, uint32_t t, uint64_t *entries)
+{
+	if (t == NIL || fits(s, t, w))
+		return t;
+	const uint32_t *own = s->own_list + s->own_at[k];
+	for (uint32_t j = 0; j < s->own_left[k]; j++) {
+		++*entries;
+		if (fits(s, own[j], w))
+			return own[j];
+	}
+	return NIL;
+}
+
 static void sched_remote(struct scal *s, uint32_t k, uint32_t w, struct locus_actions *act)
 {
 	uint32_t task = NIL;
@@ -477,10 +500,18 @@ static void sched_remote(struct scal *s, uint32_t k, uint32_t w, struct locus_ac
 		task = sched_fallback(s, k, &entries);
 		s->remote_owned++;
 	}
+	/* Only a task w's node can hold; with none, k has nothing left for
+	 * w (n_k = 0 to it: what w can hold only grows fewer). */
+	int none = 0;
+	if (s->wl->graph->demand) {
+		task = sched_fit(s, k, w, task, &entries);
+		none = task == NIL;
+	}
 	if (task != NIL)
 		take(s, k, task);
 	cost(s, act, entries);
-	reply(s, act, k, w, task, task != NIL ? TAG_REMOTE : TAG_NULL, -1, 0, s->own_left[k]);
+	reply(s, act, k, w, task, task != NIL ? TAG_REMOTE : TAG_NULL, -1, 0,
+	      none ? 0 : s->own_left[k]);
 }
 
 /* ---- the worker (Algorithm 1) --------------------------------------------- */
@@ -762,16 +793,20 @@ static int setup_workers(struct scal *s)
 	uint32_t at = 0;
 	for (uint32_t w = 0; w < s->n; w++) {
 		uint32_t node = wl->worker_node[w];
-		uint32_t a = wl->node_at[node], b = wl->node_at[node + 1];
+		uint32_t a = wl->node_at[node], b = wl->node_at[node + 1], l = 0;
 		s->lt_at[w] = at;
+		/* Its local tasks that its node can hold (every one, when the
+		 * workflow declares no demands): the others are for workers
+		 * whose node can, by their remote requests. */
 		for (uint32_t p = a; p < b; p++) {
 			uint32_t t = wl->node_tasks[p];
-			keys[p - a] = (struct ltkey){owner(s, t), priority(s, t, w), t};
+			if (fits(s, t, w))
+				keys[l++] = (struct ltkey){owner(s, t), priority(s, t, w), t};
 		}
-		qsort(keys, b - a, sizeof *keys, ltkey_cmp);
+		qsort(keys, l, sizeof *keys, ltkey_cmp);
 		uint32_t *g = s->gstart + (size_t)w * (s->m + 1);
 		uint32_t k = 0;
-		for (uint32_t j = 0; j < b - a; j++) {
+		for (uint32_t j = 0; j < l; j++) {
 			while (k <= keys[j].owner)
 				g[k++] = at + j;
 			s->lt[at + j] = keys[j].task;
@@ -780,10 +815,10 @@ static int setup_workers(struct scal *s)
 			    (uint32_t)(keys[j].prio > UINT32_MAX ? UINT32_MAX : keys[j].prio);
 		}
 		while (k <= s->m)
-			g[k++] = at + (b - a);
+			g[k++] = at + l;
 		for (uint32_t q = 0; q < s->m; q++)
 			s->gcur[(size_t)w * s->m + q] = g[q];
-		at += b - a;
+		at += l;
 		locus_rng_init(&s->wrng[w],
 			       s->seed ^ SEED_WORKER ^ ((uint64_t)w * 0x9e3779b97f4a7c15ull));
 	}
