@@ -337,6 +337,21 @@ else
 		rm -f "$other" "$other2"
 		own=$(printf '%x' "$(cat job.2)")
 		[ "$(segs "$own")" = 0 ] && ok || fail "shm-own: the job $own left $(segs "$own") segments"
+		# A session whose launcher is gone and that no launch report
+		# names (its launcher killed before its ranks wrote one, or
+		# another program's job) goes too, with its jobs' segments
+		# (contact.txt: the job family 0x7e570000; jobs 0 and 1); a live
+		# launcher's stays.
+		s=kt/ompi.$(hostname).$(id -u)
+		mkdir -p "$s/pid.$dead/0" "$s/pid.$dead/1/0" "$s/pid.$$/1"
+		echo '2119630848.0;tcp://127.0.0.1:1' >"$s/pid.$dead/contact.txt"
+		touch "/dev/shm/vader_segment.$(hostname).$(id -u).7e570001.0" \
+			"/dev/shm/vader_segment.$(hostname).$(id -u).7e570001.1"
+		rm -f out.txt
+		TMPDIR=$tmp/hr/kt run session-swept 0 "$locus" flow run Quick.mf "${R[@]}" --local "$tmp/hr/kl" &&
+			expect session-swept "swept what their jobs left: 2 shared-memory segments, 1 session directory of Open MPI" "$err"
+		[ "$(segs 7e570001)" = 0 ] && [ ! -e "$s/pid.$dead" ] && [ -d "$s/pid.$$" ] && ok ||
+			fail "session-swept: $(segs 7e570001) segments left, $(ls -R kt)"
 		rm -rf out.txt job.* kt kl
 	fi
 	# A journal's directory is kept while its journal is there (the

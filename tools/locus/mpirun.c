@@ -402,6 +402,37 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
 	return 0;
 }
 
+/* Removes the shared-memory segments in `shm` of Open MPI job `id`
+ * (SHM/vader_segment.HOST.UID.JOB.N, JOB in hex: this user's, this job's
+ * only). */
+static void job_segments(const char *shm, unsigned long id, struct leftovers *lo)
+{
+	char suffix[64];
+	snprintf(suffix, sizeof suffix, ".%u.%lx.", (unsigned)getuid(), id);
+	DIR *d = opendir(shm);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		const char *at = strstr(e->d_name, suffix);
+		char p[2 * PATH_MAX];
+		if (strncmp(e->d_name, "vader_segment.", 14) || !at || !at[strlen(suffix)] ||
+		    strspn(at + strlen(suffix), "0123456789") != strlen(at + strlen(suffix)))
+			continue;
+		snprintf(p, sizeof p, "%s/%s", shm, e->d_name);
+		lo->segments += !unlink(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Removes session directory `session` (counted when it went). */
+static void session_gone(const char *session, struct leftovers *lo)
+{
+	struct stat sb;
+	if (!lstat(session, &sb) && S_ISDIR(sb.st_mode)) {
+		nftw(session, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		lo->sessions += lstat(session, &sb) != 0;
+	}
+}
+
 /* Removes what the Open MPI job of launch report `path` left once its
  * launcher (mpirun, the process named by the session directory
  * ".../pid.MPIRUN") is gone: the segments SHM/vader_segment.HOST.UID.JOB.N
@@ -440,24 +471,76 @@ static void job_leftovers(const char *path, long mpirun, struct leftovers *lo)
 	if (pid <= 0 || *end || (mpirun && pid != mpirun) || cli_pid_alive(pid) ||
 	    strncmp(parent, "ompi.", 5))
 		return;
-	char suffix[64];
-	snprintf(suffix, sizeof suffix, ".%u.%lx.", (unsigned)getuid(), id);
-	DIR *d = opendir(shm);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		const char *at = strstr(e->d_name, suffix);
-		char p[2 * PATH_MAX];
-		if (strncmp(e->d_name, "vader_segment.", 14) || !at || !at[strlen(suffix)] ||
-		    strspn(at + strlen(suffix), "0123456789") != strlen(at + strlen(suffix)))
+	job_segments(shm, id, lo);
+	session_gone(session, lo);
+}
+
+/* Whether s is a decimal number below `limit`, into *v. */
+static int decimal(const char *s, unsigned long limit, unsigned long *v)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return !*end && !errno && *v < limit;
+}
+
+/* Removes the Open MPI sessions of launchers that are gone, whoever ran
+ * them (a launcher killed before its ranks wrote the launch report's
+ * record, or another program's job of this user): each
+ * TMPDIR/ompi.HOST.UID/pid.N of this host and user whose launcher, pid
+ * N, is no longer a process, and the segments in /dev/shm of the jobs it
+ * names (its contact.txt gives their family, its numbered directories
+ * the jobs), as Open MPI's orte-clean does. */
+static void sweep_sessions(const char *tmpdir, struct leftovers *lo)
+{
+	char host[256];
+	if (gethostname(host, sizeof host))
+		return;
+	host[sizeof host - 1] = 0;
+	/* Open MPI names the host without its domain unless told to keep
+	 * it: both are looked at. */
+	for (int pass = 0; pass < 2; pass++) {
+		char *dot = strchr(host, '.');
+		if (pass && !dot)
+			break;
+		if (pass)
+			*dot = 0;
+		char top[PATH_MAX];
+		if (snprintf(top, sizeof top, "%s/ompi.%s.%u", tmpdir, host, (unsigned)getuid()) >=
+		    (int)sizeof top)
 			continue;
-		snprintf(p, sizeof p, "%s/%s", shm, e->d_name);
-		lo->segments += !unlink(p);
-	}
-	if (d)
-		closedir(d);
-	struct stat sb;
-	if (!lstat(session, &sb) && S_ISDIR(sb.st_mode)) {
-		nftw(session, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-		lo->sessions += lstat(session, &sb) != 0;
+		DIR *d = opendir(top);
+		for (struct dirent *e; d && (e = readdir(d));) {
+			unsigned long pid, family, id;
+			char session[2 * PATH_MAX], line[64] = "";
+			if (strncmp(e->d_name, "pid.", 4) ||
+			    !decimal(e->d_name + 4, INT_MAX, &pid) || !pid ||
+			    cli_pid_alive((long)pid))
+				continue;
+			snprintf(session, sizeof session, "%s/%s", top, e->d_name);
+			/* "FAMILY.0;URI": the launcher's job id, its family in
+			 * the high 16 bits. */
+			char contact[2 * PATH_MAX + 16];
+			snprintf(contact, sizeof contact, "%s/contact.txt", session);
+			FILE *fp = fopen(contact, "re");
+			if (fp && fgets(line, sizeof line, fp))
+				line[strcspn(line, ".")] = 0;
+			if (decimal(line, 1ul << 32, &family) && !(family & 0xffff)) {
+				DIR *jd = opendir(session);
+				for (struct dirent *j; jd && (j = readdir(jd));)
+					if (decimal(j->d_name, 1ul << 16, &id))
+						job_segments("/dev/shm", family | id, lo);
+				if (jd)
+					closedir(jd);
+			}
+			if (fp)
+				fclose(fp);
+			session_gone(session, lo);
+		}
+		if (d)
+			closedir(d);
 	}
 }
 
@@ -566,6 +649,7 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 		tmpdir = "/tmp";
 	struct leftovers lo = {0, 0};
 	size_t swept = sweep_reports(tmpdir, &lo);
+	sweep_sessions(tmpdir, &lo);
 	if (swept)
 		fprintf(stderr,
 			"locus %s: swept what killed launchers left: %zu launch report%s in %s\n",
