@@ -448,6 +448,31 @@ else
 EOF
 	run not-found 1 "$locus" flow run wfcommons:nf.json "${R[@]}" &&
 		expect not-found 'task t failed on 2 attempts .*cannot start its command \(no_such_program_xyz\): No such file or directory' "$err"
+	# A command that cannot start because the system has no room for a
+	# process (fork's EAGAIN, which root's process limit never gives):
+	# posix_spawnp of that program fails so in a shim the ranks load.
+	cat >eagain.c <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <spawn.h>
+#include <string.h>
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		     const posix_spawnattr_t *, char *const[], char *const[]);
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *at, char *const argv[], char *const envp[])
+{
+	if (!strcmp(file, "no_such_program_xyz"))
+		return EAGAIN;
+	spawn_fn *real = (spawn_fn *)dlsym(RTLD_NEXT, "posix_spawnp");
+	return real(pid, file, fa, at, argv, envp);
+}
+EOF
+	if cc -shared -fPIC -o eagain.so eagain.c -ldl 2>/dev/null; then
+		LD_PRELOAD=$PWD/eagain.so ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+			run eagain 1 "$locus" flow run wfcommons:nf.json "${R[@]}" &&
+			expect eagain 'task t failed on 2 attempts .*cannot start its command \(no_such_program_xyz\): Resource temporarily unavailable' "$err"
+	fi
 	# Full disks (a 64 KiB tmpfs, where one may be mounted): the journal
 	# says "No space left on device" and keeps whole lines; a full node
 	# storage is said with the command's status.
@@ -469,6 +494,14 @@ EOF
 		run local-full 1 "$locus" flow run Big.mf "${R[@]}" --local "$tmp/hr/mnt" &&
 			expect local-full "task o2 failed .*exited with 1; node node00[01]'s storage .* is full \(No space left on device\)" "$err"
 		umount mnt
+		# A read-only shared directory: the output that cannot be
+		# written there is said as such.
+		mount -t tmpfs -o size=64k tmpfs mnt && cp in.txt mnt/ &&
+			printf 'out.txt: in.txt\n\tcp in.txt out.txt\n' >mnt/Makeflow &&
+			mount -o remount,ro mnt && cd mnt &&
+			run read-only 1 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/hr/rol" &&
+			expect read-only 'task out.txt: cannot write .*/mnt/out.txt to the shared directory: Read-only file system' "$err"
+		cd "$tmp/hr" && umount mnt
 	else
 		echo "tmpfs cannot be mounted here: the full-disk checks skipped"
 	fi
