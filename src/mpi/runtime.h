@@ -511,6 +511,11 @@ struct flow {
 	MPI_Win res_win;
 	struct locus__ledger **ledgers;
 	int **asleep; /* by rank: its flag, NULL on another machine */
+	/* Whether each rank of this machine runs a command (this rank's
+	 * first, at cmd_flags[0]), beside its flag: an idle rank does not
+	 * spin while one does (idle_wait). NULL without doorbells. */
+	int **cmd_flags;
+	int n_cmd_flags;
 	int standin;  /* cur is a stand-in sleeping until standin_end */
 	double standin_end;
 	/* The current attempt's time limit (opt->timeout, or its command's
