@@ -18,8 +18,10 @@
 #      the last task's end); the wall time of the whole command (MPI
 #      start-up, reading, set-up, results) is given beside it.
 #  (b) a chain of C tasks, each reading its predecessor's file, against one
-#      rank spawning `/bin/sh -c true` C times (the rate a chain could have
-#      if nothing but its processes cost).
+#      rank spawning `/bin/sh -c true` C times, and against one rank
+#      spawning a chain task's own command C times (`cat c0 > c1; echo 1
+#      >> c1`: sh and cat, two processes a task where `true` is one; the
+#      rate a chain could have if nothing but its processes cost).
 # Once, with 9 ranks on 8 emulated nodes (--config aware):
 #  (c) a multicast of a 100 MB file to 8 nodes: the time from the end of
 #      the task writing it to the first assignment of a reader (the readers
@@ -122,6 +124,7 @@ ratio() { python3 -c "import sys; print('%.6g' % (float(sys.argv[1]) / float(sys
 # that a ratio compares runs taken under the same load (this machine is
 # shared); the ratios quoted are the medians of the repetitions' ratios.
 mkdir -p "$W/tx"
+echo 0 >"$W/tx/c0"
 for NP in 4 8; do
 	WK=$((NP - 1))
 	M=$(((T + WK - 1) / WK))
@@ -131,11 +134,15 @@ for NP in 4 8; do
 		# the same with `touch` (sh execs it, as in the flow's tasks).
 		c=$(spawn_rate "$NP" "$M" 1 true)
 		ct=$(spawn_rate "$NP" "$M" 1 "touch $W/tx/o")
-		# (b)'s ceiling: one rank spawning `true` C times, the others waiting.
+		# (b)'s ceiling: one rank spawning `true` C times, the others waiting;
+		# and spawning a chain task's own command C times (sh, cat,
+		# echo: a chain task starts two processes, `true` one).
 		cs=$(spawn_rate "$NP" "$C" "$WK" true)
+		cc=$(spawn_rate "$NP" "$C" "$WK" "cat $W/tx/c0 > $W/tx/c1; echo 1 >> $W/tx/c1")
 		L[ceil]+=" $c"
 		L[ceiltouch]+=" $ct"
 		L[serial]+=" $cs"
+		L[serialcmd]+=" $cc"
 		for kind in touch builtin chain; do
 			n=$T
 			[ "$kind" = chain ] && n=$C
@@ -150,6 +157,7 @@ for NP in 4 8; do
 		L[touch_qt]+=" $(ratio "$(awk '{print $NF}' <<<"${L[touch_rate]}")" "$ct")"
 		L[builtin_q]+=" $(ratio "$(awk '{print $NF}' <<<"${L[builtin_rate]}")" "$c")"
 		L[chain_q]+=" $(ratio "$(awk '{print $NF}' <<<"${L[chain_rate]}")" "$cs")"
+		L[chain_qc]+=" $(ratio "$(awk '{print $NF}' <<<"${L[chain_rate]}")" "$cc")"
 	done
 	for k in "${!L[@]}"; do
 		# shellcheck disable=SC2086
@@ -268,6 +276,8 @@ done
 printf '%-44s %12s %12s\n' "(b) one rank spawning sh -c true, spawns/s" "${R[serial4]}" "${R[serial8]}"
 printf '%-44s %12s %12s\n' "(b) chain of $C, tasks/s (makespan)" "${R[chain_rate4]}" "${R[chain_rate8]}"
 printf '%-44s %12s %12s\n' "    chain/serial spawn" "$(r "${R[chain_q4]}")" "$(r "${R[chain_q8]}")"
+printf '%-44s %12s %12s\n' "(b) one rank spawning a chain task's command" "${R[serialcmd4]}" "${R[serialcmd8]}"
+printf '%-44s %12s %12s\n' "    chain/that (its commands one by one)" "$(r "${R[chain_qc4]}")" "$(r "${R[chain_qc8]}")"
 printf '%-44s %12s %12s\n' "    makespan s / wall s (with MPI start)" \
 	"$(r "${R[chain_ms4]}")/$(r "${R[chain_wall4]}")" "$(r "${R[chain_ms8]}")/$(r "${R[chain_wall8]}")"
 echo
