@@ -60,6 +60,8 @@ bench: build
 repro: build
 	@mkdir -p docs/results
 	@for r in $(BUILD)/repro_*; do echo "== $$r"; $$r --out docs/results || exit 1; done
+	@echo "== $(BUILD)/repro_gtp --rate 2 fig4 fig5"
+	@$(BUILD)/repro_gtp --out docs/results --rate 2 fig4 fig5
 
 install: build
 	@cmake --install $(BUILD)

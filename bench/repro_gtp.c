@@ -32,7 +32,8 @@
  *   --rate D: each resource changes every lower bound / D on average (default 10,
  *   locus sim's --var-period default; docs/results/gtp.md, "the rate of change")
  *
- * Prints a Markdown table per experiment and writes charts (gtp-*.svg).
+ * Prints a Markdown table per experiment and writes charts (gtp-*.svg; at
+ * another rate than the default, gtp-NAME-rateD.svg).
  */
 #include <math.h>
 #include <stdio.h>
@@ -52,6 +53,24 @@ static const char *out_dir = "docs/results";
 static int quick;
 /* Each resource changes every lower bound / rate_div on average (--rate). */
 static double rate_div = 10;
+
+/* Saves chart c as `name` (gtp-NAME.svg); at another rate than the
+ * default as gtp-NAME-rateD.svg, its subtitle saying the rate. */
+static void save_at_rate(struct locus_chart *c, const char *dir, const char *name)
+{
+	if (rate_div == 10) {
+		repro_save(c, dir, name);
+		return;
+	}
+	char file[128], sub[256];
+	const char *dot = strrchr(name, '.');
+	int stem = dot ? (int)(dot - name) : (int)strlen(name);
+	snprintf(file, sizeof file, "%.*s-rate%g%s", stem, name, rate_div, dot ? dot : "");
+	snprintf(sub, sizeof sub, "%s; each resource changing every lower bound / %g",
+		 c->subtitle ? c->subtitle : "", rate_div);
+	c->subtitle = sub;
+	repro_save(c, dir, file);
+}
 static int time_policy; /* perf: the runs time their policy */
 
 static void die(const char *what, const struct locus_error *err)
@@ -247,7 +266,7 @@ static void fig4(void)
 				 .y_zoom = 1,
 				 .series = s,
 				 .n_series = N_POL4};
-	repro_save(&ch, out_dir, "gtp-fig4.svg");
+	save_at_rate(&ch, out_dir, "gtp-fig4.svg");
 	struct locus_series sm[2] = {repro_series(&migr[0], "GTP", 1, 0),
 				     repro_series(&migr[1], "GTP/c", 1, 0)};
 	struct locus_chart chm = {.title = "GTP, Fig. 4: migrated tasks",
@@ -256,7 +275,7 @@ static void fig4(void)
 				  .y_label = "migrations a run",
 				  .series = sm,
 				  .n_series = 2};
-	repro_save(&chm, out_dir, "gtp-fig4-migrations.svg");
+	save_at_rate(&chm, out_dir, "gtp-fig4-migrations.svg");
 }
 
 /* ---- sizes ----------------------------------------------------------------------- */
@@ -394,7 +413,7 @@ static void fig5(void)
 				 .y_zoom = 1,
 				 .series = s,
 				 .n_series = 2};
-	repro_save(&ch, out_dir, "gtp-fig5.svg");
+	save_at_rate(&ch, out_dir, "gtp-fig5.svg");
 	struct locus_series st[2] = {repro_series(&rt[0], "GTP/r", 1, 0),
 				     repro_series(&rt[1], "GTP/c/r", 1, 0)};
 	struct locus_chart cht = {.title = "GTP, Fig. 5: rewound tasks",
@@ -403,7 +422,7 @@ static void fig5(void)
 				  .y_label = "tasks rewound a run",
 				  .series = st,
 				  .n_series = 2};
-	repro_save(&cht, out_dir, "gtp-fig5-rewound.svg");
+	save_at_rate(&cht, out_dir, "gtp-fig5-rewound.svg");
 }
 
 /* ---- oracle (beyond the paper) ----------------------------------------------------- */
