@@ -397,6 +397,24 @@ else
 	run journal-output 1 "$locus" flow run Makeflow "${R[@]}" --journal out.txt &&
 		expect journal-output 'the journal would be the workflow.s file "out.txt", an output of task' "$err"
 	[ ! -e out.txt ] && ok || fail "journal-output: out.txt was made"
+	# amfs's pipeline=1: a chain's tasks go with its first to one worker
+	# and each starts when its predecessor's file is made there; the one
+	# that fails once is retried (wherever the executor sends it) and the
+	# chain still ends with every line.
+	printf 'p_1: in.txt\n\tcat in.txt > p_1\n' >Pipe.mf
+	for i in 2 3 4 5 6; do
+		if [ $i = 4 ]; then
+			printf 'p_%d: p_%d\n\tif [ -e %s/pipe.once ]; then cat p_%d > p_%d; echo %d >> p_%d; else touch %s/pipe.once; exit 1; fi\n' \
+				$i $((i - 1)) "$PWD" $((i - 1)) $i $i $i "$PWD"
+		else
+			printf 'p_%d: p_%d\n\tcat p_%d > p_%d; echo %d >> p_%d\n' $i $((i - 1)) $((i - 1)) $i $i $i
+		fi
+	done >>Pipe.mf
+	rm -f pipe.once
+	run pipeline 0 "$locus" flow run Pipe.mf "${R[@]}" -o pipeline=1 --retries 2 &&
+		[ "$(tail -n 5 p_6 | tr '\n' ' ')" = "2 3 4 5 6 " ] && [ -e pipe.once ] && ok ||
+		fail "pipeline=1: p_6 holds $(tr '\n' ' ' <p_6 2>&1)"
+	rm -f p_? pipe.once Pipe.mf
 	# One run at a time in a directory: the second is refused while the
 	# first waits for a gate.
 	printf 'out.txt: in.txt\n\twhile [ ! -e %s/go ]; do sleep 0.05; done; cp in.txt out.txt\n' "$PWD" >Gate.mf

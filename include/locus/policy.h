@@ -60,7 +60,11 @@ enum {
  * the engine gives it. Version 3. */
 #define LOCUS_FS (UINT32_MAX - 1)
 
-/* How an assigned task gets its produced inputs (version 3). */
+/* How an assigned task gets its produced inputs (version 3). A task may
+ * be assigned before they exist: it waits in its worker's queue, and
+ * under LOCUS_GATHER_AUTO starts the moment the last is on its node, as
+ * when its producer ran ahead of it on the same worker (a pipeline,
+ * without a round trip through the policy: amfs's pipeline=1). */
 enum locus_gather {
 	/* Each is sent to its node as soon as it exists (on a node or the
 	 * file system), from a holder locus_source_pick names: the task

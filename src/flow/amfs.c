@@ -650,12 +650,13 @@ const struct locus_policy locus__policy_amfs = {
     .on_event = on_event,
     .stats = stats,
     .flags = LOCUS_POLICY_GRAPHS,
-    .options = "config=staging|cache|aware|cogather|asgather|shared|auto, "
-	       "aware=now|first|bytes, replicate=file|task, steal=N, torus=XxYxZ, keep=0|1, "
-	       "file_cost=S, "
-	       "fetch_cost=S, "
-	       "reduce=STAGE[+STAGE...], "
-	       "reduce_cost=S, gather=N, multicast=N, scatter=N",
+    .options =
+	"config=staging|cache|aware|cogather|asgather|shared|auto, "
+	"aware=now|first|bytes, replicate=file|task, steal=N, torus=XxYxZ, keep=0|1, pipeline=0|1, "
+	"file_cost=S, "
+	"fetch_cost=S, "
+	"reduce=STAGE[+STAGE...], "
+	"reduce_cost=S, gather=N, multicast=N, scatter=N",
     .scheduler_node = amfs_scheduler_node,
     .needs = LOCUS_NEEDS_FLOW | LOCUS_NEEDS_COPIES,
 };

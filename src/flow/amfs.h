@@ -57,6 +57,10 @@ struct amfs_options {
 	int aware;	    /* enum aware: how data-aware dispatch picks a node */
 	int keep;	    /* keep=1: no intermediate file is deleted */
 	int replicate_task; /* replicate=task (V-F5) */
+	/* pipeline=1: a task whose every produced input another task writes
+	 * goes with that task to its worker, which starts it when the input
+	 * is made there, without a round trip through its dispatcher. */
+	int pipeline;
 	/* Stealing: from the workers of the nodes within `steal` hops on the
 	 * 3-D torus (0: none, UINT32_MAX: the longest queue anywhere); its
 	 * shape, X x Y x Z nodes (0 0 0: the most cubic of the node count). */

@@ -505,6 +505,32 @@ uint32_t locus__amfs_fitting_worker(struct amfs *s, struct amfs_dispatcher *ds, 
 	return best != NONE ? best : w;
 }
 
+/* The task that may go with t to its worker (pipeline=1): one of ds's,
+ * waiting, of no pattern but a pipeline's, reading produced files that t
+ * alone writes (each at least one of t's), whose node can hold it; else
+ * NONE. */
+static uint32_t successor(const struct amfs *s, struct amfs_dispatcher *ds, uint32_t t, uint32_t w)
+{
+	const struct locus_task *tk = &s->g->tasks[t];
+	for (uint32_t k = 0; k < tk->n_out; k++) {
+		const struct locus_object *ob = &s->g->objects[s->g->outputs[tk->out_at + k]];
+		for (uint32_t j = 0; j < ob->n_cons; j++) {
+			uint32_t c = s->g->consumers[ob->cons_at + j];
+			const struct locus_task *ck = &s->g->tasks[c];
+			int alone = 1;
+			for (uint32_t i = 0; i < ck->n_in && alone; i++) {
+				uint32_t p = s->g->objects[s->g->inputs[ck->in_at + i]].producer;
+				alone = p == LOCUS_NONE || p == t;
+			}
+			if (alone && mine(s, ds, c) && dtask(s, ds, c)->st == T_WAIT &&
+			    s->an->task_patterns[c] == LOCUS_PATTERN_PIPELINE && !s->async[c] &&
+			    fits(s, c, w))
+				return c;
+		}
+	}
+	return NONE;
+}
+
 /* Sends task t to worker w with the ways of the configuration; to a
  * worker whose node can hold it (locus__amfs_fitting_worker) when w's cannot and the
  * task brings its inputs wherever it runs (it reads them, or its worker
@@ -546,6 +572,29 @@ void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 	s->count.sent++;
 	if (s->opt.replicate_task && s->mc_out[t])
 		locus__amfs_replicate_sent(s, ds, act, t, node_of(s, w));
+	/* pipeline=1: its successor goes too, to wait there for its inputs
+	 * (the executor copies them if t ends elsewhere: a thief's, a
+	 * retry's), and stays with w (no thief takes it); then that one's,
+	 * and so on down the pipeline. */
+	uint32_t prev = t;
+	int chains =
+	    s->opt.pipeline && config != C_SHARED && config != C_STAGING && !s->opt.replicate_task;
+	for (uint32_t c; chains && (c = successor(s, ds, prev, w)) != NONE; prev = c) {
+		struct amfs_dtask *dc = dtask(s, ds, c);
+		dc->bound = 1;
+		struct locus_msg mc =
+		    locus__flow_assign_msg(s->g, p_disp(s, ds->d), w, c, LOCUS_GATHER_AUTO, out);
+		mc.arg[4] = F_NONE;
+		mc.arg[5] = 1;
+		mc.n_args = 6;
+		locus_act_send(act, &mc);
+		dc->st = T_SENT;
+		dc->worker = w;
+		load_add(s, ds, w, 1);
+		count_made(s, ds, c, node_of(s, w), 1);
+		learn_inputs(s, ds, act, c, w, LOCUS_GATHER_AUTO);
+		s->count.sent++;
+	}
 }
 
 /* ---- copies its gathers bring ---------------------------------------------------------------- */

@@ -18,7 +18,7 @@ int locus__amfs_options_read(struct amfs_options *o, struct locus_kv *kv, struct
 	struct locus_pattern_options *po = &o->patterns;
 	const char *reduce = locus_kv_string(kv, "reduce", NULL);
 	const char *torus = locus_kv_string(kv, "torus", NULL);
-	double steal, keep, gth, mth, sth;
+	double steal, keep, pipe, gth, mth, sth;
 	int rc;
 	memset(o, 0, sizeof *o);
 	locus_pattern_options_init(po);
@@ -27,6 +27,7 @@ int locus__amfs_options_read(struct amfs_options *o, struct locus_kv *kv, struct
 	    (rc = locus_kv_choice(kv, "replicate", replicate_ways, 0, &o->replicate_task, err)) ||
 	    (rc = locus_kv_double(kv, "steal", 1, 0, 1e9, &steal, err)) ||
 	    (rc = locus_kv_double(kv, "keep", 0, 0, 1, &keep, err)) ||
+	    (rc = locus_kv_double(kv, "pipeline", 0, 0, 1, &pipe, err)) ||
 	    (rc = locus_kv_double(kv, "file_cost", 1e-3, 0, 1e3, &o->file_cost, err)) ||
 	    (rc = locus_kv_double(kv, "fetch_cost", 0, 0, 1e3, &o->fetch_cost, err)) ||
 	    (rc = locus_kv_double(kv, "reduce_cost", 1e-8, 0, 1, &o->reduce_cost, err)) ||
@@ -35,6 +36,7 @@ int locus__amfs_options_read(struct amfs_options *o, struct locus_kv *kv, struct
 	    (rc = locus_kv_double(kv, "scatter", po->scatter, 1, 1e9, &sth, err)))
 		return rc;
 	o->keep = keep > 0;
+	o->pipeline = pipe > 0;
 	o->steal = steal >= 1e9 ? UINT32_MAX : (uint32_t)steal;
 	if (torus) {
 		/* X x Y x Z, each at least 1 (the platform's count checked at
