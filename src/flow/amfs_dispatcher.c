@@ -531,6 +531,26 @@ static uint32_t successor(const struct amfs *s, struct amfs_dispatcher *ds, uint
 	return NONE;
 }
 
+/* Task t goes to worker w as the message says (gather, out, fetch f,
+ * whether it stays there), and ds counts it there. */
+static void assign(struct amfs *s, struct amfs_dispatcher *ds, struct locus_actions *act,
+		   uint32_t t, uint32_t w, enum locus_gather gather, enum locus_output out,
+		   enum fetch f)
+{
+	struct amfs_dtask *dt = dtask(s, ds, t);
+	struct locus_msg m = locus__flow_assign_msg(s->g, p_disp(s, ds->d), w, t, gather, out);
+	m.arg[4] = f;
+	m.arg[5] = dt->bound;
+	m.n_args = 6;
+	locus_act_send(act, &m);
+	dt->st = T_SENT;
+	dt->worker = w;
+	load_add(s, ds, w, 1);
+	count_made(s, ds, t, node_of(s, w), 1);
+	learn_inputs(s, ds, act, t, w, gather);
+	s->count.sent++;
+}
+
 /* Sends task t to worker w with the ways of the configuration; to a
  * worker whose node can hold it (locus__amfs_fitting_worker) when w's cannot and the
  * task brings its inputs wherever it runs (it reads them, or its worker
@@ -559,17 +579,7 @@ void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 	if (!dt->bound &&
 	    (gather == LOCUS_GATHER_READ || gather == LOCUS_GATHER_AUTO || f == F_SEQ || f == F_FS))
 		w = locus__amfs_fitting_worker(s, ds, t, w);
-	struct locus_msg m = locus__flow_assign_msg(s->g, p_disp(s, ds->d), w, t, gather, out);
-	m.arg[4] = f;
-	m.arg[5] = dt->bound;
-	m.n_args = 6;
-	locus_act_send(act, &m);
-	dt->st = T_SENT;
-	dt->worker = w;
-	load_add(s, ds, w, 1);
-	count_made(s, ds, t, node_of(s, w), 1);
-	learn_inputs(s, ds, act, t, w, gather);
-	s->count.sent++;
+	assign(s, ds, act, t, w, gather, out, f);
 	if (s->opt.replicate_task && s->mc_out[t])
 		locus__amfs_replicate_sent(s, ds, act, t, node_of(s, w));
 	/* pipeline=1: its successor goes too, to wait there for its inputs
@@ -580,20 +590,8 @@ void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 	int chains =
 	    s->opt.pipeline && config != C_SHARED && config != C_STAGING && !s->opt.replicate_task;
 	for (uint32_t c; chains && (c = successor(s, ds, prev, w)) != NONE; prev = c) {
-		struct amfs_dtask *dc = dtask(s, ds, c);
-		dc->bound = 1;
-		struct locus_msg mc =
-		    locus__flow_assign_msg(s->g, p_disp(s, ds->d), w, c, LOCUS_GATHER_AUTO, out);
-		mc.arg[4] = F_NONE;
-		mc.arg[5] = 1;
-		mc.n_args = 6;
-		locus_act_send(act, &mc);
-		dc->st = T_SENT;
-		dc->worker = w;
-		load_add(s, ds, w, 1);
-		count_made(s, ds, c, node_of(s, w), 1);
-		learn_inputs(s, ds, act, c, w, LOCUS_GATHER_AUTO);
-		s->count.sent++;
+		dtask(s, ds, c)->bound = 1;
+		assign(s, ds, act, c, w, LOCUS_GATHER_AUTO, out, F_NONE);
 	}
 }
 
