@@ -36,7 +36,6 @@ DATA=${FLOW_APPS_DATA:-$ROOT/tests/fixtures/wfcommons}
 W=$(mktemp -d "${TMPDIR:-/tmp}/flow-apps.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 NP=$((NODES + 1))
 
 now() { date +%s.%N; }

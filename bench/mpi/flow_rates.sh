@@ -42,9 +42,13 @@
 #      its runtimes multiplied by 0.01 in a copy (--runtime-scale applies to
 #      generated workflows only) on 2 nodes x 2 cores and 1 dispatcher.
 #
+#      Beside it, the binomial tree of plain `cp` it stands for, run here:
+#      the file in one of 8 directories of /dev/shm, then 1, 2 and 4 `cp`s
+#      at once, each from a directory that has it to one that has not.
 # The MPI launcher settings are those `locus flow run` uses with Open MPI
-# (tools/locus/mpirun.c): --oversubscribe, and
-# OMPI_MCA_btl_vader_single_copy_mechanism=none unless the environment sets
+# (tools/locus/mpirun.c): --oversubscribe, and the shared-memory
+# single-copy mechanism the launcher chooses (cma where the kernel lets
+# ranks read each other's memory, else none) unless the environment sets
 # it (both locus and this script then take the environment's value).
 # Needs mpicc, mpirun and python3. About 2 minutes on 2 cores.
 set -euo pipefail
@@ -64,10 +68,19 @@ BENCH_FLOW=$(dirname "$LOCUS")/bench_flow
 WF=${FLOW_RATES_WFCOMMONS:-$HERE/../../tests/fixtures/wfcommons/montage-chameleon-2mass-005d-001.json}
 # Scratch in the caller's TMPDIR; the nodes' storage goes to /dev/shm (locus's default).
 W=$(mktemp -d "${TMPDIR:-/tmp}/flow-rates.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+trap 'rm -rf "$W" /dev/shm/flow-rates-tree.$$ /dev/shm/flow-rates-a.$$ /dev/shm/flow-rates-b.$$' EXIT
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+# The probes' MPI runs as the engine's: with the shared-memory single-copy
+# mechanism locus's launcher chooses on this machine (a user's setting
+# wins), asked of a one-task workflow.
+if [ -z "${OMPI_MCA_btl_vader_single_copy_mechanism:-}" ]; then
+	mkdir -p "$W/env"
+	printf 'env:\n\techo \\$OMPI_MCA_btl_vader_single_copy_mechanism > env\n' >"$W/env/env.mf"
+	(cd "$W/env" && "$LOCUS" flow run env.mf -np 2 --shared "$W/env" -q >/dev/null)
+	OMPI_MCA_btl_vader_single_copy_mechanism=$(cat "$W/env/env")
+	export OMPI_MCA_btl_vader_single_copy_mechanism
+fi
 MPIRUN=(mpirun --oversubscribe --quiet)
 
 mpicc -O2 -o "$W/flow_probe" "$HERE/flow_probe.c"
@@ -183,6 +196,8 @@ cps=()
 qs=()
 cpq=()
 cpt=()
+tree=()
+treeq=()
 for r in $(seq "$REPS"); do
 	line=$("${MPIRUN[@]}" -np 2 "$W/flow_probe" bw 100000000 5)
 	bw=$(awk '{print 100000000 / $7}' <<<"$line") # from the median of 5
@@ -197,6 +212,19 @@ for r in $(seq "$REPS"); do
 	t1=$(now)
 	rm -f /dev/shm/flow-rates-a.$$ /dev/shm/flow-rates-b.$$
 	c=$(python3 -c "print(float('$t1') - float('$t0'))")
+	# The binomial tree of cp over 8 directories, rounds of 1, 2 and 4.
+	T=/dev/shm/flow-rates-tree.$$
+	for i in 0 1 2 3 4 5 6 7; do mkdir -p "$T/n$i"; done
+	head -c 100000000 /dev/urandom >"$T/n0/big"
+	t0=$(now)
+	cp "$T/n0/big" "$T/n4/big"
+	cp "$T/n0/big" "$T/n2/big" & cp "$T/n4/big" "$T/n6/big" & wait
+	for i in 0 2 4 6; do cp "$T/n$i/big" "$T/n$((i + 1))/big" & done
+	wait
+	t1=$(now)
+	rm -rf "$T"
+	tree+=("$(python3 -c "print(float('$t1') - float('$t0'))")")
+	treeq+=("$(python3 -c "print($mc / (float('$t1') - float('$t0')))")")
 	bws+=("$bw")
 	mcs+=("$mc")
 	cps+=("$(python3 - "$W/cp.json" <<'EOF2'
@@ -216,6 +244,8 @@ R[cp]=$(median "${cps[@]}")
 R[mcq]=$(median "${qs[@]}")
 R[cpt]=$(median "${cpt[@]}")
 R[cpq]=$(median "${cpq[@]}")
+R[tree]=$(median "${tree[@]}")
+R[treeq]=$(median "${treeq[@]}")
 
 # ---- (e) task functions -------------------------------------------------------------
 if [ -x "$BENCH_FLOW" ]; then
@@ -286,6 +316,7 @@ echo "(c) MPI point-to-point, 100 MB:        $(r "${R[bw]} / 1e6") MB/s"
 echo "    binomial model, 3 x 100 MB / BW:   $(r "$model") s"
 echo "    multicast to 8 nodes (-np 9):      $(r "${R[mc]}") s   multicast/model $(r "${R[mcq]}") (goal <= 1.5)"
 echo "    cp of the file, node to node:      $(r "${R[cpt]}") s   model 3 x cp $(r "3 * ${R[cpt]}") s, multicast/that model $(r "${R[cpq]}")"
+echo "    binomial tree of cp, 8 directories: $(r "${R[tree]}") s   multicast/tree $(r "${R[treeq]}") (goal <= 1.2)"
 echo "    one engine copy (-np 3, 2 nodes):  $(r "${R[cp]}") s   = $(r "1e8 / ${R[cp]} / 1e6") MB/s, $(r "${R[cp]} / (1e8 / ${R[bw]})") x MPI's, $(r "${R[cp]} / ${R[cpt]}") x cp's"
 if [ -n "${R[fn_ind4]:-}" ]; then
 	echo

@@ -14,6 +14,7 @@
  * into a result file written whole or not at all, stderr kept to be shown
  * on success and quoted on failure.
  */
+#define _GNU_SOURCE /* pipe2, process_vm_readv */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -785,6 +787,59 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 	return code;
 }
 
+/* Whether one process may read another's memory as Open MPI's shared
+ * memory does for a large message (process_vm_readv): tried between two
+ * children of this one, as ranks are siblings under mpirun. The first
+ * sets a mark and waits; the second reads it. About a millisecond. */
+static int cross_memory_attach(void)
+{
+	static volatile uint64_t mark;
+	const uint64_t want = 0x6c6f637573636d61; /* "locuscma" */
+	int ready[2], hold[2];
+	if (pipe2(ready, O_CLOEXEC))
+		return 0;
+	if (pipe2(hold, O_CLOEXEC)) {
+		close(ready[0]);
+		close(ready[1]);
+		return 0;
+	}
+	int ok = 0;
+	pid_t a = fork();
+	if (a == 0) {
+		mark = want;
+		char c = 1;
+		close(hold[1]);
+		if (write(ready[1], &c, 1) == 1)
+			while (read(hold[0], &c, 1) < 0 && errno == EINTR)
+				;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	char c;
+	ssize_t got;
+	while ((got = read(ready[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	if (a > 0 && got == 1) {
+		pid_t b = fork();
+		if (b == 0) {
+			uint64_t v = 0;
+			struct iovec here = {&v, sizeof v}, there = {(void *)&mark, sizeof v};
+			ssize_t k = process_vm_readv(a, &here, 1, &there, 1, 0);
+			_exit(k == (ssize_t)sizeof v && v == want ? 0 : 1);
+		}
+		int st;
+		if (b > 0 && waitpid(b, &st, 0) == b)
+			ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	close(ready[0]);
+	close(hold[1]);
+	if (a > 0)
+		while (waitpid(a, NULL, 0) < 0 && errno == EINTR)
+			;
+	return ok;
+}
+
 int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const char *extra,
 		   int argc, char **argv)
 {
@@ -833,11 +888,14 @@ int cli_mpi_launch(const char *cmd, const struct cli_mpi *m, uint64_t np, const 
 			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
 			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
 		}
-		/* On one machine, shared-memory transfers without cross-memory
-		 * attach, which containers often forbid (ptrace); a user's
-		 * setting wins. */
-		if (!m->hostfile)
-			setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+		/* On one machine, shared-memory transfers read the sender's
+		 * memory in one copy (cross-memory attach) where the kernel
+		 * lets two ranks do it, else go through a shared buffer: many
+		 * containers forbid it, and Open MPI told to use it there
+		 * complains at every large message. A user's setting wins. */
+		if (!m->hostfile && !getenv("OMPI_MCA_btl_vader_single_copy_mechanism"))
+			setenv("OMPI_MCA_btl_vader_single_copy_mechanism",
+			       cross_memory_attach() ? "cma" : "none", 0);
 		/* On this machine alone (no hostfile, no Slurm allocation, no
 		 * launcher options of the user's), the point-to-point layer
 		 * that needs no network library: else every rank starts UCX
