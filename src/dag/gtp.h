@@ -23,6 +23,11 @@ struct locus__gtp_watch {
 	 * EFT plus C (Eqs. 3, 4) or CM (Eq. 12); the time of the point for a
 	 * stored input, or one already there. */
 	double *input;
+	/* On a shared network, the points that played out the schedule in
+	 * force and a new mapping (locus__gtp_play), and the makespans the
+	 * first of them found for each; the caller zeroes them. */
+	unsigned played;
+	double first_cur, first_new;
 };
 
 /* Makes the instance `state` of a GTP policy fill *w at each of its

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dag/gtp_impl.h"
+#include "locus/heap.h"
 
 struct rack_key {
 	const char *name;
@@ -217,6 +218,21 @@ static double arrival(struct gtp *s, double left, uint32_t a, uint32_t b, int be
 	return end;
 }
 
+/* Where the transfers of object o under way come from: the node of its
+ * producer's processor, which the engine sent it from when it appeared,
+ * else its first copy; LOCUS_NONE when no task made it, or its producer
+ * is not done, or no copy is left. */
+static uint32_t sent_from(const struct gtp *s, uint32_t o)
+{
+	const struct locus_replicas *rep = s->mon->replicas;
+	uint32_t u = s->g->objects[o].producer;
+	if (u == LOCUS_NONE || !s->done[u] || !locus_replicas_count(rep, o))
+		return LOCUS_NONE;
+	if (s->pi[u] != LOCUS_NONE && locus_replicas_has(rep, o, locus__gtp_node(s, s->pi[u])))
+		return locus__gtp_node(s, s->pi[u]);
+	return locus_replicas_nodes(rep, o)[0];
+}
+
 /* Books every transfer under way now (a done output that has begun to
  * reach a node, not all there) for what it has left, from the node that
  * holds the producer's output (where the engine sent it from when it
@@ -231,15 +247,10 @@ static void book_flying(struct gtp *s, double now)
 {
 	s->fly_mark++;
 	s->n_fly = 0;
-	const struct locus_replicas *rep = s->mon->replicas;
 	for (uint32_t o = 0; o < s->g->n_objects; o++) {
-		uint32_t u = s->g->objects[o].producer, n = locus_replicas_count(rep, o);
-		if (u == LOCUS_NONE || !s->done[u] || !n)
+		uint32_t from = sent_from(s, o);
+		if (from == LOCUS_NONE)
 			continue;
-		uint32_t from = locus_replicas_nodes(rep, o)[0];
-		if (s->pi[u] != LOCUS_NONE &&
-		    locus_replicas_has(rep, o, locus__gtp_node(s, s->pi[u])))
-			from = locus__gtp_node(s, s->pi[u]);
 		for (uint32_t to = 0; to < s->nn; to++) {
 			double got = s->mon->moved(s->mon, o, to);
 			if (!(got > 0 && got < 1))
@@ -502,5 +513,412 @@ double locus__gtp_map_all(struct gtp *s, double now, int fixed)
 			makespan = best;
 	}
 	s->booking = 0;
+	return makespan;
+}
+
+/* ---- a mapping played out on the shared network (the guard's second look) ---- */
+
+/* A transfer of the play-out: object obj to node `to`, `left` bytes, from
+ * `start` on at its max-min fair rate (at most its pair's); the input
+ * slots waiting for it through slot_next. */
+struct pf {
+	double left, rate, cap, start;
+	double rcap[6]; /* the capacities of res, when it was made */
+	uint32_t res[6], n_res, obj, to, waiters, next_obj;
+	uint8_t frozen, done;
+};
+
+struct pend {
+	double at;
+	uint32_t t;
+};
+
+static int pend_cmp(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+struct play {
+	struct gtp *s;
+	const uint32_t *map;
+	struct pf *f;
+	/* The transfers not done (indices into f), nact of them. */
+	uint32_t *act, nact;
+	uint32_t nf, fcap, *obj_head, *slot_next, *slot_task, *need, *seq, *seq_at, *cur;
+	double *busy, *rem;
+	uint32_t *cnt;
+	uint8_t *fin;
+	int oom;
+};
+
+/* The transfer of object o to node `to` (one per pair: tasks of a node
+ * that read one object wait for one copy), made from node `from` if
+ * there is none; slot k (an input of a task there) waits for it, unless
+ * k is NONE. 1 when k waits, 0 when the object is there (or no memory). */
+static int play_flow(struct play *p, uint32_t o, uint32_t from, uint32_t to, double bytes,
+		     double start, uint32_t k)
+{
+	struct gtp *s = p->s;
+	uint32_t i = p->obj_head[o];
+	while (i != LOCUS_NONE && p->f[i].to != to)
+		i = p->f[i].next_obj;
+	if (i == LOCUS_NONE) {
+		if (p->nf == p->fcap) {
+			uint32_t cap = p->fcap ? 2 * p->fcap : 64;
+			struct pf *f = realloc(p->f, cap * sizeof *f);
+			if (f)
+				p->f = f;
+			uint32_t *a = f ? realloc(p->act, cap * sizeof *a) : NULL;
+			if (!a) {
+				p->oom = 1;
+				return 0;
+			}
+			p->act = a;
+			p->fcap = cap;
+		}
+		i = p->nf++;
+		struct pf *f = &p->f[i];
+		double bw = pair_bw_now(s, from, to);
+		*f = (struct pf){.left = bytes,
+				 .cap = bw > 0 ? bw : 0,
+				 .start = start,
+				 .obj = o,
+				 .to = to,
+				 .waiters = LOCUS_NONE,
+				 .next_obj = p->obj_head[o]};
+		f->n_res = res_of(s, from, to, f->res);
+		for (uint32_t r = 0; r < f->n_res; r++)
+			f->rcap[r] = lane_cap(s, f->res[r]);
+		p->obj_head[o] = i;
+		p->act[p->nact++] = i;
+		if (!(bytes > 0))
+			f->left = 0;
+	}
+	if (k == LOCUS_NONE || p->f[i].done)
+		return 0;
+	p->slot_next[k] = p->f[i].waiters;
+	p->f[i].waiters = k;
+	return 1;
+}
+
+/* Input slot k (object o) of task t mapped on node `to`, its producer
+ * done: there, under way, or sent now (from where send() would send it). */
+static void play_done_input(struct play *p, uint32_t t, uint32_t k, uint32_t o, uint32_t to,
+			    double now)
+{
+	struct gtp *s = p->s;
+	const struct locus_replicas *rep = s->mon->replicas;
+	uint32_t u = s->g->objects[o].producer;
+	double bytes = (double)s->g->objects[o].bytes;
+	int migrates = s->pi[t] != LOCUS_NONE && s->pi[t] != p->map[t];
+	uint32_t from = s->pi[u] != LOCUS_NONE ? locus__gtp_node(s, s->pi[u]) : LOCUS_NONE;
+	if (from != LOCUS_NONE && !locus_replicas_has(rep, o, from))
+		from = LOCUS_NONE;
+	double there = s->mon->moved(s->mon, o, to);
+	int again = !s->copies && migrates && from != LOCUS_NONE && from != to && there >= 1;
+	if ((there >= 1 && !again) || (s->copies && locus_replicas_has(rep, o, to)))
+		return;
+	if (there > 0 && !again) {
+		/* Under way (play_init made its transfer). */
+		p->need[t] += play_flow(p, o, to, to, 0, now, k);
+		return;
+	}
+	if (s->copies || from == LOCUS_NONE) {
+		uint32_t n = locus_replicas_count(rep, o);
+		const uint32_t *h = locus_replicas_nodes(rep, o);
+		double best = -1;
+		for (uint32_t j = 0; j < n; j++) {
+			double bw = pair_bw_now(s, h[j], to);
+			if (bw > best) {
+				best = bw;
+				from = h[j];
+			}
+		}
+		if (s->copies && s->src[o] != LOCUS_NONE && locus_replicas_has(rep, o, s->src[o]))
+			from = s->src[o];
+	}
+	if (from == LOCUS_NONE || from == to)
+		return;
+	p->need[t] += play_flow(p, o, from, to, bytes, now + s->wl->platform->latency, k);
+}
+
+/* The max-min fair rates of the transfers going at time `at`, each at
+ * most its pair's bandwidth, by progressive filling. */
+static void play_rates(struct play *p, double at)
+{
+	uint32_t left = 0;
+	for (uint32_t j = 0; j < p->nact; j++) {
+		struct pf *f = &p->f[p->act[j]];
+		f->rate = 0;
+		f->frozen = !(f->left > 0) || f->start > at || !(f->cap > 0);
+		for (uint32_t r = 0; r < f->n_res; r++) {
+			p->rem[f->res[r]] = f->rcap[r];
+			p->cnt[f->res[r]] = 0;
+		}
+	}
+	for (uint32_t j = 0; j < p->nact; j++) {
+		const struct pf *f = &p->f[p->act[j]];
+		if (f->frozen)
+			continue;
+		left++;
+		for (uint32_t r = 0; r < f->n_res; r++)
+			p->cnt[f->res[r]]++;
+	}
+	while (left) {
+		double d = INFINITY;
+		for (uint32_t j = 0; j < p->nact; j++) {
+			const struct pf *f = &p->f[p->act[j]];
+			if (f->frozen)
+				continue;
+			if (f->cap - f->rate < d)
+				d = f->cap - f->rate;
+			for (uint32_t r = 0; r < f->n_res; r++) {
+				double sh = p->rem[f->res[r]] / p->cnt[f->res[r]];
+				if (sh < d)
+					d = sh;
+			}
+		}
+		if (!(d > 0))
+			d = 0;
+		for (uint32_t j = 0; j < p->nact; j++) {
+			struct pf *f = &p->f[p->act[j]];
+			if (f->frozen)
+				continue;
+			f->rate += d;
+			for (uint32_t r = 0; r < f->n_res; r++)
+				p->rem[f->res[r]] -= d;
+		}
+		for (uint32_t j = 0; j < p->nact; j++) {
+			struct pf *f = &p->f[p->act[j]];
+			if (f->frozen)
+				continue;
+			int full = f->rate >= f->cap * (1 - 1e-12);
+			for (uint32_t r = 0; r < f->n_res && !full; r++)
+				full = p->rem[f->res[r]] <= f->rcap[r] * 1e-12;
+			if (full) {
+				f->frozen = 1;
+				left--;
+				for (uint32_t r = 0; r < f->n_res; r++)
+					p->cnt[f->res[r]]--;
+			}
+		}
+	}
+}
+
+/* Worker w starts its next task at time `at` if it is free and the task's
+ * inputs are there. */
+static int play_start(struct play *p, struct locus_heap *ends, uint32_t w, double at)
+{
+	struct gtp *s = p->s;
+	if (p->cur[w] == p->seq_at[w + 1] || p->busy[w] > at || !(s->avail[w] > 0))
+		return 0;
+	uint32_t t = p->seq[p->cur[w]];
+	if (p->need[t])
+		return 0;
+	p->cur[w]++;
+	int stays = s->pi[t] == w && s->kc[t] > 0;
+	p->busy[w] =
+	    at + locus_workload_cost(s->wl, t, w) * (stays ? 1 - s->kc[t] : 1) / s->avail[w];
+	struct pend e = {p->busy[w], t};
+	if (locus_heap_push(ends, &e))
+		p->oom = 1;
+	return 1;
+}
+
+/* The makespan of mapping `map` (a worker per unfinished task) played out
+ * from now on the shared network as the engine would run it: each
+ * worker's tasks in mapping order (one that has started and stays
+ * first), each when its inputs are on its node; every input not there
+ * sent when its producer ends (now, if done: from where send() sends it,
+ * a migrating task's again from its producer's node under GTP), the
+ * transfers under way going on wherever their reader went; transfers of
+ * an instant sharing every resource they cross max-min fairly, each at
+ * most its pair's bandwidth, as the simulator shares them. INFINITY when
+ * a task cannot run; NAN when out of memory. */
+double locus__gtp_play(struct gtp *s, double now, const uint32_t *map)
+{
+	const struct locus_graph *g = s->g;
+	struct play p = {.s = s, .map = map};
+	size_t n = s->n ? s->n : 1, nw = s->nw + 1, ni = s->n_inputs ? s->n_inputs : 1;
+	size_t no = g->n_objects ? g->n_objects : 1;
+	p.obj_head = malloc(no * sizeof *p.obj_head);
+	p.slot_next = malloc(ni * sizeof *p.slot_next);
+	p.slot_task = malloc(ni * sizeof *p.slot_task);
+	p.need = calloc(n, sizeof *p.need);
+	p.seq = malloc(n * sizeof *p.seq);
+	p.seq_at = calloc(nw + 1, sizeof *p.seq_at);
+	p.cur = malloc(nw * sizeof *p.cur);
+	p.busy = malloc(nw * sizeof *p.busy);
+	p.rem = malloc((s->n_lanes ? s->n_lanes : 1) * sizeof *p.rem);
+	p.cnt = malloc((s->n_lanes ? s->n_lanes : 1) * sizeof *p.cnt);
+	p.fin = calloc(n, 1);
+	struct locus_heap ends;
+	double makespan = now;
+	if (locus_heap_init(&ends, sizeof(struct pend), pend_cmp) || !p.obj_head || !p.slot_next ||
+	    !p.slot_task || !p.need || !p.seq || !p.seq_at || !p.cur || !p.busy || !p.rem ||
+	    !p.cnt || !p.fin) {
+		makespan = NAN;
+		goto out;
+	}
+	for (size_t o = 0; o < g->n_objects; o++)
+		p.obj_head[o] = LOCUS_NONE;
+	/* The sequences: by worker, in mapping order, a task that has
+	 * started and stays first. */
+	for (uint32_t t = 0; t < s->n; t++)
+		if (!s->done[t]) {
+			if (map[t] == LOCUS_NONE) {
+				makespan = INFINITY;
+				goto out;
+			}
+			p.seq_at[map[t] + 1]++;
+		}
+	for (uint32_t w = 0; w < s->nw; w++)
+		p.seq_at[w + 1] += p.seq_at[w];
+	for (uint32_t w = 0; w < s->nw; w++) {
+		p.cur[w] = p.seq_at[w];
+		p.busy[w] = now;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t k = 0; k < s->n; k++) {
+			uint32_t t = s->order[k];
+			if (s->done[t] || (s->pi[t] == map[t] && s->kc[t] > 0) != !pass)
+				continue;
+			p.seq[p.cur[map[t]]++] = t;
+		}
+	for (uint32_t w = 0; w < s->nw; w++)
+		p.cur[w] = p.seq_at[w];
+	/* The transfers under way go on, from the producer's node. */
+	for (uint32_t o = 0; o < g->n_objects && !p.oom; o++) {
+		uint32_t from = sent_from(s, o);
+		if (from == LOCUS_NONE)
+			continue;
+		for (uint32_t to = 0; to < s->nn; to++) {
+			double got = s->mon->moved(s->mon, o, to);
+			if (got > 0 && got < 1)
+				play_flow(&p, o, from, to, (double)g->objects[o].bytes * (1 - got),
+					  now, LOCUS_NONE);
+		}
+	}
+	/* Each unfinished task's inputs. */
+	for (uint32_t t = 0; t < s->n && !p.oom; t++) {
+		const struct locus_task *tk = &g->tasks[t];
+		for (uint32_t i = 0; i < tk->n_in; i++)
+			p.slot_task[tk->in_at + i] = t;
+		if (s->done[t] || (s->pi[t] == map[t] && s->kc[t] > 0))
+			continue;
+		uint32_t to = locus__gtp_node(s, map[t]);
+		for (uint32_t i = 0; i < tk->n_in && !p.oom; i++) {
+			uint32_t k = tk->in_at + i, o = g->inputs[k], u = g->objects[o].producer;
+			if (u == LOCUS_NONE)
+				continue;
+			if (!s->done[u])
+				p.need[t]++; /* sent when u ends */
+			else
+				play_done_input(&p, t, k, o, to, now);
+		}
+	}
+	uint32_t left = 0;
+	for (uint32_t t = 0; t < s->n; t++)
+		left += !s->done[t];
+	for (uint32_t w = 0; w < s->nw; w++)
+		play_start(&p, &ends, w, now);
+	double at = now;
+	while (left && !p.oom) {
+		play_rates(&p, at);
+		double next = INFINITY;
+		const struct pend *top = locus_heap_peek(&ends);
+		if (top)
+			next = top->at;
+		for (uint32_t j = 0; j < p.nact; j++) {
+			const struct pf *f = &p.f[p.act[j]];
+			double e = f->start > at    ? f->start
+				   : f->rate > 0    ? at + f->left / f->rate
+				   : !(f->left > 0) ? at
+						    : INFINITY;
+			if (e < next)
+				next = e;
+		}
+		if (!(next < INFINITY)) {
+			makespan = INFINITY;
+			break;
+		}
+		for (uint32_t j = 0; j < p.nact; j++) {
+			struct pf *f = &p.f[p.act[j]];
+			if (f->start <= at && f->left > 0)
+				f->left -= f->rate * (next - at);
+		}
+		at = next;
+		/* Transfers done: their waiters' inputs are there. */
+		for (uint32_t j = 0; j < p.nact;) {
+			struct pf *f = &p.f[p.act[j]];
+			if (f->start > at || f->left > f->cap * 1e-9) {
+				j++;
+				continue;
+			}
+			p.act[j] = p.act[--p.nact];
+			f->left = 0;
+			f->done = 1;
+			for (uint32_t k = f->waiters; k != LOCUS_NONE; k = p.slot_next[k]) {
+				uint32_t t = p.slot_task[k];
+				p.need[t]--;
+				play_start(&p, &ends, map[t], at);
+			}
+			f->waiters = LOCUS_NONE;
+		}
+		/* Tasks done: their outputs go to their readers. */
+		while ((top = locus_heap_peek(&ends)) && top->at <= at) {
+			struct pend e;
+			locus_heap_pop(&ends, &e);
+			uint32_t u = e.t, nu = locus__gtp_node(s, map[u]);
+			left--;
+			p.fin[u] = 1;
+			if (e.at > makespan)
+				makespan = e.at;
+			const struct locus_task *tu = &g->tasks[u];
+			for (uint32_t j = 0; j < tu->n_out; j++) {
+				uint32_t o = g->outputs[tu->out_at + j];
+				const struct locus_object *ob = &g->objects[o];
+				for (uint32_t c = 0; c < ob->n_cons; c++) {
+					uint32_t t = g->consumers[ob->cons_at + c];
+					if (s->done[t] || p.fin[t] ||
+					    (s->pi[t] == map[t] && s->kc[t] > 0))
+						continue;
+					const struct locus_task *tk = &g->tasks[t];
+					uint32_t to = locus__gtp_node(s, map[t]);
+					for (uint32_t i = 0; i < tk->n_in; i++) {
+						uint32_t k = tk->in_at + i;
+						if (g->inputs[k] != o)
+							continue;
+						if (to == nu ||
+						    !play_flow(&p, o, nu, to, (double)ob->bytes,
+							       at + s->wl->platform->latency, k))
+							p.need[t]--;
+					}
+					play_start(&p, &ends, map[t], at);
+				}
+			}
+			play_start(&p, &ends, map[u], at);
+		}
+	}
+	if (p.oom)
+		makespan = NAN;
+out:
+	locus_heap_fini(&ends);
+	free(p.f);
+	free(p.act);
+	free(p.obj_head);
+	free(p.slot_next);
+	free(p.slot_task);
+	free(p.need);
+	free(p.seq);
+	free(p.seq_at);
+	free(p.cur);
+	free(p.busy);
+	free(p.rem);
+	free(p.cnt);
+	free(p.fin);
 	return makespan;
 }

@@ -115,6 +115,11 @@ static inline uint32_t locus__gtp_node(const struct gtp *s, uint32_t w)
 
 /* gtp_cost.c */
 
+/* The makespan of mapping `map` (a worker per unfinished task) played out
+ * from `now` on the shared network as the engine runs it (gtp_cost.c);
+ * INFINITY when a task cannot run, NAN when out of memory. */
+double locus__gtp_play(struct gtp *s, double now, const uint32_t *map);
+
 /* On a shared network: each node's rack index and the booking arrays.
  * Returns 0 or LOCUS_ENOMEM (the caller destroys s). */
 int locus__gtp_shared_init(struct gtp *s);
