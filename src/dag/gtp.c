@@ -127,6 +127,7 @@ static void destroy(void *state)
 	free(s->tail);
 	free(s->pi);
 	free(s->newmu);
+	free(s->sent_src);
 	free(s->seq);
 	free(s->seq_at);
 	free(s->fill);
@@ -373,6 +374,10 @@ static void send(struct gtp *s, struct locus_actions *act, uint32_t t, uint32_t 
 			}
 		}
 		locus_act_transfer(act, o, from, to);
+		/* (Out of memory, a point takes it to come from the
+		 * producer's node.) */
+		if (s->shared)
+			(void)locus__gtp_asked(s, o, from, to);
 		if (migrated) {
 			uint32_t old = locus__gtp_node(s, was), pn = locus__gtp_node(s, s->pi[u]);
 			if (old != pn && s->mon->moved(s->mon, o, old) > 0)

@@ -218,16 +218,52 @@ static double arrival(struct gtp *s, double left, uint32_t a, uint32_t b, int be
 	return end;
 }
 
-/* Where the transfers of object o under way come from: the node of its
- * producer's processor, which the engine sent it from when it appeared,
- * else its first copy; LOCUS_NONE when no task made it, or its producer
- * is not done, or no copy is left. */
-static uint32_t sent_from(const struct gtp *s, uint32_t o)
+static size_t asked_slot(const struct gtp *s, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15u) >> 17) & (s->sent_src_cap - 1);
+	while (s->sent_src[i].key && s->sent_src[i].key != key)
+		i = (i + 1) & (s->sent_src_cap - 1);
+	return i;
+}
+
+int locus__gtp_asked(struct gtp *s, uint32_t o, uint32_t from, uint32_t to)
+{
+	if (2 * (s->n_sent_src + 1) > s->sent_src_cap) {
+		size_t cap = s->sent_src_cap ? 2 * s->sent_src_cap : 256;
+		struct asked *old = s->sent_src, *a = calloc(cap, sizeof *a);
+		if (!a)
+			return LOCUS_ENOMEM;
+		size_t old_cap = s->sent_src_cap;
+		s->sent_src = a;
+		s->sent_src_cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].key)
+				s->sent_src[asked_slot(s, old[i].key)] = old[i];
+		free(old);
+	}
+	uint64_t key = (uint64_t)o * s->nn + to + 1;
+	size_t i = asked_slot(s, key);
+	s->n_sent_src += !s->sent_src[i].key;
+	s->sent_src[i] = (struct asked){key, from};
+	return 0;
+}
+
+/* Where the transfer of object o under way to node `to` comes from: the
+ * node the policy asked for when it still holds a copy, else the node of
+ * the producer's processor (the engine sent it from there when it
+ * appeared), else its first copy; LOCUS_NONE when no task made it, or its
+ * producer is not done, or no copy is left. */
+static uint32_t sent_from(const struct gtp *s, uint32_t o, uint32_t to)
 {
 	const struct locus_replicas *rep = s->mon->replicas;
 	uint32_t u = s->g->objects[o].producer;
 	if (u == LOCUS_NONE || !s->done[u] || !locus_replicas_count(rep, o))
 		return LOCUS_NONE;
+	if (s->sent_src_cap) {
+		const struct asked *a = &s->sent_src[asked_slot(s, (uint64_t)o * s->nn + to + 1)];
+		if (a->key && locus_replicas_has(rep, o, a->from))
+			return a->from;
+	}
 	if (s->pi[u] != LOCUS_NONE && locus_replicas_has(rep, o, locus__gtp_node(s, s->pi[u])))
 		return locus__gtp_node(s, s->pi[u]);
 	return locus_replicas_nodes(rep, o)[0];
@@ -248,12 +284,10 @@ static void book_flying(struct gtp *s, double now)
 	s->fly_mark++;
 	s->n_fly = 0;
 	for (uint32_t o = 0; o < s->g->n_objects; o++) {
-		uint32_t from = sent_from(s, o);
-		if (from == LOCUS_NONE)
-			continue;
 		for (uint32_t to = 0; to < s->nn; to++) {
 			double got = s->mon->moved(s->mon, o, to);
-			if (!(got > 0 && got < 1))
+			uint32_t from = got > 0 && got < 1 ? sent_from(s, o, to) : LOCUS_NONE;
+			if (from == LOCUS_NONE)
 				continue;
 			if (s->n_fly == s->fly_cap) {
 				uint32_t cap = s->fly_cap ? 2 * s->fly_cap : 64;
@@ -792,12 +826,10 @@ double locus__gtp_play(struct gtp *s, double now, const uint32_t *map)
 		p.cur[w] = p.seq_at[w];
 	/* The transfers under way go on, from the producer's node. */
 	for (uint32_t o = 0; o < g->n_objects && !p.oom; o++) {
-		uint32_t from = sent_from(s, o);
-		if (from == LOCUS_NONE)
-			continue;
 		for (uint32_t to = 0; to < s->nn; to++) {
 			double got = s->mon->moved(s->mon, o, to);
-			if (got > 0 && got < 1)
+			uint32_t from = got > 0 && got < 1 ? sent_from(s, o, to) : LOCUS_NONE;
+			if (from != LOCUS_NONE)
 				play_flow(&p, o, from, to, (double)g->objects[o].bytes * (1 - got),
 					  now, LOCUS_NONE);
 		}

@@ -98,7 +98,18 @@ struct gtp {
 	} * fly;
 	uint32_t *fly_head, *fly_gen, fly_mark, n_fly, fly_cap;
 	int oom;
-	int booking;		 /* map_all books transfers */
+	int booking; /* map_all books transfers */
+	/* The node each transfer the policy asked for comes from, by
+	 * (object, node it goes to): an open-addressing table of n_sent_src
+	 * entries in sent_src_cap slots (key object * nn + node + 1; 0: free).
+	 * The monitor says how much of a transfer has arrived, not from
+	 * where; GTP/c sends from copies, and a transfer under way from
+	 * another rack than the producer's crosses other uplinks. */
+	struct asked {
+		uint64_t key;
+		uint32_t from;
+	} * sent_src;
+	size_t n_sent_src, sent_src_cap;
 	double est_new, est_cur; /* the estimated makespans of the last point */
 	uint64_t kept;		 /* points that kept the schedule (guard) */
 	/* The tests' view of the costing (gtp.h), or NULL; the length of
@@ -114,6 +125,10 @@ static inline uint32_t locus__gtp_node(const struct gtp *s, uint32_t w)
 }
 
 /* gtp_cost.c */
+
+/* Notes that the policy asked for object o to be sent from node `from` to
+ * node `to`. 0, or LOCUS_ENOMEM. */
+int locus__gtp_asked(struct gtp *s, uint32_t o, uint32_t from, uint32_t to);
 
 /* The makespan of mapping `map` (a worker per unfinished task) played out
  * from `now` on the shared network as the engine runs it (gtp_cost.c);
