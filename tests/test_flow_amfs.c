@@ -585,7 +585,8 @@ TEST(a_pipeline_goes_with_its_first_task)
 	if (!off.rc && !on.rc && !again.rc) {
 		double gap_off = 0;
 		for (uint32_t t = 1; t < 20; t++) {
-			const struct locus_task_result *a = &on.r->tasks[t - 1], *b = &on.r->tasks[t];
+			const struct locus_task_result *a = &on.r->tasks[t - 1],
+						       *b = &on.r->tasks[t];
 			CHECK_EQ_INT(b->worker, on.r->tasks[0].worker);
 			CHECK(fabs(b->start - a->end) < 1e-9);
 			gap_off += off.r->tasks[t].start - off.r->tasks[t - 1].end;
@@ -599,6 +600,69 @@ TEST(a_pipeline_goes_with_its_first_task)
 	locus_result_destroy(off.r);
 	locus_result_destroy(on.r);
 	locus_result_destroy(again.r);
+	locus_workload_destroy(wl);
+	locus_graph_destroy(g);
+	locus_platform_destroy(p);
+}
+
+/* pipeline=1 with several dispatchers: the submitter deals a pipeline's
+ * next task to its predecessor's dispatcher, which sends it with the
+ * predecessor. Three chains of 6 tasks (1 MB, 1 s each) and a root read
+ * by two side tasks, which shift the round-robin of stages 0 and 1, on 4
+ * nodes of 2 cores with 3 dispatchers: every chain task after the first
+ * starts the instant its predecessor ends, on its worker. Dealt by stage
+ * alone, a chain's second task went to another dispatcher, which learnt
+ * of its input and sent it after a round of messages. */
+TEST(a_pipeline_goes_with_its_first_task_across_dispatchers)
+{
+	struct locus_platform *p = cluster(4, 2);
+	struct locus_graph *g = NULL;
+	struct locus_workload *wl = NULL;
+	struct locus_error err = {0};
+	CHECK_EQ_INT(locus_graph_create(&g, "chains", &err), 0);
+	long root = locus_graph_add_task(g, "r", 1.0), ro = locus_graph_add_object(g, "r", 1000000);
+	CHECK(root >= 0 && ro >= 0);
+	CHECK_EQ_INT(locus_graph_add_output(g, (uint32_t)root, (uint32_t)ro, &err), 0);
+	for (int k = 0; k < 2; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "s%d", k);
+		long t = locus_graph_add_task(g, name, 1.0);
+		CHECK(t >= 0);
+		CHECK_EQ_INT(locus_graph_add_input(g, (uint32_t)t, (uint32_t)ro), 0);
+	}
+	uint32_t chain[3][6];
+	for (int c = 0; c < 3; c++) {
+		long prev = -1;
+		for (int i = 0; i < 6; i++) {
+			char name[16];
+			snprintf(name, sizeof name, "c%d_%d", c, i);
+			long t = locus_graph_add_task(g, name, 1.0);
+			long o = locus_graph_add_object(g, name, 1000000);
+			CHECK(t >= 0 && o >= 0);
+			if (prev >= 0)
+				CHECK_EQ_INT(locus_graph_add_input(g, (uint32_t)t, (uint32_t)prev),
+					     0);
+			CHECK_EQ_INT(locus_graph_add_output(g, (uint32_t)t, (uint32_t)o, &err), 0);
+			chain[c][i] = (uint32_t)t;
+			prev = o;
+		}
+	}
+	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
+	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
+	struct run on = simulate_d(wl, "pipeline=1", 3, 1, 0);
+	CHECK(!on.rc);
+	for (int c = 0; !on.rc && c < 3; c++)
+		for (int i = 1; i < 6; i++) {
+			const struct locus_task_result *a = &on.r->tasks[chain[c][i - 1]],
+						       *b = &on.r->tasks[chain[c][i]];
+			if (b->worker != a->worker || fabs(b->start - a->end) > 1e-9)
+				fprintf(stderr,
+					"  c%d_%d: worker %u after %u, %g s after its input\n", c,
+					i, b->worker, a->worker, b->start - a->end);
+			CHECK_EQ_INT(b->worker, a->worker);
+			CHECK(fabs(b->start - a->end) < 1e-9);
+		}
+	locus_result_destroy(on.r);
 	locus_workload_destroy(wl);
 	locus_graph_destroy(g);
 	locus_platform_destroy(p);
@@ -1378,6 +1442,7 @@ TEST_MAIN(TEST_ENTRY(every_configuration_runs_every_task_once),
 	  TEST_ENTRY(file_system_traffic_of_the_configurations),
 	  TEST_ENTRY(stealing_balances_a_data_aware_pile_up), TEST_ENTRY(idle_workers_send_nothing),
 	  TEST_ENTRY(a_pipeline_goes_with_its_first_task),
+	  TEST_ENTRY(a_pipeline_goes_with_its_first_task_across_dispatchers),
 	  TEST_ENTRY(a_woken_thief_looks_when_the_polling_would), TEST_ENTRY(options),
 	  TEST_ENTRY(result_json_version_6), TEST_ENTRY(random_workflows_under_every_configuration),
 	  TEST_ENTRY(replica_placement_of_section_v_f),

@@ -191,10 +191,32 @@ static int groups(struct amfs *s)
 	return 0;
 }
 
-/* The task lists: round-robin within each stage, in topological order;
- * the groups each dispatcher's tasks read by stage (the writers of a
- * task's produced inputs, each once: seen[p] is the last task counted
- * + 1). 0, or LOCUS_ENOMEM. */
+/* With pipeline=1, the task whose produced inputs task t is the one
+ * writer of, of a pipeline's pattern: it goes with t's worker when t is
+ * sent (amfs_dispatcher.c, `successor`), so it is dealt to t's
+ * dispatcher; else LOCUS_NONE. */
+static uint32_t pipe_pred(const struct amfs *s, uint32_t c)
+{
+	if (!chains_on(&s->opt) || s->an->task_patterns[c] != LOCUS_PATTERN_PIPELINE)
+		return LOCUS_NONE;
+	const struct locus_task *ck = &s->g->tasks[c];
+	uint32_t t = LOCUS_NONE;
+	for (uint32_t i = 0; i < ck->n_in; i++) {
+		uint32_t p = s->g->objects[s->g->inputs[ck->in_at + i]].producer;
+		if (p == LOCUS_NONE)
+			continue;
+		if (t != LOCUS_NONE && p != t)
+			return LOCUS_NONE;
+		t = p;
+	}
+	return t;
+}
+
+/* The task lists: round-robin within each stage, in topological order (a
+ * pipeline's next task, with pipeline=1, to its predecessor's
+ * dispatcher); the groups each dispatcher's tasks read by stage (the
+ * writers of a task's produced inputs, each once: seen[p] is the last
+ * task counted + 1). 0, or LOCUS_ENOMEM. */
 static int task_lists(struct amfs *s)
 {
 	const struct locus_graph *g = s->g;
@@ -216,8 +238,8 @@ static int task_lists(struct amfs *s)
 		return LOCUS_ENOMEM;
 	}
 	for (uint32_t i = 0; i < nt; i++) {
-		uint32_t t = g->topo[i], st = locus_flow_stage_of(g, t);
-		s->tdisp[t] = per_stage[st]++ % D;
+		uint32_t t = g->topo[i], st = locus_flow_stage_of(g, t), pred = pipe_pred(s, t);
+		s->tdisp[t] = pred != LOCUS_NONE ? s->tdisp[pred] : per_stage[st]++ % D;
 		s->dtasks_at[s->tdisp[t] + 1]++;
 		const struct locus_task *tk = &g->tasks[t];
 		for (uint32_t j = 0; j < tk->n_in; j++) {

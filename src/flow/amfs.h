@@ -86,6 +86,15 @@ static inline int data_aware(const struct amfs_options *o)
 	return o->config != C_STAGING && o->config != C_CACHE && o->config != C_SHARED;
 }
 
+/* pipeline=1 acts: a task the dispatcher sends takes its pipeline's next
+ * tasks with it (amfs_dispatcher.c), and the submitter deals each such
+ * task to its predecessor's dispatcher (amfs.c). Not where every task
+ * reads from and writes to the file system, nor with replicate=task. */
+static inline int chains_on(const struct amfs_options *o)
+{
+	return o->pipeline && o->config != C_SHARED && o->config != C_STAGING && !o->replicate_task;
+}
+
 /* ---- messages and tags ----------------------------------------------------------------------- */
 
 /* How a worker brings the inputs of the task at the head of its queue. */

@@ -587,9 +587,7 @@ void locus__amfs_send_task(struct amfs *s, struct amfs_dispatcher *ds, struct lo
 	 * retry's), and stays with w (no thief takes it); then that one's,
 	 * and so on down the pipeline. */
 	uint32_t prev = t;
-	int chains =
-	    s->opt.pipeline && config != C_SHARED && config != C_STAGING && !s->opt.replicate_task;
-	for (uint32_t c; chains && (c = successor(s, ds, prev, w)) != NONE; prev = c) {
+	for (uint32_t c; chains_on(&s->opt) && (c = successor(s, ds, prev, w)) != NONE; prev = c) {
 		dtask(s, ds, c)->bound = 1;
 		assign(s, ds, act, c, w, LOCUS_GATHER_AUTO, out, F_NONE);
 	}
