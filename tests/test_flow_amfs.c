@@ -634,7 +634,7 @@ TEST(a_pipeline_goes_with_its_first_task_across_dispatchers)
 	for (int c = 0; c < 3; c++) {
 		long prev = -1;
 		for (int i = 0; i < 6; i++) {
-			char name[16];
+			char name[32];
 			snprintf(name, sizeof name, "c%d_%d", c, i);
 			long t = locus_graph_add_task(g, name, 1.0);
 			long o = locus_graph_add_object(g, name, 1000000);
