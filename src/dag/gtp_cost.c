@@ -656,7 +656,7 @@ static void play_done_input(struct play *p, uint32_t t, uint32_t k, uint32_t o, 
 	if ((there >= 1 && !again) || (s->copies && locus_replicas_has(rep, o, to)))
 		return;
 	if (there > 0 && !again) {
-		/* Under way (play_init made its transfer). */
+		/* Under way: locus__gtp_play made its transfer first. */
 		p->need[t] += play_flow(p, o, to, to, 0, now, k);
 		return;
 	}
