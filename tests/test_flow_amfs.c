@@ -551,6 +551,26 @@ static struct run two_tasks(struct locus_platform *p, double work, const char *o
 	return x;
 }
 
+/* Adds to g a chain of n tasks named PREFIXi, 1 s each, each writing an
+ * object of 1 MB named as it, which the next reads; their ids in ids. */
+static void add_chain(struct locus_graph *g, const char *prefix, int n, uint32_t *ids)
+{
+	struct locus_error err = {0};
+	long prev = -1;
+	for (int i = 0; g && i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "%s%d", prefix, i);
+		long t = locus_graph_add_task(g, name, 1.0);
+		long o = locus_graph_add_object(g, name, 1000000);
+		CHECK(t >= 0 && o >= 0);
+		if (prev >= 0)
+			CHECK_EQ_INT(locus_graph_add_input(g, (uint32_t)t, (uint32_t)prev), 0);
+		CHECK_EQ_INT(locus_graph_add_output(g, (uint32_t)t, (uint32_t)o, &err), 0);
+		ids[i] = (uint32_t)t;
+		prev = o;
+	}
+}
+
 /* pipeline=1: a chain of 20 tasks, each reading the file its predecessor
  * alone writes (an object of 1 MB, 1 s a task), on 3 nodes of 2 cores.
  * Without it each task waits after its predecessor for the dispatcher
@@ -565,18 +585,8 @@ TEST(a_pipeline_goes_with_its_first_task)
 	struct locus_workload *wl = NULL;
 	struct locus_error err = {0};
 	CHECK_EQ_INT(locus_graph_create(&g, "chain", &err), 0);
-	long prev = -1;
-	for (int i = 0; g && i < 20; i++) {
-		char name[16];
-		snprintf(name, sizeof name, "c%d", i);
-		long t = locus_graph_add_task(g, name, 1.0);
-		long o = locus_graph_add_object(g, name, 1000000);
-		CHECK(t >= 0 && o >= 0);
-		if (prev >= 0)
-			CHECK_EQ_INT(locus_graph_add_input(g, (uint32_t)t, (uint32_t)prev), 0);
-		CHECK_EQ_INT(locus_graph_add_output(g, (uint32_t)t, (uint32_t)o, &err), 0);
-		prev = o;
-	}
+	uint32_t chain[20];
+	add_chain(g, "c", 20, chain);
 	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
 	struct run off = simulate(wl, "", 0), on = simulate(wl, "pipeline=1", 0),
@@ -631,22 +641,9 @@ TEST(a_pipeline_goes_with_its_first_task_across_dispatchers)
 		CHECK_EQ_INT(locus_graph_add_input(g, (uint32_t)t, (uint32_t)ro), 0);
 	}
 	uint32_t chain[3][6];
-	for (int c = 0; c < 3; c++) {
-		long prev = -1;
-		for (int i = 0; i < 6; i++) {
-			char name[32];
-			snprintf(name, sizeof name, "c%d_%d", c, i);
-			long t = locus_graph_add_task(g, name, 1.0);
-			long o = locus_graph_add_object(g, name, 1000000);
-			CHECK(t >= 0 && o >= 0);
-			if (prev >= 0)
-				CHECK_EQ_INT(locus_graph_add_input(g, (uint32_t)t, (uint32_t)prev),
-					     0);
-			CHECK_EQ_INT(locus_graph_add_output(g, (uint32_t)t, (uint32_t)o, &err), 0);
-			chain[c][i] = (uint32_t)t;
-			prev = o;
-		}
-	}
+	add_chain(g, "c0_", 6, chain[0]);
+	add_chain(g, "c1_", 6, chain[1]);
+	add_chain(g, "c2_", 6, chain[2]);
 	CHECK_EQ_INT(locus_graph_finish(g, &err), 0);
 	CHECK_EQ_INT(locus_workload_from_graph(&wl, p, g, NULL, &err), 0);
 	struct run on = simulate_d(wl, "pipeline=1", 3, 1, 0);
