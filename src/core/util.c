@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,22 @@ void *locus__calloc(size_t n, size_t size)
 	if (n == 0 || size == 0)
 		return calloc(1, 1);
 	return calloc(n, size);
+}
+
+void locus__prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	long page = sysconf(_SC_PAGESIZE);
+	if (page <= 0 || n < (size_t)page)
+		return;
+	uintptr_t a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	uintptr_t b = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }
 
 void *locus__reallocarray(void *p, size_t n, size_t size)

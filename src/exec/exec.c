@@ -258,6 +258,27 @@ int locus__exec_init(struct locus__exec *x, const struct locus__exec_config *cfg
 	for (size_t t = 0; t < cfg->wl->n_tasks; t++)
 		x->tworker[t] = x->thome[t] = x->tran_by[t] = x->tassigner[t] = x->tlost_node[t] =
 		    NONE;
+	/* The tables left zeroed are written a task at a time as the run
+	 * goes: mapped now, in one call each, not a page fault at a time. */
+	const struct {
+		void *p;
+		size_t width;
+	} zeroed[] = {{x->tstate, 1},
+		      {x->tfrom_policy, 1},
+		      {x->tvoid, 1},
+		      {x->tmon, 1},
+		      {x->tgather, 1},
+		      {x->toutput, 1},
+		      {x->thoming, 1},
+		      {x->tmissing, sizeof *x->tmissing},
+		      {x->tawait, sizeof *x->tawait},
+		      {x->tattempt, sizeof *x->tattempt},
+		      {x->asent, sizeof *x->asent},
+		      {x->acut, sizeof *x->acut},
+		      {x->anext, sizeof *x->anext},
+		      {x->ahint, sizeof *x->ahint}};
+	for (size_t i = 0; i < sizeof zeroed / sizeof *zeroed; i++)
+		locus__prefault(zeroed[i].p, nt * zeroed[i].width);
 	/* Each input edge's consumer edge (consumers are listed in task
 	 * order, an entry per input edge). */
 	const struct locus_graph *g = x->g;

@@ -470,7 +470,10 @@ static int receive(struct flow *f)
 			locus__rt_serve_step(f);
 			flush_batches(f);
 		}
-		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &st);
+		/* A matched probe: the receive takes that message, without
+		 * matching it again. */
+		MPI_Message msg;
+		MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &msg, &st);
 		if (!flag)
 			break;
 		int count = 0;
@@ -478,14 +481,16 @@ static int receive(struct flow *f)
 		if ((size_t)count > f->rcap) {
 			char *b = realloc(f->rbuf, (size_t)count);
 			if (!b) {
+				/* The message is matched: no other receive finds
+				 * it, so the end's count does not wait for it. */
+				f->recvd[st.MPI_SOURCE]++;
 				locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
 				return did;
 			}
 			f->rbuf = b;
 			f->rcap = (size_t)count;
 		}
-		MPI_Recv(f->rbuf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm,
-			 MPI_STATUS_IGNORE);
+		MPI_Mrecv(f->rbuf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
 		f->recvd[st.MPI_SOURCE]++;
 		/* Replica updates alone give this rank nothing to do (when
 		 * they do, its worker's turn says so): it sleeps on. */
@@ -923,7 +928,8 @@ void locus__rt_loop(struct flow *f)
 			break;
 		int flag = 0;
 		MPI_Status st;
-		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &st);
+		MPI_Message msg;
+		MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, f->comm, &flag, &msg, &st);
 		if (!flag) {
 			outbox_progress(f);
 			continue;
@@ -931,8 +937,7 @@ void locus__rt_loop(struct flow *f)
 		int count = 0;
 		MPI_Get_count(&st, MPI_BYTE, &count);
 		char *buf = malloc(count ? (size_t)count : 1);
-		MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, f->comm,
-			 MPI_STATUS_IGNORE);
+		MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
 		f->recvd[st.MPI_SOURCE]++;
 		free(buf);
 	}
