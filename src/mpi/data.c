@@ -604,6 +604,15 @@ static void pull_end(struct flow *f, uint32_t p, int ok)
 	uint32_t j = pl->job, o = pl->object;
 	if (pl->headed && !--f->pulls_active)
 		f->pull_secs += locus__rt_mono() - f->pull_since;
+	if (!ok && pl->direct && pl->fd >= 0) {
+		/* Not a half copy where the node's tasks read: unless another
+		 * rank's whole one has been renamed over it since. */
+		struct stat a, b;
+		if (!fstat(pl->fd, &a) && !lstat(pl->tmp, &b) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			unlink(pl->tmp);
+		pl->tmp[0] = 0;
+	}
 	if (pl->fd >= 0)
 		close(pl->fd);
 	pl->fd = -1;
@@ -618,7 +627,7 @@ static void pull_end(struct flow *f, uint32_t p, int ok)
 		} else {
 			locus__rt_store_path(f, o, path, sizeof path);
 		}
-		if (ok && rename(pl->tmp, path))
+		if (ok && !pl->direct && rename(pl->tmp, path))
 			ok = 0;
 	}
 	if (!ok && pl->tmp[0])
@@ -673,7 +682,25 @@ void locus__rt_take_head(struct flow *f, const struct head *h)
 	hex[nh] = 0;
 	const char *parts[] = {f->node_dir, "/store/.o", num, ".", hex};
 	locus__join(pl->tmp, sizeof pl->tmp, parts, 5);
-	pl->fd = open(pl->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A chunk run's copy serves one task and is deleted after it, and
+	 * no later run reads it: it is written in its place (a rename less
+	 * a chunk, 3-5 us on tmpfs), unless another rank of the node has
+	 * the place (then as any file: a temporary, renamed). A rank reads
+	 * it only once a copy is whole (the replica update that says so
+	 * comes after). */
+	pl->direct = 0;
+	if (f->ck && !pl->partial) {
+		char place[PATH_MAX];
+		locus__rt_store_path(f, pl->object, place, sizeof place);
+		int fd = open(place, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			memcpy(pl->tmp, place, sizeof pl->tmp);
+			pl->fd = fd;
+			pl->direct = 1;
+		}
+	}
+	if (!pl->direct)
+		pl->fd = open(pl->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (pl->fd < 0) {
 		locus__rt_local_fail(f, LOCUS_EIO, "cannot write %s: %s", pl->tmp, strerror(errno));
 		return;

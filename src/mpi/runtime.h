@@ -284,6 +284,9 @@ struct pull {
 	uint32_t job, object;
 	uint32_t partial; /* 0, or the task + 1 whose partial result keyed object comes */
 	int fd, used, headed;
+	/* A chunk run's copy written where it goes (tmp is its place in
+	 * the node's storage), not to a temporary renamed at the end. */
+	int direct;
 	uint64_t length, got;
 	char tmp[PATH_MAX];
 };
@@ -516,7 +519,7 @@ struct flow {
 	 * spin while one does (idle_wait). NULL without doorbells. */
 	int **cmd_flags;
 	int n_cmd_flags;
-	int standin;  /* cur is a stand-in sleeping until standin_end */
+	int standin; /* cur is a stand-in sleeping until standin_end */
 	double standin_end;
 	/* The current attempt's time limit (opt->timeout, or its command's
 	 * wall_time): its length, when it is due, and once it has passed,
