@@ -172,7 +172,18 @@ mkdir -p resk/reads.fa && touch "resk/reads.fa/chunk-000000.out.tmp.$(hostname).
 # What a killed run left where the nodes keep fetched chunks ($TMPDIR: the
 # run's directory, named by its rank 0's pid) is swept; a live run's is not.
 mkdir -p scr/locus-flow-999999999-1/n0/store scr/locus-flow-$$-1
+# A run whose rank 0 is a zombie (dead, not yet reaped: its launcher was
+# killed and an init reaps late) is gone too: a child its parent never
+# waits for, the parent having exec'd sleep.
+(sleep 0 & echo $! >zpid; exec sleep 20) &
+zparent=$!
+for _ in $(seq 1 100); do [ -s zpid ] && grep -q ') Z' "/proc/$(cat zpid)/stat" 2>/dev/null && break; sleep 0.05; done
+zombie=$(cat zpid)
+mkdir -p "scr/locus-flow-$zombie-1/node01/store"
 TMPDIR=$tmp/scr run sweep 0 "$locus" run -np 5 -K 4 --store st -q --results resk -- true
+grep -q ') Z' "/proc/$zombie/stat" 2>/dev/null && [ ! -e "scr/locus-flow-$zombie-1" ] && ok ||
+	fail "a run whose rank 0 is a zombie kept its directory: $(ls scr)"
+kill $zparent 2>/dev/null
 [ -z "$(find resk -name '*.tmp.*')" ] && ok || fail "temporaries left: $(find resk -name '*.tmp.*')"
 [ ! -e scr/locus-flow-999999999-1 ] && ok || fail "a killed run's directory was left: $(ls scr)"
 [ -d scr/locus-flow-$$-1 ] && ok || fail "the sweep removed a live run's directory: $(ls scr)"

@@ -24,6 +24,10 @@ int locus__err(struct locus_error *err, int code, const char *file, long line, l
 /* Allocation helpers that return NULL on overflow as on failure. */
 void *locus__calloc(size_t n, size_t size);
 void *locus__reallocarray(void *p, size_t n, size_t size);
+/* Whether process pid is alive on this host: a zombie (dead, not yet
+ * reaped: its parent killed, an init that reaps late) is not. */
+int locus__pid_alive(long pid);
+
 /* Maps the pages of p[0..n) now, in one call where the kernel allows
  * (MADV_POPULATE_WRITE), so that a loop that later writes them one by
  * one takes no page fault on each: a hint, which may do nothing. */

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,23 @@ void *locus__calloc(size_t n, size_t size)
 	if (n == 0 || size == 0)
 		return calloc(1, 1);
 	return calloc(n, size);
+}
+
+int locus__pid_alive(long pid)
+{
+	if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	char path[64], stat[256];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	ssize_t n = read(fd, stat, sizeof stat - 1);
+	close(fd);
+	stat[n > 0 ? n : 0] = 0;
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses. */
+	const char *paren = strrchr(stat, ')');
+	return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
 }
 
 void locus__prefault(void *p, size_t n)

@@ -322,7 +322,7 @@ static int stale_temporary(const char *name)
 	long pid = strtol(p + 1, &end, 10);
 	if (*end || pid <= 0 || strstr(t + 1, ".locus-tmp-"))
 		return 0;
-	return kill((pid_t)pid, 0) && errno == ESRCH;
+	return !locus__pid_alive(pid);
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -477,9 +477,11 @@ static size_t sweep_local(struct flow *f, const char *local)
 		    e->d_name[11] > '9' || !strcmp(e->d_name, f->st->job))
 			continue;
 		/* Named by its rank 0's process: one alive here may be a run
-		 * that holds no lock (a locus before the locks). */
+		 * that holds no lock (a locus before the locks). A zombie is
+		 * not: a killed launcher's ranks wait to be reaped by an init
+		 * that may take its time (then the directory was left). */
 		long pid = strtol(e->d_name + 11, NULL, 10);
-		if (pid > 0 && !(kill((pid_t)pid, 0) && errno == ESRCH))
+		if (pid > 0 && locus__pid_alive(pid))
 			continue;
 		char p[PATH_MAX];
 		locus__rt_fmt(p, sizeof p, "%s/%s", local, e->d_name);

@@ -570,8 +570,7 @@ static size_t sweep_reports(const char *dir, struct leftovers *lo)
 		    e->d_name[13] > '9')
 			continue;
 		long pid = strtol(e->d_name + 13, &end, 10);
-		if (*end != '-' || pid == (long)getpid() ||
-		    !(kill((pid_t)pid, 0) && errno == ESRCH))
+		if (*end != '-' || pid == (long)getpid() || cli_pid_alive(pid))
 			continue;
 		char path[PATH_MAX];
 		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
