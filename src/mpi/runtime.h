@@ -17,8 +17,10 @@
  * is carried out by a rank of that node, which pulls each file from a rank
  * of the source node (F_FETCH, then a head and pieces of at most PIECE
  * bytes, at most SERVE_MAX streams served at once per rank and OUT_MAX
- * pieces in flight, so a file is never whole in memory) into a temporary
- * that becomes the file by rename; a copy from or to the shared directory
+ * pieces in flight, so a file is never whole in memory; a file of at most
+ * HEAD_BYTES comes whole with its head) into a temporary that becomes the
+ * file by rename (a chunk run's copy, written where it goes when no other
+ * rank of the node has the place); a copy from or to the shared directory
  * is a local copy made by a rank of the node, the shared file written as a
  * temporary and renamed. A task's working directory holds links to its
  * inputs under the workflow's names; its command runs by posix_spawn with
@@ -99,7 +101,8 @@ enum {
 	F_COPY,	      /* -> a rank of the copy's node: carry it out (struct copyreq + objects) */
 	F_COPIED,     /* executor -> requester: how it went (struct copied) */
 	F_FETCH,      /* puller -> server: send me a file (struct fetchreq) */
-	F_HEAD,	      /* server -> puller: status and length (struct head) */
+	F_HEAD,	      /* server -> puller: status and length (struct head), then a
+		       * file of at most HEAD_BYTES whole */
 	F_DATA,	      /* server -> puller: struct piece + bytes */
 	F_DROP,	      /* -> a rank of the node: delete a file (struct repl) */
 	F_REPORT,     /* worker -> rank 0: a task finished (struct rec) */
@@ -126,6 +129,8 @@ struct bhead {
 /* Messages this long or shorter wait in their destination's batch until
  * the end of the rank's turn: one MPI message per destination and turn. */
 #define BATCH_MAX 4096
+/* A file this short goes with its head, in one message (a batch's). */
+#define HEAD_BYTES (BATCH_MAX - 64)
 
 struct fwire {
 	uint32_t type, from, to, bytes, n_args;
@@ -652,7 +657,7 @@ void locus__rt_start_copy(struct flow *f, uint32_t proc, const uint32_t *objs, u
 void locus__rt_stage_add(struct flow *f, uint32_t task, int kind, uint64_t bytes);
 uint32_t locus__rt_take_copy(struct flow *f, int src, const struct copyreq *q,
 			     const uint32_t *objs);
-void locus__rt_take_head(struct flow *f, const struct head *h);
+void locus__rt_take_head(struct flow *f, const struct head *h, const char *data, size_t n);
 void locus__rt_take_piece(struct flow *f, const struct piece *pc, const char *data, size_t n);
 void locus__rt_take_fetch(struct flow *f, int src, const struct fetchreq *fr);
 int locus__rt_serve_step(struct flow *f);

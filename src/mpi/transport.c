@@ -335,8 +335,9 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 			locus__rt_take_fetch(f, src, (const struct fetchreq *)(const void *)buf);
 		break;
 	case F_HEAD:
-		if (!quiet && n == sizeof(struct head))
-			locus__rt_take_head(f, (const struct head *)(const void *)buf);
+		if (!quiet && n >= sizeof(struct head))
+			locus__rt_take_head(f, (const struct head *)(const void *)buf,
+					    buf + sizeof(struct head), n - sizeof(struct head));
 		break;
 	case F_DATA:
 		if (!quiet && n >= sizeof(struct piece))
