@@ -289,6 +289,19 @@ run st-task-json 0 "$locus" flow status once.j --task x --json
 awk 'BEGIN { RS = "}" } /"attempt": 1/ { match($0, /"max_rss_kb": [0-9]+/); m = substr($0, RSTART + 14, RLENGTH - 14)
 	match($0, /"cpu": [0-9.e-]+/); c = substr($0, RSTART + 7, RLENGTH - 7); ok = m >= 40000 && c >= 0.05 }
 	END { exit !ok }' <<<"$out" && ok || fail "st-task-json: the retry's memory or CPU: $out"
+# Version 2: the measures are lines of the ranks' attempts files, not a
+# file an attempt. A version-1 file of an earlier run is read beside them,
+# in the order of the attempts; a line cut short is skipped.
+ls once.j.status.tasks | grep -Eq '^attempts\.[0-9]+\.jsonl$' &&
+	! ls once.j.status.tasks | grep -Eq '^t[0-9]+\.[0-9]+\.json$' && ok ||
+	fail "st-logs-files: $(ls once.j.status.tasks)"
+printf '{"format": "locus-task-log", "version": 1, "task": "x", "index": 0, "attempt": 7, "node": "old", "wall": 1, "cpu": 0, "user": 0, "system": 0, "max_rss_kb": 1, "rank_rss_kb": 1, "stdout": null, "stderr": null, "exit": 3}\n' >once.j.status.tasks/t0.7.json
+printf '{"format": "locus-task-log", "version": 2, "task": "x", "index": 0, "attempt": 9, "no' >once.j.status.tasks/attempts.99.jsonl
+run st-task-v1 0 "$locus" flow status once.j --task x &&
+	expect st-task-v1 '^task x, attempt 7 on old: exited with 3$' "$out" &&
+	[ "$(grep -c '^task x, attempt' <<<"$out")" -eq 3 ] &&
+	[ "$(grep '^task x, attempt' <<<"$out" | sed 's/.*attempt \([0-9]*\).*/\1/' | tr '\n' ' ')" = "0 1 7 " ] && ok ||
+	fail "st-task-v1: $out"
 run st-task-none 1 "$locus" flow status once.j --task nope && expect st-task-none 'no attempt of task "nope" is kept in once.j.status.tasks' "$err"
 run st-task-run 2 "$locus" flow run Once.mf --task x && expect st-task-run "--task is 'locus flow status''s" "$err"
 run st-clean 0 "$locus" flow clean Once.mf --journal once.j &&

@@ -1009,6 +1009,8 @@ static void round_free(struct flow *f)
 		close(f->jfd);
 	if (f->pidfd >= 0)
 		close(f->pidfd);
+	if (f->tlog_fd >= 0)
+		close(f->tlog_fd);
 	locus__rt_fn_stop(f);
 	if (f->pstate)
 		f->pol->destroy(f->pstate);
@@ -1107,6 +1109,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	f->err = err;
 	f->pid = 0;
 	f->pidfd = -1;
+	f->tlog_fd = -1;
 	f->fn_evfd = -1;
 	f->bell = -1;
 	f->host = MPI_COMM_NULL;

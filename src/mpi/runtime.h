@@ -507,6 +507,7 @@ struct flow {
 	struct ran *ran;   /* by task: where its attempt away ran */
 	pid_t pid;	   /* the command, or 0 */
 	int pidfd;	   /* a descriptor of process pidfd_of, or -1 */
+	int tlog_fd;	   /* this rank's attempts file (tasklog.c): -1 unopened, -2 failed */
 	pid_t pidfd_of;
 	int bell;		 /* this rank's doorbell (bell_open), or -1 */
 	uint64_t rings;		 /* sleeps a ring ended */

@@ -84,53 +84,101 @@ static void print_indented(const char *path)
 		fclose(fp);
 }
 
+/* Every attempt kept in dir (STATUS.tasks), in the order of their tasks
+ * and attempts: the lines of the ranks' attempts.RANK.jsonl (task logs
+ * version 2; a line that does not parse, being written or cut, is
+ * skipped) and the tINDEX.ATTEMPT.json files of runs before them
+ * (version 1). *n of them; free with attempts_free. */
+struct attempt {
+	json_int_t index, attempt;
+	size_t seen; /* the order read: ties keep it */
+	json_t *doc;
+};
+
+static int by_attempt(const void *a, const void *b)
+{
+	const struct attempt *x = a, *y = b;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	if (x->attempt != y->attempt)
+		return x->attempt < y->attempt ? -1 : 1;
+	return x->seen < y->seen ? -1 : x->seen > y->seen;
+}
+
+static void attempt_add(struct attempt **a, size_t *n, json_t *doc)
+{
+	if (!json_is_object(doc)) {
+		json_decref(doc);
+		return;
+	}
+	struct attempt *g = realloc(*a, (*n + 1) * sizeof *g);
+	if (!g) {
+		json_decref(doc);
+		return;
+	}
+	*a = g;
+	g[*n] = (struct attempt){json_integer_value(json_object_get(doc, "index")),
+				 json_integer_value(json_object_get(doc, "attempt")), *n, doc};
+	++*n;
+}
+
+static struct attempt *attempts_read(const char *dir, size_t *n)
+{
+	struct attempt *a = NULL;
+	*n = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		char p[4600];
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if (len > 6 && !strcmp(e->d_name + len - 6, ".jsonl")) {
+			FILE *fp = fopen(p, "r");
+			char *line = NULL;
+			size_t cap = 0;
+			while (fp && getline(&line, &cap, fp) > 0)
+				attempt_add(&a, n, json_loads(line, 0, NULL));
+			free(line);
+			if (fp)
+				fclose(fp);
+		} else if (len > 5 && !strcmp(e->d_name + len - 5, ".json")) {
+			attempt_add(&a, n, json_load_file(p, 0, NULL));
+		}
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(a, *n, sizeof *a, by_attempt);
+	return a;
+}
+
+static void attempts_free(struct attempt *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_decref(a[i].doc);
+	free(a);
+}
+
 /* The attempts of task `name` kept in dir (STATUS.tasks): what each
  * measured, and its stdout and stderr. The number printed. */
 static size_t print_task(const char *dir, const char *name, int json)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t n = 0;
-	char **found = NULL;
-	while (d && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
-			continue;
-		char p[4600];
-		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-		json_t *doc = json_load_file(p, 0, NULL);
-		const char *task = json_string_value(json_object_get(doc, "task"));
-		if (task && !strcmp(task, name)) {
-			char **g = realloc(found, (n + 1) * sizeof *g);
-			if (g) {
-				found = g;
-				found[n++] = strdup(p);
-			}
-		}
-		json_decref(doc);
+	size_t all = 0, n = 0;
+	struct attempt *a = attempts_read(dir, &all);
+	for (size_t i = 0; i < all; i++) {
+		const char *task = json_string_value(json_object_get(a[i].doc, "task"));
+		if (task && !strcmp(task, name))
+			a[n++] = a[i];
+		else
+			json_decref(a[i].doc);
 	}
-	if (d)
-		closedir(d);
-	/* In the order of the attempts (tINDEX.ATTEMPT.json). */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i;
-		     j > 0 && found[j] && found[j - 1] && strverscmp(found[j - 1], found[j]) > 0;
-		     j--) {
-			char *x = found[j];
-			found[j] = found[j - 1];
-			found[j - 1] = x;
-		}
 	if (json)
 		printf("[");
 	for (size_t i = 0; i < n; i++) {
-		json_t *doc = found[i] ? json_load_file(found[i], 0, NULL) : NULL;
-		if (!doc)
-			continue;
+		json_t *doc = a[i].doc;
 		if (json) {
 			char *text = json_dumps(doc, JSON_PRESERVE_ORDER);
 			printf("%s%s", i ? ",\n " : "", text ? text : "null");
 			free(text);
-			json_decref(doc);
 			continue;
 		}
 		json_t *ex = json_object_get(doc, "exit"), *sig = json_object_get(doc, "signal");
@@ -163,13 +211,10 @@ static size_t print_task(const char *dir, const char *name, int json)
 			printf("  %s (%s):\n", which[k], p);
 			print_indented(p);
 		}
-		json_decref(doc);
 	}
 	if (json)
 		printf("]\n");
-	for (size_t i = 0; i < n; i++)
-		free(found[i]);
-	free(found);
+	attempts_free(a, n);
 	return n;
 }
 
@@ -192,70 +237,44 @@ static char *file_tail(const char *path, size_t max)
 	return buf;
 }
 
-static int by_version(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
 void flow_failures_read(const char *status, struct flow_failures *ff)
 {
 	char dir[8300];
 	snprintf(dir, sizeof dir, "%s.tasks", status);
 	memset(ff, 0, sizeof *ff);
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **names = NULL;
 	size_t n = 0;
-	while (d && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		if (len <= 5 || strcmp(e->d_name + len - 5, ".json"))
-			continue;
-		char **g = realloc(names, (n + 1) * sizeof *g);
-		if (!g)
-			break;
-		names = g;
-		if ((names[n] = strdup(e->d_name)))
-			n++;
-	}
-	if (d)
-		closedir(d);
-	if (n)
-		qsort(names, n, sizeof *names, by_version);
+	struct attempt *a = attempts_read(dir, &n);
 	for (size_t i = 0; i < n; i++) {
-		char p[8600];
-		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-		json_t *doc = json_load_file(p, 0, NULL);
+		json_t *doc = a[i].doc;
 		json_t *ex = json_object_get(doc, "exit"), *sig = json_object_get(doc, "signal");
 		int failed = (ex && json_integer_value(ex) != 0) || sig;
 		struct locus_report_failure *f =
 		    failed ? realloc(ff->f, (ff->n + 1) * sizeof *f) : NULL;
-		if (f) {
-			ff->f = f;
-			f = &ff->f[ff->n++];
-			memset(f, 0, sizeof *f);
-			char why[96];
-			if (json_is_true(json_object_get(doc, "timed_out")))
-				snprintf(why, sizeof why, "timed out");
-			else if (sig)
-				snprintf(why, sizeof why, "killed by signal %" JSON_INTEGER_FORMAT,
-					 json_integer_value(sig));
-			else
-				snprintf(why, sizeof why, "exited with %" JSON_INTEGER_FORMAT,
-					 json_integer_value(ex));
-			const char *task = json_string_value(json_object_get(doc, "task"));
-			const char *node = json_string_value(json_object_get(doc, "node"));
-			const char *leaf = json_string_value(json_object_get(doc, "stderr"));
-			f->task = task ? strdup(task) : NULL;
-			f->node = node ? strdup(node) : NULL;
-			f->why = strdup(why);
-			f->attempt = (int)json_integer_value(json_object_get(doc, "attempt"));
-			snprintf(p, sizeof p, "%s/%s", dir, leaf ? leaf : "");
-			f->stderr_text = leaf ? file_tail(p, 4096) : NULL;
-		}
-		json_decref(doc);
-		free(names[i]);
+		if (!f)
+			continue;
+		ff->f = f;
+		f = &ff->f[ff->n++];
+		memset(f, 0, sizeof *f);
+		char why[96], p[8600];
+		if (json_is_true(json_object_get(doc, "timed_out")))
+			snprintf(why, sizeof why, "timed out");
+		else if (sig)
+			snprintf(why, sizeof why, "killed by signal %" JSON_INTEGER_FORMAT,
+				 json_integer_value(sig));
+		else
+			snprintf(why, sizeof why, "exited with %" JSON_INTEGER_FORMAT,
+				 json_integer_value(ex));
+		const char *task = json_string_value(json_object_get(doc, "task"));
+		const char *node = json_string_value(json_object_get(doc, "node"));
+		const char *leaf = json_string_value(json_object_get(doc, "stderr"));
+		f->task = task ? strdup(task) : NULL;
+		f->node = node ? strdup(node) : NULL;
+		f->why = strdup(why);
+		f->attempt = (int)json_integer_value(json_object_get(doc, "attempt"));
+		snprintf(p, sizeof p, "%s/%s", dir, leaf ? leaf : "");
+		f->stderr_text = leaf ? file_tail(p, 4096) : NULL;
 	}
-	free(names);
+	attempts_free(a, n);
 }
 
 void flow_failures_fini(struct flow_failures *ff)
@@ -695,8 +714,8 @@ int flow_dry_run(struct flow_args *a)
 }
 
 /* Removes the task logs kept beside status file `status` (STATUS.tasks:
- * tINDEX.ATTEMPT.out, .err and .json, nothing else), and the directory
- * when that leaves it empty. */
+ * tINDEX.ATTEMPT.out, .err and .json, and attempts.RANK.jsonl, nothing
+ * else), and the directory when that leaves it empty. */
 static void remove_task_logs(const char *status)
 {
 	char dir[8300], p[8600];
@@ -704,11 +723,15 @@ static void remove_task_logs(const char *status)
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
-		unsigned t, at;
+		unsigned t, at, r;
 		char ext[8];
-		int n = 0;
-		if (sscanf(e->d_name, "t%u.%u.%7[a-z]%n", &t, &at, ext, &n) == 3 && !e->d_name[n] &&
-		    (!strcmp(ext, "out") || !strcmp(ext, "err") || !strcmp(ext, "json"))) {
+		int n = 0, m = 0;
+		int attempts =
+		    sscanf(e->d_name, "attempts.%u.jsonl%n", &r, &m) == 1 && !e->d_name[m];
+		if (attempts ||
+		    (sscanf(e->d_name, "t%u.%u.%7[a-z]%n", &t, &at, ext, &n) == 3 &&
+		     !e->d_name[n] &&
+		     (!strcmp(ext, "out") || !strcmp(ext, "err") || !strcmp(ext, "json")))) {
 			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
 			unlink(p);
 		}
