@@ -694,7 +694,7 @@ void locus__rt_take_head(struct flow *f, const struct head *h, const char *data,
 		locus__rt_store_path(f, pl->object, place, sizeof place);
 		int fd = open(place, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0) {
-			memcpy(pl->tmp, place, sizeof pl->tmp);
+			memcpy(pl->tmp, place, strlen(place) + 1);
 			pl->fd = fd;
 			pl->direct = 1;
 		}
