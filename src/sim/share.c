@@ -41,7 +41,11 @@
  * the next event, either the least cap of an unfrozen class (the capped
  * classes sorted) or the least saturation level (room left) / unfrozen
  * flows of a resource (a heap of lower bounds, re-keyed when popped: a
- * level only rises as flows freeze). A round costs O((K + R) log(K + R))
+ * level only rises as flows freeze). Most border resources are crossed by
+ * one region class only (with every read remote, 82 % of them): such a
+ * lone resource's level cannot move before that class freezes, so the
+ * lone ones are sorted once beside the caps instead of passing through
+ * the heap. A round costs O((K + R) log(K + R))
  * for K classes and R resources in the region and its border; a disk read
  * alone on its disk or a star costs O(log F). With every read remote
  * (fifo on 8,192 workers, 32 per node) an event changes about 60 classes
@@ -117,6 +121,10 @@ struct cls {
 	double t;
 	double scale;	/* no flow in it has more than this left */
 	double done_at; /* completion time of the head */
+	/* The head flow's target, size and start order, kept here so that a
+	 * new rate's completion time reads no flow. */
+	double head_target, head_bytes;
+	uint64_t head_seq;
 };
 
 struct res {
@@ -153,6 +161,9 @@ struct rfill {
 	double eff;  /* bytes/s the region may use: capacity, or what O leaves */
 	double load; /* bytes/s taken by frozen flows */
 	double open; /* flows not yet frozen */
+	/* On O with n_reg > 1: its region classes, at border[first ..];
+	 * NONE on a lone one, whose region class is `only`. */
+	uint32_t first, only;
 };
 
 struct level {
@@ -160,9 +171,14 @@ struct level {
 	uint32_t res;
 };
 
-struct by_cap {
-	double cap;
-	uint32_t cls;
+/* A level known before the filling starts: a class's cap (`id` the
+ * class), or the level of a lone border resource, one that a single
+ * region class crosses (`id` the resource): nothing changes it until that
+ * class freezes. Sorted as integers, (level, id): `level` holds the bits
+ * of a level >= 0, which order as the doubles do. */
+struct stop {
+	uint64_t level;
+	uint64_t id;
 };
 
 struct locus__share {
@@ -205,7 +221,11 @@ struct locus__share {
 	 * of a resource's classes stay in few cache lines: 2 x the round that
 	 * took it into the region, plus 1 once it is frozen. */
 	uint64_t *mark;
-	struct by_cap *by_cap;
+	/* The region classes of each border resource, in the order of its
+	 * class list: (index there << 32) | class. */
+	uint64_t *border;
+	struct stop *caps;    /* cls_used */
+	struct stop *lones;   /* n_res */
 	struct level *levels; /* n_res + MAXR cls_used */
 	size_t n_levels;
 	size_t scratch_for; /* cls_used the scratch is sized for */
@@ -365,7 +385,7 @@ static int cls_before(const struct locus__share *s, const struct cls *a, const s
 {
 	if (a->done_at != b->done_at)
 		return a->done_at < b->done_at;
-	return s->flows[a->heap[0]].seq < s->flows[b->heap[0]].seq;
+	return a->head_seq < b->head_seq;
 }
 
 static void gheap_up(struct locus__share *s, uint32_t i)
@@ -480,10 +500,16 @@ static int grow_scratch(struct locus__share *s)
 		return LOCUS_ENOMEM;
 	memset(mk + s->scratch_for, 0, (n - s->scratch_for) * sizeof *mk);
 	s->mark = mk;
-	struct by_cap *bc = locus__reallocarray(s->by_cap, n, sizeof *bc);
-	if (!bc)
+	if (n > SIZE_MAX / MAXR)
 		return LOCUS_ENOMEM;
-	s->by_cap = bc;
+	uint64_t *bl = locus__reallocarray(s->border, MAXR * n, sizeof *bl);
+	if (!bl)
+		return LOCUS_ENOMEM;
+	s->border = bl;
+	struct stop *cp = locus__reallocarray(s->caps, n, sizeof *cp);
+	if (!cp)
+		return LOCUS_ENOMEM;
+	s->caps = cp;
 	uint32_t *g = locus__reallocarray(s->gheap, n, sizeof *g);
 	if (!g)
 		return LOCUS_ENOMEM;
@@ -557,6 +583,17 @@ static int reserve(struct locus__share *s, const struct key *k, unsigned n)
 }
 
 /* ---- classes -------------------------------------------------------- */
+
+/* Copies the head flow's fields into class c after its heap changed. */
+static void head_sync(struct locus__share *s, struct cls *c)
+{
+	if (c->n) {
+		const struct flow *f = &s->flows[c->heap[0]];
+		c->head_target = f->target;
+		c->head_bytes = f->bytes;
+		c->head_seq = f->seq;
+	}
+}
 
 /* Brings the class's vtime to the current time. */
 static void cls_touch(struct locus__share *s, struct cls *c)
@@ -651,6 +688,7 @@ static void cls_add(struct locus__share *s, const struct key *k, uint32_t f, dou
 	fl->cls = c;
 	x->heap[x->n++] = f;
 	fheap_up(s, x, x->n - 1);
+	head_sync(s, x);
 	cls_changed(s, c);
 }
 
@@ -663,6 +701,7 @@ static double cls_remove(struct locus__share *s, uint32_t f)
 	cls_touch(s, x);
 	double rem = is_instant(x) ? 0 : fl->target - x->vtime;
 	fheap_del(s, x, fl->pos);
+	head_sync(s, x);
 	fl->cls = NONE;
 	cls_changed(s, c);
 	if (!x->n)
@@ -685,6 +724,7 @@ static void cls_rebase(struct locus__share *s, struct cls *c)
 	c->scale = top;
 	for (uint32_t i = c->n / 2; i-- > 0;)
 		fheap_down(s, c, i);
+	head_sync(s, c);
 }
 
 /* Recomputes the completion time of class c's head. */
@@ -694,16 +734,13 @@ static void cls_refresh(struct locus__share *s, uint32_t c)
 	if (!x->n)
 		return;
 	cls_touch(s, x);
-	const struct flow *f = &s->flows[x->heap[0]];
 	if (is_instant(x)) {
-		x->done_at = f->target;
+		x->done_at = x->head_target;
 	} else {
-		if (x->vtime > REBASE * x->scale) {
+		if (x->vtime > REBASE * x->scale)
 			cls_rebase(s, x);
-			f = &s->flows[x->heap[0]];
-		}
-		double rem = f->target - x->vtime;
-		double tol = REL_EPS * f->bytes + 4 * DBL_EPSILON * fabs(x->vtime);
+		double rem = x->head_target - x->vtime;
+		double tol = REL_EPS * x->head_bytes + 4 * DBL_EPSILON * fabs(x->vtime);
 		x->done_at = rem <= tol ? x->t : x->t + rem / x->rate;
 	}
 	gheap_fix(s, c);
@@ -721,12 +758,12 @@ static void region_add(struct locus__share *s, uint32_t r)
 	s->comp_res[s->n_sres++] = r;
 }
 
-/* Prepares resource r for a filling round, with `eff` bytes/s to give. */
+/* Prepares resource r for a filling round, with `eff` bytes/s to give
+ * (its open flows are counted apart). */
 static void fill_init(struct rfill *x, double eff)
 {
 	x->eff = eff;
 	x->load = 0;
-	x->open = 0;
 	x->saturated = 0;
 }
 
@@ -759,18 +796,150 @@ static void freeze(struct locus__share *s, uint32_t id, double rate, uint32_t by
 	}
 }
 
-static int by_cap_cmp(const void *a, const void *b)
+static int stop_before(const struct stop *x, const struct stop *y)
 {
-	const struct by_cap *x = a, *y = b;
-	if (x->cap != y->cap)
-		return x->cap < y->cap ? -1 : 1;
-	return (x->cls > y->cls) - (x->cls < y->cls);
+	return x->level < y->level || (x->level == y->level && x->id < y->id);
+}
+
+static struct stop stop_of(double level, uint32_t id)
+{
+	struct stop b = {0, id};
+	level += 0.0; /* no -0 */
+	memcpy(&b.level, &level, sizeof level);
+	return b;
+}
+
+static double stop_level(const struct stop *b)
+{
+	double v;
+	memcpy(&v, &b->level, sizeof v);
+	return v;
+}
+
+/* Sorts a[0 .. n) by stop_before (keys are unique: any sort gives the
+ * same order): quicksort on the median of three, insertion below 16. */
+static void stop_sort(struct stop *a, size_t n)
+{
+	while (n > 16) {
+		size_t m = n / 2;
+		struct stop t;
+		if (stop_before(&a[m], &a[0]))
+			t = a[m], a[m] = a[0], a[0] = t;
+		if (stop_before(&a[n - 1], &a[m])) {
+			t = a[m], a[m] = a[n - 1], a[n - 1] = t;
+			if (stop_before(&a[m], &a[0]))
+				t = a[m], a[m] = a[0], a[0] = t;
+		}
+		struct stop p = a[m];
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (stop_before(&a[i], &p))
+				i++;
+			while (stop_before(&p, &a[j]))
+				j--;
+			if (i >= j)
+				break;
+			t = a[i], a[i] = a[j], a[j] = t;
+			i++;
+			j--;
+		}
+		/* a[0 .. j] <= p <= a[j + 1 .. n): recurse on the smaller part. */
+		if (j + 1 < n - j - 1) {
+			stop_sort(a, j + 1);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			stop_sort(a + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct stop v = a[i];
+		size_t k = i;
+		for (; k > 0 && stop_before(&v, &a[k - 1]); k--)
+			a[k] = a[k - 1];
+		a[k] = v;
+	}
 }
 
 /* Whether a resource carrying `load` of `capacity` is full, up to rounding. */
 static int full(double load, double capacity)
 {
 	return load >= capacity * (1 - SAT_EPS);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether border resource r has one region class: a cap, not a level. */
+static int lone(const struct locus__share *s, uint32_t r)
+{
+	return s->fill[r].smark != s->epoch && s->fill[r].n_reg == 1;
+}
+
+/*
+ * Orders what stops the region classes before the resources that many of
+ * them share fill: their caps (s->caps, sorted, returned in *n_caps), and
+ * the lone border resources (s->lones, sorted, in *n_lones), which the
+ * level heap then leaves out. Each border resource of several region
+ * classes lists them as in its class list, so that its saturation freezes
+ * them in the order a scan of the whole list would, without reading the
+ * classes outside.
+ */
+static void order_stops(struct locus__share *s, size_t *n_caps, size_t *n_lones)
+{
+	size_t at = 0, nc = 0, nl = 0;
+	for (size_t i = s->n_sres; i < s->n_comp_res; i++) {
+		struct rfill *o = &s->fill[s->comp_res[i]];
+		if (o->n_reg > 1) {
+			o->first = (uint32_t)at;
+			at += o->n_reg;
+			o->n_reg = 0; /* counted again as the list fills */
+		}
+	}
+	for (size_t i = 0; i < s->n_comp_cls; i++) {
+		uint32_t c = s->comp_cls[i];
+		const struct cls *x = &s->cls[c];
+		if (x->key.cap != INFINITY)
+			s->caps[nc++] = stop_of(x->key.cap, c);
+		for (uint32_t k = 0; k < x->key.n; k++) {
+			uint32_t r = x->key.res[k];
+			struct rfill *o = &s->fill[r];
+			if (o->smark == s->epoch)
+				continue;
+			if (o->first == NONE) {
+				o->only = c;
+				s->lones[nl++] = stop_of(level_of(o), r);
+			} else {
+				s->border[o->first + o->n_reg++] =
+				    (uint64_t)x->res_pos[k] << 32 | c;
+			}
+		}
+	}
+	for (size_t i = s->n_sres; i < s->n_comp_res; i++) {
+		const struct rfill *o = &s->fill[s->comp_res[i]];
+		if (o->first == NONE)
+			continue;
+		uint64_t *l = s->border + o->first;
+		if (o->n_reg > 16) {
+			qsort(l, o->n_reg, sizeof *l, u64_cmp);
+			continue;
+		}
+		for (uint32_t j = 1; j < o->n_reg; j++) {
+			uint64_t v = l[j];
+			uint32_t m = j;
+			for (; m > 0 && l[m - 1] > v; m--)
+				l[m] = l[m - 1];
+			l[m] = v;
+		}
+	}
+	stop_sort(s->caps, nc);
+	stop_sort(s->lones, nl);
+	*n_caps = nc;
+	*n_lones = nl;
 }
 
 /*
@@ -786,8 +955,10 @@ static void fill_round(struct locus__share *s)
 	s->stamp++;
 	s->n_comp_res = s->n_sres;
 	s->n_comp_cls = 0;
-	for (size_t i = 0; i < s->n_sres; i++)
+	for (size_t i = 0; i < s->n_sres; i++) {
 		fill_init(&s->fill[s->comp_res[i]], s->res[s->comp_res[i]].capacity);
+		s->fill[s->comp_res[i]].open = 0;
+	}
 	for (size_t i = 0; i < s->n_sres; i++) {
 		const struct res *r = &s->res[s->comp_res[i]];
 		for (size_t j = 0; j < r->n_cls; j++) {
@@ -796,20 +967,22 @@ static void fill_round(struct locus__share *s)
 			if (s->mark[c] >> 1 == s->stamp)
 				continue;
 			s->mark[c] = 2 * (uint64_t)s->stamp;
-			s->by_cap[s->n_comp_cls].cap = x->key.cap;
-			s->by_cap[s->n_comp_cls].cls = c;
 			s->comp_cls[s->n_comp_cls++] = c;
 			for (uint32_t k = 0; k < x->key.n; k++) {
 				uint32_t rid = x->key.res[k];
 				struct rfill *o = &s->fill[rid];
-				if (o->smark == s->epoch)
+				if (o->smark == s->epoch) {
+					o->open += x->n;
 					continue;
+				}
 				if (o->omark != s->stamp) {
 					o->omark = s->stamp;
 					o->n_reg = o->n_held_reg = 0;
 					o->reg_old = o->reg_max = 0;
+					o->open = 0;
 					s->comp_res[s->n_comp_res++] = rid;
 				}
+				o->open += x->n;
 				o->n_reg++;
 				o->n_held_reg += x->held_by == rid;
 				o->reg_old += x->n * x->rate;
@@ -827,24 +1000,14 @@ static void fill_round(struct locus__share *s)
 		fill_init(of, o->capacity - load > 0 ? o->capacity - load : 0);
 		of->out_load = load;
 		of->n_out = (uint32_t)(o->n_cls - of->n_reg);
+		of->first = NONE;
 	}
-	for (size_t i = 0; i < s->n_comp_cls; i++) {
-		const struct cls *x = &s->cls[s->comp_cls[i]];
-		for (uint32_t k = 0; k < x->key.n; k++)
-			s->fill[x->key.res[k]].open += x->n;
-	}
-
-	/* Classes by cap; those without one, the most, need no order. */
-	size_t n = 0, next = 0, left = s->n_comp_cls;
-	for (size_t i = 0; i < s->n_comp_cls; i++)
-		if (s->by_cap[i].cap != INFINITY)
-			s->by_cap[n++] = s->by_cap[i];
-	if (n > 1)
-		qsort(s->by_cap, n, sizeof *s->by_cap, by_cap_cmp);
+	size_t n_caps, n_lones, next = 0, next_lone = 0, left = s->n_comp_cls;
+	order_stops(s, &n_caps, &n_lones);
 	s->n_levels = 0;
 	for (size_t i = 0; i < s->n_comp_res; i++) {
 		uint32_t r = s->comp_res[i];
-		if (s->fill[r].open > 0) {
+		if (s->fill[r].open > 0 && !lone(s, r)) {
 			s->levels[s->n_levels].level = level_of(&s->fill[r]);
 			s->levels[s->n_levels++].res = r;
 		}
@@ -853,14 +1016,24 @@ static void fill_round(struct locus__share *s)
 
 	double lam = 0;
 	while (left) {
-		while (next < n && s->mark[s->by_cap[next].cls] & 1)
+		while (next < n_caps && s->mark[s->caps[next].id] & 1)
 			next++;
-		double cap = next < n ? s->by_cap[next].cap : INFINITY;
+		while (next_lone < n_lones && s->mark[s->fill[s->lones[next_lone].id].only] & 1)
+			next_lone++;
+		const struct stop *lone = next_lone < n_lones ? &s->lones[next_lone] : NULL;
+		double cap = next < n_caps ? stop_level(&s->caps[next]) : INFINITY;
+		double lone_at = lone ? stop_level(lone) : INFINITY;
 		/* A resource's level only rises as classes on it freeze, so
 		 * the heap keeps lower bounds: the top is re-keyed until its
-		 * level is current. */
+		 * level is current. The lone resources sit apart, their
+		 * levels exact; a top behind the first of them is not looked
+		 * at, as it would not be were they in the heap, so that the
+		 * re-keying (and the rounding of the levels) is the same. */
 		while (s->n_levels) {
 			struct level top = s->levels[0];
+			if (lone && !(top.level < lone_at ||
+				      (top.level == lone_at && top.res < (uint32_t)lone->id)))
+				break;
 			const struct rfill *r = &s->fill[top.res];
 			if (r->saturated || !(r->open > 0)) {
 				level_pop(s);
@@ -873,7 +1046,11 @@ static void fill_round(struct locus__share *s)
 			top.level = now;
 			level_sift(s, 0, top);
 		}
-		double sat = s->n_levels ? s->levels[0].level : INFINITY;
+		int heap_first =
+		    s->n_levels &&
+		    (!lone || s->levels[0].level < lone_at ||
+		     (s->levels[0].level == lone_at && s->levels[0].res < (uint32_t)lone->id));
+		double sat = heap_first ? s->levels[0].level : lone_at;
 		if (cap == INFINITY && sat == INFINITY) {
 			/* Cannot happen (a shared resource is finite); stay safe. */
 			for (size_t i = 0; i < s->n_comp_cls; i++)
@@ -884,19 +1061,38 @@ static void fill_round(struct locus__share *s)
 		if (cap <= sat) {
 			/* Exactly its cap, even if rounding put the level past it. */
 			lam = cap > lam ? cap : lam;
-			freeze(s, s->by_cap[next].cls, cap, NONE);
+			freeze(s, (uint32_t)s->caps[next].id, cap, NONE);
+			left--;
+		} else if (!heap_first) {
+			/* A lone resource saturates: it freezes its one class. */
+			uint32_t rid = (uint32_t)lone->id;
+			lam = sat > lam ? sat : lam;
+			s->fill[rid].saturated = 1;
+			freeze(s, s->fill[rid].only, lam, rid);
 			left--;
 		} else {
 			uint32_t rid = s->levels[0].res;
 			const struct res *r = &s->res[rid];
 			level_pop(s);
 			lam = sat > lam ? sat : lam;
-			s->fill[rid].saturated = 1;
+			struct rfill *rf = &s->fill[rid];
+			rf->saturated = 1;
 			uint64_t open = 2 * (uint64_t)s->stamp;
-			for (size_t j = 0; j < r->n_cls; j++) {
-				if (s->mark[r->cls[j]] == open) {
-					freeze(s, r->cls[j], lam, rid);
-					left--;
+			if (rf->smark == s->epoch) {
+				/* In S: all its classes are in the region. */
+				for (size_t j = 0; j < r->n_cls; j++) {
+					if (s->mark[r->cls[j]] == open) {
+						freeze(s, r->cls[j], lam, rid);
+						left--;
+					}
+				}
+			} else {
+				for (uint32_t j = 0; j < rf->n_reg; j++) {
+					uint32_t c = (uint32_t)s->border[rf->first + j];
+					if (s->mark[c] == open) {
+						freeze(s, c, lam, rid);
+						left--;
+					}
 				}
 			}
 		}
@@ -1178,9 +1374,10 @@ int locus__share_create(struct locus__share **out, size_t n_res, const double *c
 	s->fill = locus__calloc(n_res ? n_res : 1, sizeof *s->fill);
 	s->comp_res = locus__calloc(n_res, sizeof *s->comp_res);
 	s->fails = locus__calloc(n_res, sizeof *s->fails);
+	s->lones = locus__calloc(n_res ? n_res : 1, sizeof *s->lones);
 	s->table_size = 16;
 	s->table = malloc(s->table_size * sizeof *s->table);
-	if (!s->res || !s->fill || !s->comp_res || !s->fails || !s->table) {
+	if (!s->res || !s->fill || !s->comp_res || !s->fails || !s->lones || !s->table) {
 		locus__share_destroy(s);
 		return LOCUS_ENOMEM;
 	}
@@ -1212,7 +1409,9 @@ void locus__share_destroy(struct locus__share *s)
 	free(s->fails);
 	free(s->comp_cls);
 	free(s->mark);
-	free(s->by_cap);
+	free(s->border);
+	free(s->caps);
+	free(s->lones);
 	free(s->levels);
 	free(s);
 }
