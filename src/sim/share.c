@@ -817,7 +817,9 @@ static double stop_level(const struct stop *b)
 }
 
 /* Sorts a[0 .. n) by stop_before (keys are unique: any sort gives the
- * same order): quicksort on the median of three, insertion below 16. */
+ * same order): quicksort on the median of three with a partition that
+ * does not branch on the keys (they are in random order, so a branch on
+ * each would be mispredicted half the time), insertion below 16. */
 static void stop_sort(struct stop *a, size_t n)
 {
 	while (n > 16) {
@@ -830,27 +832,27 @@ static void stop_sort(struct stop *a, size_t n)
 			if (stop_before(&a[m], &a[0]))
 				t = a[m], a[m] = a[0], a[0] = t;
 		}
-		struct stop p = a[m];
-		size_t i = 0, j = n - 1;
-		for (;;) {
-			while (stop_before(&a[i], &p))
-				i++;
-			while (stop_before(&p, &a[j]))
-				j--;
-			if (i >= j)
-				break;
-			t = a[i], a[i] = a[j], a[j] = t;
-			i++;
-			j--;
+		/* The pivot to the end; those before it to the front. */
+		t = a[m], a[m] = a[n - 1], a[n - 1] = t;
+		const struct stop p = a[n - 1];
+		size_t i = 0;
+		for (size_t j = 0; j < n - 1; j++) {
+			struct stop v = a[j];
+			size_t lt = (size_t)stop_before(&v, &p);
+			a[j] = a[i];
+			a[i] = v;
+			i += lt;
 		}
-		/* a[0 .. j] <= p <= a[j + 1 .. n): recurse on the smaller part. */
-		if (j + 1 < n - j - 1) {
-			stop_sort(a, j + 1);
-			a += j + 1;
-			n -= j + 1;
+		a[n - 1] = a[i];
+		a[i] = p;
+		/* a[0 .. i) < p = a[i] < a[i + 1 .. n): the smaller part first. */
+		if (i < n - i - 1) {
+			stop_sort(a, i);
+			a += i + 1;
+			n -= i + 1;
 		} else {
-			stop_sort(a + j + 1, n - j - 1);
-			n = j + 1;
+			stop_sort(a + i + 1, n - i - 1);
+			n = i;
 		}
 	}
 	for (size_t i = 1; i < n; i++) {
