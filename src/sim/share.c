@@ -166,6 +166,14 @@ struct rfill {
 	uint32_t first, only;
 };
 
+/* An entry of the global heap of classes: its key is kept in the entry,
+ * so that sifting reads the heap's array, not the classes. */
+struct gent {
+	double at;    /* the class's done_at */
+	uint64_t seq; /* its head's start order */
+	uint32_t cls;
+};
+
 struct level {
 	double level;
 	uint32_t res;
@@ -196,9 +204,9 @@ struct locus__share {
 	size_t cls_cap, cls_used; /* slots allocated, slots set up */
 	uint32_t free_cls;
 	size_t n_free_cls;
-	uint32_t *table;   /* open addressing: class ids, NONE empty */
-	size_t table_size; /* power of two, >= 2 cls_used */
-	uint32_t *gheap;   /* classes by (done_at, head's seq) */
+	uint32_t *table;    /* open addressing: class ids, NONE empty */
+	size_t table_size;  /* power of two, >= 2 cls_used */
+	struct gent *gheap; /* classes by (done_at, head's seq) */
 	size_t gn;
 
 	double now;	/* time of the last change */
@@ -381,71 +389,68 @@ static void fheap_del(struct locus__share *s, struct cls *c, uint32_t i)
 	fheap_down(s, c, s->flows[last].pos);
 }
 
-static int cls_before(const struct locus__share *s, const struct cls *a, const struct cls *b)
+static int gent_before(const struct gent *a, const struct gent *b)
 {
-	if (a->done_at != b->done_at)
-		return a->done_at < b->done_at;
-	return a->head_seq < b->head_seq;
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
 }
 
 static void gheap_up(struct locus__share *s, uint32_t i)
 {
-	uint32_t id = s->gheap[i];
-	struct cls *c = &s->cls[id];
+	struct gent e = s->gheap[i];
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
-		struct cls *pc = &s->cls[s->gheap[p]];
-		if (!cls_before(s, c, pc))
+		if (!gent_before(&e, &s->gheap[p]))
 			break;
 		s->gheap[i] = s->gheap[p];
-		pc->gpos = i;
+		s->cls[s->gheap[i].cls].gpos = i;
 		i = p;
 	}
-	s->gheap[i] = id;
-	c->gpos = i;
+	s->gheap[i] = e;
+	s->cls[e.cls].gpos = i;
 }
 
 static void gheap_down(struct locus__share *s, uint32_t i)
 {
-	uint32_t id = s->gheap[i];
-	struct cls *c = &s->cls[id];
+	struct gent e = s->gheap[i];
 	for (;;) {
 		size_t l = 2 * (size_t)i + 1, m = l;
 		if (l >= s->gn)
 			break;
-		if (l + 1 < s->gn && cls_before(s, &s->cls[s->gheap[l + 1]], &s->cls[s->gheap[l]]))
+		if (l + 1 < s->gn && gent_before(&s->gheap[l + 1], &s->gheap[l]))
 			m = l + 1;
-		struct cls *mc = &s->cls[s->gheap[m]];
-		if (!cls_before(s, mc, c))
+		if (!gent_before(&s->gheap[m], &e))
 			break;
 		s->gheap[i] = s->gheap[m];
-		mc->gpos = i;
+		s->cls[s->gheap[i].cls].gpos = i;
 		i = (uint32_t)m;
 	}
-	s->gheap[i] = id;
-	c->gpos = i;
+	s->gheap[i] = e;
+	s->cls[e.cls].gpos = i;
 }
 
 static void gheap_del(struct locus__share *s, uint32_t i)
 {
-	uint32_t last = s->gheap[--s->gn];
+	struct gent last = s->gheap[--s->gn];
 	if (i == s->gn)
 		return;
 	s->gheap[i] = last;
 	gheap_up(s, i);
-	gheap_down(s, s->cls[last].gpos);
+	gheap_down(s, s->cls[last.cls].gpos);
 }
 
 /* Places class c in the global heap after its done_at or head changed. */
 static void gheap_fix(struct locus__share *s, uint32_t c)
 {
-	if (s->cls[c].gpos == NONE) {
-		s->gheap[s->gn] = c;
-		s->cls[c].gpos = (uint32_t)s->gn++;
-		gheap_up(s, s->cls[c].gpos);
+	struct cls *x = &s->cls[c];
+	struct gent e = {x->done_at, x->head_seq, c};
+	if (x->gpos == NONE) {
+		s->gheap[s->gn] = e;
+		x->gpos = (uint32_t)s->gn++;
+		gheap_up(s, x->gpos);
 	} else {
-		gheap_up(s, s->cls[c].gpos);
-		gheap_down(s, s->cls[c].gpos);
+		s->gheap[x->gpos] = e;
+		gheap_up(s, x->gpos);
+		gheap_down(s, x->gpos);
 	}
 }
 
@@ -510,7 +515,7 @@ static int grow_scratch(struct locus__share *s)
 	if (!cp)
 		return LOCUS_ENOMEM;
 	s->caps = cp;
-	uint32_t *g = locus__reallocarray(s->gheap, n, sizeof *g);
+	struct gent *g = locus__reallocarray(s->gheap, n, sizeof *g);
 	if (!g)
 		return LOCUS_ENOMEM;
 	s->gheap = g;
@@ -1500,7 +1505,7 @@ int locus__share_start_id(struct locus__share *s, double now, const uint32_t *re
 
 double locus__share_next(const struct locus__share *s)
 {
-	return s && s->gn ? s->cls[s->gheap[0]].done_at : INFINITY;
+	return s && s->gn ? s->gheap[0].at : INFINITY;
 }
 
 /* Takes flow f out at time `at`: uncounts it on its resources (a resource
@@ -1545,7 +1550,7 @@ int locus__share_pop(struct locus__share *s, double now, uint64_t *user)
 {
 	if (!s || !s->gn)
 		return 0;
-	uint32_t c = s->gheap[0];
+	uint32_t c = s->gheap[0].cls;
 	double at = s->cls[c].done_at;
 	if (!(at <= now))
 		return 0;
