@@ -133,6 +133,7 @@ struct scal {
 	uint32_t *lt_prio;   /* priorities, parallel to lt (the heads are compared) */
 	uint32_t *gstart;    /* n (m + 1): group k of worker w in lt */
 	uint32_t *gcur;	     /* n m: next unsent task of each group */
+	uint32_t *ghead;     /* n m: priority + 1 of that task; 0: the group is spent */
 	uint32_t *kept;	     /* n m: tasks k may keep for w (upper bound) */
 	uint32_t *kept_sum;  /* n */
 	uint32_t *nk;	     /* n m: n_k as w last heard it */
@@ -532,13 +533,17 @@ static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 {
 	const uint32_t *g = s->gstart + (size_t)w * (s->m + 1);
 	uint32_t *cur = s->gcur + (size_t)w * s->m;
-	uint32_t best = NIL, bk = 0;
-	/* The unsent local task of highest priority: the best group head. */
+	uint32_t *head = s->ghead + (size_t)w * s->m;
+	uint32_t best = NIL, bk = 0, top = 0;
+	/* The unsent local task of highest priority: the best group head
+	 * (the first of the best, as the heads' priorities sit side by side). */
 	for (uint32_t k = 0; k < s->m; k++)
-		if (cur[k] < g[k + 1] && (best == NIL || s->lt_prio[cur[k]] > s->lt_prio[best])) {
-			best = cur[k];
+		if (head[k] > top) {
+			top = head[k];
 			bk = k;
 		}
+	if (top)
+		best = cur[bk];
 	cost(s, act, s->m);
 	struct locus_msg m = {.from = w};
 	if (best != NIL) {
@@ -549,6 +554,7 @@ static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 		m.n_args = tau;
 		for (unsigned j = 0; j < tau; j++)
 			m.arg[j] = cur[bk] < g[bk + 1] ? (int64_t)s->lt[cur[bk]++] : -1;
+		head[bk] = cur[bk] < g[bk + 1] ? s->lt_prio[cur[bk]] + 1 : 0;
 		s->wstate[w] = W_WAITING;
 		s->asked[w] = bk;
 		s->asked_null[w] = 0;
@@ -633,6 +639,7 @@ static int worker_reply(struct scal *s, uint32_t w, const struct locus_msg *msg)
 		/* k has nothing left: none of the worker's tasks it owns is
 		 * worth sending, and it keeps nothing for it. */
 		s->gcur[x] = s->gstart[(size_t)w * (s->m + 1) + k + 1];
+		s->ghead[x] = 0;
 		s->kept_sum[w] -= s->kept[x];
 		s->kept[x] = 0;
 	}
@@ -712,6 +719,7 @@ static void scal_destroy(void *state)
 	free(s->lt_prio);
 	free(s->gstart);
 	free(s->gcur);
+	free(s->ghead);
 	free(s->kept);
 	free(s->kept_sum);
 	free(s->nk);
@@ -812,12 +820,15 @@ static int setup_workers(struct scal *s)
 			s->lt[at + j] = keys[j].task;
 			/* Only the order within a group matters: store the rank. */
 			s->lt_prio[at + j] =
-			    (uint32_t)(keys[j].prio > UINT32_MAX ? UINT32_MAX : keys[j].prio);
+			    (uint32_t)(keys[j].prio > UINT32_MAX - 1 ? UINT32_MAX - 1
+								     : keys[j].prio);
 		}
 		while (k <= s->m)
 			g[k++] = at + l;
-		for (uint32_t q = 0; q < s->m; q++)
+		for (uint32_t q = 0; q < s->m; q++) {
 			s->gcur[(size_t)w * s->m + q] = g[q];
+			s->ghead[(size_t)w * s->m + q] = g[q] < g[q + 1] ? s->lt_prio[g[q]] + 1 : 0;
+		}
 		at += l;
 		locus_rng_init(&s->wrng[w],
 			       s->seed ^ SEED_WORKER ^ ((uint64_t)w * 0x9e3779b97f4a7c15ull));
@@ -965,6 +976,7 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->lt_at = locus__calloc(n + 1, sizeof *s->lt_at);
 	s->gstart = locus__calloc(n * (m + 1), sizeof *s->gstart);
 	s->gcur = locus__calloc(n * m, sizeof *s->gcur);
+	s->ghead = locus__calloc(n * m, sizeof *s->ghead);
 	s->kept = locus__calloc(n * m, sizeof *s->kept);
 	s->kept_sum = locus__calloc(n, sizeof *s->kept_sum);
 	s->nk = locus__calloc(n * m, sizeof *s->nk);
@@ -993,11 +1005,11 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->bmax = locus__calloc(m, sizeof *s->bmax);
 	s->srng = locus__calloc(m, sizeof *s->srng);
 	s->kfree = NIL;
-	if (!s->lt_at || !s->gstart || !s->gcur || !s->kept || !s->kept_sum || !s->nk ||
-	    !s->nk_sum || !s->wstate || !s->ncand || !s->asked || !s->asked_null || !s->wrng ||
-	    !s->wtau || !s->assigned || !s->own_pos || !s->own_at || !s->own_list || !s->own_left ||
-	    !s->node_left || !s->node_wk || !s->thead || !s->khead || !s->ktail || !s->ksize ||
-	    !s->bucket || !s->bcap || !s->bprev || !s->bnext || !s->bmax || !s->srng ||
+	if (!s->lt_at || !s->gstart || !s->gcur || !s->ghead || !s->kept || !s->kept_sum ||
+	    !s->nk || !s->nk_sum || !s->wstate || !s->ncand || !s->asked || !s->asked_null ||
+	    !s->wrng || !s->wtau || !s->assigned || !s->own_pos || !s->own_at || !s->own_list ||
+	    !s->own_left || !s->node_left || !s->node_wk || !s->thead || !s->khead || !s->ktail ||
+	    !s->ksize || !s->bucket || !s->bcap || !s->bprev || !s->bnext || !s->bmax || !s->srng ||
 	    setup_workers(s)) {
 		scal_destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
