@@ -103,20 +103,23 @@ struct flow {
 	uint32_t pos;	    /* index in its class's heap; when free, the next free slot */
 };
 
+/* The fields a filling round reads come first, in the class's first 64
+ * bytes: with every read remote a round touches each class of its region
+ * once, at a random place in an array of megabytes. */
 struct cls {
 	struct key key;
-	uint64_t hash;
-	uint32_t res_pos[MAXR]; /* index in each shared resource's class list */
-	uint32_t *heap;		/* flow ids by (target, seq); kept when the slot is free */
-	size_t heap_cap;
-	uint32_t n;    /* flows in it; 0 when the slot is free */
-	uint32_t gpos; /* index in the global heap; NONE: not there */
-	uint32_t next_free;
-	uint32_t qmark;	    /* event that queued it for refresh */
-	uint32_t frozen_by; /* the resource that froze it; NONE: its cap */
+	uint32_t n;	    /* flows in it; 0 when the slot is free */
 	uint32_t held_by;   /* its bottleneck under the current rates; NONE: its cap */
+	uint32_t frozen_by; /* the resource that froze it; NONE: its cap */
+	uint32_t qmark;	    /* event that queued it for refresh */
+	double rate;	    /* per flow; INFINITY for the instant class */
 	double fill_rate;
-	double rate;  /* per flow; INFINITY for the instant class */
+	uint32_t res_pos[MAXR]; /* index in each shared resource's class list */
+	uint32_t gpos;		/* index in the global heap; NONE: not there */
+	uint32_t next_free;
+	uint64_t hash;
+	uint32_t *heap; /* flow ids by (target, seq); kept when the slot is free */
+	size_t heap_cap;
 	double vtime; /* service per flow at time t */
 	double t;
 	double scale;	/* no flow in it has more than this left */
