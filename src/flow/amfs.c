@@ -491,6 +491,7 @@ static void destroy(void *state)
 	free(s->dispatcher);
 	free(s->server);
 	free(s->worker);
+	free(s->lazy);
 	free(s->hungry);
 	free(s->count.stage_colls);
 	locus_flow_analysis_destroy(s->an);
@@ -593,8 +594,9 @@ static int create(void **state, const struct locus_policy_ctx *ctx, struct locus
 	ALLOC(s->dispatcher, s->D);
 	ALLOC(s->server, s->D);
 	ALLOC(s->worker, s->nw);
-	if (!s->count.stage_colls || !s->dispatcher || !s->server || !s->worker || groups(s) ||
-	    task_lists(s) || tasks_and_files(s) || chains(s)) {
+	ALLOC(s->lazy, s->nw / 64 + 1);
+	if (!s->count.stage_colls || !s->dispatcher || !s->server || !s->worker || !s->lazy ||
+	    groups(s) || task_lists(s) || tasks_and_files(s) || chains(s)) {
 		destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
@@ -612,10 +614,24 @@ static void on_event(void *state, const struct locus_event *ev, struct locus_act
 	uint32_t p = ev->proc;
 	if (p < s->nw) {
 		struct amfs_worker **wk = &s->worker[p];
-		if (!*wk && !(*wk = locus__amfs_worker_create(s, p)))
+		uint64_t bit = 1ull << (p % 64);
+		if (!*wk && ev->kind == LOCUS_EV_START && !locus__amfs_worker_start_acts(s) &&
+		    (!s->start_known || ev->now == s->start_at)) {
+			/* Its state is what a start makes: made when needed. */
+			s->start_known = 1;
+			s->start_at = ev->now;
+			s->lazy[p / 64] |= bit;
+			return;
+		}
+		if (!*wk && !(*wk = locus__amfs_worker_create(s, p))) {
 			locus_act_oom(act);
-		else
-			locus__amfs_worker_event(s, *wk, p, ev, act);
+			return;
+		}
+		if (s->lazy[p / 64] & bit) {
+			s->lazy[p / 64] &= ~bit;
+			locus__amfs_worker_started(s, *wk, s->start_at);
+		}
+		locus__amfs_worker_event(s, *wk, p, ev, act);
 	} else if (p == p_submitter(s)) {
 		struct amfs_submitter **sub = &s->submitter;
 		if (!*sub && !(*sub = locus__amfs_submitter_create(s)))

@@ -207,6 +207,14 @@ struct amfs {
 	struct amfs_dispatcher **dispatcher; /* by dispatcher */
 	struct amfs_server **server;	     /* by server */
 	struct amfs_worker **worker;	     /* by worker */
+	/* A worker whose only event so far is its start has no state yet:
+	 * it is what its start made at start_at (the first start's time;
+	 * a worker starting at another time gets its state then). A bit a
+	 * worker: started that way. Most workers of a large platform never
+	 * see another event. */
+	uint64_t *lazy;
+	double start_at;
+	int start_known;
 	/* Global stealing: this instance's idle workers asleep after a look
 	 * in vain, one woken by each task to spare. */
 	uint32_t *hungry;
@@ -314,5 +322,10 @@ struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w);
 void locus__amfs_worker_destroy(struct amfs_worker *wk);
 void locus__amfs_worker_event(struct amfs *s, struct amfs_worker *wk, uint32_t w,
 			      const struct locus_event *ev, struct locus_actions *act);
+/* Whether worker w's start at `now` needs a state: one that only sets
+ * the state locus__amfs_worker_started gives it does not. */
+int locus__amfs_worker_start_acts(const struct amfs *s);
+/* What worker w's start at `now` makes of its state, without actions. */
+void locus__amfs_worker_started(const struct amfs *s, struct amfs_worker *wk, double now);
 
 #endif

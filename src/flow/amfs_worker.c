@@ -90,6 +90,20 @@ struct amfs_worker *locus__amfs_worker_create(const struct amfs *s, uint32_t w)
 	return locus__calloc(1, sizeof(struct amfs_worker));
 }
 
+int locus__amfs_worker_start_acts(const struct amfs *s)
+{
+	return s->opt.steal == UINT32_MAX;
+}
+
+void locus__amfs_worker_started(const struct amfs *s, struct amfs_worker *wk, double now)
+{
+	if (!s->opt.steal)
+		return;
+	wk->steal_wait = STEAL_WAIT;
+	wk->next_look = now + STEAL_WAIT;
+	wk->asleep = 1;
+}
+
 /* Worker w's neighbours (near, nb), worked out when it first needs them,
  * to steal or to wake them: most workers of a large platform never do (a
  * million workers' lists were half the set-up of a two-task workflow).
@@ -604,15 +618,12 @@ void locus__amfs_worker_event(struct amfs *s, struct amfs_worker *wk, uint32_t w
 		/* Idle from the start: it first looks STEAL_WAIT later, asleep
 		 * until a neighbour has a task to spare; under global stealing
 		 * (no neighbours to wake it) on a timer. */
-		if (!s->opt.steal)
-			break;
-		wk->steal_wait = STEAL_WAIT;
-		if (s->opt.steal == UINT32_MAX) {
+		if (locus__amfs_worker_start_acts(s)) {
+			wk->steal_wait = STEAL_WAIT;
 			locus_act_timer(act, w, STEAL_WAIT, STEAL_TIMER);
 			wk->timer_set = 1;
 		} else {
-			wk->next_look = ev->now + STEAL_WAIT;
-			wk->asleep = 1;
+			locus__amfs_worker_started(s, wk, ev->now);
 		}
 		break;
 	case LOCUS_EV_TIMER:
