@@ -246,8 +246,13 @@ run out-stdout 0 "$locus" run -np 5 -K 4 --store st --dataset reads.fa -q --out 
 [ ! -e ./- ] && ok || fail "out-stdout: --out - wrote a file named -"
 "$locus" place --generate 128K --chunk-size 64K --nodes 2 --racks 1 --replicas 1 --store ./-st \
 	--dataset d >/dev/null || fail "place into ./-st"
+# A chunk read in place comes as ./-st/...; one a worker took from the
+# other node (scal gives an idle worker a remote chunk when the other has
+# not asked yet: slow ranks, as under the sanitizers) as its copy's
+# absolute path. Neither may start with a dash.
 run dash-store 0 "$locus" run -np 3 -K 2 --store -st -q -- sh -c 'echo "$1|$LOCUS_CHUNK_PATH"' sh {}
-[ "$(printf '%s\n' "$out" | grep -c '^\./-st/node0[12]/d/chunk-[^|]*|\./-st/')" -eq 2 ] && ok || fail "dash-store: $out"
+[ "$(printf '%s\n' "$out" | grep -Ec '^(\./-st/node0[12]/d/chunk-|/)[^|]*\|(\./-st/|/)')" -eq 2 ] && ok ||
+	fail "dash-store: $out"
 
 # Names no shell may see: spaces, quotes, ;, $( ) and backquotes.
 name="odd name; \$(touch PWNED) \`touch PWNED2\` 'q'.fa"
