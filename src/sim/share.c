@@ -819,74 +819,59 @@ static double stop_level(const struct stop *b)
 	return v;
 }
 
-/* Sorts a[0 .. n) by level alone: quicksort on the median of three with
- * a partition that does not branch on the keys (they are in random
- * order, so a branch on each would be mispredicted half the time),
- * insertion below 16. */
-static void stop_sort_levels(struct stop *a, size_t n)
+/* Whether stop x comes before y: by (level, id), without a branch (the
+ * keys come in random order, so a branch on each comparison would be
+ * mispredicted half the time). */
+static int stop_before(const struct stop *x, const struct stop *y)
+{
+	return (x->level < y->level) | ((x->level == y->level) & (x->id < y->id));
+}
+
+/* Sorts a[0 .. n) by (level, id): quicksort on the median of three with a
+ * partition that does not branch on the keys, insertion below 16. The
+ * keys are unique, so any sort gives this order, and no run of equal
+ * keys can make the partition lopsided. */
+static void stop_sort(struct stop *a, size_t n)
 {
 	while (n > 16) {
 		size_t m = n / 2;
 		struct stop t;
-		if (a[m].level < a[0].level)
+		if (stop_before(&a[m], &a[0]))
 			t = a[m], a[m] = a[0], a[0] = t;
-		if (a[n - 1].level < a[m].level) {
+		if (stop_before(&a[n - 1], &a[m])) {
 			t = a[m], a[m] = a[n - 1], a[n - 1] = t;
-			if (a[m].level < a[0].level)
+			if (stop_before(&a[m], &a[0]))
 				t = a[m], a[m] = a[0], a[0] = t;
 		}
-		/* The pivot to the end; those below it to the front. */
+		/* The pivot to the end; those before it to the front. */
 		t = a[m], a[m] = a[n - 1], a[n - 1] = t;
 		const struct stop p = a[n - 1];
 		size_t i = 0;
 		for (size_t j = 0; j < n - 1; j++) {
 			struct stop v = a[j];
-			size_t lt = (size_t)(v.level < p.level);
+			size_t lt = (size_t)stop_before(&v, &p);
 			a[j] = a[i];
 			a[i] = v;
 			i += lt;
 		}
 		a[n - 1] = a[i];
 		a[i] = p;
-		/* a[0 .. i) < p <= a[i + 1 .. n): the smaller part first. */
+		/* a[0 .. i) < p = a[i] < a[i + 1 .. n): the smaller part first. */
 		if (i < n - i - 1) {
-			stop_sort_levels(a, i);
+			stop_sort(a, i);
 			a += i + 1;
 			n -= i + 1;
 		} else {
-			stop_sort_levels(a + i + 1, n - i - 1);
+			stop_sort(a + i + 1, n - i - 1);
 			n = i;
 		}
 	}
 	for (size_t i = 1; i < n; i++) {
 		struct stop v = a[i];
 		size_t k = i;
-		for (; k > 0 && v.level < a[k - 1].level; k--)
+		for (; k > 0 && stop_before(&v, &a[k - 1]); k--)
 			a[k] = a[k - 1];
 		a[k] = v;
-	}
-}
-
-/* Sorts a[0 .. n) by (level, id): by level, then each run of one level
- * (rare: levels are computed) by id. The keys are unique, so the order
- * is the one any sort by (level, id) gives. */
-static void stop_sort(struct stop *a, size_t n)
-{
-	stop_sort_levels(a, n);
-	for (size_t i = 1; i < n; i++) {
-		if (a[i].level != a[i - 1].level)
-			continue;
-		size_t r = i - 1, e = i + 1;
-		while (e < n && a[e].level == a[r].level)
-			e++;
-		for (size_t x = r + 1; x < e; x++) {
-			struct stop v = a[x];
-			size_t k = x;
-			for (; k > r && v.id < a[k - 1].id; k--)
-				a[k] = a[k - 1];
-			a[k] = v;
-		}
-		i = e - 1;
 	}
 }
 
