@@ -105,18 +105,24 @@ static int by_attempt(const void *a, const void *b)
 	return x->seen < y->seen ? -1 : x->seen > y->seen;
 }
 
-static void attempt_add(struct attempt **a, size_t *n, json_t *doc)
+static void attempt_add(struct attempt **a, size_t *n, size_t *cap, json_t *doc)
 {
 	if (!json_is_object(doc)) {
 		json_decref(doc);
 		return;
 	}
-	struct attempt *g = realloc(*a, (*n + 1) * sizeof *g);
-	if (!g) {
-		json_decref(doc);
-		return;
+	if (*n == *cap) {
+		/* Doubling: a run's attempts may be hundreds of thousands. */
+		size_t c = *cap ? 2 * *cap : 64;
+		struct attempt *g = realloc(*a, c * sizeof *g);
+		if (!g) {
+			json_decref(doc);
+			return;
+		}
+		*a = g;
+		*cap = c;
 	}
-	*a = g;
+	struct attempt *g = *a;
 	g[*n] = (struct attempt){json_integer_value(json_object_get(doc, "index")),
 				 json_integer_value(json_object_get(doc, "attempt")), *n, doc};
 	++*n;
@@ -125,6 +131,7 @@ static void attempt_add(struct attempt **a, size_t *n, json_t *doc)
 static struct attempt *attempts_read(const char *dir, size_t *n)
 {
 	struct attempt *a = NULL;
+	size_t room = 0;
 	*n = 0;
 	DIR *d = opendir(dir);
 	for (struct dirent *e; d && (e = readdir(d));) {
@@ -136,12 +143,12 @@ static struct attempt *attempts_read(const char *dir, size_t *n)
 			char *line = NULL;
 			size_t cap = 0;
 			while (fp && getline(&line, &cap, fp) > 0)
-				attempt_add(&a, n, json_loads(line, 0, NULL));
+				attempt_add(&a, n, &room, json_loads(line, 0, NULL));
 			free(line);
 			if (fp)
 				fclose(fp);
 		} else if (len > 5 && !strcmp(e->d_name + len - 5, ".json")) {
-			attempt_add(&a, n, json_load_file(p, 0, NULL));
+			attempt_add(&a, n, &room, json_load_file(p, 0, NULL));
 		}
 	}
 	if (d)
