@@ -1037,6 +1037,9 @@ static void round_free(struct flow *f)
 	free(f->serves);
 	free(f->req);
 	free(f->bufs);
+	free(f->caps);
+	for (size_t i = 0; i < f->n_spare; i++)
+		free(f->spare[i].data);
 	free(f->dests);
 	free(f->tested);
 	free(f->sent);
@@ -1110,6 +1113,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 	f->pid = 0;
 	f->pidfd = -1;
 	f->tlog_fd = -1;
+	f->decide_rng = (uint64_t)f->rank + 1;
 	f->fn_evfd = -1;
 	f->bell = -1;
 	f->host = MPI_COMM_NULL;

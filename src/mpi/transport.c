@@ -26,9 +26,13 @@ double locus__rt_mono(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double locus__rt_now_of(const struct flow *f)
+double locus__rt_now_of(struct flow *f)
 {
-	return locus__rt_mono() - f->t0;
+	if (!f->now_ok) {
+		f->now = locus__rt_mono() - f->t0;
+		f->now_ok = 1;
+	}
+	return f->now;
 }
 
 const char *locus__rt_task_name(const struct flow *f, uint32_t t, char *buf, size_t size)
@@ -54,32 +58,38 @@ static int rings_for(const struct flow *f, int tag, int dest)
 }
 
 /* Sends `len` bytes of `buf` now (the engine owns buf from then on),
- * ringing dest when `ring`. */
-static void send_now(struct flow *f, int dest, int tag, void *buf, size_t len, int ring)
+ * ringing dest when `ring`; `bcap` > 0: a batch's buffer of that size, to
+ * be kept for another batch once sent. */
+static void send_now(struct flow *f, int dest, int tag, void *buf, size_t len, size_t bcap,
+		     int ring)
 {
 	if (f->n_out == f->out_cap) {
-		size_t cap = f->out_cap ? 2 * f->out_cap : 64;
-		MPI_Request *req = realloc(f->req, cap * sizeof *req);
+		size_t n = f->out_cap ? 2 * f->out_cap : 64;
+		MPI_Request *req = realloc(f->req, n * sizeof *req);
 		if (req)
 			f->req = req;
-		void **bufs = req ? realloc(f->bufs, cap * sizeof *bufs) : NULL;
+		void **bufs = req ? realloc(f->bufs, n * sizeof *bufs) : NULL;
 		if (bufs)
 			f->bufs = bufs;
-		int *dests = bufs ? realloc(f->dests, cap * sizeof *dests) : NULL;
+		int *dests = bufs ? realloc(f->dests, n * sizeof *dests) : NULL;
 		if (dests)
 			f->dests = dests;
-		int *tested = dests ? realloc(f->tested, cap * sizeof *tested) : NULL;
+		int *tested = dests ? realloc(f->tested, n * sizeof *tested) : NULL;
 		if (tested)
 			f->tested = tested;
-		if (!req || !bufs || !dests || !tested) {
+		size_t *caps = tested ? realloc(f->caps, n * sizeof *caps) : NULL;
+		if (caps)
+			f->caps = caps;
+		if (!req || !bufs || !dests || !tested || !caps) {
 			free(buf);
 			locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
 			return;
 		}
-		f->out_cap = cap;
+		f->out_cap = n;
 	}
 	MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, f->comm, &f->req[f->n_out]);
 	f->dests[f->n_out] = ring ? dest : -1;
+	f->caps[f->n_out] = bcap;
 	f->bufs[f->n_out++] = buf;
 	f->sent[dest]++;
 	if (ring)
@@ -101,9 +111,14 @@ char *locus__rt_piece_take(struct flow *f)
 	return malloc(sizeof(struct piece) + PIECE);
 }
 
-/* A sent message's buffer: back to the pieces, or freed. */
-static void release(struct flow *f, void *buf)
+/* A sent message's buffer: back to the pieces or the spare batch
+ * buffers (cap > 0: a batch's, of that size), or freed. */
+static void release(struct flow *f, void *buf, size_t cap)
 {
+	if (cap && cap <= SPARE_CAP && f->n_spare < SPARE_MAX) {
+		f->spare[f->n_spare++] = (struct spare){buf, cap};
+		return;
+	}
 	for (size_t i = 0; i < OUT_MAX; i++)
 		if (buf == f->piece_buf[i]) {
 			f->piece_used[i] = 0;
@@ -131,12 +146,12 @@ static void flush_batch(struct flow *f, int dest)
 	if (!b->len)
 		return;
 	char *data = b->data;
-	size_t len = b->len;
+	size_t len = b->len, cap = b->cap;
 	*b = (struct locus__buf){0};
 	int ring = f->urgent ? f->urgent[dest] : 1;
 	if (f->urgent)
 		f->urgent[dest] = 0;
-	send_now(f, dest, F_BATCH, data, len, ring);
+	send_now(f, dest, F_BATCH, data, len, cap, ring);
 }
 
 static void flush_batches(struct flow *f)
@@ -161,6 +176,11 @@ void locus__rt_post_copy(struct flow *f, int dest, int tag, const void *p, size_
 		/* Header, message, zeros to the next 8 bytes: one growth and
 		 * three copies (a message per task goes this way). */
 		size_t pad = (8 - len % 8) % 8, n = sizeof h + len + pad;
+		if (!b->data && f->n_spare) {
+			const struct spare *sp = &f->spare[--f->n_spare];
+			b->data = sp->data;
+			b->cap = sp->cap;
+		}
 		if (locus__grow(&b->data, &b->cap, b->len + n + 1, 1)) {
 			locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
 			return;
@@ -185,7 +205,7 @@ void locus__rt_post_copy(struct flow *f, int dest, int tag, const void *p, size_
 	}
 	memcpy(q, p, len);
 	flush_batch(f, dest);
-	send_now(f, dest, tag, q, len, rings_for(f, tag, dest));
+	send_now(f, dest, tag, q, len, 0, rings_for(f, tag, dest));
 }
 
 /* The same with `buf`, which the engine owns from then on. */
@@ -193,11 +213,11 @@ void locus__rt_post(struct flow *f, int dest, int tag, void *buf, size_t len)
 {
 	if (len <= BATCH_MAX && f->batch) {
 		locus__rt_post_copy(f, dest, tag, buf, len);
-		release(f, buf);
+		release(f, buf, 0);
 		return;
 	}
 	flush_batch(f, dest);
-	send_now(f, dest, tag, buf, len, rings_for(f, tag, dest));
+	send_now(f, dest, tag, buf, len, 0, rings_for(f, tag, dest));
 }
 
 /* The sends that completed: their buffers back, their destinations rung
@@ -213,7 +233,7 @@ static int outbox_progress(struct flow *f)
 	int last = -1;
 	for (int i = 0; i < n; i++) {
 		int k = f->tested[i];
-		release(f, f->bufs[k]);
+		release(f, f->bufs[k], f->caps[k]);
 		if (f->dests[k] >= 0 && f->dests[k] != last)
 			bell_ring(f, f->dests[k]);
 		last = f->dests[k];
@@ -224,6 +244,7 @@ static int outbox_progress(struct flow *f)
 			continue;
 		f->req[k] = f->req[i];
 		f->dests[k] = f->dests[i];
+		f->caps[k] = f->caps[i];
 		f->bufs[k++] = f->bufs[i];
 	}
 	f->n_out = k;
@@ -311,9 +332,13 @@ static int handle(struct flow *f, int src, int tag, const char *buf, size_t n)
 	int quiet = f->failed || f->finishing, work = tag != F_REPL;
 	switch (tag) {
 	case F_POLICY:
-		if (!quiet && n == sizeof(struct fwire)) {
+		if (!quiet && n >= offsetof(struct fwire, arg) && n <= sizeof(struct fwire)) {
+			struct fwire w = {0};
+			memcpy(&w, buf, n);
+			if (n != locus__rt_fwire_len(&w))
+				break;
 			f->rk.msgs_received++;
-			locus__rt_take_message(f, (const struct fwire *)(const void *)buf);
+			locus__rt_take_message(f, &w);
 		}
 		break;
 	case F_REPL:
@@ -493,6 +518,7 @@ static int receive(struct flow *f)
 		}
 		MPI_Mrecv(f->rbuf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
 		f->recvd[st.MPI_SOURCE]++;
+		locus__rt_clock_moved(f);
 		/* Replica updates alone give this rank nothing to do (when
 		 * they do, its worker's turn says so): it sleeps on. */
 		did |= handle(f, st.MPI_SOURCE, st.MPI_TAG, f->rbuf, (size_t)count);
@@ -747,6 +773,7 @@ static void idle_wait(struct flow *f, unsigned *idle)
 	double max = f->opt->max_idle_sleep > 0 ? f->opt->max_idle_sleep : 1e-3;
 	/* Not past the next timer, or a stand-in's end. */
 	const struct timer *top = locus_heap_peek(&f->timers);
+	locus__rt_clock_moved(f);
 	double t = locus__rt_now_of(f);
 	if (top && top->due - t < max)
 		max = top->due > t ? top->due - t : 0;
@@ -869,6 +896,7 @@ void locus__rt_loop(struct flow *f)
 {
 	unsigned idle = 0;
 	while (!f->finishing) {
+		locus__rt_clock_moved(f);
 		int did = receive(f);
 		did |= local_messages(f);
 		did |= fire_timer(f);
@@ -946,6 +974,6 @@ void locus__rt_loop(struct flow *f)
 	if (f->n_out)
 		MPI_Waitall((int)f->n_out, f->req, MPI_STATUSES_IGNORE);
 	for (size_t i = 0; i < f->n_out; i++)
-		release(f, f->bufs[i]);
+		release(f, f->bufs[i], f->caps[i]);
 	f->n_out = 0;
 }

@@ -925,13 +925,9 @@ static void launch(struct flow *f)
 	f->spawn_alone = f->limit > 0;
 	int rc = locus__rt_spawn_in(f, c, line, argv, f->work, errp, &pid);
 	f->spawn_alone = 0;
-	free(line);
-	free(argv);
-	if (rc == ENOMEM) {
-		locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
-		return;
-	}
-	if (rc) {
+	/* A start takes a while (fork, exec). */
+	locus__rt_clock_moved(f);
+	if (rc && rc != ENOMEM) {
 		/* Which program (a Makeflow line runs under /bin/sh, or its
 		 * first word without it), and why: not found, not executable,
 		 * no process to be had (EAGAIN), its stderr file not made. */
@@ -941,6 +937,14 @@ static void launch(struct flow *f)
 			      rc == EAGAIN ? " (no process to be had: the limit of processes "
 					     "or memory is reached)"
 					   : "");
+	}
+	free(line);
+	free(argv);
+	if (rc == ENOMEM) {
+		locus__rt_local_fail(f, LOCUS_ENOMEM, "out of memory");
+		return;
+	}
+	if (rc) {
 		full_storage(f, why, sizeof why);
 		attempt_failed(f, why);
 		return;
@@ -1154,6 +1158,7 @@ int locus__rt_worker_step(struct flow *f)
 	if (f->fn_inline_due) {
 		f->fn_inline_due = 0;
 		f->fn_rc = f->opt->fn(f->opt->user, &f->fn_task, f->fn_why, sizeof f->fn_why);
+		locus__rt_clock_moved(f);
 		fn_over(f);
 		return 1;
 	}
