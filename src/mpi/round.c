@@ -1129,6 +1129,7 @@ static int run_round(MPI_Comm comm, const struct locus_mpi_flow_options *opt,
 		 * with rank 0's origin, the times of all ranks compare. */
 		if (f->one_host)
 			MPI_Bcast(&f->t0, 1, MPI_DOUBLE, 0, f->comm);
+		locus__rt_clock_moved(f); /* a time read in setup had no origin */
 		if (f->rank == 0 && !f->g->n_tasks)
 			locus__rt_finish(f, 0, NULL);
 		/* Every process starts. */
