@@ -93,6 +93,7 @@ extern char **environ;
 #define SPARE_CAP    ((size_t)64 << 10) /* the largest kept */
 #define SERVE_MAX    4			/* streams one rank serves at once */
 #define RECV_MAX     64			/* messages taken per turn of the loop */
+#define INLINE_BURST 100e-6		/* s of quick task functions run in one turn (work.c) */
 #define DECIDE_EVERY 8 /* one policy event timed in about this many (struct flow) */
 /* FNV-1a 64 (locus__rt_fnv) starts from this. */
 #define FNV_START 14695981039346656037ULL
