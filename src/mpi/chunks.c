@@ -159,9 +159,7 @@ static int call(void *user, const struct locus_mpi_flow_task *task, char *why, s
 	/* The runtime reads a chunk this node holds in the store, in place
 	 * (at the path chunk_path gives it); a copy from another node lies in
 	 * the node's storage. */
-	char here[4096];
-	chunk_path(c, c->rank_node[c->rank], o, here, sizeof here);
-	int local = !strcmp(path, here);
+	int local = c->here && c->here[o];
 	uint64_t len = c->g->objects[o].bytes;
 	void *data = NULL;
 	double t0 = mono();
@@ -539,7 +537,8 @@ int locus_mpi_run(MPI_Comm comm, const struct locus_mpi_options *opt, locus_mpi_
 					      .take_output = opt->output ? take_output : NULL,
 					      .output = opt->output ? output : NULL,
 					      .user = &c,
-					      .self = &report->self};
+					      .self = &report->self,
+					      .here = &c.here};
 		c.t0 = mono();
 		rc = locus__rt_run(c.comm, &fo, &ck, &fr, err);
 		/* The runtime's figures of this rank, and the function's. */

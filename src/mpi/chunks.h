@@ -42,7 +42,10 @@ struct chunks {
 	size_t total, skipped; /* chunks of the run, and those done before */
 	size_t schedulers;
 
-	/* This rank's worker: its figures, and the output of its last call. */
+	/* This rank's worker: by chunk object, whether its node's store
+	 * holds it (the runtime reads it there, in place), set by the
+	 * runtime at setup; its figures, and the output of its last call. */
+	const unsigned char *here;
 	struct locus_mpi_rank self;
 	char *out;
 	size_t out_len;

@@ -836,6 +836,8 @@ static int chunks_placed(struct flow *f)
 				f->ck_here[o] = 1;
 		}
 	}
+	if (f->ck->here)
+		*f->ck->here = f->ck_here;
 	return 0;
 }
 

@@ -261,6 +261,10 @@ struct locus__rt_chunks {
 	void *user;
 	/* Filled in at the run's end: this rank's figures. */
 	struct locus_mpi_rank *self;
+	/* Filled in at setup (may be NULL): by object, whether this rank's
+	 * node holds it in the store, so that a task reads it in place (at
+	 * `path`). Valid until the run returns. */
+	const unsigned char **here;
 };
 
 /* Where a finished task's output is, for the journal. */
