@@ -41,14 +41,15 @@
 #endif
 
 struct ctx {
-	int fd; /* the source */
+	int fd;		   /* the source */
+	const char *store; /* a chunk read in place has a path under it */
 	int flaky;
 	long broken;
 	size_t mismatches;
+	size_t wrong_local; /* calls whose `local` says other than their path */
 	size_t n, cap;
 	uint32_t *ran; /* chunk index of each successful call */
 	int *attempt;
-	int *local;
 	size_t n_flaky;
 	uint32_t flaky_failed[4096]; /* chunks whose first attempt failed here */
 };
@@ -66,6 +67,12 @@ static int on_chunk(void *user, const struct locus_mpi_chunk *c, char *why, size
 		snprintf(why, why_size, "flaky first attempt");
 		return 1;
 	}
+	/* Local: read in place, in this node's part of the store; else a
+	 * copy in the node's storage. */
+	size_t sl = strlen(x->store);
+	int in_store = c->path && !strncmp(c->path, x->store, sl) && c->path[sl] == '/';
+	if (in_store != (c->local != 0))
+		x->wrong_local++;
 	char *want = malloc(c->length + 1), *got = malloc(c->length + 1);
 	const char *have = c->data;
 	int ok =
@@ -85,11 +92,9 @@ static int on_chunk(void *user, const struct locus_mpi_chunk *c, char *why, size
 		x->cap = x->cap ? 2 * x->cap : 64;
 		x->ran = realloc(x->ran, x->cap * sizeof *x->ran);
 		x->attempt = realloc(x->attempt, x->cap * sizeof *x->attempt);
-		x->local = realloc(x->local, x->cap * sizeof *x->local);
 	}
 	x->ran[x->n] = (uint32_t)c->index;
-	x->attempt[x->n] = c->attempt;
-	x->local[x->n++] = c->local;
+	x->attempt[x->n++] = c->attempt;
 	return 0;
 }
 
@@ -213,7 +218,10 @@ int main(int argc, char **argv)
 		policies[n_pol++] = "scal";
 	for (size_t p = 0; p < n_pol; p++) {
 		const char *policy = policies[p];
-		struct ctx x = {.fd = open(argv[2], O_RDONLY), .flaky = flaky, .broken = broken};
+		struct ctx x = {.fd = open(argv[2], O_RDONLY),
+				.store = argv[1],
+				.flaky = flaky,
+				.broken = broken};
 		struct locus_mpi_options o = {.store = argv[1],
 					      .dataset = argv[3],
 					      .policy = policy,
@@ -267,6 +275,8 @@ int main(int argc, char **argv)
 		}
 		unsigned long mism = x.mismatches, mism_all = 0;
 		MPI_Reduce(&mism, &mism_all, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+		unsigned long wl = x.wrong_local, wl_all = 0;
+		MPI_Reduce(&wl, &wl_all, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 		if (rank == 0 && rc == 0) {
 			const struct locus_result *r = rep.result;
 			size_t n_chunks = r->n_tasks;
@@ -289,6 +299,10 @@ int main(int argc, char **argv)
 				      "chunk %zu ran %u times", c, seen[c]);
 			CHECK(mism_all == 0, "%lu chunks had other bytes than the source",
 			      mism_all);
+			CHECK(wl_all == 0,
+			      "%lu calls were told local where the chunk was not read in place, "
+			      "or the other way round",
+			      wl_all);
 			CHECK(rep.n_failures == (broken >= 0 && (size_t)broken < n_chunks),
 			      "%zu chunks failed", rep.n_failures);
 			if (rep.n_failures) {
@@ -340,7 +354,6 @@ int main(int argc, char **argv)
 		free(displs);
 		free(x.ran);
 		free(x.attempt);
-		free(x.local);
 		if (x.fd >= 0)
 			close(x.fd);
 		locus_mpi_report_fini(&rep);
