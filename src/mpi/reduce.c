@@ -408,11 +408,12 @@ void locus__rt_take_reduce(struct flow *f, const struct reducereq *q, const uint
 	char errp[PATH_MAX + 8];
 	locus__rt_fmt(errp, sizeof errp, "%s.err", r->work);
 	int rc = locus__rt_spawn_in(f, c, line, argv, r->work, errp, &r->pid);
+	if (rc)
+		locus__rt_start_failed(c, argv, rc, why, sizeof why);
 	free(line);
 	free(argv);
 	if (rc) {
 		r->pid = 0;
-		locus__rt_fmt(why, sizeof why, "cannot start its command: %s", strerror(rc));
 		reduce_over(f, r, why);
 	}
 }

@@ -741,6 +741,10 @@ int locus__rt_output_dirs(struct flow *f, uint32_t t, const char *work, char *wh
 void locus__rt_group_over(struct flow *f, int kill_all);
 int locus__rt_spawn_in(struct flow *f, const struct locus_command *c, const char *line,
 		       char *const *argv, const char *work, const char *errp, pid_t *pid);
+/* Why command c (run with argv, when rewritten) could not start: which
+ * program (a Makeflow line runs under /bin/sh) and the error rc. */
+void locus__rt_start_failed(const struct locus_command *c, char *const *argv, int rc, char *why,
+			    size_t size);
 /* A task function's own thread (when MPI allows one and the options do
  * not keep functions inline), started and stopped. */
 int locus__rt_fn_start(struct flow *f);

@@ -927,17 +927,8 @@ static void launch(struct flow *f)
 	f->spawn_alone = 0;
 	/* A start takes a while (fork, exec). */
 	locus__rt_clock_moved(f);
-	if (rc && rc != ENOMEM) {
-		/* Which program (a Makeflow line runs under /bin/sh, or its
-		 * first word without it), and why: not found, not executable,
-		 * no process to be had (EAGAIN), its stderr file not made. */
-		const char *prog = argv ? argv[0] : c->argv ? c->argv[0] : "/bin/sh";
-		locus__rt_fmt(why, sizeof why, "cannot start its command (%s): %s%s", prog,
-			      strerror(rc),
-			      rc == EAGAIN ? " (no process to be had: the limit of processes "
-					     "or memory is reached)"
-					   : "");
-	}
+	if (rc && rc != ENOMEM)
+		locus__rt_start_failed(c, argv, rc, why, sizeof why);
 	free(line);
 	free(argv);
 	if (rc == ENOMEM) {
@@ -960,6 +951,19 @@ static void launch(struct flow *f)
 			 * the group itself (locus__rt_group_over). */
 		}
 	}
+}
+
+void locus__rt_start_failed(const struct locus_command *c, char *const *argv, int rc, char *why,
+			    size_t size)
+{
+	/* Which program (a Makeflow line runs under /bin/sh, or its first
+	 * word without it), and why: not found, not executable, no process
+	 * to be had (EAGAIN), its stderr file not made. */
+	const char *prog = argv ? argv[0] : c->argv ? c->argv[0] : "/bin/sh";
+	locus__rt_fmt(why, size, "cannot start its command (%s): %s%s", prog, strerror(rc),
+		      rc == EAGAIN ? " (no process to be had: the limit of processes "
+				     "or memory is reached)"
+				   : "");
 }
 
 void locus__rt_group_over(struct flow *f, int kill_all)

@@ -7,7 +7,8 @@
 #    commands writes, the nodes' storage is gone afterwards;
 #  - a reduce stage's command runs at every node of the reduction tree
 #    and gives the sequential result (Makeflow lines, WfCommons
-#    arguments); one naming its inputs by a glob is refused.
+#    arguments); one naming its inputs by a glob is refused; one whose
+#    program cannot start at the tree's root ends the run naming it.
 # Usage: flow.sh LOCUS
 . "$(dirname "$0")/flow_lib.sh"
 
@@ -156,25 +157,30 @@ for spec in "1 12 min 4" "2 17 sum 3" "3 9 min 2" "4 20 sum 4" "5 6 sum 3" "6 16
 done
 # WfCommons: the command's arguments, without a shell; the program takes
 # its output first, then its inputs.
+gen_redwf() { # DIR [THEN]: 10 producers, one reduction by DIR/minof (which
+	# runs the shell command THEN after its work)
+	local d=$1 then=${2:-:} args="" files="" parents="" i
+	mkdir -p "$d"
+	printf '#!/bin/sh\nout=$1\nshift\nsort -n "$@" | head -n 1 >"$out" && echo r >>"%s" && %s\n' \
+		"$tmp/rlog" "$then" >"$d/minof"
+	chmod +x "$d/minof"
+	{
+		printf '{"name": "reduce", "schemaVersion": "1.4",\n "workflow": {"executedAt": "20240101T000000+0000", "makespanInSeconds": 1,\n  "tasks": [\n'
+		for ((i = 0; i < 10; i++)); do
+			printf '   {"name": "p%d", "id": "p%d", "type": "compute", "runtimeInSeconds": 0.1, "parents": [], "children": ["red"],\n' "$i" "$i"
+			printf '    "command": {"program": "sh", "arguments": ["-c", "seq 40 | awk -v s=%d '\''BEGIN { srand(s) } { print int(rand() * 1e6) }'\'' > p%d.txt"]},\n' "$((i + 50))" "$i"
+			printf '    "files": [{"link": "output", "name": "p%d.txt", "sizeInBytes": 300}]},\n' "$i"
+			args="$args, \"p$i.txt\""
+			files="$files, {\"link\": \"input\", \"name\": \"p$i.txt\", \"sizeInBytes\": 300}"
+			parents="$parents${parents:+, }\"p$i\""
+		done
+		printf '   {"name": "red", "id": "red", "type": "compute", "runtimeInSeconds": 0.1, "parents": [%s], "children": [],\n' "$parents"
+		printf '    "command": {"program": "%s", "arguments": ["min.txt"%s]},\n' "$d/minof" "$args"
+		printf '    "files": [{"link": "output", "name": "min.txt", "sizeInBytes": 8}%s]}\n  ]}}\n' "$files"
+	} >"$d/wf.json"
+}
 d="$tmp/redwf"
-mkdir -p "$d"
-printf '#!/bin/sh\nout=$1\nshift\nsort -n "$@" | head -n 1 >"$out" && echo r >>"%s"\n' "$tmp/rlog" >"$d/minof"
-chmod +x "$d/minof"
-{
-	printf '{"name": "reduce", "schemaVersion": "1.4",\n "workflow": {"executedAt": "20240101T000000+0000", "makespanInSeconds": 1,\n  "tasks": [\n'
-	args="" files="" parents=""
-	for ((i = 0; i < 10; i++)); do
-		printf '   {"name": "p%d", "id": "p%d", "type": "compute", "runtimeInSeconds": 0.1, "parents": [], "children": ["red"],\n' "$i" "$i"
-		printf '    "command": {"program": "sh", "arguments": ["-c", "seq 40 | awk -v s=%d '\''BEGIN { srand(s) } { print int(rand() * 1e6) }'\'' > p%d.txt"]},\n' "$((i + 50))" "$i"
-		printf '    "files": [{"link": "output", "name": "p%d.txt", "sizeInBytes": 300}]},\n' "$i"
-		args="$args, \"p$i.txt\""
-		files="$files, {\"link\": \"input\", \"name\": \"p$i.txt\", \"sizeInBytes\": 300}"
-		parents="$parents${parents:+, }\"p$i\""
-	done
-	printf '   {"name": "red", "id": "red", "type": "compute", "runtimeInSeconds": 0.1, "parents": [%s], "children": [],\n' "$parents"
-	printf '    "command": {"program": "%s", "arguments": ["min.txt"%s]},\n' "$d/minof" "$args"
-	printf '    "files": [{"link": "output", "name": "min.txt", "sizeInBytes": 8}%s]}\n  ]}}\n' "$files"
-} >"$d/wf.json"
+gen_redwf "$d"
 want=$(for ((i = 0; i < 10; i++)); do seq 40 | awk -v s=$((i + 50)) 'BEGIN { srand(s) } { print int(rand() * 1e6) }'; done | sort -n | head -n 1)
 : >"$tmp/rlog"
 if run "wfcommons:$d/wf.json" -np 5 --emulate-nodes 4 -q --config cogather --gather 4 \
@@ -184,6 +190,39 @@ if run "wfcommons:$d/wf.json" -np 5 --emulate-nodes 4 -q --config cogather --gat
 else
 	fail "reduction (WfCommons arguments): $(cat "$d/min.txt" 2>/dev/null) against $want"
 fi
+# A program that cannot start at the tree's root: minof makes itself
+# non-executable after its first run, the one step of a tree over two
+# nodes, so the task's own run there (its argv rewritten over the step's
+# partial result: work.c's launch, whose message once read that argv
+# freed) fails to start (EACCES), and so does its retry with all its
+# inputs. The run ends with status 1 (not a time-out, not a rank killed
+# by a sanitizer) naming the program and why; no output, no temporary in
+# the shared directory, nothing left in the nodes' storage or $TMPDIR.
+d="$tmp/redexec"
+gen_redwf "$d" 'chmod -x "$0"'
+: >"$tmp/rlog"
+mkdir -p "$tmp/rtmp"
+TMPDIR=$tmp/rtmp run "wfcommons:$d/wf.json" -np 3 --emulate-nodes 2 -q --config cogather --gather 4 \
+	--reduce minof --local "$tmp/local"
+rc=$?
+if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/rlog")" -eq 1 ] &&
+	grep -qF "task red failed on 2 attempts" "$tmp/out" &&
+	grep -qF "cannot start its command ($d/minof): Permission denied" "$tmp/out" &&
+	[ ! -e "$d/min.txt" ] && [ -z "$(find "$d" -name '*.locus-tmp-*')" ] &&
+	[ -z "$(ls -A "$tmp/local" 2>/dev/null)" ] && [ -z "$(ls -A "$tmp/rtmp")" ]; then
+	pass "reduction whose program cannot start at the root: the run fails naming it"
+else
+	fail "reduction whose program cannot start at the root: exit $rc, $(wc -l <"$tmp/rlog") steps, left: $(ls -A "$d" "$tmp/local" "$tmp/rtmp" 2>/dev/null | tr '\n' ' ') $(grep -m 1 'ERROR: .*Sanitizer' "$tmp/out")"
+fi
+# Not executable from the start: the tree's first step cannot start, and
+# the run says which step, which program and why (reduce.c's message, the
+# same as a task's).
+chmod -x "$d/minof"
+rm -rf "$tmp/local"
+fails_saying "reduction whose program cannot start at its first step" \
+	"reduction of task red's inputs on node .* failed: cannot start its command ($d/minof): Permission denied" -- \
+	"wfcommons:$d/wf.json" -np 3 --emulate-nodes 2 -q --config cogather --gather 4 \
+	--reduce minof --local "$tmp/local"
 # A command that does not name its inputs as words (a glob) cannot run
 # over part of them: the run says so.
 d="$tmp/redglob"
