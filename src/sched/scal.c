@@ -118,6 +118,11 @@ struct kent {
 
 enum worker_state { W_LOCAL, W_REMOTE, W_WAITING, W_STOPPED };
 
+/* A worker's local task and its priority's rank in its group. */
+struct ltask {
+	uint32_t task, prio;
+};
+
 struct scal {
 	const struct locus_workload *wl;
 	uint32_t n, m, f; /* workers, schedulers, tasks */
@@ -128,9 +133,11 @@ struct scal {
 	uint8_t *wtau; /* n: a worker's tau now */
 	uint64_t seed;
 	/* Workers. */
-	uint32_t *lt_at;     /* n + 1: each worker's local tasks in lt */
-	uint32_t *lt;	     /* by (owner, priority desc) */
-	uint32_t *lt_prio;   /* priorities, parallel to lt (the heads are compared) */
+	uint32_t *lt_at; /* n + 1: each worker's local tasks in lt */
+	/* Each worker's local tasks by (owner, priority desc), each beside its
+	 * priority (the next head is compared as a task is sent: one cache
+	 * line, not two). */
+	struct ltask *lt;
 	uint32_t *gstart;    /* n (m + 1): group k of worker w in lt */
 	uint32_t *gcur;	     /* n m: next unsent task of each group */
 	uint32_t *ghead;     /* n m: priority + 1 of that task; 0: the group is spent */
@@ -394,7 +401,9 @@ static void sched_local(struct scal *s, uint32_t k, const struct locus_msg *msg,
 	uint32_t task = NIL;
 	int approved = -1;
 	enum scal_tag tag;
-	if (s->khead[x] != NIL) {
+	/* bmax[k] = 0: k keeps nothing for anyone (the common case), and its
+	 * (k, w) list, a cache miss in an m x n table, is not read. */
+	if (s->bmax[k] && s->khead[x] != NIL) {
 		/* The oldest task kept for this worker. */
 		task = s->kpool[s->khead[x]].task;
 		tag = TAG_ID;
@@ -553,8 +562,8 @@ static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 		m.to = s->n + bk;
 		m.n_args = tau;
 		for (unsigned j = 0; j < tau; j++)
-			m.arg[j] = cur[bk] < g[bk + 1] ? (int64_t)s->lt[cur[bk]++] : -1;
-		head[bk] = cur[bk] < g[bk + 1] ? s->lt_prio[cur[bk]] + 1 : 0;
+			m.arg[j] = cur[bk] < g[bk + 1] ? (int64_t)s->lt[cur[bk]++].task : -1;
+		head[bk] = cur[bk] < g[bk + 1] ? s->lt[cur[bk]].prio + 1 : 0;
 		s->wstate[w] = W_WAITING;
 		s->asked[w] = bk;
 		s->asked_null[w] = 0;
@@ -620,11 +629,13 @@ static int worker_reply(struct scal *s, uint32_t w, const struct locus_msg *msg)
 	int64_t tag = assigned ? msg->arg[2] : msg->arg[0];
 	int64_t nk = assigned ? msg->arg[5] : msg->arg[1];
 	uint32_t kept_bits = assigned ? (uint32_t)msg->arg[4] : 0;
-	if (tag == TAG_ID && s->kept[x]) {
+	/* kept_sum[w] = 0: every kept[w, .] is 0, and the m x n table is not
+	 * read (a cache miss a reply). */
+	if (s->kept_sum[w] && tag == TAG_ID && s->kept[x]) {
 		s->kept[x]--;
 		s->kept_sum[w]--;
 	}
-	if (tag == TAG_CHI) {
+	if (s->kept_sum[w] && tag == TAG_CHI) {
 		/* Nothing was kept for it here any more. */
 		s->kept_sum[w] -= s->kept[x];
 		s->kept[x] = 0;
@@ -640,8 +651,10 @@ static int worker_reply(struct scal *s, uint32_t w, const struct locus_msg *msg)
 		 * worth sending, and it keeps nothing for it. */
 		s->gcur[x] = s->gstart[(size_t)w * (s->m + 1) + k + 1];
 		s->ghead[x] = 0;
-		s->kept_sum[w] -= s->kept[x];
-		s->kept[x] = 0;
+		if (s->kept_sum[w]) {
+			s->kept_sum[w] -= s->kept[x];
+			s->kept[x] = 0;
+		}
 	}
 	if (s->adaptive && !s->asked_null[w] && s->ncand[w]) {
 		/* More candidates after a request whose every candidate was
@@ -716,7 +729,6 @@ static void scal_destroy(void *state)
 		return;
 	free(s->lt_at);
 	free(s->lt);
-	free(s->lt_prio);
 	free(s->gstart);
 	free(s->gcur);
 	free(s->ghead);
@@ -792,9 +804,8 @@ static int setup_workers(struct scal *s)
 	if (total >= UINT32_MAX)
 		return LOCUS_ENOMEM;
 	s->lt = locus__calloc(total, sizeof *s->lt);
-	s->lt_prio = locus__calloc(total, sizeof *s->lt_prio);
 	struct ltkey *keys = locus__calloc(most, sizeof *keys);
-	if (!s->lt || !s->lt_prio || !keys) {
+	if (!s->lt || !keys) {
 		free(keys);
 		return LOCUS_ENOMEM;
 	}
@@ -817,9 +828,9 @@ static int setup_workers(struct scal *s)
 		for (uint32_t j = 0; j < l; j++) {
 			while (k <= keys[j].owner)
 				g[k++] = at + j;
-			s->lt[at + j] = keys[j].task;
+			s->lt[at + j].task = keys[j].task;
 			/* Only the order within a group matters: store the rank. */
-			s->lt_prio[at + j] =
+			s->lt[at + j].prio =
 			    (uint32_t)(keys[j].prio > UINT32_MAX - 1 ? UINT32_MAX - 1
 								     : keys[j].prio);
 		}
@@ -827,7 +838,7 @@ static int setup_workers(struct scal *s)
 			g[k++] = at + l;
 		for (uint32_t q = 0; q < s->m; q++) {
 			s->gcur[(size_t)w * s->m + q] = g[q];
-			s->ghead[(size_t)w * s->m + q] = g[q] < g[q + 1] ? s->lt_prio[g[q]] + 1 : 0;
+			s->ghead[(size_t)w * s->m + q] = g[q] < g[q + 1] ? s->lt[g[q]].prio + 1 : 0;
 		}
 		at += l;
 		locus_rng_init(&s->wrng[w],
