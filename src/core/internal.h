@@ -28,9 +28,9 @@ void *locus__reallocarray(void *p, size_t n, size_t size);
  * reaped: its parent killed, an init that reaps late) is not. */
 int locus__pid_alive(long pid);
 
-/* Maps the pages of p[0..n) now, in one call where the kernel allows
- * (MADV_POPULATE_WRITE), so that a loop that later writes them one by
- * one takes no page fault on each: a hint, which may do nothing. */
+/* Maps the pages of p[0..n) now (MADV_POPULATE_WRITE where the kernel
+ * has it, and a write to each page, its byte unchanged), so that a loop
+ * that later writes them one by one takes no page fault on each. */
 void locus__prefault(void *p, size_t n);
 char *locus__strdup(const char *s);
 char *locus__strndup(const char *s, size_t n);

@@ -41,18 +41,23 @@ int locus__pid_alive(long pid)
 
 void locus__prefault(void *p, size_t n)
 {
-#ifdef MADV_POPULATE_WRITE
 	long page = sysconf(_SC_PAGESIZE);
 	if (page <= 0 || n < (size_t)page)
 		return;
+#ifdef MADV_POPULATE_WRITE
 	uintptr_t a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
 	uintptr_t b = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
 	if (b > a)
 		(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
-#else
-	(void)p;
-	(void)n;
 #endif
+	/* And a write to each page: on a virtual machine the kernel's
+	 * populating maps a page in the guest, but the first write to it
+	 * still cost half a fault (the host's side: 7.2 MB of reports took
+	 * 9 ms to write after MADV_POPULATE_WRITE, 0.2 ms after a write a
+	 * page). The byte is written back as it was. */
+	volatile unsigned char *c = p;
+	for (size_t i = 0; i < n; i += (size_t)page)
+		c[i] = c[i];
 }
 
 void *locus__reallocarray(void *p, size_t n, size_t size)
