@@ -76,6 +76,33 @@ hang_check() {
 	[ $gone = 1 ] && ok || fail "mute-launcher: its sleep still runs"
 }
 
+# A launcher told to end (a time limit's SIGTERM, passed on) that dies of
+# another signal as it tears the job down (Open MPI 4.1's mpiexec has
+# crashed in PMIx_Finalize there, under the Slurm test's time limit): the
+# run says the job was cut short, and ends by the signal it was sent.
+mkdir -p segv
+printf 'o: \n\techo x > o\n' >segv/Makeflow
+cat >segv/mpirun <<'EOF'
+#!/bin/sh
+[ "$1" = --version ] && { echo "mpirun (Open MPI) 4.1.4"; exit 0; }
+: >"$SEGV_READY"
+trap 'kill "$s" 2>/dev/null; trap - SEGV; kill -SEGV $$' TERM
+sleep 30 &
+s=$!
+wait "$s"
+EOF
+chmod +x segv/mpirun
+SEGV_READY=$tmp/segv/ready "$locus" flow run segv/Makeflow -np 2 -q --mpirun "$tmp/segv/mpirun" \
+	>segv/out 2>segv/err &
+pid=$!
+for _ in $(seq 200); do [ -e segv/ready ] && break; sleep 0.05; done
+kill -TERM $pid
+wait $pid
+rc=$?
+err=$(cat segv/err)
+[ $rc = 143 ] && ok || fail "launcher-segv: exit $rc, expected 143 (SIGTERM's)"
+expect launcher-segv "the MPI launcher $tmp/segv/mpirun was killed by signal 11 \(Segmentation fault\) while ending the job on signal 15 \(Terminated\): the job was cut short" "$err"
+
 # --work replaces the workflow's runtimes: a chain of three rules on one
 # core takes their sum (fixed:2, and a trace of 1, 2, 3 seconds).
 printf 'b: a\n\tcp a b\nc: b\n\tcp b c\nd: c\n\tcp c d\n' >chain.mf

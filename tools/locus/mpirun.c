@@ -327,12 +327,16 @@ static volatile pid_t launched; /* the launcher, while it runs */
 /* Passes a signal sent to this process (kill(1), a batch system) on to
  * the launcher, which stops the job; one from the terminal reached the
  * launcher already (one process group). */
+static volatile sig_atomic_t forwarded; /* the last signal passed to it, or 0 */
+
 static void forward_signal(int sig, siginfo_t *info, void *ctx)
 {
 	(void)ctx;
 	pid_t p = launched;
-	if (p > 0 && (!info || info->si_code <= 0))
+	if (p > 0 && (!info || info->si_code <= 0)) {
+		forwarded = sig;
 		kill(p, sig);
+	}
 }
 
 /* This rank's number in the job, from the launcher's environment; -1 when
@@ -748,11 +752,31 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 			cmd, mpirun);
 		return CLI_EXIT_FAIL;
 	}
+	int sent = forwarded;
 	if (WIFSIGNALED(st)) {
 		int sig = WTERMSIG(st);
-		fprintf(stderr, "locus %s: the MPI launcher %s was killed by signal %d (%s)\n", cmd,
-			mpirun, sig, strsignal(sig));
+		/* Told to end (a time limit, a cancel), the launcher may die of
+		 * another signal while it tears the job down (Open MPI 4.1's
+		 * mpiexec has crashed in PMIx_Finalize there): the job was cut
+		 * short by the signal this process passed on, and it ends by
+		 * that signal, as its caller expects. */
+		if (sent && sig != sent)
+			fprintf(stderr,
+				"locus %s: the MPI launcher %s was killed by signal %d (%s) while "
+				"ending the job on signal %d (%s): the job was cut short\n",
+				cmd, mpirun, sig, strsignal(sig), sent, strsignal(sent));
+		else if (sent)
+			fprintf(stderr,
+				"locus %s: the MPI launcher %s ended on signal %d (%s), passed on "
+				"to it: the job was cut short\n",
+				cmd, mpirun, sig, strsignal(sig));
+		else
+			fprintf(stderr,
+				"locus %s: the MPI launcher %s was killed by signal %d (%s)\n", cmd,
+				mpirun, sig, strsignal(sig));
 		fflush(stderr);
+		if (sent)
+			sig = sent;
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return 128 + sig;
