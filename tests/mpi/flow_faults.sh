@@ -3,7 +3,8 @@
 #  - names with spaces and shell characters reach no shell and cannot
 #    escape the working directory; names with ".." are refused;
 #  - a failing command is retried and then ends the run quoting its
-#    stderr; one failing on its node only succeeds on another node's
+#    stderr; GTP/r is told of a failed command and reschedules; one
+#    failing on its node only succeeds on another node's
 #    worker, its output brought home; a missing input is named; a
 #    stand-in run of a WfCommons instance writes outputs of the recorded
 #    sizes;
@@ -74,6 +75,26 @@ if run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --retries 1 && cmp -s "$d/out.tx
 	pass "a command failing once succeeds on its retry"
 else
 	fail "a retry"
+fi
+# GTP/r is told of a command's failed attempt (the FAILED event) and
+# reschedules from there: a resched point, a remapping, the task run again
+# and the chain complete. (tests/mpi/test_conform.c checks that the
+# simulator makes the same decisions on a failed task function.)
+printf 'a.txt:\n\techo a > a.txt\nb.txt: a.txt\n\tif [ -e %s/gtp-once ]; then cat a.txt > b.txt; else touch %s/gtp-once; exit 3; fi\nc.txt: b.txt\n\tcat b.txt > c.txt\n' \
+	"$d" "$d" >"$d/Makeflow"
+rm -f "$d/gtp-once"
+if run "$d/Makeflow" -np 3 --emulate-nodes 2 -q --policy gtp-r --out "$d/g.json" &&
+	[ "$(cat "$d/c.txt")" = a ] &&
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = {t["name"]: t for t in r["tasks"]}
+c = r["policy_stats"]["counters"]
+sys.exit(not (t["b.txt"]["attempts"] == 2 and t["a.txt"]["attempts"] == 1 and
+              c["resched_points"] == 1 and c["remappings"] == 1 and r["status"] == "complete"))' "$d/g.json"; then
+	pass "GTP/r is told of a failed command and reschedules"
+else
+	fail "GTP/r and a failed command: $(cat "$d/g.json" 2>/dev/null | head -c 300)"
 fi
 # Fails on the first node it runs on, and there ever after: the retry
 # must run on another node (and its output come back to the node of the
