@@ -752,31 +752,24 @@ static int run_launcher(const char *cmd, const char *mpirun, char **av, int quie
 			cmd, mpirun);
 		return CLI_EXIT_FAIL;
 	}
-	int sent = forwarded;
 	if (WIFSIGNALED(st)) {
-		int sig = WTERMSIG(st);
+		int sig = WTERMSIG(st), sent = forwarded;
 		/* Told to end (a time limit, a cancel), the launcher may die of
 		 * another signal while it tears the job down (Open MPI 4.1's
 		 * mpiexec has crashed in PMIx_Finalize there): the job was cut
 		 * short by the signal this process passed on, and it ends by
 		 * that signal, as its caller expects. */
+		char on[128] = "";
 		if (sent && sig != sent)
-			fprintf(stderr,
-				"locus %s: the MPI launcher %s was killed by signal %d (%s) while "
-				"ending the job on signal %d (%s): the job was cut short\n",
-				cmd, mpirun, sig, strsignal(sig), sent, strsignal(sent));
-		else if (sent)
-			fprintf(stderr,
-				"locus %s: the MPI launcher %s ended on signal %d (%s), passed on "
-				"to it: the job was cut short\n",
-				cmd, mpirun, sig, strsignal(sig));
-		else
-			fprintf(stderr,
-				"locus %s: the MPI launcher %s was killed by signal %d (%s)\n", cmd,
-				mpirun, sig, strsignal(sig));
-		fflush(stderr);
+			snprintf(on, sizeof on, " while ending the job on signal %d (%s)", sent,
+				 strsignal(sent));
 		if (sent)
-			sig = sent;
+			strcat(on, sig != sent ? ": the job was cut short"
+					       : ", passed on to it: the job was cut short");
+		fprintf(stderr, "locus %s: the MPI launcher %s was killed by signal %d (%s)%s\n",
+			cmd, mpirun, sig, strsignal(sig), on);
+		fflush(stderr);
+		sig = sent ? sent : sig;
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return 128 + sig;
