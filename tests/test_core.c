@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -179,6 +180,26 @@ TEST(parse_size_and_u64)
 	CHECK(locus__parse_u64("18446744073709551615", 20, &v) == 0 && v == UINT64_MAX);
 	CHECK_EQ_INT(locus__parse_u64("18446744073709551616", 20, &v), LOCUS_ERANGE);
 	CHECK_EQ_INT(locus__parse_u64("12a", 3, &v), LOCUS_EPARSE);
+}
+
+/* locus__prefault maps the pages by writing one byte of each back as it
+ * was: whatever the buffer holds (here a pattern over 5 pages and a
+ * part, at an odd start) is unchanged, and a buffer under a page is left
+ * alone. */
+TEST(prefault_keeps_contents)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	CHECK(page > 0);
+	size_t n = 5 * (size_t)page + 123;
+	unsigned char *buf = malloc(n + 1);
+	CHECK(buf != NULL);
+	for (size_t i = 0; i <= n; i++)
+		buf[i] = (unsigned char)(i * 131 + 7);
+	locus__prefault(buf + 1, n);
+	locus__prefault(buf + 1, 10);
+	for (size_t i = 0; i <= n; i++)
+		CHECK_EQ_INT(buf[i], (unsigned char)(i * 131 + 7));
+	free(buf);
 }
 
 /* The hand-made formatting of chunk names and paths writes what snprintf
@@ -370,4 +391,4 @@ TEST_MAIN(TEST_ENTRY(rng_deterministic), TEST_ENTRY(rng_known_sequence),
 	  TEST_ENTRY(rng_shuffle_permutes), TEST_ENTRY(heap_orders_with_ties_by_sequence),
 	  TEST_ENTRY(strmap_put_get_grow), TEST_ENTRY(parse_size_and_u64), TEST_ENTRY(error_format),
 	  TEST_ENTRY(log_parts), TEST_ENTRY(read_file_limit), TEST_ENTRY(options_versions),
-	  TEST_ENTRY(put_u64_join_and_chunk_names))
+	  TEST_ENTRY(put_u64_join_and_chunk_names), TEST_ENTRY(prefault_keeps_contents))
