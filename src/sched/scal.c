@@ -172,7 +172,11 @@ struct scal {
 	struct kent *kpool;
 	size_t kcap, kused;
 	uint32_t kfree;
-	uint32_t *khead;   /* m n: oldest entry of K_kw */
+	uint32_t *khead; /* m n: oldest entry of K_kw */
+	/* m rows of n bits: bit w of row k is set while K_kw holds something
+	 * (a request's look, 256 KB at 64 x 32,768 where khead is 8 MB). */
+	uint64_t *kbits;
+	size_t kwords;	   /* words a row */
 	uint32_t *ktail;   /* m n */
 	uint32_t *ksize;   /* m n */
 	uint32_t **bucket; /* m: bucket[k][s] = first worker whose K_kw has s entries */
@@ -298,6 +302,8 @@ static int kept_add(struct scal *s, uint32_t k, uint32_t w, uint32_t t)
 		s->kpool[s->ktail[x]].next = e;
 	else
 		s->khead[x] = e;
+	if (en->prev == NIL)
+		s->kbits[k * s->kwords + w / 64] |= (uint64_t)1 << (w % 64);
 	s->ktail[x] = e;
 	en->tnext = s->thead[t];
 	s->thead[t] = e;
@@ -320,6 +326,8 @@ static void kept_unlink(struct scal *s, uint32_t k, uint32_t e)
 		s->kpool[en->next].prev = en->prev;
 	else
 		s->ktail[x] = en->prev;
+	if (s->khead[x] == NIL)
+		s->kbits[k * s->kwords + en->worker / 64] &= ~((uint64_t)1 << (en->worker % 64));
 	bucket_out(s, k, en->worker);
 	s->ksize[x]--;
 	bucket_in(s, k, en->worker);
@@ -402,8 +410,9 @@ static void sched_local(struct scal *s, uint32_t k, const struct locus_msg *msg,
 	int approved = -1;
 	enum scal_tag tag;
 	/* bmax[k] = 0: k keeps nothing for anyone (the common case), and its
-	 * (k, w) list, a cache miss in an m x n table, is not read. */
-	if (s->bmax[k] && s->khead[x] != NIL) {
+	 * (k, w) list, a cache miss in an m x n table, is not read; nor
+	 * unless k's row of bits says the list holds something. */
+	if (s->bmax[k] && (s->kbits[k * s->kwords + w / 64] >> (w % 64) & 1)) {
 		/* The oldest task kept for this worker. */
 		task = s->kpool[s->khead[x]].task;
 		tag = TAG_ID;
@@ -759,6 +768,7 @@ static void scal_destroy(void *state)
 	free(s->own_entries);
 	free(s->kpool);
 	free(s->khead);
+	free(s->kbits);
 	free(s->ktail);
 	free(s->ksize);
 	for (uint32_t k = 0; s->bucket && k < s->m; k++)
@@ -1007,6 +1017,8 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->node_wk = locus__calloc(nn, sizeof *s->node_wk);
 	s->thead = locus__calloc(f, sizeof *s->thead);
 	s->khead = locus__calloc(m * n, sizeof *s->khead);
+	s->kwords = (n + 63) / 64;
+	s->kbits = locus__calloc(m * s->kwords, sizeof *s->kbits);
 	s->ktail = locus__calloc(m * n, sizeof *s->ktail);
 	s->ksize = locus__calloc(m * n, sizeof *s->ksize);
 	s->bucket = locus__calloc(m, sizeof *s->bucket);
@@ -1019,9 +1031,9 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	if (!s->lt_at || !s->gstart || !s->gcur || !s->ghead || !s->kept || !s->kept_sum ||
 	    !s->nk || !s->nk_sum || !s->wstate || !s->ncand || !s->asked || !s->asked_null ||
 	    !s->wrng || !s->wtau || !s->assigned || !s->own_pos || !s->own_at || !s->own_list ||
-	    !s->own_left || !s->node_left || !s->node_wk || !s->thead || !s->khead || !s->ktail ||
-	    !s->ksize || !s->bucket || !s->bcap || !s->bprev || !s->bnext || !s->bmax || !s->srng ||
-	    setup_workers(s)) {
+	    !s->own_left || !s->node_left || !s->node_wk || !s->thead || !s->khead || !s->kbits ||
+	    !s->ktail || !s->ksize || !s->bucket || !s->bcap || !s->bprev || !s->bnext ||
+	    !s->bmax || !s->srng || setup_workers(s)) {
 		scal_destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
