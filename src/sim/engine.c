@@ -187,10 +187,31 @@ static void queue_step(struct proc *pr, int up, double now)
 		pr->qmax = pr->qlen;
 }
 
+/* A process's end of handling that the queue does not hold (lazy): it
+ * came before the event being handled, which then finds the process free;
+ * else it goes into the queue under its own key, where it would have been
+ * all along. Most ends find nothing more to handle (half of scal's 21
+ * million events at 2,048 x 16 were ends), so most never enter the queue;
+ * the order of everything else is the same. */
+static void settle(struct engine *e, struct proc *pr, uint32_t proc)
+{
+	if (!pr->lazy)
+		return;
+	pr->lazy = 0;
+	if (pr->free_at < e->now || (pr->free_at == e->now && pr->free_seq < e->cur_seq)) {
+		pr->busy = 0;
+		return;
+	}
+	struct ev v = {pr->free_at, pr->free_seq, EV_FREE, proc, NONE};
+	if (evq_push(e, &v))
+		locus__sim_fail(e, LOCUS_ENOMEM, "out of memory");
+}
+
 /* Puts item `i` into proc's inbox at time `now` and handles it if idle. */
 static void arrive(struct engine *e, uint32_t proc, uint32_t i, double now)
 {
 	struct proc *pr = &e->procs[proc];
+	settle(e, pr, proc);
 	queue_step(pr, 1, now);
 	if (pr->tail == NONE)
 		pr->head = i;
@@ -365,7 +386,16 @@ static void schedule_handle(struct engine *e, uint32_t proc, double now)
 			e->depth--;
 			if (is_assign && !locus__sim_over(e))
 				locus__sim_push_ev(e, now + cost, EV_START, proc, NONE);
-			locus__sim_push_ev(e, now + cost, EV_FREE, proc, NONE);
+			/* Its end goes into the queue now when more waits in
+			 * its inbox (or the time is out of range: the push
+			 * says so). */
+			if (pr->head != NONE || !(now + cost < INFINITY)) {
+				locus__sim_push_ev(e, now + cost, EV_FREE, proc, NONE);
+				return;
+			}
+			pr->lazy = 1;
+			pr->free_at = now + cost;
+			pr->free_seq = (uint64_t)ev_class(EV_FREE) << 63 | e->seq++;
 			return;
 		}
 		locus__exec_apply(&e->x, act, proc, now);
@@ -686,11 +716,20 @@ static int run(struct engine *e)
 	e->changes_left = e->n_others;
 	while (!locus__sim_over(e)) {
 		double te = e->n_ev ? e->evq[0].t : INFINITY, tf = locus__share_next(e->share);
-		if (te == INFINITY && tf == INFINITY)
-			break;
+		if (te == INFINITY && tf == INFINITY) {
+			/* Nothing left but ends of handling: they are handled
+			 * as they would have been (the stall watch sees them). */
+			size_t before = e->n_ev;
+			for (uint32_t p = 0; p < e->n_procs; p++)
+				settle(e, &e->procs[p], p);
+			if (e->n_ev == before)
+				break;
+			continue;
+		}
 		if (tf <= te) {
 			uint64_t user;
 			if (locus__share_pop(e->share, tf, &user) == 1) {
+				e->cur_seq = 0;
 				e->now = e->progress_at = tf;
 				locus__sim_move_done(e, (uint32_t)user, tf);
 			}
@@ -701,6 +740,7 @@ static int run(struct engine *e)
 		struct ev v;
 		evq_pop(e, &v);
 		e->now = v.t;
+		e->cur_seq = v.seq;
 		if (v.kind == EV_COMPUTED || v.kind == EV_MOVED || v.kind == EV_CHANGE)
 			e->progress_at = v.t;
 		e->changes_left -= v.kind == EV_CHANGE;

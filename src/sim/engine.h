@@ -121,9 +121,14 @@ struct proc {
 	uint32_t node;
 	uint32_t head, tail; /* inbox */
 	int busy;	     /* handling an event until an EV_FREE */
-	uint32_t qlen;	     /* events in its inbox */
-	uint32_t qmax;	     /* most of them waiting at once */
-	double qint, qlast;  /* integral of qlen over time, and when it last changed */
+	/* busy, and its EV_FREE (free_at, free_seq) not in the queue: it
+	 * goes there only if something arrives before it (engine.c, arrive). */
+	int lazy;
+	double free_at;
+	uint64_t free_seq;
+	uint32_t qlen;	    /* events in its inbox */
+	uint32_t qmax;	    /* most of them waiting at once */
+	double qint, qlast; /* integral of qlen over time, and when it last changed */
 	/* workers (what runs, and what is placed on them: the executor's) */
 	uint32_t gen;	     /* compute generation: an older EV_COMPUTED is stale */
 	uint32_t reads_left; /* moves of the current task's read still going */
@@ -151,6 +156,9 @@ struct engine {
 	size_t n_ev, ev_cap;
 	uint64_t seq;
 	uint64_t begin_seq; /* the processes' starts: begin_seq + process */
+	/* The key of the event being handled: (now, its seq); a flow's end
+	 * comes before every event of its time (cur_seq 0). */
+	uint64_t cur_seq;
 	struct item *items;
 	size_t n_items, items_cap;
 	size_t event_times_cap; /* of r->policy_event_times (time_policy) */
