@@ -790,14 +790,67 @@ struct ltkey {
 	uint32_t task;
 };
 
+static int ltkey_before(const struct ltkey *x, const struct ltkey *y)
+{
+	if (x->owner != y->owner)
+		return x->owner < y->owner;
+	if (x->prio != y->prio)
+		return x->prio > y->prio;
+	return x->task < y->task;
+}
+
 static int ltkey_cmp(const void *a, const void *b)
 {
-	const struct ltkey *x = a, *y = b;
-	if (x->owner != y->owner)
-		return x->owner < y->owner ? -1 : 1;
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
-	return (x->task > y->task) - (x->task < y->task);
+	return ltkey_before(b, a) - ltkey_before(a, b);
+}
+
+/* Sorts a[0 .. n) by ltkey_before: a quicksort on the median of three,
+ * insertion below 16, qsort past `depth` levels (no input makes it
+ * quadratic). Keys are unique (a task once), so the order is that of any
+ * sort. Every worker sorts its node's tasks: 15 million keys at 2,048 x
+ * 16, where qsort's call a comparison took a twelfth of scal's run. */
+static void ltkey_sort(struct ltkey *a, size_t n, int depth)
+{
+	while (n > 16) {
+		if (depth-- == 0) {
+			qsort(a, n, sizeof *a, ltkey_cmp);
+			return;
+		}
+		size_t m = n / 2;
+		struct ltkey t;
+		if (ltkey_before(&a[m], &a[0]))
+			t = a[m], a[m] = a[0], a[0] = t;
+		if (ltkey_before(&a[n - 1], &a[m])) {
+			t = a[m], a[m] = a[n - 1], a[n - 1] = t;
+			if (ltkey_before(&a[m], &a[0]))
+				t = a[m], a[m] = a[0], a[0] = t;
+		}
+		t = a[m], a[m] = a[n - 1], a[n - 1] = t;
+		const struct ltkey p = a[n - 1];
+		size_t i = 0;
+		for (size_t j = 0; j < n - 1; j++)
+			if (ltkey_before(&a[j], &p)) {
+				t = a[j], a[j] = a[i], a[i] = t;
+				i++;
+			}
+		a[n - 1] = a[i];
+		a[i] = p;
+		if (i < n - i - 1) {
+			ltkey_sort(a, i, depth);
+			a += i + 1;
+			n -= i + 1;
+		} else {
+			ltkey_sort(a + i + 1, n - i - 1, depth);
+			n = i;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct ltkey v = a[i];
+		size_t k = i;
+		for (; k > 0 && ltkey_before(&v, &a[k - 1]); k--)
+			a[k] = a[k - 1];
+		a[k] = v;
+	}
 }
 
 static int setup_workers(struct scal *s)
@@ -832,7 +885,7 @@ static int setup_workers(struct scal *s)
 			if (fits(s, t, w))
 				keys[l++] = (struct ltkey){owner(s, t), priority(s, t, w), t};
 		}
-		qsort(keys, l, sizeof *keys, ltkey_cmp);
+		ltkey_sort(keys, l, 64);
 		uint32_t *g = s->gstart + (size_t)w * (s->m + 1);
 		uint32_t k = 0;
 		for (uint32_t j = 0; j < l; j++) {
