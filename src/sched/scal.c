@@ -118,14 +118,10 @@ struct kent {
 
 enum worker_state { W_LOCAL, W_REMOTE, W_WAITING, W_STOPPED };
 
-/* A worker's local task and its priority's rank in its group. */
-struct ltask {
-	uint32_t task, prio;
-};
-
 struct scal {
 	const struct locus_workload *wl;
 	uint32_t n, m, f; /* workers, schedulers, tasks */
+	uint32_t b;	  /* Eq. 1's b: ceil(f / n) */
 	int own;
 	unsigned tau;  /* candidates per local request (the first, when adaptive) */
 	int adaptive;  /* tau_adapt=1: each worker adapts its tau */
@@ -133,14 +129,25 @@ struct scal {
 	uint8_t *wtau; /* n: a worker's tau now */
 	uint64_t seed;
 	/* Workers. */
-	uint32_t *lt_at; /* n + 1: each worker's local tasks in lt */
-	/* Each worker's local tasks by (owner, priority desc), each beside its
-	 * priority (the next head is compared as a task is sent: one cache
-	 * line, not two). */
-	struct ltask *lt;
-	uint32_t *gstart;    /* n (m + 1): group k of worker w in lt */
-	uint32_t *gcur;	     /* n m: next unsent task of each group */
-	uint32_t *ghead;     /* n m: priority + 1 of that task; 0: the group is spent */
+	/*
+	 * A worker's local tasks by owner, then by priority, highest first.
+	 * Eq. 1 is P = b A + R, A = (y - i) mod n and R = (x - (i mod m)) mod
+	 * b (locus__scal_priority; R < b), so every worker of a node orders the
+	 * node's tasks alike up to where it starts: the node keeps them once,
+	 * by owner, then y mod n and then x mod b descending, in blocks of one
+	 * owner and one y; worker i takes a group's blocks from the first
+	 * whose y mod n is at most i - 1, round to the one before it, and
+	 * each block likewise from its first x mod b at most (i mod m) - 1
+	 * (grp_task). 16 workers a node kept 16 copies (126 MB at 2,048 x 16).
+	 */
+	uint32_t *nd_at;     /* nn + 1: each node's tasks in nd_task */
+	uint32_t *nd_task;   /* the nodes' tasks, in that order */
+	uint32_t *nd_grp;    /* nn (m + 1): group k of node v, in blocks */
+	uint32_t *blk_at;    /* blocks + 1: each block's tasks in nd_task */
+	uint32_t *gblk;	     /* n m: the worker's block now in each group */
+	uint32_t *gdone;     /* n m: blocks of the group it has sent (NIL: spent) */
+	uint32_t *gin;	     /* n m: tasks of the block now it has sent */
+	uint32_t *ghead;     /* n m: priority + 1 of the next; 0: the group is spent */
 	uint32_t *kept;	     /* n m: tasks k may keep for w (upper bound) */
 	uint32_t *kept_sum;  /* n */
 	uint32_t *nk;	     /* n m: n_k as w last heard it */
@@ -199,9 +206,14 @@ static void cost(struct scal *s, struct locus_actions *act, uint64_t n)
 
 /* Whether worker w's node can hold task t (locus_workload_fits; always,
  * when the workflow declares no demands). */
+static int fits_node(const struct scal *s, uint32_t t, uint32_t node)
+{
+	return !s->wl->graph->demand || locus_workload_fits(s->wl, t, node);
+}
+
 static int fits(const struct scal *s, uint32_t t, uint32_t w)
 {
-	return !s->wl->graph->demand || locus_workload_fits(s->wl, t, s->wl->worker_node[w]);
+	return fits_node(s, t, s->wl->worker_node[w]);
 }
 
 static uint32_t owner(const struct scal *s, uint32_t t)
@@ -211,17 +223,14 @@ static uint32_t owner(const struct scal *s, uint32_t t)
 
 uint64_t locus__scal_priority(uint64_t n, uint64_t f, uint64_t m, uint64_t z, uint64_t i)
 {
-	uint64_t x = (z + n - 1) / n, y = (z - 1) % n + 1, b = (f + n - 1) / n;
-	int64_t r = ((int64_t)x + (int64_t)b - (int64_t)(i % m)) % (int64_t)b;
-	if (r < 0)
-		r += (int64_t)b;
-	return b * ((y + n - i) % n) + (uint64_t)r;
-}
-
-/* Eq. 1 for task t (z = t + 1) on worker w (i = w + 1). */
-static uint64_t priority(const struct scal *s, uint32_t t, uint32_t w)
-{
-	return locus__scal_priority(s->n, s->f, s->m, (uint64_t)t + 1, (uint64_t)w + 1);
+	/* z in 1 .. f and i in 1 .. n: x = ceil(z / n) and y = (z - 1) mod n
+	 * + 1 come of one division, (y - i) mod n of none (a worker's next
+	 * task costs this once a request). */
+	uint64_t q = (z - 1) / n, y = z - q * n, x = q + 1, b = (f + n - 1) / n;
+	uint64_t a = y >= i ? y - i : y + n - i, r = x + b - i % m % b;
+	while (r >= b) /* x + b - (i mod m mod b) is in 2 .. 2 b */
+		r -= b;
+	return b * a + r;
 }
 
 /* ---- kept-lists and their size buckets ---------------------------------- */
@@ -546,11 +555,89 @@ static void stop(struct scal *s, uint32_t w, struct locus_actions *act)
 	locus_act_stop(act, w);
 }
 
+/* Eq. 1's parts of task t: y mod n and x mod b. */
+static uint32_t y_part(const struct scal *s, uint32_t t)
+{
+	uint32_t y = t % s->n + 1;
+	return y == s->n ? 0 : y;
+}
+
+/* (x = t / n + 1 is at most b.) */
+static uint32_t x_part(const struct scal *s, uint32_t t)
+{
+	uint32_t x = t / s->n + 1;
+	return x == s->b ? 0 : x;
+}
+
+/* The first block of node v's group k that worker w takes: the first
+ * whose y part is at most i - 1 = w (else the group's first). */
+static uint32_t grp_first(const struct scal *s, uint32_t v, uint32_t k, uint32_t w)
+{
+	const uint32_t *gb = s->nd_grp + (size_t)v * (s->m + 1);
+	uint32_t b0 = gb[k], lo = 0, hi = gb[k + 1] - b0;
+	if (!hi)
+		return b0;
+	uint32_t nb = hi;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (y_part(s, s->nd_task[s->blk_at[b0 + mid]]) <= w)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return b0 + lo % nb;
+}
+
+/* The task of worker w's group k at its cursor (x: w m + k), and that
+ * block's length (*len), or NIL when none is left. */
+static uint32_t grp_task(const struct scal *s, uint32_t w, size_t x, uint32_t *len)
+{
+	const uint32_t *gb = s->nd_grp + (size_t)s->wl->worker_node[w] * (s->m + 1);
+	uint32_t k = (uint32_t)(x % s->m);
+	if (s->gdone[x] >= gb[k + 1] - gb[k])
+		return NIL;
+	uint32_t e0 = s->blk_at[s->gblk[x]], l = s->blk_at[s->gblk[x] + 1] - e0;
+	*len = l;
+	if (l == 1)
+		return s->nd_task[e0];
+	/* Its first task whose x part is at most (i mod m) - 1 mod b. */
+	uint32_t b = s->b, c = (uint32_t)(((uint64_t)(w + 1) % s->m % b + b - 1) % b), lo = 0,
+		 hi = l;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (x_part(s, s->nd_task[e0 + mid]) <= c)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return s->nd_task[e0 + (uint32_t)(((uint64_t)lo + s->gin[x]) % l)];
+}
+
+/* Worker w's cursor x past one task of a block of `len`. */
+static void grp_step(struct scal *s, uint32_t w, size_t x, uint32_t len)
+{
+	if (++s->gin[x] < len)
+		return;
+	const uint32_t *gb = s->nd_grp + (size_t)s->wl->worker_node[w] * (s->m + 1);
+	uint32_t k = (uint32_t)(x % s->m);
+	s->gin[x] = 0;
+	s->gdone[x]++;
+	if (++s->gblk[x] == gb[k + 1])
+		s->gblk[x] = gb[k];
+}
+
+/* ghead's value for task t of worker w: its priority + 1, capped. */
+static uint32_t head_of(const struct scal *s, uint32_t t, uint32_t w)
+{
+	if (t == NIL)
+		return 0;
+	uint64_t p = locus__scal_priority(s->n, s->f, s->m, (uint64_t)t + 1, (uint64_t)w + 1);
+	return (uint32_t)(p > UINT32_MAX - 1 ? UINT32_MAX - 1 : p) + 1;
+}
+
 /* Worker w asks for its next task. */
 static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 {
-	const uint32_t *g = s->gstart + (size_t)w * (s->m + 1);
-	uint32_t *cur = s->gcur + (size_t)w * s->m;
 	uint32_t *head = s->ghead + (size_t)w * s->m;
 	uint32_t best = NIL, bk = 0, top = 0;
 	/* The unsent local task of highest priority: the best group head
@@ -561,7 +648,7 @@ static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 			bk = k;
 		}
 	if (top)
-		best = cur[bk];
+		best = bk;
 	cost(s, act, s->m);
 	struct locus_msg m = {.from = w};
 	if (best != NIL) {
@@ -570,9 +657,15 @@ static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 		m.type = SCAL_LOCAL;
 		m.to = s->n + bk;
 		m.n_args = tau;
-		for (unsigned j = 0; j < tau; j++)
-			m.arg[j] = cur[bk] < g[bk + 1] ? (int64_t)s->lt[cur[bk]++].task : -1;
-		head[bk] = cur[bk] < g[bk + 1] ? s->lt[cur[bk]].prio + 1 : 0;
+		size_t x = (size_t)w * s->m + bk;
+		uint32_t len = 0;
+		for (unsigned j = 0; j < tau; j++) {
+			uint32_t t = grp_task(s, w, x, &len);
+			m.arg[j] = t == NIL ? -1 : (int64_t)t;
+			if (t != NIL)
+				grp_step(s, w, x, len);
+		}
+		head[bk] = head_of(s, grp_task(s, w, x, &len), w);
 		s->wstate[w] = W_WAITING;
 		s->asked[w] = bk;
 		s->asked_null[w] = 0;
@@ -658,7 +751,7 @@ static int worker_reply(struct scal *s, uint32_t w, const struct locus_msg *msg)
 	if (nk == 0) {
 		/* k has nothing left: none of the worker's tasks it owns is
 		 * worth sending, and it keeps nothing for it. */
-		s->gcur[x] = s->gstart[(size_t)w * (s->m + 1) + k + 1];
+		s->gdone[x] = NIL;
 		s->ghead[x] = 0;
 		if (s->kept_sum[w]) {
 			s->kept_sum[w] -= s->kept[x];
@@ -685,7 +778,7 @@ static void worker_event(struct scal *s, const struct locus_event *ev, struct lo
 	switch (ev->kind) {
 	case LOCUS_EV_START:
 		/* Reading its local tasks and their priorities. */
-		cost(s, act, s->lt_at[w + 1] - s->lt_at[w]);
+		cost(s, act, s->nd_at[s->wl->worker_node[w] + 1] - s->nd_at[s->wl->worker_node[w]]);
 		worker_next(s, w, act);
 		break;
 	case LOCUS_EV_DONE:
@@ -736,10 +829,13 @@ static void scal_destroy(void *state)
 	struct scal *s = state;
 	if (!s)
 		return;
-	free(s->lt_at);
-	free(s->lt);
-	free(s->gstart);
-	free(s->gcur);
+	free(s->nd_at);
+	free(s->nd_task);
+	free(s->nd_grp);
+	free(s->blk_at);
+	free(s->gblk);
+	free(s->gdone);
+	free(s->gin);
 	free(s->ghead);
 	free(s->kept);
 	free(s->kept_sum);
@@ -782,11 +878,11 @@ static void scal_destroy(void *state)
 	free(s);
 }
 
-/* Sort key of a worker's local task: owner first, then priority, highest
- * first. */
+/* Sort key of a node's local task: owner first, then Eq. 1's y part and
+ * x part (yx), highest first. */
 struct ltkey {
 	uint32_t owner;
-	uint64_t prio;
+	uint64_t yx;
 	uint32_t task;
 };
 
@@ -794,8 +890,8 @@ static int ltkey_before(const struct ltkey *x, const struct ltkey *y)
 {
 	if (x->owner != y->owner)
 		return x->owner < y->owner;
-	if (x->prio != y->prio)
-		return x->prio > y->prio;
+	if (x->yx != y->yx)
+		return x->yx > y->yx;
 	return x->task < y->task;
 }
 
@@ -807,8 +903,8 @@ static int ltkey_cmp(const void *a, const void *b)
 /* Sorts a[0 .. n) by ltkey_before: a quicksort on the median of three,
  * insertion below 16, qsort past `depth` levels (no input makes it
  * quadratic). Keys are unique (a task once), so the order is that of any
- * sort. Every worker sorts its node's tasks: 15 million keys at 2,048 x
- * 16, where qsort's call a comparison took a twelfth of scal's run. */
+ * sort. (When every worker sorted its node's tasks, 15 million keys at
+ * 2,048 x 16, qsort's call a comparison took a twelfth of scal's run.) */
 static void ltkey_sort(struct ltkey *a, size_t n, int depth)
 {
 	while (n > 16) {
@@ -856,58 +952,74 @@ static void ltkey_sort(struct ltkey *a, size_t n, int depth)
 static int setup_workers(struct scal *s)
 {
 	const struct locus_workload *wl = s->wl;
-	size_t total = 0, most = 0;
-	for (uint32_t w = 0; w < s->n; w++) {
-		uint32_t node = wl->worker_node[w];
-		size_t l = wl->node_at[node + 1] - wl->node_at[node];
+	size_t nn = wl->platform->n_nodes, total = 0, most = 0;
+	/* The nodes with a worker of this policy's. */
+	unsigned char *has = locus__calloc(nn ? nn : 1, 1);
+	if (!has)
+		return LOCUS_ENOMEM;
+	for (uint32_t w = 0; w < s->n; w++)
+		has[wl->worker_node[w]] = 1;
+	for (size_t v = 0; v < nn; v++) {
+		size_t l = has[v] ? wl->node_at[v + 1] - wl->node_at[v] : 0;
 		total += l;
 		if (l > most)
 			most = l;
 	}
-	if (total >= UINT32_MAX)
+	if (total >= UINT32_MAX) {
+		free(has);
 		return LOCUS_ENOMEM;
-	s->lt = locus__calloc(total, sizeof *s->lt);
-	struct ltkey *keys = locus__calloc(most, sizeof *keys);
-	if (!s->lt || !keys) {
+	}
+	s->nd_task = locus__calloc(total ? total : 1, sizeof *s->nd_task);
+	s->blk_at = locus__calloc(total + 1, sizeof *s->blk_at);
+	struct ltkey *keys = locus__calloc(most ? most : 1, sizeof *keys);
+	if (!s->nd_task || !s->blk_at || !keys) {
+		free(has);
 		free(keys);
 		return LOCUS_ENOMEM;
 	}
-	uint32_t at = 0;
-	for (uint32_t w = 0; w < s->n; w++) {
-		uint32_t node = wl->worker_node[w];
-		uint32_t a = wl->node_at[node], b = wl->node_at[node + 1], l = 0;
-		s->lt_at[w] = at;
-		/* Its local tasks that its node can hold (every one, when the
-		 * workflow declares no demands): the others are for workers
-		 * whose node can, by their remote requests. */
-		for (uint32_t p = a; p < b; p++) {
-			uint32_t t = wl->node_tasks[p];
-			if (fits(s, t, w))
-				keys[l++] = (struct ltkey){owner(s, t), priority(s, t, w), t};
+	uint32_t at = 0, nblk = 0;
+	for (size_t v = 0; v < nn; v++) {
+		s->nd_at[v] = at;
+		uint32_t *g = s->nd_grp + v * (s->m + 1), k = 0, l = 0;
+		if (has[v]) {
+			/* Its local tasks that it can hold (every one, when the
+			 * workflow declares no demands): the others are for
+			 * workers whose node can, by their remote requests. */
+			for (uint32_t p = wl->node_at[v]; p < wl->node_at[v + 1]; p++) {
+				uint32_t t = wl->node_tasks[p];
+				if (fits_node(s, t, (uint32_t)v))
+					keys[l++] = (struct ltkey){
+					    owner(s, t),
+					    (uint64_t)y_part(s, t) << 32 | x_part(s, t), t};
+			}
+			ltkey_sort(keys, l, 64);
 		}
-		ltkey_sort(keys, l, 64);
-		uint32_t *g = s->gstart + (size_t)w * (s->m + 1);
-		uint32_t k = 0;
 		for (uint32_t j = 0; j < l; j++) {
+			int fresh = !j || keys[j].owner != keys[j - 1].owner ||
+				    keys[j].yx >> 32 != keys[j - 1].yx >> 32;
 			while (k <= keys[j].owner)
-				g[k++] = at + j;
-			s->lt[at + j].task = keys[j].task;
-			/* Only the order within a group matters: store the rank. */
-			s->lt[at + j].prio =
-			    (uint32_t)(keys[j].prio > UINT32_MAX - 1 ? UINT32_MAX - 1
-								     : keys[j].prio);
+				g[k++] = nblk;
+			if (fresh)
+				s->blk_at[nblk++] = at + j;
+			s->nd_task[at + j] = keys[j].task;
 		}
 		while (k <= s->m)
-			g[k++] = at + l;
-		for (uint32_t q = 0; q < s->m; q++) {
-			s->gcur[(size_t)w * s->m + q] = g[q];
-			s->ghead[(size_t)w * s->m + q] = g[q] < g[q + 1] ? s->lt[g[q]].prio + 1 : 0;
-		}
+			g[k++] = nblk;
 		at += l;
+		s->blk_at[nblk] = at;
+	}
+	s->nd_at[nn] = at;
+	for (uint32_t w = 0; w < s->n; w++) {
+		for (uint32_t q = 0; q < s->m; q++) {
+			size_t x = (size_t)w * s->m + q;
+			uint32_t len;
+			s->gblk[x] = grp_first(s, wl->worker_node[w], q, w);
+			s->ghead[x] = head_of(s, grp_task(s, w, x, &len), w);
+		}
 		locus_rng_init(&s->wrng[w],
 			       s->seed ^ SEED_WORKER ^ ((uint64_t)w * 0x9e3779b97f4a7c15ull));
 	}
-	s->lt_at[s->n] = at;
+	free(has);
 	free(keys);
 	return 0;
 }
@@ -1042,14 +1154,17 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->n = (uint32_t)n;
 	s->m = (uint32_t)m;
 	s->f = (uint32_t)f;
+	s->b = (uint32_t)((f + n - 1) / n);
 	s->own = own;
 	s->tau = (unsigned)tau;
 	s->adaptive = adaptive != 0;
 	s->tell_nk = tell != 0;
 	s->seed = ctx->seed;
-	s->lt_at = locus__calloc(n + 1, sizeof *s->lt_at);
-	s->gstart = locus__calloc(n * (m + 1), sizeof *s->gstart);
-	s->gcur = locus__calloc(n * m, sizeof *s->gcur);
+	s->nd_at = locus__calloc(nn + 1, sizeof *s->nd_at);
+	s->nd_grp = locus__calloc(nn * (m + 1), sizeof *s->nd_grp);
+	s->gblk = locus__calloc(n * m, sizeof *s->gblk);
+	s->gdone = locus__calloc(n * m, sizeof *s->gdone);
+	s->gin = locus__calloc(n * m, sizeof *s->gin);
 	s->ghead = locus__calloc(n * m, sizeof *s->ghead);
 	s->kept = locus__calloc(n * m, sizeof *s->kept);
 	s->kept_sum = locus__calloc(n, sizeof *s->kept_sum);
@@ -1081,12 +1196,12 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->bmax = locus__calloc(m, sizeof *s->bmax);
 	s->srng = locus__calloc(m, sizeof *s->srng);
 	s->kfree = NIL;
-	if (!s->lt_at || !s->gstart || !s->gcur || !s->ghead || !s->kept || !s->kept_sum ||
-	    !s->nk || !s->nk_sum || !s->wstate || !s->ncand || !s->asked || !s->asked_null ||
-	    !s->wrng || !s->wtau || !s->assigned || !s->own_pos || !s->own_at || !s->own_list ||
-	    !s->own_left || !s->node_left || !s->node_wk || !s->thead || !s->khead || !s->kbits ||
-	    !s->ktail || !s->ksize || !s->bucket || !s->bcap || !s->bprev || !s->bnext ||
-	    !s->bmax || !s->srng || setup_workers(s)) {
+	if (!s->nd_at || !s->nd_grp || !s->gblk || !s->gdone || !s->gin || !s->ghead || !s->kept ||
+	    !s->kept_sum || !s->nk || !s->nk_sum || !s->wstate || !s->ncand || !s->asked ||
+	    !s->asked_null || !s->wrng || !s->wtau || !s->assigned || !s->own_pos || !s->own_at ||
+	    !s->own_list || !s->own_left || !s->node_left || !s->node_wk || !s->thead ||
+	    !s->khead || !s->kbits || !s->ktail || !s->ksize || !s->bucket || !s->bcap ||
+	    !s->bprev || !s->bnext || !s->bmax || !s->srng || setup_workers(s)) {
 		scal_destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
