@@ -975,6 +975,67 @@ TEST(scal_priority)
 	}
 }
 
+TEST(scal_local_order)
+{
+	/* Each worker runs its local tasks in Eq. 1's order, highest first.
+	 * 3 nodes of 2 workers (n = 6), 2 schedulers, 60 tasks (b = 10),
+	 * task t on node t mod 3 alone, one candidate a request: a worker's
+	 * local tasks are those of its node, which the node keeps once for
+	 * both workers (every worker starts it at its own place: y - i and
+	 * x - (i mod m) turn round), and a candidate its neighbour ran first
+	 * is passed over. */
+	struct locus_platform *p;
+	struct locus_catalog *cat;
+	struct locus_workload *wl;
+	struct locus_result *r;
+	struct locus_error err = {0};
+	CHECK(locus_platform_generate(&p, 3, 1, 2, "n") == 0);
+	CHECK(locus_catalog_create(&cat) == 0);
+	for (size_t i = 0; i < p->n_nodes; i++)
+		locus_catalog_add_host(cat, p->nodes[i].name, NULL);
+	locus_catalog_add_dataset(cat, "d");
+	for (uint32_t t = 0; t < 60; t++) {
+		uint32_t h = t % 3;
+		CHECK(locus_catalog_add_chunk(cat, 0, 1000, &h, 1, 0) >= 0);
+	}
+	struct locus_work_spec work = {.dist = LOCUS_WORK_FIXED, .mean = 1.0};
+	CHECK(locus_workload_build(&wl, p, cat, NULL, &work, 1, &err) == 0);
+	struct locus_sim_config cfg = {.wl = wl,
+				       .policy = locus_policy_find("scal"),
+				       .policy_opts = "tau=1",
+				       .schedulers = 2,
+				       .seed = 1,
+				       .latency = 0};
+	CHECK(locus_sim_run(&r, &cfg, &err) == 0);
+	CHECK_EQ_INT(r->n_tasks, 60);
+	size_t local = 0;
+	for (uint32_t w = 0; w < 6; w++) {
+		/* Its local tasks by assignment time. */
+		uint32_t mine[60], k = 0;
+		for (uint32_t t = 0; t < 60; t++)
+			if (r->tasks[t].worker == w && r->tasks[t].local)
+				mine[k++] = t;
+		for (uint32_t a = 1; a < k; a++)
+			for (uint32_t b = a;
+			     b > 0 && r->tasks[mine[b]].assigned < r->tasks[mine[b - 1]].assigned;
+			     b--) {
+				uint32_t x = mine[b];
+				mine[b] = mine[b - 1];
+				mine[b - 1] = x;
+			}
+		CHECK(k >= 2);
+		for (uint32_t a = 1; a < k; a++)
+			CHECK(locus__scal_priority(6, 60, 2, mine[a - 1] + 1, w + 1) >
+			      locus__scal_priority(6, 60, 2, mine[a] + 1, w + 1));
+		local += k;
+	}
+	CHECK_EQ_INT(local, 60);
+	locus_result_destroy(r);
+	locus_workload_destroy(wl);
+	locus_catalog_destroy(cat);
+	locus_platform_destroy(p);
+}
+
 TEST(scal_exact)
 {
 	/* Workers w0 (node 0) and w1 (node 1), one scheduler, tasks t0 on n0,
@@ -1443,8 +1504,8 @@ TEST_MAIN(TEST_ENTRY(registry), TEST_ENTRY(engine_offers), TEST_ENTRY(worker_pro
 	  TEST_ENTRY(delay_remote_choice), TEST_ENTRY(dlmpi_exact),
 	  TEST_ENTRY(dlmpi_probabilities_local), TEST_ENTRY(dlmpi_probabilities_remote),
 	  TEST_ENTRY(dlmpi_infinite_first), TEST_ENTRY(monolithic_cost_linear),
-	  TEST_ENTRY(monolithic_is_the_scan), TEST_ENTRY(scal_priority), TEST_ENTRY(scal_exact),
-	  TEST_ENTRY(scal_fallback_order), TEST_ENTRY(scal_every_task_once),
-	  TEST_ENTRY(fifo_prefetch_exact), TEST_ENTRY(conformance), TEST_ENTRY(conformance_large),
-	  TEST_ENTRY(determinism), TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options),
-	  TEST_ENTRY(empty_workload))
+	  TEST_ENTRY(monolithic_is_the_scan), TEST_ENTRY(scal_priority),
+	  TEST_ENTRY(scal_local_order), TEST_ENTRY(scal_exact), TEST_ENTRY(scal_fallback_order),
+	  TEST_ENTRY(scal_every_task_once), TEST_ENTRY(fifo_prefetch_exact),
+	  TEST_ENTRY(conformance), TEST_ENTRY(conformance_large), TEST_ENTRY(determinism),
+	  TEST_ENTRY(dlmpi_seeds_matter), TEST_ENTRY(options), TEST_ENTRY(empty_workload))
