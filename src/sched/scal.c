@@ -118,6 +118,13 @@ struct kent {
 
 enum worker_state { W_LOCAL, W_REMOTE, W_WAITING, W_STOPPED };
 
+/* A worker's place in one group of its node's list: the block it is in,
+ * the blocks it has left behind (NIL: the group is spent) and the tasks of
+ * this block it has sent. */
+struct gcur {
+	uint32_t blk, done, in;
+};
+
 struct scal {
 	const struct locus_workload *wl;
 	uint32_t n, m, f; /* workers, schedulers, tasks */
@@ -140,13 +147,12 @@ struct scal {
 	 * each block likewise from its first x mod b at most (i mod m) - 1
 	 * (grp_task). 16 workers a node kept 16 copies (126 MB at 2,048 x 16).
 	 */
-	uint32_t *nd_at;     /* nn + 1: each node's tasks in nd_task */
-	uint32_t *nd_task;   /* the nodes' tasks, in that order */
-	uint32_t *nd_grp;    /* nn (m + 1): group k of node v, in blocks */
-	uint32_t *blk_at;    /* blocks + 1: each block's tasks in nd_task */
-	uint32_t *gblk;	     /* n m: the worker's block now in each group */
-	uint32_t *gdone;     /* n m: blocks of the group it has sent (NIL: spent) */
-	uint32_t *gin;	     /* n m: tasks of the block now it has sent */
+	uint32_t *nd_at;   /* nn + 1: each node's tasks in nd_task */
+	uint32_t *nd_task; /* the nodes' tasks, in that order */
+	uint32_t *nd_grp;  /* nn (m + 1): group k of node v, in blocks */
+	uint32_t *blk_at;  /* blocks + 1: each block's tasks in nd_task */
+	/* n m: the worker's cursor in each group (one line a request, not three). */
+	struct gcur *gc;
 	uint32_t *ghead;     /* n m: priority + 1 of the next; 0: the group is spent */
 	uint32_t *kept;	     /* n m: tasks k may keep for w (upper bound) */
 	uint32_t *kept_sum;  /* n */
@@ -594,9 +600,9 @@ static uint32_t grp_task(const struct scal *s, uint32_t w, size_t x, uint32_t *l
 {
 	const uint32_t *gb = s->nd_grp + (size_t)s->wl->worker_node[w] * (s->m + 1);
 	uint32_t k = (uint32_t)(x % s->m);
-	if (s->gdone[x] >= gb[k + 1] - gb[k])
+	if (s->gc[x].done >= gb[k + 1] - gb[k])
 		return NIL;
-	uint32_t e0 = s->blk_at[s->gblk[x]], l = s->blk_at[s->gblk[x] + 1] - e0;
+	uint32_t e0 = s->blk_at[s->gc[x].blk], l = s->blk_at[s->gc[x].blk + 1] - e0;
 	*len = l;
 	if (l == 1)
 		return s->nd_task[e0];
@@ -610,20 +616,20 @@ static uint32_t grp_task(const struct scal *s, uint32_t w, size_t x, uint32_t *l
 		else
 			lo = mid + 1;
 	}
-	return s->nd_task[e0 + (uint32_t)(((uint64_t)lo + s->gin[x]) % l)];
+	return s->nd_task[e0 + (uint32_t)(((uint64_t)lo + s->gc[x].in) % l)];
 }
 
 /* Worker w's cursor x past one task of a block of `len`. */
 static void grp_step(struct scal *s, uint32_t w, size_t x, uint32_t len)
 {
-	if (++s->gin[x] < len)
+	if (++s->gc[x].in < len)
 		return;
 	const uint32_t *gb = s->nd_grp + (size_t)s->wl->worker_node[w] * (s->m + 1);
 	uint32_t k = (uint32_t)(x % s->m);
-	s->gin[x] = 0;
-	s->gdone[x]++;
-	if (++s->gblk[x] == gb[k + 1])
-		s->gblk[x] = gb[k];
+	s->gc[x].in = 0;
+	s->gc[x].done++;
+	if (++s->gc[x].blk == gb[k + 1])
+		s->gc[x].blk = gb[k];
 }
 
 /* ghead's value for task t of worker w: its priority + 1, capped. */
@@ -751,7 +757,7 @@ static int worker_reply(struct scal *s, uint32_t w, const struct locus_msg *msg)
 	if (nk == 0) {
 		/* k has nothing left: none of the worker's tasks it owns is
 		 * worth sending, and it keeps nothing for it. */
-		s->gdone[x] = NIL;
+		s->gc[x].done = NIL;
 		s->ghead[x] = 0;
 		if (s->kept_sum[w]) {
 			s->kept_sum[w] -= s->kept[x];
@@ -833,9 +839,7 @@ static void scal_destroy(void *state)
 	free(s->nd_task);
 	free(s->nd_grp);
 	free(s->blk_at);
-	free(s->gblk);
-	free(s->gdone);
-	free(s->gin);
+	free(s->gc);
 	free(s->ghead);
 	free(s->kept);
 	free(s->kept_sum);
@@ -1013,7 +1017,7 @@ static int setup_workers(struct scal *s)
 		for (uint32_t q = 0; q < s->m; q++) {
 			size_t x = (size_t)w * s->m + q;
 			uint32_t len;
-			s->gblk[x] = grp_first(s, wl->worker_node[w], q, w);
+			s->gc[x].blk = grp_first(s, wl->worker_node[w], q, w);
 			s->ghead[x] = head_of(s, grp_task(s, w, x, &len), w);
 		}
 		locus_rng_init(&s->wrng[w],
@@ -1162,9 +1166,7 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->seed = ctx->seed;
 	s->nd_at = locus__calloc(nn + 1, sizeof *s->nd_at);
 	s->nd_grp = locus__calloc(nn * (m + 1), sizeof *s->nd_grp);
-	s->gblk = locus__calloc(n * m, sizeof *s->gblk);
-	s->gdone = locus__calloc(n * m, sizeof *s->gdone);
-	s->gin = locus__calloc(n * m, sizeof *s->gin);
+	s->gc = locus__calloc(n * m, sizeof *s->gc);
 	s->ghead = locus__calloc(n * m, sizeof *s->ghead);
 	s->kept = locus__calloc(n * m, sizeof *s->kept);
 	s->kept_sum = locus__calloc(n, sizeof *s->kept_sum);
@@ -1196,12 +1198,12 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->bmax = locus__calloc(m, sizeof *s->bmax);
 	s->srng = locus__calloc(m, sizeof *s->srng);
 	s->kfree = NIL;
-	if (!s->nd_at || !s->nd_grp || !s->gblk || !s->gdone || !s->gin || !s->ghead || !s->kept ||
-	    !s->kept_sum || !s->nk || !s->nk_sum || !s->wstate || !s->ncand || !s->asked ||
-	    !s->asked_null || !s->wrng || !s->wtau || !s->assigned || !s->own_pos || !s->own_at ||
-	    !s->own_list || !s->own_left || !s->node_left || !s->node_wk || !s->thead ||
-	    !s->khead || !s->kbits || !s->ktail || !s->ksize || !s->bucket || !s->bcap ||
-	    !s->bprev || !s->bnext || !s->bmax || !s->srng || setup_workers(s)) {
+	if (!s->nd_at || !s->nd_grp || !s->gc || !s->ghead || !s->kept || !s->kept_sum || !s->nk ||
+	    !s->nk_sum || !s->wstate || !s->ncand || !s->asked || !s->asked_null || !s->wrng ||
+	    !s->wtau || !s->assigned || !s->own_pos || !s->own_at || !s->own_list || !s->own_left ||
+	    !s->node_left || !s->node_wk || !s->thead || !s->khead || !s->kbits || !s->ktail ||
+	    !s->ksize || !s->bucket || !s->bcap || !s->bprev || !s->bnext || !s->bmax || !s->srng ||
+	    setup_workers(s)) {
 		scal_destroy(s);
 		return locus__err(err, LOCUS_ENOMEM, NULL, 0, 0, "out of memory");
 	}
