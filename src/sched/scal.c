@@ -145,7 +145,8 @@ struct scal {
 	 * owner and one y; worker i takes a group's blocks from the first
 	 * whose y mod n is at most i - 1, round to the one before it, and
 	 * each block likewise from its first x mod b at most (i mod m) - 1
-	 * (grp_task). 16 workers a node kept 16 copies (126 MB at 2,048 x 16).
+	 * (grp_first, grp_task). 16 workers a node kept 16 copies (126 MB at
+	 * 2,048 x 16).
 	 */
 	uint32_t *nd_at;   /* nn + 1: each node's tasks in nd_task */
 	uint32_t *nd_task; /* the nodes' tasks, in that order */
