@@ -595,12 +595,12 @@ static uint32_t grp_first(const struct scal *s, uint32_t v, uint32_t k, uint32_t
 	return b0 + lo % nb;
 }
 
-/* The task of worker w's group k at its cursor (x: w m + k), and that
- * block's length (*len), or NIL when none is left. */
-static uint32_t grp_task(const struct scal *s, uint32_t w, size_t x, uint32_t *len)
+/* The task of worker w's group k at its cursor, and that block's length
+ * (*len), or NIL when none is left. */
+static uint32_t grp_task(const struct scal *s, uint32_t w, uint32_t k, uint32_t *len)
 {
 	const uint32_t *gb = s->nd_grp + (size_t)s->wl->worker_node[w] * (s->m + 1);
-	uint32_t k = (uint32_t)(x % s->m);
+	size_t x = (size_t)w * s->m + k;
 	if (s->gc[x].done >= gb[k + 1] - gb[k])
 		return NIL;
 	uint32_t e0 = s->blk_at[s->gc[x].blk], l = s->blk_at[s->gc[x].blk + 1] - e0;
@@ -620,13 +620,13 @@ static uint32_t grp_task(const struct scal *s, uint32_t w, size_t x, uint32_t *l
 	return s->nd_task[e0 + (uint32_t)(((uint64_t)lo + s->gc[x].in) % l)];
 }
 
-/* Worker w's cursor x past one task of a block of `len`. */
-static void grp_step(struct scal *s, uint32_t w, size_t x, uint32_t len)
+/* Worker w's cursor in group k past one task of a block of `len`. */
+static void grp_step(struct scal *s, uint32_t w, uint32_t k, uint32_t len)
 {
+	size_t x = (size_t)w * s->m + k;
 	if (++s->gc[x].in < len)
 		return;
 	const uint32_t *gb = s->nd_grp + (size_t)s->wl->worker_node[w] * (s->m + 1);
-	uint32_t k = (uint32_t)(x % s->m);
 	s->gc[x].in = 0;
 	s->gc[x].done++;
 	if (++s->gc[x].blk == gb[k + 1])
@@ -646,7 +646,7 @@ static uint32_t head_of(const struct scal *s, uint32_t t, uint32_t w)
 static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 {
 	uint32_t *head = s->ghead + (size_t)w * s->m;
-	uint32_t best = NIL, bk = 0, top = 0;
+	uint32_t bk = 0, top = 0;
 	/* The unsent local task of highest priority: the best group head
 	 * (the first of the best, as the heads' priorities sit side by side). */
 	for (uint32_t k = 0; k < s->m; k++)
@@ -654,25 +654,22 @@ static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 			top = head[k];
 			bk = k;
 		}
-	if (top)
-		best = bk;
 	cost(s, act, s->m);
 	struct locus_msg m = {.from = w};
-	if (best != NIL) {
+	if (top) {
 		/* Up to tau of k's unsent tasks, by priority. */
 		unsigned tau = s->wtau[w];
 		m.type = SCAL_LOCAL;
 		m.to = s->n + bk;
 		m.n_args = tau;
-		size_t x = (size_t)w * s->m + bk;
 		uint32_t len = 0;
 		for (unsigned j = 0; j < tau; j++) {
-			uint32_t t = grp_task(s, w, x, &len);
+			uint32_t t = grp_task(s, w, bk, &len);
 			m.arg[j] = t == NIL ? -1 : (int64_t)t;
 			if (t != NIL)
-				grp_step(s, w, x, len);
+				grp_step(s, w, bk, len);
 		}
-		head[bk] = head_of(s, grp_task(s, w, x, &len), w);
+		head[bk] = head_of(s, grp_task(s, w, bk, &len), w);
 		s->wstate[w] = W_WAITING;
 		s->asked[w] = bk;
 		s->asked_null[w] = 0;
@@ -891,67 +888,14 @@ struct ltkey {
 	uint32_t task;
 };
 
-static int ltkey_before(const struct ltkey *x, const struct ltkey *y)
-{
-	if (x->owner != y->owner)
-		return x->owner < y->owner;
-	if (x->yx != y->yx)
-		return x->yx > y->yx;
-	return x->task < y->task;
-}
-
 static int ltkey_cmp(const void *a, const void *b)
 {
-	return ltkey_before(b, a) - ltkey_before(a, b);
-}
-
-/* Sorts a[0 .. n) by ltkey_before: a quicksort on the median of three,
- * insertion below 16, qsort past `depth` levels (no input makes it
- * quadratic). Keys are unique (a task once), so the order is that of any
- * sort. (When every worker sorted its node's tasks, 15 million keys at
- * 2,048 x 16, qsort's call a comparison took a twelfth of scal's run.) */
-static void ltkey_sort(struct ltkey *a, size_t n, int depth)
-{
-	while (n > 16) {
-		if (depth-- == 0) {
-			qsort(a, n, sizeof *a, ltkey_cmp);
-			return;
-		}
-		size_t m = n / 2;
-		struct ltkey t;
-		if (ltkey_before(&a[m], &a[0]))
-			t = a[m], a[m] = a[0], a[0] = t;
-		if (ltkey_before(&a[n - 1], &a[m])) {
-			t = a[m], a[m] = a[n - 1], a[n - 1] = t;
-			if (ltkey_before(&a[m], &a[0]))
-				t = a[m], a[m] = a[0], a[0] = t;
-		}
-		t = a[m], a[m] = a[n - 1], a[n - 1] = t;
-		const struct ltkey p = a[n - 1];
-		size_t i = 0;
-		for (size_t j = 0; j < n - 1; j++)
-			if (ltkey_before(&a[j], &p)) {
-				t = a[j], a[j] = a[i], a[i] = t;
-				i++;
-			}
-		a[n - 1] = a[i];
-		a[i] = p;
-		if (i < n - i - 1) {
-			ltkey_sort(a, i, depth);
-			a += i + 1;
-			n -= i + 1;
-		} else {
-			ltkey_sort(a + i + 1, n - i - 1, depth);
-			n = i;
-		}
-	}
-	for (size_t i = 1; i < n; i++) {
-		struct ltkey v = a[i];
-		size_t k = i;
-		for (; k > 0 && ltkey_before(&v, &a[k - 1]); k--)
-			a[k] = a[k - 1];
-		a[k] = v;
-	}
+	const struct ltkey *x = a, *y = b;
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	if (x->yx != y->yx)
+		return x->yx > y->yx ? -1 : 1;
+	return (x->task > y->task) - (x->task < y->task);
 }
 
 static int setup_workers(struct scal *s)
@@ -997,7 +941,9 @@ static int setup_workers(struct scal *s)
 					    owner(s, t),
 					    (uint64_t)y_part(s, t) << 32 | x_part(s, t), t};
 			}
-			ltkey_sort(keys, l, 64);
+			/* Once a node (not a worker): 1 million keys at
+			 * 2,048 x 16. */
+			qsort(keys, l, sizeof *keys, ltkey_cmp);
 		}
 		for (uint32_t j = 0; j < l; j++) {
 			int fresh = !j || keys[j].owner != keys[j - 1].owner ||
@@ -1019,7 +965,7 @@ static int setup_workers(struct scal *s)
 			size_t x = (size_t)w * s->m + q;
 			uint32_t len;
 			s->gc[x].blk = grp_first(s, wl->worker_node[w], q, w);
-			s->ghead[x] = head_of(s, grp_task(s, w, x, &len), w);
+			s->ghead[x] = head_of(s, grp_task(s, w, q, &len), w);
 		}
 		locus_rng_init(&s->wrng[w],
 			       s->seed ^ SEED_WORKER ^ ((uint64_t)w * 0x9e3779b97f4a7c15ull));
