@@ -547,16 +547,8 @@ static void fill_round(struct locus__share *s)
 	s->n_comp_res = s->n_sres;
 	s->n_comp_cls = 0;
 	for (size_t i = 0; i < s->n_sres; i++) {
-		const struct res *r = &s->res[s->comp_res[i]];
-		fill_init(&s->fill[s->comp_res[i]], r->capacity);
+		fill_init(&s->fill[s->comp_res[i]], s->res[s->comp_res[i]].capacity);
 		s->fill[s->comp_res[i]].open = 0;
-		/* The region's classes lie anywhere in megabytes of classes:
-		 * ask for all their first lines at once, so that their misses
-		 * overlap instead of coming one after another in the gather
-		 * below (with every read remote, a fifth of fifo's time at
-		 * 2,048 x 16). */
-		for (size_t j = 0; j < r->n_cls; j++)
-			__builtin_prefetch(&s->cls[r->cls[j]]);
 	}
 	for (size_t i = 0; i < s->n_sres; i++) {
 		const struct res *r = &s->res[s->comp_res[i]];
