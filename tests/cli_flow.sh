@@ -79,16 +79,18 @@ hang_check() {
 # A launcher told to end (a time limit's SIGTERM, passed on) that dies of
 # another signal as it tears the job down (Open MPI 4.1's mpiexec has
 # crashed in PMIx_Finalize there, under the Slurm test's time limit): the
-# run says the job was cut short, and ends by the signal it was sent.
+# run says the job was cut short, and ends by the signal it was sent. The
+# fake launcher says it is ready only once its trap is set (said before it,
+# a loaded machine let the SIGTERM land first, and the launcher died of it).
 mkdir -p segv
 printf 'o: \n\techo x > o\n' >segv/Makeflow
 cat >segv/mpirun <<'EOF'
 #!/bin/sh
 [ "$1" = --version ] && { echo "mpirun (Open MPI) 4.1.4"; exit 0; }
-: >"$SEGV_READY"
 trap 'kill "$s" 2>/dev/null; trap - SEGV; kill -SEGV $$' TERM
 sleep 30 &
 s=$!
+: >"$SEGV_READY"
 wait "$s"
 EOF
 chmod +x segv/mpirun
