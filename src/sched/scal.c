@@ -118,11 +118,14 @@ struct kent {
 
 enum worker_state { W_LOCAL, W_REMOTE, W_WAITING, W_STOPPED };
 
-/* A worker's place in one group of its node's list: the block it is in,
- * the blocks it has left behind (NIL: the group is spent) and the tasks of
- * this block it has sent. */
+/* A worker's place in one group of its node's list: the entry of its next
+ * task in nd_task, the tasks of this block it has still to send (that one
+ * included), the block it is in and the blocks it has left behind (NIL:
+ * the group is spent). A request reads its next task straight from `at`
+ * (one read after the cursor's, where the block's start and the task were
+ * two more, one after the other); 16 bytes, four to a cache line. */
 struct gcur {
-	uint32_t blk, done, in;
+	uint32_t at, left, blk, done;
 };
 
 struct scal {
@@ -145,14 +148,15 @@ struct scal {
 	 * owner and one y; worker i takes a group's blocks from the first
 	 * whose y mod n is at most i - 1, round to the one before it, and
 	 * each block likewise from its first x mod b at most (i mod m) - 1
-	 * (grp_first, grp_task). 16 workers a node kept 16 copies (126 MB at
+	 * (grp_first, grp_enter). 16 workers a node kept 16 copies (126 MB at
 	 * 2,048 x 16).
 	 */
 	uint32_t *nd_at;   /* nn + 1: each node's tasks in nd_task */
 	uint32_t *nd_task; /* the nodes' tasks, in that order */
 	uint32_t *nd_grp;  /* nn (m + 1): group k of node v, in blocks */
 	uint32_t *blk_at;  /* blocks + 1: each block's tasks in nd_task */
-	/* n m: the worker's cursor in each group (one line a request, not three). */
+	/* n m: the worker's cursor in each group (struct gcur: one read a
+	 * request finds the next task). */
 	struct gcur *gc;
 	uint32_t *ghead;     /* n m: priority + 1 of the next; 0: the group is spent */
 	uint32_t *kept;	     /* n m: tasks k may keep for w (upper bound) */
@@ -165,7 +169,7 @@ struct scal {
 	uint8_t *asked_null; /* n: the outstanding request was NULLs */
 	struct locus_rng *wrng;
 	/* Schedulers. */
-	uint8_t *assigned;   /* f */
+	uint64_t *assigned;  /* f bits (40 KB at 327,680 tasks: a request reads one) */
 	uint32_t *own_pos;   /* f: position in its scheduler's own list */
 	uint32_t *own_at;    /* m + 1 */
 	uint32_t *own_list;  /* f: each scheduler's unassigned tasks, compact */
@@ -221,6 +225,11 @@ static int fits_node(const struct scal *s, uint32_t t, uint32_t node)
 static int fits(const struct scal *s, uint32_t t, uint32_t w)
 {
 	return fits_node(s, t, s->wl->worker_node[w]);
+}
+
+static int is_assigned(const struct scal *s, uint32_t t)
+{
+	return s->assigned[t / 64] >> t % 64 & 1;
 }
 
 static uint32_t owner(const struct scal *s, uint32_t t)
@@ -358,7 +367,7 @@ static void take(struct scal *s, uint32_t k, uint32_t t)
 {
 	const struct locus_workload *wl = s->wl;
 	size_t nn = wl->platform->n_nodes;
-	s->assigned[t] = 1;
+	s->assigned[t / 64] |= 1ull << t % 64;
 	uint32_t p = s->own_pos[t], last = s->own_list[s->own_at[k] + s->own_left[k] - 1];
 	s->own_list[p] = last;
 	s->own_pos[last] = p;
@@ -435,7 +444,7 @@ static void sched_local(struct scal *s, uint32_t k, const struct locus_msg *msg,
 		s->kept_answers++;
 	} else {
 		for (uint32_t j = 0; j < nc && task == NIL; j++)
-			if (c[j] != NIL && !s->assigned[c[j]]) {
+			if (c[j] != NIL && !is_assigned(s, c[j])) {
 				task = c[j];
 				approved = (int)j;
 			}
@@ -444,7 +453,7 @@ static void sched_local(struct scal *s, uint32_t k, const struct locus_msg *msg,
 	if (task != NIL)
 		take(s, k, task);
 	for (uint32_t j = 0; j < nc; j++)
-		if (c[j] != NIL && !s->assigned[c[j]] && (int)j != approved) {
+		if (c[j] != NIL && !is_assigned(s, c[j]) && (int)j != approved) {
 			if (kept_add(s, k, w, c[j]))
 				act->oom = 1;
 			kept_bits |= 1u << j;
@@ -478,7 +487,7 @@ static uint32_t sched_fallback(struct scal *s, uint32_t k, uint64_t *entries)
 	for (uint32_t c = s->cls_at[k]; c < s->cls_at[k + 1]; c++) {
 		if (!s->cls_live[c])
 			continue;
-		while (s->assigned[s->cls_tasks[s->cls_head[c]]])
+		while (is_assigned(s, s->cls_tasks[s->cls_head[c]]))
 			s->cls_head[c]++;
 		uint32_t t = s->cls_tasks[s->cls_head[c]];
 		const struct locus_task *tk = &wl->tasks[t];
@@ -595,42 +604,50 @@ static uint32_t grp_first(const struct scal *s, uint32_t v, uint32_t k, uint32_t
 	return b0 + lo % nb;
 }
 
-/* The task of worker w's group k at its cursor, and that block's length
- * (*len), or NIL when none is left. */
-static uint32_t grp_task(const struct scal *s, uint32_t w, uint32_t k, uint32_t *len)
+/* Worker w's cursor x (in group k) enters block blk: at its first task
+ * whose x part is at most (i mod m) - 1 mod b, the rest of the block
+ * after it, round to the block's first. */
+static void grp_enter(struct scal *s, size_t x, uint32_t w, uint32_t blk)
 {
-	const uint32_t *gb = s->nd_grp + (size_t)s->wl->worker_node[w] * (s->m + 1);
-	size_t x = (size_t)w * s->m + k;
-	if (s->gc[x].done >= gb[k + 1] - gb[k])
-		return NIL;
-	uint32_t e0 = s->blk_at[s->gc[x].blk], l = s->blk_at[s->gc[x].blk + 1] - e0;
-	*len = l;
-	if (l == 1)
-		return s->nd_task[e0];
-	/* Its first task whose x part is at most (i mod m) - 1 mod b. */
-	uint32_t b = s->b, c = (uint32_t)(((uint64_t)(w + 1) % s->m % b + b - 1) % b), lo = 0,
-		 hi = l;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (x_part(s, s->nd_task[e0 + mid]) <= c)
-			hi = mid;
-		else
-			lo = mid + 1;
+	uint32_t e0 = s->blk_at[blk], l = s->blk_at[blk + 1] - e0, lo = 0;
+	if (l > 1) {
+		uint32_t b = s->b, c = (uint32_t)(((uint64_t)(w + 1) % s->m % b + b - 1) % b),
+			 hi = l;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (x_part(s, s->nd_task[e0 + mid]) <= c)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		lo %= l;
 	}
-	return s->nd_task[e0 + (uint32_t)(((uint64_t)lo + s->gc[x].in) % l)];
+	s->gc[x] = (struct gcur){.at = e0 + lo, .left = l, .blk = blk, .done = s->gc[x].done};
 }
 
-/* Worker w's cursor in group k past one task of a block of `len`. */
-static void grp_step(struct scal *s, uint32_t w, uint32_t k, uint32_t len)
+/* The task at worker w's cursor in group k, or NIL when none is left. */
+static uint32_t grp_task(const struct scal *s, uint32_t w, uint32_t k)
+{
+	const struct gcur *c = &s->gc[(size_t)w * s->m + k];
+	return c->done == NIL ? NIL : s->nd_task[c->at];
+}
+
+/* Worker w's cursor in group k past one task (there is one). */
+static void grp_step(struct scal *s, uint32_t w, uint32_t k)
 {
 	size_t x = (size_t)w * s->m + k;
-	if (++s->gc[x].in < len)
+	struct gcur *c = &s->gc[x];
+	if (--c->left) {
+		if (++c->at == s->blk_at[c->blk + 1])
+			c->at = s->blk_at[c->blk];
 		return;
+	}
 	const uint32_t *gb = s->nd_grp + (size_t)s->wl->worker_node[w] * (s->m + 1);
-	s->gc[x].in = 0;
-	s->gc[x].done++;
-	if (++s->gc[x].blk == gb[k + 1])
-		s->gc[x].blk = gb[k];
+	if (++c->done == gb[k + 1] - gb[k]) {
+		c->done = NIL;
+		return;
+	}
+	grp_enter(s, x, w, c->blk + 1 == gb[k + 1] ? gb[k] : c->blk + 1);
 }
 
 /* ghead's value for task t of worker w: its priority + 1, capped. */
@@ -662,14 +679,13 @@ static void worker_next(struct scal *s, uint32_t w, struct locus_actions *act)
 		m.type = SCAL_LOCAL;
 		m.to = s->n + bk;
 		m.n_args = tau;
-		uint32_t len = 0;
 		for (unsigned j = 0; j < tau; j++) {
-			uint32_t t = grp_task(s, w, bk, &len);
+			uint32_t t = grp_task(s, w, bk);
 			m.arg[j] = t == NIL ? -1 : (int64_t)t;
 			if (t != NIL)
-				grp_step(s, w, bk, len);
+				grp_step(s, w, bk);
 		}
-		head[bk] = head_of(s, grp_task(s, w, bk, &len), w);
+		head[bk] = head_of(s, grp_task(s, w, bk), w);
 		s->wstate[w] = W_WAITING;
 		s->asked[w] = bk;
 		s->asked_null[w] = 0;
@@ -963,9 +979,12 @@ static int setup_workers(struct scal *s)
 	for (uint32_t w = 0; w < s->n; w++) {
 		for (uint32_t q = 0; q < s->m; q++) {
 			size_t x = (size_t)w * s->m + q;
-			uint32_t len;
-			s->gc[x].blk = grp_first(s, wl->worker_node[w], q, w);
-			s->ghead[x] = head_of(s, grp_task(s, w, q, &len), w);
+			const uint32_t *gb = s->nd_grp + (size_t)wl->worker_node[w] * (s->m + 1);
+			if (gb[q] == gb[q + 1])
+				s->gc[x].done = NIL;
+			else
+				grp_enter(s, x, w, grp_first(s, wl->worker_node[w], q, w));
+			s->ghead[x] = head_of(s, grp_task(s, w, q), w);
 		}
 		locus_rng_init(&s->wrng[w],
 			       s->seed ^ SEED_WORKER ^ ((uint64_t)w * 0x9e3779b97f4a7c15ull));
@@ -1125,7 +1144,7 @@ static int scal_create(void **state, const struct locus_policy_ctx *ctx, struct 
 	s->asked_null = locus__calloc(n, 1);
 	s->wrng = locus__calloc(n, sizeof *s->wrng);
 	s->wtau = locus__calloc(n, 1);
-	s->assigned = locus__calloc(f, 1);
+	s->assigned = locus__calloc(f / 64 + 1, sizeof *s->assigned);
 	s->own_pos = locus__calloc(f, sizeof *s->own_pos);
 	s->own_at = locus__calloc(m + 1, sizeof *s->own_at);
 	s->own_list = locus__calloc(f, sizeof *s->own_list);
