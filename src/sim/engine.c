@@ -248,9 +248,7 @@ static double msg_delay(const struct engine *e, const struct locus_msg *m)
 {
 	if (e->p->network == LOCUS_NET_PAIRS)
 		return 0;
-	uint32_t a = e->procs[m->from].node, b = e->procs[m->to].node;
-	double bw = e->p->nodes[a].net_bw < e->p->nodes[b].net_bw ? e->p->nodes[a].net_bw
-								  : e->p->nodes[b].net_bw;
+	double a = e->msg_bw[m->from], b = e->msg_bw[m->to], bw = a < b ? a : b;
 	uint32_t bytes = m->bytes ? m->bytes : 16 + 8 * m->n_args;
 	return e->latency + bytes / bw;
 }
@@ -495,6 +493,7 @@ static int setup(struct engine *e)
 	e->n_procs = e->n_workers + e->n_scheds;
 	e->latency = cfg->latency >= 0 ? cfg->latency : e->p->latency;
 	e->procs = locus__calloc(e->n_procs, sizeof *e->procs);
+	e->msg_bw = locus__calloc(e->n_procs, sizeof *e->msg_bw);
 	size_t nt1 = nt ? nt : 1, no = e->g->n_objects ? e->g->n_objects : 1;
 	e->tlocal = locus__calloc(nt1, 1);
 	e->on_fs = locus__calloc(no, 1);
@@ -526,11 +525,11 @@ static int setup(struct engine *e)
 	e->node_rack = locus__calloc(nn, sizeof *e->node_rack);
 	size_t n_racks = e->node_rack ? rack_index(e->p, e->node_rack) : 0;
 	double *cap = locus__calloc(3 * nn + 2 + 2 * n_racks, sizeof *cap);
-	if (!e->procs || !e->tlocal || !e->on_fs || !e->held || !e->tassigned || !e->tcstart ||
-	    !e->tran_start || !e->tran_read || !e->tran_computed || !e->xhead || !e->lost_node ||
-	    !e->lost_at || !e->node_down || !e->bw_factor || !e->serving || !e->fs_opened ||
-	    !e->qhead || !e->qtail || !e->node_rack || !n_racks || !e->seg_at || !r->workers ||
-	    !r->scheds || (!cfg->no_task_results && !r->tasks) || !cap ||
+	if (!e->procs || !e->msg_bw || !e->tlocal || !e->on_fs || !e->held || !e->tassigned ||
+	    !e->tcstart || !e->tran_start || !e->tran_read || !e->tran_computed || !e->xhead ||
+	    !e->lost_node || !e->lost_at || !e->node_down || !e->bw_factor || !e->serving ||
+	    !e->fs_opened || !e->qhead || !e->qtail || !e->node_rack || !n_racks || !e->seg_at ||
+	    !r->workers || !r->scheds || (!cfg->no_task_results && !r->tasks) || !cap ||
 	    locus_replicas_create(&e->rep, e->g->n_objects, nn)) {
 		free(cap);
 		return locus__sim_fail(e, LOCUS_ENOMEM, "out of memory");
@@ -606,6 +605,7 @@ static int setup(struct engine *e)
 	}
 	for (size_t i = 0; i < e->n_procs; i++) {
 		e->procs[i].head = e->procs[i].tail = NONE;
+		e->msg_bw[i] = e->p->nodes[e->procs[i].node].net_bw;
 	}
 	for (size_t n = 0; n < nn; n++)
 		e->qhead[n] = e->qtail[n] = NONE;
@@ -927,6 +927,7 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 	locus__exec_fini(&e.x);
 	locus_replicas_destroy(e.rep);
 	free(e.procs);
+	free(e.msg_bw);
 	free(e.items);
 	for (size_t m = 0; m < e.n_moves; m++)
 		free(e.moves[m].objs);

@@ -151,6 +151,10 @@ struct engine {
 	struct locus__exec x;
 	size_t n_workers, n_scheds, n_procs;
 	struct proc *procs;
+	/* n_procs: the bandwidth of each process's node's link, which a
+	 * message's delay reads (a sender and a receiver a send, where the
+	 * processes' and nodes' records were two misses each). */
+	double *msg_bw;
 	/* Pending events, a binary heap by (t, seq). */
 	struct ev *evq;
 	size_t n_ev, ev_cap;
