@@ -198,7 +198,8 @@ rm -f first starts out.txt
 run limit-fail 1 "$locus" flow run Makeflow "${R[@]}" --local "$tmp/loc" --retries 0 &&
 	expect limit-fail 'task out.txt failed .*its command timed out after 1 s \(its process group ended by SIGTERM\); its stderr ends: started, then slept' "$err"
 # --timeout for every task; a command ignoring SIGTERM (its child too)
-# gets SIGKILL 2 s later.
+# gets SIGKILL 2 s later. The limit leaves the shell time to set its trap
+# on a loaded machine (at 0.5 s a slow start would die of the SIGTERM).
 cat >stubborn.sh <<'SH'
 trap '' TERM
 sleep 30 &
@@ -207,8 +208,8 @@ sleep 30
 SH
 printf 'out.txt:\n\tsh %s/stubborn.sh %s\n' "$PWD" "$PWD" >Stubborn.mf
 t0=$(date +%s.%N)
-run stubborn 1 "$locus" flow run Stubborn.mf "${R[@]}" --local "$tmp/loc" --retries 0 --timeout 0.5 &&
-	expect stubborn 'timed out after 0.5 s \(its process group ended by SIGKILL, 2 s after SIGTERM\)' "$err"
+run stubborn 1 "$locus" flow run Stubborn.mf "${R[@]}" --local "$tmp/loc" --retries 0 --timeout 1.5 &&
+	expect stubborn 'timed out after 1.5 s \(its process group ended by SIGKILL, 2 s after SIGTERM\)' "$err"
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 15) }' && ok || fail "stubborn: the run took $t0 to $t1"
 child=$(cat stubborn.pid)
