@@ -155,8 +155,8 @@ struct scal {
 	uint32_t *nd_task; /* the nodes' tasks, in that order */
 	uint32_t *nd_grp;  /* nn (m + 1): group k of node v, in blocks */
 	uint32_t *blk_at;  /* blocks + 1: each block's tasks in nd_task */
-	/* n m: the worker's cursor in each group (struct gcur: one read a
-	 * request finds the next task). */
+	/* n m: the worker's cursor in each group (struct gcur: a request
+	 * reads it, then its next task). */
 	struct gcur *gc;
 	uint32_t *ghead;     /* n m: priority + 1 of the next; 0: the group is spent */
 	uint32_t *kept;	     /* n m: tasks k may keep for w (upper bound) */
