@@ -84,6 +84,77 @@ static void evq_pop(struct engine *e, struct ev *out)
 	e->evq[i] = last;
 }
 
+/* Event v, made d after its time, into the lane of delay d (or a lane
+ * holding nothing) if its key comes after that lane's last; 0 when it
+ * went there, 1 when it goes into the heap. */
+static int lane_push(struct engine *e, double d, const struct ev *v)
+{
+	struct lane *l = NULL, *idle = NULL;
+	const struct ev *at = NULL;
+	for (unsigned k = 0; k < LANES; k++) {
+		struct lane *x = &e->lanes[k];
+		if (!x->n) {
+			idle = idle ? idle : x;
+			continue;
+		}
+		const struct ev *last = &x->ring[(x->head + x->n - 1) & (x->cap - 1)];
+		if (x->d == d && !ev_before(v, last) && (!at || ev_before(at, last))) {
+			l = x;
+			at = last;
+		}
+	}
+	if (!l) {
+		if (!idle)
+			return 1;
+		l = idle;
+		l->d = d;
+		l->head = 0;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		struct ev *r = locus__reallocarray(NULL, cap, sizeof *r);
+		if (!r)
+			return 1;
+		for (size_t i = 0; i < l->n; i++)
+			r[i] = l->ring[(l->head + i) & (l->cap - 1)];
+		free(l->ring);
+		l->ring = r;
+		l->cap = cap;
+		l->head = 0;
+	}
+	l->ring[(l->head + l->n++) & (l->cap - 1)] = *v;
+	return 0;
+}
+
+/* The next event: the least of the heap's top and the lanes' heads; *src
+ * says where (-1 the heap, else the lane). NULL when none is left. */
+static const struct ev *ev_next(const struct engine *e, int *src)
+{
+	const struct ev *best = e->n_ev ? &e->evq[0] : NULL;
+	*src = -1;
+	for (unsigned k = 0; k < LANES; k++) {
+		const struct lane *l = &e->lanes[k];
+		if (l->n && (!best || ev_before(&l->ring[l->head], best))) {
+			best = &l->ring[l->head];
+			*src = (int)k;
+		}
+	}
+	return best;
+}
+
+/* Takes the next event off where ev_next found it. */
+static void ev_take(struct engine *e, int src, struct ev *out)
+{
+	if (src < 0) {
+		evq_pop(e, out);
+		return;
+	}
+	struct lane *l = &e->lanes[src];
+	*out = l->ring[l->head];
+	l->head = (l->head + 1) & (l->cap - 1);
+	l->n--;
+}
+
 /* Records the first failure of a run; later ones are consequences. */
 int locus__sim_fail(struct engine *e, int code, const char *fmt, ...)
 {
@@ -122,6 +193,20 @@ const char *locus__sim_task_name(const struct engine *e, uint32_t t, char *buf, 
 const char *locus__sim_object_name(const struct engine *e, uint32_t o, char *buf, size_t size)
 {
 	return locus__exec_object_name(&e->x, o, buf, size);
+}
+
+/* An event at `now` plus a delay d: in a lane where one takes it, else in
+ * the heap (as locus__sim_push_ev). */
+int locus__sim_push_after(struct engine *e, double now, double d, uint32_t kind, uint32_t proc,
+			  uint32_t item)
+{
+	double t = now + d;
+	if (!(t < INFINITY))
+		return locus__sim_push_ev(e, t, kind, proc, item);
+	struct ev v = {t, (uint64_t)ev_class(kind) << 63 | e->seq++, kind, proc, item};
+	if (lane_push(e, d, &v) && evq_push(e, &v))
+		return locus__sim_fail(e, LOCUS_ENOMEM, "out of memory");
+	return 0;
 }
 
 int locus__sim_push_ev(struct engine *e, double t, uint32_t kind, uint32_t proc, uint32_t item)
@@ -272,7 +357,7 @@ void locus__sim_op_send(void *eng, const struct locus_msg *m, uint32_t aseq, dou
 	e->items[i].ev.kind = LOCUS_EV_MESSAGE;
 	e->items[i].ev.proc = m->to;
 	e->items[i].aseq = aseq;
-	locus__sim_push_ev(e, now + msg_delay(e, m), EV_ARRIVE, m->to, i);
+	locus__sim_push_after(e, now, msg_delay(e, m), EV_ARRIVE, m->to, i);
 }
 
 void locus__sim_op_timer(void *eng, uint32_t proc, double delay, uint64_t tag, double now)
@@ -284,7 +369,7 @@ void locus__sim_op_timer(void *eng, uint32_t proc, double delay, uint64_t tag, d
 	e->items[i].ev.kind = LOCUS_EV_TIMER;
 	e->items[i].ev.proc = proc;
 	e->items[i].ev.tag = tag;
-	locus__sim_push_ev(e, now + delay, EV_ARRIVE, proc, i);
+	locus__sim_push_after(e, now, delay, EV_ARRIVE, proc, i);
 }
 
 void locus__sim_op_halt(void *eng, const char *why)
@@ -715,7 +800,9 @@ static int run(struct engine *e)
 		locus__sim_push_ev(e, e->others[k]->time, EV_CHANGE, NONE, (uint32_t)k);
 	e->changes_left = e->n_others;
 	while (!locus__sim_over(e)) {
-		double te = e->n_ev ? e->evq[0].t : INFINITY, tf = locus__share_next(e->share);
+		int src;
+		const struct ev *nx = ev_next(e, &src);
+		double te = nx ? nx->t : INFINITY, tf = locus__share_next(e->share);
 		if (te == INFINITY && tf == INFINITY) {
 			/* Nothing left but ends of handling: they are handled
 			 * as they would have been (the stall watch sees them). */
@@ -738,7 +825,7 @@ static int run(struct engine *e)
 		if (te > e->progress_at + STALL_AFTER(e->progress_at) && stalled(e, te))
 			break;
 		struct ev v;
-		evq_pop(e, &v);
+		ev_take(e, src, &v);
 		e->now = v.t;
 		e->cur_seq = v.seq;
 		if (v.kind == EV_COMPUTED || v.kind == EV_MOVED || v.kind == EV_CHANGE)
@@ -922,6 +1009,8 @@ int locus_sim_run(struct locus_result **out, const struct locus_sim_config *cfg,
 		cfg->policy->destroy(e.pol);
 	locus_kv_fini(&kv);
 	free(e.evq);
+	for (unsigned k = 0; k < LANES; k++)
+		free(e.lanes[k].ring);
 	locus__share_destroy(e.share);
 	locus__action_stack_fini(&e.acts);
 	locus__exec_fini(&e.x);

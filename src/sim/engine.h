@@ -75,6 +75,23 @@ struct ev {
 };
 
 /* What waits in an inbox: everything a policy can be told. */
+/* Events pushed at one delay d after the time they were made (a message
+ * of one size between links of one speed, a timer of one period) come in
+ * the order of their keys, as long as the times they were made in do not
+ * go back: a lane keeps such a run in a ring, first to last, and the next
+ * event is the least of the heap's top and the lanes' heads. A message's
+ * key is near the least of all (its latency is short beside a task), so
+ * in the heap it rose to the top and was taken off it again through every
+ * level; in a lane it is one store and one load. An event whose key is
+ * not past its lane's last goes into the heap: the order of the events
+ * (t, seq) is the same whichever holds them. */
+#define LANES 8
+struct lane {
+	double d;	 /* the delay of its events (while it holds any) */
+	struct ev *ring; /* cap entries, a power of two */
+	size_t cap, head, n;
+};
+
 struct item {
 	struct locus_event ev; /* ev.msg points at msg below when a message */
 	struct locus_msg msg;
@@ -155,9 +172,11 @@ struct engine {
 	 * message's delay reads (a sender and a receiver a send, where the
 	 * processes' and nodes' records were two misses each). */
 	double *msg_bw;
-	/* Pending events, a binary heap by (t, seq). */
+	/* Pending events, a binary heap by (t, seq), and beside it lanes
+	 * (struct lane) of events pushed at a fixed delay. */
 	struct ev *evq;
 	size_t n_ev, ev_cap;
+	struct lane lanes[LANES];
 	uint64_t seq;
 	uint64_t begin_seq; /* the processes' starts: begin_seq + process */
 	/* The key of the event being handled: (now, its seq); a flow's end
@@ -248,6 +267,8 @@ const char *locus__sim_object_name(const struct engine *e, uint32_t o, char *buf
 /* Queues an event of the engine's (enum ev_kind) at time t; 0 or the
  * failure's code. */
 int locus__sim_push_ev(struct engine *e, double t, uint32_t kind, uint32_t proc, uint32_t item);
+int locus__sim_push_after(struct engine *e, double now, double d, uint32_t kind, uint32_t proc,
+			  uint32_t item);
 /* Task t's stage in the result, or NULL (no stages). */
 struct locus_stage_result *locus__sim_stage_of(const struct engine *e, uint32_t t);
 /* Tells process `proc` about `ev` at `now` (an event of the engine's

@@ -149,7 +149,7 @@ void locus__sim_request_move(struct engine *e, uint32_t m, double now)
 	}
 	if (e->latency > 0) {
 		mv->state = MV_LATENCY;
-		locus__sim_push_ev(e, now + e->latency, EV_MOVE, mv->gen, m);
+		locus__sim_push_after(e, now, e->latency, EV_MOVE, mv->gen, m);
 	} else {
 		locus__sim_start_flow(e, m, now);
 	}
