@@ -333,7 +333,11 @@ static double msg_delay(const struct engine *e, const struct locus_msg *m)
 {
 	if (e->p->network == LOCUS_NET_PAIRS)
 		return 0;
-	double a = e->msg_bw[m->from], b = e->msg_bw[m->to], bw = a < b ? a : b;
+	double bw = e->msg_bw[0];
+	if (!e->msg_bw_one) {
+		double a = e->msg_bw[m->from], b = e->msg_bw[m->to];
+		bw = a < b ? a : b;
+	}
 	uint32_t bytes = m->bytes ? m->bytes : 16 + 8 * m->n_args;
 	return e->latency + bytes / bw;
 }
@@ -692,6 +696,9 @@ static int setup(struct engine *e)
 		e->procs[i].head = e->procs[i].tail = NONE;
 		e->msg_bw[i] = e->p->nodes[e->procs[i].node].net_bw;
 	}
+	e->msg_bw_one = e->n_procs > 0;
+	for (size_t i = 1; i < e->n_procs && e->msg_bw_one; i++)
+		e->msg_bw_one = e->msg_bw[i] == e->msg_bw[0];
 	for (size_t n = 0; n < nn; n++)
 		e->qhead[n] = e->qtail[n] = NONE;
 	e->free_items = NONE;

@@ -172,6 +172,9 @@ struct engine {
 	 * message's delay reads (a sender and a receiver a send, where the
 	 * processes' and nodes' records were two misses each). */
 	double *msg_bw;
+	/* Every node's link of one bandwidth (the common case): msg_bw[0]
+	 * is every message's, and the array is not read. */
+	int msg_bw_one;
 	/* Pending events, a binary heap by (t, seq), and beside it lanes
 	 * (struct lane) of events pushed at a fixed delay. */
 	struct ev *evq;
