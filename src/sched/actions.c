@@ -5,20 +5,30 @@
 #include "core/internal.h"
 #include "sched/actions.h"
 
-static struct locus__action *push(struct locus_actions *a)
+/* The next action's slot, as it was left. */
+static struct locus__action *slot(struct locus_actions *a)
 {
 	if (locus__grow(&a->list, &a->cap, a->n + 1, sizeof *a->list)) {
 		a->oom = 1;
 		return NULL;
 	}
-	struct locus__action *x = &a->list[a->n++];
-	memset(x, 0, sizeof *x);
+	return &a->list[a->n++];
+}
+
+static struct locus__action *push(struct locus_actions *a)
+{
+	struct locus__action *x = slot(a);
+	if (x)
+		memset(x, 0, sizeof *x);
 	return x;
 }
 
 void locus_act_send(struct locus_actions *a, const struct locus_msg *m)
 {
-	struct locus__action *x = push(a);
+	/* A send is read for its kind, its message and its process alone
+	 * (locus__exec_apply): those are written, the rest of the slot is
+	 * not zeroed first (most actions are sends). */
+	struct locus__action *x = slot(a);
 	if (!x)
 		return;
 	x->kind = LOCUS__ACT_SEND;

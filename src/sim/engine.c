@@ -227,7 +227,9 @@ int locus__sim_push_ev(struct engine *e, double t, uint32_t kind, uint32_t proc,
 	return 0;
 }
 
-static uint32_t new_item(struct engine *e)
+/* An item off the free list (or a new one), as it was left: the caller
+ * writes every field. */
+static uint32_t take_item(struct engine *e)
 {
 	uint32_t i = e->free_items;
 	if (i != NONE) {
@@ -239,6 +241,14 @@ static uint32_t new_item(struct engine *e)
 		}
 		i = (uint32_t)e->n_items++;
 	}
+	return i;
+}
+
+static uint32_t new_item(struct engine *e)
+{
+	uint32_t i = take_item(e);
+	if (i == NONE)
+		return NONE;
 	memset(&e->items[i], 0, sizeof e->items[i]);
 	e->items[i].next = NONE;
 	return i;
@@ -354,13 +364,16 @@ void locus__sim_op_send(void *eng, const struct locus_msg *m, uint32_t aseq, dou
 	struct engine *e = eng;
 	e->r->messages++;
 	e->r->message_bytes += m->bytes ? m->bytes : 16 + 8 * m->n_args;
-	uint32_t i = new_item(e);
+	/* Every field written once (a message is most events: the zeroing
+	 * of a whole item before it was a string store a message). */
+	uint32_t i = take_item(e);
 	if (i == NONE)
 		return;
-	e->items[i].msg = *m;
-	e->items[i].ev.kind = LOCUS_EV_MESSAGE;
-	e->items[i].ev.proc = m->to;
-	e->items[i].aseq = aseq;
+	struct item *it = &e->items[i];
+	it->ev = (struct locus_event){.kind = LOCUS_EV_MESSAGE, .proc = m->to};
+	it->msg = *m;
+	it->aseq = aseq;
+	it->next = NONE;
 	locus__sim_push_after(e, now, msg_delay(e, m), EV_ARRIVE, m->to, i);
 }
 
