@@ -74,7 +74,6 @@ struct ev {
 	uint32_t item;
 };
 
-/* What waits in an inbox: everything a policy can be told. */
 /* Events pushed at one delay d after the time they were made (a message
  * of one size between links of one speed, a timer of one period) come in
  * the order of their keys, as long as the times they were made in do not
@@ -92,6 +91,7 @@ struct lane {
 	size_t cap, head, n;
 };
 
+/* What waits in an inbox: everything a policy can be told. */
 struct item {
 	struct locus_event ev; /* ev.msg points at msg below when a message */
 	struct locus_msg msg;
@@ -270,6 +270,9 @@ const char *locus__sim_object_name(const struct engine *e, uint32_t o, char *buf
 /* Queues an event of the engine's (enum ev_kind) at time t; 0 or the
  * failure's code. */
 int locus__sim_push_ev(struct engine *e, double t, uint32_t kind, uint32_t proc, uint32_t item);
+/* The same for an event made `d` after `now` (a message, a timer, a
+ * transfer's latency): it waits in a lane of that delay where its key
+ * comes after the lane's last (struct lane), else in the heap. */
 int locus__sim_push_after(struct engine *e, double now, double d, uint32_t kind, uint32_t proc,
 			  uint32_t item);
 /* Task t's stage in the result, or NULL (no stages). */
